@@ -1,0 +1,139 @@
+# This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
+# type: ignore
+
+import kaitaistruct
+from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
+import kafka_record_batch
+import kafka_message_set
+
+
+if getattr(kaitaistruct, 'API_VERSION', (0, 9)) < (0, 11):
+    raise Exception("Incompatible Kaitai Struct Python API: 0.11 or later is required, but you have %s" % (kaitaistruct.__version__))
+
+class KafkaLog(KaitaiStruct):
+    """A Kafka log segment: the `NNNNNNNNNNNNNNNNNNNN.log` files in a partition
+    directory, named by the offset of their first entry. A segment is a plain
+    sequence of entries with no file header. Every entry starts with an offset
+    (int64) and a size (int32), and its byte 16 is the magic byte that tells
+    its format: 0 or 1 for a legacy message (see `kafka_message_set`), 2 for a
+    record batch (see `kafka_record_batch`). A segment written across a message
+    format upgrade mixes them, and this type reads each entry by its own magic.
+    
+    A segment of a broker that crashed may end in a partial entry, and one
+    preallocated by the broker (`log.preallocate`) ends in zero bytes; both
+    show here as a parse error at the end.
+    
+    .. seealso::
+       Source - https://kafka.apache.org/documentation/#log
+    
+    
+    .. seealso::
+       Source - https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/FileLogInputStream.java
+    """
+    def __init__(self, _io, _parent=None, _root=None):
+        super(KafkaLog, self).__init__(_io)
+        self._parent = _parent
+        self._root = _root or self
+        self._read()
+
+    def _read(self):
+        self.entries = []
+        i = 0
+        while not self._io.is_eof():
+            self.entries.append(KafkaLog.LogEntry(self._io, self, self._root))
+            i += 1
+
+
+
+    def _fetch_instances(self):
+        pass
+        for i in range(len(self.entries)):
+            pass
+            self.entries[i]._fetch_instances()
+
+
+    class LogEntry(KaitaiStruct):
+        """One entry of a segment, in the format its magic byte selects."""
+        def __init__(self, _io, _parent=None, _root=None):
+            super(KafkaLog.LogEntry, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            _on = self.magic
+            if _on == 0:
+                pass
+                self._raw_body = self._io.read_bytes(12 + self.length)
+                _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
+                self.body = kafka_message_set.KafkaMessageSet.Entry(_io__raw_body)
+            elif _on == 1:
+                pass
+                self._raw_body = self._io.read_bytes(12 + self.length)
+                _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
+                self.body = kafka_message_set.KafkaMessageSet.Entry(_io__raw_body)
+            elif _on == 2:
+                pass
+                self._raw_body = self._io.read_bytes(12 + self.length)
+                _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
+                self.body = kafka_record_batch.KafkaRecordBatch(_io__raw_body)
+            else:
+                pass
+                self.body = self._io.read_bytes(12 + self.length)
+
+
+        def _fetch_instances(self):
+            pass
+            _on = self.magic
+            if _on == 0:
+                pass
+                self.body._fetch_instances()
+            elif _on == 1:
+                pass
+                self.body._fetch_instances()
+            elif _on == 2:
+                pass
+                self.body._fetch_instances()
+            else:
+                pass
+            _ = self.length
+            if hasattr(self, '_m_length'):
+                pass
+
+            _ = self.magic
+            if hasattr(self, '_m_magic'):
+                pass
+
+
+        @property
+        def length(self):
+            """The entry's size after the first 12 bytes."""
+            if hasattr(self, '_m_length'):
+                return self._m_length
+
+            _pos = self._io.pos()
+            self._io.seek(self._io.pos() + 8)
+            self._m_length = self._io.read_s4be()
+            if not self._m_length >= 14:
+                raise kaitaistruct.ValidationLessThanError(14, self._m_length, self._io, u"/types/log_entry/instances/length")
+            self._io.seek(_pos)
+            return getattr(self, '_m_length', None)
+
+        @property
+        def magic(self):
+            """Message format version of the entry."""
+            if hasattr(self, '_m_magic'):
+                return self._m_magic
+
+            _pos = self._io.pos()
+            self._io.seek(self._io.pos() + 16)
+            self._m_magic = self._io.read_s1()
+            if not self._m_magic >= 0:
+                raise kaitaistruct.ValidationLessThanError(0, self._m_magic, self._io, u"/types/log_entry/instances/magic")
+            if not self._m_magic <= 2:
+                raise kaitaistruct.ValidationGreaterThanError(2, self._m_magic, self._io, u"/types/log_entry/instances/magic")
+            self._io.seek(_pos)
+            return getattr(self, '_m_magic', None)
+
+
+

@@ -1,0 +1,204 @@
+# This is a generated file! Please edit source .ksy file and use kaitai-struct-compiler to rebuild
+# type: ignore
+
+import kaitaistruct
+from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
+import kafka_record
+from enum import IntEnum
+import kafkalog.compression
+
+
+if getattr(kaitaistruct, 'API_VERSION', (0, 9)) < (0, 11):
+    raise Exception("Incompatible Kaitai Struct Python API: 0.11 or later is required, but you have %s" % (kaitaistruct.__version__))
+
+class KafkaRecordBatch(KaitaiStruct):
+    """A record batch, the unit Kafka 0.11 and later writes to a log segment:
+    a 61-byte header followed by the records, which may be compressed as a
+    whole. This type reads one batch starting at its base offset field.
+    
+    The CRC is a CRC-32C (Castagnoli) of every byte from `attributes` to the
+    end of the batch; `partition_leader_epoch` is left out so a broker can
+    rewrite it without recomputing the checksum.
+    
+    Compressed records are decompressed by the custom process routine
+    `kafkalog.compression.kafka_decompress` in the lazy instance
+    `compressed_records.records`. kafkalog's Python runtime supplies it; in the
+    Kaitai Web IDE paste kafkalog's JavaScript routine (see kafkalog's README),
+    without it the rest of the batch still parses and only that instance fails.
+    
+    In JavaScript (the Web IDE) the 64-bit fields are doubles, exact only up to
+    2^53: offsets and millisecond timestamps of real data fit, a producer id
+    or timestamp near 2^63 does not.
+    
+    .. seealso::
+       Source - https://kafka.apache.org/documentation/#recordbatch
+    
+    
+    .. seealso::
+       Source - https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/DefaultRecordBatch.java
+    """
+
+    class Compression(IntEnum):
+        none = 0
+        gzip = 1
+        snappy = 2
+        lz4 = 3
+        zstd = 4
+
+    class TimestampType(IntEnum):
+        create_time = 0
+        log_append_time = 1
+    def __init__(self, _io, _parent=None, _root=None):
+        super(KafkaRecordBatch, self).__init__(_io)
+        self._parent = _parent
+        self._root = _root or self
+        self._read()
+
+    def _read(self):
+        self.base_offset = self._io.read_s8be()
+        self.batch_length = self._io.read_s4be()
+        if not self.batch_length >= 49:
+            raise kaitaistruct.ValidationLessThanError(49, self.batch_length, self._io, u"/seq/1")
+        self.partition_leader_epoch = self._io.read_s4be()
+        self.magic = self._io.read_s1()
+        if not self.magic == 2:
+            raise kaitaistruct.ValidationNotEqualError(2, self.magic, self._io, u"/seq/3")
+        self.crc = self._io.read_u4be()
+        self.attributes = KafkaRecordBatch.BatchAttributes(self._io, self, self._root)
+        self.last_offset_delta = self._io.read_s4be()
+        self.base_timestamp = self._io.read_s8be()
+        self.max_timestamp = self._io.read_s8be()
+        self.producer_id = self._io.read_s8be()
+        self.producer_epoch = self._io.read_s2be()
+        self.base_sequence = self._io.read_s4be()
+        self.records_count = self._io.read_s4be()
+        if not self.records_count >= 0:
+            raise kaitaistruct.ValidationLessThanError(0, self.records_count, self._io, u"/seq/12")
+        if self.attributes.compression == KafkaRecordBatch.Compression.none:
+            pass
+            self._raw_records = self._io.read_bytes(self.batch_length - 49)
+            _io__raw_records = KaitaiStream(BytesIO(self._raw_records))
+            self.records = KafkaRecordBatch.RecordList(self.records_count, _io__raw_records, self, self._root)
+
+        if self.attributes.compression != KafkaRecordBatch.Compression.none:
+            pass
+            self._raw_compressed_records = self._io.read_bytes(self.batch_length - 49)
+            _io__raw_compressed_records = KaitaiStream(BytesIO(self._raw_compressed_records))
+            self.compressed_records = KafkaRecordBatch.CompressedRecordList(self.attributes.compression, self.records_count, _io__raw_compressed_records, self, self._root)
+
+
+
+    def _fetch_instances(self):
+        pass
+        self.attributes._fetch_instances()
+        if self.attributes.compression == KafkaRecordBatch.Compression.none:
+            pass
+            self.records._fetch_instances()
+
+        if self.attributes.compression != KafkaRecordBatch.Compression.none:
+            pass
+            self.compressed_records._fetch_instances()
+
+
+    class BatchAttributes(KaitaiStruct):
+        """The 16-bit attributes of a record batch; bits 7 to 15 are unused.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/DefaultRecordBatch.java
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(KafkaRecordBatch.BatchAttributes, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.unused = self._io.read_bits_int_be(9)
+            self.has_delete_horizon = self._io.read_bits_int_be(1) != 0
+            self.is_control = self._io.read_bits_int_be(1) != 0
+            self.is_transactional = self._io.read_bits_int_be(1) != 0
+            self.timestamp_type = KaitaiStream.resolve_enum(KafkaRecordBatch.TimestampType, self._io.read_bits_int_be(1))
+            self.compression = KaitaiStream.resolve_enum(KafkaRecordBatch.Compression, self._io.read_bits_int_be(3))
+
+
+        def _fetch_instances(self):
+            pass
+
+
+    class CompressedRecordList(KaitaiStruct):
+        """The compressed records of a batch. `records` is a lazy instance that
+        runs the custom process routine, so the rest of the file parses
+        where that routine is missing.
+        """
+        def __init__(self, codec, count, _io, _parent=None, _root=None):
+            super(KafkaRecordBatch.CompressedRecordList, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.codec = codec
+            self.count = count
+            self._read()
+
+        def _read(self):
+            self.data = self._io.read_bytes_full()
+
+
+        def _fetch_instances(self):
+            pass
+            _ = self.records
+            if hasattr(self, '_m_records'):
+                pass
+                self._m_records._fetch_instances()
+
+
+        @property
+        def records(self):
+            """The records, decompressed and parsed."""
+            if hasattr(self, '_m_records'):
+                return self._m_records
+
+            _pos = self._io.pos()
+            self._io.seek(0)
+            self._raw__raw__m_records = self._io.read_bytes_full()
+            _process = kafkalog.compression.KafkaDecompress(int(self.codec), 2)
+            self._raw__m_records = _process.decode(self._raw__raw__m_records)
+            _io__raw__m_records = KaitaiStream(BytesIO(self._raw__m_records))
+            self._m_records = KafkaRecordBatch.RecordList(self.count, _io__raw__m_records, self, self._root)
+            self._io.seek(_pos)
+            return getattr(self, '_m_records', None)
+
+
+    class RecordList(KaitaiStruct):
+        """A batch's records after decompression, `count` of them."""
+        def __init__(self, count, _io, _parent=None, _root=None):
+            super(KafkaRecordBatch.RecordList, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.count = count
+            self._read()
+
+        def _read(self):
+            self.records = []
+            for i in range(self.count):
+                self.records.append(kafka_record.KafkaRecord(self._io))
+
+            self.trailing = self._io.read_bytes_full()
+
+
+        def _fetch_instances(self):
+            pass
+            for i in range(len(self.records)):
+                pass
+                self.records[i]._fetch_instances()
+
+
+
+    @property
+    def last_offset(self):
+        """Offset of the last record the batch was written with."""
+        if hasattr(self, '_m_last_offset'):
+            return self._m_last_offset
+
+        self._m_last_offset = self.base_offset + self.last_offset_delta
+        return getattr(self, '_m_last_offset', None)
+
+

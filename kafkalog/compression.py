@@ -1,0 +1,242 @@
+"""Decompression of Kafka's compressed batches and wrapper messages.
+
+`KafkaDecompress` is the custom process routine that the specs name as
+`kafkalog.compression.kafka_decompress(codec, magic)`: the generated parsers
+call it to turn a compressed record section or wrapper value into bytes that
+they parse with the same types as uncompressed data.
+
+Each codec is read in the framing Kafka's Java client writes:
+
+* gzip: a gzip stream (several members are read, as Java's GZIPInputStream does);
+* snappy: snappy-java's stream framing (`\\x82SNAPPY\\x00`, two int32 versions,
+  then blocks of [int32 big-endian length][raw snappy]), or a raw snappy block,
+  which other clients write;
+* lz4: an LZ4 frame; for magic 0 Kafka wrote a wrong frame-header checksum
+  (KAFKA-3160), so it is recomputed before decoding;
+* zstd: one or more zstd frames, with or without the content size.
+
+Output is bounded: more than `max_decompressed_bytes()` bytes from one batch
+is reported as an error instead of filling memory (a decompression bomb).
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import zlib
+from typing import Iterator
+
+import lz4.frame
+import snappy
+import zstandard
+
+from kafkalog.errors import DecompressionError
+
+NONE, GZIP, SNAPPY, LZ4, ZSTD = 0, 1, 2, 3, 4
+CODEC_NAMES = {NONE: "none", GZIP: "gzip", SNAPPY: "snappy", LZ4: "lz4", ZSTD: "zstd"}
+
+#: Default bound on the decompressed size of one batch or wrapper: far above
+#: what a broker accepts by default (max.message.bytes is 1 MiB compressed).
+DEFAULT_MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024
+
+_max_bytes: contextvars.ContextVar[int] = contextvars.ContextVar(
+    "kafkalog_max_decompressed_bytes", default=DEFAULT_MAX_DECOMPRESSED_BYTES
+)
+
+_ZSTD_SLICE = 1024
+XERIAL_MAGIC = b"\x82SNAPPY\x00"
+_XERIAL_HEADER_LEN = 16
+_LZ4_FRAME_MAGIC = b"\x04\x22\x4d\x18"
+
+
+def max_decompressed_bytes() -> int:
+    return _max_bytes.get()
+
+
+@contextlib.contextmanager
+def decompression_limit(limit: int) -> Iterator[None]:
+    """Within the block, refuse to decompress one batch to more than `limit` bytes."""
+    token = _max_bytes.set(limit)
+    try:
+        yield
+    finally:
+        _max_bytes.reset(token)
+
+
+def decompress(codec: int, data: bytes, magic: int = 2, limit: int | None = None) -> bytes:
+    """Decompress a batch's records or a wrapper's value written with `codec`."""
+    limit = max_decompressed_bytes() if limit is None else limit
+    if codec == NONE:
+        return bytes(data)
+    decoder = _DECODERS.get(codec)
+    if decoder is None:
+        raise DecompressionError(f"unknown compression codec {codec}")
+    if codec == ZSTD and magic < 2:
+        raise DecompressionError(f"zstd compression in a magic {magic} message (Kafka allows it only in v2 batches)")
+    try:
+        out = decoder(bytes(data), limit, magic)
+    except DecompressionError:
+        raise
+    except Exception as exc:  # each codec library raises its own types
+        raise DecompressionError(f"{CODEC_NAMES[codec]} data does not decompress: {exc}") from exc
+    return out
+
+
+class KafkaDecompress:
+    """Custom process routine `kafka_decompress(codec, magic)` for the generated parsers."""
+
+    def __init__(self, codec: int, magic: int):
+        self.codec = int(codec)
+        self.magic = int(magic)
+
+    def decode(self, data: bytes) -> bytes:
+        return decompress(self.codec, data, self.magic)
+
+
+def _too_large(codec: str, limit: int) -> DecompressionError:
+    return DecompressionError(
+        f"{codec} data decompresses to more than {limit} bytes (the limit; see kafkalog.compression.decompression_limit)"
+    )
+
+
+def _gunzip(data: bytes, limit: int, magic: int) -> bytes:
+    out = bytearray()
+    rest = data
+    while True:
+        d = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        buf = rest
+        while True:
+            out += d.decompress(buf, limit + 1 - len(out))
+            if len(out) > limit:
+                raise _too_large("gzip", limit)
+            if d.eof or not d.unconsumed_tail:
+                break
+            buf = d.unconsumed_tail
+        if not d.eof:
+            raise DecompressionError("gzip stream ends before its end-of-stream marker (truncated)")
+        rest = d.unused_data
+        # Java's GZIPInputStream reads further members and ignores trailing bytes that are not one.
+        if len(rest) < 10 or rest[:2] != b"\x1f\x8b":
+            return bytes(out)
+
+
+def _raw_snappy_length(block: bytes) -> int:
+    """The uncompressed length a raw snappy block declares in its varint preamble."""
+    n = shift = 0
+    for i, b in enumerate(block[:5]):
+        n |= (b & 0x7F) << shift
+        if b < 0x80:
+            return n
+        shift += 7
+    raise DecompressionError("snappy block has no valid length preamble")
+
+
+def _unsnappy_block(block: bytes, limit: int) -> bytes:
+    declared = _raw_snappy_length(block)
+    if declared > limit:
+        raise _too_large("snappy", limit)
+    return snappy.decompress(block)
+
+
+def _unsnappy(data: bytes, limit: int, magic: int) -> bytes:
+    if not data.startswith(XERIAL_MAGIC):
+        return _unsnappy_block(data, limit)
+    if len(data) < _XERIAL_HEADER_LEN:
+        raise DecompressionError("snappy stream header is truncated")
+    out = bytearray()
+    pos = _XERIAL_HEADER_LEN
+    while pos < len(data):
+        if pos + 4 > len(data):
+            raise DecompressionError(f"snappy block length at stream byte {pos} is truncated")
+        n = int.from_bytes(data[pos:pos + 4], "big", signed=True)
+        pos += 4
+        if n < 0 or pos + n > len(data):
+            raise DecompressionError(f"snappy block at stream byte {pos - 4} declares {n} bytes, {len(data) - pos} remain")
+        out += _unsnappy_block(data[pos:pos + n], limit - len(out))
+        pos += n
+    return bytes(out)
+
+
+def _xxh32(data: bytes, seed: int = 0) -> int:
+    """xxHash32 of a few bytes: only the LZ4 frame descriptor is hashed here."""
+    p1, p2, p3, p4, p5 = 2654435761, 2246822519, 3266489917, 668265263, 374761393
+    m = 0xFFFFFFFF
+
+    def rotl(x: int, r: int) -> int:
+        return ((x << r) | (x >> (32 - r))) & m
+
+    def round_(acc: int, lane: int) -> int:
+        return (rotl((acc + lane * p2) & m, 13) * p1) & m
+
+    n, i = len(data), 0
+    if n >= 16:
+        v = [(seed + p1 + p2) & m, (seed + p2) & m, seed & m, (seed - p1) & m]
+        while i + 16 <= n:
+            for k in range(4):
+                v[k] = round_(v[k], int.from_bytes(data[i + 4 * k:i + 4 * k + 4], "little"))
+            i += 16
+        h = (rotl(v[0], 1) + rotl(v[1], 7) + rotl(v[2], 12) + rotl(v[3], 18)) & m
+    else:
+        h = (seed + p5) & m
+    h = (h + n) & m
+    while i + 4 <= n:
+        h = (rotl((h + int.from_bytes(data[i:i + 4], "little") * p3) & m, 17) * p4) & m
+        i += 4
+    while i < n:
+        h = (rotl((h + data[i] * p5) & m, 11) * p1) & m
+        i += 1
+    h ^= h >> 15
+    h = (h * p2) & m
+    h ^= h >> 13
+    h = (h * p3) & m
+    h ^= h >> 16
+    return h
+
+
+def _fix_lz4_header_checksum(data: bytes) -> bytes:
+    """Recompute the frame descriptor checksum that Kafka got wrong for magic 0 (KAFKA-3160)."""
+    if len(data) < 7 or data[:4] != _LZ4_FRAME_MAGIC:
+        return data
+    flg = data[4]
+    hc_pos = 4 + 2 + (8 if flg & 0x08 else 0) + (4 if flg & 0x01 else 0)
+    if hc_pos >= len(data):
+        return data
+    hc = (_xxh32(data[4:hc_pos]) >> 8) & 0xFF
+    return data[:hc_pos] + bytes([hc]) + data[hc_pos + 1:]
+
+
+def _unlz4(data: bytes, limit: int, magic: int) -> bytes:
+    if magic == 0:
+        data = _fix_lz4_header_checksum(data)
+    d = lz4.frame.LZ4FrameDecompressor()
+    out = bytearray(d.decompress(data, max_length=limit + 1))
+    while not d.eof and not d.needs_input and len(out) <= limit:
+        out += d.decompress(b"", max_length=limit + 1 - len(out))
+    if len(out) > limit:
+        raise _too_large("lz4", limit)
+    if not d.eof:
+        raise DecompressionError("lz4 frame ends before its end mark (truncated)")
+    return bytes(out)
+
+
+def _unzstd(data: bytes, limit: int, magic: int) -> bytes:
+    # Kafka's zstd-jni stream reads frame after frame, and Java may omit the
+    # content size. Input goes in small slices so that the output of one call
+    # stays bounded even for a frame that expands enormously.
+    out = bytearray()
+    dctx = zstandard.ZstdDecompressor()
+    rest = data
+    while rest:
+        dobj = dctx.decompressobj()
+        for i in range(0, len(rest), _ZSTD_SLICE):
+            out += dobj.decompress(rest[i:i + _ZSTD_SLICE])
+            if len(out) > limit:
+                raise _too_large("zstd", limit)
+            if dobj.eof:
+                break
+        if not dobj.eof:
+            raise DecompressionError("zstd frame ends before its last block (truncated)")
+        rest = dobj.unused_data
+    return bytes(out)
+
+
+_DECODERS = {GZIP: _gunzip, SNAPPY: _unsnappy, LZ4: _unlz4, ZSTD: _unzstd}

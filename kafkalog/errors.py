@@ -1,0 +1,54 @@
+"""The exceptions kafkalog raises on purpose.
+
+Every problem with the data itself is a `DamagedDataError` that names the file
+(when there is one), the byte position where the damage starts and what is
+wrong, so that a caller can report it and keep what was read before it.
+"""
+from __future__ import annotations
+
+
+class KafkalogError(Exception):
+    """Base of kafkalog's own exceptions."""
+
+
+class DamagedDataError(KafkalogError):
+    """Bytes that are not what Kafka writes: the file is damaged or not a Kafka file."""
+
+    def __init__(self, message: str, *, path: str | None = None, position: int | None = None):
+        super().__init__(message)
+        self.message = message
+        self.path = path
+        self.position = position
+
+    def located(self, path: str | None, position: int | None) -> "DamagedDataError":
+        """A copy of this error placed at `position` in `path` (a decoder does not know where it is)."""
+        return type(self)(self.message, path=path if path is not None else self.path,
+                          position=position if position is not None else self.position)
+
+    def __str__(self) -> str:
+        where = []
+        if self.path is not None:
+            where.append(str(self.path))
+        if self.position is not None:
+            where.append(f"byte {self.position}")
+        return ": ".join(where + [self.message])
+
+
+class TruncatedError(DamagedDataError):
+    """The data ends inside an entry, as a crash or an interrupted copy leaves a segment."""
+
+
+class CorruptStructureError(DamagedDataError):
+    """A length, count or magic byte that cannot be, or fields that do not fit their entry."""
+
+
+class ChecksumError(DamagedDataError):
+    """A batch or message whose CRC does not match its bytes."""
+
+
+class DecompressionError(DamagedDataError):
+    """Compressed data that does not decompress, or decompresses to more than the limit allows."""
+
+
+class UsageError(KafkalogError):
+    """A call or command line that asks for something kafkalog cannot do."""

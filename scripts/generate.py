@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Regenerate the Python parsers in generated/ from the specs in schemas/.
+
+    python scripts/generate.py            # write generated/
+    python scripts/generate.py --check    # exit 1 if generated/ is out of date
+    python scripts/generate.py --lang javascript --out DIR   # other targets
+
+The compiler is the npm package kaitai-struct-compiler (the build the Kaitai
+Web IDE runs), pinned with its lock file in scripts/ksc/; it is installed
+there with `npm ci --prefix scripts/ksc` when missing.
+"""
+from __future__ import annotations
+
+import argparse
+import filecmp
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMAS = ROOT / "schemas"
+GENERATED = ROOT / "generated"
+KSC = ROOT / "scripts" / "ksc"
+
+
+def ensure_compiler() -> None:
+    if not (KSC / "node_modules" / "kaitai-struct-compiler").is_dir():
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--prefix", str(KSC)], check=True)
+
+
+def specs() -> list[Path]:
+    return sorted(SCHEMAS.glob("*.ksy"))
+
+
+def compile_specs(lang: str, out_dir: Path, spec_files: list[Path] | None = None) -> None:
+    """Compile every spec (or the given ones) for `lang` into `out_dir`."""
+    ensure_compiler()
+    files = [str(p) for p in (spec_files or specs())]
+    subprocess.run(
+        ["node", str(KSC / "compile.js"), lang, str(out_dir), *files],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def stale_files(out_dir: Path) -> list[str]:
+    """Names that differ between `out_dir` and generated/ (either way)."""
+    fresh = {p.name for p in out_dir.glob("*.py")}
+    committed = {p.name for p in GENERATED.glob("*.py")}
+    differ = sorted(fresh ^ committed)
+    differ += sorted(n for n in fresh & committed if not filecmp.cmp(out_dir / n, GENERATED / n, shallow=False))
+    return differ
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true", help="only check that generated/ is up to date")
+    ap.add_argument("--lang", default="python", help="target language (default python)")
+    ap.add_argument("--out", type=Path, help="output folder (default generated/ for python)")
+    args = ap.parse_args(argv)
+
+    if args.lang != "python" or args.out:
+        if not args.out:
+            ap.error("--out is required for languages other than python")
+        compile_specs(args.lang, args.out)
+        return 0
+
+    with tempfile.TemporaryDirectory() as tmp:
+        compile_specs("python", Path(tmp))
+        differ = stale_files(Path(tmp))
+        if args.check:
+            if differ:
+                print("generated/ is out of date with schemas/: " + ", ".join(differ), file=sys.stderr)
+                print("run: python scripts/generate.py", file=sys.stderr)
+                return 1
+            print("generated/ is up to date")
+            return 0
+        for old in GENERATED.glob("*.py"):
+            old.unlink()
+        GENERATED.mkdir(exist_ok=True)
+        for new in Path(tmp).glob("*.py"):
+            shutil.copyfile(new, GENERATED / new.name)
+    print(f"regenerated {len(specs())} specs into {GENERATED.relative_to(ROOT)}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
