@@ -1,0 +1,2 @@
+import java.io.File;
+final class Partitions { static void main(File out) throws Exception { } }
