@@ -22,7 +22,7 @@ class KafkaRecordBatch(KaitaiStruct):
     
     Compressed records are decompressed by the custom process routine
     `kafkalog.compression.kafka_decompress` in the lazy instance
-    `compressed_records.records`. kafkalog's Python runtime supplies it; in the
+    `records_data.decompressed`. kafkalog's Python runtime supplies it; in the
     Kaitai Web IDE paste kafkalog's JavaScript routine (see kafkalog's README),
     without it the rest of the batch still parses and only that instance fails.
     
@@ -61,8 +61,8 @@ class KafkaRecordBatch(KaitaiStruct):
             raise kaitaistruct.ValidationLessThanError(49, self.batch_length, self._io, u"/seq/1")
         self.partition_leader_epoch = self._io.read_s4be()
         self.magic = self._io.read_s1()
-        if not self.magic == 2:
-            raise kaitaistruct.ValidationNotEqualError(2, self.magic, self._io, u"/seq/3")
+        if not self.magic >= 2:
+            raise kaitaistruct.ValidationLessThanError(2, self.magic, self._io, u"/seq/3")
         self.crc = self._io.read_u4be()
         self.attributes = KafkaRecordBatch.BatchAttributes(self._io, self, self._root)
         self.last_offset_delta = self._io.read_s4be()
@@ -74,31 +74,15 @@ class KafkaRecordBatch(KaitaiStruct):
         self.records_count = self._io.read_s4be()
         if not self.records_count >= 0:
             raise kaitaistruct.ValidationLessThanError(0, self.records_count, self._io, u"/seq/12")
-        if self.attributes.compression == KafkaRecordBatch.Compression.none:
-            pass
-            self._raw_records = self._io.read_bytes(self.batch_length - 49)
-            _io__raw_records = KaitaiStream(BytesIO(self._raw_records))
-            self.records = KafkaRecordBatch.RecordList(self.records_count, _io__raw_records, self, self._root)
-
-        if self.attributes.compression != KafkaRecordBatch.Compression.none:
-            pass
-            self._raw_compressed_records = self._io.read_bytes(self.batch_length - 49)
-            _io__raw_compressed_records = KaitaiStream(BytesIO(self._raw_compressed_records))
-            self.compressed_records = KafkaRecordBatch.CompressedRecordList(self.attributes.compression, self.records_count, _io__raw_compressed_records, self, self._root)
-
+        self._raw_records_data = self._io.read_bytes(self.batch_length - 49)
+        _io__raw_records_data = KaitaiStream(BytesIO(self._raw_records_data))
+        self.records_data = KafkaRecordBatch.RecordsData(self.attributes.compression, self.records_count, _io__raw_records_data, self, self._root)
 
 
     def _fetch_instances(self):
         pass
         self.attributes._fetch_instances()
-        if self.attributes.compression == KafkaRecordBatch.Compression.none:
-            pass
-            self.records._fetch_instances()
-
-        if self.attributes.compression != KafkaRecordBatch.Compression.none:
-            pass
-            self.compressed_records._fetch_instances()
-
+        self.records_data._fetch_instances()
 
     class BatchAttributes(KaitaiStruct):
         """The 16-bit attributes of a record batch; bits 7 to 15 are unused.
@@ -125,48 +109,6 @@ class KafkaRecordBatch(KaitaiStruct):
             pass
 
 
-    class CompressedRecordList(KaitaiStruct):
-        """The compressed records of a batch. `records` is a lazy instance that
-        runs the custom process routine, so the rest of the file parses
-        where that routine is missing.
-        """
-        def __init__(self, codec, count, _io, _parent=None, _root=None):
-            super(KafkaRecordBatch.CompressedRecordList, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-            self.codec = codec
-            self.count = count
-            self._read()
-
-        def _read(self):
-            self.data = self._io.read_bytes_full()
-
-
-        def _fetch_instances(self):
-            pass
-            _ = self.records
-            if hasattr(self, '_m_records'):
-                pass
-                self._m_records._fetch_instances()
-
-
-        @property
-        def records(self):
-            """The records, decompressed and parsed."""
-            if hasattr(self, '_m_records'):
-                return self._m_records
-
-            _pos = self._io.pos()
-            self._io.seek(0)
-            self._raw__raw__m_records = self._io.read_bytes_full()
-            _process = kafkalog.compression.KafkaDecompress(int(self.codec), 2)
-            self._raw__m_records = _process.decode(self._raw__raw__m_records)
-            _io__raw__m_records = KaitaiStream(BytesIO(self._raw__m_records))
-            self._m_records = KafkaRecordBatch.RecordList(self.count, _io__raw__m_records, self, self._root)
-            self._io.seek(_pos)
-            return getattr(self, '_m_records', None)
-
-
     class RecordList(KaitaiStruct):
         """A batch's records after decompression, `count` of them."""
         def __init__(self, count, _io, _parent=None, _root=None):
@@ -190,6 +132,75 @@ class KafkaRecordBatch(KaitaiStruct):
                 pass
                 self.records[i]._fetch_instances()
 
+
+
+    class RecordsData(KaitaiStruct):
+        """The bytes after the batch header. The records are parsed by lazy
+        instances, so that a damaged record or a missing process routine does
+        not keep the batch header from parsing: `uncompressed` for codec none
+        (shown at once in the Web IDE), `decompressed` through the custom process
+        routine for the other codecs.
+        """
+        def __init__(self, codec, count, _io, _parent=None, _root=None):
+            super(KafkaRecordBatch.RecordsData, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.codec = codec
+            self.count = count
+            self._read()
+
+        def _read(self):
+            self.data = self._io.read_bytes_full()
+
+
+        def _fetch_instances(self):
+            pass
+            _ = self.decompressed
+            if hasattr(self, '_m_decompressed'):
+                pass
+                self._m_decompressed._fetch_instances()
+
+            _ = self.uncompressed
+            if hasattr(self, '_m_uncompressed'):
+                pass
+                self._m_uncompressed._fetch_instances()
+
+
+        @property
+        def decompressed(self):
+            """The records of a compressed batch, decompressed and parsed."""
+            if hasattr(self, '_m_decompressed'):
+                return self._m_decompressed
+
+            if self.codec != KafkaRecordBatch.Compression.none:
+                pass
+                _pos = self._io.pos()
+                self._io.seek(0)
+                self._raw__raw__m_decompressed = self._io.read_bytes_full()
+                _process = kafkalog.compression.KafkaDecompress(int(self.codec), 2)
+                self._raw__m_decompressed = _process.decode(self._raw__raw__m_decompressed)
+                _io__raw__m_decompressed = KaitaiStream(BytesIO(self._raw__m_decompressed))
+                self._m_decompressed = KafkaRecordBatch.RecordList(self.count, _io__raw__m_decompressed, self, self._root)
+                self._io.seek(_pos)
+
+            return getattr(self, '_m_decompressed', None)
+
+        @property
+        def uncompressed(self):
+            """The records of an uncompressed batch."""
+            if hasattr(self, '_m_uncompressed'):
+                return self._m_uncompressed
+
+            if self.codec == KafkaRecordBatch.Compression.none:
+                pass
+                _pos = self._io.pos()
+                self._io.seek(0)
+                self._raw__m_uncompressed = self._io.read_bytes_full()
+                _io__raw__m_uncompressed = KaitaiStream(BytesIO(self._raw__m_uncompressed))
+                self._m_uncompressed = KafkaRecordBatch.RecordList(self.count, _io__raw__m_uncompressed, self, self._root)
+                self._io.seek(_pos)
+
+            return getattr(self, '_m_uncompressed', None)
 
 
     @property

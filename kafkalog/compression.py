@@ -43,6 +43,7 @@ _max_bytes: contextvars.ContextVar[int] = contextvars.ContextVar(
 )
 
 _ZSTD_SLICE = 1024
+_LZ4_SLICE = 16 * 1024
 XERIAL_MAGIC = b"\x82SNAPPY\x00"
 _XERIAL_HEADER_LEN = 16
 _LZ4_FRAME_MAGIC = b"\x04\x22\x4d\x18"
@@ -72,13 +73,17 @@ def decompress(codec: int, data: bytes, magic: int = 2, limit: int | None = None
         raise DecompressionError(f"unknown compression codec {codec}")
     if codec == ZSTD and magic < 2:
         raise DecompressionError(f"zstd compression in a magic {magic} message (Kafka allows it only in v2 batches)")
+    out = bytearray()
     try:
-        out = decoder(bytes(data), limit, magic)
-    except DecompressionError:
+        decoder(bytes(data), limit, magic, out)
+    except DecompressionError as exc:
+        exc.partial = bytes(out)
         raise
     except Exception as exc:  # each codec library raises its own types
-        raise DecompressionError(f"{CODEC_NAMES[codec]} data does not decompress: {exc}") from exc
-    return out
+        reason = str(exc) or type(exc).__name__
+        raise DecompressionError(f"{CODEC_NAMES[codec]} data does not decompress: {reason}",
+                                 partial=bytes(out)) from exc
+    return bytes(out)
 
 
 class KafkaDecompress:
@@ -98,14 +103,21 @@ def _too_large(codec: str, limit: int) -> DecompressionError:
     )
 
 
-def _gunzip(data: bytes, limit: int, magic: int) -> bytes:
-    out = bytearray()
+def _gunzip(data: bytes, limit: int, magic: int, out: bytearray) -> None:
     rest = data
     while True:
         d = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
         buf = rest
         while True:
-            out += d.decompress(buf, limit + 1 - len(out))
+            before = d.copy()
+            try:
+                out += d.decompress(buf, limit + 1 - len(out))
+            except zlib.error:
+                # zlib drops the output of a failing call: redo it a byte at a
+                # time to keep all that decompressed before the damage, as
+                # Java's streaming GZIPInputStream hands it out.
+                _salvage(before, buf, limit, out)
+                raise
             if len(out) > limit:
                 raise _too_large("gzip", limit)
             if d.eof or not d.unconsumed_tail:
@@ -116,7 +128,15 @@ def _gunzip(data: bytes, limit: int, magic: int) -> bytes:
         rest = d.unused_data
         # Java's GZIPInputStream reads further members and ignores trailing bytes that are not one.
         if len(rest) < 10 or rest[:2] != b"\x1f\x8b":
-            return bytes(out)
+            return
+
+
+def _salvage(d: "zlib._Decompress", buf: bytes, limit: int, out: bytearray) -> None:
+    while len(out) <= limit:
+        out += d.decompress(buf, 1)
+        buf = d.unconsumed_tail
+        if d.eof or not buf:
+            return
 
 
 def _raw_snappy_length(block: bytes) -> int:
@@ -137,12 +157,12 @@ def _unsnappy_block(block: bytes, limit: int) -> bytes:
     return snappy.decompress(block)
 
 
-def _unsnappy(data: bytes, limit: int, magic: int) -> bytes:
+def _unsnappy(data: bytes, limit: int, magic: int, out: bytearray) -> None:
     if not data.startswith(XERIAL_MAGIC):
-        return _unsnappy_block(data, limit)
+        out += _unsnappy_block(data, limit)
+        return
     if len(data) < _XERIAL_HEADER_LEN:
         raise DecompressionError("snappy stream header is truncated")
-    out = bytearray()
     pos = _XERIAL_HEADER_LEN
     while pos < len(data):
         if pos + 4 > len(data):
@@ -153,7 +173,6 @@ def _unsnappy(data: bytes, limit: int, magic: int) -> bytes:
             raise DecompressionError(f"snappy block at stream byte {pos - 4} declares {n} bytes, {len(data) - pos} remain")
         out += _unsnappy_block(data[pos:pos + n], limit - len(out))
         pos += n
-    return bytes(out)
 
 
 def _xxh32(data: bytes, seed: int = 0) -> int:
@@ -204,25 +223,26 @@ def _fix_lz4_header_checksum(data: bytes) -> bytes:
     return data[:hc_pos] + bytes([hc]) + data[hc_pos + 1:]
 
 
-def _unlz4(data: bytes, limit: int, magic: int) -> bytes:
+def _unlz4(data: bytes, limit: int, magic: int, out: bytearray) -> None:
     if magic == 0:
         data = _fix_lz4_header_checksum(data)
     d = lz4.frame.LZ4FrameDecompressor()
-    out = bytearray(d.decompress(data, max_length=limit + 1))
-    while not d.eof and not d.needs_input and len(out) <= limit:
-        out += d.decompress(b"", max_length=limit + 1 - len(out))
-    if len(out) > limit:
-        raise _too_large("lz4", limit)
-    if not d.eof:
-        raise DecompressionError("lz4 frame ends before its end mark (truncated)")
-    return bytes(out)
+    # Fed a slice at a time so that the blocks before a damaged one are kept.
+    for i in range(0, len(data), _LZ4_SLICE):
+        out += d.decompress(data[i:i + _LZ4_SLICE], max_length=limit + 1 - len(out))
+        while not d.eof and not d.needs_input and len(out) <= limit:
+            out += d.decompress(b"", max_length=limit + 1 - len(out))
+        if len(out) > limit:
+            raise _too_large("lz4", limit)
+        if d.eof:
+            return
+    raise DecompressionError("lz4 frame ends before its end mark (truncated)")
 
 
-def _unzstd(data: bytes, limit: int, magic: int) -> bytes:
+def _unzstd(data: bytes, limit: int, magic: int, out: bytearray) -> None:
     # Kafka's zstd-jni stream reads frame after frame, and Java may omit the
     # content size. Input goes in small slices so that the output of one call
     # stays bounded even for a frame that expands enormously.
-    out = bytearray()
     dctx = zstandard.ZstdDecompressor()
     rest = data
     while rest:
@@ -236,7 +256,6 @@ def _unzstd(data: bytes, limit: int, magic: int) -> bytes:
         if not dobj.eof:
             raise DecompressionError("zstd frame ends before its last block (truncated)")
         rest = dobj.unused_data
-    return bytes(out)
 
 
 _DECODERS = {GZIP: _gunzip, SNAPPY: _unsnappy, LZ4: _unlz4, ZSTD: _unzstd}

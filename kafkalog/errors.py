@@ -47,7 +47,21 @@ class ChecksumError(DamagedDataError):
 
 
 class DecompressionError(DamagedDataError):
-    """Compressed data that does not decompress, or decompresses to more than the limit allows."""
+    """Compressed data that does not decompress, or decompresses to more than the limit allows.
+
+    `partial` holds what was decompressed before the damage: Kafka's streaming
+    decoders hand out the records in it, and so does kafkalog.
+    """
+
+    def __init__(self, message: str, *, path: str | None = None, position: int | None = None,
+                 partial: bytes = b""):
+        super().__init__(message, path=path, position=position)
+        self.partial = partial
+
+    def located(self, path: str | None, position: int | None) -> "DecompressionError":
+        return DecompressionError(self.message, path=path if path is not None else self.path,
+                                  position=position if position is not None else self.position,
+                                  partial=self.partial)
 
 
 class UsageError(KafkalogError):

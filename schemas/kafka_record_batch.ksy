@@ -20,7 +20,7 @@ doc: |
 
   Compressed records are decompressed by the custom process routine
   `kafkalog.compression.kafka_decompress` in the lazy instance
-  `compressed_records.records`. kafkalog's Python runtime supplies it; in the
+  `records_data.decompressed`. kafkalog's Python runtime supplies it; in the
   Kaitai Web IDE paste kafkalog's JavaScript routine (see kafkalog's README),
   without it the rest of the batch still parses and only that instance fails.
 
@@ -47,8 +47,11 @@ seq:
     doc: Leader epoch of the broker that appended the batch; -1 when unknown.
   - id: magic
     type: s1
-    valid: 2
-    doc: Message format version; 2 for a record batch.
+    valid:
+      min: 2
+    doc: |
+      Message format version; 2 for a record batch. Kafka's reader takes an
+      entry with a higher magic for this format too, so this type does.
   - id: crc
     type: u4
     doc: CRC-32C of the bytes from `attributes` to the end of the batch.
@@ -87,16 +90,10 @@ seq:
     doc: |
       Number of records in the batch. 0 for an empty batch that compaction
       kept to preserve the producer's state.
-  - id: records
+  - id: records_data
     size: batch_length - 49
-    type: record_list(records_count)
-    if: attributes.compression == compression::none
-    doc: The records of an uncompressed batch.
-  - id: compressed_records
-    size: batch_length - 49
-    type: compressed_record_list(attributes.compression, records_count)
-    if: attributes.compression != compression::none
-    doc: The records of a compressed batch, one compressed stream.
+    type: records_data(attributes.compression, records_count)
+    doc: The records, compressed as one stream unless the codec is none.
 instances:
   last_offset:
     value: base_offset + last_offset_delta
@@ -127,6 +124,40 @@ types:
         type: b3
         enum: compression
         doc: Bits 0 to 2; the codec of the records.
+  records_data:
+    doc: |
+      The bytes after the batch header. The records are parsed by lazy
+      instances, so that a damaged record or a missing process routine does
+      not keep the batch header from parsing: `uncompressed` for codec none
+      (shown at once in the Web IDE), `decompressed` through the custom process
+      routine for the other codecs.
+    params:
+      - id: codec
+        type: u1
+        enum: compression
+        doc: The batch's codec.
+      - id: count
+        type: s4
+        doc: The batch's record count.
+    seq:
+      - id: data
+        size-eos: true
+        doc: The records as stored, one compressed stream unless the codec is none.
+    instances:
+      uncompressed:
+        pos: 0
+        size-eos: true
+        type: record_list(count)
+        if: codec == compression::none
+        -webide-parse-mode: eager
+        doc: The records of an uncompressed batch.
+      decompressed:
+        pos: 0
+        size-eos: true
+        process: kafkalog.compression.kafka_decompress(codec.to_i, 2)
+        type: record_list(count)
+        if: codec != compression::none
+        doc: The records of a compressed batch, decompressed and parsed.
   record_list:
     doc: A batch's records after decompression, `count` of them.
     params:
@@ -144,30 +175,6 @@ types:
         doc: |
           Bytes after the declared number of records. Kafka writes none and
           reports "Incorrect declared batch size" when there are some.
-  compressed_record_list:
-    doc: |
-      The compressed records of a batch. `records` is a lazy instance that
-      runs the custom process routine, so the rest of the file parses
-      where that routine is missing.
-    params:
-      - id: codec
-        type: u1
-        enum: compression
-        doc: The batch's codec.
-      - id: count
-        type: s4
-        doc: The batch's record count.
-    seq:
-      - id: data
-        size-eos: true
-        doc: The compressed stream (framed per codec as Kafka's Java client writes it).
-    instances:
-      records:
-        pos: 0
-        size-eos: true
-        process: kafkalog.compression.kafka_decompress(codec.to_i, 2)
-        type: record_list(count)
-        doc: The records, decompressed and parsed.
 enums:
   compression:
     0: none

@@ -1,0 +1,72 @@
+"""What a segment read returns: batches, records and headers, as Kafka reports them."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kafkalog.errors import DamagedDataError
+
+NO_TIMESTAMP = -1
+NO_SEQUENCE = -1
+NO_PRODUCER_ID = -1
+NO_PRODUCER_EPOCH = -1
+NO_PARTITION_LEADER_EPOCH = -1
+
+CREATE_TIME = "CreateTime"
+LOG_APPEND_TIME = "LogAppendTime"
+NO_TIMESTAMP_TYPE = "NoTimestampType"
+
+
+@dataclass(frozen=True)
+class Header:
+    key: str
+    value: bytes | None
+
+
+@dataclass
+class Record:
+    """A record as a consumer sees it, with absolute offset, timestamp and sequence."""
+
+    offset: int
+    timestamp: int
+    sequence: int
+    key: bytes | None
+    value: bytes | None
+    headers: list[Header] = field(default_factory=list)
+    #: For records of control batches: COMMIT, ABORT, LEADER_CHANGE, ... (UNKNOWN for a type Kafka does not know).
+    control_type: str | None = None
+
+
+@dataclass
+class Batch:
+    """A v2 record batch, or for magic 0 and 1 one shallow entry (a message or a compressed wrapper).
+
+    Field values are those Kafka's own `RecordBatch` getters return, so a v0/v1
+    entry reports -1 for the producer fields and the partition leader epoch.
+    """
+
+    position: int
+    size: int
+    magic: int
+    base_offset: int
+    last_offset: int
+    count: int | None
+    compression: str
+    crc: int
+    crc_valid: bool
+    timestamp_type: str
+    max_timestamp: int
+    producer_id: int
+    producer_epoch: int
+    base_sequence: int
+    last_sequence: int
+    partition_leader_epoch: int
+    is_transactional: bool
+    is_control: bool
+    delete_horizon_ms: int | None
+    records: list[Record] = field(default_factory=list)
+    #: Damage found inside this batch (CRC mismatch, data that does not decompress or parse).
+    damage: list[DamagedDataError] = field(default_factory=list)
+
+    @property
+    def end_position(self) -> int:
+        return self.position + self.size

@@ -1,0 +1,179 @@
+"""Reading a segment file (or bytes) batch by batch, as Kafka's `FileLogInputStream` does.
+
+    with SegmentReader("00000000000000000000.log") as reader:
+        for batch in reader:
+            for record in batch.records:
+                ...
+        reader.damage   # every problem found, in file order
+
+Entries are read one at a time, so a segment of any size streams. Each
+entry's format is picked by its magic byte. Damage inside an entry (a CRC
+mismatch, data that does not decompress) is attached to its batch and reading
+goes on; damage to the entry structure itself (a size that cannot be, a
+partial entry at the end) ends the read. Either way everything read before
+the damage has been handed out, and with `strict=True` the first damage is
+raised as a `DamagedDataError` instead.
+"""
+from __future__ import annotations
+
+import io
+import os
+import struct
+from typing import BinaryIO, Iterator
+
+from kafkalog import message_set, record_batch
+from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, decompression_limit
+from kafkalog.errors import CorruptStructureError, DamagedDataError, TruncatedError
+from kafkalog.model import Batch
+
+LOG_OVERHEAD = 12  # offset (int64) + size (int32)
+HEADER_SIZE_UP_TO_MAGIC = 17  # FileLogInputStream.HEADER_SIZE_UP_TO_MAGIC
+MIN_ENTRY_SIZE = 14  # LegacyRecord.RECORD_OVERHEAD_V0: Kafka rejects smaller sizes as corrupt
+DEFAULT_MAX_ENTRY_BYTES = 256 * 1024 * 1024
+
+Source = str | os.PathLike | bytes | bytearray | memoryview | BinaryIO
+
+_ENTRY_HEADER = struct.Struct(">qi")
+_ZERO_SCAN_LIMIT = 64 * 1024 * 1024
+
+
+class SegmentReader:
+    """Iterates the batches of one segment, from byte `start` up to (not including) `end`.
+
+    `start` must be the position of an entry (0, or a position from an offset
+    index); every entry that starts before `end` is read whole, so byte ranges
+    that meet at entry boundaries read every batch exactly once.
+    """
+
+    def __init__(
+        self,
+        source: Source,
+        *,
+        name: str | None = None,
+        start: int = 0,
+        end: int | None = None,
+        decode_records: bool = True,
+        strict: bool = False,
+        max_entry_bytes: int = DEFAULT_MAX_ENTRY_BYTES,
+        max_decompressed_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES,
+    ):
+        self._file, self._owns_file, default_name = _open(source)
+        self.name = name if name is not None else default_name
+        self.size = _size(self._file)
+        self.start = start
+        self.end = self.size if end is None else min(end, self.size)
+        self.decode_records = decode_records
+        self.strict = strict
+        self.max_entry_bytes = max_entry_bytes
+        self.max_decompressed_bytes = max_decompressed_bytes
+        #: Every problem found so far, in file order.
+        self.damage: list[DamagedDataError] = []
+        #: Where reading stopped: the end of the last entry read, or the start of the damage that ended it.
+        self.position = start
+
+    def __enter__(self) -> "SegmentReader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._owns_file:
+            self._file.close()
+
+    def __iter__(self) -> Iterator[Batch]:
+        pos = self.start
+        while pos < self.end:
+            self.position = pos
+            remaining = self.size - pos
+            if remaining < HEADER_SIZE_UP_TO_MAGIC:
+                self._fail(TruncatedError(
+                    f"partial entry at the end: {remaining} bytes left, an entry header takes {HEADER_SIZE_UP_TO_MAGIC}"
+                    + self._zero_note(pos), path=self.name, position=pos))
+                return
+            header = self._read(pos, HEADER_SIZE_UP_TO_MAGIC)
+            _, length = _ENTRY_HEADER.unpack_from(header)
+            if length < MIN_ENTRY_SIZE:
+                self._fail(CorruptStructureError(
+                    f"entry size {length} is below the minimum of {MIN_ENTRY_SIZE} bytes" + self._zero_note(pos),
+                    path=self.name, position=pos))
+                return
+            if length > remaining - LOG_OVERHEAD:
+                self._fail(TruncatedError(
+                    f"partial entry at the end: its size is {length} bytes, {remaining - LOG_OVERHEAD} remain",
+                    path=self.name, position=pos))
+                return
+            if length > self.max_entry_bytes:
+                self._fail(CorruptStructureError(
+                    f"entry size {length} is above the limit of {self.max_entry_bytes} bytes "
+                    "(raise max_entry_bytes if the segment really holds such batches)",
+                    path=self.name, position=pos))
+                return
+            entry = header + self._read(pos + HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD + length - HEADER_SIZE_UP_TO_MAGIC)
+            batch = self._decode(entry, pos)
+            pos += LOG_OVERHEAD + length
+            self.position = pos
+            if batch is None:
+                continue
+            self.damage.extend(batch.damage)
+            if self.strict and batch.damage:
+                raise batch.damage[0]
+            yield batch
+
+    def _decode(self, entry: bytes, pos: int) -> Batch | None:
+        magic = struct.unpack_from(">b", entry, 16)[0]
+        try:
+            with decompression_limit(self.max_decompressed_bytes):
+                # As FileLogInputStream: magic 2 and above is a record batch, below it a legacy message.
+                if magic >= 2:
+                    return record_batch.decode_batch(entry, pos, self.name, self.decode_records)
+                return message_set.decode_entry(entry, pos, self.name, self.decode_records)
+        except DamagedDataError as exc:
+            # The entry's size was sound, so the next entry starts after it: keep reading.
+            self.damage.append(exc)
+            if self.strict:
+                raise
+            return None
+
+    def _fail(self, damage: DamagedDataError) -> None:
+        self.damage.append(damage)
+        if self.strict:
+            raise damage
+
+    def _read(self, pos: int, n: int) -> bytes:
+        self._file.seek(pos)
+        data = self._file.read(n)
+        if len(data) != n:
+            raise TruncatedError(f"file ended while reading {n} bytes (got {len(data)})", path=self.name, position=pos)
+        return data
+
+    def _zero_note(self, pos: int) -> str:
+        """Say so when the rest of the file is zero bytes, as in a preallocated segment."""
+        n = self.size - pos
+        if n > _ZERO_SCAN_LIMIT:
+            return ""
+        self._file.seek(pos)
+        if self._file.read(n).count(0) == n:
+            return f"; the remaining {n} bytes are all zero (unused space of a preallocated segment)"
+        return ""
+
+
+def read_batches(source: Source, **options) -> Iterator[Batch]:
+    """The batches of a segment; see `SegmentReader` for the options."""
+    with SegmentReader(source, **options) as reader:
+        yield from reader
+
+
+def _open(source: Source) -> tuple[BinaryIO, bool, str | None]:
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return io.BytesIO(bytes(source)), True, None
+    if isinstance(source, (str, os.PathLike)):
+        return open(source, "rb"), True, os.fspath(source)
+    return source, False, getattr(source, "name", None)
+
+
+def _size(f: BinaryIO) -> int:
+    f.seek(0, os.SEEK_END)
+    size = f.tell()
+    f.seek(0)
+    return size
