@@ -88,6 +88,10 @@ final class Fixtures {
         Files.write(new File(dir, "index.json").toPath(), sb.toString().getBytes(UTF_8));
     }
 
+    static List<MemoryRecords> list1(MemoryRecords m) {
+        return new ArrayList<>(Arrays.asList(m));
+    }
+
     private static List<MemoryRecords> list(MemoryRecords... m) {
         return new ArrayList<>(Arrays.asList(m));
     }
@@ -137,7 +141,7 @@ final class Fixtures {
             Util.rec(3, t + d * 30, "", "value with an empty key"),
             Util.rec(4, t + d * 40, "key-4", "")));
         out.add(Util.build(s,
-            Util.rec(5, t + d * 1000, Util.text(100, 5), Util.text(codec.equals("none") ? 9000 : 66_000, 1)),
+            Util.rec(5, t + d * 1000, Util.text(100, 5), Util.text(largeValueSize(codec), 1)),
             Util.rec(6, t + d * 1001, "key-6", "after the large value")));
         out.add(Util.build(s,
             Util.rec(7, t + d * 2000, Util.text(100, 7), Util.text(8200, 8),
@@ -146,6 +150,15 @@ final class Fixtures {
             Util.rec(8, t + d * 1500, (String) null, (String) null),
             Util.rec(9, t + d * 2500, "key-9", "last record")));
         return out;
+    }
+
+    /** 66000 bytes spans 3 snappy-java blocks (32 KiB) and 2 LZ4 blocks (64 KiB); smaller elsewhere to keep fixtures small. */
+    static int largeValueSize(String codec) {
+        switch (codec) {
+            case "snappy": case "lz4": return 66_000;
+            case "gzip": case "zstd": return 40_000;
+            default: return 9000;
+        }
     }
 
     // ------------------------------------------------------------------ compaction
@@ -209,7 +222,7 @@ final class Fixtures {
             for (String codec : CODECS[magic])
                 add("v" + magic + "-" + codec,
                     "magic " + magic + ", " + codec + ": 3 " + (magic == 2 ? "batches" : codec.equals("none") ? "runs of messages" : "wrappers")
-                        + "; null/empty keys and values, a value > 8191 bytes" + (codec.equals("none") ? "" : ", a 66000-byte value (several compression blocks)")
+                        + "; null/empty keys and values, a value > 8191 bytes" + (codec.equals("none") ? "" : ", a " + largeValueSize(codec) + "-byte value" + (codec.equals("snappy") || codec.equals("lz4") ? " (several compression blocks)" : ""))
                         + (magic == 2 ? ", headers (null value, non-ASCII keys)" : ""),
                     codecFile(magic, codec));
 
@@ -455,7 +468,7 @@ final class Fixtures {
             withKeys(Util.spec().magic(1), 20, Util.T0, keysD[3])));
         add("v1-compacted",
             "magic 1 compacted with filterTo: gzip/lz4/snappy wrappers rebuilt with gaps in the relative inner offsets "
-                + "(wrapper offset = last inner offset), superseded uncompressed messages dropped",
+                + "(wrapper offset = last inner offset); uncompressed messages, all still current, kept",
             list(filter(srcD, Util.T0 + 100_000, 86_400_000L, b -> deleteEmpty, latestPerKey(srcD))));
 
         // (e) v0 wrappers compacted -> absolute inner offsets with gaps
