@@ -51,6 +51,13 @@ def _dump(args: argparse.Namespace) -> int:
     return EXIT_OK if ok else EXIT_DAMAGED
 
 
+def _ingest(args: argparse.Namespace) -> int:
+    # Imported here so that the other commands do not start Spark.
+    from kafkalog.spark.ingest import run_ingest
+
+    return run_ingest(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kafkalog", description="Read Apache Kafka's on-disk log files.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -62,6 +69,16 @@ def build_parser() -> argparse.ArgumentParser:
     dump.add_argument("--format", choices=("text", "json"), default="text",
                       help="text (default) or json: one JSON object per line")
     dump.set_defaults(run=_dump)
+
+    ingest = commands.add_parser("ingest", help="read segments with Spark and write Parquet",
+                                 description="Read segment files, partition directories or log directories "
+                                             "with kafkalog's Spark data source and write Parquet.")
+    ingest.add_argument("path", metavar="PATH", help="segment file, partition directory, log directory or glob")
+    ingest.add_argument("--output", required=True, metavar="DIR", help="Parquet output directory")
+    ingest.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
+    ingest.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a reader option, repeatable (e.g. isolation.level=read_committed)")
+    ingest.set_defaults(run=_ingest)
     return parser
 
 
