@@ -80,6 +80,7 @@ final class PartitionWriter implements Closeable {
     final Map<Long, ProducerEntry> producers = new HashMap<>();
     final TreeMap<Long, Long> ongoingTxns = new TreeMap<>(); // first offset -> producer id
     final List<long[]> snapshots = new ArrayList<>();        // offsets of written snapshots
+    boolean keepIndexEntries = true;                         // false for the corpus: entries only go to disk
     final List<long[]> abortedTxns = new ArrayList<>();      // producerId, firstOffset, lastOffset, lastStableOffset
     final TreeMap<Integer, Long> epochs = new TreeMap<>();
 
@@ -148,7 +149,7 @@ final class PartitionWriter implements Closeable {
             offsetIndex.write(b.array(), 0, 8);
             offsetEntries++;
             lastOffsetIndexOffset = offset;
-            offsetIndexEntries.add(new long[] {offset, position});
+            if (keepIndexEntries) offsetIndexEntries.add(new long[] {offset, position});
         }
 
         void timeIndexMaybeAppend(long timestamp, long offset) {
@@ -158,7 +159,7 @@ final class PartitionWriter implements Closeable {
                 timeIndex.write(b.array(), 0, 12);
                 timeEntries++;
                 lastTimeIndexTimestamp = timestamp;
-                timeIndexEntries.add(new long[] {timestamp, offset});
+                if (keepIndexEntries) timeIndexEntries.add(new long[] {timestamp, offset});
             }
         }
 
@@ -184,6 +185,9 @@ final class PartitionWriter implements Closeable {
                 preallocated ? timeMaxEntries() * 12 : -1);
             if (txnIndex.size() > 0)
                 Files.write(new File(dir, name(baseOffset) + ".txnindex").toPath(), txnIndex.toByteArray());
+            offsetIndex.reset();
+            timeIndex.reset();
+            txnIndex.reset();
             closed = true;
         }
     }
