@@ -448,12 +448,21 @@ final class Fixtures {
         MemoryRecords srcC = concat(c);
         BiPredicate<RecordBatch, Record> latestC = latestPerKey(srcC);
         long now = Util.T0 + 3_600_000L;
+        MemoryRecords pass1 = filter(srcC, now, 86_400_000L,
+            b -> b.isControlBatch() ? result(BatchRetention.DELETE_EMPTY, true) : deleteEmpty,
+            (b, r) -> !(b.isTransactional() && !b.isControlBatch()) && latestC.test(b, r));
         add("v2-compacted-delete-horizon",
             "magic 2 compacted: batches holding tombstones and the ABORT marker of an emptied transaction are rewritten "
                 + "with the delete-horizon bit (base timestamp = now + delete.retention.ms); aborted data removed",
-            list(filter(srcC, now, 86_400_000L,
-                b -> b.isControlBatch() ? result(BatchRetention.DELETE_EMPTY, true) : deleteEmpty,
-                (b, r) -> !(b.isTransactional() && !b.isControlBatch()) && latestC.test(b, r))));
+            list(pass1));
+        // second cleaning after the delete horizon: tombstones and the marker go, a batch keeps its horizon
+        long later = now + 86_400_000L + 1;
+        add("v2-compacted-second-pass",
+            "v2-compacted-delete-horizon cleaned again after the delete horizon passed: tombstones and the marker removed, "
+                + "the surviving record's batch rewritten (its delete horizon as Kafka keeps it)",
+            list(filter(pass1, later, 86_400_000L,
+                b -> b.isControlBatch() ? result(BatchRetention.DELETE, false) : deleteEmpty,
+                (b, r) -> !b.isControlBatch() && (r.hasValue() || !b.deleteHorizonMs().isPresent() || later < b.deleteHorizonMs().getAsLong()))));
 
         // (d) v1 wrappers compacted -> relative inner offsets with gaps
         String[][] keysD = {
@@ -559,6 +568,13 @@ final class Fixtures {
         addRaw("damaged-record-count", "v2-small with the last batch's record count raised by 2 (CRC recomputed, so only the count is wrong)",
             true, count);
 
+        byte[] shortCount = base.clone();
+        ByteBuffer sb = ByteBuffer.wrap(shortCount);
+        sb.putInt(b2 + 57, sb.getInt(b2 + 57) - 1);
+        sb.putInt(b2 + 17, (int) Crc32C.compute(shortCount, b2 + 21, e.get(2)[1] - 21));
+        addRaw("damaged-record-count-short", "v2-small with the last batch's record count lowered by 1 (CRC recomputed)",
+            true, shortCount);
+
         byte[] pad = Arrays.copyOf(base, base.length + 4096);
         addRaw("damaged-zero-padding", "v2-small followed by 4096 zero bytes, like a preallocated segment after an unclean shutdown",
             true, pad);
@@ -596,6 +612,12 @@ final class Fixtures {
             addRaw("damaged-" + codec + "-flip", name + " with one byte in the middle of the last batch's compressed records changed",
                 true, d);
             if (codec.equals("lz4")) {
+                byte[] cnt = src.clone();
+                ByteBuffer cbb = ByteBuffer.wrap(cnt);
+                cbb.putInt(lb[0] + 57, cbb.getInt(lb[0] + 57) + 2);
+                cbb.putInt(lb[0] + 17, (int) Crc32C.compute(cnt, lb[0] + 21, lb[1] - 21));
+                addRaw("damaged-record-count-lz4", name + " with the last batch's record count raised by 2 (CRC recomputed)",
+                    true, cnt);
                 // byte 7 of the records area is the high byte of the first LZ4 block size
                 byte[] bs = src.clone();
                 bs[lb[0] + 61 + 10] ^= (byte) 0x40;
