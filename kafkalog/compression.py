@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import struct
 import zlib
 from typing import Iterator
 
@@ -104,39 +105,66 @@ def _too_large(codec: str, limit: int) -> DecompressionError:
 
 
 def _gunzip(data: bytes, limit: int, magic: int, out: bytearray) -> None:
+    # The deflate body is inflated raw and the trailer checked here, as Java's
+    # GZIPInputStream does, so that a bad trailer still leaves all the data.
     rest = data
     while True:
-        d = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-        buf = rest
+        start = len(out)
+        d = zlib.decompressobj(wbits=-zlib.MAX_WBITS)
+        buf = _gzip_body(rest)
         while True:
             before = d.copy()
             try:
                 out += d.decompress(buf, limit + 1 - len(out))
             except zlib.error:
                 # zlib drops the output of a failing call: redo it a byte at a
-                # time to keep all that decompressed before the damage, as
-                # Java's streaming GZIPInputStream hands it out.
-                _salvage(before, buf, limit, out)
+                # time to keep what decompressed before the damage.
+                try:
+                    _salvage(before, buf, limit, out)
+                except zlib.error:
+                    pass
                 raise
             if len(out) > limit:
                 raise _too_large("gzip", limit)
             if d.eof or not d.unconsumed_tail:
                 break
             buf = d.unconsumed_tail
-        if not d.eof:
-            raise DecompressionError("gzip stream ends before its end-of-stream marker (truncated)")
-        rest = d.unused_data
+        if not d.eof or len(d.unused_data) < 8:
+            raise DecompressionError("gzip stream ends before its end (truncated)")
+        crc, size = struct.unpack_from("<II", d.unused_data)
+        if crc != zlib.crc32(memoryview(out)[start:]) or size != (len(out) - start) & 0xFFFFFFFF:
+            raise DecompressionError("gzip trailer does not match the data (corrupt gzip trailer)")
+        rest = d.unused_data[8:]
         # Java's GZIPInputStream reads further members and ignores trailing bytes that are not one.
         if len(rest) < 10 or rest[:2] != b"\x1f\x8b":
             return
 
 
+def _gzip_body(member: bytes) -> bytes:
+    """The deflate data of a gzip member, after its header (RFC 1952)."""
+    if len(member) < 10 or member[:3] != b"\x1f\x8b\x08":
+        raise DecompressionError("not a gzip stream (bad magic or method)")
+    flags, pos = member[3], 10
+    if flags & 0x04:  # FEXTRA
+        pos += 2 + int.from_bytes(member[pos:pos + 2], "little")
+    if flags & 0x08:  # FNAME
+        pos = member.index(b"\0", pos) + 1
+    if flags & 0x10:  # FCOMMENT
+        pos = member.index(b"\0", pos) + 1
+    if flags & 0x02:  # FHCRC
+        pos += 2
+    if pos > len(member):
+        raise DecompressionError("gzip header is truncated")
+    return member[pos:]
+
+
 def _salvage(d: "zlib._Decompress", buf: bytes, limit: int, out: bytearray) -> None:
-    while len(out) <= limit:
-        out += d.decompress(buf, 1)
+    while len(out) <= limit and not d.eof:
+        chunk = d.decompress(buf, 1)
         buf = d.unconsumed_tail
-        if d.eof or not buf:
+        if not chunk and not buf:
             return
+        out += chunk
 
 
 def _raw_snappy_length(block: bytes) -> int:
@@ -150,16 +178,16 @@ def _raw_snappy_length(block: bytes) -> int:
     raise DecompressionError("snappy block has no valid length preamble")
 
 
-def _unsnappy_block(block: bytes, limit: int) -> bytes:
-    declared = _raw_snappy_length(block)
-    if declared > limit:
+def _unsnappy_block(block: bytes, room: int, limit: int) -> bytes:
+    """A raw snappy block, refused when it declares more than the `room` left under `limit`."""
+    if _raw_snappy_length(block) > room:
         raise _too_large("snappy", limit)
     return snappy.decompress(block)
 
 
 def _unsnappy(data: bytes, limit: int, magic: int, out: bytearray) -> None:
     if not data.startswith(XERIAL_MAGIC):
-        out += _unsnappy_block(data, limit)
+        out += _unsnappy_block(data, limit, limit)
         return
     if len(data) < _XERIAL_HEADER_LEN:
         raise DecompressionError("snappy stream header is truncated")
@@ -171,7 +199,7 @@ def _unsnappy(data: bytes, limit: int, magic: int, out: bytearray) -> None:
         pos += 4
         if n < 0 or pos + n > len(data):
             raise DecompressionError(f"snappy block at stream byte {pos - 4} declares {n} bytes, {len(data) - pos} remain")
-        out += _unsnappy_block(data[pos:pos + n], limit - len(out))
+        out += _unsnappy_block(data[pos:pos + n], limit - len(out), limit)
         pos += n
 
 
@@ -247,15 +275,15 @@ def _unzstd(data: bytes, limit: int, magic: int, out: bytearray) -> None:
     rest = data
     while rest:
         dobj = dctx.decompressobj()
-        for i in range(0, len(rest), _ZSTD_SLICE):
-            out += dobj.decompress(rest[i:i + _ZSTD_SLICE])
+        fed = 0
+        while fed < len(rest) and not dobj.eof:
+            out += dobj.decompress(rest[fed:fed + _ZSTD_SLICE])
+            fed += _ZSTD_SLICE
             if len(out) > limit:
                 raise _too_large("zstd", limit)
-            if dobj.eof:
-                break
         if not dobj.eof:
             raise DecompressionError("zstd frame ends before its last block (truncated)")
-        rest = dobj.unused_data
+        rest = dobj.unused_data + rest[fed:]
 
 
 _DECODERS = {GZIP: _gunzip, SNAPPY: _unsnappy, LZ4: _unlz4, ZSTD: _unzstd}

@@ -77,8 +77,12 @@ def _decode_records(parsed: KafkaRecordBatch, batch: Batch, path: str | None) ->
         record_list = section.uncompressed if codec == NONE else section.decompressed
         parsed_records, trailing = record_list.records, record_list.trailing
     except DecompressionError as exc:
-        # Kafka's streaming decoders hand out the records before the damage.
+        # Kafka's streaming decoders hand out the records before the damage;
+        # damage after the last declared record surfaces in Kafka's check for
+        # remaining bytes, which throws in place of returning that record.
         parsed_records, _ = _parse_one_by_one(exc.partial, count)
+        if count and len(parsed_records) == count:
+            parsed_records.pop()
         trailing, failure = b"", exc.located(path, batch.position)
     except PARSE_ERRORS:
         # Kafka hands out the records before a damaged one: parse one at a time to keep them.
@@ -101,10 +105,13 @@ def _decode_records(parsed: KafkaRecordBatch, batch: Batch, path: str | None) ->
         if batch.is_control:
             record.control_type = _control_type(record.key, batch, path)
         batch.records.append(record)
-    if trailing:
+    if trailing and failure is None:
+        # Kafka's RecordIterator throws in place of returning the last declared record.
+        withheld = batch.records.pop() if batch.records else None
         failure = CorruptStructureError(
-            f"{len(trailing)} bytes follow the {count} records the batch declares "
-            "(Kafka: incorrect declared batch size)", path=path, position=batch.position)
+            f"{len(trailing)} bytes follow the {count} records the batch declares (incorrect declared batch size)"
+            + (f"; the last declared record (offset {withheld.offset}) is left out, as Kafka leaves it out"
+               if withheld else ""), path=path, position=batch.position)
     if failure is not None:
         batch.damage.append(failure)
 

@@ -1,0 +1,42 @@
+"""generated/ is what the pinned compiler makes of schemas/ now."""
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+spec = importlib.util.spec_from_file_location("generate", ROOT / "scripts" / "generate.py")
+generate = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(generate)
+
+pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node is needed to run kaitai-struct-compiler")
+
+
+def test_generated_parsers_are_up_to_date():
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "generate.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_check_notices_a_spec_change(tmp_path):
+    schemas = tmp_path / "schemas"
+    shutil.copytree(ROOT / "schemas", schemas)
+    varint = schemas / "kafka_varint.ksy"
+    varint.write_text(varint.read_text().replace("A signed integer in Kafka's", "A signed number in Kafka's"))
+    out = tmp_path / "out"
+    generate.compile_specs("python", out, sorted(schemas.glob("*.ksy")))
+    assert generate.stale_files(out) == ["kafka_varint.py"]
+
+
+def test_every_generated_module_is_installed():
+    import tomllib
+
+    modules = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["py-modules"]
+    assert sorted(modules) == sorted(p.stem for p in (ROOT / "generated").glob("*.py"))
+    for name in modules:
+        importlib.import_module(name)
