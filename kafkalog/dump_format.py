@@ -7,6 +7,7 @@ from typing import Any
 
 from kafkalog.errors import DamagedDataError
 from kafkalog.model import Batch, Record
+from kafkalog.record_batch import coordinator_epoch
 
 
 def _b64(data: bytes | None) -> str | None:
@@ -93,10 +94,13 @@ def record_text(record: Record) -> str:
     parts = [f"| offset: {record.offset}", f"timestamp: {record.timestamp}"]
     if record.sequence != -1:
         parts.append(f"sequence: {record.sequence}")
-    if record.control_type is not None:
-        parts.append(f"endTxnMarker/controlType: {record.control_type}")
-    parts.append(f"key: {_preview(record.key)}")
-    parts.append(f"value: {_preview(record.value)}")
+    if record.control_type in ("COMMIT", "ABORT"):
+        parts.append(f"endTxnMarker: {record.control_type} coordinatorEpoch: {coordinator_epoch(record.value)}")
+    elif record.control_type is not None:
+        parts.append(f"controlType: {record.control_type}")
+    else:
+        parts.append(f"key: {_preview(record.key)}")
+        parts.append(f"value: {_preview(record.value)}")
     if record.headers:
         parts.append("headers: " + ", ".join(f"{h.key}={_preview(h.value, 20)}" for h in record.headers))
     return " ".join(parts)

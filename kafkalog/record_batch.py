@@ -148,6 +148,14 @@ def _record(rec: KafkaRecord, parsed: KafkaRecordBatch, batch: Batch) -> Record:
     )
 
 
+def coordinator_epoch(marker_value: bytes | None) -> int | None:
+    """The coordinator epoch of a COMMIT or ABORT marker's value, None when it does not parse."""
+    try:
+        return KafkaControlRecord.EndTxnMarker(KaitaiStream(BytesIO(marker_value or b""))).coordinator_epoch
+    except PARSE_ERRORS:
+        return None
+
+
 def _control_type(key: bytes | None, batch: Batch, path: str | None) -> str:
     """`ControlRecordType.parse`: the type from a control record's key, UNKNOWN when Kafka does not know it."""
     try:

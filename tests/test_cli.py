@@ -18,8 +18,8 @@ def test_text_dump_reads_like_kafka_dump_log():
     lines = result.stdout.splitlines()
     assert lines[0] == f"Dumping {SEGMENTS / 'v2-transactions.log'}"
     assert lines[1].startswith("baseOffset: 0 lastOffset: 2 count: 3 magic: 2 compression: none position: 0")
-    assert any("endTxnMarker/controlType: ABORT" in line for line in lines)
-    assert any("endTxnMarker/controlType: COMMIT" in line for line in lines)
+    assert any("endTxnMarker: ABORT coordinatorEpoch: " in line for line in lines)
+    assert any("endTxnMarker: COMMIT coordinatorEpoch: " in line for line in lines)
 
 
 def test_json_dump_of_several_files_keeps_file_order():
