@@ -127,7 +127,7 @@ class KafkaVarint(KaitaiStruct):
         if hasattr(self, '_m_unsigned_value'):
             return self._m_unsigned_value
 
-        self._m_unsigned_value = (((((((((self.b0 & 127) + ((self.b1 & 127) * 128 if self.len > 1 else 0)) + ((self.b2 & 127) * 16384 if self.len > 2 else 0)) + ((self.b3 & 127) * 2097152 if self.len > 3 else 0)) + ((self.b4 & 127) * 268435456 if self.len > 4 else 0)) + ((self.b5 & 127) * 34359738368 if self.len > 5 else 0)) + ((self.b6 & 127) * 4398046511104 if self.len > 6 else 0)) + ((self.b7 & 127) * 562949953421312 if self.len > 7 else 0)) + ((self.b8 & 127) * 72057594037927936 if self.len > 8 else 0)) + ((self.b9 & 1) * 9223372036854775808 if self.len > 9 else 0)
+        self._m_unsigned_value = (self.b0 & 127) + (0 if self.b0 < 128 else (self.b1 & 127) * 128 + (0 if self.b1 < 128 else (self.b2 & 127) * 16384 + (0 if self.b2 < 128 else (self.b3 & 127) * 2097152 + (0 if self.b3 < 128 else (self.b4 & 127) * 268435456 + (0 if self.b4 < 128 else (self.b5 & 127) * 34359738368 + (0 if self.b5 < 128 else (self.b6 & 127) * 4398046511104 + (0 if self.b6 < 128 else (self.b7 & 127) * 562949953421312 + (0 if self.b7 < 128 else (self.b8 & 127) * 72057594037927936 + (0 if self.b8 < 128 else (self.b9 & 1) * 9223372036854775808)))))))))
         return getattr(self, '_m_unsigned_value', None)
 
     @property
@@ -136,7 +136,7 @@ class KafkaVarint(KaitaiStruct):
         if hasattr(self, '_m_value'):
             return self._m_value
 
-        self._m_value = (self.unsigned_value // 2 if self.unsigned_value % 2 == 0 else -((self.unsigned_value + 1) // 2))
+        self._m_value = (self.unsigned_value // 2 if self.b0 & 1 == 0 else -((self.unsigned_value + 1) // 2))
         return getattr(self, '_m_value', None)
 
 

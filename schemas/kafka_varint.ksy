@@ -85,21 +85,25 @@ instances:
       b8 < 0x80 ? 9 : 10
     doc: Number of bytes this number takes.
   unsigned_value:
-    # Multiplication rather than `<<`: JavaScript shifts are 32-bit.
+    # Nested so that a short number stops at its last byte; multiplication
+    # rather than `<<` because JavaScript shifts are 32-bit.
     value: |
-      (b0 & 0x7f)
-      + (len > 1 ? (b1 & 0x7f) * 0x80 : 0)
-      + (len > 2 ? (b2 & 0x7f) * 0x4000 : 0)
-      + (len > 3 ? (b3 & 0x7f) * 0x20_0000 : 0)
-      + (len > 4 ? (b4 & 0x7f) * 0x1000_0000 : 0)
-      + (len > 5 ? (b5 & 0x7f) * 0x8_0000_0000 : 0)
-      + (len > 6 ? (b6 & 0x7f) * 0x400_0000_0000 : 0)
-      + (len > 7 ? (b7 & 0x7f) * 0x2_0000_0000_0000 : 0)
-      + (len > 8 ? (b8 & 0x7f) * 0x100_0000_0000_0000 : 0)
-      + (len > 9 ? (b9 & 0x01) * 0x8000_0000_0000_0000 : 0)
+      (b0 & 0x7f) + (b0 < 0x80 ? 0 :
+      (b1 & 0x7f) * 0x80 + (b1 < 0x80 ? 0 :
+      (b2 & 0x7f) * 0x4000 + (b2 < 0x80 ? 0 :
+      (b3 & 0x7f) * 0x20_0000 + (b3 < 0x80 ? 0 :
+      (b4 & 0x7f) * 0x1000_0000 + (b4 < 0x80 ? 0 :
+      (b5 & 0x7f) * 0x8_0000_0000 + (b5 < 0x80 ? 0 :
+      (b6 & 0x7f) * 0x400_0000_0000 + (b6 < 0x80 ? 0 :
+      (b7 & 0x7f) * 0x2_0000_0000_0000 + (b7 < 0x80 ? 0 :
+      (b8 & 0x7f) * 0x100_0000_0000_0000 + (b8 < 0x80 ? 0 :
+      (b9 & 0x01) * 0x8000_0000_0000_0000)))))))))
     doc: The zigzag-encoded value, before sign decoding.
   value:
     # Zigzag decoding with arithmetic only, exact in any language with
-    # integers wide enough (and up to 2^53 with JavaScript numbers).
-    value: 'unsigned_value % 2 == 0 ? unsigned_value / 2 : -((unsigned_value + 1) / 2)'
+    # integers wide enough (and up to 2^53 with JavaScript numbers). The sign
+    # is bit 0 of the zigzag value, taken from `b0` rather than from
+    # `unsigned_value`, whose low bits a JavaScript double loses beyond 2^53:
+    # a negative varlong stays negative there, its magnitude rounded.
+    value: '(b0 & 1) == 0 ? unsigned_value / 2 : -((unsigned_value + 1) / 2)'
     doc: The signed value, as Kafka's `ByteUtils.readVarint` / `readVarlong` returns it.
