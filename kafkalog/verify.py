@@ -1,0 +1,351 @@
+"""Verification of segments, partitions and log directories, in the spirit of kafka-dump-log.sh.
+
+    report = verify_path("/var/lib/kafka")          # a .log file, a partition directory or a log directory
+    for problem in report.problems:
+        print(problem)                               # file, entry number (0-based), kind, detail
+
+Checks, with the Kafka code each follows:
+- segments: every batch's structure and checksum (kafkalog's `SegmentReader`);
+  offsets that go backwards between batches, or below the segment's base offset;
+- `.index` (`DumpLogSegments.dumpIndex` with `--verify-index-only`, `OffsetIndex.sanityCheck`
+  as `--index-sanity-check`): a length that is not a multiple of 8, entries whose
+  offset is below the base offset or not above the previous entry's, whose position is
+  past the end of the log or at no batch, or whose batch's last offset is not the
+  entry's offset; non-zero slots after the zero slot that ends the index;
+- `.timeindex` (`dumpTimeIndex`, `TimeIndex.sanityCheck`): the same for lengths and
+  offsets, timestamps that do not increase, offsets with no batch ending there, and
+  timestamps that are not that batch's max timestamp;
+- `.txnindex` (`TransactionIndex.sanityCheck`): entries whose last offset is below the
+  segment's base offset or not above the previous entry's, or that match no ABORT
+  marker of the producer in the segment; a partial entry at the end;
+- `.snapshot`: version and CRC-32C (`ProducerStateManager.readSnapshot`);
+- `leader-epoch-checkpoint`: format (`CheckpointFile`), epochs and start offsets in order;
+- the partition: segments without a `.log`, segments whose offsets overlap the next one's.
+Leftover `.deleted`/`.cleaned`/`.swap` files are listed as notes, not problems: a
+running broker has them between two steps of its work.
+"""
+from __future__ import annotations
+
+import bisect
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from kafkalog.checkpoint import read_leader_epoch_checkpoint
+from kafkalog.errors import (ChecksumError, CorruptStructureError, DamagedDataError, DecompressionError,
+                             TruncatedError)
+from kafkalog.index import OffsetIndex, TimeIndex
+from kafkalog.partition import Partition, Segment, is_partition_dir, partition_dirs
+from kafkalog.segment import SegmentReader
+from kafkalog.snapshot import read_snapshot
+from kafkalog.txnindex import read_txn_index
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem: the file, the entry number in an index file (0-based) or byte position, a kind, a detail."""
+
+    file: str
+    kind: str
+    detail: str
+    entry: int | None = None
+    position: int | None = None
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.entry is not None:
+            where += f": entry {self.entry}"
+        elif self.position is not None:
+            where += f": byte {self.position}"
+        return f"{where}: {self.kind}: {self.detail}"
+
+
+@dataclass
+class VerifyReport:
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    partitions: int = 0
+    segments: int = 0
+    batches: int = 0
+    records: int = 0
+    index_entries: int = 0
+    files: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        return (f"{self.partitions} partition(s), {self.segments} segment(s), {self.files} file(s), "
+                f"{self.batches} batches, {self.records} records, {self.index_entries} index entries: "
+                + ("OK" if self.ok else f"{len(self.problems)} problem(s)")
+                + (f", {len(self.notes)} note(s)" if self.notes else ""))
+
+
+Progress = Callable[[str], None]
+
+_DAMAGE_KINDS = [(TruncatedError, "truncated"), (ChecksumError, "checksum"),
+                 (DecompressionError, "decompression"), (CorruptStructureError, "corrupt_structure")]
+
+
+def _damage_kind(damage: DamagedDataError) -> str:
+    return next((kind for cls, kind in _DAMAGE_KINDS if isinstance(damage, cls)), "damaged")
+
+
+@dataclass
+class _LogSummary:
+    size: int
+    starts: dict[int, tuple[int, int]]  # batch position -> (last offset, max timestamp)
+    last_offsets: list[int]  # in file order
+    max_timestamps: list[int]
+    aborts: set[tuple[int, int]]  # (producer id, marker offset)
+    first_offset: int | None
+    last_offset: int | None
+
+
+def verify_path(path: str | os.PathLike, progress: Progress | None = None) -> VerifyReport:
+    """Verify a segment (`.log` file, with its index files), a partition directory or a log directory."""
+    path = Path(path)
+    report = VerifyReport()
+    if path.is_file():
+        segment = Segment(0)
+        from kafkalog.index import base_offset_of
+        try:
+            segment.base_offset = base_offset_of(path)
+        except ValueError:
+            pass
+        stem = path.name.split(".")[0]
+        for suffix in (".log", ".index", ".timeindex", ".txnindex"):
+            candidate = path.with_name(stem + suffix)
+            if candidate.is_file():
+                setattr(segment, suffix[1:], candidate)
+        if path.suffix != ".log":
+            segment.log = None
+            setattr(segment, path.suffix[1:], path)
+        verify_segment(segment, report, progress)
+    elif is_partition_dir(path):
+        verify_partition(Partition(path), report, progress)
+    elif path.is_dir():
+        dirs = partition_dirs(path)
+        if not dirs:
+            report.notes.append(f"{path}: no partition directories")
+        for n, d in enumerate(dirs, 1):
+            if progress:
+                progress(f"partition {n}/{len(dirs)} {d.name}")
+            verify_partition(Partition(d), report, progress)
+    else:
+        raise FileNotFoundError(f"{path}: no such file or directory")
+    return report
+
+
+def verify_partition(partition: Partition, report: VerifyReport, progress: Progress | None = None) -> None:
+    report.partitions += 1
+    for leftover in partition.leftovers:
+        report.notes.append(f"{leftover.path}: leftover .{leftover.kind} file")
+    previous: tuple[Segment, _LogSummary] | None = None
+    for n, segment in enumerate(partition.segments, 1):
+        if progress:
+            progress(f"{partition.path.name}: segment {n}/{len(partition.segments)} {segment.base_offset}")
+        if segment.log is None:
+            report.problems.append(Problem(str(segment.files()[0]), "missing_log",
+                                           f"no {segment.base_offset:020d}.log for this index file"))
+        summary = verify_segment(segment, report)
+        if summary is not None and summary.first_offset is not None:
+            if previous is not None and previous[1].last_offset is not None \
+                    and previous[1].last_offset >= segment.base_offset:
+                report.problems.append(Problem(str(previous[0].log), "segments_overlap",
+                                               f"last offset {previous[1].last_offset} is not below the next "
+                                               f"segment's base offset {segment.base_offset}"))
+            previous = (segment, summary)
+    for offset, snapshot_path in sorted(partition.snapshots.items()):
+        report.files += 1
+        for damage in read_snapshot(snapshot_path).damage:
+            report.problems.append(Problem(str(snapshot_path), _damage_kind(damage), damage.message,
+                                           position=damage.position))
+    if partition.leader_epoch_checkpoint is not None:
+        _verify_checkpoint(partition.leader_epoch_checkpoint, report)
+
+
+def verify_segment(segment: Segment, report: VerifyReport, progress: Progress | None = None) -> _LogSummary | None:
+    report.segments += 1
+    summary = _verify_log(segment, report) if segment.log is not None else None
+    if segment.index is not None:
+        _verify_offset_index(segment, summary, report)
+    if segment.timeindex is not None:
+        _verify_time_index(segment, summary, report)
+    if segment.txnindex is not None:
+        _verify_txn_index(segment, summary, report)
+    return summary
+
+
+def _verify_log(segment: Segment, report: VerifyReport) -> _LogSummary:
+    name = str(segment.log)
+    report.files += 1
+    starts: dict[int, tuple[int, int]] = {}
+    last_offsets: list[int] = []
+    max_timestamps: list[int] = []
+    aborts: set[tuple[int, int]] = set()
+    first = last = None
+    with SegmentReader(segment.log) as reader:
+        for batch in reader:
+            report.batches += 1
+            report.records += len(batch.records)
+            if first is None:
+                first = batch.base_offset
+                if batch.base_offset < segment.base_offset:
+                    report.problems.append(Problem(name, "offset_below_base",
+                                                   f"first batch's base offset {batch.base_offset} is below the "
+                                                   f"segment's base offset {segment.base_offset}",
+                                                   position=batch.position))
+            elif last is not None and batch.base_offset <= last:
+                report.problems.append(Problem(name, "log_offsets_not_increasing",
+                                               f"batch base offset {batch.base_offset} is not above the previous "
+                                               f"batch's last offset {last}", position=batch.position))
+            last = batch.last_offset
+            starts[batch.position] = (batch.last_offset, batch.max_timestamp)
+            last_offsets.append(batch.last_offset)
+            max_timestamps.append(batch.max_timestamp)
+            for record in batch.records:
+                if record.control_type == "ABORT":
+                    aborts.add((batch.producer_id, record.offset))
+        for damage in reader.damage:
+            report.problems.append(Problem(name, _damage_kind(damage), damage.message, position=damage.position))
+        size = reader.size
+    return _LogSummary(size, starts, last_offsets, max_timestamps, aborts, first, last)
+
+
+def _slot_problems(index, name: str, report: VerifyReport, entry_name: str) -> list:
+    report.files += 1
+    slots = index.all_slots()
+    count = len(index)
+    report.index_entries += count
+    if index.trailing_bytes:
+        report.problems.append(Problem(name, "size_not_multiple_of_entry",
+                                       f"{index.file_size} bytes is not a multiple of the {index.entry_size}-byte "
+                                       f"{entry_name} entry", position=index.slots * index.entry_size))
+    # Slots after the end marker should all be zero (preallocated); anything else was lost by the rule.
+    base = index.base_offset
+    for n in range(count, len(slots)):
+        slot = slots[n]
+        if _nonzero(slot, base):
+            report.problems.append(Problem(name, "entries_after_end",
+                                           f"slot {n} is not zero, but slot {count} (relative offset 0) ends the index "
+                                           "as kafka-dump-log.sh reads it", entry=n))
+            break
+    return slots[:count]
+
+
+def _nonzero(slot, base: int) -> bool:
+    return any((getattr(slot, f) - base if f == "offset" else getattr(slot, f)) != 0
+               for f in slot.__dataclass_fields__)
+
+
+def _verify_offset_index(segment: Segment, log: _LogSummary | None, report: VerifyReport) -> None:
+    name = str(segment.index)
+    with OffsetIndex(segment.index, base_offset=segment.base_offset) as index:
+        entries = _slot_problems(index, name, report, "offset index")
+    previous = None
+    for n, entry in enumerate(entries):
+        if entry.offset < segment.base_offset:
+            report.problems.append(Problem(name, "offset_below_base",
+                                           f"offset {entry.offset} is below the base offset {segment.base_offset}",
+                                           entry=n))
+        if previous is not None and entry.offset <= previous.offset:
+            report.problems.append(Problem(name, "offset_not_increasing",
+                                           f"offset {entry.offset} is not above entry {n - 1}'s {previous.offset}",
+                                           entry=n))
+        previous = entry
+        if log is None:
+            continue
+        if entry.position >= log.size or entry.position < 0:
+            report.problems.append(Problem(name, "position_past_end_of_log",
+                                           f"position {entry.position} is past the end of the {log.size}-byte log",
+                                           entry=n))
+        elif entry.position not in log.starts:
+            report.problems.append(Problem(name, "no_batch_at_position",
+                                           f"no batch starts at position {entry.position} (offset {entry.offset})",
+                                           entry=n))
+        elif log.starts[entry.position][0] != entry.offset:
+            report.problems.append(Problem(name, "offset_mismatch",
+                                           f"offset {entry.offset}, but the batch at position {entry.position} "
+                                           f"ends at offset {log.starts[entry.position][0]}", entry=n))
+
+
+def _verify_time_index(segment: Segment, log: _LogSummary | None, report: VerifyReport) -> None:
+    name = str(segment.timeindex)
+    with TimeIndex(segment.timeindex, base_offset=segment.base_offset) as index:
+        entries = _slot_problems(index, name, report, "time index")
+    previous = None
+    for n, entry in enumerate(entries):
+        if entry.offset < segment.base_offset:
+            report.problems.append(Problem(name, "offset_below_base",
+                                           f"offset {entry.offset} is below the base offset {segment.base_offset}",
+                                           entry=n))
+        if previous is not None:
+            if entry.timestamp <= previous.timestamp:
+                report.problems.append(Problem(name, "timestamp_not_increasing",
+                                               f"timestamp {entry.timestamp} is not above entry {n - 1}'s "
+                                               f"{previous.timestamp}", entry=n))
+            if entry.offset < previous.offset:
+                report.problems.append(Problem(name, "offset_not_increasing",
+                                               f"offset {entry.offset} is below entry {n - 1}'s {previous.offset}",
+                                               entry=n))
+        previous = entry
+        if log is None:
+            continue
+        k = bisect.bisect_left(log.last_offsets, entry.offset)
+        if log.last_offset is None or entry.offset > log.last_offset:
+            report.problems.append(Problem(name, "offset_past_end_of_log",
+                                           f"offset {entry.offset} is past the log's last offset {log.last_offset}",
+                                           entry=n))
+        elif k >= len(log.last_offsets) or log.last_offsets[k] != entry.offset:
+            report.problems.append(Problem(name, "offset_not_found",
+                                           f"no batch ends at offset {entry.offset}", entry=n))
+        elif log.max_timestamps[k] != entry.timestamp:
+            report.problems.append(Problem(name, "timestamp_mismatch",
+                                           f"timestamp {entry.timestamp}, but the batch ending at offset "
+                                           f"{entry.offset} has max timestamp {log.max_timestamps[k]}", entry=n))
+
+
+def _verify_txn_index(segment: Segment, log: _LogSummary | None, report: VerifyReport) -> None:
+    name = str(segment.txnindex)
+    report.files += 1
+    read = read_txn_index(segment.txnindex)
+    for damage in read.damage:
+        report.problems.append(Problem(name, _damage_kind(damage), damage.message, position=damage.position))
+    previous = None
+    for n, txn in enumerate(read.entries):
+        report.index_entries += 1
+        if txn.last_offset < segment.base_offset:
+            report.problems.append(Problem(name, "last_offset_below_base",
+                                           f"last offset {txn.last_offset} is below the segment's base offset "
+                                           f"{segment.base_offset}", entry=n))
+        if previous is not None and txn.last_offset <= previous.last_offset:
+            report.problems.append(Problem(name, "offset_not_increasing",
+                                           f"last offset {txn.last_offset} is not above entry {n - 1}'s "
+                                           f"{previous.last_offset}", entry=n))
+        if txn.first_offset > txn.last_offset:
+            report.problems.append(Problem(name, "first_offset_after_last",
+                                           f"first offset {txn.first_offset} is after last offset {txn.last_offset}",
+                                           entry=n))
+        previous = txn
+        if log is not None and (txn.producer_id, txn.last_offset) not in log.aborts:
+            report.problems.append(Problem(name, "marker_not_found",
+                                           f"no ABORT marker of producer {txn.producer_id} at offset "
+                                           f"{txn.last_offset} in the segment", entry=n))
+
+
+def _verify_checkpoint(path: Path, report: VerifyReport) -> None:
+    report.files += 1
+    try:
+        checkpoint = read_leader_epoch_checkpoint(path)
+    except DamagedDataError as damage:
+        report.problems.append(Problem(str(path), "corrupt_structure", damage.message))
+        return
+    for n in range(1, len(checkpoint.entries)):
+        prev, entry = checkpoint.entries[n - 1], checkpoint.entries[n]
+        if entry.epoch <= prev.epoch or entry.start_offset < prev.start_offset:
+            report.problems.append(Problem(str(path), "epochs_out_of_order",
+                                           f"epoch {entry.epoch} at {entry.start_offset} follows epoch {prev.epoch} "
+                                           f"at {prev.start_offset}", entry=n))
