@@ -1,4 +1,8 @@
 """kafkalog: read Apache Kafka's on-disk log format through Kaitai Struct specs."""
+from __future__ import annotations
+
+from typing import Any
+
 from kafkalog.errors import (
     ChecksumError,
     CorruptStructureError,
@@ -9,7 +13,6 @@ from kafkalog.errors import (
     UsageError,
 )
 from kafkalog.model import Batch, Header, Record
-from kafkalog.segment import SegmentReader, read_batches
 
 __all__ = [
     "Batch", "Header", "Record", "SegmentReader", "read_batches",
@@ -17,3 +20,14 @@ __all__ = [
     "ChecksumError", "DecompressionError", "UsageError",
 ]
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    # The generated parsers import kafkalog.compression (their process routine),
+    # so this package must not import them back while it initialises: the
+    # reader, which uses them, is imported on first use instead.
+    if name in ("SegmentReader", "read_batches"):
+        from kafkalog import segment
+
+        return getattr(segment, name)
+    raise AttributeError(f"module 'kafkalog' has no attribute {name!r}")

@@ -40,3 +40,11 @@ def test_every_generated_module_is_installed():
     assert sorted(modules) == sorted(p.stem for p in (ROOT / "generated").glob("*.py"))
     for name in modules:
         importlib.import_module(name)
+
+
+def test_each_generated_module_imports_first_in_a_fresh_interpreter():
+    # The parsers import kafkalog.compression; kafkalog must not import them back while it loads.
+    for path in sorted((ROOT / "generated").glob("*.py")):
+        result = subprocess.run([sys.executable, "-c", f"import {path.stem}; from kafkalog import SegmentReader"],
+                                capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
