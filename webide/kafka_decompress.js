@@ -14,8 +14,9 @@
  *   2 snappy: snappy-java's stream (\x82SNAPPY\0, two int32 versions, then
  *             [int32 big-endian length][raw snappy block]...), or one raw snappy block;
  *   3 lz4:    an LZ4 frame; for magic 0 the header checksum is ignored (KAFKA-3160);
- *   4 zstd:   through fzstd (MIT, Arjun Barrett) when it was loaded before this file, as in
- *             webide/kafkalog-webide.js; without it a zstd batch's `decompressed` instance fails
+ *   4 zstd:   frame after frame, each through fzstd (MIT, Arjun Barrett) when it was loaded
+ *             before this file, as in webide/kafkalog-webide.js, and its content checksum
+ *             (XXH64) checked here; without fzstd a zstd batch's `decompressed` instance fails
  *             with a message saying so and everything else still parses.
  *
  * Also fixes, where the loaded runtime has the bug, KaitaiStream's readS8be/readS8le, which
@@ -304,18 +305,92 @@
 
   // ---------------------------------------------------------------- zstd
 
+  // XXH64 (with BigInt) for the content checksum of a zstd frame, which fzstd does not check.
+  var X64 = typeof BigInt === "function" ? {
+    P1: BigInt("11400714785074694791"), P2: BigInt("14029467366897019727"),
+    P3: BigInt("1609587929392839161"), P4: BigInt("9650029242287828579"),
+    P5: BigInt("2870177450012600261")
+  } : null;
+
+  function xxh64(d) {
+    var B = BigInt, U = function (x) { return BigInt.asUintN(64, x); };
+    var P1 = X64.P1, P2 = X64.P2, P3 = X64.P3, P4 = X64.P4, P5 = X64.P5;
+    var rotl64 = function (x, r) { return U((x << B(r)) | (x >> B(64 - r))); };
+    var lane = function (i) { return (B(u32le(d, i + 4)) << B(32)) | B(u32le(d, i)); };
+    var round = function (acc, v) { return U(rotl64(U(acc + U(v * P2)), 31) * P1); };
+    var merge = function (acc, v) { return U(U((acc ^ round(B(0), v)) * P1) + P4); };
+    var n = d.length, i = 0, h;
+    if (n >= 32) {
+      var v1 = U(P1 + P2), v2 = P2, v3 = B(0), v4 = U(-P1);
+      for (; i + 32 <= n; i += 32) {
+        v1 = round(v1, lane(i)); v2 = round(v2, lane(i + 8));
+        v3 = round(v3, lane(i + 16)); v4 = round(v4, lane(i + 24));
+      }
+      h = U(rotl64(v1, 1) + rotl64(v2, 7) + rotl64(v3, 12) + rotl64(v4, 18));
+      h = merge(merge(merge(merge(h, v1), v2), v3), v4);
+    } else {
+      h = P5;
+    }
+    h = U(h + B(n));
+    for (; i + 8 <= n; i += 8) h = U(U(rotl64(h ^ round(B(0), lane(i)), 27) * P1) + P4);
+    if (i + 4 <= n) {
+      h = U(U(rotl64(h ^ U(B(u32le(d, i)) * P1), 23) * P2) + P3);
+      i += 4;
+    }
+    for (; i < n; i++) h = U(rotl64(h ^ U(B(d[i]) * P5), 11) * P1);
+    h = U((h ^ (h >> B(33))) * P2);
+    h = U((h ^ (h >> B(29))) * P3);
+    return h ^ (h >> B(32));
+  }
+
+  // The frames of a zstd stream: [start, end, has content checksum]; skippable frames left out.
+  function zstdFrames(d) {
+    var frames = [], p = 0;
+    while (p < d.length) {
+      if (p + 4 > d.length) fail("zstd frame at byte " + p + " is truncated");
+      var m = u32le(d, p);
+      if (((m & 0xfffffff0) >>> 0) === 0x184d2a50) { // skippable frame
+        if (p + 8 > d.length) fail("zstd skippable frame at byte " + p + " is truncated");
+        p += 8 + u32le(d, p + 4);
+        continue;
+      }
+      if (m !== 0xfd2fb528) fail("zstd data has no frame magic at byte " + p);
+      if (p + 5 > d.length) fail("zstd frame header is truncated");
+      var fhd = d[p + 4], single = (fhd >>> 5) & 1, checksum = (fhd >>> 2) & 1;
+      var q = p + 5 + (single ? 0 : 1) + [0, 1, 2, 4][fhd & 3] + [single, 2, 4, 8][fhd >>> 6];
+      for (;;) {
+        if (q + 3 > d.length) fail("zstd frame ends before its last block (truncated)");
+        var h = d[q] | (d[q + 1] << 8) | (d[q + 2] << 16), type = (h >>> 1) & 3;
+        if (type === 3) fail("zstd block at byte " + q + " has the reserved type");
+        q += 3 + (type === 1 ? 1 : h >>> 3);
+        if (h & 1) break; // last block
+      }
+      q += checksum ? 4 : 0;
+      if (q > d.length) fail("zstd frame ends before its last block (truncated)");
+      frames.push([p, q, checksum]);
+      p = q;
+    }
+    return frames;
+  }
+
   function unzstd(d, magic, out) {
+    if (magic < 2) fail("zstd compression in a magic " + magic + " message (Kafka allows it only in v2 batches)");
     var fzstd = root.fzstd;
     if (!fzstd || typeof fzstd.decompress !== "function")
       fail("zstd is not decoded here: load kafkalog-webide.js (with fzstd) rather than kafka_decompress.js alone");
-    if (magic < 2) fail("zstd compression in a magic " + magic + " message (Kafka allows it only in v2 batches)");
-    var r;
-    try {
-      r = fzstd.decompress(d);
-    } catch (e) {
-      fail("zstd data does not decompress: " + (e && e.message ? e.message : String(e)));
+    // Kafka's zstd-jni stream reads frame after frame; Java may omit the content size.
+    var frames = zstdFrames(d);
+    for (var k = 0; k < frames.length; k++) {
+      var f = frames[k], r;
+      try {
+        r = fzstd.decompress(d.subarray(f[0], f[1]));
+      } catch (e) {
+        fail("zstd data does not decompress: " + (e && e.message ? e.message : String(e)));
+      }
+      if (f[2] && X64 && Number(BigInt.asUintN(32, xxh64(r))) !== u32le(d, f[1] - 4))
+        fail("zstd frame content checksum does not match");
+      out.append(r);
     }
-    out.append(r);
   }
 
   var DECODERS = {};
