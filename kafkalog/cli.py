@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Callable, TextIO
 
-from kafkalog import dump_format
+from kafkalog import dump_files, dump_format, verify
 from kafkalog.errors import KafkalogError
 from kafkalog.segment import SegmentReader
 
@@ -43,12 +43,51 @@ def _dump(args: argparse.Namespace) -> int:
     ok = True
     for name in args.files:
         path = Path(name)
-        if not path.is_file():
+        if not path.exists():
             print(f"kafkalog dump: {name}: no such file", file=sys.stderr)
             return EXIT_USAGE
+        if not dump_files.is_dumpable(path):
+            print(f"kafkalog dump: {name}: not a .log, .index, .timeindex, .snapshot, .txnindex or "
+                  "leader-epoch-checkpoint file, nor a partition directory", file=sys.stderr)
+            return EXIT_USAGE
     for name in args.files:
-        ok = dump_segment(Path(name), args.format, sys.stdout) and ok
+        path = Path(name)
+        if path.is_dir():
+            ok = dump_files.dump_partition(path, args.format, sys.stdout, dump_segment) and ok
+        else:
+            ok = dump_files.dump_file(path, args.format, sys.stdout, dump_segment) and ok
     return EXIT_OK if ok else EXIT_DAMAGED
+
+
+def _verify(args: argparse.Namespace) -> int:
+    path = Path(args.path)
+    if not path.exists():
+        print(f"kafkalog verify: {args.path}: no such file or directory", file=sys.stderr)
+        return EXIT_USAGE
+    progress = None
+    if sys.stderr.isatty():
+        def progress(message: str) -> None:
+            sys.stderr.write("\r\033[K" + message)
+            sys.stderr.flush()
+    report = verify.verify_path(path, progress)
+    if progress is not None:
+        sys.stderr.write("\r\033[K")
+    for problem in report.problems:
+        if args.format == "json":
+            print(dump_format.dumps({"type": "problem", "file": problem.file, "entry": problem.entry,
+                                     "position": problem.position, "kind": problem.kind, "detail": problem.detail}))
+        else:
+            print(problem)
+    for note in report.notes:
+        print(dump_format.dumps({"type": "note", "message": note}) if args.format == "json" else f"note: {note}")
+    if args.format == "json":
+        print(dump_format.dumps({"type": "summary", "ok": report.ok, "problems": len(report.problems),
+                                 "partitions": report.partitions, "segments": report.segments,
+                                 "files": report.files, "batches": report.batches, "records": report.records,
+                                 "index_entries": report.index_entries}))
+    else:
+        print(report.summary())
+    return EXIT_OK if report.ok else EXIT_DAMAGED
 
 
 def _ingest(args: argparse.Namespace) -> int:
@@ -61,14 +100,28 @@ def _ingest(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kafkalog", description="Read Apache Kafka's on-disk log files.")
     commands = parser.add_subparsers(dest="command", required=True)
-    dump = commands.add_parser("dump", help="print the batches and records of segment files",
-                               description="Print segment files in file order, in the spirit of kafka-dump-log.sh. "
+    dump = commands.add_parser("dump", help="print segments, index files, snapshots and partition directories",
+                               description="Print segment files in file order, in the spirit of kafka-dump-log.sh; "
+                                           "also .index, .timeindex, .snapshot, .txnindex and "
+                                           "leader-epoch-checkpoint files, and whole partition directories. "
                                            "Exit status: 0 when every file is whole and every checksum holds, "
                                            "1 when anything was damaged, 2 for a usage error.")
     dump.add_argument("files", nargs="+", metavar="FILE")
     dump.add_argument("--format", choices=("text", "json"), default="text",
                       help="text (default) or json: one JSON object per line")
     dump.set_defaults(run=_dump)
+
+    check = commands.add_parser("verify", help="check segments, indexes and partition files",
+                                description="Check a segment (.log with its index files), a partition directory "
+                                            "or a whole log directory: batch structure and checksums, index "
+                                            "entries against the log (as kafka-dump-log.sh --verify-index-only "
+                                            "and --index-sanity-check), snapshots, transaction indexes and the "
+                                            "leader epoch checkpoint. Prints each problem and a summary. "
+                                            "Exit status: 0 when all is well, 1 on any problem, 2 for a usage error.")
+    check.add_argument("path", metavar="PATH", help="segment file, partition directory or log directory")
+    check.add_argument("--format", choices=("text", "json"), default="text",
+                       help="text (default) or json: one JSON object per line")
+    check.set_defaults(run=_verify)
 
     ingest = commands.add_parser("ingest", help="read segments with Spark and write Parquet",
                                  description="Read segment files, partition directories or log directories "
