@@ -58,6 +58,7 @@ types:
         doc: The message.
   message:
     doc: A message (magic 0 or 1), from its CRC to the end of its value.
+    -webide-representation: 'magic {magic:dec}, {attributes.compression}, key {key:str}, {value_length:dec} B value'
     doc-ref: https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/LegacyRecord.java
     seq:
       - id: crc
@@ -116,6 +117,7 @@ types:
         enum: compression
         doc: Bits 0 to 2; the codec of a wrapper's value.
   compressed_message_set:
+    -webide-representation: '{codec}, {wrapper_magic:dec} wrapper: expand messages'
     doc: |
       A wrapper's compressed value. `messages` is a lazy instance that runs
       the custom process routine, so the rest of the file parses where that

@@ -39,6 +39,7 @@ seq:
 types:
   record_body:
     doc: The fields of a record after its length.
+    -webide-representation: 'key {key:str}, {value_length.value:dec} B value, {header_count.value:dec} headers'
     doc-ref: https://kafka.apache.org/documentation/#record
     seq:
       - id: attributes
@@ -81,6 +82,7 @@ types:
           record. Kafka writes none and rejects a record that has any.
   header:
     doc: A record header; keys repeat freely, order is kept.
+    -webide-representation: '{key:str} = {value:str}'
     doc-ref: https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/header/internals/RecordHeader.java
     seq:
       - id: key_length

@@ -125,6 +125,7 @@ types:
         enum: compression
         doc: Bits 0 to 2; the codec of the records.
   records_data:
+    -webide-representation: '{codec}, {count:dec} records'
     doc: |
       The bytes after the batch header. The records are parsed by lazy
       instances, so that a damaged record or a missing process routine does
@@ -160,6 +161,7 @@ types:
         doc: The records of a compressed batch, decompressed and parsed.
   record_list:
     doc: A batch's records after decompression, `count` of them.
+    -webide-representation: '{count:dec} records'
     params:
       - id: count
         type: s4
