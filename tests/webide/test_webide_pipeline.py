@@ -394,3 +394,77 @@ def test_bundle_is_built():
     paste = (ROOT / "webide" / "paste-into-console.js").read_text()
     stmt = next(line for line in paste.splitlines() if line.startswith("localStorage.setItem"))
     assert json.loads(stmt[len('localStorage.setItem("userTypes", '):stmt.rindex(");", 0, stmt.index("location"))]) == BUNDLE.read_text()
+
+
+# ----------------------------------------------------------------------------- tree labels
+
+def ksy_types() -> dict[str, dict]:
+    """Every type of every spec, by the JS class name the Web IDE looks its ksyType up with."""
+    import yaml
+
+    found = {}
+
+    def add(tid: str, t: dict) -> None:
+        found["".join(p[:1].upper() + p[1:] for p in tid.split("_"))] = t
+        for sub_id, sub in (t.get("types") or {}).items():
+            add(sub_id, sub)
+
+    for spec in sorted((ROOT / "schemas").glob("*.ksy")):
+        doc = yaml.safe_load(spec.read_text())
+        add(doc["meta"]["id"], doc)
+    return found
+
+
+def test_webide_representations_resolve(webide_run):
+    """Each `{path:format}` of a `-webide-representation` names what the Web IDE's tree label
+    can show: fields and the instances it shows as fields (value instances, -webide-parse-mode:
+    eager, and those the parse already evaluated), found in the parsed samples."""
+    types = ksy_types()
+    objects: dict[str, list[dict]] = {}
+
+    def collect(v):
+        if isinstance(v, list):
+            for x in v:
+                collect(x)
+        elif isinstance(v, dict) and "t" in v:
+            objects.setdefault(v["t"], []).append(v)
+            for part in ("f", "i"):
+                for x in v[part].values():
+                    collect(x)
+
+    for run in webide_run["samples"].values():
+        collect(run["tree"])
+
+    def shown(cls: str, obj: dict, name: str):
+        if name in obj["f"]:
+            return obj["f"][name]
+        inst = {camel(k): v for k, v in ((types.get(cls) or {}).get("instances") or {}).items()}
+        spec = inst.get(name)
+        if name in obj.get("c", []) or spec is not None and ("value" in spec or spec.get("-webide-parse-mode") == "eager"):
+            return obj["i"].get(name)
+        return None
+
+    checked = 0
+    for cls, t in types.items():
+        repr_ = t.get("-webide-representation")
+        if not repr_ or cls not in objects:
+            continue
+        for placeholder in re.findall(r"{(.*?)}", repr_):
+            path, _, fmt = placeholder.partition(":")
+            for opt in filter(None, fmt.split(",")):
+                assert opt.split("=")[0] in {"str", "hex", "dec", "uuid", "flags", "sep"}, f"{cls}: format {opt}"
+            resolved = False
+            for obj in objects[cls]:
+                cur, cur_cls = obj, cls
+                for part in path.split("."):
+                    if not (isinstance(cur, dict) and "t" in cur):
+                        cur = None
+                        break
+                    cur, cur_cls = shown(cur_cls, cur, camel(part)), None
+                    cur_cls = cur.get("t") if isinstance(cur, dict) else None
+                if cur is not None:
+                    resolved = True
+                    break
+            assert resolved, f"{cls}: {{{placeholder}}} shows nothing in any sample"
+            checked += 1
+    assert checked >= 15

@@ -110,11 +110,13 @@ function exportValue(v) {
       fields[k] = exportValue(v[k]);
     }
     const instances = {};
+    const computed = []; // instances the parse already evaluated: the Web IDE shows them as fields
     const proto = Object.getPrototypeOf(v);
     for (const name of Object.getOwnPropertyNames(proto)) {
       if (name[0] === '_' || name === 'constructor') continue;
       const desc = Object.getOwnPropertyDescriptor(proto, name);
       if (!desc || !desc.get) continue;
+      if (Object.prototype.hasOwnProperty.call(v, '_m_' + name)) computed.push(name);
       let value;
       try {
         value = exportValue(v[name]);
@@ -123,7 +125,7 @@ function exportValue(v) {
       }
       instances[name] = value;
     }
-    return { t: v.constructor.name, f: fields, i: instances };
+    return { t: v.constructor.name, f: fields, i: instances, c: computed };
   }
   return { s: String(v) };
 }
