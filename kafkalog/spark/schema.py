@@ -1,0 +1,54 @@
+"""The DataFrame schema of kafkalog's Spark reader, in Spark and in Arrow terms.
+
+`RAW_ARROW_SCHEMA` is what the decoder (`kafkalog.spark.decode`) produces: the
+same columns, except that `timestamp` is still Kafka's int64 milliseconds; the
+data source filters on it and then turns it into a Spark timestamp
+(`ARROW_SCHEMA`), with Kafka's -1 (no timestamp) and values outside Spark's
+timestamp range (years 1-9999) as null.
+"""
+from __future__ import annotations
+
+import pyarrow as pa
+
+#: (name, Spark SQL type, Arrow type of the decoder's output, description)
+COLUMNS: list[tuple[str, str, pa.DataType, str]] = [
+    ("topic", "string", pa.string(), "topic, from the `topic-N` directory name; null outside such a directory"),
+    ("partition", "int", pa.int32(), "partition, from the `topic-N` directory name; null outside such a directory"),
+    ("offset", "bigint", pa.int64(), "record offset"),
+    ("timestamp", "timestamp", pa.int64(), "record timestamp (UTC); null for Kafka's -1 (no timestamp) and outside years 1-9999"),
+    ("timestamp_type", "string", pa.string(), "CreateTime, LogAppendTime or NoTimestampType (magic 0)"),
+    ("key", "binary", pa.binary(), "record key; null for a null key"),
+    ("value", "binary", pa.binary(), "record value; null for a null value (tombstone)"),
+    ("headers", "array<struct<key:string,value:binary>>",
+     pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())])),
+     "record headers in order (duplicates kept); empty for magic 0/1"),
+    ("magic", "int", pa.int32(), "format of the batch: 0, 1 or 2"),
+    ("compression", "string", pa.string(), "batch codec: none, gzip, snappy, lz4, zstd"),
+    ("producer_id", "bigint", pa.int64(), "batch producer id; -1 when none (as Kafka reports it)"),
+    ("producer_epoch", "int", pa.int32(), "batch producer epoch; -1 when none"),
+    ("sequence", "int", pa.int32(), "record sequence number; -1 when none"),
+    ("is_transactional", "boolean", pa.bool_(), "batch is part of a transaction"),
+    ("is_control", "boolean", pa.bool_(), "batch is a control batch (transaction markers, KRaft records)"),
+    ("control_type", "string", pa.string(), "COMMIT, ABORT, LEADER_CHANGE, ... for control records; null for data records"),
+    ("partition_leader_epoch", "int", pa.int32(), "batch partition leader epoch; -1 for magic 0/1"),
+    ("segment", "string", pa.string(), "segment file the row came from (absolute path, or the URI for scheme paths)"),
+    ("batch_position", "bigint", pa.int64(), "byte position of the row's batch (or of the damage) in the segment"),
+    ("damage", "string", pa.string(), "PERMISSIVE mode: what is wrong, on a row of its own; null for records"),
+]
+
+COLUMN_NAMES = [c[0] for c in COLUMNS]
+
+#: The schema as a Spark DDL string (what `DataSource.schema()` returns).
+SCHEMA_DDL = ", ".join(f"`{name}` {sql}" for name, sql, _, _ in COLUMNS)
+
+#: The decoder's output: `timestamp` as Kafka's int64 milliseconds.
+RAW_ARROW_SCHEMA = pa.schema([(name, arrow) for name, _, arrow, _ in COLUMNS])
+
+#: What leaves the data source: `timestamp` as a UTC microsecond timestamp, as Spark's TimestampType.
+ARROW_TIMESTAMP = pa.timestamp("us", tz="UTC")
+ARROW_SCHEMA = RAW_ARROW_SCHEMA.set(COLUMN_NAMES.index("timestamp"), pa.field("timestamp", ARROW_TIMESTAMP))
+
+#: Columns of a record struct in the UDFs' results: the record-level columns (no topic, partition, segment).
+UDF_COLUMNS = [c for c in COLUMNS if c[0] not in ("topic", "partition", "segment")]
+UDF_RECORD_DDL = "struct<" + ", ".join(f"`{name}`:{sql}" for name, sql, _, _ in UDF_COLUMNS) + ">"
+UDF_RESULT_DDL = f"array<{UDF_RECORD_DDL}>"
