@@ -391,9 +391,17 @@ def test_bundle_is_built():
     npm_copy = KSC / "node_modules" / "fzstd" / "umd" / "index.js"
     if npm_copy.exists():
         assert vendored.read_bytes() == npm_copy.read_bytes()
-    paste = (ROOT / "webide" / "paste-into-console.js").read_text()
-    stmt = next(line for line in paste.splitlines() if line.startswith("localStorage.setItem"))
-    assert json.loads(stmt[len('localStorage.setItem("userTypes", '):stmt.rindex(");", 0, stmt.index("location"))]) == BUNDLE.read_text()
+    # Run the console paste against a stand-in localStorage: it stores the bundle and reloads.
+    script = f"""
+      const vm = require('vm'), fs = require('fs');
+      const store = {{}}; let reloads = 0;
+      const ctx = vm.createContext({{ localStorage: {{ setItem: (k, v) => {{ store[k] = v; }} }},
+                                     location: {{ reload: () => {{ reloads++; }} }} }});
+      vm.runInContext(fs.readFileSync({json.dumps(str(ROOT / 'webide' / 'paste-into-console.js'))}, 'utf8'), ctx);
+      console.log(JSON.stringify({{ store, reloads }}));
+    """
+    r = json.loads(subprocess.run([NODE, "-e", script], check=True, capture_output=True, text=True).stdout)
+    assert r["store"] == {"userTypes": BUNDLE.read_text()} and r["reloads"] == 1
 
 
 # ----------------------------------------------------------------------------- tree labels
