@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Regenerate the Python parsers in generated/ from the specs in schemas/.
 
-    python scripts/generate.py            # write generated/
+    python scripts/generate.py            # write generated/, then redraw docs/diagrams/
     python scripts/generate.py --check    # exit 1 if generated/ is out of date
     python scripts/generate.py --lang javascript --out DIR   # other targets
 
@@ -83,7 +83,11 @@ def main(argv: list[str] | None = None) -> int:
         for new in Path(tmp).glob("*.py"):
             shutil.copyfile(new, GENERATED / new.name)
     print(f"regenerated {len(specs())} specs into {GENERATED.relative_to(ROOT)}/")
-    return 0
+    if shutil.which("dot") is None:
+        print("docs/diagrams/ not redrawn: Graphviz's dot is missing (Debian: apt-get install graphviz)",
+              file=sys.stderr)
+        return 0
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "diagrams.py")]).returncode
 
 
 if __name__ == "__main__":
