@@ -1,0 +1,80 @@
+"""Kafka's own readings of the fixtures, in the shape of the reader's rows."""
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SEGMENTS = ROOT / "tests" / "fixtures" / "segments"
+PARTITIONS = ROOT / "tests" / "fixtures" / "partitions"
+
+
+def b64(value):
+    return None if value is None else base64.b64decode(value)
+
+
+def spark_micros(ms: int) -> int | None:
+    """Kafka's timestamp as the reader's timestamp column holds it (microseconds, or null)."""
+    from kafkalog.spark.datasource import MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS
+
+    if ms == -1 or ms < MIN_TIMESTAMP_MS or ms > MAX_TIMESTAMP_MS:
+        return None
+    return ms * 1000
+
+
+def kafka_reading(name: str) -> dict:
+    """Kafka's reading of tests/fixtures/segments/NAME.log: records (with their batch's fields) and errors."""
+    records, errors, batch = [], [], None
+    for line in (SEGMENTS / f"{name}.kafka.jsonl").read_text().splitlines():
+        obj = json.loads(line)
+        if obj["type"] == "batch":
+            batch = obj
+        elif obj["type"] == "record":
+            records.append(expected_row(obj, batch))
+        elif obj["type"] == "error":
+            errors.append(obj)
+    return {"records": records, "errors": errors}
+
+
+def expected_row(rec: dict, batch: dict | None) -> dict:
+    row = {
+        "offset": rec["offset"],
+        "timestamp": spark_micros(rec["timestamp"]),
+        "sequence": rec["sequence"],
+        "key": b64(rec["key"]),
+        "value": b64(rec["value"]),
+        "headers": [{"key": k, "value": b64(v)} for k, v in rec["headers"]],
+        "control_type": rec["control_type"],
+    }
+    if batch is not None:
+        row.update({
+            "batch_position": batch["position"], "magic": batch["magic"], "compression": batch["compression"],
+            "timestamp_type": batch["timestamp_type"], "producer_id": batch["producer_id"],
+            "producer_epoch": batch["producer_epoch"], "is_transactional": batch["is_transactional"],
+            "is_control": batch["is_control"], "partition_leader_epoch": batch["partition_leader_epoch"],
+        })
+    return row
+
+
+def fixture_index() -> list[dict]:
+    return json.loads((SEGMENTS / "index.json").read_text())
+
+
+def partitions_expected() -> dict:
+    return json.loads((PARTITIONS / "expected.json").read_text())
+
+
+def rows(df) -> list[dict]:
+    """A DataFrame's rows as dicts, with `timestamp` as integer microseconds (or None)."""
+    import pyarrow as pa
+
+    table = df.toArrow()
+    if "timestamp" in table.column_names:
+        i = table.column_names.index("timestamp")
+        table = table.set_column(i, "timestamp", table.column(i).cast(pa.int64()))
+    return table.to_pylist()
+
+
+def project(row: dict, keys) -> dict:
+    return {k: row[k] for k in keys}
