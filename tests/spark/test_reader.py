@@ -239,3 +239,27 @@ def test_bad_options_and_paths_are_errors(spark):
         read(spark, SEGMENTS / "v2-none.log", mode="LENIENT").collect()
     with pytest.raises(Exception, match="no such file"):
         read(spark, SEGMENTS / "does-not-exist.log").collect()
+
+
+@pytest.mark.parametrize("partition", ["orders-0", "orders-1", "payments-0", "broken-index-0"])
+def test_pushed_down_byte_ranges_never_skip_a_wanted_batch(partition):
+    """For every offset, the planned ranges cover the batches of every record in [start, end)."""
+    records = partitions_expected()["partitions"][partition]["records"]
+    where = {e["offset"]: (e["segment"], e["batch_position"]) for e in records}
+    offsets = sorted(where)
+    moved = 0
+    for target in offsets[::3]:
+        ranges = plan.plan(str(PARTITIONS / partition), parse_options({"startingOffset": str(target)}))
+        covered = [(os.path.basename(r.segment.location), r.start, r.end) for r in ranges]
+        moved += any(start > 0 for _, start, _ in covered)
+        for off in offsets:
+            if off >= target:
+                seg, pos = where[off]
+                assert any(s == seg and a <= pos < b for s, a, b in covered), (target, off)
+        ends = plan.plan(str(PARTITIONS / partition), parse_options({"endingOffset": str(target + 1)}))
+        covered = [(os.path.basename(r.segment.location), r.start, r.end) for r in ends]
+        for off in offsets:
+            if off <= target:
+                seg, pos = where[off]
+                assert any(s == seg and a <= pos < b for s, a, b in covered), (target, off)
+    assert moved, "the offset index should move some start positions"
