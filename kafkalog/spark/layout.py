@@ -1,48 +1,46 @@
-"""Partition directories, segment names and index files: the little the Spark reader needs.
+"""Partition directories, segment names and index files, as the Spark reader needs them.
 
-STOPGAP until the index/partition module of issue 3 lands: everything the
-Spark reader knows about directory layout and index files is in this one
-module, so that it can be swapped for that module without touching the rest.
+Names and index files are read by kafkalog's own modules (`kafkalog.partition`,
+`kafkalog.index`, whose slots the generated parsers decode); what this module
+adds is the Spark reader's policy:
 
-- a partition directory is named ``topic-N``; its segments are ``<base offset:020d>.log``
-  (``.log.deleted``, ``.log.cleaned`` and ``.log.swap`` leftovers are not segments);
-- ``.index``: 8-byte big-endian entries (int32 offset relative to the base offset, int32
-  position), ``.timeindex``: 12-byte entries (int64 timestamp, int32 relative offset); both
-  preallocated on an active segment, so reading stops at the first zero-filled slot after
-  entry 0 (Kafka's `OffsetIndex`/`TimeIndex`);
-- entries are only trusted while they increase (and, for the offset index, point inside the
-  log): the rest of a damaged index is ignored, never the data.
+- a partition directory is named ``topic-N``; directories Kafka is deleting or moving
+  (``-delete``, ``-future``, ``-stray``) are not read when walking a log dir;
+- segments are ``<base offset:020d>.log`` (``.log.deleted``, ``.log.cleaned`` and
+  ``.log.swap`` leftovers are not segments);
+- index entries are only trusted while they increase (and, for the offset index, point inside
+  the log): the rest of a damaged index is ignored, never the data.
+
+Files are opened through `kafkalog.spark.fs`, so the same code reads local paths and URIs.
 """
 from __future__ import annotations
 
-import re
-import struct
-from dataclasses import dataclass
-
+from kafkalog.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry, base_offset_of
+from kafkalog.partition import parse_partition_dir_name
 from kafkalog.spark import fs
 
-SEGMENT_NAME = re.compile(r"^(\d{20})\.log$")
-PARTITION_DIR = re.compile(r"^(.+)-(\d+)$")
-#: Partition directories Kafka is deleting, or moving between log dirs: not read when walking a log dir.
-SKIPPED_DIR = re.compile(r"(-delete|-future|-stray)$")
+IndexEntry = OffsetIndexEntry
 
-_OFFSET_ENTRY = struct.Struct(">ii")
-_TIME_ENTRY = struct.Struct(">qi")
-_READ_CHUNK = 64 * 1024
+__all__ = ["IndexEntry", "TimeIndexEntry", "segment_base_offset", "topic_partition", "is_segment_file",
+           "skip_directory", "read_offset_index", "read_time_index"]
 
 
 def segment_base_offset(name: str) -> int | None:
     """The base offset in a segment file name, None when it is not a Kafka segment name."""
-    m = SEGMENT_NAME.match(name)
-    return int(m.group(1)) if m else None
+    if not name.endswith(".log"):
+        return None
+    try:
+        return base_offset_of(name)
+    except ValueError:
+        return None
 
 
 def topic_partition(directory_name: str) -> tuple[str | None, int | None]:
     """Topic and partition from a ``topic-N`` directory name, (None, None) for any other name."""
-    m = PARTITION_DIR.match(directory_name)
-    if not m or SKIPPED_DIR.search(directory_name):
+    parsed = parse_partition_dir_name(directory_name)
+    if parsed is None or parsed.state is not None:
         return None, None
-    return m.group(1), int(m.group(2))
+    return parsed.topic, parsed.partition
 
 
 def is_segment_file(name: str) -> bool:
@@ -50,73 +48,43 @@ def is_segment_file(name: str) -> bool:
 
 
 def skip_directory(name: str) -> bool:
-    return bool(SKIPPED_DIR.search(name))
+    parsed = parse_partition_dir_name(name)
+    return parsed is not None and parsed.state is not None
 
 
-@dataclass(frozen=True)
-class IndexEntry:
-    offset: int  # absolute
-    position: int
-
-
-@dataclass(frozen=True)
-class TimeIndexEntry:
-    timestamp: int
-    offset: int  # absolute
-
-
-def _index_path(segment_location: str, suffix: str) -> str:
-    return segment_location[: -len(".log")] + suffix
-
-
-def _read_entries(location: str, entry_size: int):
-    """Raw entries of an index file, up to the first zero-filled slot after entry 0."""
-    info = fs.info(location)
-    if info is None or info.is_dir:
-        return
-    zero = bytes(entry_size)
-    with fs.open_binary(location) as f:
-        index = 0
-        chunk_entries = _READ_CHUNK // entry_size
-        while True:
-            chunk = f.read(chunk_entries * entry_size)
-            if not chunk:
-                return
-            for i in range(0, len(chunk) - entry_size + 1, entry_size):
-                raw = chunk[i:i + entry_size]
-                if index > 0 and raw == zero:
-                    return
-                yield raw
-                index += 1
-            if len(chunk) < chunk_entries * entry_size:
-                return
+def _index_location(segment_location: str, suffix: str) -> str | None:
+    location = segment_location[: -len(".log")] + suffix
+    found = fs.info(location)
+    return None if found is None or found.is_dir else location
 
 
 def read_offset_index(segment_location: str, base_offset: int, log_size: int) -> list[IndexEntry]:
     """The trustworthy entries of a segment's ``.index``: increasing offsets and positions inside the log."""
+    location = _index_location(segment_location, ".index")
+    if location is None:
+        return []
     out: list[IndexEntry] = []
-    for raw in _read_entries(_index_path(segment_location, ".index"), 8):
-        rel, pos = _OFFSET_ENTRY.unpack(raw)
-        if rel == 0 and pos == 0 and not out:
-            continue  # an empty (all-zero) first slot says nothing
-        if rel < 0 or pos < 0 or pos >= log_size:
-            break
-        if out and (base_offset + rel <= out[-1].offset or pos <= out[-1].position):
-            break
-        out.append(IndexEntry(base_offset + rel, pos))
+    with fs.open_binary(location) as f, OffsetIndex(f, base_offset=base_offset, name=location) as index:
+        for entry in index:
+            if entry.offset < base_offset or entry.position < 0 or entry.position >= log_size:
+                break
+            if out and (entry.offset <= out[-1].offset or entry.position <= out[-1].position):
+                break
+            out.append(entry)
     return out
 
 
 def read_time_index(segment_location: str, base_offset: int) -> list[TimeIndexEntry]:
     """The trustworthy entries of a segment's ``.timeindex``: increasing timestamps, non-decreasing offsets."""
+    location = _index_location(segment_location, ".timeindex")
+    if location is None:
+        return []
     out: list[TimeIndexEntry] = []
-    for raw in _read_entries(_index_path(segment_location, ".timeindex"), 12):
-        ts, rel = _TIME_ENTRY.unpack(raw)
-        if ts == 0 and rel == 0 and not out:
-            continue
-        if rel < 0:
-            break
-        if out and (ts <= out[-1].timestamp or base_offset + rel < out[-1].offset):
-            break
-        out.append(TimeIndexEntry(ts, base_offset + rel))
+    with fs.open_binary(location) as f, TimeIndex(f, base_offset=base_offset, name=location) as index:
+        for entry in index:
+            if entry.offset < base_offset:
+                break
+            if out and (entry.timestamp <= out[-1].timestamp or entry.offset < out[-1].offset):
+                break
+            out.append(entry)
     return out
