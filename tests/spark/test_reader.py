@@ -221,6 +221,14 @@ def test_globs_and_directories(spark):
     assert len(files) == 207 - 106
 
 
+def test_log_dir_skips_partitions_kafka_is_deleting_or_moving(spark, tmp_path):
+    # Kafka renames such directories `topic-N.<uuid without dashes>-delete` (or -future, -stray).
+    shutil.copytree(PARTITIONS / "orders-1", tmp_path / "orders-1")
+    shutil.copytree(PARTITIONS / "orders-0", tmp_path / ("orders-0." + "0123456789abcdef" * 2 + "-delete"))
+    got = rows(read(spark, tmp_path).select("topic", "partition").distinct())
+    assert [(r["topic"], r["partition"]) for r in got] == [("orders", 1)]
+
+
 def test_file_uri_is_read_through_pyarrow(spark):
     uri = "file://" + str(PARTITIONS / "orders-0")
     df = read(spark, uri, maxPartitionBytes=4000, includeControlRecords="true", startingOffset=10)
