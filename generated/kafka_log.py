@@ -3,8 +3,8 @@
 
 import kaitaistruct
 from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
-import kafka_message_set
 import kafka_record_batch
+import kafka_message_set
 
 
 if getattr(kaitaistruct, 'API_VERSION', (0, 9)) < (0, 11):
@@ -53,7 +53,11 @@ class KafkaLog(KaitaiStruct):
 
 
     class LogEntry(KaitaiStruct):
-        """One entry of a segment, in the format its magic byte selects."""
+        """One entry of a segment, in the format its magic byte selects.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/FileLogInputStream.java
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(KafkaLog.LogEntry, self).__init__(_io)
             self._parent = _parent

@@ -77,6 +77,9 @@ class KafkaMessageSet(KaitaiStruct):
         """A wrapper's compressed value. `messages` is a lazy instance that runs
         the custom process routine, so the rest of the file parses where that
         routine is missing.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/AbstractLegacyRecordBatch.java
         """
         def __init__(self, codec, wrapper_magic, _io, _parent=None, _root=None):
             super(KafkaMessageSet.CompressedMessageSet, self).__init__(_io)
@@ -116,7 +119,11 @@ class KafkaMessageSet(KaitaiStruct):
 
 
     class Entry(KaitaiStruct):
-        """One entry of a message set, a log entry on its own in a segment file."""
+        """One entry of a message set, a log entry on its own in a segment file.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/AbstractLegacyRecordBatch.java
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(KafkaMessageSet.Entry, self).__init__(_io)
             self._parent = _parent
@@ -198,7 +205,11 @@ class KafkaMessageSet(KaitaiStruct):
 
 
     class MessageAttributes(KaitaiStruct):
-        """The 8-bit attributes of a message."""
+        """The 8-bit attributes of a message.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/LegacyRecord.java
+        """
         def __init__(self, _io, _parent=None, _root=None):
             super(KafkaMessageSet.MessageAttributes, self).__init__(_io)
             self._parent = _parent

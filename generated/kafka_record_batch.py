@@ -110,7 +110,11 @@ class KafkaRecordBatch(KaitaiStruct):
 
 
     class RecordList(KaitaiStruct):
-        """A batch's records after decompression, `count` of them."""
+        """A batch's records after decompression, `count` of them.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/DefaultRecordBatch.java
+        """
         def __init__(self, count, _io, _parent=None, _root=None):
             super(KafkaRecordBatch.RecordList, self).__init__(_io)
             self._parent = _parent
@@ -140,6 +144,9 @@ class KafkaRecordBatch(KaitaiStruct):
         not keep the batch header from parsing: `uncompressed` for codec none
         (shown at once in the Web IDE), `decompressed` through the custom process
         routine for the other codecs.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/DefaultRecordBatch.java
         """
         def __init__(self, codec, count, _io, _parent=None, _root=None):
             super(KafkaRecordBatch.RecordsData, self).__init__(_io)

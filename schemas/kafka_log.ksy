@@ -34,6 +34,7 @@ seq:
 types:
   log_entry:
     doc: One entry of a segment, in the format its magic byte selects.
+    doc-ref: https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/FileLogInputStream.java
     -webide-representation: 'magic {magic:dec}, {length:dec} bytes'
     seq:
       - id: body

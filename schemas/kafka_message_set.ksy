@@ -38,6 +38,7 @@ seq:
 types:
   entry:
     doc: One entry of a message set, a log entry on its own in a segment file.
+    doc-ref: https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/AbstractLegacyRecordBatch.java
     -webide-representation: 'offset {offset:dec}, {message.attributes.compression}'
     seq:
       - id: offset
@@ -103,6 +104,7 @@ types:
         doc: Bytes after the value and before the end the size declares; Kafka writes none.
   message_attributes:
     doc: The 8-bit attributes of a message.
+    doc-ref: https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/LegacyRecord.java
     -webide-representation: '{compression}, {timestamp_type}'
     seq:
       - id: unused
@@ -122,6 +124,7 @@ types:
       A wrapper's compressed value. `messages` is a lazy instance that runs
       the custom process routine, so the rest of the file parses where that
       routine is missing.
+    doc-ref: https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/AbstractLegacyRecordBatch.java
     params:
       - id: codec
         type: u1

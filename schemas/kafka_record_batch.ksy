@@ -132,6 +132,7 @@ types:
       not keep the batch header from parsing: `uncompressed` for codec none
       (shown at once in the Web IDE), `decompressed` through the custom process
       routine for the other codecs.
+    doc-ref: https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/DefaultRecordBatch.java
     params:
       - id: codec
         type: u1
@@ -162,6 +163,7 @@ types:
   record_list:
     doc: A batch's records after decompression, `count` of them.
     -webide-representation: '{count:dec} records'
+    doc-ref: https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/DefaultRecordBatch.java
     params:
       - id: count
         type: s4

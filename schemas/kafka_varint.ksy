@@ -3,6 +3,7 @@ meta:
   title: Kafka zigzag variable-length integer (varint / varlong)
   license: Apache-2.0
   ks-version: 0.11
+  endian: le
   xref:
     wikidata: Q16235208
 doc: |
