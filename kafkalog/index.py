@@ -25,13 +25,14 @@ import io
 import os
 import re
 from dataclasses import dataclass
-from typing import BinaryIO, Generic, Iterator, TypeVar
+from typing import Generic, Iterator, TypeVar
 
 from kaitaistruct import KaitaiStream
 
 from kafka_offset_index import KafkaOffsetIndex
 from kafka_time_index import KafkaTimeIndex
 from kafkalog.model import NO_TIMESTAMP
+from kafkalog.sources import Source, open_source
 
 OFFSET_ENTRY_SIZE = 8  # OffsetIndex.ENTRY_SIZE
 TIME_ENTRY_SIZE = 12  # TimeIndex.ENTRY_SIZE
@@ -70,18 +71,8 @@ E = TypeVar("E")
 class _Index(Generic[E]):
     entry_size: int
 
-    def __init__(self, source: str | os.PathLike | bytes | BinaryIO, *, base_offset: int | None = None,
-                 name: str | None = None):
-        if isinstance(source, (bytes, bytearray, memoryview)):
-            self._file: BinaryIO = io.BytesIO(bytes(source))
-            self._owns = True
-            default_name = None
-        elif isinstance(source, (str, os.PathLike)):
-            self._file = open(source, "rb")
-            self._owns = True
-            default_name = os.fspath(source)
-        else:
-            self._file, self._owns, default_name = source, False, getattr(source, "name", None)
+    def __init__(self, source: Source, *, base_offset: int | None = None, name: str | None = None):
+        self._file, self._owns, default_name = open_source(source)
         self.name = name if name is not None else default_name
         if base_offset is None:
             if self.name is None:

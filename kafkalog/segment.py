@@ -16,7 +16,6 @@ raised as a `DamagedDataError` instead.
 """
 from __future__ import annotations
 
-import io
 import os
 import struct
 from typing import BinaryIO, Iterator
@@ -25,13 +24,12 @@ from kafkalog import message_set, record_batch
 from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, decompression_limit
 from kafkalog.errors import CorruptStructureError, DamagedDataError, TruncatedError
 from kafkalog.model import Batch
+from kafkalog.sources import Source, open_source
 
 LOG_OVERHEAD = 12  # offset (int64) + size (int32)
 HEADER_SIZE_UP_TO_MAGIC = 17  # FileLogInputStream.HEADER_SIZE_UP_TO_MAGIC
 MIN_ENTRY_SIZE = 14  # LegacyRecord.RECORD_OVERHEAD_V0: Kafka rejects smaller sizes as corrupt
 DEFAULT_MAX_ENTRY_BYTES = 256 * 1024 * 1024
-
-Source = str | os.PathLike | bytes | bytearray | memoryview | BinaryIO
 
 _ENTRY_HEADER = struct.Struct(">qi")
 _ZERO_SCAN_LIMIT = 64 * 1024 * 1024
@@ -57,7 +55,7 @@ class SegmentReader:
         max_entry_bytes: int = DEFAULT_MAX_ENTRY_BYTES,
         max_decompressed_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES,
     ):
-        self._file, self._owns_file, default_name = _open(source)
+        self._file, self._owns_file, default_name = open_source(source)
         self.name = name if name is not None else default_name
         self.size = _size(self._file)
         self.start = start
@@ -162,14 +160,6 @@ def read_batches(source: Source, **options) -> Iterator[Batch]:
     """The batches of a segment; see `SegmentReader` for the options."""
     with SegmentReader(source, **options) as reader:
         yield from reader
-
-
-def _open(source: Source) -> tuple[BinaryIO, bool, str | None]:
-    if isinstance(source, (bytes, bytearray, memoryview)):
-        return io.BytesIO(bytes(source)), True, None
-    if isinstance(source, (str, os.PathLike)):
-        return open(source, "rb"), True, os.fspath(source)
-    return source, False, getattr(source, "name", None)
 
 
 def _size(f: BinaryIO) -> int:
