@@ -15,7 +15,7 @@ from kafkalog.errors import (
 from kafkalog.model import Batch, Header, Record
 
 __all__ = [
-    "Batch", "Header", "Record", "SegmentReader", "read_batches",
+    "Batch", "Header", "Record", "SegmentReader", "read_batches", "read_arrow", "read_table",
     "KafkalogError", "DamagedDataError", "TruncatedError", "CorruptStructureError",
     "ChecksumError", "DecompressionError", "UsageError",
 ]
@@ -30,4 +30,8 @@ def __getattr__(name: str) -> Any:
         from kafkalog import segment
 
         return getattr(segment, name)
+    if name in ("read_arrow", "read_table"):
+        from kafkalog import arrow
+
+        return getattr(arrow, name)
     raise AttributeError(f"module 'kafkalog' has no attribute {name!r}")

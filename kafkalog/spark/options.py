@@ -4,12 +4,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
+from kafkalog.arrow import DEFAULT_ROWS_PER_BATCH, DROPMALFORMED, FAILFAST, PERMISSIVE
 from kafkalog.errors import UsageError
 
-PERMISSIVE, DROPMALFORMED, FAILFAST = "PERMISSIVE", "DROPMALFORMED", "FAILFAST"
 READ_UNCOMMITTED, READ_COMMITTED = "read_uncommitted", "read_committed"
 DEFAULT_MAX_PARTITION_BYTES = 128 * 1024 * 1024
-DEFAULT_ROWS_PER_BATCH = 10_000
 
 #: option name (as documented) -> one-line description, for the docs and error messages
 OPTIONS = {

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from kafkalog import arrow
+
 #: (name, Spark SQL type, Arrow type of the decoder's output, description)
 COLUMNS: list[tuple[str, str, pa.DataType, str]] = [
     ("topic", "string", pa.string(), "topic, from the `topic-N` directory name; null outside such a directory"),
@@ -41,8 +43,9 @@ COLUMN_NAMES = [c[0] for c in COLUMNS]
 #: The schema as a Spark DDL string (what `DataSource.schema()` returns).
 SCHEMA_DDL = ", ".join(f"`{name}` {sql}" for name, sql, _, _ in COLUMNS)
 
-#: The decoder's output: `timestamp` as Kafka's int64 milliseconds.
-RAW_ARROW_SCHEMA = pa.schema([(name, arrow) for name, _, arrow, _ in COLUMNS])
+#: The decoder's output (`kafkalog.read_arrow`): `timestamp` as Kafka's int64 milliseconds.
+RAW_ARROW_SCHEMA = arrow.SCHEMA
+assert RAW_ARROW_SCHEMA == pa.schema([(name, arrow_type) for name, _, arrow_type, _ in COLUMNS])
 
 #: What leaves the data source: `timestamp` as a UTC microsecond timestamp, as Spark's TimestampType.
 ARROW_TIMESTAMP = pa.timestamp("us", tz="UTC")
