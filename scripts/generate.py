@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Regenerate the Python parsers in generated/ from the specs in schemas/.
+"""Regenerate generated/ from the specs in schemas/: the Kaitai parsers and the columnar kernels.
 
     python scripts/generate.py            # write generated/, then redraw docs/diagrams/
     python scripts/generate.py --check    # exit 1 if generated/ is out of date
     python scripts/generate.py --lang javascript --out DIR   # other targets
 
-The compiler is the npm package kaitai-struct-compiler (the build the Kaitai
+The kernels are written by scripts/kernels.py from the same specs. The compiler is the npm package kaitai-struct-compiler (the build the Kaitai
 Web IDE runs), pinned with its lock file in scripts/ksc/; it is installed
 there with `npm ci --prefix scripts/ksc` when missing.
 """
@@ -18,6 +18,8 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+import kernels
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"
@@ -45,6 +47,13 @@ def compile_specs(lang: str, out_dir: Path, spec_files: list[Path] | None = None
     )
 
 
+def generate_all(out_dir: Path, spec_files: list[Path] | None = None) -> None:
+    """The Kaitai parsers and the columnar kernels (scripts/kernels.py) for the specs, into `out_dir`."""
+    compile_specs("python", out_dir, spec_files)
+    schemas = spec_files[0].parent if spec_files else SCHEMAS
+    (out_dir / f"{kernels.MODULE}.py").write_text(kernels.generate(schemas))
+
+
 def stale_files(out_dir: Path) -> list[str]:
     """Names that differ between `out_dir` and generated/ (either way)."""
     fresh = {p.name for p in out_dir.glob("*.py")}
@@ -68,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     with tempfile.TemporaryDirectory() as tmp:
-        compile_specs("python", Path(tmp))
+        generate_all(Path(tmp))
         differ = stale_files(Path(tmp))
         if args.check:
             if differ:
@@ -82,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
         GENERATED.mkdir(exist_ok=True)
         for new in Path(tmp).glob("*.py"):
             shutil.copyfile(new, GENERATED / new.name)
-    print(f"regenerated {len(specs())} specs into {GENERATED.relative_to(ROOT)}/")
+    print(f"regenerated {len(specs())} specs and the columnar kernels into {GENERATED.relative_to(ROOT)}/")
     if shutil.which("dot") is None:
         print("docs/diagrams/ not redrawn: Graphviz's dot is missing (Debian: apt-get install graphviz)",
               file=sys.stderr)
