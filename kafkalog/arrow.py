@@ -9,6 +9,9 @@ and in PERMISSIVE mode one row per damage, where only `segment`,
 `batch_position` and `damage` are set. `timestamp` is Kafka's int64
 milliseconds (-1 for none). This is what the Spark reader, the UDFs and
 `kafkalog ingest` decode through.
+
+Decoding is the compiled fast path (`kafkalog.fast_path`) unless `fast=False`
+asks for the Kaitai parsers alone; both give the same rows and damage.
 """
 from __future__ import annotations
 
@@ -16,46 +19,16 @@ from typing import Iterator
 
 import pyarrow as pa
 
+from kafkalog import fast_path
+from kafkalog.arrow_columns import SCHEMA, damage_rows, damage_text  # noqa: F401  (re-exported)
 from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES
 from kafkalog.errors import ChecksumError, DamagedDataError, UsageError
-from kafkalog.model import Batch
 from kafkalog.segment import DEFAULT_MAX_ENTRY_BYTES, SegmentReader
 from kafkalog.sources import Source
 
 PERMISSIVE, DROPMALFORMED, FAILFAST = "PERMISSIVE", "DROPMALFORMED", "FAILFAST"
 MODES = (PERMISSIVE, DROPMALFORMED, FAILFAST)
 DEFAULT_ROWS_PER_BATCH = 10_000
-
-HEADERS_TYPE = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
-
-#: The columns of `read_arrow`'s batches.
-SCHEMA = pa.schema([
-    ("topic", pa.string()),
-    ("partition", pa.int32()),
-    ("offset", pa.int64()),
-    ("timestamp", pa.int64()),
-    ("timestamp_type", pa.string()),
-    ("key", pa.binary()),
-    ("value", pa.binary()),
-    ("headers", HEADERS_TYPE),
-    ("magic", pa.int32()),
-    ("compression", pa.string()),
-    ("producer_id", pa.int64()),
-    ("producer_epoch", pa.int32()),
-    ("sequence", pa.int32()),
-    ("is_transactional", pa.bool_()),
-    ("is_control", pa.bool_()),
-    ("control_type", pa.string()),
-    ("partition_leader_epoch", pa.int32()),
-    ("segment", pa.string()),
-    ("batch_position", pa.int64()),
-    ("damage", pa.string()),
-])
-
-
-def damage_text(damage: DamagedDataError) -> str:
-    """The `damage` column: the kind of damage and what is wrong (file and position are columns of their own)."""
-    return f"{type(damage).__name__}: {damage.message}"
 
 
 def read_arrow(
@@ -84,37 +57,40 @@ def read_arrow(
     `stop_offset` ends the read at the first undamaged v2 batch whose base
     offset is at or above it. `fast=False` decodes through the generated
     Kaitai parsers only (the reference the fast path is tested against).
+    Batches hold at most `rows_per_batch` rows.
     """
     if mode not in MODES:
         raise UsageError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     reader = SegmentReader(source, name=name, start=start, end=end, max_entry_bytes=max_entry_bytes,
                            max_decompressed_bytes=max_decompressed_bytes)
-    cols = _Columns(topic, partition, reader.name)
+    out = _Output(rows_per_batch)
     with reader:
-        seen = 0
-        for batch in reader:
-            # Damage before this batch: entries that could not be decoded at all.
-            for damage in reader.damage[seen:len(reader.damage) - len(batch.damage)]:
-                _damage(cols, damage, mode, validate_checksums)
-            seen = len(reader.damage)
-            damages = [d for d in batch.damage if validate_checksums or not isinstance(d, ChecksumError)]
-            if damages and mode == FAILFAST:
-                raise damages[0]
-            if stop_offset is not None and not damages and batch.magic >= 2 and batch.base_offset >= stop_offset:
+        runs = fast_path.decode_runs(reader, topic, partition, reference=not fast)
+        stopped = False
+        for run in runs:
+            for item in run.items:
+                damages = [d for d in item.damage if validate_checksums or not isinstance(d, ChecksumError)]
+                if not item.is_batch:
+                    # An entry that could not be decoded at all.
+                    _damage_only(out, damages, mode, reader.name)
+                    continue
+                if damages and mode == FAILFAST:
+                    raise damages[0]
+                if stop_offset is not None and not damages and item.magic >= 2 and item.base_offset >= stop_offset:
+                    stopped = True
+                    break
+                if not (damages and mode == DROPMALFORMED) and item.row_end > item.row_start:
+                    out.add(run.table.slice(item.row_start, item.row_end - item.row_start))
+                if mode == PERMISSIVE and damages:
+                    out.add(damage_rows(damages, reader.name))
+            yield from out.full()
+            if stopped:
                 break
-            if not (damages and mode == DROPMALFORMED):
-                cols.add_batch(batch)
-            if mode == PERMISSIVE:
-                for damage in damages:
-                    cols.add_damage(damage)
-            if cols.rows >= rows_per_batch:
-                yield cols.flush()
         else:
             # Structural damage that ended the read (a partial entry, an impossible size).
-            for damage in reader.damage[seen:]:
-                _damage(cols, damage, mode, validate_checksums)
-    if cols.rows:
-        yield cols.flush()
+            _damage_only(out, [d for d in reader.damage
+                               if validate_checksums or not isinstance(d, ChecksumError)], mode, reader.name)
+    yield from out.rest()
 
 
 def read_table(source: Source, **options) -> pa.Table:
@@ -122,58 +98,34 @@ def read_table(source: Source, **options) -> pa.Table:
     return pa.Table.from_batches(list(read_arrow(source, **options)), schema=SCHEMA)
 
 
-def _damage(cols: "_Columns", damage: DamagedDataError, mode: str, validate_checksums: bool) -> None:
-    if not validate_checksums and isinstance(damage, ChecksumError):
-        return
-    if mode == FAILFAST:
-        raise damage
-    if mode == PERMISSIVE:
-        cols.add_damage(damage)
+def _damage_only(out: "_Output", damages: list[DamagedDataError], mode: str, segment: str | None) -> None:
+    if damages and mode == FAILFAST:
+        raise damages[0]
+    if damages and mode == PERMISSIVE:
+        out.add(damage_rows(damages, segment))
 
 
-class _Columns:
-    """Column lists for one Arrow batch, filled a Kafka batch at a time."""
+class _Output:
+    """Rows waiting to be handed out, as record batches of at most `rows` rows."""
 
-    def __init__(self, topic: str | None, partition: int | None, segment: str | None):
-        self.topic, self.partition, self.segment = topic, partition, segment
-        self._reset()
+    def __init__(self, rows: int):
+        self.rows = rows
+        self.pending: list[pa.Table] = []
+        self.count = 0
 
-    def _reset(self) -> None:
-        self.rows = 0
-        self.c: dict[str, list] = {name: [] for name in SCHEMA.names}
+    def add(self, table: pa.Table) -> None:
+        self.pending.append(table)
+        self.count += table.num_rows
 
-    def add_batch(self, batch: Batch) -> None:
-        recs = batch.records
-        n = len(recs)
-        if not n:
+    def full(self) -> Iterator[pa.RecordBatch]:
+        if self.count >= self.rows:
+            yield from self.rest()
+
+    def rest(self) -> Iterator[pa.RecordBatch]:
+        if not self.count:
+            self.pending = []
             return
-        c = self.c
-        c["offset"].extend([r.offset for r in recs])
-        c["timestamp"].extend([r.timestamp for r in recs])
-        c["key"].extend([r.key for r in recs])
-        c["value"].extend([r.value for r in recs])
-        c["headers"].extend([[(h.key, h.value) for h in r.headers] for r in recs])
-        c["sequence"].extend([r.sequence for r in recs])
-        c["control_type"].extend([r.control_type for r in recs])
-        for column, value in (
-            ("topic", self.topic), ("partition", self.partition), ("timestamp_type", batch.timestamp_type),
-            ("magic", batch.magic), ("compression", batch.compression), ("producer_id", batch.producer_id),
-            ("producer_epoch", batch.producer_epoch), ("is_transactional", batch.is_transactional),
-            ("is_control", batch.is_control), ("partition_leader_epoch", batch.partition_leader_epoch),
-            ("segment", self.segment), ("batch_position", batch.position), ("damage", None),
-        ):
-            c[column].extend([value] * n)
-        self.rows += n
-
-    def add_damage(self, damage: DamagedDataError) -> None:
-        for values in self.c.values():
-            values.append(None)
-        self.c["segment"][-1] = self.segment if self.segment is not None else damage.path
-        self.c["batch_position"][-1] = damage.position
-        self.c["damage"][-1] = damage_text(damage)
-        self.rows += 1
-
-    def flush(self) -> pa.RecordBatch:
-        arrays = [pa.array(self.c[f.name], type=f.type) for f in SCHEMA]
-        self._reset()
-        return pa.RecordBatch.from_arrays(arrays, schema=SCHEMA)
+        table = pa.concat_tables(self.pending)
+        self.pending, self.count = [], 0
+        for batch in table.combine_chunks().to_batches(max_chunksize=self.rows):
+            yield batch

@@ -55,13 +55,9 @@ def decode_batch(entry: bytes, position: int, path: str | None, decode_records: 
         delete_horizon_ms=parsed.base_timestamp if attrs.has_delete_horizon else None,
     )
     if parsed.magic != 2:
-        # Kafka's FileLogInputStream reads any magic above 2 as a v2 batch; so do we, and say so.
-        batch.damage.append(CorruptStructureError(
-            f"magic byte {parsed.magic} is not a format Kafka writes; read as magic 2, as Kafka reads it",
-            path=path, position=position))
+        batch.damage.append(magic_damage(parsed.magic, path, position))
     if not batch.crc_valid:
-        batch.damage.append(ChecksumError(
-            f"batch CRC-32C is {actual_crc}, the header says {parsed.crc}", path=path, position=position))
+        batch.damage.append(crc_damage(actual_crc, parsed.crc, path, position))
     if decode_records:
         _decode_records(parsed, batch, path)
     return batch
@@ -91,15 +87,11 @@ def _decode_records(parsed: KafkaRecordBatch, batch: Batch, path: str | None) ->
         trailing = b""
         if problem is not None:
             index, exc = problem
-            failure = CorruptStructureError(
-                f"record {index} of the {count} the batch declares does not parse: {describe(exc)}",
-                path=path, position=batch.position)
+            failure = record_parse_damage(index, count, exc, path, batch.position)
 
     for index, rec in enumerate(parsed_records):
         if rec.body.trailing:
-            failure = CorruptStructureError(
-                f"record {index} has {len(rec.body.trailing)} bytes after its last header "
-                f"(its length says {rec.length.value})", path=path, position=batch.position)
+            failure = record_trailing_damage(index, len(rec.body.trailing), rec.length.value, path, batch.position)
             break
         record = _record(rec, parsed, batch)
         if batch.is_control:
@@ -108,10 +100,8 @@ def _decode_records(parsed: KafkaRecordBatch, batch: Batch, path: str | None) ->
     if trailing and failure is None:
         # Kafka's RecordIterator throws in place of returning the last declared record.
         withheld = batch.records.pop() if batch.records else None
-        failure = CorruptStructureError(
-            f"{len(trailing)} bytes follow the {count} records the batch declares (incorrect declared batch size)"
-            + (f"; the last declared record (offset {withheld.offset}) is left out, as Kafka leaves it out"
-               if withheld else ""), path=path, position=batch.position)
+        failure = declared_count_damage(len(trailing), count, withheld.offset if withheld else None, path,
+                                        batch.position)
     if failure is not None:
         batch.damage.append(failure)
 
@@ -161,8 +151,45 @@ def _control_type(key: bytes | None, batch: Batch, path: str | None) -> str:
     try:
         parsed = KafkaControlRecord(KaitaiStream(BytesIO(key or b"")))
     except PARSE_ERRORS as exc:
-        batch.damage.append(CorruptStructureError(
-            f"control record key does not parse: {describe(exc)}", path=path, position=batch.position))
+        batch.damage.append(control_key_damage(exc, path, batch.position))
         return "UNKNOWN"
     kind = parsed.type
     return kind.name.upper() if isinstance(kind, KafkaControlRecord.ControlType) else "UNKNOWN"
+
+
+# What is wrong with a batch, in the words both paths use (this module and `kafkalog.fast_path`).
+
+def magic_damage(magic: int, path: str | None, position: int) -> CorruptStructureError:
+    # Kafka's FileLogInputStream reads any magic above 2 as a v2 batch; so do we, and say so.
+    return CorruptStructureError(
+        f"magic byte {magic} is not a format Kafka writes; read as magic 2, as Kafka reads it",
+        path=path, position=position)
+
+
+def crc_damage(actual: int, stated: int, path: str | None, position: int) -> ChecksumError:
+    return ChecksumError(f"batch CRC-32C is {actual}, the header says {stated}", path=path, position=position)
+
+
+def record_parse_damage(index: int, count: int, exc: BaseException, path: str | None,
+                        position: int) -> CorruptStructureError:
+    return CorruptStructureError(f"record {index} of the {count} the batch declares does not parse: {describe(exc)}",
+                                 path=path, position=position)
+
+
+def record_trailing_damage(index: int, trailing: int, length: int, path: str | None,
+                           position: int) -> CorruptStructureError:
+    return CorruptStructureError(f"record {index} has {trailing} bytes after its last header "
+                                 f"(its length says {length})", path=path, position=position)
+
+
+def declared_count_damage(trailing: int, count: int, withheld_offset: int | None, path: str | None,
+                          position: int) -> CorruptStructureError:
+    # Kafka's RecordIterator throws in place of returning the last declared record.
+    return CorruptStructureError(
+        f"{trailing} bytes follow the {count} records the batch declares (incorrect declared batch size)"
+        + (f"; the last declared record (offset {withheld_offset}) is left out, as Kafka leaves it out"
+           if withheld_offset is not None else ""), path=path, position=position)
+
+
+def control_key_damage(exc: BaseException, path: str | None, position: int) -> CorruptStructureError:
+    return CorruptStructureError(f"control record key does not parse: {describe(exc)}", path=path, position=position)

@@ -20,7 +20,9 @@ import os
 import struct
 from typing import BinaryIO, Iterator
 
-from kafkalog import message_set, record_batch
+import numpy as np
+
+from kafkalog import columnar, message_set, record_batch
 from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, decompression_limit
 from kafkalog.errors import CorruptStructureError, DamagedDataError, TruncatedError
 from kafkalog.model import Batch
@@ -30,6 +32,9 @@ LOG_OVERHEAD = 12  # offset (int64) + size (int32)
 HEADER_SIZE_UP_TO_MAGIC = 17  # FileLogInputStream.HEADER_SIZE_UP_TO_MAGIC
 MIN_ENTRY_SIZE = 14  # LegacyRecord.RECORD_OVERHEAD_V0: Kafka rejects smaller sizes as corrupt
 DEFAULT_MAX_ENTRY_BYTES = 256 * 1024 * 1024
+#: How much of the file is read at once; a larger entry is read on its own.
+CHUNK_BYTES = 8 * 1024 * 1024
+MIN_ENTRY_BYTES = LOG_OVERHEAD + MIN_ENTRY_SIZE
 
 _ENTRY_HEADER = struct.Struct(">qi")
 _ZERO_SCAN_LIMIT = 64 * 1024 * 1024
@@ -80,43 +85,82 @@ class SegmentReader:
             self._file.close()
 
     def __iter__(self) -> Iterator[Batch]:
+        for chunk, base, table in self.entries():
+            for pos, length, _ in table.tolist():
+                self.position = base + pos
+                batch = self._decode(chunk[pos:pos + LOG_OVERHEAD + length], base + pos)
+                self.position = base + pos + LOG_OVERHEAD + length
+                if batch is None:
+                    continue
+                self.damage.extend(batch.damage)
+                if self.strict and batch.damage:
+                    raise batch.damage[0]
+                yield batch
+
+    def entries(self) -> Iterator[tuple[bytes, int, np.ndarray]]:
+        """The whole entries of the range, a run at a time: (bytes, their file position, entry table).
+
+        Each row of the table is an entry's (position in those bytes, size after
+        the first 12 bytes, magic byte). The file is read in chunks of
+        `CHUNK_BYTES`, or one entry at a time where an entry is larger. Damage
+        to the entry structure ends the runs, recorded in `damage`.
+        """
         pos = self.start
         while pos < self.end:
             self.position = pos
-            remaining = self.size - pos
-            if remaining < HEADER_SIZE_UP_TO_MAGIC:
-                self._fail(TruncatedError(
-                    f"partial entry at the end: {remaining} bytes left, an entry header takes {HEADER_SIZE_UP_TO_MAGIC}"
-                    + self._zero_note(pos), path=self.name, position=pos))
+            want = self._chunk_length(pos)
+            if want >= HEADER_SIZE_UP_TO_MAGIC:
+                chunk = self._read(pos, want)
+                table = np.empty((len(chunk) // MIN_ENTRY_BYTES + 1, 3), dtype=np.int64)
+                n, stop, why = columnar.scan_entries(np.frombuffer(chunk, dtype=np.uint8), 0, self.end - pos,
+                                                     self.max_entry_bytes, table)
+                if n:
+                    yield chunk, pos, table[:n]
+                pos += stop
+                if why != columnar.SCAN_STOP:
+                    continue
+                self.position = pos
+            # The entry at `pos` is not whole in what was read: the read ends inside it, or it is damaged.
+            length = self._check_entry(pos)
+            if length is None:
                 return
-            header = self._read(pos, HEADER_SIZE_UP_TO_MAGIC)
-            _, length = _ENTRY_HEADER.unpack_from(header)
-            if length < MIN_ENTRY_SIZE:
-                self._fail(CorruptStructureError(
-                    f"entry size {length} is below the minimum of {MIN_ENTRY_SIZE} bytes" + self._zero_note(pos),
-                    path=self.name, position=pos))
-                return
-            if length > remaining - LOG_OVERHEAD:
-                self._fail(TruncatedError(
-                    f"partial entry at the end: its size is {length} bytes, {remaining - LOG_OVERHEAD} remain",
-                    path=self.name, position=pos))
-                return
-            if length > self.max_entry_bytes:
-                self._fail(CorruptStructureError(
-                    f"entry size {length} is above the limit of {self.max_entry_bytes} bytes "
-                    "(raise max_entry_bytes if the segment really holds such batches)",
-                    path=self.name, position=pos))
-                return
-            entry = header + self._read(pos + HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD + length - HEADER_SIZE_UP_TO_MAGIC)
-            batch = self._decode(entry, pos)
-            pos += LOG_OVERHEAD + length
-            self.position = pos
-            if batch is None:
-                continue
-            self.damage.extend(batch.damage)
-            if self.strict and batch.damage:
-                raise batch.damage[0]
-            yield batch
+            if LOG_OVERHEAD + length > self._chunk_length(pos):
+                entry = self._read(pos, LOG_OVERHEAD + length)
+                magic = struct.unpack_from(">b", entry, 16)[0]
+                yield entry, pos, np.array([[0, length, magic]], dtype=np.int64)
+                pos += LOG_OVERHEAD + length
+
+    def _chunk_length(self, pos: int) -> int:
+        """How much to read at `pos`: a chunk, or less where the file or the range ends sooner."""
+        return min(CHUNK_BYTES, self.size - pos, max(self.end - pos, 0))
+
+    def _check_entry(self, pos: int) -> int | None:
+        """The size of the entry at `pos` when its header is sound and it is whole in the file; else record the damage."""
+        remaining = self.size - pos
+        if remaining < HEADER_SIZE_UP_TO_MAGIC:
+            self._fail(TruncatedError(
+                f"partial entry at the end: {remaining} bytes left, an entry header takes {HEADER_SIZE_UP_TO_MAGIC}"
+                + self._zero_note(pos), path=self.name, position=pos))
+            return None
+        header = self._read(pos, HEADER_SIZE_UP_TO_MAGIC)
+        _, length = _ENTRY_HEADER.unpack_from(header)
+        if length < MIN_ENTRY_SIZE:
+            self._fail(CorruptStructureError(
+                f"entry size {length} is below the minimum of {MIN_ENTRY_SIZE} bytes" + self._zero_note(pos),
+                path=self.name, position=pos))
+            return None
+        if length > remaining - LOG_OVERHEAD:
+            self._fail(TruncatedError(
+                f"partial entry at the end: its size is {length} bytes, {remaining - LOG_OVERHEAD} remain",
+                path=self.name, position=pos))
+            return None
+        if length > self.max_entry_bytes:
+            self._fail(CorruptStructureError(
+                f"entry size {length} is above the limit of {self.max_entry_bytes} bytes "
+                "(raise max_entry_bytes if the segment really holds such batches)",
+                path=self.name, position=pos))
+            return None
+        return length
 
     def _decode(self, entry: bytes, pos: int) -> Batch | None:
         magic = struct.unpack_from(">b", entry, 16)[0]

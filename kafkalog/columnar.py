@@ -1,0 +1,210 @@
+"""The fast path's compiled loops: many records sections walked by the generated kernels, into tables.
+
+The per-type parsers come from the specs (`generated/kafka_kernels.py`, by
+`scripts/kernels.py`); what is written by hand here is only what the specs do
+not say:
+
+* `scan_entries`: the entry framing of a segment (offset, size, magic at byte
+  16), as `kafka_log.ksy` and Kafka's `FileLogInputStream` read it;
+* `parse_batch_headers` / `walk_sections`: loops that call the generated
+  parsers over many batches and records, and stop where one does not parse;
+* `gather`: copying byte fields into Arrow's offsets-and-data layout;
+* `check_utf8`: whether header keys are UTF-8, as Arrow strings must be.
+
+Kafka's offset, timestamp and sequence rules are applied to the tables with
+numpy in `kafkalog.fast_batches`.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from kafkalog import jit
+
+jit.configure()
+
+import kafka_kernels as k  # noqa: E402  (after the cache directory is set)
+
+# What stopped `scan_entries`.
+SCAN_END, SCAN_STOP, SCAN_FULL = 0, 1, 2
+# What stopped `walk_sections`.
+WALK_DONE, WALK_FULL, WALK_HEADERS_FULL = 0, 1, 2
+# Damage codes of a section beside the generated ERRORS (which are all >= 2 and < this).
+BODY_TRAILING = 1_000  # a record has bytes after its last header
+SECTION_TRAILING = 1_001  # bytes follow the declared number of records
+
+MIN_ENTRY_SIZE = 14  # LegacyRecord.RECORD_OVERHEAD_V0
+LOG_OVERHEAD = 12
+HEADER_SIZE_UP_TO_MAGIC = 17
+
+ENTRY_POS, ENTRY_LENGTH, ENTRY_MAGIC = 0, 1, 2
+
+
+@nb.njit(cache=True, nogil=True)
+def scan_entries(buf, pos, start_limit, max_entry, out):
+    """Entries that lie whole in buf[pos:], starting before `start_limit`, into `out` (position, size, magic).
+
+    Stops at the first entry that is not whole in `buf` or whose size is below
+    the minimum or above `max_entry`, so that the caller can decide what that
+    is (a chunk boundary or damage). Returns (entries, position reached, why).
+    """
+    n = 0
+    end = len(buf)
+    while pos < start_limit:
+        if n >= out.shape[0]:
+            return n, pos, SCAN_FULL
+        if end - pos < HEADER_SIZE_UP_TO_MAGIC:
+            return n, pos, SCAN_STOP
+        length = k._int_be(buf, pos + 8, 4)
+        if length < MIN_ENTRY_SIZE or length > max_entry or length > end - pos - LOG_OVERHEAD:
+            return n, pos, SCAN_STOP
+        out[n, ENTRY_POS] = pos
+        out[n, ENTRY_LENGTH] = length
+        magic = np.int64(buf[pos + 16])
+        out[n, ENTRY_MAGIC] = magic - 256 if magic > 127 else magic
+        n += 1
+        pos += LOG_OVERHEAD + length
+    return n, pos, SCAN_END
+
+
+@nb.njit(cache=True, nogil=True)
+def parse_batch_headers(buf, entries, rows, table, errors):
+    """The v2 header (`kafka_record_batch.ksy`) of each entry `rows[i]` into `table[i]`; its error code into `errors[i]`."""
+    for i in range(len(rows)):
+        e = rows[i]
+        pos = entries[e, ENTRY_POS]
+        err, _ = k.parse_kafka_record_batch(buf, pos, pos + LOG_OVERHEAD + entries[e, ENTRY_LENGTH], table, i)
+        errors[i] = err
+
+
+@nb.njit(cache=True, nogil=True)
+def walk_sections(buf, sec_pos, sec_end, sec_count, state, rec, hdr, row_section, sec_good, sec_err, sec_err_pos):
+    """Parse the records of sections state[0].. (`kafka_record.ksy`) into the tables `rec` and `hdr`.
+
+    `state` is [section, position, records done in it], updated so that a
+    call after WALK_FULL (the record table is full) goes on where this one
+    stopped; after WALK_HEADERS_FULL the caller grows `hdr` and calls again
+    with the same state. Each section ends with `sec_good` (records that
+    parsed) and `sec_err` (0, a generated error code, BODY_TRAILING or
+    SECTION_TRAILING) at `sec_err_pos`. Returns (why it stopped, rows, header rows).
+    """
+    s = state[0]
+    pos = state[1]
+    done = state[2]
+    row = 0
+    hrow = 0
+    nsec = len(sec_pos)
+    while s < nsec:
+        end = sec_end[s]
+        count = sec_count[s]
+        failed = False
+        while done < count:
+            if row >= rec.shape[0]:
+                state[0] = s
+                state[1] = pos
+                state[2] = done
+                return WALK_FULL, row, hrow
+            err, after, hnext = k.parse_kafka_record(buf, pos, end, rec, row, hdr, hrow)
+            if err == 1:
+                state[0] = s
+                state[1] = pos
+                state[2] = done
+                if row == 0:
+                    return WALK_HEADERS_FULL, row, hrow
+                return WALK_FULL, row, hrow
+            if err != 0:
+                sec_err[s] = err
+                sec_err_pos[s] = pos
+                failed = True
+                break
+            if rec[row, k.KAFKA_RECORD__BODY__TRAILING__SIZE] != 0:
+                sec_err[s] = BODY_TRAILING
+                sec_err_pos[s] = pos
+                failed = True
+                break
+            row_section[row] = s
+            pos = after
+            hrow = hnext
+            row += 1
+            done += 1
+        if not failed and pos != end:
+            sec_err[s] = SECTION_TRAILING
+            sec_err_pos[s] = pos
+        sec_good[s] = done
+        s += 1
+        done = 0
+        if s < nsec:
+            pos = sec_pos[s]
+    state[0] = s
+    state[1] = pos
+    state[2] = 0
+    return WALK_DONE, row, hrow
+
+
+@nb.njit(cache=True, nogil=True)
+def gather(buf, pos, size, offsets, data):
+    """Copy buf[pos[i]:pos[i] + size[i]] (nothing where size < 0) into `data`, one after the other.
+
+    `offsets` (n + 1 int32, Arrow's layout) gets where each one starts; `data`
+    must hold the sum of the positive sizes.
+    """
+    o = 0
+    for i in range(len(pos)):
+        offsets[i] = o
+        n = size[i]
+        if n > 0:
+            p = pos[i]
+            data[o:o + n] = buf[p:p + n]
+            o += n
+    offsets[len(pos)] = o
+
+
+@nb.njit(cache=True, nogil=True)
+def check_utf8(buf, pos, size):
+    """Index of the first byte field that is not valid UTF-8 (as Python's strict decoder reads it), or -1."""
+    for i in range(len(pos)):
+        p = pos[i]
+        end = p + size[i]
+        while p < end:
+            b = buf[p]
+            if b < 0x80:
+                p += 1
+                continue
+            if 0xC2 <= b <= 0xDF:
+                n = 1
+                lo, hi = 0x80, 0xBF
+            elif b == 0xE0:
+                n, lo, hi = 2, 0xA0, 0xBF
+            elif 0xE1 <= b <= 0xEC or b == 0xEE or b == 0xEF:
+                n, lo, hi = 2, 0x80, 0xBF
+            elif b == 0xED:
+                n, lo, hi = 2, 0x80, 0x9F
+            elif b == 0xF0:
+                n, lo, hi = 3, 0x90, 0xBF
+            elif 0xF1 <= b <= 0xF3:
+                n, lo, hi = 3, 0x80, 0xBF
+            elif b == 0xF4:
+                n, lo, hi = 3, 0x80, 0x8F
+            else:
+                return i
+            if p + n >= end:
+                return i
+            c = buf[p + 1]
+            if c < lo or c > hi:
+                return i
+            for j in range(2, n + 1):
+                c = buf[p + j]
+                if c < 0x80 or c > 0xBF:
+                    return i
+            p += n + 1
+    return -1
+
+
+@nb.njit(cache=True, nogil=True)
+def control_types(buf, pos, size, out, table):
+    """The control record type of each key (`kafka_control_record.ksy`) into `out`; -1 where a key does not parse."""
+    for i in range(len(pos)):
+        p = pos[i]
+        n = size[i] if size[i] > 0 else 0
+        err, _ = k.parse_kafka_control_record(buf, p, p + n, table, 0)
+        out[i] = -1 if err != 0 else table[0, k.KAFKA_CONTROL_RECORD__TYPE]

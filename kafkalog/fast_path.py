@@ -1,0 +1,428 @@
+"""The fast path: a segment's batches decoded into Arrow columns by the compiled kernels.
+
+    for run in decode_runs(reader):            # reader: a SegmentReader
+        run.table                              # the records, `kafkalog.arrow.SCHEMA` columns
+        run.items                              # each batch (or undecodable entry): its rows and damage
+
+For each chunk of the file (`SegmentReader.entries`): the v2 headers are read
+by the generated kernel into a table; in Python, per batch, only the CRC-32C
+and the codec call; then `walk_sections` parses every record of many batches
+in one compiled loop, and Kafka's offset, timestamp and sequence rules are
+applied to whole columns with numpy.
+
+Whatever the kernels do not take, the reference path (the Kaitai parsers,
+`kafkalog.record_batch` and `kafkalog.message_set`) decodes, batch by batch:
+legacy entries, headers that do not parse, data that does not decompress, and
+records where the kernels and the reference would have to agree on damage that
+is not one of the kinds below. Damage the fast path finds itself (a CRC
+mismatch, a record that does not parse, bytes after a record or after the
+declared records, a control key that does not parse) is reported in the
+reference path's words, and the record that does not parse is shown to the
+Kaitai parser to say what is wrong with it, so both paths give the same rows
+and the same damage.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import crc32c
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from kaitaistruct import BytesIO, KaitaiStream
+
+import kafka_kernels as k
+from kafka_control_record import KafkaControlRecord
+from kafka_record import KafkaRecord
+from kafkalog import columnar, message_set, record_batch
+from kafkalog.arrow_columns import SCHEMA, batch_rows, repeat_string
+from kafkalog.checksums import V2_CRC_START
+from kafkalog.compression import CODEC_NAMES, NONE, decompress, decompression_limit
+from kafkalog.errors import DamagedDataError
+from kafkalog.javaint import INT_MAX
+from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, Batch
+from kafkalog.parsing import PARSE_ERRORS
+
+H = k  # the generated column numbers: k.KAFKA_RECORD_BATCH__..., k.KAFKA_RECORD__...
+
+#: Record rows of one walk before the rows so far are turned into Arrow (the tables are reused).
+TABLE_ROWS = 1 << 15
+#: Decompressed bytes held for one walk before it runs.
+GROUP_BYTES = 32 * 1024 * 1024
+
+CONTROL_NAMES = [t.name.upper() for t in sorted(KafkaControlRecord.ControlType, key=lambda t: t.value)]
+_CONTROL_CODES = {t.value: i for i, t in enumerate(sorted(KafkaControlRecord.ControlType, key=lambda t: t.value))}
+_CONTROL_NAMES = pa.array(CONTROL_NAMES + ["UNKNOWN"])
+_TIMESTAMP_TYPES = pa.array([CREATE_TIME, LOG_APPEND_TIME])
+_CODECS = pa.array([CODEC_NAMES[c] for c in sorted(CODEC_NAMES)])
+
+
+@dataclass
+class Item:
+    """One entry of the segment in a run: a batch and its rows, or an entry that did not decode at all."""
+
+    position: int
+    magic: int
+    base_offset: int
+    row_start: int
+    row_end: int
+    damage: list[DamagedDataError] = field(default_factory=list)
+    #: False for an entry with no batch (its header does not parse): only its damage counts.
+    is_batch: bool = True
+    #: The decoded batch, for the entries the reference path decoded (else None).
+    batch: Batch | None = None
+
+
+@dataclass
+class Run:
+    """Consecutive entries of a segment: their records as one Arrow table, and each entry's rows."""
+
+    table: pa.Table
+    items: list[Item]
+
+
+def decode_runs(reader, topic: str | None = None, partition: int | None = None, *, reference: bool = False,
+                table_rows: int = TABLE_ROWS) -> Iterator[Run]:
+    """The runs of a `SegmentReader`'s range, in file order; structural damage is left in `reader.damage`.
+
+    `reference=True` decodes every entry with the Kaitai parsers alone.
+    """
+    walker = _Walker(reader.name, topic, partition, reader.max_decompressed_bytes, table_rows)
+    for chunk, base, entries in reader.entries():
+        reader.position = base
+        if reference:
+            yield from walker.reference_chunk(chunk, base, entries)
+        else:
+            yield from walker.chunk(chunk, base, entries)
+        last = entries[-1]
+        reader.position = base + int(last[columnar.ENTRY_POS]) + columnar.LOG_OVERHEAD + int(last[columnar.ENTRY_LENGTH])
+
+
+class _Walker:
+    def __init__(self, path: str | None, topic: str | None, partition: int | None, limit: int, table_rows: int):
+        self.path, self.topic, self.partition, self.limit = path, topic, partition, limit
+        self.rec = np.empty((table_rows, k.KAFKA_RECORD__WIDTH), dtype=np.int64)
+        self.hdr = np.empty((table_rows, k.KAFKA_RECORD__HEADER__WIDTH), dtype=np.int64)
+        self.row_section = np.empty(table_rows, dtype=np.int64)
+        self.ctl = np.empty((1, k.KAFKA_CONTROL_RECORD__WIDTH), dtype=np.int64)
+
+    # -- a chunk of entries -------------------------------------------------------------------------------------
+
+    def chunk(self, chunk: bytes, base: int, entries: np.ndarray) -> Iterator[Run]:
+        buf = np.frombuffer(chunk, dtype=np.uint8)
+        v2 = np.flatnonzero(entries[:, columnar.ENTRY_MAGIC] >= 2)
+        headers = np.empty((len(v2), k.KAFKA_RECORD_BATCH__WIDTH), dtype=np.int64)
+        errors = np.empty(len(v2), dtype=np.int64)
+        columnar.parse_batch_headers(buf, entries, v2, headers, errors)
+        header_of = dict(zip(v2.tolist(), range(len(v2))))
+
+        group = _Group()
+        run = _RunBuilder()
+        view = memoryview(chunk)
+        for e, (pos, length, magic) in enumerate(entries.tolist()):
+            position = base + pos
+            end = pos + columnar.LOG_OVERHEAD + length
+            h = header_of.get(e)
+            if h is None or errors[h] != 0:
+                # Legacy entries and headers that do not parse: the reference path.
+                yield from self._walk(group, run)
+                self._reference(run, chunk[pos:end], position, magic)
+                continue
+            hdr = headers[h]
+            codec = int(hdr[H.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION])
+            data_pos = int(hdr[H.KAFKA_RECORD_BATCH__RECORDS_DATA__POS])
+            data_end = data_pos + int(hdr[H.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE])
+            if codec == NONE:
+                data = view[data_pos:data_end]
+            else:
+                try:
+                    data = decompress(codec, view[data_pos:data_end], 2, self.limit)
+                except DamagedDataError:
+                    yield from self._walk(group, run)
+                    self._reference(run, chunk[pos:end], position, magic)
+                    continue
+            damage = []
+            if magic != 2:
+                damage.append(record_batch.magic_damage(magic, self.path, position))
+            actual = crc32c.crc32c(view[pos + V2_CRC_START:end])
+            if actual != int(hdr[H.KAFKA_RECORD_BATCH__CRC]):
+                damage.append(record_batch.crc_damage(actual, int(hdr[H.KAFKA_RECORD_BATCH__CRC]), self.path,
+                                                      position))
+            group.add(hdr, position, magic, data, damage)
+            if group.bytes >= GROUP_BYTES:
+                yield from self._walk(group, run)
+        yield from self._walk(group, run)
+        if run.items:
+            yield run.finish()
+
+    def reference_chunk(self, chunk: bytes, base: int, entries: np.ndarray) -> Iterator[Run]:
+        for pos, length, magic in entries.tolist():
+            run = _RunBuilder()
+            self._reference(run, chunk[pos:pos + columnar.LOG_OVERHEAD + length], base + pos, magic)
+            yield run.finish()
+
+    def _reference(self, run: "_RunBuilder", entry: bytes, position: int, magic: int) -> None:
+        """Decode one entry with the Kaitai parsers, as `SegmentReader` does, into the run."""
+        try:
+            # Within the reader's cap on decompressed bytes, as SegmentReader decodes.
+            with decompression_limit(self.limit):
+                batch = (record_batch.decode_batch(entry, position, self.path) if magic >= 2
+                         else message_set.decode_entry(entry, position, self.path))
+        except DamagedDataError as exc:
+            run.add_item(Item(position, magic, 0, run.assigned, run.assigned, [exc], is_batch=False))
+            return
+        table = batch_rows(batch, self.topic, self.partition, self.path)
+        run.add_table(table)
+        start, end = run.assign(table.num_rows)
+        run.add_item(Item(position, batch.magic, batch.base_offset, start, end, list(batch.damage), batch=batch))
+
+    # -- walking the records of a group of batches --------------------------------------------------------------
+
+    def _walk(self, group: "_Group", run: "_RunBuilder") -> Iterator[Run]:
+        if not group.headers:
+            return
+        buf, sec_pos, sec_end = group.buffer()
+        hdr = np.array(group.headers, dtype=np.int64)
+        nsec = len(sec_pos)
+        sec_count = hdr[:, H.KAFKA_RECORD_BATCH__RECORDS_COUNT].copy()
+        sec_good = np.zeros(nsec, dtype=np.int64)
+        sec_err = np.zeros(nsec, dtype=np.int64)
+        sec_err_pos = np.zeros(nsec, dtype=np.int64)
+        state = np.array([0, sec_pos[0] if nsec else 0, 0], dtype=np.int64)
+        sec_rows = np.zeros(nsec, dtype=np.int64)  # rows each section has given so far
+        finished = 0  # sections whose items are in the run
+        while True:
+            why, nrows, nhdr = columnar.walk_sections(buf, sec_pos, sec_end, sec_count, state, self.rec, self.hdr,
+                                                      self.row_section, sec_good, sec_err, sec_err_pos)
+            if why == columnar.WALK_HEADERS_FULL:
+                self.hdr = np.empty((2 * len(self.hdr), self.hdr.shape[1]), dtype=np.int64)
+                continue
+            if nrows:
+                rs = self.row_section[:nrows]
+                run.add_table(pa.Table.from_batches([self._columns(buf, hdr, group, nrows, nhdr)]))
+                np.add.at(sec_rows, rs, 1)
+            done_upto = int(state[0])
+            for s in range(finished, done_upto):
+                self._finish_section(run, buf, hdr, group, s, sec_pos, sec_end, sec_count, sec_good, sec_err,
+                                     sec_err_pos, int(sec_rows[s]))
+            finished = done_upto
+            if why == columnar.WALK_DONE:
+                break
+            if state[2] == 0 and run.rows >= len(self.rec):
+                # At a batch boundary with a table's worth of rows: hand them out.
+                yield run.finish()
+        group.clear()
+
+    def _finish_section(self, run, buf, hdr, group, s, sec_pos, sec_end, sec_count, sec_good, sec_err, sec_err_pos,
+                        rows: int) -> None:
+        position, magic = group.positions[s], group.magics[s]
+        damage = list(group.damage[s]) + group.control_damage.pop(s, [])
+        err = int(sec_err[s])
+        count = int(sec_count[s])
+        row_start, row_end = run.assign(rows)
+        if err == columnar.SECTION_TRAILING:
+            withheld = None
+            if rows:
+                row_end -= 1
+                withheld = group.offset_of_last.get(s)
+            damage.append(record_batch.declared_count_damage(int(sec_end[s] - sec_err_pos[s]), count, withheld,
+                                                             self.path, position))
+        elif err == columnar.BODY_TRAILING:
+            rec = self._kaitai_record(buf, s, sec_pos, sec_end, sec_err_pos)
+            damage.append(record_batch.record_trailing_damage(int(sec_good[s]), len(rec.body.trailing),
+                                                              rec.length.value, self.path, position))
+        elif err != 0:
+            damage.append(self._parse_damage(buf, s, sec_pos, sec_end, sec_err_pos, int(sec_good[s]), count,
+                                             position))
+        run.add_item(Item(position, magic, int(hdr[s, H.KAFKA_RECORD_BATCH__BASE_OFFSET]), row_start, row_end,
+                          damage))
+
+    def _parse_damage(self, buf, s, sec_pos, sec_end, sec_err_pos, index, count, position) -> DamagedDataError:
+        try:
+            self._kaitai_record(buf, s, sec_pos, sec_end, sec_err_pos)
+        except PARSE_ERRORS as exc:
+            return record_batch.record_parse_damage(index, count, exc, self.path, position)
+        raise AssertionError(f"{self.path}: byte {position}: the kernel and the Kaitai parser disagree on record "
+                             f"{index}")  # a generator bug, not a property of the data
+
+    @staticmethod
+    def _kaitai_record(buf, s, sec_pos, sec_end, sec_err_pos) -> KafkaRecord:
+        """The record where a section's damage is, read by the Kaitai parser at the same place in the same bytes."""
+        io = KaitaiStream(BytesIO(buf[sec_pos[s]:sec_end[s]].tobytes()))
+        io.seek(int(sec_err_pos[s] - sec_pos[s]))
+        return KafkaRecord(io)
+
+    # -- Arrow columns of the rows of one walk ------------------------------------------------------------------
+
+    def _columns(self, buf: np.ndarray, hdr: np.ndarray, group: "_Group", n: int, nhdr: int) -> pa.RecordBatch:
+        rec, h = self.rec[:n], self.hdr[:nhdr]
+        rs = self.row_section[:n]
+        sec = hdr[rs]
+        base_offset = sec[:, H.KAFKA_RECORD_BATCH__BASE_OFFSET]
+        offset_delta = rec[:, k.KAFKA_RECORD__BODY__OFFSET_DELTA]
+        with np.errstate(over="ignore"):
+            offset = base_offset + offset_delta  # wraps as Java's long does
+            lat = sec[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] == 1
+            timestamp = np.where(lat, sec[:, H.KAFKA_RECORD_BATCH__MAX_TIMESTAMP],
+                                 sec[:, H.KAFKA_RECORD_BATCH__BASE_TIMESTAMP]
+                                 + rec[:, k.KAFKA_RECORD__BODY__TIMESTAMP_DELTA])
+            sequence = _sequences(sec[:, H.KAFKA_RECORD_BATCH__BASE_SEQUENCE], offset_delta)
+        # What the reference path needs to word damage at the end of a section.
+        ends = np.flatnonzero(np.diff(rs, append=-1))
+        for i in ends.tolist():
+            group.offset_of_last[int(rs[i])] = int(offset[i])
+        is_control = sec[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1
+        control = pa.nulls(n, pa.string())
+        if is_control.any():
+            control = self._control_types(buf, rec, rs, is_control, group)
+
+        key = _binary(buf, rec[:, k.KAFKA_RECORD__BODY__KEY__POS], rec[:, k.KAFKA_RECORD__BODY__KEY__SIZE])
+        value = _binary(buf, rec[:, k.KAFKA_RECORD__BODY__VALUE__POS], rec[:, k.KAFKA_RECORD__BODY__VALUE__SIZE])
+        headers = self._headers(buf, rec, h, n)
+        codec = sec[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
+        positions = np.asarray(group.positions, dtype=np.int64)[rs]
+        columns = {
+            "topic": repeat_string(self.topic, n),
+            "partition": pa.nulls(n, pa.int32()) if self.partition is None
+            else pa.array(np.full(n, self.partition, dtype=np.int32)),
+            "offset": pa.array(offset),
+            "timestamp": pa.array(timestamp),
+            "timestamp_type": _TIMESTAMP_TYPES.take(pa.array(lat.astype(np.int8))),
+            "key": key,
+            "value": value,
+            "headers": headers,
+            "magic": pa.array(np.asarray(group.magics, dtype=np.int32)[rs]),
+            "compression": _CODECS.take(pa.array(codec)),
+            "producer_id": pa.array(sec[:, H.KAFKA_RECORD_BATCH__PRODUCER_ID]),
+            "producer_epoch": pa.array(sec[:, H.KAFKA_RECORD_BATCH__PRODUCER_EPOCH].astype(np.int32)),
+            "sequence": pa.array(sequence),
+            "is_transactional": pa.array(sec[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL] == 1),
+            "is_control": pa.array(is_control),
+            "control_type": control,
+            "partition_leader_epoch": pa.array(sec[:, H.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH].astype(np.int32)),
+            "segment": repeat_string(self.path, n),
+            "batch_position": pa.array(positions),
+            "damage": pa.nulls(n, pa.string()),
+        }
+        return pa.RecordBatch.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)
+
+    def _headers(self, buf: np.ndarray, rec: np.ndarray, h: np.ndarray, n: int) -> pa.Array:
+        offsets = np.empty(n + 1, dtype=np.int32)
+        offsets[:n] = rec[:, k.KAFKA_RECORD__BODY__HEADERS__FIRST]
+        offsets[n] = len(h)
+        if n and offsets[0] != 0:
+            offsets -= offsets[0]
+        key_pos, key_size = h[:, k.KAFKA_RECORD__HEADER__KEY__POS], h[:, k.KAFKA_RECORD__HEADER__KEY__SIZE]
+        keys = _binary(buf, key_pos, key_size, pa.string())
+        if len(h) and columnar.check_utf8(buf, key_pos, key_size) >= 0:
+            # Kafka decodes header keys with replacement characters; so does the reference path.
+            keys = pa.array([buf[p:p + z].tobytes().decode("utf-8", "replace")
+                             for p, z in zip(key_pos.tolist(), key_size.tolist())], type=pa.string())
+        values = _binary(buf, h[:, k.KAFKA_RECORD__HEADER__VALUE__POS], h[:, k.KAFKA_RECORD__HEADER__VALUE__SIZE])
+        struct = pa.StructArray.from_arrays([keys, values], fields=list(SCHEMA.field("headers").type.value_type))
+        return pa.ListArray.from_arrays(pa.array(offsets), struct)
+
+    def _control_types(self, buf, rec, rs, is_control, group) -> pa.Array:
+        rows = np.flatnonzero(is_control)
+        key_pos = rec[rows, k.KAFKA_RECORD__BODY__KEY__POS]
+        key_size = rec[rows, k.KAFKA_RECORD__BODY__KEY__SIZE]
+        types = np.empty(len(rows), dtype=np.int64)
+        columnar.control_types(buf, key_pos, key_size, types, self.ctl)
+        codes = np.full(len(rs), -1, dtype=np.int64)
+        names = [_CONTROL_CODES.get(t, len(CONTROL_NAMES)) if t >= 0 else len(CONTROL_NAMES) for t in types.tolist()]
+        codes[rows] = names
+        for i in np.flatnonzero(types < 0).tolist():
+            # A key that does not parse: UNKNOWN, and the Kaitai parser says why, as the reference path does.
+            r = rows[i]
+            key = buf[key_pos[i]:key_pos[i] + max(key_size[i], 0)].tobytes()
+            try:
+                KafkaControlRecord(KaitaiStream(BytesIO(key)))
+            except PARSE_ERRORS as exc:
+                s = int(rs[r])
+                group.control_damage.setdefault(s, []).append(
+                    record_batch.control_key_damage(exc, self.path, group.positions[s]))
+        taken = _CONTROL_NAMES.take(pa.array(np.maximum(codes, 0)))
+        return pc.if_else(pa.array(codes < 0), pa.scalar(None, pa.string()), taken)
+
+
+class _Group:
+    """v2 batches waiting to be walked together: their headers and their (decompressed) records."""
+
+    def __init__(self):
+        self.clear()
+
+    def clear(self) -> None:
+        self.headers: list[np.ndarray] = []
+        self.positions: list[int] = []
+        self.magics: list[int] = []
+        self.data: list = []
+        self.damage: list[list[DamagedDataError]] = []
+        self.bytes = 0
+        self.control_damage: dict[int, list[DamagedDataError]] = {}
+        self.offset_of_last: dict[int, int] = {}
+
+    def add(self, header: np.ndarray, position: int, magic: int, data, damage: list[DamagedDataError]) -> None:
+        self.headers.append(header)
+        self.positions.append(position)
+        self.magics.append(magic)
+        self.data.append(data)
+        self.damage.append(damage)
+        self.bytes += len(data)
+
+    def buffer(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """All sections in one buffer, and where each starts and ends in it."""
+        sizes = np.array([len(d) for d in self.data], dtype=np.int64)
+        ends = np.cumsum(sizes)
+        joined = b"".join(self.data)
+        return np.frombuffer(joined, dtype=np.uint8), ends - sizes, ends
+
+
+class _RunBuilder:
+    """The tables and items of the run being built; rows are given to items in file order."""
+
+    def __init__(self):
+        self.tables: list[pa.Table] = []
+        self.items: list[Item] = []
+        self.rows = 0
+        self.assigned = 0
+
+    def add_table(self, table: pa.Table) -> None:
+        self.tables.append(table)
+        self.rows += table.num_rows
+
+    def assign(self, n: int) -> tuple[int, int]:
+        start = self.assigned
+        self.assigned += n
+        return start, self.assigned
+
+    def add_item(self, item: Item) -> None:
+        self.items.append(item)
+
+    def finish(self) -> Run:
+        table = pa.concat_tables(self.tables) if self.tables else SCHEMA.empty_table()
+        run = Run(table, self.items)
+        self.tables, self.items, self.rows, self.assigned = [], [], 0, 0
+        return run
+
+
+def _sequences(base: np.ndarray, delta: np.ndarray) -> np.ndarray:
+    """`DefaultRecordBatch.incrementSequence` for each record: wraps from 2^31-1 to 0; -1 without a base."""
+    def s32(x):
+        return ((x & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
+
+    wrapped = base > s32(INT_MAX - delta)
+    out = np.where(wrapped, s32(delta - s32(INT_MAX - base) - 1), s32(base + delta))
+    return np.where(base >= 0, out, -1).astype(np.int32)
+
+
+def _binary(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, type_: pa.DataType = pa.binary()) -> pa.Array:
+    """A binary (or string) array of buf[pos:pos + size], null where size < 0."""
+    n = len(pos)
+    offsets = np.empty(n + 1, dtype=np.int32)
+    valid = size >= 0
+    data = np.empty(int(size[valid].sum()), dtype=np.uint8)
+    columnar.gather(buf, pos, size, offsets, data)
+    nulls = n - int(valid.sum())
+    bitmap = pa.py_buffer(np.packbits(valid, bitorder="little")) if nulls else None
+    return pa.Array.from_buffers(type_, n, [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)], null_count=nulls)
