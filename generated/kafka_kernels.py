@@ -242,7 +242,7 @@ ERRORS = (
 def _uint_be(buf, pos, n):
     v = np.int64(0)
     for i in range(n):
-        v = (v << 8) | np.int64(buf[pos + i])
+        v = (v << 8) | np.int64(buf[np.uint64(pos + i)])
     return v
 
 
@@ -254,389 +254,439 @@ def _int_be(buf, pos, n):
     return v
 
 
+
 @nb.njit(cache=True, nogil=True)
 def read_kafka_varint(buf, pos, end):
     """A zigzag varint of at most 10 bytes (spec kafka_varint): (value, new position, 0), or 1 at the end of
     the data, or 2 where byte 10 still has its continuation bit (valid max 0x7f of field b9)."""
-    raw = np.int64(0)
-    shift = 0
-    for i in range(10):
-        if pos >= end:
-            return np.int64(0), pos, 1
-        b = np.int64(buf[pos])
-        pos += 1
+    if pos >= end:
+        return np.int64(0), pos, 1
+    raw = np.int64(buf[np.uint64(pos)])
+    if raw < 0x80:  # one byte: most lengths and deltas
+        return (raw >> 1) ^ -(raw & 1), pos + 1, 0
+    raw &= 0x7F
+    shift = 7
+    for i in range(1, 10):
+        if pos + i >= end:
+            return np.int64(0), pos + i, 1
+        b = np.int64(buf[np.uint64(pos + i)])
         if i == 9 and b > 0x7F:
-            return np.int64(0), pos, 2
+            return np.int64(0), pos + i + 1, 2
         raw |= (b & 0x7F) << shift
         if b < 0x80:
-            return ((raw >> 1) & 0x7FFFFFFFFFFFFFFF) ^ -(raw & 1), pos, 0
+            return ((raw >> 1) & 0x7FFFFFFFFFFFFFFF) ^ -(raw & 1), pos + i + 1, 0
         shift += 7
-    return np.int64(0), pos, 2
+    return np.int64(0), pos + 10, 2
 
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def parse_kafka_record__header(buf, pos, end, t, row):
     """One kafka_record::header (kafka_record.ksy, type header) from buf[pos:end] into row `row` of table `t`.
     Returns (error code, position after it)."""
-    v_key_length, pos, k1 = read_kafka_varint(buf, pos, end)
-    if k1 == 1:
-        return 22, pos
-    if k1 == 2:
-        return 23, pos
+    urow = np.uint64(row)
+    if pos < end and buf[np.uint64(pos)] < 0x80:
+        v_key_length = np.int64(buf[np.uint64(pos)])
+        v_key_length = (v_key_length >> 1) ^ -(v_key_length & 1)
+        pos += 1
+    else:
+        v_key_length, pos, k1 = read_kafka_varint(buf, pos, end)
+        if k1 == 1:
+            return 22, pos
+        if k1 == 2:
+            return 23, pos
     if not (v_key_length >= 0):
         return 24, pos
-    t[row, KAFKA_RECORD__HEADER__KEY_LENGTH] = v_key_length
+    t[KAFKA_RECORD__HEADER__KEY_LENGTH, urow] = v_key_length
     n2 = v_key_length
     if n2 < 0:
         return 25, pos
     if n2 > end - pos:
         return 26, pos
-    t[row, KAFKA_RECORD__HEADER__KEY__POS] = pos
-    t[row, KAFKA_RECORD__HEADER__KEY__SIZE] = n2
+    t[KAFKA_RECORD__HEADER__KEY__POS, urow] = pos
+    t[KAFKA_RECORD__HEADER__KEY__SIZE, urow] = n2
     pos += n2
-    v_value_length, pos, k3 = read_kafka_varint(buf, pos, end)
-    if k3 == 1:
-        return 27, pos
-    if k3 == 2:
-        return 28, pos
-    t[row, KAFKA_RECORD__HEADER__VALUE_LENGTH] = v_value_length
+    if pos < end and buf[np.uint64(pos)] < 0x80:
+        v_value_length = np.int64(buf[np.uint64(pos)])
+        v_value_length = (v_value_length >> 1) ^ -(v_value_length & 1)
+        pos += 1
+    else:
+        v_value_length, pos, k3 = read_kafka_varint(buf, pos, end)
+        if k3 == 1:
+            return 27, pos
+        if k3 == 2:
+            return 28, pos
+    t[KAFKA_RECORD__HEADER__VALUE_LENGTH, urow] = v_value_length
     if v_value_length >= 0:
         n4 = v_value_length
         if n4 < 0:
             return 29, pos
         if n4 > end - pos:
             return 30, pos
-        t[row, KAFKA_RECORD__HEADER__VALUE__POS] = pos
-        t[row, KAFKA_RECORD__HEADER__VALUE__SIZE] = n4
+        t[KAFKA_RECORD__HEADER__VALUE__POS, urow] = pos
+        t[KAFKA_RECORD__HEADER__VALUE__SIZE, urow] = n4
         pos += n4
     else:
-        t[row, KAFKA_RECORD__HEADER__VALUE__POS] = 0
-        t[row, KAFKA_RECORD__HEADER__VALUE__SIZE] = -1
+        t[KAFKA_RECORD__HEADER__VALUE__POS, urow] = 0
+        t[KAFKA_RECORD__HEADER__VALUE__SIZE, urow] = -1
     return 0, pos
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def parse_kafka_record(buf, pos, end, t, row, t1, row1):
     """One kafka_record (kafka_record.ksy) from buf[pos:end] into row `row` of table `t`; rows of kafka_record::header from row row1 of t1.
     Returns (error code, position after it, next free row of each child table)."""
-    v_length, pos, k1 = read_kafka_varint(buf, pos, end)
-    if k1 == 1:
-        return 2, pos, row1
-    if k1 == 2:
-        return 3, pos, row1
-    t[row, KAFKA_RECORD__LENGTH] = v_length
+    urow = np.uint64(row)
+    if pos < end and buf[np.uint64(pos)] < 0x80:
+        v_length = np.int64(buf[np.uint64(pos)])
+        v_length = (v_length >> 1) ^ -(v_length & 1)
+        pos += 1
+    else:
+        v_length, pos, k1 = read_kafka_varint(buf, pos, end)
+        if k1 == 1:
+            return 2, pos, row1
+        if k1 == 2:
+            return 3, pos, row1
+    t[KAFKA_RECORD__LENGTH, urow] = v_length
     n2 = v_length
     if n2 < 0:
         return 4, pos, row1
     if n2 > end - pos:
         return 5, pos, row1
-    t[row, KAFKA_RECORD__BODY__POS] = pos
-    t[row, KAFKA_RECORD__BODY__SIZE] = n2
+    t[KAFKA_RECORD__BODY__POS, urow] = pos
+    t[KAFKA_RECORD__BODY__SIZE, urow] = n2
     end3 = pos + n2
     if end3 - pos < 1:
         return 6, pos, row1
     v_body__attributes = _int_be(buf, pos, 1)
     pos += 1
-    t[row, KAFKA_RECORD__BODY__ATTRIBUTES] = v_body__attributes
-    v_body__timestamp_delta, pos, k4 = read_kafka_varint(buf, pos, end3)
-    if k4 == 1:
-        return 7, pos, row1
-    if k4 == 2:
-        return 8, pos, row1
-    t[row, KAFKA_RECORD__BODY__TIMESTAMP_DELTA] = v_body__timestamp_delta
-    v_body__offset_delta, pos, k5 = read_kafka_varint(buf, pos, end3)
-    if k5 == 1:
-        return 9, pos, row1
-    if k5 == 2:
-        return 10, pos, row1
-    t[row, KAFKA_RECORD__BODY__OFFSET_DELTA] = v_body__offset_delta
-    v_body__key_length, pos, k6 = read_kafka_varint(buf, pos, end3)
-    if k6 == 1:
-        return 11, pos, row1
-    if k6 == 2:
-        return 12, pos, row1
-    t[row, KAFKA_RECORD__BODY__KEY_LENGTH] = v_body__key_length
+    t[KAFKA_RECORD__BODY__ATTRIBUTES, urow] = v_body__attributes
+    if pos < end3 and buf[np.uint64(pos)] < 0x80:
+        v_body__timestamp_delta = np.int64(buf[np.uint64(pos)])
+        v_body__timestamp_delta = (v_body__timestamp_delta >> 1) ^ -(v_body__timestamp_delta & 1)
+        pos += 1
+    else:
+        v_body__timestamp_delta, pos, k4 = read_kafka_varint(buf, pos, end3)
+        if k4 == 1:
+            return 7, pos, row1
+        if k4 == 2:
+            return 8, pos, row1
+    t[KAFKA_RECORD__BODY__TIMESTAMP_DELTA, urow] = v_body__timestamp_delta
+    if pos < end3 and buf[np.uint64(pos)] < 0x80:
+        v_body__offset_delta = np.int64(buf[np.uint64(pos)])
+        v_body__offset_delta = (v_body__offset_delta >> 1) ^ -(v_body__offset_delta & 1)
+        pos += 1
+    else:
+        v_body__offset_delta, pos, k5 = read_kafka_varint(buf, pos, end3)
+        if k5 == 1:
+            return 9, pos, row1
+        if k5 == 2:
+            return 10, pos, row1
+    t[KAFKA_RECORD__BODY__OFFSET_DELTA, urow] = v_body__offset_delta
+    if pos < end3 and buf[np.uint64(pos)] < 0x80:
+        v_body__key_length = np.int64(buf[np.uint64(pos)])
+        v_body__key_length = (v_body__key_length >> 1) ^ -(v_body__key_length & 1)
+        pos += 1
+    else:
+        v_body__key_length, pos, k6 = read_kafka_varint(buf, pos, end3)
+        if k6 == 1:
+            return 11, pos, row1
+        if k6 == 2:
+            return 12, pos, row1
+    t[KAFKA_RECORD__BODY__KEY_LENGTH, urow] = v_body__key_length
     if v_body__key_length >= 0:
         n7 = v_body__key_length
         if n7 < 0:
             return 13, pos, row1
         if n7 > end3 - pos:
             return 14, pos, row1
-        t[row, KAFKA_RECORD__BODY__KEY__POS] = pos
-        t[row, KAFKA_RECORD__BODY__KEY__SIZE] = n7
+        t[KAFKA_RECORD__BODY__KEY__POS, urow] = pos
+        t[KAFKA_RECORD__BODY__KEY__SIZE, urow] = n7
         pos += n7
     else:
-        t[row, KAFKA_RECORD__BODY__KEY__POS] = 0
-        t[row, KAFKA_RECORD__BODY__KEY__SIZE] = -1
-    v_body__value_length, pos, k8 = read_kafka_varint(buf, pos, end3)
-    if k8 == 1:
-        return 15, pos, row1
-    if k8 == 2:
-        return 16, pos, row1
-    t[row, KAFKA_RECORD__BODY__VALUE_LENGTH] = v_body__value_length
+        t[KAFKA_RECORD__BODY__KEY__POS, urow] = 0
+        t[KAFKA_RECORD__BODY__KEY__SIZE, urow] = -1
+    if pos < end3 and buf[np.uint64(pos)] < 0x80:
+        v_body__value_length = np.int64(buf[np.uint64(pos)])
+        v_body__value_length = (v_body__value_length >> 1) ^ -(v_body__value_length & 1)
+        pos += 1
+    else:
+        v_body__value_length, pos, k8 = read_kafka_varint(buf, pos, end3)
+        if k8 == 1:
+            return 15, pos, row1
+        if k8 == 2:
+            return 16, pos, row1
+    t[KAFKA_RECORD__BODY__VALUE_LENGTH, urow] = v_body__value_length
     if v_body__value_length >= 0:
         n9 = v_body__value_length
         if n9 < 0:
             return 17, pos, row1
         if n9 > end3 - pos:
             return 18, pos, row1
-        t[row, KAFKA_RECORD__BODY__VALUE__POS] = pos
-        t[row, KAFKA_RECORD__BODY__VALUE__SIZE] = n9
+        t[KAFKA_RECORD__BODY__VALUE__POS, urow] = pos
+        t[KAFKA_RECORD__BODY__VALUE__SIZE, urow] = n9
         pos += n9
     else:
-        t[row, KAFKA_RECORD__BODY__VALUE__POS] = 0
-        t[row, KAFKA_RECORD__BODY__VALUE__SIZE] = -1
-    v_body__header_count, pos, k10 = read_kafka_varint(buf, pos, end3)
-    if k10 == 1:
-        return 19, pos, row1
-    if k10 == 2:
-        return 20, pos, row1
+        t[KAFKA_RECORD__BODY__VALUE__POS, urow] = 0
+        t[KAFKA_RECORD__BODY__VALUE__SIZE, urow] = -1
+    if pos < end3 and buf[np.uint64(pos)] < 0x80:
+        v_body__header_count = np.int64(buf[np.uint64(pos)])
+        v_body__header_count = (v_body__header_count >> 1) ^ -(v_body__header_count & 1)
+        pos += 1
+    else:
+        v_body__header_count, pos, k10 = read_kafka_varint(buf, pos, end3)
+        if k10 == 1:
+            return 19, pos, row1
+        if k10 == 2:
+            return 20, pos, row1
     if not (v_body__header_count >= 0):
         return 21, pos, row1
-    t[row, KAFKA_RECORD__BODY__HEADER_COUNT] = v_body__header_count
+    t[KAFKA_RECORD__BODY__HEADER_COUNT, urow] = v_body__header_count
     count11 = v_body__header_count
-    t[row, KAFKA_RECORD__BODY__HEADERS__FIRST] = row1
-    t[row, KAFKA_RECORD__BODY__HEADERS__COUNT] = count11
+    t[KAFKA_RECORD__BODY__HEADERS__FIRST, urow] = row1
+    t[KAFKA_RECORD__BODY__HEADERS__COUNT, urow] = count11
     for i12 in range(count11):
-        if row1 >= t1.shape[0]:
+        if row1 >= t1.shape[1]:
             return 1, pos, row1
         err13, pos = parse_kafka_record__header(buf, pos, end3, t1, row1)
         if err13 != 0:
             return err13, pos, row1
         row1 += 1
     n14 = end3 - pos
-    t[row, KAFKA_RECORD__BODY__TRAILING__POS] = pos
-    t[row, KAFKA_RECORD__BODY__TRAILING__SIZE] = n14
+    t[KAFKA_RECORD__BODY__TRAILING__POS, urow] = pos
+    t[KAFKA_RECORD__BODY__TRAILING__SIZE, urow] = n14
     pos += n14
     pos = end3
     return 0, pos, row1
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def parse_kafka_record_batch(buf, pos, end, t, row):
     """One kafka_record_batch (kafka_record_batch.ksy) from buf[pos:end] into row `row` of table `t`.
     Returns (error code, position after it)."""
+    urow = np.uint64(row)
     if end - pos < 8:
         return 31, pos
     v_base_offset = _int_be(buf, pos, 8)
     pos += 8
-    t[row, KAFKA_RECORD_BATCH__BASE_OFFSET] = v_base_offset
+    t[KAFKA_RECORD_BATCH__BASE_OFFSET, urow] = v_base_offset
     if end - pos < 4:
         return 32, pos
     v_batch_length = _int_be(buf, pos, 4)
     pos += 4
     if v_batch_length < 49:
         return 33, pos
-    t[row, KAFKA_RECORD_BATCH__BATCH_LENGTH] = v_batch_length
+    t[KAFKA_RECORD_BATCH__BATCH_LENGTH, urow] = v_batch_length
     if end - pos < 4:
         return 34, pos
     v_partition_leader_epoch = _int_be(buf, pos, 4)
     pos += 4
-    t[row, KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH] = v_partition_leader_epoch
+    t[KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH, urow] = v_partition_leader_epoch
     if end - pos < 1:
         return 35, pos
     v_magic = _int_be(buf, pos, 1)
     pos += 1
     if v_magic < 2:
         return 36, pos
-    t[row, KAFKA_RECORD_BATCH__MAGIC] = v_magic
+    t[KAFKA_RECORD_BATCH__MAGIC, urow] = v_magic
     if end - pos < 4:
         return 37, pos
     v_crc = _uint_be(buf, pos, 4)
     pos += 4
-    t[row, KAFKA_RECORD_BATCH__CRC] = v_crc
+    t[KAFKA_RECORD_BATCH__CRC, urow] = v_crc
     if end - pos < 2:
         return 38, pos
     bits1 = _uint_be(buf, pos, 2)
     pos += 2
     v_attributes__unused = (bits1 >> 7) & 511
-    t[row, KAFKA_RECORD_BATCH__ATTRIBUTES__UNUSED] = v_attributes__unused
+    t[KAFKA_RECORD_BATCH__ATTRIBUTES__UNUSED, urow] = v_attributes__unused
     v_attributes__has_delete_horizon = (bits1 >> 6) & 1
-    t[row, KAFKA_RECORD_BATCH__ATTRIBUTES__HAS_DELETE_HORIZON] = v_attributes__has_delete_horizon
+    t[KAFKA_RECORD_BATCH__ATTRIBUTES__HAS_DELETE_HORIZON, urow] = v_attributes__has_delete_horizon
     v_attributes__is_control = (bits1 >> 5) & 1
-    t[row, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] = v_attributes__is_control
+    t[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL, urow] = v_attributes__is_control
     v_attributes__is_transactional = (bits1 >> 4) & 1
-    t[row, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL] = v_attributes__is_transactional
+    t[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL, urow] = v_attributes__is_transactional
     v_attributes__timestamp_type = (bits1 >> 3) & 1
-    t[row, KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] = v_attributes__timestamp_type
+    t[KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE, urow] = v_attributes__timestamp_type
     v_attributes__compression = (bits1 >> 0) & 7
-    t[row, KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION] = v_attributes__compression
+    t[KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION, urow] = v_attributes__compression
     if end - pos < 4:
         return 39, pos
     v_last_offset_delta = _int_be(buf, pos, 4)
     pos += 4
-    t[row, KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA] = v_last_offset_delta
+    t[KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA, urow] = v_last_offset_delta
     if end - pos < 8:
         return 40, pos
     v_base_timestamp = _int_be(buf, pos, 8)
     pos += 8
-    t[row, KAFKA_RECORD_BATCH__BASE_TIMESTAMP] = v_base_timestamp
+    t[KAFKA_RECORD_BATCH__BASE_TIMESTAMP, urow] = v_base_timestamp
     if end - pos < 8:
         return 41, pos
     v_max_timestamp = _int_be(buf, pos, 8)
     pos += 8
-    t[row, KAFKA_RECORD_BATCH__MAX_TIMESTAMP] = v_max_timestamp
+    t[KAFKA_RECORD_BATCH__MAX_TIMESTAMP, urow] = v_max_timestamp
     if end - pos < 8:
         return 42, pos
     v_producer_id = _int_be(buf, pos, 8)
     pos += 8
-    t[row, KAFKA_RECORD_BATCH__PRODUCER_ID] = v_producer_id
+    t[KAFKA_RECORD_BATCH__PRODUCER_ID, urow] = v_producer_id
     if end - pos < 2:
         return 43, pos
     v_producer_epoch = _int_be(buf, pos, 2)
     pos += 2
-    t[row, KAFKA_RECORD_BATCH__PRODUCER_EPOCH] = v_producer_epoch
+    t[KAFKA_RECORD_BATCH__PRODUCER_EPOCH, urow] = v_producer_epoch
     if end - pos < 4:
         return 44, pos
     v_base_sequence = _int_be(buf, pos, 4)
     pos += 4
-    t[row, KAFKA_RECORD_BATCH__BASE_SEQUENCE] = v_base_sequence
+    t[KAFKA_RECORD_BATCH__BASE_SEQUENCE, urow] = v_base_sequence
     if end - pos < 4:
         return 45, pos
     v_records_count = _int_be(buf, pos, 4)
     pos += 4
     if v_records_count < 0:
         return 46, pos
-    t[row, KAFKA_RECORD_BATCH__RECORDS_COUNT] = v_records_count
+    t[KAFKA_RECORD_BATCH__RECORDS_COUNT, urow] = v_records_count
     n2 = v_batch_length - 49
     if n2 < 0:
         return 47, pos
     if n2 > end - pos:
         return 48, pos
-    t[row, KAFKA_RECORD_BATCH__RECORDS_DATA__POS] = pos
-    t[row, KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE] = n2
+    t[KAFKA_RECORD_BATCH__RECORDS_DATA__POS, urow] = pos
+    t[KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE, urow] = n2
     pos += n2
     return 0, pos
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def parse_kafka_message_set__entry(buf, pos, end, t, row):
     """One kafka_message_set::entry (kafka_message_set.ksy, type entry) from buf[pos:end] into row `row` of table `t`.
     Returns (error code, position after it)."""
+    urow = np.uint64(row)
     if end - pos < 8:
         return 49, pos
     v_offset = _int_be(buf, pos, 8)
     pos += 8
-    t[row, KAFKA_MESSAGE_SET__ENTRY__OFFSET] = v_offset
+    t[KAFKA_MESSAGE_SET__ENTRY__OFFSET, urow] = v_offset
     if end - pos < 4:
         return 50, pos
     v_message_size = _int_be(buf, pos, 4)
     pos += 4
     if v_message_size < 14:
         return 51, pos
-    t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE_SIZE] = v_message_size
+    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE_SIZE, urow] = v_message_size
     n1 = v_message_size
     if n1 < 0:
         return 52, pos
     if n1 > end - pos:
         return 53, pos
-    t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__POS] = pos
-    t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__SIZE] = n1
+    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__POS, urow] = pos
+    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__SIZE, urow] = n1
     end2 = pos + n1
     if end2 - pos < 4:
         return 54, pos
     v_message__crc = _uint_be(buf, pos, 4)
     pos += 4
-    t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__CRC] = v_message__crc
+    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__CRC, urow] = v_message__crc
     if end2 - pos < 1:
         return 55, pos
     v_message__magic = _int_be(buf, pos, 1)
     pos += 1
     if not (v_message__magic == 0 or v_message__magic == 1):
         return 56, pos
-    t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__MAGIC] = v_message__magic
+    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__MAGIC, urow] = v_message__magic
     if end2 - pos < 1:
         return 57, pos
     bits3 = _uint_be(buf, pos, 1)
     pos += 1
     v_message__attributes__unused = (bits3 >> 4) & 15
-    t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__UNUSED] = v_message__attributes__unused
+    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__UNUSED, urow] = v_message__attributes__unused
     v_message__attributes__timestamp_type = (bits3 >> 3) & 1
-    t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__TIMESTAMP_TYPE] = v_message__attributes__timestamp_type
+    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__TIMESTAMP_TYPE, urow] = v_message__attributes__timestamp_type
     v_message__attributes__compression = (bits3 >> 0) & 7
-    t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__COMPRESSION] = v_message__attributes__compression
+    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__COMPRESSION, urow] = v_message__attributes__compression
     if v_message__magic == 1:
         if end2 - pos < 8:
             return 58, pos
         v_message__timestamp = _int_be(buf, pos, 8)
         pos += 8
-        t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TIMESTAMP] = v_message__timestamp
+        t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TIMESTAMP, urow] = v_message__timestamp
     else:
         v_message__timestamp = 0
-        t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TIMESTAMP] = 0
+        t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TIMESTAMP, urow] = 0
     if end2 - pos < 4:
         return 59, pos
     v_message__key_length = _int_be(buf, pos, 4)
     pos += 4
-    t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY_LENGTH] = v_message__key_length
+    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY_LENGTH, urow] = v_message__key_length
     if v_message__key_length >= 0:
         n4 = v_message__key_length
         if n4 < 0:
             return 60, pos
         if n4 > end2 - pos:
             return 61, pos
-        t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__POS] = pos
-        t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__SIZE] = n4
+        t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__POS, urow] = pos
+        t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__SIZE, urow] = n4
         pos += n4
     else:
-        t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__POS] = 0
-        t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__SIZE] = -1
+        t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__POS, urow] = 0
+        t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__SIZE, urow] = -1
     if end2 - pos < 4:
         return 62, pos
     v_message__value_length = _int_be(buf, pos, 4)
     pos += 4
-    t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE_LENGTH] = v_message__value_length
+    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE_LENGTH, urow] = v_message__value_length
     if v_message__value_length >= 0 and v_message__attributes__compression == 0:
         n5 = v_message__value_length
         if n5 < 0:
             return 63, pos
         if n5 > end2 - pos:
             return 64, pos
-        t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__POS] = pos
-        t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__SIZE] = n5
+        t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__POS, urow] = pos
+        t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__SIZE, urow] = n5
         pos += n5
     else:
-        t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__POS] = 0
-        t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__SIZE] = -1
+        t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__POS, urow] = 0
+        t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__SIZE, urow] = -1
     if v_message__value_length >= 0 and v_message__attributes__compression != 0:
         n6 = v_message__value_length
         if n6 < 0:
             return 65, pos
         if n6 > end2 - pos:
             return 66, pos
-        t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__POS] = pos
-        t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__SIZE] = n6
+        t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__POS, urow] = pos
+        t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__SIZE, urow] = n6
         pos += n6
     else:
-        t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__POS] = 0
-        t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__SIZE] = -1
+        t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__POS, urow] = 0
+        t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__SIZE, urow] = -1
     n7 = end2 - pos
-    t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TRAILING__POS] = pos
-    t[row, KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TRAILING__SIZE] = n7
+    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TRAILING__POS, urow] = pos
+    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TRAILING__SIZE, urow] = n7
     pos += n7
     pos = end2
     return 0, pos
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def parse_kafka_control_record(buf, pos, end, t, row):
     """One kafka_control_record (kafka_control_record.ksy) from buf[pos:end] into row `row` of table `t`.
     Returns (error code, position after it)."""
+    urow = np.uint64(row)
     if end - pos < 2:
         return 67, pos
     v_version = _int_be(buf, pos, 2)
     pos += 2
     if v_version < 0:
         return 68, pos
-    t[row, KAFKA_CONTROL_RECORD__VERSION] = v_version
+    t[KAFKA_CONTROL_RECORD__VERSION, urow] = v_version
     if end - pos < 2:
         return 69, pos
     v_type = _int_be(buf, pos, 2)
     pos += 2
-    t[row, KAFKA_CONTROL_RECORD__TYPE] = v_type
+    t[KAFKA_CONTROL_RECORD__TYPE, urow] = v_type
     n1 = end - pos
-    t[row, KAFKA_CONTROL_RECORD__REST__POS] = pos
-    t[row, KAFKA_CONTROL_RECORD__REST__SIZE] = n1
+    t[KAFKA_CONTROL_RECORD__REST__POS, urow] = pos
+    t[KAFKA_CONTROL_RECORD__REST__SIZE, urow] = n1
     pos += n1
     return 0, pos

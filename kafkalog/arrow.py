@@ -68,21 +68,31 @@ def read_arrow(
         runs = fast_path.decode_runs(reader, topic, partition, reference=not fast)
         stopped = False
         for run in runs:
+            kept = None  # start of the rows being kept, so that clean batches in a row make one slice
             for item in run.items:
                 damages = [d for d in item.damage if validate_checksums or not isinstance(d, ChecksumError)]
+                clean = not damages and item.is_batch
+                if clean and not (stop_offset is not None and item.magic >= 2 and item.base_offset >= stop_offset):
+                    kept = item.row_start if kept is None else kept
+                    continue
+                if kept is not None:
+                    out.add(run.table.slice(kept, item.row_start - kept))
+                    kept = None
                 if not item.is_batch:
                     # An entry that could not be decoded at all.
                     _damage_only(out, damages, mode, reader.name)
                     continue
                 if damages and mode == FAILFAST:
                     raise damages[0]
-                if stop_offset is not None and not damages and item.magic >= 2 and item.base_offset >= stop_offset:
+                if not damages:  # an undamaged v2 batch at or past stop_offset
                     stopped = True
                     break
-                if not (damages and mode == DROPMALFORMED) and item.row_end > item.row_start:
+                if mode != DROPMALFORMED and item.row_end > item.row_start:
                     out.add(run.table.slice(item.row_start, item.row_end - item.row_start))
-                if mode == PERMISSIVE and damages:
+                if mode == PERMISSIVE:
                     out.add(damage_rows(damages, reader.name))
+            if kept is not None:
+                out.add(run.table.slice(kept, run.items[-1].row_end - kept))
             yield from out.full()
             if stopped:
                 break
@@ -127,5 +137,6 @@ class _Output:
             return
         table = pa.concat_tables(self.pending)
         self.pending, self.count = [], 0
-        for batch in table.combine_chunks().to_batches(max_chunksize=self.rows):
+        # Slices of what was decoded, not copies; small pieces (around damage) are joined.
+        for batch in table.to_batches(max_chunksize=self.rows):
             yield batch

@@ -9,10 +9,9 @@ not say:
 * `parse_batch_headers` / `walk_sections`: loops that call the generated
   parsers over many batches and records, and stop where one does not parse;
 * `gather`: copying byte fields into Arrow's offsets-and-data layout;
-* `check_utf8`: whether header keys are UTF-8, as Arrow strings must be.
+* `check_utf8`: whether header keys are UTF-8, as Arrow strings must be;
 
-Kafka's offset, timestamp and sequence rules are applied to the tables with
-numpy in `kafkalog.fast_batches`.
+* `record_columns`: Kafka's offset, timestamp and sequence rules.
 """
 from __future__ import annotations
 
@@ -33,6 +32,7 @@ WALK_DONE, WALK_FULL, WALK_HEADERS_FULL = 0, 1, 2
 BODY_TRAILING = 1_000  # a record has bytes after its last header
 SECTION_TRAILING = 1_001  # bytes follow the declared number of records
 
+INT_MAX = 0x7FFFFFFF
 MIN_ENTRY_SIZE = 14  # LegacyRecord.RECORD_OVERHEAD_V0
 LOG_OVERHEAD = 12
 HEADER_SIZE_UP_TO_MAGIC = 17
@@ -99,7 +99,7 @@ def walk_sections(buf, sec_pos, sec_end, sec_count, state, rec, hdr, row_section
         count = sec_count[s]
         failed = False
         while done < count:
-            if row >= rec.shape[0]:
+            if row >= rec.shape[1]:
                 state[0] = s
                 state[1] = pos
                 state[2] = done
@@ -117,7 +117,7 @@ def walk_sections(buf, sec_pos, sec_end, sec_count, state, rec, hdr, row_section
                 sec_err_pos[s] = pos
                 failed = True
                 break
-            if rec[row, k.KAFKA_RECORD__BODY__TRAILING__SIZE] != 0:
+            if rec[k.KAFKA_RECORD__BODY__TRAILING__SIZE, row] != 0:
                 sec_err[s] = BODY_TRAILING
                 sec_err_pos[s] = pos
                 failed = True
@@ -148,15 +148,49 @@ def gather(buf, pos, size, offsets, data):
     `offsets` (n + 1 int32, Arrow's layout) gets where each one starts; `data`
     must hold the sum of the positive sizes.
     """
-    o = 0
+    # Unsigned indices: numba then drops its negative-index checks and the copy loop vectorizes.
+    o = np.uint64(0)
     for i in range(len(pos)):
         offsets[i] = o
         n = size[i]
         if n > 0:
-            p = pos[i]
-            data[o:o + n] = buf[p:p + n]
-            o += n
+            p = np.uint64(pos[i])
+            for j in range(np.uint64(n)):
+                data[o + j] = buf[p + j]
+            o += np.uint64(n)
     offsets[len(pos)] = o
+
+
+@nb.njit(cache=True, nogil=True)
+def record_columns(rec, n, row_section, sections, offset, timestamp, sequence):
+    """Kafka's absolute offset, timestamp and sequence of each record row, from its batch's header.
+
+    As `DefaultRecordBatch`/`DefaultRecord`: offset = base offset + offset
+    delta and timestamp = base timestamp + timestamp delta, wrapping as Java's
+    long; with LogAppendTime every record has the batch's max timestamp; the
+    sequence is `incrementSequence(base sequence, offset delta)` (wrapping from
+    2^31-1 to 0), -1 where the batch has none.
+    """
+    for i in range(n):
+        s = row_section[i]
+        delta = rec[k.KAFKA_RECORD__BODY__OFFSET_DELTA, i]
+        offset[i] = sections[s, k.KAFKA_RECORD_BATCH__BASE_OFFSET] + delta
+        if sections[s, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] == 1:
+            timestamp[i] = sections[s, k.KAFKA_RECORD_BATCH__MAX_TIMESTAMP]
+        else:
+            timestamp[i] = sections[s, k.KAFKA_RECORD_BATCH__BASE_TIMESTAMP] + rec[k.KAFKA_RECORD__BODY__TIMESTAMP_DELTA, i]
+        base = sections[s, k.KAFKA_RECORD_BATCH__BASE_SEQUENCE]
+        if base < 0:
+            sequence[i] = -1
+        elif base > _s32(INT_MAX - delta):
+            sequence[i] = _s32(delta - _s32(INT_MAX - base) - 1)
+        else:
+            sequence[i] = _s32(base + delta)
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _s32(x):
+    return ((x & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
 
 
 @nb.njit(cache=True, nogil=True)
@@ -207,4 +241,4 @@ def control_types(buf, pos, size, out, table):
         p = pos[i]
         n = size[i] if size[i] > 0 else 0
         err, _ = k.parse_kafka_control_record(buf, p, p + n, table, 0)
-        out[i] = -1 if err != 0 else table[0, k.KAFKA_CONTROL_RECORD__TYPE]
+        out[i] = -1 if err != 0 else table[k.KAFKA_CONTROL_RECORD__TYPE, 0]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import struct
+import threading
 import zlib
 from typing import Iterator
 
@@ -43,7 +44,9 @@ _max_bytes: contextvars.ContextVar[int] = contextvars.ContextVar(
     "kafkalog_max_decompressed_bytes", default=DEFAULT_MAX_DECOMPRESSED_BYTES
 )
 
+_local = threading.local()
 _ZSTD_SLICE = 1024
+_ZSTD_MAX_RATIO = 32 * 1024  # a 4-byte RLE block makes up to 128 KiB
 _LZ4_SLICE = 16 * 1024
 XERIAL_MAGIC = b"\x82SNAPPY\x00"
 _XERIAL_HEADER_LEN = 16
@@ -267,23 +270,34 @@ def _unlz4(data: bytes, limit: int, magic: int, out: bytearray) -> None:
     raise DecompressionError("lz4 frame ends before its end mark (truncated)")
 
 
+def _zstd_context() -> zstandard.ZstdDecompressor:
+    """This thread's zstd decompression context: making one per batch costs more than decompressing it."""
+    dctx = getattr(_local, "zstd", None)
+    if dctx is None:
+        dctx = _local.zstd = zstandard.ZstdDecompressor()
+    return dctx
+
+
 def _unzstd(data: bytes, limit: int, magic: int, out: bytearray) -> None:
     # Kafka's zstd-jni stream reads frame after frame, and Java may omit the
-    # content size. Input goes in small slices so that the output of one call
-    # stays bounded even for a frame that expands enormously.
-    dctx = zstandard.ZstdDecompressor()
-    rest = data
-    while rest:
+    # content size. Input goes in slices small enough that even the most
+    # compressible block (_ZSTD_MAX_RATIO) cannot take one call's output far
+    # past the limit, and large enough that an ordinary batch takes a call or two.
+    dctx = _zstd_context()
+    view = memoryview(data)
+    while len(view):
         dobj = dctx.decompressobj()
         fed = 0
-        while fed < len(rest) and not dobj.eof:
-            out += dobj.decompress(rest[fed:fed + _ZSTD_SLICE])
-            fed += _ZSTD_SLICE
+        while fed < len(view) and not dobj.eof:
+            step = max(_ZSTD_SLICE, (limit - len(out)) // _ZSTD_MAX_RATIO)
+            out += dobj.decompress(view[fed:fed + step])
+            fed += step
             if len(out) > limit:
                 raise _too_large("zstd", limit)
         if not dobj.eof:
             raise DecompressionError("zstd frame ends before its last block (truncated)")
-        rest = dobj.unused_data + rest[fed:]
+        rest = dobj.unused_data
+        view = memoryview(rest + bytes(view[fed:])) if rest else view[fed:]
 
 
 _DECODERS = {GZIP: _gunzip, SNAPPY: _unsnappy, LZ4: _unlz4, ZSTD: _unzstd}

@@ -40,7 +40,6 @@ from kafkalog.arrow_columns import SCHEMA, batch_rows, repeat_string
 from kafkalog.checksums import V2_CRC_START
 from kafkalog.compression import CODEC_NAMES, NONE, decompress, decompression_limit
 from kafkalog.errors import DamagedDataError
-from kafkalog.javaint import INT_MAX
 from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, Batch
 from kafkalog.parsing import PARSE_ERRORS
 
@@ -102,17 +101,18 @@ def decode_runs(reader, topic: str | None = None, partition: int | None = None, 
 class _Walker:
     def __init__(self, path: str | None, topic: str | None, partition: int | None, limit: int, table_rows: int):
         self.path, self.topic, self.partition, self.limit = path, topic, partition, limit
-        self.rec = np.empty((table_rows, k.KAFKA_RECORD__WIDTH), dtype=np.int64)
-        self.hdr = np.empty((table_rows, k.KAFKA_RECORD__HEADER__WIDTH), dtype=np.int64)
+        # Column-major tables (t[column, row]) that the kernels fill, reused from walk to walk.
+        self.rec = np.empty((k.KAFKA_RECORD__WIDTH, table_rows), dtype=np.int64)
+        self.hdr = np.empty((k.KAFKA_RECORD__HEADER__WIDTH, table_rows), dtype=np.int64)
         self.row_section = np.empty(table_rows, dtype=np.int64)
-        self.ctl = np.empty((1, k.KAFKA_CONTROL_RECORD__WIDTH), dtype=np.int64)
+        self.ctl = np.empty((k.KAFKA_CONTROL_RECORD__WIDTH, 1), dtype=np.int64)
 
     # -- a chunk of entries -------------------------------------------------------------------------------------
 
     def chunk(self, chunk: bytes, base: int, entries: np.ndarray) -> Iterator[Run]:
         buf = np.frombuffer(chunk, dtype=np.uint8)
         v2 = np.flatnonzero(entries[:, columnar.ENTRY_MAGIC] >= 2)
-        headers = np.empty((len(v2), k.KAFKA_RECORD_BATCH__WIDTH), dtype=np.int64)
+        headers = np.empty((k.KAFKA_RECORD_BATCH__WIDTH, len(v2)), dtype=np.int64)
         errors = np.empty(len(v2), dtype=np.int64)
         columnar.parse_batch_headers(buf, entries, v2, headers, errors)
         header_of = dict(zip(v2.tolist(), range(len(v2))))
@@ -129,7 +129,7 @@ class _Walker:
                 yield from self._walk(group, run)
                 self._reference(run, chunk[pos:end], position, magic)
                 continue
-            hdr = headers[h]
+            hdr = headers[:, h]
             codec = int(hdr[H.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION])
             data_pos = int(hdr[H.KAFKA_RECORD_BATCH__RECORDS_DATA__POS])
             data_end = data_pos + int(hdr[H.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE])
@@ -149,7 +149,7 @@ class _Walker:
             if actual != int(hdr[H.KAFKA_RECORD_BATCH__CRC]):
                 damage.append(record_batch.crc_damage(actual, int(hdr[H.KAFKA_RECORD_BATCH__CRC]), self.path,
                                                       position))
-            group.add(hdr, position, magic, data, damage)
+            group.add(hdr, position, magic, data, damage, buf, data_pos if codec == NONE else -1)
             if group.bytes >= GROUP_BYTES:
                 yield from self._walk(group, run)
         yield from self._walk(group, run)
@@ -196,7 +196,7 @@ class _Walker:
             why, nrows, nhdr = columnar.walk_sections(buf, sec_pos, sec_end, sec_count, state, self.rec, self.hdr,
                                                       self.row_section, sec_good, sec_err, sec_err_pos)
             if why == columnar.WALK_HEADERS_FULL:
-                self.hdr = np.empty((2 * len(self.hdr), self.hdr.shape[1]), dtype=np.int64)
+                self.hdr = np.empty((self.hdr.shape[0], 2 * self.hdr.shape[1]), dtype=np.int64)
                 continue
             if nrows:
                 rs = self.row_section[:nrows]
@@ -209,7 +209,7 @@ class _Walker:
             finished = done_upto
             if why == columnar.WALK_DONE:
                 break
-            if state[2] == 0 and run.rows >= len(self.rec):
+            if state[2] == 0 and run.rows >= self.rec.shape[1]:
                 # At a batch boundary with a table's worth of rows: hand them out.
                 yield run.finish()
         group.clear()
@@ -256,77 +256,77 @@ class _Walker:
     # -- Arrow columns of the rows of one walk ------------------------------------------------------------------
 
     def _columns(self, buf: np.ndarray, hdr: np.ndarray, group: "_Group", n: int, nhdr: int) -> pa.RecordBatch:
-        rec, h = self.rec[:n], self.hdr[:nhdr]
+        rec = self.rec
         rs = self.row_section[:n]
-        sec = hdr[rs]
-        base_offset = sec[:, H.KAFKA_RECORD_BATCH__BASE_OFFSET]
-        offset_delta = rec[:, k.KAFKA_RECORD__BODY__OFFSET_DELTA]
-        with np.errstate(over="ignore"):
-            offset = base_offset + offset_delta  # wraps as Java's long does
-            lat = sec[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] == 1
-            timestamp = np.where(lat, sec[:, H.KAFKA_RECORD_BATCH__MAX_TIMESTAMP],
-                                 sec[:, H.KAFKA_RECORD_BATCH__BASE_TIMESTAMP]
-                                 + rec[:, k.KAFKA_RECORD__BODY__TIMESTAMP_DELTA])
-            sequence = _sequences(sec[:, H.KAFKA_RECORD_BATCH__BASE_SEQUENCE], offset_delta)
-        # What the reference path needs to word damage at the end of a section.
-        ends = np.flatnonzero(np.diff(rs, append=-1))
-        for i in ends.tolist():
-            group.offset_of_last[int(rs[i])] = int(offset[i])
-        is_control = sec[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1
+        offset = np.empty(n, dtype=np.int64)
+        timestamp = np.empty(n, dtype=np.int64)
+        sequence = np.empty(n, dtype=np.int32)
+        columnar.record_columns(rec, n, rs, hdr, offset, timestamp, sequence)
+        # Batch-level columns: each section's value, repeated for its rows (rows are in section order).
+        first = int(rs[0])
+        counts = np.bincount(rs - first)
+        sections = hdr[first:first + len(counts)]
+
+        def per_row(values: np.ndarray, dtype=None) -> np.ndarray:
+            return np.repeat(values if dtype is None else values.astype(dtype), counts)
+
+        # What the damage at the end of a section is worded with: the offset of its last record.
+        ends = np.cumsum(counts) - 1
+        for s, i in zip(range(first, first + len(counts)), ends.tolist()):
+            if counts[s - first]:
+                group.offset_of_last[s] = int(offset[i])
+        is_control = per_row(sections[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1)
         control = pa.nulls(n, pa.string())
         if is_control.any():
             control = self._control_types(buf, rec, rs, is_control, group)
-
-        key = _binary(buf, rec[:, k.KAFKA_RECORD__BODY__KEY__POS], rec[:, k.KAFKA_RECORD__BODY__KEY__SIZE])
-        value = _binary(buf, rec[:, k.KAFKA_RECORD__BODY__VALUE__POS], rec[:, k.KAFKA_RECORD__BODY__VALUE__SIZE])
-        headers = self._headers(buf, rec, h, n)
-        codec = sec[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
-        positions = np.asarray(group.positions, dtype=np.int64)[rs]
         columns = {
             "topic": repeat_string(self.topic, n),
             "partition": pa.nulls(n, pa.int32()) if self.partition is None
             else pa.array(np.full(n, self.partition, dtype=np.int32)),
             "offset": pa.array(offset),
             "timestamp": pa.array(timestamp),
-            "timestamp_type": _TIMESTAMP_TYPES.take(pa.array(lat.astype(np.int8))),
-            "key": key,
-            "value": value,
-            "headers": headers,
-            "magic": pa.array(np.asarray(group.magics, dtype=np.int32)[rs]),
-            "compression": _CODECS.take(pa.array(codec)),
-            "producer_id": pa.array(sec[:, H.KAFKA_RECORD_BATCH__PRODUCER_ID]),
-            "producer_epoch": pa.array(sec[:, H.KAFKA_RECORD_BATCH__PRODUCER_EPOCH].astype(np.int32)),
+            "timestamp_type": _TIMESTAMP_TYPES.take(
+                pa.array(per_row(sections[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE], np.int8))),
+            "key": _binary(buf, rec[k.KAFKA_RECORD__BODY__KEY__POS, :n], rec[k.KAFKA_RECORD__BODY__KEY__SIZE, :n]),
+            "value": _binary(buf, rec[k.KAFKA_RECORD__BODY__VALUE__POS, :n],
+                             rec[k.KAFKA_RECORD__BODY__VALUE__SIZE, :n]),
+            "headers": self._headers(buf, rec, self.hdr[:, :nhdr], n),
+            "magic": pa.array(per_row(np.asarray(group.magics[first:first + len(counts)], dtype=np.int32))),
+            "compression": _CODECS.take(pa.array(per_row(sections[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION],
+                                                         np.int8))),
+            "producer_id": pa.array(per_row(sections[:, H.KAFKA_RECORD_BATCH__PRODUCER_ID])),
+            "producer_epoch": pa.array(per_row(sections[:, H.KAFKA_RECORD_BATCH__PRODUCER_EPOCH], np.int32)),
             "sequence": pa.array(sequence),
-            "is_transactional": pa.array(sec[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL] == 1),
+            "is_transactional": pa.array(per_row(sections[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL] == 1)),
             "is_control": pa.array(is_control),
             "control_type": control,
-            "partition_leader_epoch": pa.array(sec[:, H.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH].astype(np.int32)),
+            "partition_leader_epoch": pa.array(per_row(sections[:, H.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH],
+                                                       np.int32)),
             "segment": repeat_string(self.path, n),
-            "batch_position": pa.array(positions),
+            "batch_position": pa.array(per_row(np.asarray(group.positions[first:first + len(counts)],
+                                                          dtype=np.int64))),
             "damage": pa.nulls(n, pa.string()),
         }
         return pa.RecordBatch.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)
 
     def _headers(self, buf: np.ndarray, rec: np.ndarray, h: np.ndarray, n: int) -> pa.Array:
         offsets = np.empty(n + 1, dtype=np.int32)
-        offsets[:n] = rec[:, k.KAFKA_RECORD__BODY__HEADERS__FIRST]
-        offsets[n] = len(h)
-        if n and offsets[0] != 0:
-            offsets -= offsets[0]
-        key_pos, key_size = h[:, k.KAFKA_RECORD__HEADER__KEY__POS], h[:, k.KAFKA_RECORD__HEADER__KEY__SIZE]
+        offsets[:n] = rec[k.KAFKA_RECORD__BODY__HEADERS__FIRST, :n]
+        offsets[n] = h.shape[1]
+        key_pos, key_size = h[k.KAFKA_RECORD__HEADER__KEY__POS], h[k.KAFKA_RECORD__HEADER__KEY__SIZE]
         keys = _binary(buf, key_pos, key_size, pa.string())
-        if len(h) and columnar.check_utf8(buf, key_pos, key_size) >= 0:
+        if h.shape[1] and columnar.check_utf8(buf, key_pos, key_size) >= 0:
             # Kafka decodes header keys with replacement characters; so does the reference path.
             keys = pa.array([buf[p:p + z].tobytes().decode("utf-8", "replace")
                              for p, z in zip(key_pos.tolist(), key_size.tolist())], type=pa.string())
-        values = _binary(buf, h[:, k.KAFKA_RECORD__HEADER__VALUE__POS], h[:, k.KAFKA_RECORD__HEADER__VALUE__SIZE])
+        values = _binary(buf, h[k.KAFKA_RECORD__HEADER__VALUE__POS], h[k.KAFKA_RECORD__HEADER__VALUE__SIZE])
         struct = pa.StructArray.from_arrays([keys, values], fields=list(SCHEMA.field("headers").type.value_type))
         return pa.ListArray.from_arrays(pa.array(offsets), struct)
 
     def _control_types(self, buf, rec, rs, is_control, group) -> pa.Array:
         rows = np.flatnonzero(is_control)
-        key_pos = rec[rows, k.KAFKA_RECORD__BODY__KEY__POS]
-        key_size = rec[rows, k.KAFKA_RECORD__BODY__KEY__SIZE]
+        key_pos = rec[k.KAFKA_RECORD__BODY__KEY__POS, rows]
+        key_size = rec[k.KAFKA_RECORD__BODY__KEY__SIZE, rows]
         types = np.empty(len(rows), dtype=np.int64)
         columnar.control_types(buf, key_pos, key_size, types, self.ctl)
         codes = np.full(len(rs), -1, dtype=np.int64)
@@ -361,21 +361,32 @@ class _Group:
         self.bytes = 0
         self.control_damage: dict[int, list[DamagedDataError]] = {}
         self.offset_of_last: dict[int, int] = {}
+        self.chunk: np.ndarray | None = None
+        self.chunk_pos: list[int] = []
+        self.compressed = 0
 
-    def add(self, header: np.ndarray, position: int, magic: int, data, damage: list[DamagedDataError]) -> None:
+    def add(self, header: np.ndarray, position: int, magic: int, data, damage: list[DamagedDataError],
+            chunk: np.ndarray, chunk_pos: int) -> None:
+        """A batch and its records: `data`, which is chunk[chunk_pos:] when the batch is not compressed."""
         self.headers.append(header)
         self.positions.append(position)
         self.magics.append(magic)
         self.data.append(data)
         self.damage.append(damage)
         self.bytes += len(data)
+        self.chunk = chunk
+        self.chunk_pos.append(chunk_pos)
+        self.compressed += chunk_pos < 0
 
     def buffer(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """All sections in one buffer, and where each starts and ends in it."""
         sizes = np.array([len(d) for d in self.data], dtype=np.int64)
+        if not self.compressed:
+            # The records of uncompressed batches are read where they are in the chunk.
+            starts = np.array(self.chunk_pos, dtype=np.int64)
+            return self.chunk, starts, starts + sizes
         ends = np.cumsum(sizes)
-        joined = b"".join(self.data)
-        return np.frombuffer(joined, dtype=np.uint8), ends - sizes, ends
+        return np.frombuffer(b"".join(self.data), dtype=np.uint8), ends - sizes, ends
 
 
 class _RunBuilder:
@@ -404,16 +415,6 @@ class _RunBuilder:
         run = Run(table, self.items)
         self.tables, self.items, self.rows, self.assigned = [], [], 0, 0
         return run
-
-
-def _sequences(base: np.ndarray, delta: np.ndarray) -> np.ndarray:
-    """`DefaultRecordBatch.incrementSequence` for each record: wraps from 2^31-1 to 0; -1 without a base."""
-    def s32(x):
-        return ((x & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000
-
-    wrapped = base > s32(INT_MAX - delta)
-    out = np.where(wrapped, s32(delta - s32(INT_MAX - base) - 1), s32(base + delta))
-    return np.where(base >= 0, out, -1).astype(np.int32)
 
 
 def _binary(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, type_: pa.DataType = pa.binary()) -> pa.Array:

@@ -6,8 +6,8 @@
 The Kaitai Struct compiler turns each spec into an object parser (one Python
 object per record, header and varint). This generator reads the same specs and
 writes, for each type the fast path needs, a numba function that parses one
-instance of it from a uint8 array and stores every field in a row of an int64
-table: integers as their value, byte fields as their position and size, a
+instance of it from a uint8 array and stores every field in a column of an int64
+table (`t[column, row]`, so that a column is a contiguous array): integers as their value, byte fields as their position and size, a
 repeated type as the first row and the count of its own table. A whole records
 section is then walked by calling such a function in a compiled loop
 (`kafkalog.columnar`), with no Python object per record.
@@ -195,24 +195,29 @@ class Generator:
         self.varint_len = len(seq)
         n = len(seq)
         return f'''
+
 @nb.njit(cache=True, nogil=True)
 def read_kafka_varint(buf, pos, end):
     """A zigzag varint of at most {n} bytes (spec {VARINT_SPEC}): (value, new position, 0), or 1 at the end of
     the data, or 2 where byte {n} still has its continuation bit (valid max 0x7f of field b{n - 1})."""
-    raw = np.int64(0)
-    shift = 0
-    for i in range({n}):
-        if pos >= end:
-            return np.int64(0), pos, 1
-        b = np.int64(buf[pos])
-        pos += 1
+    if pos >= end:
+        return np.int64(0), pos, 1
+    raw = np.int64(buf[np.uint64(pos)])
+    if raw < 0x80:  # one byte: most lengths and deltas
+        return (raw >> 1) ^ -(raw & 1), pos + 1, 0
+    raw &= 0x7F
+    shift = 7
+    for i in range(1, {n}):
+        if pos + i >= end:
+            return np.int64(0), pos + i, 1
+        b = np.int64(buf[np.uint64(pos + i)])
         if i == {n - 1} and b > 0x7F:
-            return np.int64(0), pos, 2
+            return np.int64(0), pos + i + 1, 2
         raw |= (b & 0x7F) << shift
         if b < 0x80:
-            return ((raw >> 1) & 0x7FFFFFFFFFFFFFFF) ^ -(raw & 1), pos, 0
+            return ((raw >> 1) & 0x7FFFFFFFFFFFFFFF) ^ -(raw & 1), pos + i + 1, 0
         shift += 7
-    return np.int64(0), pos, 2
+    return np.int64(0), pos + {n}, 2
 '''
 
     # -- errors --------------------------------------------------------------------------------------------------
@@ -248,9 +253,10 @@ def read_kafka_varint(buf, pos, end):
         self.functions.append("\n".join([
             "",
             "",
-            "@nb.njit(cache=True, nogil=True)",
+            "@nb.njit(cache=True, nogil=True, inline=\"always\")",
             f"def {table.func}({args}):",
             doc,
+            "    urow = np.uint64(row)",
             *(line.replace(ROWS, rows) for line in body),
             f"    return 0, pos{rows}",
         ]))
@@ -379,7 +385,7 @@ class _Context:
             shift -= w
             var = _var(prefix, f["id"])
             self.line(indent, f"{var} = ({word} >> {shift}) & {(1 << w) - 1}")
-            self.line(indent, f"t[row, {self.column(prefix + f['id'])}] = {var}")
+            self.line(indent, f"t[{self.column(prefix + f['id'])}, urow] = {var}")
             scope[f["id"]] = var
 
     def _check_field_keys(self, spec, type_path, f) -> None:
@@ -432,14 +438,14 @@ class _Context:
         if cond is not None:
             self.line(indent, "else:")
             if "size" in f or f.get("size-eos"):
-                self.line(indent + 1, f"t[row, {self._col_ref(col + '.pos')}] = 0")
-                self.line(indent + 1, f"t[row, {self._col_ref(col + '.size')}] = -1")
+                self.line(indent + 1, f"t[{self._col_ref(col + '.pos')}, urow] = 0")
+                self.line(indent + 1, f"t[{self._col_ref(col + '.size')}, urow] = -1")
             elif repeat == "expr":
-                self.line(indent + 1, f"t[row, {self._col_ref(col + '.first')}] = 0")
-                self.line(indent + 1, f"t[row, {self._col_ref(col + '.count')}] = 0")
+                self.line(indent + 1, f"t[{self._col_ref(col + '.first')}, urow] = 0")
+                self.line(indent + 1, f"t[{self._col_ref(col + '.count')}, urow] = 0")
             elif fid in scope and not scope[fid].startswith("@"):
                 self.line(indent + 1, f"{scope[fid]} = 0")
-                self.line(indent + 1, f"t[row, {self._col_ref(col)}] = 0")
+                self.line(indent + 1, f"t[{self._col_ref(col)}, urow] = 0")
             else:
                 raise UnsupportedConstruct(f"{where}: if on a user type read in place is not supported")
 
@@ -461,20 +467,26 @@ class _Context:
         self.line(indent, f"pos += {size}")
         scope[fid] = var
         self.emit_valid(spec, type_path, f, var, indent, expr)
-        self.line(indent, f"t[row, {self.column(prefix + fid)}] = {var}")
+        self.line(indent, f"t[{self.column(prefix + fid)}, urow] = {var}")
 
     def emit_varint(self, spec, type_path, f, prefix, end, indent, scope, expr) -> None:
         fid = f["id"]
         var = _var(prefix, fid)
         status = self.fresh("k")
-        self.line(indent, f"{var}, pos, {status} = read_kafka_varint(buf, pos, {end})")
-        self.line(indent, f"if {status} == 1:")
-        self.fail(indent + 1, spec, type_path, fid, EOF)
-        self.line(indent, f"if {status} == 2:")
-        self.fail(indent + 1, spec, type_path, fid, VARINT_TOO_LONG)
+        # A one-byte number (most lengths and deltas) is read in place; longer ones by the function.
+        self.line(indent, f"if pos < {end} and buf[np.uint64(pos)] < 0x80:")
+        self.line(indent + 1, f"{var} = np.int64(buf[np.uint64(pos)])")
+        self.line(indent + 1, f"{var} = ({var} >> 1) ^ -({var} & 1)")
+        self.line(indent + 1, "pos += 1")
+        self.line(indent, "else:")
+        self.line(indent + 1, f"{var}, pos, {status} = read_kafka_varint(buf, pos, {end})")
+        self.line(indent + 1, f"if {status} == 1:")
+        self.fail(indent + 2, spec, type_path, fid, EOF)
+        self.line(indent + 1, f"if {status} == 2:")
+        self.fail(indent + 2, spec, type_path, fid, VARINT_TOO_LONG)
         scope[fid] = var
         self.emit_valid(spec, type_path, f, var, indent, expr, varint=True)
-        self.line(indent, f"t[row, {self.column(prefix + fid)}] = {var}")
+        self.line(indent, f"t[{self.column(prefix + fid)}, urow] = {var}")
 
     def emit_valid(self, spec, type_path, f, var, indent, expr, varint: bool = False) -> None:
         valid = f.get("valid")
@@ -514,8 +526,8 @@ class _Context:
             self.fail(indent + 1, spec, type_path, fid, NEGATIVE_SIZE)
             self.line(indent, f"if {n} > {end} - pos:")
             self.fail(indent + 1, spec, type_path, fid, EOF)
-        self.line(indent, f"t[row, {self.column(col + '.pos')}] = pos")
-        self.line(indent, f"t[row, {self.column(col + '.size')}] = {n}")
+        self.line(indent, f"t[{self.column(col + '.pos')}, urow] = pos")
+        self.line(indent, f"t[{self.column(col + '.size')}, urow] = {n}")
         ftype = f.get("type")
         if ftype is not None and opaque is None:
             if "(" in str(ftype):
@@ -542,11 +554,11 @@ class _Context:
         k = kids.index(child) + 1
         count = self.fresh("count")
         self.line(indent, f"{count} = {expr(str(f['repeat-expr']))}")
-        self.line(indent, f"t[row, {self.column(col + '.first')}] = row{k}")
-        self.line(indent, f"t[row, {self.column(col + '.count')}] = {count}")
+        self.line(indent, f"t[{self.column(col + '.first')}, urow] = row{k}")
+        self.line(indent, f"t[{self.column(col + '.count')}, urow] = {count}")
         i = self.fresh("i")
         self.line(indent, f"for {i} in range({count}):")
-        self.line(indent + 1, f"if row{k} >= t{k}.shape[0]:")
+        self.line(indent + 1, f"if row{k} >= t{k}.shape[1]:")
         self.line(indent + 2, f"return 1, pos{ROWS}")
         grand = child.all_children()
         first = k + 1
@@ -622,13 +634,15 @@ import numpy as np
 
 '''
 
+# Array indices are cast to unsigned where they cannot be negative: numba then leaves out its
+# negative-index wraparound, which costs a branch per access and stops loops from vectorizing.
 PRELUDE = '''
 
 @nb.njit(cache=True, nogil=True, inline="always")
 def _uint_be(buf, pos, n):
     v = np.int64(0)
     for i in range(n):
-        v = (v << 8) | np.int64(buf[pos + i])
+        v = (v << 8) | np.int64(buf[np.uint64(pos + i)])
     return v
 
 
