@@ -39,8 +39,9 @@ from kafkalog import columnar, message_set, record_batch
 from kafkalog.arrow_columns import SCHEMA, batch_rows, repeat_string
 from kafkalog.checksums import V2_CRC_START
 from kafkalog.compression import CODEC_NAMES, NONE, decompress, decompression_limit
-from kafkalog.errors import DamagedDataError
-from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, Batch
+from kafkalog.errors import ChecksumError, DamagedDataError
+from kafkalog.javaint import increment_sequence, s64
+from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE, Batch
 from kafkalog.parsing import PARSE_ERRORS
 
 H = k  # the generated column numbers: k.KAFKA_RECORD_BATCH__..., k.KAFKA_RECORD__...
@@ -62,6 +63,7 @@ class Item:
     """One entry of the segment in a run: a batch and its rows, or an entry that did not decode at all."""
 
     position: int
+    size: int
     magic: int
     base_offset: int
     row_start: int
@@ -71,6 +73,8 @@ class Item:
     is_batch: bool = True
     #: The decoded batch, for the entries the reference path decoded (else None).
     batch: Batch | None = None
+    #: The v2 header as the kernel read it (`k.KAFKA_RECORD_BATCH__*` fields), for the batches the fast path decoded.
+    header: np.ndarray | None = None
 
 
 @dataclass
@@ -82,12 +86,13 @@ class Run:
 
 
 def decode_runs(reader, topic: str | None = None, partition: int | None = None, *, reference: bool = False,
-                table_rows: int = TABLE_ROWS) -> Iterator[Run]:
+                records: bool = True, table_rows: int = TABLE_ROWS) -> Iterator[Run]:
     """The runs of a `SegmentReader`'s range, in file order; structural damage is left in `reader.damage`.
 
-    `reference=True` decodes every entry with the Kaitai parsers alone.
+    `reference=True` decodes every entry with the Kaitai parsers alone;
+    `records=False` reads batch headers and checks CRCs only.
     """
-    walker = _Walker(reader.name, topic, partition, reader.max_decompressed_bytes, table_rows)
+    walker = _Walker(reader.name, topic, partition, reader.max_decompressed_bytes, table_rows, records)
     for chunk, base, entries in reader.entries():
         reader.position = base
         if reference:
@@ -99,8 +104,10 @@ def decode_runs(reader, topic: str | None = None, partition: int | None = None, 
 
 
 class _Walker:
-    def __init__(self, path: str | None, topic: str | None, partition: int | None, limit: int, table_rows: int):
+    def __init__(self, path: str | None, topic: str | None, partition: int | None, limit: int, table_rows: int,
+                 records: bool = True):
         self.path, self.topic, self.partition, self.limit = path, topic, partition, limit
+        self.records = records
         # Column-major tables (t[column, row]) that the kernels fill, reused from walk to walk.
         self.rec = np.empty((k.KAFKA_RECORD__WIDTH, table_rows), dtype=np.int64)
         self.hdr = np.empty((k.KAFKA_RECORD__HEADER__WIDTH, table_rows), dtype=np.int64)
@@ -133,7 +140,9 @@ class _Walker:
             codec = int(hdr[H.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION])
             data_pos = int(hdr[H.KAFKA_RECORD_BATCH__RECORDS_DATA__POS])
             data_end = data_pos + int(hdr[H.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE])
-            if codec == NONE:
+            if not self.records:
+                data = None
+            elif codec == NONE:
                 data = view[data_pos:data_end]
             else:
                 try:
@@ -149,7 +158,13 @@ class _Walker:
             if actual != int(hdr[H.KAFKA_RECORD_BATCH__CRC]):
                 damage.append(record_batch.crc_damage(actual, int(hdr[H.KAFKA_RECORD_BATCH__CRC]), self.path,
                                                       position))
-            group.add(hdr, position, magic, data, damage, buf, data_pos if codec == NONE else -1)
+            if data is None:  # headers only
+                run.add_item(Item(position, length + columnar.LOG_OVERHEAD, magic,
+                                  int(hdr[H.KAFKA_RECORD_BATCH__BASE_OFFSET]), run.assigned, run.assigned, damage,
+                                  header=hdr.copy()))
+                continue
+            group.add(hdr, position, length + columnar.LOG_OVERHEAD, magic, data, damage, buf,
+                      data_pos if codec == NONE else -1)
             if group.bytes >= GROUP_BYTES:
                 yield from self._walk(group, run)
         yield from self._walk(group, run)
@@ -167,15 +182,16 @@ class _Walker:
         try:
             # Within the reader's cap on decompressed bytes, as SegmentReader decodes.
             with decompression_limit(self.limit):
-                batch = (record_batch.decode_batch(entry, position, self.path) if magic >= 2
-                         else message_set.decode_entry(entry, position, self.path))
+                batch = (record_batch.decode_batch(entry, position, self.path, self.records) if magic >= 2
+                         else message_set.decode_entry(entry, position, self.path, self.records))
         except DamagedDataError as exc:
-            run.add_item(Item(position, magic, 0, run.assigned, run.assigned, [exc], is_batch=False))
+            run.add_item(Item(position, len(entry), magic, 0, run.assigned, run.assigned, [exc], is_batch=False))
             return
         table = batch_rows(batch, self.topic, self.partition, self.path)
         run.add_table(table)
         start, end = run.assign(table.num_rows)
-        run.add_item(Item(position, batch.magic, batch.base_offset, start, end, list(batch.damage), batch=batch))
+        run.add_item(Item(position, len(entry), batch.magic, batch.base_offset, start, end, list(batch.damage),
+                          batch=batch))
 
     # -- walking the records of a group of batches --------------------------------------------------------------
 
@@ -235,8 +251,8 @@ class _Walker:
         elif err != 0:
             damage.append(self._parse_damage(buf, s, sec_pos, sec_end, sec_err_pos, int(sec_good[s]), count,
                                              position))
-        run.add_item(Item(position, magic, int(hdr[s, H.KAFKA_RECORD_BATCH__BASE_OFFSET]), row_start, row_end,
-                          damage))
+        run.add_item(Item(position, group.sizes[s], magic, int(hdr[s, H.KAFKA_RECORD_BATCH__BASE_OFFSET]), row_start,
+                          row_end, damage, header=hdr[s]))
 
     def _parse_damage(self, buf, s, sec_pos, sec_end, sec_err_pos, index, count, position) -> DamagedDataError:
         try:
@@ -355,6 +371,7 @@ class _Group:
     def clear(self) -> None:
         self.headers: list[np.ndarray] = []
         self.positions: list[int] = []
+        self.sizes: list[int] = []
         self.magics: list[int] = []
         self.data: list = []
         self.damage: list[list[DamagedDataError]] = []
@@ -365,11 +382,12 @@ class _Group:
         self.chunk_pos: list[int] = []
         self.compressed = 0
 
-    def add(self, header: np.ndarray, position: int, magic: int, data, damage: list[DamagedDataError],
+    def add(self, header: np.ndarray, position: int, size: int, magic: int, data, damage: list[DamagedDataError],
             chunk: np.ndarray, chunk_pos: int) -> None:
         """A batch and its records: `data`, which is chunk[chunk_pos:] when the batch is not compressed."""
         self.headers.append(header)
         self.positions.append(position)
+        self.sizes.append(size)
         self.magics.append(magic)
         self.data.append(data)
         self.damage.append(damage)
@@ -427,3 +445,38 @@ def _binary(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, type_: pa.DataTy
     nulls = n - int(valid.sum())
     bitmap = pa.py_buffer(np.packbits(valid, bitorder="little")) if nulls else None
     return pa.Array.from_buffers(type_, n, [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)], null_count=nulls)
+
+
+def batch_of(item: Item, path: str | None) -> Batch:
+    """The `Batch` of a v2 batch the fast path decoded (records not included), as `record_batch.decode_batch` has it."""
+    if item.batch is not None:
+        return item.batch
+    h = item.header.tolist()
+    codec = h[H.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
+    base_offset = h[H.KAFKA_RECORD_BATCH__BASE_OFFSET]
+    base_sequence = h[H.KAFKA_RECORD_BATCH__BASE_SEQUENCE]
+    last_offset_delta = h[H.KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA]
+    return Batch(
+        position=item.position,
+        size=item.size,
+        magic=item.magic,
+        base_offset=base_offset,
+        last_offset=s64(base_offset + last_offset_delta),
+        count=h[H.KAFKA_RECORD_BATCH__RECORDS_COUNT],
+        compression=CODEC_NAMES.get(codec, f"unknown({codec})"),
+        crc=h[H.KAFKA_RECORD_BATCH__CRC],
+        crc_valid=not any(isinstance(d, ChecksumError) for d in item.damage),
+        timestamp_type=LOG_APPEND_TIME if h[H.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] else CREATE_TIME,
+        max_timestamp=h[H.KAFKA_RECORD_BATCH__MAX_TIMESTAMP],
+        producer_id=h[H.KAFKA_RECORD_BATCH__PRODUCER_ID],
+        producer_epoch=h[H.KAFKA_RECORD_BATCH__PRODUCER_EPOCH],
+        base_sequence=base_sequence,
+        last_sequence=NO_SEQUENCE if base_sequence == NO_SEQUENCE
+        else increment_sequence(base_sequence, last_offset_delta),
+        partition_leader_epoch=h[H.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH],
+        is_transactional=bool(h[H.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL]),
+        is_control=bool(h[H.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL]),
+        delete_horizon_ms=h[H.KAFKA_RECORD_BATCH__BASE_TIMESTAMP]
+        if h[H.KAFKA_RECORD_BATCH__ATTRIBUTES__HAS_DELETE_HORIZON] else None,
+        damage=list(item.damage),
+    )

@@ -1,6 +1,7 @@
 """What a segment read returns: batches, records and headers, as Kafka reports them."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kafkalog.errors import DamagedDataError
@@ -63,7 +64,8 @@ class Batch:
     is_transactional: bool
     is_control: bool
     delete_horizon_ms: int | None
-    records: list[Record] = field(default_factory=list)
+    #: The records; a list, or for batches the fast path decoded a sequence that makes them a block at a time.
+    records: Sequence[Record] = field(default_factory=list)
     #: Damage found inside this batch (CRC mismatch, data that does not decompress or parse).
     damage: list[DamagedDataError] = field(default_factory=list)
 

@@ -26,6 +26,7 @@ from kafkalog import columnar, message_set, record_batch
 from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, decompression_limit
 from kafkalog.errors import CorruptStructureError, DamagedDataError, TruncatedError
 from kafkalog.model import Batch
+from kafkalog.record_list import ColumnarRecords
 from kafkalog.sources import Source, open_source
 
 LOG_OVERHEAD = 12  # offset (int64) + size (int32)
@@ -59,6 +60,7 @@ class SegmentReader:
         strict: bool = False,
         max_entry_bytes: int = DEFAULT_MAX_ENTRY_BYTES,
         max_decompressed_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES,
+        fast: bool = True,
     ):
         self._file, self._owns_file, default_name = open_source(source)
         self.name = name if name is not None else default_name
@@ -69,6 +71,8 @@ class SegmentReader:
         self.strict = strict
         self.max_entry_bytes = max_entry_bytes
         self.max_decompressed_bytes = max_decompressed_bytes
+        #: Decode v2 batches with the compiled kernels (False: the Kaitai parsers alone, the reference).
+        self.fast = fast
         #: Every problem found so far, in file order.
         self.damage: list[DamagedDataError] = []
         #: Where reading stopped: the end of the last entry read, or the start of the damage that ended it.
@@ -85,6 +89,31 @@ class SegmentReader:
             self._file.close()
 
     def __iter__(self) -> Iterator[Batch]:
+        if not self.fast:
+            yield from self._reference_batches()
+            return
+        from kafkalog import fast_path  # imports the compiled kernels: only when a segment is read
+
+        for run in fast_path.decode_runs(self, records=self.decode_records):
+            for item in run.items:
+                self.position = item.position
+                if not item.is_batch:
+                    # The entry's size was sound, so the next entry starts after it: keep reading.
+                    self.damage.extend(item.damage)
+                    if self.strict:
+                        raise item.damage[0]
+                    continue
+                batch = fast_path.batch_of(item, self.name)
+                if item.batch is None and self.decode_records:
+                    batch.records = ColumnarRecords(run.table, item.row_start, item.row_end)
+                self.position = item.position + item.size
+                self.damage.extend(batch.damage)
+                if self.strict and batch.damage:
+                    raise batch.damage[0]
+                yield batch
+
+    def _reference_batches(self) -> Iterator[Batch]:
+        """Every entry decoded by the generated Kaitai parsers alone (`fast=False`)."""
         for chunk, base, table in self.entries():
             for pos, length, _ in table.tolist():
                 self.position = base + pos

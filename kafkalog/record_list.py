@@ -1,0 +1,71 @@
+"""A batch's records made from the fast path's Arrow columns, a block at a time.
+
+A batch can hold a million tiny records in a few kilobytes; as `Record`
+objects they would take gigabytes. `ColumnarRecords` keeps the columns and
+makes `Record`s only for the block being looked at, so reading any batch costs
+memory in proportion to its bytes.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Iterator, overload
+
+import pyarrow as pa
+
+from kafkalog.model import Header, Record
+
+BLOCK = 4096
+_COLUMNS = ["offset", "timestamp", "sequence", "key", "value", "headers", "control_type"]
+
+
+class ColumnarRecords(Sequence):
+    """The records in rows [start, end) of a `kafkalog.arrow.SCHEMA` table, as a read-only sequence of `Record`."""
+
+    def __init__(self, table: pa.Table, start: int, end: int):
+        self._table = table.select(_COLUMNS).slice(start, end - start)
+        self._cache: tuple[int, list[Record]] | None = None
+
+    def __len__(self) -> int:
+        return self._table.num_rows
+
+    def __iter__(self) -> Iterator[Record]:
+        for start in range(0, len(self), BLOCK):
+            yield from self._block(start)
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Record]: ...
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("record index out of range")
+        start = index - index % BLOCK
+        return self._block(start)[index - start]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    def __repr__(self) -> str:
+        return f"ColumnarRecords({len(self)} records)"
+
+    def _block(self, start: int) -> list[Record]:
+        if self._cache is not None and self._cache[0] == start:
+            return self._cache[1]
+        cols = self._table.slice(start, BLOCK).to_pydict()
+        records = [
+            Record(offset=o, timestamp=t, sequence=s, key=k, value=v,
+                   headers=[Header(h["key"], h["value"]) for h in hs], control_type=c)
+            for o, t, s, k, v, hs, c in zip(cols["offset"], cols["timestamp"], cols["sequence"], cols["key"],
+                                            cols["value"], cols["headers"], cols["control_type"])
+        ]
+        self._cache = (start, records)
+        return records
