@@ -32,7 +32,8 @@ from typing import Any, Callable
 from kaitaistruct import KaitaiStream, KaitaiStruct
 
 from kafkalog import internal_topics_catalog as catalog
-from kafkalog.errors import UsageError
+from kafkalog.errors import DamagedDataError, UsageError
+from kafkalog.model import Record
 
 OFFSETS, TRANSACTIONS, SHARE, METADATA, REMOTE_LOG_METADATA, NONE = (
     "offsets", "transactions", "share", "metadata", "remote-log-metadata", "none")
@@ -177,18 +178,31 @@ def _coordinator(spec: str, key: bytes | None, value: bytes | None) -> Decoded:
 
 def _framed(spec: str, value: bytes) -> dict[str, Any]:
     apis = catalog.FRAMED[spec]
-    mod = _module(spec)
-    obj, _ = _parse("record frame", lambda io: getattr(mod, _cls(spec))(io), value)
-    frame, api_key, version = obj.frame_version.unsigned_value, obj.api_key.unsigned_value, obj.version.unsigned_value
+    frame, api_key, version = _frame_header(value)
     if frame != 1:
         raise _Undecodable(f"frame version {frame}: only frame version 1 is supported")
     if api_key not in apis:
         raise _Undecodable(f"unknown record type (API key) {api_key}")
     name, max_version = apis[api_key]
+    mod = _module(spec)
+    obj, _ = _parse(f"{name} version {version}", lambda io: getattr(mod, _cls(spec))(io), value)
     if obj.trailing:
         raise _Undecodable(f"{name} version {version}: {len(obj.trailing)} byte(s) of garbage after the record"
                            + (f" (kafkalog knows versions up to {max_version})" if version > max_version else ""))
     return {"type": name, "version": version, "data": _data(obj.message)}
+
+
+def _frame_header(value: bytes) -> tuple[int, int, int]:
+    """Frame version, API key and record version: the three unsigned varints before a framed record."""
+    io = KaitaiStream(BytesIO(value))
+    varint = _module("kafka_varint").KafkaVarint
+    out = []
+    for what in ("frame version", "record type", "record version"):
+        try:
+            out.append(varint(io).unsigned_value)
+        except Exception:
+            raise _Undecodable(f"the bytes end before the {what} (unsigned varint)") from None
+    return out[0], out[1], out[2]
 
 
 def _control_value(control_type: str, value: bytes | None) -> dict[str, Any] | None:
@@ -314,20 +328,30 @@ def _in_versions(version: int, spec: str | None) -> bool:
 
 # ----------------------------------------------------------------------------- dump output
 
-def dump_hook(line: dict[str, Any] | str, key: bytes | None, value: bytes | None, control_type: str | None,
-              decoder: str | None) -> tuple[dict[str, Any] | str, str | None]:
+class UndecodableRecordError(DamagedDataError):
+    """A record of an internal topic whose key or value is not what Kafka writes there."""
+
+
+def dump_hook(line: dict[str, Any] | str, record: Record, decoder: str | None, path: str | None,
+              batch_position: int) -> tuple[dict[str, Any] | str, UndecodableRecordError | None]:
     """A `kafkalog dump` record line with the decoded key and value added, and the error if any.
 
     JSON lines get `key_decoded` and `value_decoded` (objects or null) on internal topics, and on
-    control records everywhere; text lines get `key: {...} payload: {...}` as kafka-dump-log's
-    decoders print them.
+    control records everywhere; text lines end in `key: {...} payload: {...}`, as kafka-dump-log's
+    decoders print them. The error is placed at the batch and names the record's offset.
     """
-    if decoder is None or (decoder == CONTROL_ONLY and control_type is None):
+    if decoder is None or (decoder == CONTROL_ONLY and record.control_type is None):
         return line, None
-    decoded = decode_record(decoder, key, value, control_type)
+    decoded = decode_record(decoder, record.key, record.value, record.control_type)
     if isinstance(line, dict):
         line = {**line, "key_decoded": decoded.key, "value_decoded": decoded.value}
-    elif decoded.error is None and (decoded.key is not None or decoded.value is not None or control_type is None):
-        line = (line + (f" key: {json.dumps(decoded.key)}" if control_type is None else "")
-                + f" payload: {json.dumps(decoded.value)}")
-    return line, decoded.error
+    elif decoded.error is None and record.control_type is None:
+        # In place of the raw previews, as kafka-dump-log's --offsets-decoder (and the others) print it.
+        line = (line.split(" key: ", 1)[0] + f" key: {json.dumps(decoded.key, ensure_ascii=False)}"
+                + f" payload: {json.dumps(decoded.value, ensure_ascii=False)}")
+    elif decoded.error is None and record.control_type not in ("COMMIT", "ABORT"):
+        line += f" payload: {json.dumps(decoded.value, ensure_ascii=False)}"
+    if decoded.error is None:
+        return line, None
+    return line, UndecodableRecordError(f"record at offset {record.offset}: {decoded.error}",
+                                        path=path, position=batch_position)
