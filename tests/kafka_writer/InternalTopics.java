@@ -61,7 +61,7 @@ import org.apache.kafka.common.utils.ByteUtils;
 final class InternalTopics {
     static final int UNKNOWN_TAG = 1000;
     static long seed = 1;
-    static final Map<String, Schema> SCHEMAS = new java.util.HashMap<>();
+    static final Map<JsonNode, Map<String, Schema>> SCHEMAS = new java.util.IdentityHashMap<>();
 
     /** message-schemas.json, found on the classpath (scripts/kafka_fixtures.py puts tests/kafka_writer there). */
     static java.net.URL schemaFile() {
@@ -110,6 +110,7 @@ final class InternalTopics {
             int t = rt.get("recordType").asInt();
             if (t == 1 || t == 2) coordinator(rt, offsets);
         }
+        offsets.addAll(commits(schemas));
         List<Rec> meta = new ArrayList<>();
         for (JsonNode api : schemas.get("framed").get("kafka_metadata_record")) {
             String n = api.get("message").get("name").asText();
@@ -172,6 +173,34 @@ final class InternalTopics {
                 out.add(r);
             }
         }
+    }
+
+    /** A consumer group committing offsets as it reads (OffsetCommitValue v3, as Kafka 2.1 to 3.x write it). */
+    static List<Rec> commits(JsonNode schemas) {
+        JsonNode oc = schemas.get("coordinator").get("kafka_group_coordinator_record").get(1);
+        List<Rec> out = new ArrayList<>();
+        long[][] commits = {{0, 120}, {1, 95}, {0, 240}, {1, 180}, {0, 360}, {2, 40}};
+        for (int i = 0; i < commits.length; i++) {
+            Map<String, Object[]> over = new TreeMap<>();
+            over.put("group", new Object[] {"billing", Json.quote("billing")});
+            over.put("topic", new Object[] {"orders", Json.quote("orders")});
+            over.put("partition", new Object[] {(int) commits[i][0], Long.toString(commits[i][0])});
+            over.put("offset", new Object[] {commits[i][1], Long.toString(commits[i][1])});
+            over.put("leaderEpoch", new Object[] {3, "3"});
+            over.put("metadata", new Object[] {"", "\"\""});
+            over.put("commitTimestamp", new Object[] {Util.T0 + 5000 * i, Long.toString(Util.T0 + 5000 * i)});
+            overrides = over;
+            Rec r = new Rec();
+            Encoded k = encode(oc.get("key"), 1, 1, false);
+            r.key = prefixed((short) 1, k.bytes);
+            r.keyJson = envelope("OffsetCommitKey", 1, k.json);
+            Encoded e = encode(oc.get("value"), 3, 1, false);
+            r.value = prefixed((short) 3, e.bytes);
+            r.valueJson = envelope("OffsetCommitValue", 3, e.json);
+            overrides = null;
+            out.add(r);
+        }
+        return out;
     }
 
     /** GroupMetadataValue of a classic consumer group: members' subscription and assignment in the consumer protocol. */
@@ -355,8 +384,8 @@ final class InternalTopics {
         json.append('}');
         // A Struct must be built on the very Schema instance its parent's type holds: one Schema per
         // field list, version and flexibility.
-        String cacheKey = System.identityHashCode(fields) + ":" + version + ":" + flex;
-        Schema schema = SCHEMAS.computeIfAbsent(cacheKey, k -> new Schema(schemaFields.toArray(new Field[0])));
+        Schema schema = SCHEMAS.computeIfAbsent(fields, k -> new java.util.HashMap<>())
+            .computeIfAbsent(version + ":" + flex, k -> new Schema(schemaFields.toArray(new Field[0])));
         Struct s = new Struct(schema);
         for (Object[] nv : values) s.set((String) nv[0], nv[1]);
         return new Object[] {schema, s, json.toString()};
