@@ -38,3 +38,28 @@ def test_doc_refs_cite_kafkas_schema_files():
     assert "metadata/src/main/resources/common/metadata/PartitionChangeRecord.json" in text
     text = (ROOT / "schemas" / "kafka_group_coordinator_record.ksy").read_text()
     assert "group-coordinator/src/main/resources/common/message/OffsetCommitValue.json" in text
+
+
+def test_catalog_names_the_generated_classes():
+    """kafkalog/internal_topics_catalog.py and the specs come from one run of scripts/message_specs.py."""
+    import importlib
+
+    from kafkalog import internal_topics as it
+    from kafkalog import internal_topics_catalog as catalog
+
+    for spec, types in {**catalog.COORDINATOR}.items():
+        top = getattr(importlib.import_module(spec), it._cls(spec))
+        for key, value, _ in types.values():
+            assert hasattr(top, it._cls(it._snake(key))), key
+            assert value is None or hasattr(top, it._cls(it._snake(value))), value
+    for spec, apis in catalog.FRAMED.items():
+        top = getattr(importlib.import_module(spec), it._cls(spec))
+        for name, _ in apis.values():
+            assert hasattr(top, it._cls(it._snake(name))), name
+    for qualname in catalog.TAGGED:
+        parts = qualname.split(".")
+        spec = "_".join(p.lower() for p in __import__("re").findall(r"[A-Z][a-z]*", parts[0]))
+        obj = importlib.import_module(spec)
+        for part in parts:
+            obj = getattr(obj, part)
+        assert obj.__qualname__ == qualname
