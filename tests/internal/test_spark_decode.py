@@ -48,5 +48,7 @@ def test_latest_committed_offset_per_group_topic_partition(spark):
             d = w["key_decoded"]["data"]
             want[(d["group"], d["topic"], d["partition"])] = w["value_decoded"]["data"]["offset"]
     assert {(r.group_id, r.topic, r.partition): r.committed for r in rows} == want
-    plain = spark.read.format("kafkalog").load(str(INTERNAL / "__consumer_offsets-0"))
-    assert "key_decoded" not in plain.columns
+
+    from kafkalog.spark.datasource import KafkaLogDataSource
+    assert "key_decoded" not in KafkaLogDataSource({"path": "x"}).schema()
+    assert "`key_decoded` string" in KafkaLogDataSource({"path": "x", "decode": "true"}).schema()
