@@ -2,19 +2,24 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 from typing import Callable, TextIO
 
-from kafkalog import dump_files, dump_format, verify
+from kafkalog import dump_files, dump_format, internal_topics, verify
 from kafkalog.errors import KafkalogError
 from kafkalog.segment import SegmentReader
 
 EXIT_OK, EXIT_DAMAGED, EXIT_USAGE = 0, 1, 2
 
 
-def dump_segment(path: Path, fmt: str, out: TextIO) -> bool:
-    """Print one segment file; True when it was whole and every checksum held."""
+def dump_segment(path: Path, fmt: str, out: TextIO, decode: str | None = None) -> bool:
+    """Print one segment file; True when it was whole and every checksum held.
+
+    `decode`: a `--decode` value; by default internal topics are decoded by their directory name."""
+    decoder = internal_topics.decoder_for_path(path, decode)
+    undecodable = False
     if fmt == "json":
         emit: Callable = lambda obj: out.write(dump_format.dumps(obj) + "\n")
         batch_line, record_line, error_line = dump_format.batch_json, dump_format.record_json, dump_format.error_json
@@ -30,13 +35,17 @@ def dump_segment(path: Path, fmt: str, out: TextIO) -> bool:
                 emit(error_line(damage))
             emit(batch_line(batch))
             for record in batch.records:
-                emit(record_line(record))
+                line, problem = internal_topics.dump_hook(record_line(record), record, decoder, str(path), batch.position)
+                emit(line)
+                if problem is not None:
+                    emit(error_line(problem))
+                    undecodable = True
             for damage in batch.damage:
                 emit(error_line(damage))
             printed = len(reader.damage)
         for damage in reader.damage[printed:]:
             emit(error_line(damage))
-        return not reader.damage
+        return not reader.damage and not undecodable
 
 
 def _dump(args: argparse.Namespace) -> int:
@@ -50,12 +59,13 @@ def _dump(args: argparse.Namespace) -> int:
             print(f"kafkalog dump: {name}: not a .log, .index, .timeindex, .snapshot, .txnindex or "
                   "leader-epoch-checkpoint file, nor a partition directory", file=sys.stderr)
             return EXIT_USAGE
+    dump_log = functools.partial(dump_segment, decode=args.decode)
     for name in args.files:
         path = Path(name)
         if path.is_dir():
-            ok = dump_files.dump_partition(path, args.format, sys.stdout, dump_segment) and ok
+            ok = dump_files.dump_partition(path, args.format, sys.stdout, dump_log) and ok
         else:
-            ok = dump_files.dump_file(path, args.format, sys.stdout, dump_segment) and ok
+            ok = dump_files.dump_file(path, args.format, sys.stdout, dump_log) and ok
     return EXIT_OK if ok else EXIT_DAMAGED
 
 
@@ -109,6 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     dump.add_argument("files", nargs="+", metavar="FILE")
     dump.add_argument("--format", choices=("text", "json"), default="text",
                       help="text (default) or json: one JSON object per line")
+    dump.add_argument("--decode", choices=internal_topics.DECODERS, default=None,
+                      help="decode keys and values as the records of an internal topic (default: by the "
+                           "partition directory's name, e.g. __consumer_offsets-7; control records always)")
     dump.set_defaults(run=_dump)
 
     check = commands.add_parser("verify", help="check segments, indexes and partition files",

@@ -101,7 +101,21 @@ def kafka_jars_dir() -> Path:
 def _classpath(extra: Path | None = None) -> str:
     jars = kafka_jars_dir()
     parts = ([str(extra)] if extra else []) + [str(jars / j) for j in JARS]
-    return os.pathsep.join(parts)
+    return os.pathsep.join(parts + _internal_topics_classpath())
+
+
+def _internal_topics_classpath() -> list[str]:
+    """InternalTopics.java (issue 10): Jackson for kafka-clients' *JsonConverters (pyspark, a dependency,
+    ships it), and tests/kafka_writer itself for message-schemas.json."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("pyspark")
+    if spec is None or spec.origin is None:
+        raise SetupError("pyspark (for its Jackson jars) is not installed: pip install -e .")
+    jars = Path(spec.origin).parent / "jars"
+    found = [str(p) for name in ("jackson-databind", "jackson-core", "jackson-annotations")
+             for p in sorted(jars.glob(f"{name}-2*.jar"))[:1]]
+    return found + [str(JAVA_SRC)]
 
 
 def _sources_digest() -> str:

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
+from kafkalog import internal_topics_arrow
 from kafkalog.errors import UsageError
 from kafkalog.spark import decode, plan
 from kafkalog.spark.options import ReadOptions, parse_options
@@ -36,7 +37,8 @@ class KafkaLogDataSource(DataSource):
         return "kafkalog"
 
     def schema(self) -> str:
-        return SCHEMA_DDL
+        decoded = parse_options(dict(self.options)).decode
+        return SCHEMA_DDL + (internal_topics_arrow.DECODED_DDL if decoded else "")
 
     def reader(self, schema) -> "KafkaLogReader":
         return KafkaLogReader(dict(self.options))
@@ -76,7 +78,7 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions) -> Iterator[pa.Reco
                                            topic=seg.topic, partition=seg.partition, options=decode_options):
         out = finish(raw, options, markers)
         if out.num_rows:
-            yield out
+            yield internal_topics_arrow.with_decoded(out) if options.decode else out
 
 
 def finish(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None = None) -> pa.RecordBatch:

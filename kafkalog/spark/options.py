@@ -22,6 +22,7 @@ OPTIONS = {
     "mode": "PERMISSIVE (default), DROPMALFORMED or FAILFAST: what to do with damaged data",
     "maxPartitionBytes": "split segments larger than this into byte ranges (default 134217728 = 128 MiB)",
     "rowsPerBatch": "rows per Arrow batch handed to Spark (default 10000)",
+    "decode": "true/false (default false): add key_decoded and value_decoded, internal-topic records as JSON",
 }
 
 
@@ -37,6 +38,7 @@ class ReadOptions:
     mode: str = PERMISSIVE
     max_partition_bytes: int = DEFAULT_MAX_PARTITION_BYTES
     rows_per_batch: int = DEFAULT_ROWS_PER_BATCH
+    decode: bool = False  # internal topics (kafkalog.internal_topics_arrow)
 
     @property
     def read_committed(self) -> bool:
@@ -95,4 +97,6 @@ def parse_options(options: Mapping[str, str]) -> ReadOptions:
         kw["max_partition_bytes"] = _int("maxPartitionBytes", given["maxPartitionBytes"], minimum=1)
     if "rowsPerBatch" in given:
         kw["rows_per_batch"] = _int("rowsPerBatch", given["rowsPerBatch"], minimum=1)
+    if "decode" in given:
+        kw["decode"] = _bool("decode", given["decode"])
     return ReadOptions(**kw)

@@ -21,9 +21,11 @@ public final class KafkaWriter {
             case "fixtures":
                 Fixtures.main(path);
                 Partitions.main(new File(path, "partitions"));
+                InternalTopics.main(new File(path, "internal"), InternalTopics.schemaFile());
                 break;
             case "samples":
                 Samples.main(path);
+                InternalTopics.samples(path, InternalTopics.schemaFile());
                 break;
             case "corpus":
                 Corpus.main(path, args);
