@@ -78,6 +78,33 @@ def parse_batch_headers(buf, entries, rows, table, errors):
 
 
 @nb.njit(cache=True, nogil=True)
+def parse_legacy_entries(buf, entries, rows, table, errors):
+    """Each legacy entry `rows[i]` (`kafka_message_set.ksy`, type entry) into `table[:, i]`; its error code into `errors[i]`."""
+    for i in range(len(rows)):
+        e = rows[i]
+        pos = entries[e, ENTRY_POS]
+        err, _ = k.parse_kafka_message_set__entry(buf, pos, pos + LOG_OVERHEAD + entries[e, ENTRY_LENGTH], table, i)
+        errors[i] = err
+
+
+@nb.njit(cache=True, nogil=True)
+def walk_messages(buf, pos, end, table):
+    """The entries of a wrapper's inner message set into `table`, as Kafka's `DataLogInputStream` reads them:
+    until fewer than 8 bytes (not even an offset) are left. Returns (entries, error code, position); error
+    code 1 means the table is full."""
+    n = 0
+    while end - pos >= 8:
+        if n >= table.shape[1]:
+            return n, 1, pos
+        err, after = k.parse_kafka_message_set__entry(buf, pos, end, table, n)
+        if err != 0:
+            return n, err, pos
+        pos = after
+        n += 1
+    return n, 0, pos
+
+
+@nb.njit(cache=True, nogil=True)
 def walk_sections(buf, sec_pos, sec_end, sec_count, state, rec, hdr, row_section, sec_good, sec_err, sec_err_pos):
     """Parse the records of sections state[0].. (`kafka_record.ksy`) into the tables `rec` and `hdr`.
 

@@ -35,7 +35,7 @@ from kaitaistruct import BytesIO, KaitaiStream
 import kafka_kernels as k
 from kafka_control_record import KafkaControlRecord
 from kafka_record import KafkaRecord
-from kafkalog import columnar, message_set, record_batch
+from kafkalog import columnar, fast_legacy, message_set, record_batch
 from kafkalog.arrow_columns import SCHEMA, batch_rows, repeat_string
 from kafkalog.checksums import V2_CRC_START
 from kafkalog.compression import CODEC_NAMES, NONE, decompress, decompression_limit
@@ -123,16 +123,38 @@ class _Walker:
         errors = np.empty(len(v2), dtype=np.int64)
         columnar.parse_batch_headers(buf, entries, v2, headers, errors)
         header_of = dict(zip(v2.tolist(), range(len(v2))))
+        legacy = np.flatnonzero(entries[:, columnar.ENTRY_MAGIC] < 2)
+        messages = np.empty((fast_legacy.WIDTH, len(legacy)), dtype=np.int64)
+        message_errors = np.empty(len(legacy), dtype=np.int64)
+        columnar.parse_legacy_entries(buf, entries, legacy, messages, message_errors)
+        message_of = dict(zip(legacy.tolist(), range(len(legacy))))
 
         group = _Group()
+        plain = _Plain()
+        plain.messages = messages
         run = _RunBuilder()
         view = memoryview(chunk)
         for e, (pos, length, magic) in enumerate(entries.tolist()):
             position = base + pos
-            end = pos + columnar.LOG_OVERHEAD + length
-            h = header_of.get(e)
-            if h is None or errors[h] != 0:
-                # Legacy entries and headers that do not parse: the reference path.
+            size = columnar.LOG_OVERHEAD + length
+            end = pos + size
+            m = message_of.get(e)
+            if m is not None:
+                yield from self._walk(group, run)
+                entry = messages[:, m]
+                if message_errors[m] != 0 or not fast_legacy.crc_matches(view, pos, end, entry):
+                    self._flush_plain(buf, plain, run)
+                    self._reference(run, chunk[pos:end], position, magic)
+                elif not self.records or int(entry[fast_legacy.CODEC]) == NONE:
+                    plain.add(m, position, size)
+                else:
+                    self._flush_plain(buf, plain, run)
+                    self._wrapper(view, run, entry, position, size, chunk[pos:end], magic)
+                continue
+            self._flush_plain(buf, plain, run)
+            h = header_of[e]
+            if errors[h] != 0:
+                # A header that does not parse: the reference path says why.
                 yield from self._walk(group, run)
                 self._reference(run, chunk[pos:end], position, magic)
                 continue
@@ -159,17 +181,40 @@ class _Walker:
                 damage.append(record_batch.crc_damage(actual, int(hdr[H.KAFKA_RECORD_BATCH__CRC]), self.path,
                                                       position))
             if data is None:  # headers only
-                run.add_item(Item(position, length + columnar.LOG_OVERHEAD, magic,
-                                  int(hdr[H.KAFKA_RECORD_BATCH__BASE_OFFSET]), run.assigned, run.assigned, damage,
-                                  header=hdr.copy()))
+                run.add_item(Item(position, size, magic, int(hdr[H.KAFKA_RECORD_BATCH__BASE_OFFSET]), run.assigned,
+                                  run.assigned, damage, header=hdr.copy()))
                 continue
-            group.add(hdr, position, length + columnar.LOG_OVERHEAD, magic, data, damage, buf,
-                      data_pos if codec == NONE else -1)
+            group.add(hdr, position, size, magic, data, damage, buf, data_pos if codec == NONE else -1)
             if group.bytes >= GROUP_BYTES:
                 yield from self._walk(group, run)
         yield from self._walk(group, run)
+        self._flush_plain(buf, plain, run)
         if run.items:
             yield run.finish()
+
+    def _flush_plain(self, buf: np.ndarray, plain: "_Plain", run: "_RunBuilder") -> None:
+        """Uncompressed legacy messages waiting in `plain`: one record each (none when reading headers only)."""
+        if not plain.columns:
+            return
+        table = plain.messages[:, plain.columns]
+        if self.records:
+            run.add_table(fast_legacy.plain_rows(buf, table, plain.positions, self.path, self.topic, self.partition))
+        for i, (position, size) in enumerate(zip(plain.positions, plain.sizes)):
+            entry = table[:, i]
+            start, end = run.assign(1 if self.records else 0)
+            run.add_item(Item(position, size, int(entry[fast_legacy.MAGIC]), int(entry[fast_legacy.OFFSET]), start,
+                              end, header=entry))
+        plain.clear()
+
+    def _wrapper(self, view, run, entry, position, size, raw: bytes, magic: int) -> None:
+        found = fast_legacy.wrapper_rows(view, entry, position, self.limit, self.path, self.topic, self.partition)
+        if found is None:
+            self._reference(run, raw, position, magic)
+            return
+        table, base_offset = found
+        run.add_table(table)
+        start, end = run.assign(table.num_rows)
+        run.add_item(Item(position, size, magic, base_offset, start, end, header=entry))
 
     def reference_chunk(self, chunk: bytes, base: int, entries: np.ndarray) -> Iterator[Run]:
         for pos, length, magic in entries.tolist():
@@ -303,8 +348,8 @@ class _Walker:
             "timestamp": pa.array(timestamp),
             "timestamp_type": _TIMESTAMP_TYPES.take(
                 pa.array(per_row(sections[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE], np.int8))),
-            "key": _binary(buf, rec[k.KAFKA_RECORD__BODY__KEY__POS, :n], rec[k.KAFKA_RECORD__BODY__KEY__SIZE, :n]),
-            "value": _binary(buf, rec[k.KAFKA_RECORD__BODY__VALUE__POS, :n],
+            "key": binary_array(buf, rec[k.KAFKA_RECORD__BODY__KEY__POS, :n], rec[k.KAFKA_RECORD__BODY__KEY__SIZE, :n]),
+            "value": binary_array(buf, rec[k.KAFKA_RECORD__BODY__VALUE__POS, :n],
                              rec[k.KAFKA_RECORD__BODY__VALUE__SIZE, :n]),
             "headers": self._headers(buf, rec, self.hdr[:, :nhdr], n),
             "magic": pa.array(per_row(np.asarray(group.magics[first:first + len(counts)], dtype=np.int32))),
@@ -330,12 +375,12 @@ class _Walker:
         offsets[:n] = rec[k.KAFKA_RECORD__BODY__HEADERS__FIRST, :n]
         offsets[n] = h.shape[1]
         key_pos, key_size = h[k.KAFKA_RECORD__HEADER__KEY__POS], h[k.KAFKA_RECORD__HEADER__KEY__SIZE]
-        keys = _binary(buf, key_pos, key_size, pa.string())
+        keys = binary_array(buf, key_pos, key_size, pa.string())
         if h.shape[1] and columnar.check_utf8(buf, key_pos, key_size) >= 0:
             # Kafka decodes header keys with replacement characters; so does the reference path.
             keys = pa.array([buf[p:p + z].tobytes().decode("utf-8", "replace")
                              for p, z in zip(key_pos.tolist(), key_size.tolist())], type=pa.string())
-        values = _binary(buf, h[k.KAFKA_RECORD__HEADER__VALUE__POS], h[k.KAFKA_RECORD__HEADER__VALUE__SIZE])
+        values = binary_array(buf, h[k.KAFKA_RECORD__HEADER__VALUE__POS], h[k.KAFKA_RECORD__HEADER__VALUE__SIZE])
         struct = pa.StructArray.from_arrays([keys, values], fields=list(SCHEMA.field("headers").type.value_type))
         return pa.ListArray.from_arrays(pa.array(offsets), struct)
 
@@ -360,6 +405,24 @@ class _Walker:
                     record_batch.control_key_damage(exc, self.path, group.positions[s]))
         taken = _CONTROL_NAMES.take(pa.array(np.maximum(codes, 0)))
         return pc.if_else(pa.array(codes < 0), pa.scalar(None, pa.string()), taken)
+
+
+class _Plain:
+    """Uncompressed legacy messages waiting to become rows together: their columns of the chunk's message table."""
+
+    def __init__(self):
+        self.messages: np.ndarray | None = None
+        self.clear()
+
+    def clear(self) -> None:
+        self.columns: list[int] = []
+        self.positions: list[int] = []
+        self.sizes: list[int] = []
+
+    def add(self, column: int, position: int, size: int) -> None:
+        self.columns.append(column)
+        self.positions.append(position)
+        self.sizes.append(size)
 
 
 class _Group:
@@ -435,7 +498,7 @@ class _RunBuilder:
         return run
 
 
-def _binary(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, type_: pa.DataType = pa.binary()) -> pa.Array:
+def binary_array(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, type_: pa.DataType = pa.binary()) -> pa.Array:
     """A binary (or string) array of buf[pos:pos + size], null where size < 0."""
     n = len(pos)
     offsets = np.empty(n + 1, dtype=np.int32)
@@ -451,6 +514,8 @@ def batch_of(item: Item, path: str | None) -> Batch:
     """The `Batch` of a v2 batch the fast path decoded (records not included), as `record_batch.decode_batch` has it."""
     if item.batch is not None:
         return item.batch
+    if item.magic < 2:
+        return fast_legacy.batch_of(item.header, item.position, item.size, item.base_offset)
     h = item.header.tolist()
     codec = h[H.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
     base_offset = h[H.KAFKA_RECORD_BATCH__BASE_OFFSET]

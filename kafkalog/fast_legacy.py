@@ -1,0 +1,160 @@
+"""The fast path for message format v0 and v1 (magic 0 and 1): entries and wrappers into Arrow columns.
+
+Each entry is read by the generated `parse_kafka_message_set__entry`; a
+compressed wrapper's inner message set is decompressed and walked by the same
+kernel (`columnar.walk_messages`). Kafka's rules, as `AbstractLegacyRecordBatch`
+and its `DeepRecordsIterator` apply them (and `kafkalog.message_set` for the
+reference path):
+
+* an uncompressed message is a batch of one record at the entry's offset;
+* inside a magic 1 wrapper offsets are relative: absolute = wrapper offset -
+  last inner offset + inner offset (gaps after compaction are kept);
+* a magic 0 message has no timestamp (-1); a magic 1 wrapper with
+  LogAppendTime gives every inner message its own timestamp.
+
+An entry whose CRC does not match, that does not decompress or parse whole, or
+that nests compression, is left to the reference path (returned as None), so
+every damage report comes from there.
+"""
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pyarrow as pa
+
+import kafka_kernels as k
+from kafkalog import columnar
+from kafkalog.arrow_columns import HEADERS_TYPE, SCHEMA, repeat_string
+from kafkalog.checksums import LEGACY_CRC_START
+from kafkalog.compression import CODEC_NAMES, NONE, decompress
+from kafkalog.errors import DamagedDataError
+from kafkalog.model import (CREATE_TIME, LOG_APPEND_TIME, NO_PARTITION_LEADER_EPOCH, NO_PRODUCER_EPOCH,
+                            NO_PRODUCER_ID, NO_SEQUENCE, NO_TIMESTAMP, NO_TIMESTAMP_TYPE, Batch)
+
+M = "KAFKA_MESSAGE_SET__ENTRY__"
+OFFSET = k.KAFKA_MESSAGE_SET__ENTRY__OFFSET
+CRC = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__CRC
+MAGIC = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__MAGIC
+TIMESTAMP_TYPE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__TIMESTAMP_TYPE
+CODEC = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__COMPRESSION
+TIMESTAMP = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TIMESTAMP
+KEY_POS, KEY_SIZE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__POS, k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__SIZE
+VALUE_POS, VALUE_SIZE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__POS, k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__SIZE
+VALUE_LENGTH = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE_LENGTH
+WRAPPED_POS = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__POS
+WRAPPED_SIZE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__SIZE
+WIDTH = k.KAFKA_MESSAGE_SET__ENTRY__WIDTH
+
+#: timestamp_type column values, by index: magic 1 CreateTime, LogAppendTime; magic 0 none.
+TIMESTAMP_TYPES = pa.array([CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE])
+CODECS = pa.array([CODEC_NAMES[c] for c in sorted(CODEC_NAMES)])
+_EMPTY_HEADERS = pa.StructArray.from_arrays([pa.array([], pa.string()), pa.array([], pa.binary())],
+                                            fields=list(HEADERS_TYPE.value_type))
+
+
+def crc_matches(view: memoryview, pos: int, end: int, entry: np.ndarray) -> bool:
+    return zlib.crc32(view[pos + LEGACY_CRC_START:end]) & 0xFFFFFFFF == int(entry[CRC])
+
+
+def timestamp_type_index(entry: np.ndarray) -> int:
+    if entry[MAGIC] == 0:
+        return 2
+    return 1 if entry[TIMESTAMP_TYPE] else 0
+
+
+def plain_rows(buf: np.ndarray, table: np.ndarray, positions: list[int], path: str | None, topic: str | None,
+               partition: int | None) -> pa.Table:
+    """Uncompressed messages (columns of `table`), one record each."""
+    magic = table[MAGIC]
+    timestamp = np.where(magic > 0, table[TIMESTAMP], NO_TIMESTAMP)
+    ts_type = np.where(magic == 0, 2, table[TIMESTAMP_TYPE])
+    counts = np.ones(table.shape[1], dtype=np.int64)
+    return _rows(buf, table[OFFSET], timestamp, table[KEY_POS], table[KEY_SIZE], table[VALUE_POS], table[VALUE_SIZE],
+                 counts, positions, magic, ts_type, table[CODEC], path, topic, partition)
+
+
+def wrapper_rows(view: memoryview, entry: np.ndarray, position: int, limit: int, path: str | None,
+                 topic: str | None, partition: int | None) -> tuple[pa.Table, int] | None:
+    """The inner messages of a compressed wrapper and the batch's base offset; None where the reference must look."""
+    codec = int(entry[CODEC])
+    magic = int(entry[MAGIC])
+    if entry[VALUE_LENGTH] < 0:
+        return None
+    start = int(entry[WRAPPED_POS])
+    try:
+        data = decompress(codec, view[start:start + int(entry[WRAPPED_SIZE])], magic, limit)
+    except DamagedDataError:
+        return None
+    buf = np.frombuffer(data, dtype=np.uint8)
+    # No inner message is shorter than 26 bytes (offset, size and a magic 0 message with no key or value).
+    inner = np.empty((WIDTH, len(data) // 26 + 1), dtype=np.int64)
+    n, err, _ = columnar.walk_messages(buf, 0, len(data), inner)
+    if err != 0 or (magic > 0 and n == 0):
+        return None
+    inner = inner[:, :n]
+    if (inner[CODEC] != NONE).any():
+        return None
+    offsets = inner[OFFSET]
+    if magic > 0:
+        with np.errstate(over="ignore"):
+            absolute_base = np.int64(entry[OFFSET]) - offsets[-1]
+            if absolute_base >= 0:
+                offsets = absolute_base + offsets
+    if magic > 0 and entry[TIMESTAMP_TYPE]:
+        timestamp = np.where(inner[MAGIC] == 0, NO_TIMESTAMP, entry[TIMESTAMP])
+    else:
+        timestamp = np.where(inner[MAGIC] == 0, NO_TIMESTAMP, inner[TIMESTAMP])
+    table = _rows(buf, offsets, timestamp, inner[KEY_POS], inner[KEY_SIZE], inner[VALUE_POS], inner[VALUE_SIZE],
+                  np.array([n]), [position], np.array([magic]), np.array([timestamp_type_index(entry)]),
+                  np.array([codec]), path, topic, partition)
+    return table, int(offsets[0]) if n else int(entry[OFFSET])
+
+
+def batch_of(entry: np.ndarray, position: int, size: int, base_offset: int) -> Batch:
+    """The `Batch` of a legacy entry the fast path decoded, as `message_set.decode_entry` has it."""
+    magic = int(entry[MAGIC])
+    codec = int(entry[CODEC])
+    return Batch(
+        position=position, size=size, magic=magic, base_offset=base_offset, last_offset=int(entry[OFFSET]),
+        count=None, compression=CODEC_NAMES.get(codec, f"unknown({codec})"), crc=int(entry[CRC]), crc_valid=True,
+        timestamp_type=TIMESTAMP_TYPES[timestamp_type_index(entry)].as_py(),
+        max_timestamp=int(entry[TIMESTAMP]) if magic > 0 else NO_TIMESTAMP,
+        producer_id=NO_PRODUCER_ID, producer_epoch=NO_PRODUCER_EPOCH, base_sequence=NO_SEQUENCE,
+        last_sequence=NO_SEQUENCE, partition_leader_epoch=NO_PARTITION_LEADER_EPOCH, is_transactional=False,
+        is_control=False, delete_horizon_ms=None)
+
+
+def _rows(buf, offset, timestamp, key_pos, key_size, value_pos, value_size, counts, positions, magics, ts_types,
+          codecs, path, topic, partition) -> pa.Table:
+    from kafkalog.fast_path import binary_array  # the same Arrow assembly as v2 records
+
+    n = int(counts.sum())
+
+    def per_row(values, dtype) -> np.ndarray:
+        return np.repeat(np.asarray(values).astype(dtype), counts)
+
+    columns = {
+        "topic": repeat_string(topic, n),
+        "partition": pa.nulls(n, pa.int32()) if partition is None
+        else pa.array(np.full(n, partition, dtype=np.int32)),
+        "offset": pa.array(np.asarray(offset, dtype=np.int64)),
+        "timestamp": pa.array(np.asarray(timestamp, dtype=np.int64)),
+        "timestamp_type": TIMESTAMP_TYPES.take(pa.array(per_row(ts_types, np.int8))),
+        "key": binary_array(buf, np.ascontiguousarray(key_pos), np.ascontiguousarray(key_size)),
+        "value": binary_array(buf, np.ascontiguousarray(value_pos), np.ascontiguousarray(value_size)),
+        "headers": pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, dtype=np.int32)), _EMPTY_HEADERS),
+        "magic": pa.array(per_row(magics, np.int32)),
+        "compression": CODECS.take(pa.array(per_row(codecs, np.int8))),
+        "producer_id": pa.array(np.full(n, NO_PRODUCER_ID, dtype=np.int64)),
+        "producer_epoch": pa.array(np.full(n, NO_PRODUCER_EPOCH, dtype=np.int32)),
+        "sequence": pa.array(np.full(n, NO_SEQUENCE, dtype=np.int32)),
+        "is_transactional": pa.array(np.zeros(n, dtype=bool)),
+        "is_control": pa.array(np.zeros(n, dtype=bool)),
+        "control_type": pa.nulls(n, pa.string()),
+        "partition_leader_epoch": pa.array(np.full(n, NO_PARTITION_LEADER_EPOCH, dtype=np.int32)),
+        "segment": repeat_string(path, n),
+        "batch_position": pa.array(per_row(positions, np.int64)),
+        "damage": pa.nulls(n, pa.string()),
+    }
+    return pa.Table.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)
