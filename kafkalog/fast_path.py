@@ -73,6 +73,8 @@ class Item:
     is_batch: bool = True
     #: The decoded batch, for the entries the reference path decoded (else None).
     batch: Batch | None = None
+    #: With `columns=False`: the (offset, type) of each control record of a control batch the fast path decoded.
+    controls: list[tuple[int, str]] | None = None
     #: The v2 header as the kernel read it (`k.KAFKA_RECORD_BATCH__*` fields), for the batches the fast path decoded.
     header: np.ndarray | None = None
 
@@ -81,18 +83,20 @@ class Item:
 class Run:
     """Consecutive entries of a segment: their records as one Arrow table, and each entry's rows."""
 
-    table: pa.Table
+    table: pa.Table | None  # None when read with columns=False
     items: list[Item]
 
 
 def decode_runs(reader, topic: str | None = None, partition: int | None = None, *, reference: bool = False,
-                records: bool = True, table_rows: int = TABLE_ROWS) -> Iterator[Run]:
+                records: bool = True, columns: bool = True, table_rows: int = TABLE_ROWS) -> Iterator[Run]:
     """The runs of a `SegmentReader`'s range, in file order; structural damage is left in `reader.damage`.
 
     `reference=True` decodes every entry with the Kaitai parsers alone;
-    `records=False` reads batch headers and checks CRCs only.
+    `records=False` reads batch headers and checks CRCs only; `columns=False`
+    parses and checks every record but makes no columns (`Run.table` is None),
+    only each control record's offset and type (`Item.controls`).
     """
-    walker = _Walker(reader.name, topic, partition, reader.max_decompressed_bytes, table_rows, records)
+    walker = _Walker(reader.name, topic, partition, reader.max_decompressed_bytes, table_rows, records, columns)
     for chunk, base, entries in reader.entries():
         reader.position = base
         if reference:
@@ -105,9 +109,10 @@ def decode_runs(reader, topic: str | None = None, partition: int | None = None, 
 
 class _Walker:
     def __init__(self, path: str | None, topic: str | None, partition: int | None, limit: int, table_rows: int,
-                 records: bool = True):
+                 records: bool = True, columns: bool = True):
         self.path, self.topic, self.partition, self.limit = path, topic, partition, limit
         self.records = records
+        self.columns = columns
         # Column-major tables (t[column, row]) that the kernels fill, reused from walk to walk.
         self.rec = np.empty((k.KAFKA_RECORD__WIDTH, table_rows), dtype=np.int64)
         self.hdr = np.empty((k.KAFKA_RECORD__HEADER__WIDTH, table_rows), dtype=np.int64)
@@ -197,8 +202,10 @@ class _Walker:
         if not plain.columns:
             return
         table = plain.messages[:, plain.columns]
-        if self.records:
+        if self.records and self.columns:
             run.add_table(fast_legacy.plain_rows(buf, table, plain.positions, self.path, self.topic, self.partition))
+        elif self.records:
+            run.add_rows(len(plain.columns))
         for i, (position, size) in enumerate(zip(plain.positions, plain.sizes)):
             entry = table[:, i]
             start, end = run.assign(1 if self.records else 0)
@@ -212,7 +219,10 @@ class _Walker:
             self._reference(run, raw, position, magic)
             return
         table, base_offset = found
-        run.add_table(table)
+        if self.columns:
+            run.add_table(table)
+        else:
+            run.add_rows(table.num_rows)
         start, end = run.assign(table.num_rows)
         run.add_item(Item(position, size, magic, base_offset, start, end, header=entry))
 
@@ -232,9 +242,11 @@ class _Walker:
         except DamagedDataError as exc:
             run.add_item(Item(position, len(entry), magic, 0, run.assigned, run.assigned, [exc], is_batch=False))
             return
-        table = batch_rows(batch, self.topic, self.partition, self.path)
-        run.add_table(table)
-        start, end = run.assign(table.num_rows)
+        if self.columns:
+            run.add_table(batch_rows(batch, self.topic, self.partition, self.path))
+        else:
+            run.add_rows(len(batch.records))
+        start, end = run.assign(len(batch.records))
         run.add_item(Item(position, len(entry), batch.magic, batch.base_offset, start, end, list(batch.damage),
                           batch=batch))
 
@@ -261,7 +273,11 @@ class _Walker:
                 continue
             if nrows:
                 rs = self.row_section[:nrows]
-                run.add_table(pa.Table.from_batches([self._columns(buf, hdr, group, nrows, nhdr)]))
+                if self.columns:
+                    run.add_table(pa.Table.from_batches([self._columns(buf, hdr, group, nrows, nhdr)]))
+                else:
+                    self._controls_only(buf, hdr, group, nrows)
+                    run.add_rows(nrows)
                 np.add.at(sec_rows, rs, 1)
             done_upto = int(state[0])
             for s in range(finished, done_upto):
@@ -296,8 +312,11 @@ class _Walker:
         elif err != 0:
             damage.append(self._parse_damage(buf, s, sec_pos, sec_end, sec_err_pos, int(sec_good[s]), count,
                                              position))
+        controls = group.controls.pop(s, None)
+        if controls and row_end < row_start + rows:
+            controls.pop()  # the withheld last record
         run.add_item(Item(position, group.sizes[s], magic, int(hdr[s, H.KAFKA_RECORD_BATCH__BASE_OFFSET]), row_start,
-                          row_end, damage, header=hdr[s]))
+                          row_end, damage, header=hdr[s], controls=controls))
 
     def _parse_damage(self, buf, s, sec_pos, sec_end, sec_err_pos, index, count, position) -> DamagedDataError:
         try:
@@ -370,6 +389,23 @@ class _Walker:
         }
         return pa.RecordBatch.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)
 
+    def _controls_only(self, buf: np.ndarray, hdr: np.ndarray, group: "_Group", n: int) -> None:
+        """Without columns: the offsets of each section's last row, and the control records' offsets and types."""
+        rs = self.row_section[:n]
+        offset = np.empty(n, dtype=np.int64)
+        timestamp = np.empty(n, dtype=np.int64)
+        sequence = np.empty(n, dtype=np.int32)
+        columnar.record_columns(self.rec, n, rs, hdr, offset, timestamp, sequence)
+        last = np.flatnonzero(np.diff(rs, append=-1))
+        for i in last.tolist():
+            group.offset_of_last[int(rs[i])] = int(offset[i])
+        is_control = hdr[rs, H.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1
+        if not is_control.any():
+            return
+        types = self._control_types(buf, self.rec, rs, is_control, group).to_pylist()
+        for i in np.flatnonzero(is_control).tolist():
+            group.controls.setdefault(int(rs[i]), []).append((int(offset[i]), types[i]))
+
     def _headers(self, buf: np.ndarray, rec: np.ndarray, h: np.ndarray, n: int) -> pa.Array:
         offsets = np.empty(n + 1, dtype=np.int32)
         offsets[:n] = rec[k.KAFKA_RECORD__BODY__HEADERS__FIRST, :n]
@@ -441,6 +477,7 @@ class _Group:
         self.bytes = 0
         self.control_damage: dict[int, list[DamagedDataError]] = {}
         self.offset_of_last: dict[int, int] = {}
+        self.controls: dict[int, list[tuple[int, str]]] = {}
         self.chunk: np.ndarray | None = None
         self.chunk_pos: list[int] = []
         self.compressed = 0
@@ -483,6 +520,10 @@ class _RunBuilder:
         self.tables.append(table)
         self.rows += table.num_rows
 
+    def add_rows(self, n: int) -> None:
+        """Rows that were parsed and checked but not made into columns."""
+        self.rows += n
+
     def assign(self, n: int) -> tuple[int, int]:
         start = self.assigned
         self.assigned += n
@@ -492,7 +533,7 @@ class _RunBuilder:
         self.items.append(item)
 
     def finish(self) -> Run:
-        table = pa.concat_tables(self.tables) if self.tables else SCHEMA.empty_table()
+        table = pa.concat_tables(self.tables) if self.tables else (None if self.rows else SCHEMA.empty_table())
         run = Run(table, self.items)
         self.tables, self.items, self.rows, self.assigned = [], [], 0, 0
         return run

@@ -188,9 +188,9 @@ def _verify_log(segment: Segment, report: VerifyReport) -> _LogSummary:
     aborts: set[tuple[int, int]] = set()
     first = last = None
     with SegmentReader(segment.log) as reader:
-        for batch in reader:
+        for batch, records, controls in reader.scan():
             report.batches += 1
-            report.records += len(batch.records)
+            report.records += records
             if first is None:
                 first = batch.base_offset
                 if batch.base_offset < segment.base_offset:
@@ -206,9 +206,9 @@ def _verify_log(segment: Segment, report: VerifyReport) -> _LogSummary:
             starts[batch.position] = (batch.last_offset, batch.max_timestamp)
             last_offsets.append(batch.last_offset)
             max_timestamps.append(batch.max_timestamp)
-            for record in batch.records:
-                if record.control_type == "ABORT":
-                    aborts.add((batch.producer_id, record.offset))
+            for offset, control_type in controls:
+                if control_type == "ABORT":
+                    aborts.add((batch.producer_id, offset))
         for damage in reader.damage:
             report.problems.append(Problem(name, _damage_kind(damage), damage.message, position=damage.position))
         size = reader.size

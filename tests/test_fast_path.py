@@ -158,6 +158,7 @@ def test_mutations_read_the_same_both_ways(seed):
         for options in ({"mode": PERMISSIVE}, {"mode": DROPMALFORMED, "validate_checksums": False}):
             assert_same(*both(data, **options), f"seed {seed} mutation {i} {options}")
         assert objects(data, fast=True) == objects(data, fast=False), f"seed {seed} mutation {i}"
+        assert scanned(data) == counted(data), f"seed {seed} mutation {i}"
 
 
 def objects(source, **options):
@@ -166,6 +167,25 @@ def objects(source, **options):
         batches = [(dataclasses.replace(b, records=[], damage=[]), list(b.records),
                     [_no_address(str(d)) for d in b.damage]) for b in reader]
         return batches, [_no_address(str(d)) for d in reader.damage], reader.position
+
+
+def scanned(source):
+    """What `SegmentReader.scan` (kafkalog verify) gives, in the terms of `objects`."""
+    with SegmentReader(source) as reader:
+        batches = [(dataclasses.replace(b, records=[], damage=[]), n, controls,
+                    [_no_address(str(d)) for d in b.damage]) for b, n, controls in reader.scan()]
+        return batches, [_no_address(str(d)) for d in reader.damage], reader.position
+
+
+def counted(source):
+    batches, damage, position = objects(source, fast=False)
+    return ([(b, len(records), [(r.offset, r.control_type) for r in records if r.control_type is not None], d)
+             for b, records, d in batches], damage, position)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_scan_counts_and_checks_records_as_reading_them_does(path):
+    assert scanned(path) == counted(path)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
