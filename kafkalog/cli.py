@@ -159,15 +159,15 @@ def _dump_targets(names: list[str], forced: str | None) -> list[tuple[Path, str 
                 raise UsageError(f"{name}: --type names the kind of a file, and this is a directory")
             partitions = file_kinds.directory_partitions(path)
             if partitions is None:
-                raise UsageError(f"{name}: no Kafka files here (neither a partition directory nor a log directory "
-                                 f"holding partition directories); {file_kinds.what_is_here()}")
+                raise UsageError(f"{name}: no Kafka files here: neither a partition directory (segment files) "
+                                 "nor a log directory (partition directories)")
             targets.append((path, None, partitions))
         else:
             kind = file_kinds.kind_of(path, forced)
             if kind is None:
                 raise UsageError(f"{name}: cannot tell from its name what kind of Kafka file this is; "
-                                 f"{file_kinds.what_is_here()}. Name the kind with --type "
-                                 "(for instance --type log for a renamed segment)")
+                                 f"name its kind with --type ({', '.join(file_kinds.KINDS)}), e.g. --type log "
+                                 "for a renamed segment")
             targets.append((path, kind, None))
     return targets
 
@@ -263,7 +263,7 @@ def _ingest(args: argparse.Namespace) -> int:
 
     # Usage errors before Spark starts: a path with no segments is not an empty success.
     if not list_segments(args.path):
-        raise UsageError(f"{args.path}: no segment files here; {file_kinds.what_is_here()}")
+        raise UsageError(f"{args.path}: no segment files here")
     return run_ingest(args)
 
 

@@ -75,10 +75,3 @@ def record_files(partitions: list[Path]) -> list[Path]:
 
 def _has_files(directory: Path) -> bool:
     return any(p.is_file() for p in directory.iterdir())
-
-
-def what_is_here() -> str:
-    """The sentence that lists what kafkalog reads, for messages about files it does not recognise."""
-    return ("kafkalog reads .log, .index, .timeindex, .snapshot, .txnindex, leader-epoch-checkpoint, KRaft "
-            "snapshots (<offset>-<epoch>.checkpoint), bootstrap.checkpoint, partition directories and log "
-            "directories")
