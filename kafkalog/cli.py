@@ -156,18 +156,15 @@ def _dump_targets(names: list[str], forced: str | None) -> list[tuple[Path, str 
             raise UsageError(f"{name}: no such file or directory")
         if path.is_dir():
             if forced is not None:
-                raise UsageError(f"{name}: --type names the kind of a file, and this is a directory")
+                raise file_kinds.type_of_a_directory(path)
             partitions = file_kinds.directory_partitions(path)
             if partitions is None:
-                raise UsageError(f"{name}: no Kafka files here: neither a partition directory (segment files) "
-                                 "nor a log directory (partition directories)")
+                raise file_kinds.no_kafka_files(path)
             targets.append((path, None, partitions))
         else:
             kind = file_kinds.kind_of(path, forced)
             if kind is None:
-                raise UsageError(f"{name}: cannot tell from its name what kind of Kafka file this is; "
-                                 f"name its kind with --type ({', '.join(file_kinds.KINDS)}), e.g. --type log "
-                                 "for a renamed segment")
+                raise file_kinds.unknown_kind(path)
             targets.append((path, kind, None))
     return targets
 

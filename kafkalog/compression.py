@@ -248,7 +248,8 @@ def _unsnappy(data: bytes, limit: int, magic: int, out: bytearray) -> None:
         n = int.from_bytes(data[pos:pos + 4], "big", signed=True)
         pos += 4
         if n < 0 or pos + n > len(data):
-            raise DecompressionError(f"snappy block at stream byte {pos - 4} declares {n} bytes, {len(data) - pos} remain")
+            raise DecompressionError(
+                f"snappy block at stream byte {pos - 4} declares {n} bytes, {len(data) - pos} remain")
         out += _unsnappy_block(data[pos:pos + n], limit - len(out), limit)
         pos += n
 

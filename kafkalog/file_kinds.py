@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 from kafkalog.checkpoint import LEADER_EPOCH_CHECKPOINT
+from kafkalog.errors import UsageError
 from kafkalog.partition import is_partition_dir, partition_dirs
 
 LOG, INDEX, TIME_INDEX, SNAPSHOT, TXN_INDEX = "log", "index", "timeindex", "snapshot", "txnindex"
@@ -75,3 +76,17 @@ def record_files(partitions: list[Path]) -> list[Path]:
 
 def _has_files(directory: Path) -> bool:
     return any(p.is_file() for p in directory.iterdir())
+
+
+def unknown_kind(path: Path) -> UsageError:
+    return UsageError(f"{path}: cannot tell from its name what kind of Kafka file this is; name its kind with "
+                      f"--type ({', '.join(KINDS)}), e.g. --type log for a renamed segment")
+
+
+def no_kafka_files(path: Path) -> UsageError:
+    return UsageError(f"{path}: no Kafka files here: neither a partition directory (segment files) nor a log "
+                      "directory (partition directories)")
+
+
+def type_of_a_directory(path: Path) -> UsageError:
+    return UsageError(f"{path}: --type names the kind of a file, and this is a directory")

@@ -58,7 +58,8 @@ def _bool(value: bool) -> str:
 def batch_line(batch: Batch) -> str:
     """`DumpLogSegments.printBatchLevel`."""
     if batch.magic >= 2:
-        horizon = "OptionalLong.empty" if batch.delete_horizon_ms is None else f"OptionalLong[{batch.delete_horizon_ms}]"
+        horizon = ("OptionalLong.empty" if batch.delete_horizon_ms is None
+                   else f"OptionalLong[{batch.delete_horizon_ms}]")
         head = (f"baseOffset: {batch.base_offset} lastOffset: {batch.last_offset} count: {batch.count} "
                 f"baseSequence: {batch.base_sequence} lastSequence: {batch.last_sequence} "
                 f"producerId: {batch.producer_id} producerEpoch: {batch.producer_epoch} "

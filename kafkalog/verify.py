@@ -39,7 +39,8 @@ from kafkalog.checkpoint import read_leader_epoch_checkpoint
 from kafkalog.errors import (ChecksumError, CorruptStructureError, DamagedDataError, DecompressionError,
                              TruncatedError, UsageError)
 from kafkalog.file_kinds import (BOOTSTRAP, BOOTSTRAP_CHECKPOINT, KRAFT_SNAPSHOT, LEADER_EPOCH, LOG, SNAPSHOT,
-                                 KINDS, directory_partitions, kind_of, kraft_snapshots)
+                                 directory_partitions, kind_of, kraft_snapshots, no_kafka_files,
+                                 type_of_a_directory, unknown_kind)
 from kafkalog.index import OffsetIndex, TimeIndex, base_offset_of
 from kafkalog.partition import Partition, Segment
 from kafkalog.progress import ByteProgress
@@ -122,11 +123,10 @@ def verify_path(path: str | os.PathLike, progress: ByteProgress | None = None, k
         _verify_file(path, kind_of(path, kind), report, progress)
     elif path.is_dir():
         if kind is not None:
-            raise UsageError(f"{path}: --type names the kind of a file, and this is a directory")
+            raise type_of_a_directory(path)
         dirs = directory_partitions(path)
         if dirs is None:
-            raise UsageError(f"{path}: no Kafka files here: neither a partition directory (segment files) "
-                             "nor a log directory (partition directories)")
+            raise no_kafka_files(path)
         for d in dirs:
             verify_partition(Partition(d), report, progress)
         bootstrap = path / BOOTSTRAP_CHECKPOINT
@@ -139,8 +139,7 @@ def verify_path(path: str | os.PathLike, progress: ByteProgress | None = None, k
 
 def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: ByteProgress | None) -> None:
     if kind is None:
-        raise UsageError(f"{path}: cannot tell from its name what kind of Kafka file this is; "
-                         f"name its kind with --type ({', '.join(KINDS)}), e.g. --type log for a renamed segment")
+        raise unknown_kind(path)
     if kind in (KRAFT_SNAPSHOT, BOOTSTRAP):
         _verify_record_file(path, report, progress)
     elif kind == SNAPSHOT:

@@ -25,8 +25,8 @@ PARTITIONS = REPO / "tests" / "fixtures" / "partitions"
 
 
 def run(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kafkalog.cli", *args], capture_output=True, text=True, errors="replace",
-                          env={**os.environ, **(env or {})}, **kw)
+    return subprocess.run([sys.executable, "-m", "kafkalog.cli", *args], capture_output=True, text=True,
+                          errors="replace", env={**os.environ, **(env or {})}, **kw)
 
 
 def no_traceback(result: subprocess.CompletedProcess) -> None:
