@@ -202,3 +202,10 @@ def test_preallocated_only_when_zeros_fill_an_entry_header():
     preallocated = _messages(data[:boundary] + bytes(4096))
     assert len(preallocated) == 1 and "4096 bytes are all zero (unused space of a preallocated segment)" \
         in preallocated[0], preallocated
+
+
+def test_a_malformed_gzip_member_after_the_first_is_ignored_as_java_does():
+    # GZIPInputStream.readTrailer ignores what follows a member when it is not a whole member header.
+    payload = _first_payload("v2-gzip")
+    whole = decompress(GZIP, payload)
+    assert decompress(GZIP, payload + b"\x1f\x8b\x08\x08\x00\x00\x00\x00\x00\xffname-without-end") == whole
