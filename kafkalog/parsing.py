@@ -61,16 +61,34 @@ _WHAT: dict[str, str] = {
 }
 
 
-def _raiser(exc: BaseException) -> str | None:
-    """The qualified name of the innermost generated type whose code raised `exc`."""
-    name = None
+def _raisers(exc: BaseException) -> list[str]:
+    """The qualified names of the generated types whose code raised `exc`, outermost first."""
+    names = []
     tb = exc.__traceback__
     while tb is not None:
         owner = tb.tb_frame.f_locals.get("self")
-        if isinstance(owner, KaitaiStruct):
-            name = type(owner).__qualname__
+        if isinstance(owner, KaitaiStruct) and (not names or names[-1] != type(owner).__qualname__):
+            names.append(type(owner).__qualname__)
         tb = tb.tb_next
-    return name
+    return names
+
+
+def _ends_early(owners: list[str], needed: int, available: int) -> str | None:
+    """A v2 record cut short, as Kafka's DefaultRecordBatch and DefaultRecord say it."""
+    inner = owners[-2:] if owners and owners[-1] == "KafkaVarint" else owners[-1:]
+    if inner == ["KafkaRecord", "KafkaVarint"]:  # its length: no record where the batch declares one
+        return ("the records end before this one (Kafka: \"Incorrect declared batch size, premature EOF "
+                "reached\")")
+    if inner == ["KafkaRecord"]:  # its body
+        return (f"its length says {needed} bytes, {available} remain (Kafka: \"Invalid record size: expected "
+                f"{needed} bytes in record payload, but instead the buffer has only {available} remaining "
+                "bytes.\")")
+    if inner == ["KafkaMessageSet.Entry"]:  # a legacy message's bytes after its size field
+        return f"its size says {needed} bytes, {available} remain"
+    if inner and inner[0] in ("KafkaRecord.RecordBody", "KafkaRecord.Header"):
+        return (f"its fields run past its length: {needed} more byte(s) needed, {available} remain "
+                "(Kafka: \"Found invalid record structure\")")
+    return None
 
 
 def _value(actual: object) -> object:
@@ -80,7 +98,8 @@ def _value(actual: object) -> object:
 
 def describe(exc: BaseException) -> str:
     """A one-line account of a parse error in Kafka's terms, without the parser's internals."""
-    owner = _raiser(exc)
+    owners = _raisers(exc)
+    owner = owners[-1] if owners else None
     where = _WHAT.get(owner or "", "the data")
     if isinstance(exc, ValidationFailedError):
         template = _CHECKS.get((owner or "", exc.src_path or ""))
@@ -91,13 +110,13 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, NoTerminatorFoundError):
         return f"{where} ends before the terminating byte of a field"
     if isinstance(exc, EndOfStreamError):
-        return (f"{where} ends early: a field needs {exc.bytes_needed} byte(s), "
-                f"{exc.bytes_available} remain")
+        return _ends_early(owners, exc.bytes_needed, exc.bytes_available) or (
+            f"{where} ends early: a field needs {exc.bytes_needed} byte(s), {exc.bytes_available} remain")
     if isinstance(exc, EOFError):
         return f"{where} ends early"
     invalid = re.fullmatch(r"requested invalid (-\d+) amount of bytes", str(exc))
     if invalid:
-        return f"{where} declares a negative length, {invalid.group(1)}"
+        return f"{where} declares a negative length ({invalid.group(1)})"
     if re.fullmatch(r"cannot seek to invalid position -?\d+", str(exc)):
         return f"{where} points outside its data"
     # Anything else the runtime raises: keep its words, never its internals.
