@@ -209,3 +209,9 @@ def test_a_malformed_gzip_member_after_the_first_is_ignored_as_java_does():
     payload = _first_payload("v2-gzip")
     whole = decompress(GZIP, payload)
     assert decompress(GZIP, payload + b"\x1f\x8b\x08\x08\x00\x00\x00\x00\x00\xffname-without-end") == whole
+
+
+@pytest.mark.parametrize("name", ["damaged-record-count", "damaged-record-count-lz4"])
+def test_fewer_records_than_declared_say_premature_eof(name):
+    messages = _messages((SEGMENTS / f"{name}.log").read_bytes())
+    assert any("Incorrect declared batch size, premature EOF reached" in m for m in messages), messages
