@@ -1,96 +1,257 @@
-"""The `kafkalog` command line."""
+"""The `kafkalog` command line.
+
+Exit status, for every command: 0 when all is well, 1 when data was damaged (after printing
+everything that could be read), 2 for a usage error (an unknown option, a path that does not
+exist or holds nothing kafkalog reads), 130 when interrupted (Ctrl-C).
+"""
 from __future__ import annotations
 
 import argparse
-import functools
+import os
 import sys
+from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import BinaryIO, TextIO
 
-from kafkalog import dump_files, dump_format, internal_topics, verify
-from kafkalog.errors import KafkalogError
+from kafkalog import dump_files, dump_format, file_kinds, internal_topics, kafka_format, verify
+from kafkalog.errors import KafkalogError, TruncatedError, UsageError
+from kafkalog.progress import ByteProgress
 from kafkalog.segment import SegmentReader
 
-EXIT_OK, EXIT_DAMAGED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_DAMAGED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
-def dump_segment(path: Path, fmt: str, out: TextIO, decode: str | None = None) -> bool:
-    """Print one segment file; True when it was whole and every checksum held.
+@dataclass
+class DumpOptions:
+    format: str = "text"  # text, json or kafka
+    full: bool = False  # whole keys and values in text output
+    shallow: bool = False  # batches only
+    max_bytes: int | None = None  # read only the first N bytes of each record-batch file (KIP-824)
+    progress: ByteProgress | None = None
+    decode: str | None = None  # --decode: internal-topic decoder (default: by the partition directory's name)
 
-    `decode`: a `--decode` value; by default internal topics are decoded by their directory name."""
-    decoder = internal_topics.decoder_for_path(path, decode)
+
+class _Prefix:
+    """The first `limit` bytes of a binary file, as a file: what `--max-bytes` lets a reader see."""
+
+    def __init__(self, f: BinaryIO, limit: int):
+        self._f = f
+        f.seek(0, os.SEEK_END)
+        self._size = min(limit, f.tell())
+        self._pos = 0
+        self.name = getattr(f, "name", None)
+
+    def seek(self, pos: int, whence: int = os.SEEK_SET) -> int:
+        self._pos = {os.SEEK_SET: pos, os.SEEK_CUR: self._pos + pos, os.SEEK_END: self._size + pos}[whence]
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def read(self, n: int = -1) -> bytes:
+        n = self._size - self._pos if n < 0 else max(0, min(n, self._size - self._pos))
+        self._f.seek(self._pos)
+        data = self._f.read(n)
+        self._pos += len(data)
+        return data
+
+
+def dump_segment(path: Path, kind: str, opts: DumpOptions, out: TextIO) -> bool:
+    """Print one record-batch file (a segment, a KRaft snapshot); True when it was whole and every checksum held."""
+    with open(path, "rb") as f:
+        source: BinaryIO = f if opts.max_bytes is None else _Prefix(f, opts.max_bytes)  # type: ignore[assignment]
+        with SegmentReader(source, name=str(path), decode_records=not opts.shallow) as reader:
+            if opts.format == "kafka":
+                return _dump_kafka(path, kind, reader, source, opts, out)
+            return _dump_ours(path, reader, opts, out)
+
+
+def _dump_ours(path: Path, reader: SegmentReader, opts: DumpOptions, out: TextIO) -> bool:
+    decoder = internal_topics.decoder_for_path(path, opts.decode)
     undecodable = False
-    if fmt == "json":
-        emit: Callable = lambda obj: out.write(dump_format.dumps(obj) + "\n")
-        batch_line, record_line, error_line = dump_format.batch_json, dump_format.record_json, dump_format.error_json
+    if opts.format == "json":
+        def emit(obj) -> None:
+            out.write(dump_format.dumps(obj) + "\n")
+        batch_line, error_line = dump_format.batch_json, dump_format.error_json
+        record_line = dump_format.record_json
     else:
-        emit = lambda text: out.write(text + "\n")
-        batch_line, record_line, error_line = dump_format.batch_text, dump_format.record_text, dump_format.error_text
+        def emit(text) -> None:
+            out.write(text + "\n")
+        batch_line, error_line = dump_format.batch_text, dump_format.error_text
+
+        def record_line(record):
+            return dump_format.record_text(record, full=opts.full)
         out.write(f"Dumping {path}\n")
-    with SegmentReader(path) as reader:
-        printed = 0
-        for batch in reader:
-            # Damage found before this batch (an entry that could not be decoded) comes first.
-            for damage in reader.damage[printed:len(reader.damage) - len(batch.damage)]:
-                emit(error_line(damage))
-            emit(batch_line(batch))
-            for record in batch.records:
-                line, problem = internal_topics.dump_hook(record_line(record), record, decoder, str(path), batch.position)
-                emit(line)
-                if problem is not None:
-                    emit(error_line(problem))
-                    undecodable = True
-            for damage in batch.damage:
-                emit(error_line(damage))
-            printed = len(reader.damage)
-        for damage in reader.damage[printed:]:
+    printed = 0
+    for batch in reader:
+        # Damage found before this batch (an entry that could not be decoded) comes first.
+        for damage in reader.damage[printed:len(reader.damage) - len(batch.damage)]:
             emit(error_line(damage))
-        return not reader.damage and not undecodable
+        emit(batch_line(batch))
+        for record in batch.records:
+            line, problem = internal_topics.dump_hook(record_line(record), record, decoder, str(path), batch.position)
+            emit(line)
+            if problem is not None:
+                emit(error_line(problem))
+                undecodable = True
+        for damage in batch.damage:
+            emit(error_line(damage))
+        printed = len(reader.damage)
+        _progress(opts, batch.end_position, path)
+    damage = _without_max_bytes_cut(reader, opts)
+    for d in damage[printed:]:
+        emit(error_line(d))
+    _file_done(opts, reader)
+    return not damage and not undecodable
+
+
+def _dump_kafka(path: Path, kind: str, reader: SegmentReader, source: BinaryIO, opts: DumpOptions,
+                out: TextIO) -> bool:
+    out.write(f"Dumping {path}\n")
+    for line in kafka_format.file_lines(path, kind):
+        out.write(line + "\n")
+    valid_bytes = 0
+    for batch in reader:
+        out.write(kafka_format.batch_line(batch) + "\n")
+        if not opts.shallow:
+            checks = []
+            if batch.magic < 2:  # each record's own CRC: Kafka's deep iteration prints it
+                source.seek(batch.position)
+                checks = kafka_format.legacy_checksums(source.read(batch.size), batch)
+            for n, record in enumerate(batch.records):
+                check = checks[n] if len(checks) == len(batch.records) else (batch.crc, batch.crc_valid)
+                out.write(kafka_format.record_line(batch, record, check) + "\n")
+        valid_bytes += batch.size
+        _progress(opts, batch.end_position, path)
+    damage = _without_max_bytes_cut(reader, opts)
+    # Kafka stops at a partial entry and says how many bytes it left; other damage goes to stderr,
+    # where it does not disturb the lines scripts parse.
+    if opts.max_bytes is None and reader.position < reader.size:
+        out.write(f"Found {reader.size - valid_bytes} invalid bytes at the end of {path.name}\n")
+    for d in damage:
+        print(f"kafkalog dump: {d}", file=sys.stderr)
+    _file_done(opts, reader)
+    return not damage
+
+
+def _without_max_bytes_cut(reader: SegmentReader, opts: DumpOptions) -> list:
+    """The damage, less the entry cut by --max-bytes: reading stops there, as KIP-824's does."""
+    damage = list(reader.damage)
+    if opts.max_bytes is not None and reader.size >= opts.max_bytes and damage \
+            and isinstance(damage[-1], TruncatedError) and damage[-1].position == reader.position:
+        damage.pop()
+    return damage
+
+
+def _progress(opts: DumpOptions, done: int, path: Path) -> None:
+    if opts.progress is not None:
+        opts.progress.update(done, str(path))
+
+
+def _file_done(opts: DumpOptions, reader: SegmentReader) -> None:
+    if opts.progress is not None:
+        opts.progress.file_done(reader.size)
+
+
+def _dump_targets(names: list[str], forced: str | None) -> list[tuple[Path, str | None, list[Path] | None]]:
+    """(path, kind, partition directories) for each argument; a UsageError for one kafkalog cannot read."""
+    targets = []
+    for name in names:
+        path = Path(name)
+        if not path.exists():
+            raise UsageError(f"{name}: no such file or directory")
+        if path.is_dir():
+            if forced is not None:
+                raise file_kinds.type_of_a_directory(path)
+            partitions = file_kinds.directory_partitions(path)
+            if partitions is None:
+                raise file_kinds.no_kafka_files(path)
+            targets.append((path, None, partitions))
+        else:
+            kind = file_kinds.kind_of(path, forced)
+            if kind is None:
+                raise file_kinds.unknown_kind(path)
+            targets.append((path, kind, None))
+    return targets
+
+
+def _record_bytes(targets) -> int:
+    total = 0
+    for path, kind, partitions in targets:
+        if partitions is None:
+            total += path.stat().st_size if kind in file_kinds.RECORD_FILES else 0
+        else:
+            files = file_kinds.record_files(partitions)
+            if partitions != [path] and (path / file_kinds.BOOTSTRAP_CHECKPOINT).is_file():
+                files.append(path / file_kinds.BOOTSTRAP_CHECKPOINT)
+            total += sum(p.stat().st_size for p in files)
+    return total
 
 
 def _dump(args: argparse.Namespace) -> int:
+    targets = _dump_targets(args.files, args.type)
+    opts = DumpOptions(format=args.format, full=args.full, shallow=args.shallow, max_bytes=args.max_bytes,
+                       decode=args.decode)
+    if not sys.stdout.isatty():  # dumping to a file or a pipe: progress on the terminal, if there is one
+        opts.progress = ByteProgress.for_stderr(_record_bytes(targets))
+    out = sys.stdout
+    fmt = args.format
+
+    def dump_log(path: Path, kind: str) -> bool:
+        return dump_segment(path, kind, opts, out)
+
     ok = True
-    for name in args.files:
-        path = Path(name)
-        if not path.exists():
-            print(f"kafkalog dump: {name}: no such file", file=sys.stderr)
-            return EXIT_USAGE
-        if not dump_files.is_dumpable(path):
-            print(f"kafkalog dump: {name}: not a .log, .index, .timeindex, .snapshot, .txnindex or "
-                  "leader-epoch-checkpoint file, nor a partition directory", file=sys.stderr)
-            return EXIT_USAGE
-    dump_log = functools.partial(dump_segment, decode=args.decode)
-    for name in args.files:
-        path = Path(name)
-        if path.is_dir():
-            ok = dump_files.dump_partition(path, args.format, sys.stdout, dump_log) and ok
-        else:
-            ok = dump_files.dump_file(path, args.format, sys.stdout, dump_log) and ok
+    try:
+        for path, kind, partitions in targets:
+            if partitions is None:
+                ok = dump_files.dump_file(path, kind, fmt, out, dump_log) and ok
+                continue
+            for partition in partitions:
+                if fmt == "json" and partitions != [path]:
+                    out.write(dump_format.dumps({"type": "partition", "path": str(partition)}) + "\n")
+                ok = dump_files.dump_partition(partition, fmt, out, dump_log) and ok
+            bootstrap = path / file_kinds.BOOTSTRAP_CHECKPOINT
+            if partitions != [path] and bootstrap.is_file():
+                if fmt == "json":
+                    out.write(dump_format.dumps({"type": "file", "path": str(bootstrap)}) + "\n")
+                ok = dump_log(bootstrap, file_kinds.BOOTSTRAP) and ok
+    finally:
+        if opts.progress is not None:
+            opts.progress.close()
     return EXIT_OK if ok else EXIT_DAMAGED
 
 
 def _verify(args: argparse.Namespace) -> int:
     path = Path(args.path)
     if not path.exists():
-        print(f"kafkalog verify: {args.path}: no such file or directory", file=sys.stderr)
-        return EXIT_USAGE
+        raise UsageError(f"{args.path}: no such file or directory")
     progress = None
     if sys.stderr.isatty():
-        def progress(message: str) -> None:
-            sys.stderr.write("\r\033[K" + message)
-            sys.stderr.flush()
-    report = verify.verify_path(path, progress)
-    if progress is not None:
-        sys.stderr.write("\r\033[K")
+        if path.is_dir():
+            partitions = file_kinds.directory_partitions(path) or []
+            files = file_kinds.record_files(partitions)
+            if (path / file_kinds.BOOTSTRAP_CHECKPOINT).is_file():
+                files.append(path / file_kinds.BOOTSTRAP_CHECKPOINT)
+            total = sum(p.stat().st_size for p in files)
+        else:
+            total = path.stat().st_size
+        progress = ByteProgress.for_stderr(total)
+    try:
+        report = verify.verify_path(path, progress, kind=args.type)
+    finally:
+        if progress is not None:
+            progress.close()
+    json_out = args.format == "json"
     for problem in report.problems:
-        if args.format == "json":
+        if json_out:
             print(dump_format.dumps({"type": "problem", "file": problem.file, "entry": problem.entry,
                                      "position": problem.position, "kind": problem.kind, "detail": problem.detail}))
         else:
             print(problem)
     for note in report.notes:
-        print(dump_format.dumps({"type": "note", "message": note}) if args.format == "json" else f"note: {note}")
-    if args.format == "json":
+        print(dump_format.dumps({"type": "note", "message": note}) if json_out else f"note: {note}")
+    if json_out:
         print(dump_format.dumps({"type": "summary", "ok": report.ok, "problems": len(report.problems),
                                  "partitions": report.partitions, "segments": report.segments,
                                  "files": report.files, "batches": report.batches, "records": report.records,
@@ -103,42 +264,78 @@ def _verify(args: argparse.Namespace) -> int:
 def _ingest(args: argparse.Namespace) -> int:
     # Imported here so that the other commands do not start Spark.
     from kafkalog.spark.ingest import run_ingest
+    from kafkalog.spark.plan import list_segments
 
+    # Usage errors before Spark starts: a path with no segments is not an empty success.
+    if not list_segments(args.path):
+        raise UsageError(f"{args.path}: no segment files here")
     return run_ingest(args)
+
+
+def _positive(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes, got {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes (0 or more), got {n}")
+    return n
+
+
+def _version() -> str:
+    try:
+        return metadata.version("kafkalog")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kafkalog", description="Read Apache Kafka's on-disk log files.")
+    parser.add_argument("--version", action="version", version=f"kafkalog {_version()}")
     commands = parser.add_subparsers(dest="command", required=True)
-    dump = commands.add_parser("dump", help="print segments, index files, snapshots and partition directories",
-                               description="Print segment files in file order, in the spirit of kafka-dump-log.sh; "
-                                           "also .index, .timeindex, .snapshot, .txnindex and "
-                                           "leader-epoch-checkpoint files, and whole partition directories. "
-                                           "Exit status: 0 when every file is whole and every checksum holds, "
-                                           "1 when anything was damaged, 2 for a usage error.")
+    dump = commands.add_parser(
+        "dump", help="print segments, index files, snapshots and partition or log directories",
+        description="Print segment files in file order, as kafka-dump-log.sh does; also .index, .timeindex, "
+                    ".snapshot, .txnindex, leader-epoch-checkpoint files, KRaft snapshots "
+                    "(<offset>-<epoch>.checkpoint, bootstrap.checkpoint), partition directories and log "
+                    "directories (every partition). Exit status: 0 when every file is whole and every "
+                    "checksum holds, 1 when anything was damaged, 2 for a usage error.")
     dump.add_argument("files", nargs="+", metavar="FILE")
-    dump.add_argument("--format", choices=("text", "json"), default="text",
-                      help="text (default) or json: one JSON object per line")
+    dump.add_argument("--format", choices=("text", "json", "kafka"), default="text",
+                      help="text (default); json: one JSON object per line; kafka: the lines of Kafka 3.9's "
+                           "kafka-dump-log.sh --deep-iteration --print-data-log")
+    dump.add_argument("--type", choices=file_kinds.KINDS, metavar="KIND",
+                      help="read every FILE as this kind whatever its name: " + ", ".join(file_kinds.KINDS))
+    dump.add_argument("--full", "--print-data-log", dest="full", action="store_true",
+                      help="text: whole keys, values and header values (cut at 40 and 20 bytes by default)")
+    dump.add_argument("--shallow", action="store_true",
+                      help="batches only, without their records (kafka-dump-log.sh without --deep-iteration)")
     dump.add_argument("--decode", choices=internal_topics.DECODERS, default=None,
                       help="decode keys and values as the records of an internal topic (default: by the "
                            "partition directory's name, e.g. __consumer_offsets-7; control records always)")
+    dump.add_argument("--max-bytes", type=_positive, metavar="N",
+                      help="read only the batches within the first N bytes of each segment or snapshot (KIP-824)")
     dump.set_defaults(run=_dump)
 
-    check = commands.add_parser("verify", help="check segments, indexes and partition files",
-                                description="Check a segment (.log with its index files), a partition directory "
-                                            "or a whole log directory: batch structure and checksums, index "
-                                            "entries against the log (as kafka-dump-log.sh --verify-index-only "
-                                            "and --index-sanity-check), snapshots, transaction indexes and the "
-                                            "leader epoch checkpoint. Prints each problem and a summary. "
-                                            "Exit status: 0 when all is well, 1 on any problem, 2 for a usage error.")
-    check.add_argument("path", metavar="PATH", help="segment file, partition directory or log directory")
+    check = commands.add_parser(
+        "verify", help="check segments, indexes and partition files",
+        description="Check a segment (.log with its index files), any other partition file, a KRaft snapshot, "
+                    "a partition directory or a whole log directory: batch structure and checksums, index "
+                    "entries against the log (as kafka-dump-log.sh --verify-index-only and "
+                    "--index-sanity-check), snapshots, transaction indexes and the leader epoch checkpoint. "
+                    "Prints each problem and a summary. Exit status: 0 when all is well, 1 on any problem, "
+                    "2 for a usage error (including a file whose kind its name does not say, without --type).")
+    check.add_argument("path", metavar="PATH", help="a file, partition directory or log directory")
     check.add_argument("--format", choices=("text", "json"), default="text",
                        help="text (default) or json: one JSON object per line")
+    check.add_argument("--type", choices=file_kinds.KINDS, metavar="KIND",
+                       help="check PATH as this kind whatever its name: " + ", ".join(file_kinds.KINDS))
     check.set_defaults(run=_verify)
 
     ingest = commands.add_parser("ingest", help="read segments with Spark and write Parquet",
                                  description="Read segment files, partition directories or log directories "
-                                             "with kafkalog's Spark data source and write Parquet.")
+                                             "with kafkalog's Spark data source and write Parquet. Exit status: "
+                                             "0, 1 when there was damage, 2 for a usage error.")
     ingest.add_argument("path", metavar="PATH", help="segment file, partition directory, log directory or glob")
     ingest.add_argument("--output", required=True, metavar="DIR", help="Parquet output directory")
     ingest.add_argument("--master", default="local[*]", help="Spark master (default local[*])")
@@ -148,15 +345,34 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _escaping_streams() -> None:
+    # A terminal or pipe that cannot show a character gets an escape for it, never a UnicodeEncodeError.
+    for stream in (sys.stdout, sys.stderr):
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    _escaping_streams()
     try:
+        args = build_parser().parse_args(argv)
         return args.run(args)
+    except KeyboardInterrupt:
+        sys.stderr.write("\n")
+        return EXIT_INTERRUPTED
+    except UsageError as exc:
+        print(f"kafkalog: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     except KafkalogError as exc:
         print(f"kafkalog: {exc}", file=sys.stderr)
         return EXIT_DAMAGED
     except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, and keep Python from complaining at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except OSError as exc:  # a file that cannot be read (permissions, a device error)
+        print(f"kafkalog: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return EXIT_DAMAGED
 
 
 if __name__ == "__main__":

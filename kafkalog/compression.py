@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import re
 import struct
 import threading
 import zlib
@@ -84,10 +85,26 @@ def decompress(codec: int, data: bytes, magic: int = 2, limit: int | None = None
         exc.partial = bytes(out)
         raise
     except Exception as exc:  # each codec library raises its own types
-        reason = str(exc) or type(exc).__name__
-        raise DecompressionError(f"{CODEC_NAMES[codec]} data does not decompress: {reason}",
+        raise DecompressionError(f"{CODEC_NAMES[codec]} data is corrupt: {_reason(exc)}",
                                  partial=bytes(out)) from exc
     return bytes(out)
+
+
+def _reason(exc: Exception) -> str:
+    """What a codec library's exception says, without its function names and error codes."""
+    text = str(exc).strip()
+    if isinstance(exc, zlib.error):
+        # "Error -3 while decompressing data: invalid block type"
+        return text.split(": ", 1)[-1] + " (deflate)"
+    if type(exc).__name__ == "UncompressError":  # python-snappy raises it without a message
+        return "a raw snappy block does not decompress"
+    lz4_code = re.search(r"ERROR_(\w+)", text)
+    if lz4_code:
+        # "LZ4F_decompress failed with code: ERROR_maxBlockSize_invalid"
+        words = re.sub(r"([a-z])([A-Z])", r"\1 \2", lz4_code.group(1)).replace("_", " ").lower()
+        return f"{words} (LZ4 frame)"
+    text = re.sub(r"^zstd decompressor error: ", "", text)
+    return (text[:1].lower() + text[1:]) if text else "the data does not decompress"
 
 
 class KafkaDecompress:
@@ -103,7 +120,7 @@ class KafkaDecompress:
 
 def _too_large(codec: str, limit: int) -> DecompressionError:
     return DecompressionError(
-        f"{codec} data decompresses to more than {limit} bytes (the limit; see kafkalog.compression.decompression_limit)"
+        f"{codec} data decompresses to more than {limit} bytes (the max_decompressed_bytes limit)"
     )
 
 
@@ -111,21 +128,25 @@ def _gunzip(data: bytes, limit: int, magic: int, out: bytearray) -> None:
     # The deflate body is inflated raw and the trailer checked here, as Java's
     # GZIPInputStream does, so that a bad trailer still leaves all the data.
     rest = data
+    first = True
     while True:
         start = len(out)
         d = zlib.decompressobj(wbits=-zlib.MAX_WBITS)
-        buf = _gzip_body(rest)
+        try:
+            buf = _gzip_body(rest)
+        except DecompressionError:
+            if first:
+                raise
+            return  # GZIPInputStream.readTrailer ignores a malformed member after the first
+        first = False
         while True:
             before = d.copy()
             try:
                 out += d.decompress(buf, limit + 1 - len(out))
             except zlib.error:
-                # zlib drops the output of a failing call: redo it a byte at a
-                # time to keep what decompressed before the damage.
-                try:
-                    _salvage(before, buf, limit, out)
-                except zlib.error:
-                    pass
+                # zlib drops the output of a failing call: redo it in smaller
+                # steps to keep what decompressed before the damage.
+                _salvage(before, buf, limit, out)
                 raise
             if len(out) > limit:
                 raise _too_large("gzip", limit)
@@ -150,10 +171,12 @@ def _gzip_body(member: bytes) -> bytes:
     flags, pos = member[3], 10
     if flags & 0x04:  # FEXTRA
         pos += 2 + int.from_bytes(member[pos:pos + 2], "little")
-    if flags & 0x08:  # FNAME
-        pos = member.index(b"\0", pos) + 1
-    if flags & 0x10:  # FCOMMENT
-        pos = member.index(b"\0", pos) + 1
+    for flag, field in ((0x08, "file name"), (0x10, "comment")):  # FNAME, FCOMMENT: zero-terminated
+        if flags & flag:
+            end = member.find(b"\0", pos)
+            if end < 0:
+                raise DecompressionError(f"gzip header is truncated: its {field} has no terminating zero byte")
+            pos = end + 1
     if flags & 0x02:  # FHCRC
         pos += 2
     if pos > len(member):
@@ -161,13 +184,40 @@ def _gzip_body(member: bytes) -> bytes:
     return member[pos:]
 
 
+_SALVAGE_STEPS = (1 << 16, 1 << 10, 1 << 4, 1)
+
+
 def _salvage(d: "zlib._Decompress", buf: bytes, limit: int, out: bytearray) -> None:
-    while len(out) <= limit and not d.eof:
-        chunk = d.decompress(buf, 1)
-        buf = d.unconsumed_tail
-        if not chunk and not buf:
+    """Append what `buf` inflates to before the damage; `d` is the state before `buf` was fed.
+
+    The input is replayed in slices of shrinking size: a slice that fails is
+    retried from the state before it with smaller slices, and the last input
+    byte one output byte at a time, so the work stays linear in the input.
+    """
+    for step in _SALVAGE_STEPS:
+        pos = 0
+        while pos < len(buf) and not d.eof and len(out) <= limit:
+            saved = d.copy()
+            try:
+                out += d.decompress(buf[pos:pos + step], limit + 1 - len(out))
+            except zlib.error:
+                d, buf = saved, buf[pos:pos + step]
+                break
+            if d.unconsumed_tail:  # stopped at the limit
+                return
+            pos += step
+        else:
+            return
+    # One input byte left, and it fails: take its output a byte at a time.
+    while len(out) <= limit:
+        try:
+            chunk = d.decompress(buf, 1)
+        except zlib.error:
+            return
+        if not chunk:
             return
         out += chunk
+        buf = d.unconsumed_tail
 
 
 def _raw_snappy_length(block: bytes) -> int:
@@ -201,7 +251,8 @@ def _unsnappy(data: bytes, limit: int, magic: int, out: bytearray) -> None:
         n = int.from_bytes(data[pos:pos + 4], "big", signed=True)
         pos += 4
         if n < 0 or pos + n > len(data):
-            raise DecompressionError(f"snappy block at stream byte {pos - 4} declares {n} bytes, {len(data) - pos} remain")
+            raise DecompressionError(
+                f"snappy block at stream byte {pos - 4} declares {n} bytes, {len(data) - pos} remain")
         out += _unsnappy_block(data[pos:pos + n], limit - len(out), limit)
         pos += n
 

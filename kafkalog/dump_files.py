@@ -17,7 +17,7 @@ Snapshot entries carry the field names of Kafka's snapshot schema
 `{"type":"index_end","entries":N,"unused_slots":M}` line closes each index
 dump. A partition directory is dumped segment by segment (.log, .index,
 .timeindex, .txnindex, then the snapshot at that offset), then the
-leader-epoch-checkpoint, each file introduced by
+KRaft snapshots and the leader-epoch-checkpoint, each file introduced by
 `{"type":"file","path":...}`; leftover files get a `{"type":"leftover",...}`
 line and are not dumped. The text form follows kafka-dump-log.sh.
 """
@@ -26,22 +26,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, TextIO
 
-from kafkalog import dump_format
-from kafkalog.checkpoint import LEADER_EPOCH_CHECKPOINT, read_leader_epoch_checkpoint
+from kafkalog import dump_format, file_kinds
+from kafkalog.checkpoint import read_leader_epoch_checkpoint
 from kafkalog.errors import DamagedDataError
 from kafkalog.index import OffsetIndex, TimeIndex, base_offset_of
 from kafkalog.partition import Partition
 from kafkalog.snapshot import read_snapshot
 from kafkalog.txnindex import read_txn_index
 
-DUMPABLE_SUFFIXES = (".log", ".index", ".timeindex", ".snapshot", ".txnindex")
-
-
-def is_dumpable(path: Path) -> bool:
-    return path.is_dir() or path.suffix in DUMPABLE_SUFFIXES or path.name == LEADER_EPOCH_CHECKPOINT
+DumpLog = Callable[[Path, str], bool]
+"""Prints a record-batch file of the given kind (kafkalog.cli's segment dump); True when it was whole."""
 
 
 class _Out:
+    """JSON lines for --format json, text (kafka-dump-log.sh's lines) for text and kafka."""
+
     def __init__(self, fmt: str, out: TextIO):
         self.json = fmt == "json"
         self.out = out
@@ -136,27 +135,27 @@ def dump_checkpoint(path: Path, out: _Out) -> bool:
     return True
 
 
-def dump_file(path: Path, fmt: str, out: TextIO, dump_log: Callable[[Path, str, TextIO], bool]) -> bool:
-    """Dump one file by its suffix; `dump_log` prints a .log segment (kafkalog.cli.dump_segment)."""
+def dump_file(path: Path, kind: str, fmt: str, out: TextIO, dump_log: DumpLog) -> bool:
+    """Dump one file of the given kind (see kafkalog.file_kinds)."""
     o = _Out(fmt, out)
-    if path.name == LEADER_EPOCH_CHECKPOINT:
+    if kind in file_kinds.RECORD_FILES:
+        return dump_log(path, kind)
+    if kind == file_kinds.LEADER_EPOCH:
         return dump_checkpoint(path, o)
-    suffix = path.suffix
-    if suffix == ".log":
-        return dump_log(path, fmt, out)
-    base = _base_offset(path)
-    if suffix == ".index":
-        return dump_offset_index(path, o, base)
-    if suffix == ".timeindex":
-        return dump_time_index(path, o, base)
-    if suffix == ".snapshot":
+    if kind == file_kinds.INDEX:
+        return dump_offset_index(path, o, _base_offset(path))
+    if kind == file_kinds.TIME_INDEX:
+        return dump_time_index(path, o, _base_offset(path))
+    if kind == file_kinds.SNAPSHOT:
         return dump_snapshot(path, o)
-    if suffix == ".txnindex":
+    if kind == file_kinds.TXN_INDEX:
         return dump_txn_index(path, o)
     raise ValueError(f"{path}: not a file kafkalog dumps")
 
 
-def dump_partition(path: Path, fmt: str, out: TextIO, dump_log: Callable[[Path, str, TextIO], bool]) -> bool:
+def dump_partition(path: Path, fmt: str, out: TextIO, dump_log: DumpLog) -> bool:
+    """Segment by segment (.log, .index, .timeindex, .txnindex, then the snapshot at that offset), the
+    remaining producer snapshots, KRaft snapshots, then the leader-epoch-checkpoint."""
     partition = Partition(path)
     o = _Out(fmt, out)
     ok = True
@@ -167,6 +166,7 @@ def dump_partition(path: Path, fmt: str, out: TextIO, dump_log: Callable[[Path, 
             files.append(partition.snapshots[segment.base_offset])
     listed = set(files)
     files += [p for _, p in sorted(partition.snapshots.items()) if p not in listed]
+    files += file_kinds.kraft_snapshots(path)
     if partition.leader_epoch_checkpoint is not None:
         files.append(partition.leader_epoch_checkpoint)
     for leftover in partition.leftovers:
@@ -175,7 +175,7 @@ def dump_partition(path: Path, fmt: str, out: TextIO, dump_log: Callable[[Path, 
     for file in files:
         if o.json:
             o.emit({"type": "file", "path": str(file)}, "")
-        ok = dump_file(file, fmt, out, dump_log) and ok
+        ok = dump_file(file, file_kinds.kind_of(file), fmt, out, dump_log) and ok
     return ok
 
 

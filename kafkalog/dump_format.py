@@ -57,14 +57,26 @@ def error_json(damage: DamagedDataError) -> dict[str, Any]:
 
 
 def dumps(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    """One JSON line, in ASCII (\\u escapes): valid JSON whatever encoding stdout has."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=True)
 
 
-def _preview(data: bytes | None, limit: int = 40) -> str:
+_CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)]}
+_CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
+
+
+def escape(text: str) -> str:
+    """`text` with control characters escaped, so that a value cannot break a line or drive the terminal."""
+    return text.translate(_CONTROL)
+
+
+def _preview(data: bytes | None, limit: int | None = 40) -> str:
+    """A value as a quoted string with escapes (never raw control bytes); cut at `limit` bytes unless None."""
     if data is None:
         return "null"
-    text = data[:limit].decode("utf-8", "backslashreplace")
-    return repr(text) + ("…" if len(data) > limit else "")
+    shown = data if limit is None else data[:limit]
+    text = shown.decode("utf-8", "backslashreplace")
+    return repr(text) + ("…" if len(data) > len(shown) else "")
 
 
 def batch_text(batch: Batch) -> str:
@@ -90,7 +102,8 @@ def batch_text(batch: Batch) -> str:
     return " ".join(parts)
 
 
-def record_text(record: Record) -> str:
+def record_text(record: Record, full: bool = False) -> str:
+    """One line per record; keys and values cut at 40 bytes, header values at 20, unless `full`."""
     parts = [f"| offset: {record.offset}", f"timestamp: {record.timestamp}"]
     if record.sequence != -1:
         parts.append(f"sequence: {record.sequence}")
@@ -99,10 +112,11 @@ def record_text(record: Record) -> str:
     elif record.control_type is not None:
         parts.append(f"controlType: {record.control_type}")
     else:
-        parts.append(f"key: {_preview(record.key)}")
-        parts.append(f"value: {_preview(record.value)}")
+        parts.append(f"key: {_preview(record.key, None if full else 40)}")
+        parts.append(f"value: {_preview(record.value, None if full else 40)}")
     if record.headers:
-        parts.append("headers: " + ", ".join(f"{h.key}={_preview(h.value, 20)}" for h in record.headers))
+        parts.append("headers: " + ", ".join(f"{escape(h.key)}={_preview(h.value, None if full else 20)}"
+                                             for h in record.headers))
     return " ".join(parts)
 
 

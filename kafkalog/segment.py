@@ -242,9 +242,13 @@ class SegmentReader:
         return data
 
     def _zero_note(self, pos: int) -> str:
-        """Say so when the rest of the file is zero bytes, as in a preallocated segment."""
+        """Say so when the rest of the file is zero bytes, as in a preallocated segment.
+
+        Only when the zeros reach past an entry's offset and size fields: fewer
+        zero bytes may as well be the start of an entry cut short (offset 0).
+        """
         n = self.size - pos
-        if n > _ZERO_SCAN_LIMIT:
+        if n > _ZERO_SCAN_LIMIT or n < LOG_OVERHEAD:
             return ""
         self._file.seek(pos)
         if self._file.read(n).count(0) == n:

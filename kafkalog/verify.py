@@ -20,7 +20,11 @@ Checks, with the Kafka code each follows:
   marker of the producer in the segment; a partial entry at the end;
 - `.snapshot`: version and CRC-32C (`ProducerStateManager.readSnapshot`);
 - `leader-epoch-checkpoint`: format (`CheckpointFile`), epochs and start offsets in order;
-- the partition: segments without a `.log`, segments whose offsets overlap the next one's.
+- the partition: segments without a `.log`, segments whose offsets overlap the next one's;
+- KRaft snapshots (`<offset>-<epoch>.checkpoint`) and a log directory's `bootstrap.checkpoint`:
+  record batches, as a segment without index files.
+A file whose name does not say its kind, or a directory with no Kafka files, is a
+`UsageError`: verify never reports as checked what it did not check.
 Leftover `.deleted`/`.cleaned`/`.swap` files are listed as notes, not problems: a
 running broker has them between two steps of its work.
 """
@@ -30,13 +34,16 @@ import bisect
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from kafkalog.checkpoint import read_leader_epoch_checkpoint
 from kafkalog.errors import (ChecksumError, CorruptStructureError, DamagedDataError, DecompressionError,
-                             TruncatedError)
-from kafkalog.index import OffsetIndex, TimeIndex
-from kafkalog.partition import Partition, Segment, is_partition_dir, partition_dirs
+                             TruncatedError, UsageError)
+from kafkalog.file_kinds import (BOOTSTRAP, BOOTSTRAP_CHECKPOINT, KRAFT_SNAPSHOT, LEADER_EPOCH, LOG, SNAPSHOT,
+                                 directory_partitions, kind_of, kraft_snapshots, no_kafka_files,
+                                 type_of_a_directory, unknown_kind)
+from kafkalog.index import OffsetIndex, TimeIndex, base_offset_of
+from kafkalog.partition import Partition, Segment
+from kafkalog.progress import ByteProgress
 from kafkalog.segment import SegmentReader
 from kafkalog.snapshot import read_snapshot
 from kafkalog.txnindex import read_txn_index
@@ -83,8 +90,6 @@ class VerifyReport:
                 + (f", {len(self.notes)} note(s)" if self.notes else ""))
 
 
-Progress = Callable[[str], None]
-
 _DAMAGE_KINDS = [(TruncatedError, "truncated"), (ChecksumError, "checksum"),
                  (DecompressionError, "decompression"), (CorruptStructureError, "corrupt_structure")]
 
@@ -104,53 +109,78 @@ class _LogSummary:
     last_offset: int | None
 
 
-def verify_path(path: str | os.PathLike, progress: Progress | None = None) -> VerifyReport:
-    """Verify a segment (`.log` file, with its index files), a partition directory or a log directory."""
+def verify_path(path: str | os.PathLike, progress: ByteProgress | None = None, kind: str | None = None) -> VerifyReport:
+    """Verify a file (a segment's `.log` with its index files, or any one file of a partition), a partition
+    directory or a log directory.
+
+    A file is taken for the kind its name says (`kafkalog.file_kinds.kind_of`), or for `kind` when given;
+    a `UsageError` says so when neither tells, and when a directory holds no Kafka files: nothing is
+    reported as checked that was not.
+    """
     path = Path(path)
     report = VerifyReport()
     if path.is_file():
+        _verify_file(path, kind_of(path, kind), report, progress)
+    elif path.is_dir():
+        if kind is not None:
+            raise type_of_a_directory(path)
+        dirs = directory_partitions(path)
+        if dirs is None:
+            raise no_kafka_files(path)
+        for d in dirs:
+            verify_partition(Partition(d), report, progress)
+        bootstrap = path / BOOTSTRAP_CHECKPOINT
+        if dirs != [path] and bootstrap.is_file():
+            _verify_record_file(bootstrap, report, progress)
+    else:
+        raise UsageError(f"{path}: no such file or directory")
+    return report
+
+
+def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: ByteProgress | None) -> None:
+    if kind is None:
+        raise unknown_kind(path)
+    if kind in (KRAFT_SNAPSHOT, BOOTSTRAP):
+        _verify_record_file(path, report, progress)
+    elif kind == SNAPSHOT:
+        report.files += 1
+        for damage in read_snapshot(path).damage:
+            report.problems.append(Problem(str(path), _damage_kind(damage), damage.message, position=damage.position))
+    elif kind == LEADER_EPOCH:
+        _verify_checkpoint(path, report)
+    else:
         segment = Segment(0)
-        from kafkalog.index import base_offset_of
         try:
             segment.base_offset = base_offset_of(path)
         except ValueError:
             pass
-        stem = path.name.split(".")[0]
-        for suffix in (".log", ".index", ".timeindex", ".txnindex"):
-            candidate = path.with_name(stem + suffix)
-            if candidate.is_file():
-                setattr(segment, suffix[1:], candidate)
-        if path.suffix != ".log":
-            segment.log = None
-            setattr(segment, path.suffix[1:], path)
+        if kind == LOG and path.suffix == ".log":
+            # A segment named as Kafka names it is checked with its index files.
+            stem = path.name.split(".")[0]
+            for suffix in (".index", ".timeindex", ".txnindex"):
+                candidate = path.with_name(stem + suffix)
+                if candidate.is_file():
+                    setattr(segment, suffix[1:], candidate)
+        setattr(segment, kind, path)
         verify_segment(segment, report, progress)
-    elif is_partition_dir(path):
-        verify_partition(Partition(path), report, progress)
-    elif path.is_dir():
-        dirs = partition_dirs(path)
-        if not dirs:
-            report.notes.append(f"{path}: no partition directories")
-        for n, d in enumerate(dirs, 1):
-            if progress:
-                progress(f"partition {n}/{len(dirs)} {d.name}")
-            verify_partition(Partition(d), report, progress)
-    else:
-        raise FileNotFoundError(f"{path}: no such file or directory")
-    return report
 
 
-def verify_partition(partition: Partition, report: VerifyReport, progress: Progress | None = None) -> None:
+def _verify_record_file(path: Path, report: VerifyReport, progress: ByteProgress | None) -> None:
+    """A KRaft snapshot or bootstrap.checkpoint: record batches, as a segment without indexes."""
+    report.segments += 1
+    _verify_log(Segment(0, log=path), report, progress)
+
+
+def verify_partition(partition: Partition, report: VerifyReport, progress: ByteProgress | None = None) -> None:
     report.partitions += 1
     for leftover in partition.leftovers:
         report.notes.append(f"{leftover.path}: leftover .{leftover.kind} file")
     previous: tuple[Segment, _LogSummary] | None = None
-    for n, segment in enumerate(partition.segments, 1):
-        if progress:
-            progress(f"{partition.path.name}: segment {n}/{len(partition.segments)} {segment.base_offset}")
+    for segment in partition.segments:
         if segment.log is None:
             report.problems.append(Problem(str(segment.files()[0]), "missing_log",
                                            f"no {segment.base_offset:020d}.log for this index file"))
-        summary = verify_segment(segment, report)
+        summary = verify_segment(segment, report, progress)
         if summary is not None and summary.first_offset is not None:
             if previous is not None and previous[1].last_offset is not None \
                     and previous[1].last_offset >= segment.base_offset:
@@ -163,13 +193,15 @@ def verify_partition(partition: Partition, report: VerifyReport, progress: Progr
         for damage in read_snapshot(snapshot_path).damage:
             report.problems.append(Problem(str(snapshot_path), _damage_kind(damage), damage.message,
                                            position=damage.position))
+    for snapshot in kraft_snapshots(partition.path):
+        _verify_record_file(snapshot, report, progress)
     if partition.leader_epoch_checkpoint is not None:
         _verify_checkpoint(partition.leader_epoch_checkpoint, report)
 
 
-def verify_segment(segment: Segment, report: VerifyReport, progress: Progress | None = None) -> _LogSummary | None:
+def verify_segment(segment: Segment, report: VerifyReport, progress: ByteProgress | None = None) -> _LogSummary | None:
     report.segments += 1
-    summary = _verify_log(segment, report) if segment.log is not None else None
+    summary = _verify_log(segment, report, progress) if segment.log is not None else None
     if segment.index is not None:
         _verify_offset_index(segment, summary, report)
     if segment.timeindex is not None:
@@ -179,7 +211,7 @@ def verify_segment(segment: Segment, report: VerifyReport, progress: Progress | 
     return summary
 
 
-def _verify_log(segment: Segment, report: VerifyReport) -> _LogSummary:
+def _verify_log(segment: Segment, report: VerifyReport, progress: ByteProgress | None = None) -> _LogSummary:
     name = str(segment.log)
     report.files += 1
     starts: dict[int, tuple[int, int]] = {}
@@ -189,6 +221,8 @@ def _verify_log(segment: Segment, report: VerifyReport) -> _LogSummary:
     first = last = None
     with SegmentReader(segment.log) as reader:
         for batch, records, controls in reader.scan():
+            if progress is not None:
+                progress.update(batch.end_position, name)
             report.batches += 1
             report.records += records
             if first is None:
@@ -212,6 +246,8 @@ def _verify_log(segment: Segment, report: VerifyReport) -> _LogSummary:
         for damage in reader.damage:
             report.problems.append(Problem(name, _damage_kind(damage), damage.message, position=damage.position))
         size = reader.size
+    if progress is not None:
+        progress.file_done(size)
     return _LogSummary(size, starts, last_offsets, max_timestamps, aborts, first, last)
 
 
