@@ -269,3 +269,17 @@ def control_types(buf, pos, size, out, table):
         n = size[i] if size[i] > 0 else 0
         err, _ = k.parse_kafka_control_record(buf, p, p + n, table, 0)
         out[i] = -1 if err != 0 else table[k.KAFKA_CONTROL_RECORD__TYPE, 0]
+
+
+@nb.njit(cache=True, nogil=True)
+def parse_offset_index_slots(buf, table):
+    """Every whole 8-byte slot of an offset index (`kafka_offset_index.ksy`) into `table[:, slot]`."""
+    for i in range(len(buf) // 8):
+        k.parse_kafka_offset_index__index_entry(buf, 8 * i, 8 * i + 8, table, i)
+
+
+@nb.njit(cache=True, nogil=True)
+def parse_time_index_slots(buf, table):
+    """Every whole 12-byte slot of a time index (`kafka_time_index.ksy`) into `table[:, slot]`."""
+    for i in range(len(buf) // 12):
+        k.parse_kafka_time_index__time_index_entry(buf, 12 * i, 12 * i + 12, table, i)

@@ -25,8 +25,10 @@ import io
 import os
 import re
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import Generic, Iterator, TypeVar
 
+import numpy as np
 from kaitaistruct import KaitaiStream
 
 from kafka_offset_index import KafkaOffsetIndex
@@ -161,11 +163,25 @@ class _Index(Generic[E]):
 
     def all_slots(self) -> list[E]:
         """Every slot of the file as an entry, preallocated ones included (for verification)."""
+        return self.entries_of(self.slot_columns())
+
+    def slot_columns(self) -> np.ndarray:
+        """Every slot of the file, preallocated ones included, as the spec's fields by column (`_fields` order).
+
+        Read by the generated columnar kernel: a preallocated index has a million slots.
+        """
+        from kafkalog import columnar  # the compiled kernels: only when a whole index is read
+
         self._file.seek(0)
         data = self._file.read(self.slots * self.entry_size)
         self.bytes_read += len(data)
-        return [self._entry(self._parse_slot(data[n * self.entry_size:(n + 1) * self.entry_size]))
-                for n in range(self.slots)]
+        table = np.empty((len(self._fields), self.slots), dtype=np.int64)
+        self._parse_slots(columnar, np.frombuffer(data, dtype=np.uint8), table)
+        return table
+
+    def entries_of(self, columns: np.ndarray) -> list[E]:
+        """Entries from `slot_columns` (or a slice of its columns)."""
+        return [self._entry(SimpleNamespace(**dict(zip(self._fields, values)))) for values in columns.T.tolist()]
 
     def last_entry(self) -> E | None:
         count = len(self)
@@ -201,6 +217,10 @@ class OffsetIndex(_Index[OffsetIndexEntry]):
     def _parse_slot(self, data: bytes):
         return KafkaOffsetIndex.IndexEntry(KaitaiStream(io.BytesIO(data)))
 
+    @staticmethod
+    def _parse_slots(columnar, buf: np.ndarray, table: np.ndarray) -> None:
+        columnar.parse_offset_index_slots(buf, table)
+
     def _entry(self, slot) -> OffsetIndexEntry:
         return OffsetIndexEntry(self.base_offset + slot.relative_offset, slot.position)
 
@@ -221,6 +241,10 @@ class TimeIndex(_Index[TimeIndexEntry]):
 
     def _parse_slot(self, data: bytes):
         return KafkaTimeIndex.TimeIndexEntry(KaitaiStream(io.BytesIO(data)))
+
+    @staticmethod
+    def _parse_slots(columnar, buf: np.ndarray, table: np.ndarray) -> None:
+        columnar.parse_time_index_slots(buf, table)
 
     def _entry(self, slot) -> TimeIndexEntry:
         return TimeIndexEntry(slot.timestamp, self.base_offset + slot.relative_offset)

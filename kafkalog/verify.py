@@ -35,6 +35,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from kafkalog.checkpoint import read_leader_epoch_checkpoint
 from kafkalog.errors import (ChecksumError, CorruptStructureError, DamagedDataError, DecompressionError,
                              TruncatedError, UsageError)
@@ -253,7 +255,7 @@ def _verify_log(segment: Segment, report: VerifyReport, progress: ByteProgress |
 
 def _slot_problems(index, name: str, report: VerifyReport, entry_name: str) -> list:
     report.files += 1
-    slots = index.all_slots()
+    slots = index.slot_columns()
     count = len(index)
     report.index_entries += count
     if index.trailing_bytes:
@@ -261,20 +263,13 @@ def _slot_problems(index, name: str, report: VerifyReport, entry_name: str) -> l
                                        f"{index.file_size} bytes is not a multiple of the {index.entry_size}-byte "
                                        f"{entry_name} entry", position=index.slots * index.entry_size))
     # Slots after the end marker should all be zero (preallocated); anything else was lost by the rule.
-    base = index.base_offset
-    for n in range(count, len(slots)):
-        slot = slots[n]
-        if _nonzero(slot, base):
-            report.problems.append(Problem(name, "entries_after_end",
-                                           f"slot {n} is not zero, but slot {count} (relative offset 0) ends the index "
-                                           "as kafka-dump-log.sh reads it", entry=n))
-            break
-    return slots[:count]
-
-
-def _nonzero(slot, base: int) -> bool:
-    return any((getattr(slot, f) - base if f == "offset" else getattr(slot, f)) != 0
-               for f in slot.__dataclass_fields__)
+    nonzero = np.flatnonzero(slots[:, count:].any(axis=0))
+    if len(nonzero):
+        n = count + int(nonzero[0])
+        report.problems.append(Problem(name, "entries_after_end",
+                                       f"slot {n} is not zero, but slot {count} (relative offset 0) ends the index "
+                                       "as kafka-dump-log.sh reads it", entry=n))
+    return index.entries_of(slots[:, :count])
 
 
 def _verify_offset_index(segment: Segment, log: _LogSummary | None, report: VerifyReport) -> None:

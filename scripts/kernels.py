@@ -62,6 +62,8 @@ ROOTS = [
     ("kafka_record_batch", ""),
     ("kafka_message_set", "entry"),
     ("kafka_control_record", ""),
+    ("kafka_offset_index", "index_entry"),
+    ("kafka_time_index", "time_index_entry"),
 ]
 
 #: Fields stored as a position and size only, with the reason the kernels do not parse them.
