@@ -273,7 +273,7 @@ def _int_be(buf, pos, n):
 
 
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def read_kafka_varint(buf, pos, end):
     """A zigzag varint of at most 10 bytes (spec kafka_varint): (value, new position, 0), or 1 at the end of
     the data, or 2 where byte 10 still has its continuation bit (valid max 0x7f of field b9)."""

@@ -46,8 +46,9 @@ from kafkalog.parsing import PARSE_ERRORS
 
 H = k  # the generated column numbers: k.KAFKA_RECORD_BATCH__..., k.KAFKA_RECORD__...
 
-#: Record rows of one walk before the rows so far are turned into Arrow (the tables are reused).
-TABLE_ROWS = 1 << 15
+#: Record rows of one walk before the rows so far are turned into Arrow (the tables are reused). Not a
+#: power of two: the tables are column-major, and columns a power of two apart share cache sets.
+TABLE_ROWS = (1 << 15) + 61
 #: Decompressed bytes held for one walk before it runs.
 GROUP_BYTES = 32 * 1024 * 1024
 
@@ -269,7 +270,7 @@ class _Walker:
             why, nrows, nhdr = columnar.walk_sections(buf, sec_pos, sec_end, sec_count, state, self.rec, self.hdr,
                                                       self.row_section, sec_good, sec_err, sec_err_pos)
             if why == columnar.WALK_HEADERS_FULL:
-                self.hdr = np.empty((self.hdr.shape[0], 2 * self.hdr.shape[1]), dtype=np.int64)
+                self.hdr = np.empty((self.hdr.shape[0], 2 * self.hdr.shape[1] + 61), dtype=np.int64)
                 continue
             if nrows:
                 rs = self.row_section[:nrows]

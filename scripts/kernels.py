@@ -198,7 +198,7 @@ class Generator:
         n = len(seq)
         return f'''
 
-@nb.njit(cache=True, nogil=True)
+@nb.njit(cache=True, nogil=True, inline="always")
 def read_kafka_varint(buf, pos, end):
     """A zigzag varint of at most {n} bytes (spec {VARINT_SPEC}): (value, new position, 0), or 1 at the end of
     the data, or 2 where byte {n} still has its continuation bit (valid max 0x7f of field b{n - 1})."""
