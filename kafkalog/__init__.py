@@ -8,6 +8,7 @@ from kafkalog.errors import (
     CorruptStructureError,
     DamagedDataError,
     DecompressionError,
+    DecompressionLimitError,
     KafkalogError,
     TruncatedError,
     UsageError,
@@ -17,7 +18,7 @@ from kafkalog.model import Batch, Header, Record
 __all__ = [
     "Batch", "Header", "Record", "SegmentReader", "read_batches", "read_arrow", "read_table",
     "KafkalogError", "DamagedDataError", "TruncatedError", "CorruptStructureError",
-    "ChecksumError", "DecompressionError", "UsageError",
+    "ChecksumError", "DecompressionError", "DecompressionLimitError", "UsageError",
 ]
 __version__ = "0.1.0"
 

@@ -105,7 +105,8 @@ def walk_messages(buf, pos, end, table):
 
 
 @nb.njit(cache=True, nogil=True)
-def walk_sections(buf, sec_pos, sec_end, sec_count, state, rec, hdr, row_section, sec_good, sec_err, sec_err_pos):
+def walk_sections(buf, sec_pos, sec_end, sec_count, sec_partial, state, rec, hdr, row_section, sec_good, sec_err,
+                  sec_err_pos, sec_trailing_at):
     """Parse the records of sections state[0].. (`kafka_record.ksy`) into the tables `rec` and `hdr`.
 
     `state` is [section, position, records done in it], updated so that a
@@ -113,7 +114,11 @@ def walk_sections(buf, sec_pos, sec_end, sec_count, state, rec, hdr, row_section
     stopped; after WALK_HEADERS_FULL the caller grows `hdr` and calls again
     with the same state. Each section ends with `sec_good` (records that
     parsed) and `sec_err` (0, a generated error code, BODY_TRAILING or
-    SECTION_TRAILING) at `sec_err_pos`. Returns (why it stopped, rows, header rows).
+    SECTION_TRAILING) at `sec_err_pos`. A section marked in `sec_partial` is
+    what decompressed before damage: records with bytes after their last header
+    do not stop it (the first one's index goes to `sec_trailing_at`), and
+    bytes after the declared records are not looked at.
+    Returns (why it stopped, rows, header rows).
     """
     s = state[0]
     pos = state[1]
@@ -141,20 +146,25 @@ def walk_sections(buf, sec_pos, sec_end, sec_count, state, rec, hdr, row_section
                 return WALK_FULL, row, hrow
             if err != 0:
                 sec_err[s] = err
-                sec_err_pos[s] = pos
+                if sec_trailing_at[s] < 0:  # (a partial section keeps where its first long record is)
+                    sec_err_pos[s] = pos
                 failed = True
                 break
             if rec[k.KAFKA_RECORD__BODY__TRAILING__SIZE, row] != 0:
-                sec_err[s] = BODY_TRAILING
-                sec_err_pos[s] = pos
-                failed = True
-                break
+                if sec_partial[s] == 0:
+                    sec_err[s] = BODY_TRAILING
+                    sec_err_pos[s] = pos
+                    failed = True
+                    break
+                if sec_trailing_at[s] < 0:
+                    sec_trailing_at[s] = done
+                    sec_err_pos[s] = pos
             row_section[row] = s
             pos = after
             hrow = hnext
             row += 1
             done += 1
-        if not failed and pos != end:
+        if not failed and pos != end and sec_partial[s] == 0:
             sec_err[s] = SECTION_TRAILING
             sec_err_pos[s] = pos
         sec_good[s] = done

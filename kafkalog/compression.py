@@ -32,7 +32,7 @@ import lz4.frame
 import snappy
 import zstandard
 
-from kafkalog.errors import DecompressionError
+from kafkalog.errors import DecompressionError, DecompressionLimitError
 
 NONE, GZIP, SNAPPY, LZ4, ZSTD = 0, 1, 2, 3, 4
 CODEC_NAMES = {NONE: "none", GZIP: "gzip", SNAPPY: "snappy", LZ4: "lz4", ZSTD: "zstd"}
@@ -118,8 +118,8 @@ class KafkaDecompress:
         return decompress(self.codec, data, self.magic)
 
 
-def _too_large(codec: str, limit: int) -> DecompressionError:
-    return DecompressionError(
+def _too_large(codec: str, limit: int) -> DecompressionLimitError:
+    return DecompressionLimitError(
         f"{codec} data decompresses to more than {limit} bytes (the max_decompressed_bytes limit)"
     )
 

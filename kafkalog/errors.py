@@ -59,9 +59,18 @@ class DecompressionError(DamagedDataError):
         self.partial = partial
 
     def located(self, path: str | None, position: int | None) -> "DecompressionError":
-        return DecompressionError(self.message, path=path if path is not None else self.path,
+        return type(self)(self.message, path=path if path is not None else self.path,
                                   position=position if position is not None else self.position,
                                   partial=self.partial)
+
+
+class DecompressionLimitError(DecompressionError):
+    """Compressed data that decompresses to more than `max_decompressed_bytes`: refused whole.
+
+    Kafka's reader has no such limit; kafkalog has one so that a small batch cannot
+    fill memory (a decompression bomb). The batch gives no records; raise the limit to
+    read it.
+    """
 
 
 class UsageError(KafkalogError):

@@ -39,7 +39,7 @@ from kafkalog import columnar, fast_legacy, message_set, record_batch
 from kafkalog.arrow_columns import SCHEMA, batch_rows, repeat_string
 from kafkalog.checksums import V2_CRC_START
 from kafkalog.compression import CODEC_NAMES, NONE, decompress, decompression_limit
-from kafkalog.errors import ChecksumError, DamagedDataError
+from kafkalog.errors import ChecksumError, DamagedDataError, DecompressionError, DecompressionLimitError
 from kafkalog.javaint import increment_sequence, s64
 from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE, Batch
 from kafkalog.parsing import PARSE_ERRORS
@@ -168,6 +168,7 @@ class _Walker:
             codec = int(hdr[H.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION])
             data_pos = int(hdr[H.KAFKA_RECORD_BATCH__RECORDS_DATA__POS])
             data_end = data_pos + int(hdr[H.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE])
+            partial = None
             if not self.records:
                 data = None
             elif codec == NONE:
@@ -175,10 +176,11 @@ class _Walker:
             else:
                 try:
                     data = decompress(codec, view[data_pos:data_end], 2, self.limit)
-                except DamagedDataError:
-                    yield from self._walk(group, run)
-                    self._reference(run, chunk[pos:end], position, magic)
-                    continue
+                except DecompressionError as exc:
+                    # The records that decompressed before the damage are handed out, as Kafka's streams do;
+                    # past the limit, none.
+                    partial = exc
+                    data = b"" if isinstance(exc, DecompressionLimitError) else exc.partial
             damage = []
             if magic != 2:
                 damage.append(record_batch.magic_damage(magic, self.path, position))
@@ -190,7 +192,7 @@ class _Walker:
                 run.add_item(Item(position, size, magic, int(hdr[H.KAFKA_RECORD_BATCH__BASE_OFFSET]), run.assigned,
                                   run.assigned, damage, header=hdr.copy()))
                 continue
-            group.add(hdr, position, size, magic, data, damage, buf, data_pos if codec == NONE else -1)
+            group.add(hdr, position, size, magic, data, damage, buf, data_pos if codec == NONE else -1, partial)
             if group.bytes >= GROUP_BYTES:
                 yield from self._walk(group, run)
         yield from self._walk(group, run)
@@ -260,30 +262,32 @@ class _Walker:
         hdr = np.array(group.headers, dtype=np.int64)
         nsec = len(sec_pos)
         sec_count = hdr[:, H.KAFKA_RECORD_BATCH__RECORDS_COUNT].copy()
+        sec_partial = np.array([exc is not None for exc in group.partial], dtype=np.int64)
         sec_good = np.zeros(nsec, dtype=np.int64)
         sec_err = np.zeros(nsec, dtype=np.int64)
         sec_err_pos = np.zeros(nsec, dtype=np.int64)
+        sec_trailing_at = np.full(nsec, -1, dtype=np.int64)
         state = np.array([0, sec_pos[0] if nsec else 0, 0], dtype=np.int64)
-        sec_rows = np.zeros(nsec, dtype=np.int64)  # rows each section has given so far
+        group.sec_rows = np.zeros(nsec, dtype=np.int64)  # rows each section has given so far
         finished = 0  # sections whose items are in the run
         while True:
-            why, nrows, nhdr = columnar.walk_sections(buf, sec_pos, sec_end, sec_count, state, self.rec, self.hdr,
-                                                      self.row_section, sec_good, sec_err, sec_err_pos)
+            why, nrows, nhdr = columnar.walk_sections(buf, sec_pos, sec_end, sec_count, sec_partial, state, self.rec,
+                                                      self.hdr, self.row_section, sec_good, sec_err, sec_err_pos,
+                                                      sec_trailing_at)
             if why == columnar.WALK_HEADERS_FULL:
                 self.hdr = np.empty((self.hdr.shape[0], 2 * self.hdr.shape[1] + 61), dtype=np.int64)
                 continue
             if nrows:
-                rs = self.row_section[:nrows]
                 if self.columns:
                     run.add_table(pa.Table.from_batches([self._columns(buf, hdr, group, nrows, nhdr)]))
                 else:
                     self._controls_only(buf, hdr, group, nrows)
                     run.add_rows(nrows)
-                np.add.at(sec_rows, rs, 1)
+                np.add.at(group.sec_rows, self.row_section[:nrows], 1)
             done_upto = int(state[0])
             for s in range(finished, done_upto):
                 self._finish_section(run, buf, hdr, group, s, sec_pos, sec_end, sec_count, sec_good, sec_err,
-                                     sec_err_pos, int(sec_rows[s]))
+                                     sec_err_pos, int(sec_trailing_at[s]))
             finished = done_upto
             if why == columnar.WALK_DONE:
                 break
@@ -293,31 +297,46 @@ class _Walker:
         group.clear()
 
     def _finish_section(self, run, buf, hdr, group, s, sec_pos, sec_end, sec_count, sec_good, sec_err, sec_err_pos,
-                        rows: int) -> None:
+                        trailing_at: int) -> None:
+        """The item of section `s`: its rows and its damage, in the reference path's order and words."""
         position, magic = group.positions[s], group.magics[s]
-        damage = list(group.damage[s]) + group.control_damage.pop(s, [])
+        rows = int(group.sec_rows[s])  # records parsed (and in the run's rows)
         err = int(sec_err[s])
         count = int(sec_count[s])
-        row_start, row_end = run.assign(rows)
-        if err == columnar.SECTION_TRAILING:
-            withheld = None
-            if rows:
-                row_end -= 1
-                withheld = group.offset_of_last.get(s)
-            damage.append(record_batch.declared_count_damage(int(sec_end[s] - sec_err_pos[s]), count, withheld,
-                                                             self.path, position))
+        emitted = rows  # records handed out
+        examined = rows  # records whose control keys the reference path looks at
+        failure = None
+        partial = group.partial[s]
+        if partial is not None:
+            # What decompressed before the damage: the records in it, less the last declared one.
+            emitted = examined = rows - 1 if count and rows == count else rows
+            if 0 <= trailing_at < emitted:
+                rec = self._kaitai_record(buf, s, sec_pos, sec_end, sec_err_pos)
+                failure = record_batch.record_trailing_damage(trailing_at, len(rec.body.trailing), rec.length.value,
+                                                              self.path, position)
+                emitted = examined = trailing_at
+            else:
+                failure = partial.located(self.path, position)
+        elif err == columnar.SECTION_TRAILING:
+            emitted = rows - 1 if rows else 0
+            failure = record_batch.declared_count_damage(int(sec_end[s] - sec_err_pos[s]), count,
+                                                         group.offset_of_last.get(s) if rows else None, self.path,
+                                                         position)
         elif err == columnar.BODY_TRAILING:
             rec = self._kaitai_record(buf, s, sec_pos, sec_end, sec_err_pos)
-            damage.append(record_batch.record_trailing_damage(int(sec_good[s]), len(rec.body.trailing),
-                                                              rec.length.value, self.path, position))
+            failure = record_batch.record_trailing_damage(int(sec_good[s]), len(rec.body.trailing),
+                                                          rec.length.value, self.path, position)
         elif err != 0:
-            damage.append(self._parse_damage(buf, s, sec_pos, sec_end, sec_err_pos, int(sec_good[s]), count,
-                                             position))
+            failure = self._parse_damage(buf, s, sec_pos, sec_end, sec_err_pos, int(sec_good[s]), count, position)
+        damage = list(group.damage[s]) + [d for i, d in group.control_damage.pop(s, []) if i < examined]
+        if failure is not None:
+            damage.append(failure)
         controls = group.controls.pop(s, None)
-        if controls and row_end < row_start + rows:
-            controls.pop()  # the withheld last record
+        if controls is not None:
+            controls = [(offset, kind) for i, offset, kind in controls if i < emitted]
+        row_start, row_end = run.assign(rows)
         run.add_item(Item(position, group.sizes[s], magic, int(hdr[s, H.KAFKA_RECORD_BATCH__BASE_OFFSET]), row_start,
-                          row_end, damage, header=hdr[s], controls=controls))
+                          row_start + emitted, damage, header=hdr[s], controls=controls))
 
     def _parse_damage(self, buf, s, sec_pos, sec_end, sec_err_pos, index, count, position) -> DamagedDataError:
         try:
@@ -405,7 +424,8 @@ class _Walker:
             return
         types = self._control_types(buf, self.rec, rs, is_control, group).to_pylist()
         for i in np.flatnonzero(is_control).tolist():
-            group.controls.setdefault(int(rs[i]), []).append((int(offset[i]), types[i]))
+            group.controls.setdefault(int(rs[i]), []).append((_index_in_section(group, rs, i), int(offset[i]),
+                                                              types[i]))
 
     def _headers(self, buf: np.ndarray, rec: np.ndarray, h: np.ndarray, n: int) -> pa.Array:
         offsets = np.empty(n + 1, dtype=np.int32)
@@ -432,16 +452,23 @@ class _Walker:
         codes[rows] = names
         for i in np.flatnonzero(types < 0).tolist():
             # A key that does not parse: UNKNOWN, and the Kaitai parser says why, as the reference path does.
-            r = rows[i]
+            r = int(rows[i])
             key = buf[key_pos[i]:key_pos[i] + max(key_size[i], 0)].tobytes()
             try:
                 KafkaControlRecord(KaitaiStream(BytesIO(key)))
             except PARSE_ERRORS as exc:
                 s = int(rs[r])
                 group.control_damage.setdefault(s, []).append(
-                    record_batch.control_key_damage(exc, self.path, group.positions[s]))
+                    (_index_in_section(group, rs, r), record_batch.control_key_damage(exc, self.path,
+                                                                                       group.positions[s])))
         taken = _CONTROL_NAMES.take(pa.array(np.maximum(codes, 0)))
         return pc.if_else(pa.array(codes < 0), pa.scalar(None, pa.string()), taken)
+
+
+def _index_in_section(group: "_Group", rs: np.ndarray, row: int) -> int:
+    """Which record of its batch a row of this walk is (rows of a batch are consecutive, after earlier walks')."""
+    s = rs[row]
+    return int(group.sec_rows[s]) + row - int(np.searchsorted(rs, s, side="left"))
 
 
 class _Plain:
@@ -476,17 +503,21 @@ class _Group:
         self.data: list = []
         self.damage: list[list[DamagedDataError]] = []
         self.bytes = 0
-        self.control_damage: dict[int, list[DamagedDataError]] = {}
+        self.control_damage: dict[int, list[tuple[int, DamagedDataError]]] = {}  # (record index, damage)
         self.offset_of_last: dict[int, int] = {}
-        self.controls: dict[int, list[tuple[int, str]]] = {}
+        self.controls: dict[int, list[tuple[int, int, str]]] = {}  # (record index, offset, type)
+        self.partial: list[DamagedDataError | None] = []  # the decompression error when data is what came before it
+        self.sec_rows: np.ndarray | None = None
         self.chunk: np.ndarray | None = None
         self.chunk_pos: list[int] = []
         self.compressed = 0
 
     def add(self, header: np.ndarray, position: int, size: int, magic: int, data, damage: list[DamagedDataError],
-            chunk: np.ndarray, chunk_pos: int) -> None:
-        """A batch and its records: `data`, which is chunk[chunk_pos:] when the batch is not compressed."""
+            chunk: np.ndarray, chunk_pos: int, partial: DamagedDataError | None = None) -> None:
+        """A batch and its records: `data`, which is chunk[chunk_pos:] when the batch is not compressed, or what
+        decompressed before the error `partial`."""
         self.headers.append(header)
+        self.partial.append(partial)
         self.positions.append(position)
         self.sizes.append(size)
         self.magics.append(magic)

@@ -12,7 +12,8 @@ from kaitaistruct import BytesIO, KaitaiStream
 from kafka_message_set import KafkaMessageSet
 from kafkalog.checksums import legacy_crc
 from kafkalog.compression import CODEC_NAMES, NONE
-from kafkalog.errors import ChecksumError, CorruptStructureError, DamagedDataError, DecompressionError
+from kafkalog.errors import (ChecksumError, CorruptStructureError, DamagedDataError, DecompressionError,
+                             DecompressionLimitError)
 from kafkalog.javaint import s64
 from kafkalog.model import (
     CREATE_TIME,
@@ -111,8 +112,9 @@ def _decode_wrapper(parsed: Entry, batch: Batch, path: str | None) -> None:
         if wrapper.magic > 0:
             batch.damage.append(exc.located(path, batch.position))
             return
-        # A v0 wrapper streams: Kafka hands out the messages decompressed before the damage.
-        inner, _ = _parse_one_by_one(exc.partial)
+        # A v0 wrapper streams: Kafka hands out the messages decompressed before the damage
+        # (none past the decompression limit, which refuses the wrapper whole).
+        inner = [] if isinstance(exc, DecompressionLimitError) else _parse_one_by_one(exc.partial)[0]
         failure = exc.located(path, batch.position)
     except PARSE_ERRORS:
         inner, problem = _parse_one_by_one(wrapper.compressed_value._raw__m_messages)

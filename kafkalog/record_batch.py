@@ -12,7 +12,8 @@ from kafka_record import KafkaRecord
 from kafka_record_batch import KafkaRecordBatch
 from kafkalog.checksums import v2_crc
 from kafkalog.compression import CODEC_NAMES, NONE
-from kafkalog.errors import ChecksumError, CorruptStructureError, DamagedDataError, DecompressionError
+from kafkalog.errors import (ChecksumError, CorruptStructureError, DamagedDataError, DecompressionError,
+                             DecompressionLimitError)
 from kafkalog.javaint import increment_sequence, s64
 from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE, Batch, Header, Record
 from kafkalog.parsing import PARSE_ERRORS, describe
@@ -75,8 +76,10 @@ def _decode_records(parsed: KafkaRecordBatch, batch: Batch, path: str | None) ->
     except DecompressionError as exc:
         # Kafka's streaming decoders hand out the records before the damage;
         # damage after the last declared record surfaces in Kafka's check for
-        # remaining bytes, which throws in place of returning that record.
-        parsed_records, _ = _parse_one_by_one(exc.partial, count)
+        # remaining bytes, which throws in place of returning that record. A
+        # batch over the decompression limit is refused whole: its partial
+        # output could hold tens of millions of records.
+        parsed_records = [] if isinstance(exc, DecompressionLimitError) else _parse_one_by_one(exc.partial, count)[0]
         if count and len(parsed_records) == count:
             parsed_records.pop()
         trailing, failure = b"", exc.located(path, batch.position)
