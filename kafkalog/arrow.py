@@ -75,9 +75,9 @@ def read_arrow(
                 if clean and not (stop_offset is not None and item.magic >= 2 and item.base_offset >= stop_offset):
                     kept = item.row_start if kept is None else kept
                     continue
-                if kept is not None:
+                if kept is not None and item.row_start > kept:
                     out.add(run.table.slice(kept, item.row_start - kept))
-                    kept = None
+                kept = None
                 if not item.is_batch:
                     # An entry that could not be decoded at all.
                     _damage_only(out, damages, mode, reader.name)
@@ -91,7 +91,7 @@ def read_arrow(
                     out.add(run.table.slice(item.row_start, item.row_end - item.row_start))
                 if mode == PERMISSIVE:
                     out.add(damage_rows(damages, reader.name))
-            if kept is not None:
+            if kept is not None and run.items[-1].row_end > kept:
                 out.add(run.table.slice(kept, run.items[-1].row_end - kept))
             yield from out.full()
             if stopped:

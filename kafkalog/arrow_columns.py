@@ -34,6 +34,11 @@ SCHEMA = pa.schema([
 ])
 
 
+#: The columns a `Record` is made from (`kafkalog.record_list`).
+RECORD_SCHEMA = pa.schema([SCHEMA.field(name) for name in
+                           ("offset", "timestamp", "sequence", "key", "value", "headers", "control_type")])
+
+
 def damage_text(damage: DamagedDataError) -> str:
     """The `damage` column: the kind of damage and what is wrong (file and position are columns of their own)."""
     return f"{type(damage).__name__}: {damage.message}"

@@ -46,6 +46,7 @@ _max_bytes: contextvars.ContextVar[int] = contextvars.ContextVar(
 )
 
 _local = threading.local()
+_GZIP_STEP = 1 << 20
 _ZSTD_SLICE = 1024
 _ZSTD_MAX_RATIO = 32 * 1024  # a 4-byte RLE block makes up to 128 KiB
 _LZ4_SLICE = 16 * 1024
@@ -82,7 +83,8 @@ def decompress(codec: int, data: bytes, magic: int = 2, limit: int | None = None
     try:
         decoder(bytes(data), limit, magic, out)
     except DecompressionError as exc:
-        exc.partial = bytes(out)
+        # Past the limit the batch is refused whole: no copy of what came before.
+        exc.partial = b"" if isinstance(exc, DecompressionLimitError) else bytes(out)
         raise
     except Exception as exc:  # each codec library raises its own types
         raise DecompressionError(f"{CODEC_NAMES[codec]} data is corrupt: {_reason(exc)}",
@@ -140,19 +142,24 @@ def _gunzip(data: bytes, limit: int, magic: int, out: bytearray) -> None:
             return  # GZIPInputStream.readTrailer ignores a malformed member after the first
         first = False
         while True:
+            # At most a step of output a call: one call's output is a copy on its way into `out`.
+            step = min(limit + 1 - len(out), _GZIP_STEP)
             before = d.copy()
             try:
-                out += d.decompress(buf, limit + 1 - len(out))
+                chunk = d.decompress(buf, step)
             except zlib.error:
                 # zlib drops the output of a failing call: redo it in smaller
                 # steps to keep what decompressed before the damage.
                 _salvage(before, buf, limit, out)
                 raise
+            out += chunk
             if len(out) > limit:
                 raise _too_large("gzip", limit)
-            if d.eof or not d.unconsumed_tail:
+            if d.eof:
                 break
             buf = d.unconsumed_tail
+            if not buf and len(chunk) < step:
+                break
         if not d.eof or len(d.unused_data) < 8:
             raise DecompressionError("gzip stream ends before its end (truncated)")
         crc, size = struct.unpack_from("<II", d.unused_data)

@@ -36,7 +36,7 @@ import kafka_kernels as k
 from kafka_control_record import KafkaControlRecord
 from kafka_record import KafkaRecord
 from kafkalog import columnar, fast_legacy, message_set, record_batch
-from kafkalog.arrow_columns import SCHEMA, batch_rows, repeat_string
+from kafkalog.arrow_columns import RECORD_SCHEMA, SCHEMA, batch_rows, repeat_string
 from kafkalog.checksums import V2_CRC_START
 from kafkalog.compression import CODEC_NAMES, NONE, decompress, decompression_limit
 from kafkalog.errors import ChecksumError, DamagedDataError, DecompressionError, DecompressionLimitError
@@ -89,15 +89,19 @@ class Run:
 
 
 def decode_runs(reader, topic: str | None = None, partition: int | None = None, *, reference: bool = False,
-                records: bool = True, columns: bool = True, table_rows: int = TABLE_ROWS) -> Iterator[Run]:
+                records: bool = True, columns: bool = True, record_columns_only: bool = False,
+                table_rows: int = TABLE_ROWS) -> Iterator[Run]:
     """The runs of a `SegmentReader`'s range, in file order; structural damage is left in `reader.damage`.
 
     `reference=True` decodes every entry with the Kaitai parsers alone;
     `records=False` reads batch headers and checks CRCs only; `columns=False`
     parses and checks every record but makes no columns (`Run.table` is None),
-    only each control record's offset and type (`Item.controls`).
+    only each control record's offset and type (`Item.controls`);
+    `record_columns_only=True` makes the `RECORD_COLUMNS` only (what a
+    `Record` holds), a third of the memory of every column.
     """
     walker = _Walker(reader.name, topic, partition, reader.max_decompressed_bytes, table_rows, records, columns)
+    walker.record_columns_only = record_columns_only
     for chunk, base, entries in reader.entries():
         reader.position = base
         if reference:
@@ -114,6 +118,7 @@ class _Walker:
         self.path, self.topic, self.partition, self.limit = path, topic, partition, limit
         self.records = records
         self.columns = columns
+        self.record_columns_only = False
         # Column-major tables (t[column, row]) that the kernels fill, reused from walk to walk.
         self.rec = np.empty((k.KAFKA_RECORD__WIDTH, table_rows), dtype=np.int64)
         self.hdr = np.empty((k.KAFKA_RECORD__HEADER__WIDTH, table_rows), dtype=np.int64)
@@ -206,7 +211,8 @@ class _Walker:
             return
         table = plain.messages[:, plain.columns]
         if self.records and self.columns:
-            run.add_table(fast_legacy.plain_rows(buf, table, plain.positions, self.path, self.topic, self.partition))
+            rows = fast_legacy.plain_rows(buf, table, plain.positions, self.path, self.topic, self.partition)
+            run.add_table(rows.select(RECORD_SCHEMA.names) if self.record_columns_only else rows)
         elif self.records:
             run.add_rows(len(plain.columns))
         for i, (position, size) in enumerate(zip(plain.positions, plain.sizes)):
@@ -223,7 +229,7 @@ class _Walker:
             return
         table, base_offset = found
         if self.columns:
-            run.add_table(table)
+            run.add_table(table.select(RECORD_SCHEMA.names) if self.record_columns_only else table)
         else:
             run.add_rows(table.num_rows)
         start, end = run.assign(table.num_rows)
@@ -246,7 +252,8 @@ class _Walker:
             run.add_item(Item(position, len(entry), magic, 0, run.assigned, run.assigned, [exc], is_batch=False))
             return
         if self.columns:
-            run.add_table(batch_rows(batch, self.topic, self.partition, self.path))
+            table = batch_rows(batch, self.topic, self.partition, self.path)
+            run.add_table(table.select(RECORD_SCHEMA.names) if self.record_columns_only else table)
         else:
             run.add_rows(len(batch.records))
         start, end = run.assign(len(batch.records))
@@ -407,7 +414,8 @@ class _Walker:
                                                           dtype=np.int64))),
             "damage": pa.nulls(n, pa.string()),
         }
-        return pa.RecordBatch.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)
+        schema = RECORD_SCHEMA if self.record_columns_only else SCHEMA
+        return pa.RecordBatch.from_arrays([columns[f.name] for f in schema], schema=schema)
 
     def _controls_only(self, buf: np.ndarray, hdr: np.ndarray, group: "_Group", n: int) -> None:
         """Without columns: the offsets of each section's last row, and the control records' offsets and types."""
@@ -565,7 +573,7 @@ class _RunBuilder:
         self.items.append(item)
 
     def finish(self) -> Run:
-        table = pa.concat_tables(self.tables) if self.tables else (None if self.rows else SCHEMA.empty_table())
+        table = pa.concat_tables(self.tables) if self.tables else None
         run = Run(table, self.items)
         self.tables, self.items, self.rows, self.assigned = [], [], 0, 0
         return run

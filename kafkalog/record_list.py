@@ -22,11 +22,11 @@ class ColumnarRecords(Sequence):
     """The records in rows [start, end) of a `kafkalog.arrow.SCHEMA` table, as a read-only sequence of `Record`."""
 
     def __init__(self, table: pa.Table, start: int, end: int):
-        self._table = table.select(_COLUMNS).slice(start, end - start)
+        self._table = table.select(_COLUMNS).slice(start, end - start) if end > start else None
         self._cache: tuple[int, list[Record]] | None = None
 
     def __len__(self) -> int:
-        return self._table.num_rows
+        return 0 if self._table is None else self._table.num_rows
 
     def __iter__(self) -> Iterator[Record]:
         for start in range(0, len(self), BLOCK):

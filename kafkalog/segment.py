@@ -94,7 +94,7 @@ class SegmentReader:
             return
         from kafkalog import fast_path  # imports the compiled kernels: only when a segment is read
 
-        for run in fast_path.decode_runs(self, records=self.decode_records):
+        for run in fast_path.decode_runs(self, records=self.decode_records, record_columns_only=True):
             for item in run.items:
                 self.position = item.position
                 if not item.is_batch:
