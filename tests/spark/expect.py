@@ -5,6 +5,8 @@ import base64
 import json
 from pathlib import Path
 
+from kafkalog.spark.schema import TIMESTAMP_TYPE_IDS
+
 ROOT = Path(__file__).resolve().parents[2]
 SEGMENTS = ROOT / "tests" / "fixtures" / "segments"
 PARTITIONS = ROOT / "tests" / "fixtures" / "partitions"
@@ -15,10 +17,11 @@ def b64(value):
 
 
 def spark_micros(ms: int) -> int | None:
-    """Kafka's timestamp as the reader's timestamp column holds it (microseconds, or null)."""
+    """Kafka's timestamp as the reader's timestamp column holds it: microseconds as Kafka's source gives them
+    (-1 ms stays -1 ms), null outside Spark's range."""
     from kafkalog.spark.datasource import MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS
 
-    if ms == -1 or ms < MIN_TIMESTAMP_MS or ms > MAX_TIMESTAMP_MS:
+    if ms < MIN_TIMESTAMP_MS or ms > MAX_TIMESTAMP_MS:
         return None
     return ms * 1000
 
@@ -44,13 +47,14 @@ def expected_row(rec: dict, batch: dict | None) -> dict:
         "sequence": rec["sequence"],
         "key": b64(rec["key"]),
         "value": b64(rec["value"]),
-        "headers": [{"key": k, "value": b64(v)} for k, v in rec["headers"]],
+        # As Kafka's source: null when a record has no headers.
+        "headers": [{"key": k, "value": b64(v)} for k, v in rec["headers"]] or None,
         "control_type": rec["control_type"],
     }
     if batch is not None:
         row.update({
             "batch_position": batch["position"], "magic": batch["magic"], "compression": batch["compression"],
-            "timestamp_type": batch["timestamp_type"], "producer_id": batch["producer_id"],
+            "timestampType": TIMESTAMP_TYPE_IDS[batch["timestamp_type"]], "producer_id": batch["producer_id"],
             "producer_epoch": batch["producer_epoch"], "is_transactional": batch["is_transactional"],
             "is_control": batch["is_control"], "partition_leader_epoch": batch["partition_leader_epoch"],
         })
