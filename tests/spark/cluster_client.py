@@ -48,7 +48,7 @@ def main(master: str, out: str) -> None:
     try:
         kafkalog.spark.register(spark)
         result = {"driver_pid": os.getpid()}
-        for name, path, tasks in (("partition", PARTITIONS / "payments-0", "4"), ("logdir", PARTITIONS, "1")):
+        for name, path, tasks in (("partition", PARTITIONS / "payments-0", "3"), ("logdir", PARTITIONS, "1")):
             df = (spark.read.format("kafkalog").option("includeHeaders", "true").option("minPartitions", tasks)
                   .load(str(path)))
             result[name] = [
@@ -60,7 +60,7 @@ def main(master: str, out: str) -> None:
                 for r in df.collect()]
             result[name + "_tasks"] = df.rdd.getNumPartitions()
         result["executors"] = spark.sparkContext._jsc.sc().getExecutorMemoryStatus().size()
-        result["workers"] = [json.loads(c) for c in spark.sparkContext.parallelize(range(4), 4)
+        result["workers"] = [json.loads(c) for c in spark.sparkContext.parallelize(range(2), 2)
                              .mapPartitions(_worker_chain).collect()]
         Path(out).write_text(json.dumps(result))
     finally:
