@@ -161,3 +161,29 @@ def report_data_loss(options: ReadOptions, message: str) -> None:
         raise DataLossError(f"{message}. Some data may have been lost (retention or a partial copy). "
                             f"Set failOnDataLoss=false to read what is there.")
     log.warning("%s; skipped (failOnDataLoss=false)", message)
+
+
+def last_stable_offset(segments, begin: int, end: int) -> int:
+    """The first offset of the earliest transaction still open at `end`, scanning batch headers from `begin`
+    (a read_committed consumer reads no further: Kafka's last stable offset); `end` when none is open.
+
+    A transaction open at `begin` started at or after it, since the previous micro-batch stopped here too.
+    """
+    open_since: dict[int, int] = {}
+    for seg in segments:
+        if seg.next_base_offset is not None and seg.next_base_offset <= begin:
+            continue
+        if seg.base_offset >= end:
+            break
+        index = layout.read_offset_index(seg.location, seg.base_offset, seg.size)
+        i = bisect.bisect_right([e.offset for e in index], begin) - 1
+        for batch in _batches(seg.location, index[i].position if i >= 0 else 0, seg.size, decode=False):
+            if batch.damage or batch.base_offset >= end:
+                break
+            if batch.last_offset < begin or not batch.is_transactional:
+                continue
+            if batch.is_control:
+                open_since.pop(batch.producer_id, None)
+            else:
+                open_since.setdefault(batch.producer_id, batch.base_offset)
+    return min(open_since.values(), default=end)

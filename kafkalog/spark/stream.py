@@ -5,7 +5,8 @@ Offsets are Kafka's, per topic-partition, in the shape of Spark's Kafka source:
 
 - `latestOffset`: for each partition, one past the last whole batch of its last
   segment (`kafkalog.spark.offsets.latest_offset`); a batch still being written is
-  left for the next trigger. `maxOffsetsPerTrigger` shares a limit over partitions
+  left for the next trigger; with read_committed, no further than the first offset of
+  a transaction still open (Kafka's last stable offset). `maxOffsetsPerTrigger` shares a limit over partitions
   by how far behind each is, as Kafka's source does (`KafkaMicroBatchStream.rateLimit`).
 - `partitions`: the byte ranges holding [start, end) (`kafkalog.spark.plan` with
   `exact_end`, so nothing past the end is read); segments rolled since are found by
@@ -120,6 +121,10 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         if limit is None and self.options.max_offsets_per_trigger:
             max_rows = self.options.max_offsets_per_trigger  # PySpark without read limits
         end = dict(latest)
+        if self.options.read_committed:
+            # As a read_committed consumer: stop before transactions still open (the last stable offset),
+            # so that their records are read once their marker is there.
+            end = {tp: offsets.last_stable_offset(parts[tp], begin[tp], o) for tp, o in end.items()}
         if max_rows is not None and start is not None:
             end = _rate_limit(begin, latest, max_rows)
         # Never move a partition backwards (e.g. its files were replaced by older ones).

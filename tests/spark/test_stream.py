@@ -23,13 +23,16 @@ class Tail:
         self.proc = kafka_fixtures.start_java(["tail", str(out), "--segment-bytes", "1500"])
         self.dir = out / "stream-0"
 
-    def append(self, *counts: int) -> int:
-        for k in counts:
-            self.proc.stdin.write(f"append {k}\n")
-            self.proc.stdin.flush()
-            reply = self.proc.stdout.readline().split()
-            assert reply[:1] == ["ok"], reply
+    def command(self, line: str) -> int:
+        """Send one command (append K, txn K, commit, abort); the log end offset after it."""
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        reply = self.proc.stdout.readline().split()
+        assert reply[:1] == ["ok"], reply
         return int(reply[1])
+
+    def append(self, *counts: int) -> int:
+        return [self.command(f"append {k}") for k in counts][-1]
 
     def segments(self) -> list[Path]:
         return sorted(self.dir.glob("*.log"))
@@ -118,3 +121,25 @@ def test_available_now_restart_limits_retention_and_partial_batches(spark, tail,
 def test_streaming_rejects_batch_only_options(spark, tmp_path):
     with pytest.raises(Exception, match="endingOffsets is not valid in streaming"):
         run(spark, ROOT / "tests" / "fixtures" / "partitions" / "orders-0", tmp_path / "cp", [], endingOffsets="latest")
+
+
+def test_read_committed_waits_for_open_transactions(spark, tail, tmp_path):
+    """As a read_committed consumer stops at the last stable offset: an open transaction is read once decided."""
+    cp = tmp_path / "cp"
+    options = {"kafka.isolation.level": "read_committed"}
+    tail.append(3)
+    tail.command("txn 4")
+    seen: list[list[int]] = []
+    run(spark, tail.dir, cp, seen, **options)
+    assert sum(seen, []) == [0, 1, 2]  # offsets 3-6 are an open transaction
+    tail.command("append 2")  # 7, 8: after the open transaction, not stable yet either
+    run(spark, tail.dir, cp, seen, **options)
+    assert sum(seen, []) == [0, 1, 2]
+    tail.command("commit")  # 9
+    run(spark, tail.dir, cp, seen, **options)
+    assert sum(seen, []) == [0, 1, 2, 3, 4, 5, 6, 7, 8]
+    tail.command("txn 2")  # 10, 11
+    tail.command("abort")  # 12
+    tail.append(1)  # 13
+    run(spark, tail.dir, cp, seen, **options)
+    assert sum(seen, []) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 13]
