@@ -167,6 +167,14 @@ def run_java(args, check: bool = True, capture: bool = True) -> subprocess.Compl
     return res
 
 
+def start_java(args) -> subprocess.Popen:
+    """Start the Java writer with pipes on stdin and stdout (text), for modes that take commands (tail)."""
+    classes = compile_java()
+    cmd = [_tool("java"), "-cp", _classpath(classes), MAIN_CLASS, *[str(a) for a in args]]
+    return subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, bufsize=1)
+
+
 def _compare_trees(committed: Path, fresh: Path) -> list[str]:
     problems = []
     committed_files = {p.relative_to(committed) for p in committed.rglob("*") if p.is_file()}

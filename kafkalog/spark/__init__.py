@@ -7,11 +7,35 @@
 from __future__ import annotations
 
 
-def register(spark) -> None:
-    """Register the ``kafkalog`` data source with a SparkSession."""
-    from kafkalog.spark.datasource import KafkaLogDataSource
+PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 
-    spark.dataSource.register(KafkaLogDataSource)
+
+def register(spark, *, filter_pushdown: bool | None = None) -> None:
+    """Register the ``kafkalog`` data source with a SparkSession.
+
+    Filter pushdown (PySpark 4.1+) is on when `spark.sql.python.filterPushdown.enabled` is true
+    at registration, or with ``filter_pushdown=True``, which also sets it for the session; then
+    ``.where("offset > N")`` and the like skip segments and byte ranges. Spark refuses a reader
+    that takes filters while that setting is off, hence the choice here. See docs/spark.md for
+    a caveat of Spark's own about reusing one DataFrame with and without filters.
+    """
+    from kafkalog.spark.datasource import KafkaLogDataSource, KafkaLogDataSourceNoPushdown
+
+    if filter_pushdown is None:
+        filter_pushdown = str(spark.conf.get(PUSHDOWN_CONF, "false")).lower() == "true"
+    if filter_pushdown and _pushdown_available():
+        spark.conf.set(PUSHDOWN_CONF, "true")
+        spark.dataSource.register(KafkaLogDataSource)
+    else:
+        spark.dataSource.register(KafkaLogDataSourceNoPushdown)
+
+
+def _pushdown_available() -> bool:
+    try:
+        from pyspark.sql.datasource import Filter  # noqa: F401  (PySpark 4.1+)
+    except ImportError:
+        return False
+    return True
 
 
 __all__ = ["register"]

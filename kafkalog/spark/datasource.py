@@ -4,13 +4,18 @@
     kafkalog.spark.register(spark)
     df = spark.read.format("kafkalog").load("/var/lib/kafka/data/orders-0")
 
-Planning (`partitions`) lists the segments and cuts them into byte ranges
-(`kafkalog.spark.plan`); each task decodes its range through the one decoding
-seam (`kafkalog.spark.decode`) and this module applies the row-level options
-with Arrow compute: offsets, timestamps, control records, read_committed.
+The DataFrame has the columns of Spark's Kafka source (`kafkalog.spark.schema`), its
+options (`kafkalog.spark.options`) and, with `includeKafkalogColumns`, kafkalog's own.
+Planning (`partitions`) resolves offsets per partition (`kafkalog.spark.offsets`),
+takes the filters Spark pushes (`kafkalog.spark.filters`) and cuts the segments into
+byte ranges (`kafkalog.spark.plan`); each task decodes its range through the one
+decoding seam (`kafkalog.spark.decode`), and this module filters the rows with Arrow
+compute (offsets, control records, read_committed, pushed filters) and shapes them.
+Streaming is `kafkalog.spark.stream`.
 """
 from __future__ import annotations
 
+import logging
 from typing import Iterator
 
 import numpy as np
@@ -21,39 +26,64 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 from kafkalog import internal_topics_arrow
 from kafkalog.errors import UsageError
 from kafkalog.spark import decode, plan
-from kafkalog.spark.options import ReadOptions, parse_options
-from kafkalog.spark.schema import ARROW_SCHEMA, ARROW_TIMESTAMP, SCHEMA_DDL
+from kafkalog.spark.filters import Pushed, translate
+from kafkalog.spark.offsets import Bounds
+from kafkalog.spark.options import DROPMALFORMED, PERMISSIVE, ReadOptions, decode_flag, parse_options, schema_flags
+from kafkalog.spark.schema import ARROW_SCHEMA, ARROW_TIMESTAMP, output_arrow_schema, output_ddl
 
 # Spark's TimestampType: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999Z
 MIN_TIMESTAMP_MS = -62135596800000
 MAX_TIMESTAMP_MS = 253402300799999
 
+log = logging.getLogger("kafkalog.spark")
+
 
 class KafkaLogDataSource(DataSource):
-    """``spark.read.format("kafkalog")``: Kafka segment files as a DataFrame."""
+    """``spark.read.format("kafkalog")`` and ``spark.readStream.format("kafkalog")``: Kafka's files as a DataFrame."""
 
     @classmethod
     def name(cls) -> str:
         return "kafkalog"
 
     def schema(self) -> str:
-        decoded = parse_options(dict(self.options)).decode
-        return SCHEMA_DDL + (internal_topics_arrow.DECODED_DDL if decoded else "")
+        options = dict(self.options)
+        return output_ddl(*schema_flags(options)) + (internal_topics_arrow.DECODED_DDL if decode_flag(options) else "")
+
+    def reader(self, schema) -> "KafkaLogReader":
+        return KafkaLogPushdownReader(dict(self.options))
+
+    def streamReader(self, schema):
+        from kafkalog.spark.stream import KafkaLogStreamReader
+
+        return KafkaLogStreamReader(dict(self.options))
+
+
+class KafkaLogDataSourceNoPushdown(KafkaLogDataSource):
+    """The same source for sessions without Python filter pushdown (PySpark < 4.1, or turned off).
+
+    Spark refuses a reader that implements `pushFilters` while
+    `spark.sql.python.filterPushdown.enabled` is false, so this one does not.
+    """
 
     def reader(self, schema) -> "KafkaLogReader":
         return KafkaLogReader(dict(self.options))
 
 
+def path_option(options: dict[str, str]) -> str:
+    lowered = {k.lower(): v for k, v in options.items()}
+    if not lowered.get("path"):
+        raise UsageError('kafkalog needs a path: spark.read.format("kafkalog").load(PATH)')
+    return lowered["path"]
+
+
 class KafkaLogReader(DataSourceReader):
     def __init__(self, options: dict[str, str]):
-        lowered = {k.lower(): v for k, v in options.items()}
-        self.path = lowered.get("path")
-        if not self.path:
-            raise UsageError('kafkalog needs a path: spark.read.format("kafkalog").load(PATH)')
+        self.path = path_option(options)
         self.options = parse_options(options)
+        self.pushed = Pushed()
 
     def partitions(self) -> list[InputPartition]:
-        ranges = plan.plan(self.path, self.options)
+        ranges = plan.plan(self.path, self.options, self.pushed)
         if not ranges:
             return [InputPartition(None)]
         return [InputPartition(r) for r in ranges]
@@ -62,28 +92,106 @@ class KafkaLogReader(DataSourceReader):
         rng = partition.value
         if rng is None:
             return
-        yield from read_range(rng, self.options)
+        yield from read_range(rng, self.options, self.pushed)
 
 
-def read_range(rng: plan.SegmentRange, options: ReadOptions) -> Iterator[pa.RecordBatch]:
-    """The rows of one planned range, options applied, as `ARROW_SCHEMA` batches."""
+class KafkaLogPushdownReader(KafkaLogReader):
+    def pushFilters(self, filters):
+        """Spark 4.1+: keep the filters kafkalog applies exactly, hand back the rest."""
+        self.pushed, rest = translate(filters)
+        return rest
+
+
+def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = Pushed()) -> Iterator[pa.RecordBatch]:
+    """The rows of one planned range, options and pushed filters applied, in the DataFrame's shape."""
     markers = None
     if options.read_committed:
         markers = decode.scan_transaction_markers([(rng.segment.location, rng.start, rng.end)], list(rng.lookahead))
     seg = rng.segment
+    # failOnDataLoss=false: decode everything, then drop damaged batches with a warning.
+    warn = options.explicit_mode is None and options.mode == DROPMALFORMED
     decode_options = decode.DecodeOptions(
-        validate_checksums=options.validate_checksums, mode=options.mode,
-        rows_per_batch=options.rows_per_batch, stop_offset=options.ending_offset)
-    for raw in decode.decode_segment_range(seg.location, start=rng.start, end=rng.end, segment=seg.location,
-                                           topic=seg.topic, partition=seg.partition, options=decode_options):
-        out = finish(raw, options, markers)
+        validate_checksums=options.validate_checksums, mode=PERMISSIVE if warn else options.mode,
+        rows_per_batch=options.rows_per_batch, stop_offset=rng.bounds.end)
+    raws = decode.decode_segment_range(seg.location, start=rng.start, end=rng.end, segment=seg.location,
+                                       topic=seg.topic, partition=seg.partition, options=decode_options)
+    if warn:
+        raws = skip_damaged_batches(raws)
+    for raw in raws:
+        keep = _keep_mask(raw, options, markers, rng.bounds)
+        if keep is not None:
+            raw = raw.filter(keep)
+        out = to_output(raw, options)
+        if options.decode:
+            key, value = internal_topics_arrow.decoded_columns(raw)
+            out = pa.RecordBatch.from_arrays([*out.columns, key, value],
+                                             names=[*out.schema.names, "key_decoded", "value_decoded"])
+        mask = pushed.mask(out)
+        if mask is not None:
+            out = out.filter(mask)
         if out.num_rows:
-            yield internal_topics_arrow.with_decoded(out) if options.decode else out
+            yield out
 
 
-def finish(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None = None) -> pa.RecordBatch:
-    """Apply the row options to a decoded batch and turn `timestamp` into a Spark timestamp."""
-    keep = _keep_mask(raw, options, markers)
+def to_output(raw: pa.RecordBatch, options: ReadOptions) -> pa.RecordBatch:
+    """Decoder rows in the DataFrame's shape: Kafka's source's columns, then kafkalog's."""
+    schema = output_arrow_schema(options.include_headers, options.kafkalog_columns)
+    ts_type = pc.subtract(pc.index_in(raw.column("timestamp_type"),
+                                      value_set=pa.array(["NoTimestampType", "CreateTime", "LogAppendTime"])), 1)
+    columns = {
+        "timestamp": kafka_timestamp(raw.column("timestamp")),
+        "timestampType": ts_type.cast(pa.int32()),
+    }
+    if options.include_headers:
+        headers = raw.column("headers")
+        columns["headers"] = pc.if_else(pc.equal(pc.list_value_length(headers), 0),
+                                        pa.scalar(None, headers.type), headers)
+    return pa.RecordBatch.from_arrays(
+        [columns[name] if name in columns else raw.column(name) for name in schema.names], schema=schema)
+
+
+def kafka_timestamp(ms: pa.Array) -> pa.Array:
+    """Kafka milliseconds -> UTC microseconds as Kafka's source gives them (-1 stays -1 ms); null outside Spark's range."""
+    valid = pc.and_(pc.greater_equal(ms, MIN_TIMESTAMP_MS), pc.less_equal(ms, MAX_TIMESTAMP_MS))
+    return pc.multiply(pc.if_else(valid, ms, pa.scalar(None, pa.int64())), 1000).cast(ARROW_TIMESTAMP)
+
+
+def skip_damaged_batches(raws: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """PERMISSIVE rows -> the rows DROPMALFORMED keeps, logging each damage as a warning.
+
+    A damage row follows the records of its batch (same `batch_position`); the rows of the
+    last position of each chunk are held back until the next chunk shows whether damage follows.
+    """
+    carry: pa.RecordBatch | None = None
+    for raw in raws:
+        if carry is not None:
+            raw = pa.Table.from_batches([carry, raw]).combine_chunks().to_batches()[0]
+            carry = None
+        damage = pc.is_valid(raw.column("damage"))
+        positions = raw.column("batch_position")
+        if pc.any(damage).as_py():
+            for row in raw.filter(damage).select(["segment", "batch_position", "damage"]).to_pylist():
+                log.warning("%s: byte %s: %s; skipped (failOnDataLoss=false)",
+                            row["segment"], row["batch_position"], row["damage"])
+            bad = pc.unique(positions.filter(damage))
+            raw = raw.filter(pc.invert(pc.fill_null(pc.is_in(positions, value_set=bad), False)))
+            positions = raw.column("batch_position")
+        if not raw.num_rows:
+            continue
+        pos = positions.to_numpy(zero_copy_only=False)
+        differs = np.nonzero(pos != pos[-1])[0]
+        cut = int(differs[-1]) + 1 if len(differs) else 0
+        if cut:
+            yield raw.slice(0, cut)
+        carry = raw.slice(cut)
+    if carry is not None and carry.num_rows:
+        yield carry
+
+
+def finish(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None = None,
+           bounds: Bounds = Bounds()) -> pa.RecordBatch:
+    """kafkalog's own shape (the UDFs'): row options applied, `timestamp` a Spark timestamp, null for -1."""
+    keep = _keep_mask(raw, options, markers, bounds)
     if keep is not None:
         raw = raw.filter(keep)
     return pa.RecordBatch.from_arrays(
@@ -99,18 +207,13 @@ def to_spark_timestamp(ms: pa.Array) -> pa.Array:
     return pc.multiply(kept, 1000).cast(ARROW_TIMESTAMP)
 
 
-def _keep_mask(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None) -> pa.Array | None:
+def _keep_mask(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None, bounds: Bounds) -> pa.Array | None:
     conditions = []
     offset = raw.column("offset")
-    ts = raw.column("timestamp")
-    if options.starting_offset is not None:
-        conditions.append(pc.greater_equal(offset, options.starting_offset))
-    if options.ending_offset is not None:
-        conditions.append(pc.less(offset, options.ending_offset))
-    if options.starting_timestamp is not None:
-        conditions.append(pc.greater_equal(ts, options.starting_timestamp))
-    if options.ending_timestamp is not None:
-        conditions.append(pc.less(ts, options.ending_timestamp))
+    if bounds.start is not None:
+        conditions.append(pc.greater_equal(offset, bounds.start))
+    if bounds.end is not None:
+        conditions.append(pc.less(offset, bounds.end))
     if not options.include_control_records or options.read_committed:
         # A read_committed consumer never sees control records, whatever includeControlRecords says.
         conditions.append(pc.invert(raw.column("is_control")))

@@ -8,6 +8,7 @@ import sys
 from kafkalog.errors import UsageError
 
 EXIT_OK, EXIT_DAMAGED, EXIT_USAGE = 0, 1, 2
+AUDIT_OPTIONS = {"mode": "PERMISSIVE", "includeKafkalogColumns": "true", "includeHeaders": "true"}
 
 
 def parse_option_args(pairs: list[str]) -> dict[str, str]:
@@ -46,7 +47,8 @@ def run_ingest(args: argparse.Namespace) -> int:
     from kafkalog.spark.options import parse_options
     from kafkalog.spark.plan import list_segments
 
-    options = parse_option_args(args.option)
+    # ingest is an audit: every column and damage as rows, whatever the reader's Kafka-like defaults.
+    options = {**AUDIT_OPTIONS, **parse_option_args(args.option)}
     parse_options(options)  # fail on a bad option before starting Spark
     if os.path.exists(args.output):
         print(f"kafkalog ingest: {args.output} exists; choose a new output directory", file=sys.stderr)

@@ -1,6 +1,14 @@
-"""Reader options: names, defaults and validation (option names are case-insensitive, as in Spark)."""
+"""Reader options: names, defaults and validation (option names are case-insensitive, as in Spark).
+
+The names and meanings follow Spark's Kafka source (`connector/kafka-0-10-sql`,
+`KafkaSourceProvider.scala`) so that a job written for ``format("kafka")`` runs
+on ``format("kafkalog")``; kafkalog's own options come after them. Offsets are
+resolved per topic-partition by `kafkalog.spark.offsets` at planning time.
+"""
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -9,33 +17,68 @@ from kafkalog.errors import UsageError
 
 READ_UNCOMMITTED, READ_COMMITTED = "read_uncommitted", "read_committed"
 DEFAULT_MAX_PARTITION_BYTES = 128 * 1024 * 1024
+#: Kafka's special offsets in startingOffsets/endingOffsets JSON (KafkaOffsetRangeLimit.scala).
+EARLIEST, LATEST = -2, -1
 
 #: option name (as documented) -> one-line description, for the docs and error messages
 OPTIONS = {
-    "includeControlRecords": "true/false (default false): also return control records (transaction markers, KRaft records)",
+    # Spark's Kafka source
+    "subscribe": "comma-separated topics to read (default: every topic under the path)",
+    "subscribePattern": "regular expression: read the topics whose whole name matches",
+    "assign": 'JSON {"topic":[0,1]}: read only these topic-partitions',
+    "startingOffsets": 'earliest (default), or JSON {"topic":{"0":23,"1":-2}} (-2 earliest); a plain number for every partition',
+    "endingOffsets": 'latest (default), or JSON {"topic":{"0":50,"1":-1}} (-1 latest), exclusive; a plain number for every partition',
+    "startingTimestamp": "ms: start each partition at the first offset whose timestamp >= this (Kafka's offsetsForTimes)",
+    "endingTimestamp": "ms: end each partition before the first offset whose timestamp >= this",
+    "startingOffsetsByTimestamp": 'JSON {"topic":{"0":ms}}: startingTimestamp per partition',
+    "endingOffsetsByTimestamp": 'JSON {"topic":{"0":ms}}: endingTimestamp per partition',
+    "startingOffsetsByTimestampStrategy": "error (default) or latest: when no offset matches a starting timestamp",
+    "includeHeaders": "true/false (default false): add the `headers` column",
+    "failOnDataLoss": "true (default): damage, or offsets no longer in the files, fail the query; false: skipped with a warning",
+    "minPartitions": "split segments at index positions until there are at least this many tasks",
+    "maxOffsetsPerTrigger": "streaming: at most this many offsets per micro-batch, shared over partitions by lag",
+    "kafka.isolation.level": "read_uncommitted (default) or read_committed, as isolation.level",
+    # kafkalog's own
     "isolation.level": "read_uncommitted (default) or read_committed: drop records of aborted transactions",
-    "startingOffset": "first offset to return (inclusive)",
-    "endingOffset": "offset to stop at (exclusive, as Kafka's end offsets)",
-    "startingTimestamp": "return only records with timestamp >= this (ms since the epoch)",
-    "endingTimestamp": "return only records with timestamp < this (ms since the epoch)",
+    "includeKafkalogColumns": "true/false (default false): add kafkalog's columns (magic, producer fields, segment, ...)",
+    "includeControlRecords": "true/false (default false): also return control records (transaction markers, KRaft records)",
     "validateChecksums": "true (default) / false: a batch whose CRC does not match is damage",
-    "mode": "PERMISSIVE (default), DROPMALFORMED or FAILFAST: what to do with damaged data",
+    "mode": "PERMISSIVE, DROPMALFORMED or FAILFAST: overrides failOnDataLoss; PERMISSIVE gives damage rows",
     "maxPartitionBytes": "split segments larger than this into byte ranges (default 134217728 = 128 MiB)",
     "rowsPerBatch": "rows per Arrow batch handed to Spark (default 10000)",
     "decode": "true/false (default false): add key_decoded and value_decoded, internal-topic records as JSON",
 }
+
+#: Options of Spark's Kafka source that only tune a consumer talking to a broker: accepted, no effect.
+IGNORED = ["kafka.*", "groupIdPrefix", "kafkaConsumer.pollTimeoutMs", "fetchOffset.numRetries",
+           "fetchOffset.retryIntervalMs", "maxRecordsPerPartition", "minOffsetsPerTrigger", "maxTriggerDelay"]
+_IGNORED = {name.lower() for name in IGNORED if not name.endswith("*")}
+
+#: {topic: {partition: value}}; a plain number applies to every partition (key None).
+OffsetSpec = dict
 
 
 @dataclass(frozen=True)
 class ReadOptions:
     include_control_records: bool = False
     isolation_level: str = READ_UNCOMMITTED
-    starting_offset: int | None = None
-    ending_offset: int | None = None
-    starting_timestamp: int | None = None
-    ending_timestamp: int | None = None
+    topics: frozenset[str] | None = None
+    topic_pattern: str | None = None
+    assign: frozenset[tuple[str, int]] | None = None
+    #: "earliest" / "latest" / {topic: {partition: offset}} / {None: offset}
+    starting_offsets: object = "earliest"
+    ending_offsets: object = "latest"
+    #: {None: ms} (the global option) or {topic: {partition: ms}}
+    starting_timestamps: object = None
+    ending_timestamps: object = None
+    starting_timestamp_strategy: str = "error"
+    include_headers: bool = False
+    include_kafkalog_columns: bool = False
+    fail_on_data_loss: bool = True
+    explicit_mode: str | None = None
+    min_partitions: int | None = None
+    max_offsets_per_trigger: int | None = None
     validate_checksums: bool = True
-    mode: str = PERMISSIVE
     max_partition_bytes: int = DEFAULT_MAX_PARTITION_BYTES
     rows_per_batch: int = DEFAULT_ROWS_PER_BATCH
     decode: bool = False  # internal topics (kafkalog.internal_topics_arrow)
@@ -43,6 +86,28 @@ class ReadOptions:
     @property
     def read_committed(self) -> bool:
         return self.isolation_level == READ_COMMITTED
+
+    @property
+    def mode(self) -> str:
+        """How the decoder treats damage: `mode` when given, else from failOnDataLoss."""
+        if self.explicit_mode is not None:
+            return self.explicit_mode
+        return FAILFAST if self.fail_on_data_loss else DROPMALFORMED
+
+    @property
+    def kafkalog_columns(self) -> bool:
+        # Damage rows are only readable with the `damage` column.
+        return self.include_kafkalog_columns or self.mode == PERMISSIVE
+
+    def wants(self, topic: str | None, partition: int | None) -> bool:
+        """Whether subscribe / subscribePattern / assign select this topic-partition."""
+        if self.topics is not None and topic not in self.topics:
+            return False
+        if self.topic_pattern is not None and (topic is None or not re.fullmatch(self.topic_pattern, topic)):
+            return False
+        if self.assign is not None and (topic, partition) not in self.assign:
+            return False
+        return True
 
 
 def _bool(name: str, value: str) -> bool:
@@ -64,39 +129,149 @@ def _int(name: str, value: str, minimum: int | None = None) -> int:
     return n
 
 
-def parse_options(options: Mapping[str, str]) -> ReadOptions:
+def _per_partition_json(name: str, value: str) -> dict[str, dict[int, int]]:
+    """Kafka's JSON form {"topicA":{"0":23,"1":-1}} (JsonUtils.partitionOffsets)."""
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        parsed = None
+    if not isinstance(parsed, dict) or not all(isinstance(v, dict) for v in parsed.values()):
+        raise UsageError(f'option {name}: expected JSON like {{"topicA":{{"0":23,"1":-1}}}}, got {value!r}')
+    out: dict[str, dict[int, int]] = {}
+    for topic, parts in parsed.items():
+        for p, n in parts.items():
+            if not isinstance(n, int) or isinstance(n, bool):
+                raise UsageError(f"option {name}: {topic}/{p}: expected an integer, got {n!r}")
+            out.setdefault(topic, {})[_int(f"{name} partition of {topic}", p, minimum=0)] = n
+    return out
+
+
+def _offsets(name: str, value: str, default: str) -> object:
+    v = str(value).strip()
+    if v.lower() in ("earliest", "latest"):
+        return v.lower()
+    if re.fullmatch(r"-?\d+", v):
+        return {None: int(v)}
+    return _per_partition_json(name, v) or default
+
+
+def _timestamps(name: str, value: str, per_partition: bool) -> dict:
+    if per_partition:
+        return _per_partition_json(name, value)
+    return {None: _int(name, value)}
+
+
+def parse_options(options: Mapping[str, str], *, streaming: bool = False) -> ReadOptions:
     """Validate Spark reader options; unknown names are an error (a typo would silently read everything)."""
     known = {name.lower(): name for name in OPTIONS}
     given: dict[str, str] = {}
     for key, value in options.items():
-        if key.lower() == "path" or key.lower() == "paths":
+        low = key.lower()
+        if low in ("path", "paths") or low in _IGNORED or (low.startswith("kafka.") and low != "kafka.isolation.level"):
             continue
-        if key.lower() not in known:
-            raise UsageError(f"unknown option {key!r}; kafkalog reads: {', '.join(OPTIONS)}")
-        given[known[key.lower()]] = value
+        if low not in known:
+            raise UsageError(f"unknown option {key!r}; kafkalog reads: {', '.join(OPTIONS)} "
+                             f"(and accepts, without effect: {', '.join(IGNORED)})")
+        given[known[low]] = value
     kw: dict[str, object] = {}
-    if "includeControlRecords" in given:
-        kw["include_control_records"] = _bool("includeControlRecords", given["includeControlRecords"])
-    if "isolation.level" in given:
-        level = str(given["isolation.level"]).strip().lower()
-        if level not in (READ_UNCOMMITTED, READ_COMMITTED):
-            raise UsageError(f"option isolation.level: expected read_uncommitted or read_committed, got {level!r}")
-        kw["isolation_level"] = level
-    for name, attr in (("startingOffset", "starting_offset"), ("endingOffset", "ending_offset"),
-                       ("startingTimestamp", "starting_timestamp"), ("endingTimestamp", "ending_timestamp")):
+    for name, attr in (("includeControlRecords", "include_control_records"), ("includeHeaders", "include_headers"),
+                       ("includeKafkalogColumns", "include_kafkalog_columns"), ("failOnDataLoss", "fail_on_data_loss"),
+                       ("validateChecksums", "validate_checksums")):
         if name in given:
-            kw[attr] = _int(name, given[name])
-    if "validateChecksums" in given:
-        kw["validate_checksums"] = _bool("validateChecksums", given["validateChecksums"])
+            kw[attr] = _bool(name, given[name])
+    levels = {given[n] for n in ("isolation.level", "kafka.isolation.level") if n in given}
+    if levels:
+        level = {str(v).strip().lower() for v in levels}
+        if len(level) > 1 or next(iter(level)) not in (READ_UNCOMMITTED, READ_COMMITTED):
+            raise UsageError(f"option isolation.level: expected read_uncommitted or read_committed, got {sorted(levels)}")
+        kw["isolation_level"] = level.pop()
+    _topic_options(given, kw)
+    _offset_options(given, kw, streaming)
     if "mode" in given:
         mode = str(given["mode"]).strip().upper()
         if mode not in (PERMISSIVE, DROPMALFORMED, FAILFAST):
             raise UsageError(f"option mode: expected PERMISSIVE, DROPMALFORMED or FAILFAST, got {given['mode']!r}")
-        kw["mode"] = mode
-    if "maxPartitionBytes" in given:
-        kw["max_partition_bytes"] = _int("maxPartitionBytes", given["maxPartitionBytes"], minimum=1)
-    if "rowsPerBatch" in given:
-        kw["rows_per_batch"] = _int("rowsPerBatch", given["rowsPerBatch"], minimum=1)
+        kw["explicit_mode"] = mode
     if "decode" in given:
         kw["decode"] = _bool("decode", given["decode"])
+    for name, attr in (("maxPartitionBytes", "max_partition_bytes"), ("rowsPerBatch", "rows_per_batch"),
+                       ("minPartitions", "min_partitions"), ("maxOffsetsPerTrigger", "max_offsets_per_trigger")):
+        if name in given:
+            kw[attr] = _int(name, given[name], minimum=1)
     return ReadOptions(**kw)
+
+
+def _topic_options(given: dict[str, str], kw: dict[str, object]) -> None:
+    chosen = [n for n in ("subscribe", "subscribePattern", "assign") if n in given]
+    if len(chosen) > 1:
+        raise UsageError(f"only one of subscribe, subscribePattern and assign can be given, got {', '.join(chosen)}")
+    if "subscribe" in given:
+        topics = frozenset(t.strip() for t in given["subscribe"].split(",") if t.strip())
+        if not topics:
+            raise UsageError(f"option subscribe: no topics in {given['subscribe']!r}")
+        kw["topics"] = topics
+    if "subscribePattern" in given:
+        try:
+            re.compile(given["subscribePattern"].strip())
+        except re.error as e:
+            raise UsageError(f"option subscribePattern: {e}") from None
+        kw["topic_pattern"] = given["subscribePattern"].strip()
+    if "assign" in given:
+        try:
+            parsed = json.loads(given["assign"])
+        except ValueError:
+            parsed = None
+        if not isinstance(parsed, dict) or not all(isinstance(v, list) for v in parsed.values()):
+            raise UsageError(f'option assign: expected JSON like {{"topicA":[0,1]}}, got {given["assign"]!r}')
+        kw["assign"] = frozenset((t, int(p)) for t, ps in parsed.items() for p in ps)
+
+
+def _offset_options(given: dict[str, str], kw: dict[str, object], streaming: bool) -> None:
+    if "startingOffsets" in given:
+        start = _offsets("startingOffsets", given["startingOffsets"], "earliest")
+        if not streaming and (start == "latest" or _has(start, LATEST)):
+            raise UsageError("option startingOffsets: latest (-1) is not a valid start for a batch query, as in Kafka's source")
+        kw["starting_offsets"] = start
+    elif streaming:
+        kw["starting_offsets"] = "latest"  # Kafka's streaming default
+    if "endingOffsets" in given:
+        if streaming:
+            raise UsageError("option endingOffsets is not valid in streaming queries, as in Kafka's source")
+        end = _offsets("endingOffsets", given["endingOffsets"], "latest")
+        if end == "earliest" or _has(end, EARLIEST):
+            raise UsageError("option endingOffsets: earliest (-2) is not a valid end for a batch query, as in Kafka's source")
+        kw["ending_offsets"] = end
+    # Kafka's precedence (KafkaSourceProvider.getKafkaOffsetRangeLimit): global timestamp, then per
+    # partition timestamps, then offsets.
+    for side, glob, per in (("starting", "startingTimestamp", "startingOffsetsByTimestamp"),
+                            ("ending", "endingTimestamp", "endingOffsetsByTimestamp")):
+        if streaming and side == "ending" and (glob in given or per in given):
+            raise UsageError(f"option {glob if glob in given else per} is not valid in streaming queries")
+        if glob in given:
+            kw[f"{side}_timestamps"] = _timestamps(glob, given[glob], False)
+        elif per in given:
+            kw[f"{side}_timestamps"] = _timestamps(per, given[per], True)
+    if "startingOffsetsByTimestampStrategy" in given:
+        strategy = given["startingOffsetsByTimestampStrategy"].strip().lower()
+        if strategy not in ("error", "latest"):
+            raise UsageError(f"option startingOffsetsByTimestampStrategy: expected error or latest, got {strategy!r}")
+        kw["starting_timestamp_strategy"] = strategy
+
+
+def _has(spec: object, special: int) -> bool:
+    return isinstance(spec, dict) and any(
+        (v == special) if t is None else special in v.values() for t, v in spec.items())
+
+
+def schema_flags(options: Mapping[str, str]) -> tuple[bool, bool]:
+    """(includeHeaders, kafkalog columns): all the schema depends on, for batch and streaming alike (and decode)."""
+    low = {k.lower(): v for k, v in options.items()}
+    headers = _bool("includeHeaders", low.get("includeheaders", "false"))
+    extra = _bool("includeKafkalogColumns", low.get("includekafkalogcolumns", "false"))
+    return headers, extra or str(low.get("mode", "")).strip().upper() == PERMISSIVE
+
+
+def decode_flag(options: Mapping[str, str]) -> bool:
+    """The `decode` option: key_decoded and value_decoded columns at the end of the schema."""
+    low = {k.lower(): v for k, v in options.items()}
+    return _bool("decode", low.get("decode", "false"))

@@ -16,7 +16,9 @@ import struct
 from dataclasses import dataclass, field
 
 from kafkalog.errors import UsageError
-from kafkalog.spark import fs, layout
+from kafkalog.spark import fs, layout, offsets
+from kafkalog.spark.filters import Pushed
+from kafkalog.spark.offsets import Bounds
 from kafkalog.spark.options import ReadOptions
 
 _MIN_ENTRY_SIZE = 14
@@ -44,6 +46,8 @@ class SegmentRange:
     #: read_committed only: (location, start, end) of what follows in the partition, in order,
     #: scanned for the transaction markers of transactions still open at `end`.
     lookahead: tuple[tuple[str, int, int], ...] = field(default=())
+    #: The offsets of the partition to return; the reader filters its rows by them.
+    bounds: Bounds = field(default=Bounds())
 
 
 def list_segments(path: str) -> list[Segment]:
@@ -89,74 +93,125 @@ def _segments(files) -> list[Segment]:
     return out
 
 
-def plan(path: str, options: ReadOptions) -> list[SegmentRange]:
-    """The byte ranges to read, one Spark task each, in segment order."""
-    segments = list_segments(path)
+def plan(path: str, options: ReadOptions, pushed: Pushed = Pushed(), exact_end: bool = False) -> list[SegmentRange]:
+    """The byte ranges to read, one Spark task each, in segment order.
+
+    `exact_end` (streaming) ends each range right after the batch holding the partition's last
+    wanted offset, so that a batch still being appended is never read.
+    """
+    segments = [s for s in list_segments(path) if options.wants(s.topic, s.partition)
+                and pushed.wants(s.topic, s.partition)]
     ranges: list[SegmentRange] = []
-    for seg in segments:
-        ranges.extend(_ranges(seg, options))
+    groups = by_partition(segments)
+    offsets.check_named_partitions(options, {(g[0].topic, g[0].partition) for g in groups})
+    for group in groups:
+        kafka = [s for s in group if s.base_offset is not None]
+        bounds = offsets.resolve(options, pushed, group[0].topic, group[0].partition, kafka)
+        if bounds.empty:
+            continue
+        for seg in group:
+            ranges.extend(_ranges(seg, bounds, options.max_partition_bytes, exact_end))
+    if options.min_partitions and len(ranges) < options.min_partitions:
+        ranges = _split(ranges, options.min_partitions)
     if options.read_committed:
         ranges = _with_lookahead(ranges, segments)
     return ranges
 
 
-def _overlaps(seg: Segment, options: ReadOptions) -> bool:
+def by_partition(segments: list[Segment]) -> list[list[Segment]]:
+    """Segments grouped by directory, in listing order (Kafka segments in offset order first)."""
+    groups: dict[str, list[Segment]] = {}
+    for seg in segments:
+        groups.setdefault(fs.parent(seg.location), []).append(seg)
+    return list(groups.values())
+
+
+def _overlaps(seg: Segment, bounds: Bounds) -> bool:
     if seg.size == 0:
         return False
-    if options.starting_offset is not None and seg.next_base_offset is not None \
-            and seg.next_base_offset <= options.starting_offset:
+    if bounds.start is not None and seg.next_base_offset is not None and seg.next_base_offset <= bounds.start:
         return False
-    if options.ending_offset is not None and seg.base_offset is not None \
-            and seg.base_offset >= options.ending_offset:
+    if bounds.end is not None and seg.base_offset is not None and seg.base_offset >= bounds.end:
         return False
     return True
 
 
-def _ranges(seg: Segment, options: ReadOptions) -> list[SegmentRange]:
-    if not _overlaps(seg, options):
+def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = False) -> list[SegmentRange]:
+    if not _overlaps(seg, bounds):
         return []
-    whole = [SegmentRange(seg, 0, seg.size)]
-    wants_start = (options.starting_offset is not None and seg.base_offset is not None
-                   and options.starting_offset > seg.base_offset) or options.starting_timestamp is not None
-    wants_end = options.ending_offset is not None
-    if seg.base_offset is None or not (seg.size > options.max_partition_bytes or wants_start or wants_end):
+    whole = [SegmentRange(seg, 0, seg.size, bounds=bounds)]
+    wants_start = (bounds.start is not None and seg.base_offset is not None
+                   and bounds.start > seg.base_offset) or bounds.min_timestamp is not None
+    wants_end = bounds.end is not None
+    if seg.base_offset is None or not (seg.size > max_bytes or wants_start or wants_end):
         return whole
     index = layout.read_offset_index(seg.location, seg.base_offset, seg.size)
+    if exact_end and bounds.end is not None and (seg.next_base_offset is None or seg.next_base_offset > bounds.end):
+        stop = offsets.batch_end_position(seg, bounds.end - 1)
+        if stop is not None:
+            seg = Segment(seg.location, stop, seg.topic, seg.partition, seg.base_offset, seg.next_base_offset)
+            index = [e for e in index if e.position < stop]
+            whole = [SegmentRange(seg, 0, seg.size, bounds=bounds)]
     if not index:
         return whole
-    offsets = [e.offset for e in index]
+    offsets_ = [e.offset for e in index]
 
     start_pos, end_pos = 0, seg.size
-    target = options.starting_offset if options.starting_offset is not None else seg.base_offset
-    if options.starting_timestamp is not None:
+    target = bounds.start if bounds.start is not None else seg.base_offset
+    if bounds.min_timestamp is not None:
         # Time index entries are (max timestamp so far, its offset): every record up to that
         # offset has a timestamp <= the entry's, so none of them can be >= a larger start.
         times = layout.read_time_index(seg.location, seg.base_offset)
-        below = [t for t in times if t.timestamp < options.starting_timestamp]
+        below = [t for t in times if t.timestamp < bounds.min_timestamp]
         if below:
             target = max(target, below[-1].offset + 1)
     if target > seg.base_offset:
-        i = bisect.bisect_right(offsets, target) - 1  # largest entry with offset <= target
+        i = bisect.bisect_right(offsets_, target) - 1  # largest entry with offset <= target
         if i >= 0:
             start_pos = index[i].position
-    if options.ending_offset is not None:
+    if bounds.end is not None:
         # Records from entry j+1's position on have offsets > entry j's offset >= end - 1.
-        j = bisect.bisect_left(offsets, options.ending_offset - 1)
+        j = bisect.bisect_left(offsets_, bounds.end - 1)
         if j + 1 < len(index):
             end_pos = index[j + 1].position
     if end_pos <= start_pos:
         # The index places nothing in range; read from start_pos anyway and let the filters decide.
-        end_pos = start_pos + 1
+        end_pos = min(start_pos + 1, seg.size)
 
     cuts = [start_pos]
     for e in index:
-        if start_pos < e.position < end_pos and e.position - cuts[-1] >= options.max_partition_bytes:
+        if start_pos < e.position < end_pos and e.position - cuts[-1] >= max_bytes:
             cuts.append(e.position)
     used = {e.position: e for e in index if e.position in cuts or e.position == end_pos}
     if not _positions_sound(seg, used, end_pos):
         return whole
-    bounds = cuts + [end_pos]
-    return [SegmentRange(seg, a, b) for a, b in zip(bounds, bounds[1:])]
+    bounds_ = cuts + [end_pos]
+    return [SegmentRange(seg, a, b, bounds=bounds) for a, b in zip(bounds_, bounds_[1:])]
+
+
+def _split(ranges: list[SegmentRange], wanted: int) -> list[SegmentRange]:
+    """minPartitions: cut the largest ranges at offset-index positions until there are `wanted` of them."""
+    out = list(ranges)
+    unsplittable: set[tuple[str, int, int]] = set()
+    indexes: dict[str, list[layout.IndexEntry]] = {}
+    while len(out) < wanted:
+        candidates = [r for r in out if (r.segment.location, r.start, r.end) not in unsplittable
+                      and r.segment.base_offset is not None]
+        if not candidates:
+            break
+        r = max(candidates, key=lambda r: r.end - r.start)
+        seg = r.segment
+        if seg.location not in indexes:
+            indexes[seg.location] = layout.read_offset_index(seg.location, seg.base_offset, seg.size)
+        inside = {e.position: e for e in indexes[seg.location] if r.start < e.position < r.end}
+        middle = (r.start + r.end) / 2
+        cut = min(inside, key=lambda p: abs(p - middle), default=None)
+        if cut is None or not _positions_sound(seg, {cut: inside[cut]}, r.end):
+            unsplittable.add((seg.location, r.start, r.end))
+            continue
+        i = out.index(r)
+        out[i:i + 1] = [SegmentRange(seg, r.start, cut, bounds=r.bounds), SegmentRange(seg, cut, r.end, bounds=r.bounds)]
+    return out
 
 
 def _positions_sound(seg: Segment, used: dict[int, layout.IndexEntry], end_pos: int) -> bool:
@@ -203,5 +258,5 @@ def _with_lookahead(ranges: list[SegmentRange], segments: list[Segment]) -> list
         if seg.base_offset is not None:
             ahead.extend((s.location, 0, s.size) for s in later.get(fs.parent(seg.location), [])
                          if s.base_offset > seg.base_offset)
-        out.append(SegmentRange(seg, r.start, r.end, tuple(ahead)))
+        out.append(SegmentRange(seg, r.start, r.end, tuple(ahead), r.bounds))
     return out

@@ -55,3 +55,39 @@ ARROW_SCHEMA = RAW_ARROW_SCHEMA.set(COLUMN_NAMES.index("timestamp"), pa.field("t
 UDF_COLUMNS = [c for c in COLUMNS if c[0] not in ("topic", "partition", "segment")]
 UDF_RECORD_DDL = "struct<" + ", ".join(f"`{name}`:{sql}" for name, sql, _, _ in UDF_COLUMNS) + ">"
 UDF_RESULT_DDL = f"array<{UDF_RECORD_DDL}>"
+
+# --- The DataFrame of ``format("kafkalog")``: Spark's Kafka source's columns first -----------------
+
+#: Spark's Kafka source (`KafkaRecordToRowConverter.scala`): names, types and order.
+KAFKA_COLUMNS: list[tuple[str, str, pa.DataType, str]] = [
+    ("key", "binary", pa.binary(), "record key; null for a null key"),
+    ("value", "binary", pa.binary(), "record value; null for a null value (tombstone)"),
+    ("topic", "string", pa.string(), "topic, from the `topic-N` directory name; null outside such a directory"),
+    ("partition", "int", pa.int32(), "partition, from the `topic-N` directory name; null outside such a directory"),
+    ("offset", "bigint", pa.int64(), "record offset"),
+    ("timestamp", "timestamp", pa.timestamp("us", tz="UTC"),
+     "record timestamp (UTC), as Kafka's source gives it: Kafka's -1 (magic 0) is 1969-12-31 23:59:59.999"),
+    ("timestampType", "int", pa.int32(), "0 CreateTime, 1 LogAppendTime, -1 none (magic 0), Kafka's TimestampType ids"),
+]
+#: With includeHeaders=true, as in Kafka's source: null when a record has no headers.
+HEADERS_COLUMN = ("headers", "array<struct<key:string,value:binary>>",
+                  pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())])),
+                  "record headers in order (duplicates kept); null when there are none (includeHeaders=true)")
+#: With includeKafkalogColumns=true (or mode=PERMISSIVE): what a Kafka consumer does not show.
+KAFKALOG_COLUMNS = [c for c in COLUMNS if c[0] not in {n for n, *_ in KAFKA_COLUMNS} | {"timestamp_type", "headers"}]
+
+#: Kafka's TimestampType ids (`org.apache.kafka.common.record.TimestampType`).
+TIMESTAMP_TYPE_IDS = {"NoTimestampType": -1, "CreateTime": 0, "LogAppendTime": 1}
+
+
+def output_columns(include_headers: bool, kafkalog_columns: bool) -> list[tuple[str, str, pa.DataType, str]]:
+    """The data source's columns for these options."""
+    return KAFKA_COLUMNS + ([HEADERS_COLUMN] if include_headers else []) + (KAFKALOG_COLUMNS if kafkalog_columns else [])
+
+
+def output_ddl(include_headers: bool, kafkalog_columns: bool) -> str:
+    return ", ".join(f"`{name}` {sql}" for name, sql, _, _ in output_columns(include_headers, kafkalog_columns))
+
+
+def output_arrow_schema(include_headers: bool, kafkalog_columns: bool) -> pa.Schema:
+    return pa.schema([(name, t) for name, _, t, _ in output_columns(include_headers, kafkalog_columns)])

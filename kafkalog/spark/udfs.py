@@ -27,7 +27,7 @@ def parse_bytes(data: bytes, *, single_batch: bool = False, include_control_reco
     from kafkalog.spark.datasource import finish
 
     options = ReadOptions(include_control_records=include_control_records, validate_checksums=validate_checksums,
-                          mode=PERMISSIVE)
+                          explicit_mode=PERMISSIVE)
     decode_options = decode.DecodeOptions(validate_checksums=validate_checksums, mode=PERMISSIVE)
     batches = [finish(raw, options) for raw in
                decode.decode_segment_range(bytes(data), end=1 if single_batch else None, options=decode_options)]

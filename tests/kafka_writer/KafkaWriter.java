@@ -9,6 +9,7 @@ import java.util.List;
  *   samples OUTDIR     small sample segments for the Kaitai Web IDE
  *   corpus OUTDIR --records N --codec C [--batch-size K] [--segment-bytes B] [--topic T]
  *   read FILE          Kafka's reading of a .log file (JSON lines) on stdout
+ *   tail OUTDIR [--topic T] [--segment-bytes B]   a partition that grows on commands from stdin (Tail.java)
  */
 public final class KafkaWriter {
     public static void main(String[] args) throws Exception {
@@ -29,6 +30,9 @@ public final class KafkaWriter {
                 break;
             case "corpus":
                 Corpus.main(path, args);
+                break;
+            case "tail":
+                Tail.main(path, args);
                 break;
             case "read": {
                 PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, "UTF-8");

@@ -23,7 +23,7 @@ def spark():
                .config("spark.sql.session.timeZone", "UTC")
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
-    kafkalog.spark.register(session)
+    kafkalog.spark.register(session, filter_pushdown=True)
     yield session
     session.stop()
 

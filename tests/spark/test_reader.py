@@ -10,15 +10,19 @@ from pyspark.sql import functions as F
 from expect import PARTITIONS, SEGMENTS, expected_row, fixture_index, kafka_reading, partitions_expected, project, rows
 from kafkalog.spark import plan
 from kafkalog.spark.options import parse_options
-from kafkalog.spark.schema import COLUMN_NAMES
+from kafkalog.spark.schema import output_columns
+
+ALL_COLUMNS = [c[0] for c in output_columns(True, True)]
 
 RECORD_KEYS = ["offset", "timestamp", "sequence", "key", "value", "headers", "control_type", "batch_position",
-               "magic", "compression", "timestamp_type", "producer_id", "producer_epoch", "is_transactional",
+               "magic", "compression", "timestampType", "producer_id", "producer_epoch", "is_transactional",
                "is_control", "partition_leader_epoch"]
 PARTITION_KEYS = ["offset", "timestamp", "sequence", "key", "value", "headers", "control_type", "batch_position"]
 
 
 def read(spark, path, **options):
+    """kafkalog's audit view: every column, damage as rows (PERMISSIVE) unless the test says otherwise."""
+    options = {"includeHeaders": "true", "includeKafkalogColumns": "true", "mode": "PERMISSIVE", **options}
     return spark.read.format("kafkalog").options(**{k: str(v) for k, v in options.items()}).load(str(path))
 
 
@@ -43,7 +47,7 @@ def fixtures(damaged: bool) -> list[str]:
 
 def test_schema_is_the_documented_one(spark):
     df = read(spark, SEGMENTS / "v2-none.log")
-    assert df.columns == COLUMN_NAMES
+    assert df.columns == ALL_COLUMNS
     types = {f.name: f.dataType.simpleString() for f in df.schema.fields}
     assert types["timestamp"] == "timestamp"
     assert types["headers"] == "array<struct<key:string,value:binary>>"
@@ -71,7 +75,7 @@ def test_damaged_segment_permissive_keeps_every_record_and_reports_damage(every_
     assert damage, "a damaged fixture must yield at least one damage row"
     for d in damage:
         assert d["segment"] == str(SEGMENTS / f"{name}.log") and d["batch_position"] is not None
-        assert all(d[c] is None for c in COLUMN_NAMES if c not in ("segment", "batch_position", "damage"))
+        assert all(d[c] is None for c in ALL_COLUMNS if c not in ("segment", "batch_position", "damage"))
     # Where Kafka stops with an error, a damage row is at that position.
     for err in kafka["errors"]:
         if "position" in err:
@@ -158,31 +162,35 @@ def test_a_segment_without_index_is_one_task(spark, tmp_path):
 
 def test_offset_range_is_pushed_down_and_exact(spark):
     path = PARTITIONS / "orders-0"
-    ranges = plan.plan(str(path), parse_options({"startingOffset": "150", "endingOffset": "300"}))
+    ranges = plan.plan(str(path), parse_options({"startingOffsets": "150", "endingOffsets": "300"}))
     # Segments 0 and 312+ are skipped; reading starts inside segment 106 and stops inside segment 207.
     assert [os.path.basename(r.segment.location) for r in ranges] == ["00000000000000000106.log",
                                                                     "00000000000000000207.log"]
     assert ranges[0].start > 0 and ranges[1].end < ranges[1].segment.size
-    got = rows(read(spark, path, startingOffset=150, endingOffset=300))
+    got = rows(read(spark, path, startingOffsets=150, endingOffsets=300))
     expected = [e["offset"] for e in partitions_expected()["partitions"]["orders-0"]["records"]
                 if 150 <= e["offset"] < 300 and e["control_type"] is None]
     assert [r["offset"] for r in sorted(got, key=lambda r: r["offset"])] == expected
 
 
-def test_timestamp_range_keeps_late_records(spark):
+def test_starting_and_ending_timestamp_are_kafkas_offsets_for_times(spark):
+    """Kafka's source turns a timestamp into the first offset whose timestamp is >= it; later offsets with
+    older timestamps (late records) are read, as a consumer would."""
     path = PARTITIONS / "orders-0"
-    records = partitions_expected()["partitions"]["orders-0"]["records"]
+    records = [e for e in partitions_expected()["partitions"]["orders-0"]["records"]]
     start, end = 1700000100000, 1700000120000
-    expected = sorted(e["offset"] for e in records if start <= e["timestamp"] < end and e["control_type"] is None)
-    # The fixture has late batches: some records after the range's first offset are older than its start.
-    first = expected[0]
-    assert any(e["offset"] > first and e["timestamp"] < start for e in records)
+    first = min(e["offset"] for e in records if e["timestamp"] >= start)
+    last = min(e["offset"] for e in records if e["timestamp"] >= end)
+    expected = [e["offset"] for e in records if first <= e["offset"] < last and e["control_type"] is None]
+    assert any(e["timestamp"] < start for e in records if first <= e["offset"] < last), "the fixture has late records"
     got = rows(read(spark, path, startingTimestamp=start, endingTimestamp=end))
     assert sorted(r["offset"] for r in got) == expected
     ranges = plan.plan(str(path), parse_options({"startingTimestamp": str(start)}))
-    assert any(r.start > 0 for r in ranges), "the time index should move the start position"
     whole = plan.plan(str(path), parse_options({}))
-    assert sum(r.end - r.start for r in ranges) < sum(r.end - r.start for r in whole)
+    assert sum(r.end - r.start for r in ranges) < sum(r.end - r.start for r in whole) / 2, "segments before it are skipped"
+    with pytest.raises(Exception, match="no record has a timestamp"):
+        read(spark, path, startingTimestamp=4102444800000).collect()
+    assert read(spark, path, startingTimestamp=4102444800000, startingOffsetsByTimestampStrategy="latest").count() == 0
 
 
 def test_checksum_validation_can_be_turned_off(spark):
@@ -231,7 +239,7 @@ def test_log_dir_skips_partitions_kafka_is_deleting_or_moving(spark, tmp_path):
 
 def test_file_uri_is_read_through_pyarrow(spark):
     uri = "file://" + str(PARTITIONS / "orders-0")
-    df = read(spark, uri, maxPartitionBytes=4000, includeControlRecords="true", startingOffset=10)
+    df = read(spark, uri, maxPartitionBytes=4000, includeControlRecords="true", startingOffsets=10)
     assert df.rdd.getNumPartitions() > 5
     got = rows(df)
     assert all(r["segment"].startswith("file:///") for r in got)
@@ -257,14 +265,14 @@ def test_pushed_down_byte_ranges_never_skip_a_wanted_batch(partition):
     offsets = sorted(where)
     moved = 0
     for target in offsets[::3]:
-        ranges = plan.plan(str(PARTITIONS / partition), parse_options({"startingOffset": str(target)}))
+        ranges = plan.plan(str(PARTITIONS / partition), parse_options({"startingOffsets": str(target)}))
         covered = [(os.path.basename(r.segment.location), r.start, r.end) for r in ranges]
         moved += any(start > 0 for _, start, _ in covered)
         for off in offsets:
             if off >= target:
                 seg, pos = where[off]
                 assert any(s == seg and a <= pos < b for s, a, b in covered), (target, off)
-        ends = plan.plan(str(PARTITIONS / partition), parse_options({"endingOffset": str(target + 1)}))
+        ends = plan.plan(str(PARTITIONS / partition), parse_options({"endingOffsets": str(target + 1)}))
         covered = [(os.path.basename(r.segment.location), r.start, r.end) for r in ends]
         for off in offsets:
             if off <= target:

@@ -25,7 +25,7 @@ def test_parse_segment_on_binary_file_contents(spark):
     assert set(got) == set(NAMES)
     for name in NAMES:
         records = [r for r in got[name] if r["damage"] is None]
-        assert [project(r, KEYS) for r in records] == kafka_reading(name)["records"], name
+        assert [project(r, KEYS) for r in records] == kafka_reading(name, kafka_shape=False)["records"], name
     damage = [r for r in got["damaged-v2-value-flip"] if r["damage"] is not None]
     assert len(damage) == 1 and damage[0]["batch_position"] == 118 and "ChecksumError" in damage[0]["damage"]
 
@@ -48,7 +48,7 @@ def test_parse_batch_on_single_batches(spark):
     out = {}
     for r in rows(df.select("position", F.explode(parse_batch("content")).alias("r")).select("position", "r.*")):
         out.setdefault(r.pop("position"), []).append(r)
-    kafka = kafka_reading("v2-transactions")["records"]
+    kafka = kafka_reading("v2-transactions", kafka_shape=False)["records"]
     for b in batches:
         # The bytes of one batch alone: positions are relative to the bytes given.
         assert [project(r, KEYS) | {"batch_position": b["position"]} for r in out[b["position"]]] == \

@@ -1,0 +1,189 @@
+"""Offsets of a partition directory, as Kafka's source asks a broker for them, but from the files.
+
+- earliest: the base offset of the first segment (Kafka's log start offset, unless
+  DeleteRecords moved it inside that segment);
+- latest: one past the last offset of the last whole batch of the last segment
+  (a batch still being written is not there yet);
+- for a timestamp: the first offset whose record timestamp is >= it, Kafka's
+  `offsetsForTimes` (`LogSegment.findOffsetByTimestamp`: time index, then a scan of
+  the batches whose max timestamp reaches it);
+
+and `resolve`, which turns the offset options and pushed filters into the
+offsets a partition is read between.
+"""
+from __future__ import annotations
+
+import bisect
+import logging
+from dataclasses import dataclass
+
+from kafkalog.errors import KafkalogError, UsageError
+from kafkalog.segment import SegmentReader
+from kafkalog.spark import fs, layout
+from kafkalog.spark.options import EARLIEST, LATEST, ReadOptions
+
+log = logging.getLogger("kafkalog.spark")
+
+
+class DataLossError(KafkalogError):
+    """Offsets asked for are no longer in the files (failOnDataLoss=true), as Kafka's source reports."""
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """What to read of one partition: offsets [start, end) and, from pushed filters, a least timestamp."""
+
+    start: int | None = None
+    end: int | None = None
+    #: ms: only rows with timestamp >= this can pass (lets the time index move the start)
+    min_timestamp: int | None = None
+
+    @property
+    def empty(self) -> bool:
+        return self.start is not None and self.end is not None and self.start >= self.end
+
+
+def earliest_offset(segments) -> int | None:
+    return segments[0].base_offset if segments else None
+
+
+def latest_offset(segments) -> tuple[int, int] | None:
+    """(next offset, byte end of the last whole batch) of a partition's last segment; None without segments."""
+    if not segments:
+        return None
+    seg = segments[-1]
+    start = 0
+    index = layout.read_offset_index(seg.location, seg.base_offset, seg.size) if seg.base_offset is not None else []
+    if index:
+        start = index[-1].position
+    nxt, end = seg.base_offset if seg.base_offset is not None else 0, start
+    for batch in _batches(seg.location, start, seg.size, decode=False):
+        if batch.damage:
+            break
+        nxt, end = batch.last_offset + 1, batch.position + batch.size
+    return nxt, end
+
+
+def batch_end_position(seg, offset: int) -> int | None:
+    """The byte position just after the batch holding `offset` in segment `seg`, None if not found."""
+    index = layout.read_offset_index(seg.location, seg.base_offset, seg.size)
+    i = bisect.bisect_right([e.offset for e in index], offset) - 1
+    start = index[i].position if i >= 0 else 0
+    for batch in _batches(seg.location, start, seg.size, decode=False):
+        if batch.last_offset >= offset:
+            return batch.position + batch.size
+    return None
+
+
+def offset_for_timestamp(segments, timestamp: int) -> int | None:
+    """The first offset whose record timestamp is >= `timestamp` (ms), None when no record has one."""
+    for seg in segments:
+        start = 0
+        if seg.base_offset is not None:
+            # Time index entries are (largest timestamp so far, its offset): nothing up to the
+            # offset of the last entry below `timestamp` can qualify.
+            below = [t for t in layout.read_time_index(seg.location, seg.base_offset) if t.timestamp < timestamp]
+            index = layout.read_offset_index(seg.location, seg.base_offset, seg.size)
+            if below and index:
+                i = bisect.bisect_right([e.offset for e in index], below[-1].offset + 1) - 1
+                start = index[i].position if i >= 0 else 0
+        for batch in _batches(seg.location, start, seg.size, decode=False):
+            if batch.magic >= 2 and batch.max_timestamp < timestamp:
+                continue
+            for full in _batches(seg.location, batch.position, batch.position + 1, decode=True):
+                for record in full.records:
+                    if record.timestamp >= timestamp:
+                        return record.offset
+    return None
+
+
+def _batches(location: str, start: int, end: int, decode: bool):
+    with fs.open_binary(location) as f:
+        yield from SegmentReader(f, name=location, start=start, end=end, decode_records=decode)
+
+
+def _lookup(spec, topic, partition):
+    """A partition's value in {topic: {partition: v}} or {None: v}; None when not named."""
+    if not isinstance(spec, dict):
+        return None
+    if None in spec:
+        return spec[None]
+    return spec.get(topic, {}).get(partition)
+
+
+def check_named_partitions(options: ReadOptions, present: set[tuple[str | None, int | None]]) -> None:
+    """Offsets or timestamps given for a topic-partition that is not under the path are an error (a typo)."""
+    for name, spec in (("startingOffsets", options.starting_offsets), ("endingOffsets", options.ending_offsets),
+                       ("startingOffsetsByTimestamp", options.starting_timestamps),
+                       ("endingOffsetsByTimestamp", options.ending_timestamps)):
+        if isinstance(spec, dict) and None not in spec:
+            missing = sorted(f"{t}-{p}" for t, parts in spec.items() for p in parts if (t, p) not in present)
+            if missing:
+                raise UsageError(f"option {name} names {', '.join(missing)}, not found under the path")
+
+
+def resolve(options: ReadOptions, pushed, topic, partition, segments) -> Bounds:
+    """The offsets to read of one partition (its segments in offset order)."""
+    earliest = earliest_offset(segments)
+    start = end = None
+    ts = _lookup(options.starting_timestamps, topic, partition)
+    if ts is not None:
+        start = offset_for_timestamp(segments, ts)
+        if start is None:
+            if options.starting_timestamp_strategy == "error":
+                raise UsageError(f"{topic}-{partition}: no record has a timestamp >= {ts} (startingTimestamp); "
+                                 f"startingOffsetsByTimestampStrategy=latest reads nothing instead")
+            return Bounds(0, 0)
+    else:
+        wanted = _lookup(options.starting_offsets, topic, partition)
+        if wanted is not None and wanted != EARLIEST:
+            start = wanted
+            if earliest is not None and start < earliest:
+                report_data_loss(options, f"{topic}-{partition}: offsets [{start}, {earliest}) are no longer in the "
+                                          f"files; they start at {earliest}")
+    ts = _lookup(options.ending_timestamps, topic, partition)
+    if ts is not None:
+        end = offset_for_timestamp(segments, ts)  # none found: to the latest, as Kafka's source
+    else:
+        wanted = _lookup(options.ending_offsets, topic, partition)
+        if wanted is not None and wanted != LATEST:
+            end = wanted
+    lo, hi = pushed.offset_bounds()
+    if lo is not None:
+        start = lo if start is None else max(start, lo)
+    if hi is not None:
+        end = hi if end is None else min(end, hi)
+    return Bounds(start, end, pushed.timestamp_bounds_ms()[0])
+
+
+def report_data_loss(options: ReadOptions, message: str) -> None:
+    if options.fail_on_data_loss:
+        raise DataLossError(f"{message}. Some data may have been lost (retention or a partial copy). "
+                            f"Set failOnDataLoss=false to read what is there.")
+    log.warning("%s; skipped (failOnDataLoss=false)", message)
+
+
+def last_stable_offset(segments, begin: int, end: int) -> int:
+    """The first offset of the earliest transaction still open at `end`, scanning batch headers from `begin`
+    (a read_committed consumer reads no further: Kafka's last stable offset); `end` when none is open.
+
+    A transaction open at `begin` started at or after it, since the previous micro-batch stopped here too.
+    """
+    open_since: dict[int, int] = {}
+    for seg in segments:
+        if seg.next_base_offset is not None and seg.next_base_offset <= begin:
+            continue
+        if seg.base_offset >= end:
+            break
+        index = layout.read_offset_index(seg.location, seg.base_offset, seg.size)
+        i = bisect.bisect_right([e.offset for e in index], begin) - 1
+        for batch in _batches(seg.location, index[i].position if i >= 0 else 0, seg.size, decode=False):
+            if batch.damage or batch.base_offset >= end:
+                break
+            if batch.last_offset < begin or not batch.is_transactional:
+                continue
+            if batch.is_control:
+                open_since.pop(batch.producer_id, None)
+            else:
+                open_since.setdefault(batch.producer_id, batch.base_offset)
+    return min(open_since.values(), default=end)

@@ -1,0 +1,178 @@
+"""``spark.readStream.format("kafkalog")``: tail partition directories as a broker or a backup job writes them.
+
+Offsets are Kafka's, per topic-partition, in the shape of Spark's Kafka source:
+``{"orders": {"0": 1234}}``, the next offset to read. Each micro-batch:
+
+- `latestOffset`: for each partition, one past the last whole batch of its last
+  segment (`kafkalog.spark.offsets.latest_offset`); a batch still being written is
+  left for the next trigger; with read_committed, no further than the first offset of
+  a transaction still open (Kafka's last stable offset). `maxOffsetsPerTrigger` shares a limit over partitions
+  by how far behind each is, as Kafka's source does (`KafkaMicroBatchStream.rateLimit`).
+- `partitions`: the byte ranges holding [start, end) (`kafkalog.spark.plan` with
+  `exact_end`, so nothing past the end is read); segments rolled since are found by
+  listing the directory again. Offsets below a partition's first segment (deleted by
+  retention) are data loss: they fail the query, or with failOnDataLoss=false are
+  skipped with a warning.
+- `read`: the batch reader's `read_range`.
+
+New partitions start at their earliest offset. Spark keeps the offsets in its
+checkpoint, so a restarted query goes on where it stopped, reading nothing twice.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
+
+from kafkalog.errors import UsageError
+from kafkalog.spark import offsets, plan
+from kafkalog.spark.datasource import path_option, read_range
+from kafkalog.spark.options import EARLIEST, LATEST, parse_options
+
+try:  # PySpark 4.2+: read limits and Trigger.AvailableNow for Python sources
+    from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, SupportsTriggerAvailableNow
+except ImportError:  # pragma: no cover - older PySpark
+    ReadAllAvailable = ReadMaxRows = None
+
+    class SupportsTriggerAvailableNow:  # type: ignore[no-redef]
+        pass
+
+TopicPartition = tuple[str, int]
+
+
+def _nested(flat: dict[TopicPartition, int]) -> dict:
+    out: dict[str, dict[str, int]] = {}
+    for (topic, partition), offset in sorted(flat.items()):
+        out.setdefault(topic, {})[str(partition)] = offset
+    return out
+
+
+def _flat(nested: dict | None) -> dict[TopicPartition, int]:
+    return {(t, int(p)): int(o) for t, parts in (nested or {}).items() for p, o in parts.items()}
+
+
+class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    def __init__(self, options: dict[str, str]):
+        self.path = path_option(options)
+        self.options = parse_options(options, streaming=True)
+        #: Trigger.AvailableNow: the latest offsets when the query started; never read past them.
+        self.target: dict[TopicPartition, int] | None = None
+
+    def _partitions(self) -> dict[TopicPartition, list[plan.Segment]]:
+        found = {}
+        for group in plan.by_partition([s for s in plan.list_segments(self.path)
+                                        if self.options.wants(s.topic, s.partition)]):
+            seg = group[0]
+            if seg.topic is None:
+                raise UsageError(f"streaming reads partition directories named topic-N; {seg.location} is not in one")
+            found[(seg.topic, seg.partition)] = [s for s in group if s.base_offset is not None]
+        return found
+
+    def _latest(self, parts) -> dict[TopicPartition, int]:
+        out = {}
+        for tp, segs in parts.items():
+            latest = offsets.latest_offset(segs)
+            out[tp] = latest[0] if latest else 0
+        if self.target is not None:
+            out = {tp: min(o, self.target.get(tp, o)) for tp, o in out.items() if tp in self.target}
+        return out
+
+    def initialOffset(self) -> dict:
+        parts = self._partitions()
+        latest = self._latest(parts)
+        start: dict[TopicPartition, int] = {}
+        o = self.options
+        for tp, segs in parts.items():
+            earliest = offsets.earliest_offset(segs) or 0
+            ts = offsets._lookup(o.starting_timestamps, *tp)
+            if ts is not None:
+                found = offsets.offset_for_timestamp(segs, ts)
+                if found is None and o.starting_timestamp_strategy == "error":
+                    raise UsageError(f"{tp[0]}-{tp[1]}: no record has a timestamp >= {ts} (startingTimestamp)")
+                start[tp] = latest[tp] if found is None else found
+                continue
+            wanted = o.starting_offsets if isinstance(o.starting_offsets, str) else offsets._lookup(o.starting_offsets, *tp)
+            if wanted in ("earliest", EARLIEST):
+                start[tp] = earliest
+            elif wanted in ("latest", LATEST, None):
+                start[tp] = latest[tp]
+            else:
+                start[tp] = wanted
+        return _nested(start)
+
+    def prepareForTriggerAvailableNow(self) -> None:
+        self.target = None
+        self.target = self._latest(self._partitions())
+
+    def getDefaultReadLimit(self):
+        if self.options.max_offsets_per_trigger and ReadMaxRows is not None:
+            return ReadMaxRows(self.options.max_offsets_per_trigger)
+        return ReadAllAvailable() if ReadAllAvailable is not None else None
+
+    def latestOffset(self, start: dict | None = None, limit=None) -> dict:
+        parts = self._partitions()
+        latest = self._latest(parts)
+        begin = _flat(start)
+        for tp, segs in parts.items():
+            if tp not in begin:
+                begin[tp] = offsets.earliest_offset(segs) or 0  # a new partition: from its start
+        max_rows = getattr(limit, "max_rows", None)
+        if limit is None and self.options.max_offsets_per_trigger:
+            max_rows = self.options.max_offsets_per_trigger  # PySpark without read limits
+        end = dict(latest)
+        if self.options.read_committed:
+            # As a read_committed consumer: stop before transactions still open (the last stable offset),
+            # so that their records are read once their marker is there.
+            end = {tp: offsets.last_stable_offset(parts[tp], begin[tp], o) for tp, o in end.items()}
+        if max_rows is not None and start is not None:
+            end = _rate_limit(begin, latest, max_rows)
+        # Never move a partition backwards (e.g. its files were replaced by older ones).
+        return _nested({tp: max(o, begin.get(tp, o)) if start is not None else o for tp, o in end.items()})
+
+    def partitions(self, start: dict, end: dict) -> list[InputPartition]:
+        begin, stop = _flat(start), _flat(end)
+        present = self._partitions()
+        wanted = {tp: (begin.get(tp, offsets.earliest_offset(present[tp]) or 0), e)
+                  for tp, e in stop.items() if tp in present}
+        gone = sorted(tp for tp in stop if tp not in present and begin.get(tp, 0) < stop[tp])
+        if gone:
+            offsets.report_data_loss(self.options, "partition(s) " + ", ".join(f"{t}-{p}" for t, p in gone)
+                                     + " no longer under the path")
+        wanted = {tp: se for tp, se in wanted.items() if se[0] < se[1]}
+        if not wanted:
+            return []
+        opts = dataclasses.replace(
+            self.options, assign=frozenset(wanted), topics=None, topic_pattern=None,
+            starting_offsets=_by_topic({tp: s for tp, (s, _) in wanted.items()}),
+            ending_offsets=_by_topic({tp: e for tp, (_, e) in wanted.items()}),
+            starting_timestamps=None, ending_timestamps=None, min_partitions=None)
+        return [InputPartition(r) for r in plan.plan(self.path, opts, exact_end=True)]
+
+    def read(self, partition: InputPartition):
+        yield from read_range(partition.value, self.options)
+
+    def commit(self, end: dict) -> None:
+        """Nothing to do: the files are only read."""
+
+
+def _by_topic(flat: dict[TopicPartition, int]) -> dict[str, dict[int, int]]:
+    out: dict[str, dict[int, int]] = {}
+    for (topic, partition), offset in flat.items():
+        out.setdefault(topic, {})[partition] = offset
+    return out
+
+
+def _rate_limit(begin: dict[TopicPartition, int], latest: dict[TopicPartition, int], limit: int) -> dict:
+    """Share `limit` offsets over partitions in proportion to how far behind each is (Kafka's rateLimit)."""
+    lag = {tp: max(0, latest[tp] - begin.get(tp, latest[tp])) for tp in latest}
+    total = sum(lag.values())
+    if total <= limit:
+        return dict(latest)
+    out = {}
+    for tp, size in lag.items():
+        share = limit * size / total
+        # As Kafka's source: don't starve small partitions completely.
+        step = math.ceil(share) if share < 1 else math.floor(share)
+        out[tp] = min(latest[tp], begin.get(tp, latest[tp]) + step)
+    return out
