@@ -11,7 +11,8 @@ Usage:
     python scripts/kafka_fixtures.py fixtures [--out DIR]     (default tests/fixtures)
     python scripts/kafka_fixtures.py samples [--out DIR]      (default samples)
     python scripts/kafka_fixtures.py corpus --out DIR --records N --codec C
-                                     [--batch-size K] [--segment-bytes B] [--topic T]
+                                     [--batch-size K | --batch-bytes B] [--value-bytes MIN[:MAX]]
+                                     [--headers MIN[:MAX]] [--segment-bytes B] [--topic T]
     python scripts/kafka_fixtures.py read FILE                (Kafka's reading, JSON lines)
     python scripts/kafka_fixtures.py check                    (regenerate; compare byte for byte)
 
@@ -201,6 +202,10 @@ def main(argv=None) -> int:
     p.add_argument("--records", type=int, required=True)
     p.add_argument("--codec", default="none", choices=["none", "gzip", "snappy", "lz4", "zstd"])
     p.add_argument("--batch-size", type=int, default=None, help="records per batch (default 100)")
+    p.add_argument("--batch-bytes", type=int, default=None,
+                   help="fill batches as Kafka's producer fills one of batch.size B (instead of --batch-size)")
+    p.add_argument("--value-bytes", default=None, help="value length MIN[:MAX] (default 100)")
+    p.add_argument("--headers", default=None, help="headers per record MIN[:MAX] (default 1)")
     p.add_argument("--segment-bytes", type=int, default=None, help="segment.bytes (default 1 GiB)")
     p.add_argument("--topic", default=None, help="topic name (default 'corpus')")
     p = sub.add_parser("read", help="print Kafka's reading of a .log file (JSON lines)")
@@ -223,8 +228,9 @@ def main(argv=None) -> int:
             jargs = ["corpus", os.path.abspath(args.out), "--records", args.records, "--codec", args.codec]
             if args.batch_size is not None:
                 jargs += ["--batch-size", args.batch_size]
-            if args.segment_bytes is not None:
-                jargs += ["--segment-bytes", args.segment_bytes]
+            for option in ("batch_bytes", "value_bytes", "headers", "segment_bytes"):
+                if getattr(args, option) is not None:
+                    jargs += ["--" + option.replace("_", "-"), getattr(args, option)]
             if args.topic is not None:
                 jargs += ["--topic", args.topic]
             run_java(jargs, capture=False)
