@@ -14,6 +14,7 @@ Usage:
                                      [--batch-size K | --batch-bytes B] [--value-bytes MIN[:MAX]]
                                      [--headers MIN[:MAX]] [--segment-bytes B] [--topic T]
     python scripts/kafka_fixtures.py read FILE                (Kafka's reading, JSON lines)
+    python scripts/kafka_fixtures.py hostile [--out DIR]      (default tests/fixtures/hostile)
     python scripts/kafka_fixtures.py check                    (regenerate; compare byte for byte)
 
 Environment:
@@ -178,6 +179,7 @@ def cmd_check(args) -> int:
     committed = REPO / "tests" / "fixtures"
     with tempfile.TemporaryDirectory(prefix="kafka-fixtures-check-") as tmp:
         run_java(["fixtures", tmp])
+        run_java(["hostile", str(Path(tmp) / "hostile")])
         problems = _compare_trees(committed, Path(tmp))
     if problems:
         print(f"{len(problems)} fixture file(s) differ from what Kafka's writer produces now:")
@@ -210,6 +212,8 @@ def main(argv=None) -> int:
     p.add_argument("--topic", default=None, help="topic name (default 'corpus')")
     p = sub.add_parser("read", help="print Kafka's reading of a .log file (JSON lines)")
     p.add_argument("file")
+    p = sub.add_parser("hostile", help="write tests/fixtures/hostile (tiny files that decode to millions of records)")
+    p.add_argument("--out", default=str(REPO / "tests" / "fixtures" / "hostile"))
     sub.add_parser("check", help="regenerate the fixtures in a temp dir and compare with tests/fixtures")
     args = ap.parse_args(argv)
 
@@ -220,7 +224,7 @@ def main(argv=None) -> int:
             res = run_java(["read", os.path.abspath(args.file)])
             sys.stdout.buffer.write(res.stdout)
             return 0
-        if args.mode in ("fixtures", "samples"):
+        if args.mode in ("fixtures", "samples", "hostile"):
             run_java([args.mode, os.path.abspath(args.out)], capture=False)
             print(f"wrote {args.out}")
             return 0

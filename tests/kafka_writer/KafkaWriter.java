@@ -9,11 +9,12 @@ import java.util.List;
  *   samples OUTDIR     small sample segments for the Kaitai Web IDE
  *   corpus OUTDIR --records N --codec C [--batch-size K] [--segment-bytes B] [--topic T]
  *   read FILE          Kafka's reading of a .log file (JSON lines) on stdout
+ *   hostile OUTDIR     tests/fixtures/hostile: tiny files that decode to millions of records, + index.json
  */
 public final class KafkaWriter {
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
-            System.err.println("usage: KafkaWriter fixtures|samples|corpus|read PATH [options]");
+            System.err.println("usage: KafkaWriter fixtures|samples|corpus|read|hostile PATH [options]");
             System.exit(2);
         }
         File path = new File(args[1]);
@@ -27,6 +28,9 @@ public final class KafkaWriter {
                 break;
             case "corpus":
                 Corpus.main(path, args);
+                break;
+            case "hostile":
+                Hostile.main(path);
                 break;
             case "read": {
                 PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, "UTF-8");
