@@ -260,6 +260,7 @@ def run_startup(repeat: int = 3) -> list[list[str]]:
     rows = [["`python -c 'import kafkalog'`", f"{min(_wall([sys.executable, '-c', 'import kafkalog'])[0] for _ in range(repeat)):.2f}", ""]]
     with tempfile.TemporaryDirectory(prefix="kafkalog-jit-cache-") as cache:
         env = dict(os.environ, KAFKALOG_CACHE_DIR=cache)
+        env.pop("NUMBA_CACHE_DIR", None)  # KAFKALOG_CACHE_DIR alone must say where the kernels go
         cold, rc = _wall(cmd, env)
         files = sum(1 for p in Path(cache).rglob("*") if p.is_file())
         rows.append(["read_table, cold (empty KAFKALOG_CACHE_DIR)", f"{cold:.2f}", f"exit {rc}, {files} file(s) cached"])

@@ -13,6 +13,7 @@ import json
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -82,8 +83,10 @@ def run_worker(script: str, spec: dict, *, timeout: float, memory_limit: int | N
         if address_space:
             resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
 
-    proc = subprocess.Popen([sys.executable, script, "--worker", json.dumps(spec)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=cwd, env=env, preexec_fn=limit)
+    # Files, not pipes: a worker that writes much to stderr must not block while it is polled.
+    out_file, err_file = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
+    proc = subprocess.Popen([sys.executable, script, "--worker", json.dumps(spec)], stdout=out_file,
+                            stderr=err_file, text=True, cwd=cwd, env=env, preexec_fn=limit)
     start, status, seen = time.monotonic(), None, 0
     while proc.poll() is None:
         seen = max(seen, _rss(proc.pid))
@@ -95,7 +98,11 @@ def run_worker(script: str, spec: dict, *, timeout: float, memory_limit: int | N
             proc.kill()
             break
         time.sleep(0.02)
-    out, err = proc.communicate()
+    proc.wait()
+    with out_file, err_file:
+        out_file.seek(0)
+        err_file.seek(0)
+        out, err = out_file.read(), err_file.read()
     lines = [line for line in out.splitlines() if line.startswith(RESULT)]
     if status:
         return Outcome(status, {}, f"after {time.monotonic() - start:.1f} s", seen)
