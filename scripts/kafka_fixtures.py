@@ -45,7 +45,7 @@ WHEEL = "shigawire-apache-flink-libraries==2.0.0.post1"
 JARS = ["kafka-clients.jar", "lz4-java.jar", "snappy-java.jar", "zstd-jni.jar", "slf4j-api.jar"]
 MAIN_CLASS = "KafkaWriter"
 # files under tests/fixtures that are written by hand, not by the Java writer
-HAND_WRITTEN = {Path("README.md")}
+HAND_WRITTEN = {Path("README.md"), Path("hostile") / "README.md"}
 
 
 class SetupError(RuntimeError):
