@@ -16,6 +16,8 @@ the next run. Then, within one run and over the same segments:
    - `aiokafka Arrow`: the same parsed into Arrow columns (offset, timestamp, key, value,
      headers), by `benchmarks/spark_reader.py`'s reference reader;
    both aiokafka readers read the segment in ranges of about 8 MiB cut at entry boundaries.
+   - `Kafka's Java reader (warm)`: the ceiling, Kafka's own `FileRecords` / `streamingIterator`
+     (CRC checked, keys, values and header values copied to byte arrays), fastest of 5 passes in one JVM;
    Reported: wall and CPU time, records/s, MB/s of segment, each reader's ratio to aiokafka's
    object parser (on wall time), peak RSS and the worker's baseline RSS (after imports and warm-up);
 2. Spark on --master (local[2]): `spark.read.format("kafkalog")` count() and a Parquet write of
@@ -49,6 +51,7 @@ READERS = {
     "kafkalog-kaitai": "kafkalog (fast=False)",
     "aiokafka": "aiokafka objects",
     "aiokafka-arrow": "aiokafka Arrow",
+    "kafka-java": "Kafka's Java reader (warm)",
 }
 RANGE_BYTES = 8 << 20
 STARTUP_SNIPPET = "import kafkalog; kafkalog.read_table('samples/v2-none.log')"
@@ -132,8 +135,32 @@ def read_aiokafka_arrow(segment: str) -> int:
     return sum(batch.num_rows for batch in spark_reader.reference_read(iter([spans])))
 
 
+def kafka_java_worker(spec: dict) -> dict:
+    """Kafka's own reader in a JVM (`KafkaWriter read-speed`): the fastest of several passes, so warm.
+
+    Peak RSS is the JVM's; its baseline that of a JVM reading a sample.
+    """
+    import json
+    import resource
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import kafka_fixtures
+
+    def children_rss() -> int:
+        return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+
+    kafka_fixtures.run_java(["read-speed", str(ROOT / "samples" / "v2-none.log"), "--repeat", "1"])
+    baseline = children_rss()
+    out = kafka_fixtures.run_java(["read-speed", *spec["segments"], "--repeat", str(max(5, spec.get("repeat", 1)))])
+    result = json.loads(out.stdout)
+    return {"records": result["records"], "wall": result["wall"], "cpu": result["cpu"],
+            "baseline_rss": baseline, "peak_rss": children_rss()}
+
+
 def reader_worker(spec: dict) -> dict:
     kind = spec["reader"]
+    if kind == "kafka-java":
+        return kafka_java_worker(spec)
     read = {
         "kafkalog": read_kafkalog,
         "kafkalog-kaitai": lambda s: read_kafkalog(s, fast=False),
@@ -280,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--records", type=int, default=1_000_000, help="records per corpus (default 1000000)")
     ap.add_argument("--codecs", default="none,lz4,zstd,gzip,snappy")
     ap.add_argument("--batch-bytes", default="16384,1048576", help="producer batch.size values (default 16384,1048576)")
-    ap.add_argument("--readers", default="kafkalog,aiokafka,aiokafka-arrow",
+    ap.add_argument("--readers", default="kafkalog,aiokafka,aiokafka-arrow,kafka-java",
                     help=f"from {','.join(READERS)} (kafkalog-kaitai: read_arrow(fast=False), slow)")
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "kafkalog-fast-path",
                     help="where corpora are kept between runs (default /tmp/kafkalog-fast-path)")

@@ -1,15 +1,23 @@
 import java.io.File;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.record.FileLogInputStream.FileChannelRecordBatch;
+import org.apache.kafka.common.record.FileRecords;
+import org.apache.kafka.common.record.Record;
 import org.apache.kafka.common.record.CompressionRatioEstimator;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.record.TimestampType;
+import org.apache.kafka.common.utils.BufferSupplier;
+import org.apache.kafka.common.utils.CloseableIterator;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * A large partition directory for benchmarks: OUTDIR/TOPIC-0 with N v2 records from one idempotent
@@ -113,5 +121,49 @@ final class Corpus {
         for (int i = 0; i < n; i++)
             hs[i] = i == 0 ? SOURCE : Util.h("trace-id", String.format("%016x", (o + i) * 0x9E3779B97F4A7C15L));
         return hs;
+    }
+
+    /**
+     * Kafka's own reader, warm, for benchmarks: reads the files `repeat` times (FileRecords batches,
+     * ensureValid() for the CRC, streamingIterator records with offset, timestamp, key, value and header
+     * values copied to byte arrays, as a consumer's ByteArrayDeserializer does), then prints
+     * {"records":N,"wall":S,"cpu":S} for the fastest pass.
+     */
+    static void readSpeed(String[] args) throws IOException {
+        int repeat = 5;
+        java.util.List<File> files = new java.util.ArrayList<>();
+        for (int i = 1; i < args.length; i++) {
+            if (args[i].equals("--repeat")) repeat = Integer.parseInt(args[++i]);
+            else files.add(new File(args[i]));
+        }
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        BufferSupplier buffers = BufferSupplier.create();
+        long bestWall = Long.MAX_VALUE, bestCpu = 0, records = 0, sink = 0;
+        for (int pass = 0; pass < repeat; pass++) {
+            long wall = System.nanoTime(), cpu = mx.getCurrentThreadCpuTime();
+            records = 0;
+            for (File file : files) {
+                try (FileRecords fr = FileRecords.open(file, false)) {
+                    for (FileChannelRecordBatch b : fr.batches()) {
+                        b.ensureValid();
+                        try (CloseableIterator<Record> it = b.streamingIterator(buffers)) {
+                            while (it.hasNext()) {
+                                Record r = it.next();
+                                byte[] key = r.hasKey() ? Utils.toArray(r.key()) : null;
+                                byte[] value = r.hasValue() ? Utils.toArray(r.value()) : null;
+                                sink += r.offset() + r.timestamp() + (key == null ? 0 : key.length) + (value == null ? 0 : value.length);
+                                for (Header h : r.headers()) sink += h.key().length() + (h.value() == null ? 0 : h.value().length);
+                                records++;
+                            }
+                        }
+                    }
+                }
+            }
+            wall = System.nanoTime() - wall;
+            cpu = mx.getCurrentThreadCpuTime() - cpu;
+            if (wall < bestWall) { bestWall = wall; bestCpu = cpu; }
+        }
+        System.out.println(Json.obj().put("records", records).raw("wall", Double.toString(bestWall / 1e9))
+            .raw("cpu", Double.toString(bestCpu / 1e9)).put("repeat", (long) repeat).put("sink", sink).end());
     }
 }
