@@ -173,7 +173,7 @@ def reader_worker(spec: dict) -> dict:
 
 # ----------------------------------------------------------------------------- parts of the run
 
-def run_readers(corpora: dict, readers: list[str], repeat: int, timeout: float) -> list[list[str]]:
+def run_readers(corpora: dict, readers: list[str], repeat: int, timeout: float, records: int) -> list[list[str]]:
     rows, baselines = [], {}
     script = str(Path(__file__).resolve())
     for (codec, batch_bytes), partition in corpora.items():
@@ -196,7 +196,8 @@ def run_readers(corpora: dict, readers: list[str], repeat: int, timeout: float) 
             r = o.result
             ratio = f"{ref.result['wall'] / r['wall']:.2f}" if ref and ref.status == "ok" else ""
             baselines.setdefault(reader, []).append(r["baseline_rss"])
-            rows.append([codec, str(batch_bytes), READERS[reader], str(r["records"]), measure.mb(size),
+            count = str(r["records"]) if r["records"] == records else f"{r['records']} (not {records})"
+            rows.append([codec, str(batch_bytes), READERS[reader], count, measure.mb(size),
                          f"{r['wall']:.2f}", f"{r['cpu']:.2f}", f"{r['records'] / r['wall']:,.0f}",
                          f"{size / 1e6 / r['wall']:.1f}", ratio, measure.mib(r["peak_rss"]),
                          measure.mib(r["peak_rss"] - r["baseline_rss"]), measure.mib(r["baseline_rss"])])
@@ -335,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
           "RSS in MiB, `above` = peak minus the worker's baseline (after imports and warm-up).\n")
     print(measure.table(["codec", "batch.size", "reader", "records", "MB", "wall s", "CPU s", "records/s", "MB/s",
                          "vs aiokafka", "peak RSS", "above", "baseline"],
-                        run_readers(corpora, readers, args.repeat, args.timeout)), flush=True)
+                        run_readers(corpora, readers, args.repeat, args.timeout, args.records)), flush=True)
     if not args.skip_spark:
         print(f"\n## Spark, {args.master}: `spark.read.format(\"kafkalog\")` vs aiokafka in `mapInArrow`\n")
         print("Seconds; `x` = reference time / kafkalog time. Parquet: offset, timestamp, key, value, headers.\n")
