@@ -300,7 +300,6 @@ def run_startup(repeat: int = 3) -> list[list[str]]:
 # ----------------------------------------------------------------------------- main
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
     status = measure.worker_main(argv, {"reader": reader_worker})
     if status is not None:
         return status

@@ -68,7 +68,6 @@ def cases(only: str | None) -> list[tuple[dict, dict]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
     status = measure.worker_main(argv, {"hostile": hostile_worker})
     if status is not None:
         return status

@@ -132,8 +132,9 @@ def mib(n: float) -> str:
     return f"{n / MIB:.0f}"
 
 
-def worker_main(argv: list[str], workers: dict[str, Callable[[dict], dict]]) -> int | None:
-    """If argv is `--worker SPEC`, run the worker SPEC names and return its exit status; else None."""
+def worker_main(argv: list[str] | None, workers: dict[str, Callable[[dict], dict]]) -> int | None:
+    """If argv (default: the command line) is `--worker SPEC`, run the worker SPEC names and return 0; else None."""
+    argv = sys.argv[1:] if argv is None else argv
     if len(argv) == 2 and argv[0] == "--worker":
         spec = json.loads(argv[1])
         report(workers[spec["kind"]](spec))
