@@ -183,15 +183,17 @@ final class Hostile {
         String fileError = null;
         try (FileRecords fr = FileRecords.open(file, false)) {
             Iterator<FileChannelRecordBatch> it = fr.batchIterator();
+            int next = 0;
             while (true) {
                 FileChannelRecordBatch b;
                 try {
                     if (!it.hasNext()) break;
                     b = it.next();
                 } catch (RuntimeException e) {
-                    fileError = RefReader.error(0, e, file);
+                    fileError = RefReader.error(next, e, file);
                     break;
                 }
+                next = b.position() + b.sizeInBytes();
                 long records = 0, first = -1, last = -1;
                 int maxHeaders = 0;
                 String error = null;
