@@ -11,8 +11,10 @@ Usage:
     python scripts/kafka_fixtures.py fixtures [--out DIR]     (default tests/fixtures)
     python scripts/kafka_fixtures.py samples [--out DIR]      (default samples)
     python scripts/kafka_fixtures.py corpus --out DIR --records N --codec C
-                                     [--batch-size K] [--segment-bytes B] [--topic T]
+                                     [--batch-size K | --batch-bytes B] [--value-bytes MIN[:MAX]]
+                                     [--headers MIN[:MAX]] [--segment-bytes B] [--topic T]
     python scripts/kafka_fixtures.py read FILE                (Kafka's reading, JSON lines)
+    python scripts/kafka_fixtures.py hostile [--out DIR]      (default tests/fixtures/hostile)
     python scripts/kafka_fixtures.py check                    (regenerate; compare byte for byte)
 
 Environment:
@@ -43,7 +45,7 @@ WHEEL = "shigawire-apache-flink-libraries==2.0.0.post1"
 JARS = ["kafka-clients.jar", "lz4-java.jar", "snappy-java.jar", "zstd-jni.jar", "slf4j-api.jar"]
 MAIN_CLASS = "KafkaWriter"
 # files under tests/fixtures that are written by hand, not by the Java writer
-HAND_WRITTEN = {Path("README.md")}
+HAND_WRITTEN = {Path("README.md"), Path("hostile") / "README.md"}
 
 
 class SetupError(RuntimeError):
@@ -199,6 +201,7 @@ def cmd_check(args) -> int:
     committed = REPO / "tests" / "fixtures"
     with tempfile.TemporaryDirectory(prefix="kafka-fixtures-check-") as tmp:
         run_java(["fixtures", tmp])
+        run_java(["hostile", str(Path(tmp) / "hostile")])
         problems = _compare_trees(committed, Path(tmp))
     if problems:
         print(f"{len(problems)} fixture file(s) differ from what Kafka's writer produces now:")
@@ -223,10 +226,16 @@ def main(argv=None) -> int:
     p.add_argument("--records", type=int, required=True)
     p.add_argument("--codec", default="none", choices=["none", "gzip", "snappy", "lz4", "zstd"])
     p.add_argument("--batch-size", type=int, default=None, help="records per batch (default 100)")
+    p.add_argument("--batch-bytes", type=int, default=None,
+                   help="fill batches as Kafka's producer fills one of batch.size B (instead of --batch-size)")
+    p.add_argument("--value-bytes", default=None, help="value length MIN[:MAX] (default 100)")
+    p.add_argument("--headers", default=None, help="headers per record MIN[:MAX] (default 1)")
     p.add_argument("--segment-bytes", type=int, default=None, help="segment.bytes (default 1 GiB)")
     p.add_argument("--topic", default=None, help="topic name (default 'corpus')")
     p = sub.add_parser("read", help="print Kafka's reading of a .log file (JSON lines)")
     p.add_argument("file")
+    p = sub.add_parser("hostile", help="write tests/fixtures/hostile (tiny files that decode to millions of records)")
+    p.add_argument("--out", default=str(REPO / "tests" / "fixtures" / "hostile"))
     sub.add_parser("check", help="regenerate the fixtures in a temp dir and compare with tests/fixtures")
     args = ap.parse_args(argv)
 
@@ -237,7 +246,7 @@ def main(argv=None) -> int:
             res = run_java(["read", os.path.abspath(args.file)])
             sys.stdout.buffer.write(res.stdout)
             return 0
-        if args.mode in ("fixtures", "samples"):
+        if args.mode in ("fixtures", "samples", "hostile"):
             run_java([args.mode, os.path.abspath(args.out)], capture=False)
             print(f"wrote {args.out}")
             return 0
@@ -245,8 +254,9 @@ def main(argv=None) -> int:
             jargs = ["corpus", os.path.abspath(args.out), "--records", args.records, "--codec", args.codec]
             if args.batch_size is not None:
                 jargs += ["--batch-size", args.batch_size]
-            if args.segment_bytes is not None:
-                jargs += ["--segment-bytes", args.segment_bytes]
+            for option in ("batch_bytes", "value_bytes", "headers", "segment_bytes"):
+                if getattr(args, option) is not None:
+                    jargs += ["--" + option.replace("_", "-"), getattr(args, option)]
             if args.topic is not None:
                 jargs += ["--topic", args.topic]
             run_java(jargs, capture=False)

@@ -10,11 +10,13 @@ import java.util.List;
  *   corpus OUTDIR --records N --codec C [--batch-size K] [--segment-bytes B] [--topic T]
  *   read FILE          Kafka's reading of a .log file (JSON lines) on stdout
  *   tail OUTDIR [--topic T] [--segment-bytes B]   a partition that grows on commands from stdin (Tail.java)
+ *   hostile OUTDIR     tests/fixtures/hostile: tiny files that decode to millions of records, + index.json
+ *   read-speed FILE... [--repeat N]   Kafka's own reader, warm, timed (benchmarks/fast_path.py)
  */
 public final class KafkaWriter {
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
-            System.err.println("usage: KafkaWriter fixtures|samples|corpus|read PATH [options]");
+            System.err.println("usage: KafkaWriter fixtures|samples|corpus|read|tail|hostile|read-speed PATH [options]");
             System.exit(2);
         }
         File path = new File(args[1]);
@@ -33,6 +35,12 @@ public final class KafkaWriter {
                 break;
             case "tail":
                 Tail.main(path, args);
+                break;
+            case "hostile":
+                Hostile.main(path);
+                break;
+            case "read-speed":
+                Corpus.readSpeed(args);
                 break;
             case "read": {
                 PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), false, "UTF-8");

@@ -1,0 +1,355 @@
+#!/usr/bin/env python3
+"""Paired benchmark of issue 8 (run by hand, not a test): kafkalog.read_arrow against aiokafka's C parser.
+
+    python benchmarks/fast_path.py --records 1000000 --work /tmp/kafkalog-fast-path
+
+Kafka's own encoder writes one partition directory per codec and producer batch.size
+(`scripts/kafka_fixtures.py corpus --batch-bytes B`: batches filled as Kafka's producer
+fills them, values of 100-200 bytes, one or two headers, keys `key-N`), kept in --work for
+the next run. Then, within one run and over the same segments:
+
+1. readers, each alone in a fresh process on one core (so that its peak RSS is its own),
+   after a warm-up read of `samples/v2-<codec>.log` (so JIT compilation is not counted):
+   - `kafkalog`: `kafkalog.read_arrow(segment)`, every batch of Arrow columns;
+   - `aiokafka objects`: aiokafka's C `MemoryRecords` / `DefaultRecordBatch`, CRC checked,
+     every record's offset, timestamp, key, value and headers read as Python objects;
+   - `aiokafka Arrow`: the same parsed into Arrow columns (offset, timestamp, key, value,
+     headers), by `benchmarks/spark_reader.py`'s reference reader;
+   both aiokafka readers read the segment in ranges of about 8 MiB cut at entry boundaries.
+   - `Kafka's Java reader (warm)`: the ceiling, Kafka's own `FileRecords` / `streamingIterator`
+     (CRC checked, keys, values and header values copied to byte arrays), fastest of 5 passes in one JVM;
+   Reported: wall and CPU time, records/s, MB/s of segment, each reader's ratio to aiokafka's
+   object parser (on wall time), peak RSS and the worker's baseline RSS (after imports and warm-up);
+2. Spark on --master (local[2]): `spark.read.format("kafkalog")` count() and a Parquet write of
+   offset, timestamp, key, value, headers, against spark_reader.py's aiokafka `mapInArrow`
+   reference over the same byte ranges (kafkalog's planner, --max-partition-bytes);
+3. `kafkalog verify` on each uncompressed segment, in MB/s (wall time of the command, less the
+   wall time of `kafkalog verify samples/v2-none.log`, i.e. of the start-up);
+4. start-up: wall time of `python -c "import kafkalog; kafkalog.read_table('samples/v2-none.log')"`
+   with KAFKALOG_CACHE_DIR an empty directory (cold) and the same directory again (cached).
+
+Prints Markdown tables ready for docs/performance.md. Needs the `bench` extra (aiokafka).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import measure  # noqa: E402  (benchmarks/ is not a package)
+
+READERS = {
+    "kafkalog": "kafkalog",
+    "kafkalog-kaitai": "kafkalog (fast=False)",
+    "aiokafka": "aiokafka objects",
+    "aiokafka-arrow": "aiokafka Arrow",
+    "kafka-java": "Kafka's Java reader (warm)",
+}
+RANGE_BYTES = 8 << 20
+STARTUP_SNIPPET = "import kafkalog; kafkalog.read_table('samples/v2-none.log')"
+
+
+# ----------------------------------------------------------------------------- corpus
+
+def corpus(work: Path, codec: str, batch_bytes: int, records: int) -> Path:
+    """The partition directory for (codec, batch.size), written by Kafka's encoder unless already there."""
+    out = work / f"{codec}-{batch_bytes}-{records}"
+    partition = out / "corpus-0"
+    if not any(partition.glob("*.log")):
+        subprocess.run([sys.executable, str(ROOT / "scripts" / "kafka_fixtures.py"), "corpus", "--out", str(out),
+                        "--records", str(records), "--codec", codec, "--batch-bytes", str(batch_bytes),
+                        "--value-bytes", "100:200", "--headers", "1:2", "--segment-bytes", str(1 << 30)],
+                       check=True, stdout=subprocess.DEVNULL)
+    return partition
+
+
+def segments(partition: Path) -> list[Path]:
+    return sorted(partition.glob("*.log"))
+
+
+def entry_ranges(path: Path, target: int = RANGE_BYTES) -> list[tuple[int, int]]:
+    """Byte ranges of about `target` bytes, cut at entry boundaries (each entry: int64 offset, int32 size)."""
+    ranges, start, pos = [], 0, 0
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        while pos + 12 <= size:
+            f.seek(pos + 8)
+            pos += 12 + int.from_bytes(f.read(4), "big", signed=True)
+            if pos - start >= target:
+                ranges.append((start, min(pos, size)))
+                start = pos
+    if start < size:
+        ranges.append((start, size))
+    return ranges
+
+
+# ----------------------------------------------------------------------------- readers (in workers)
+
+def read_kafkalog(segment: str, **options) -> int:
+    import kafkalog
+
+    rows = 0
+    for batch in kafkalog.read_arrow(segment, **options):
+        damage = batch.num_rows - batch.column("damage").null_count
+        if damage:
+            raise RuntimeError(f"{segment}: {damage} damage row(s) in a Kafka-written corpus")
+        rows += batch.num_rows
+    return rows
+
+
+def read_aiokafka(segment: str) -> int:
+    from aiokafka.record.memory_records import MemoryRecords
+
+    rows = 0
+    with open(segment, "rb") as f:
+        for start, end in entry_ranges(Path(segment)):
+            f.seek(start)
+            records = MemoryRecords(f.read(end - start))
+            while records.has_next():
+                batch = records.next_batch()
+                if batch is None:
+                    break
+                if not batch.validate_crc():
+                    raise RuntimeError(f"{segment}: CRC mismatch in the batch at offset {batch.base_offset}")
+                for r in batch:
+                    r.offset, r.timestamp, r.key, r.value, r.headers
+                    rows += 1
+    return rows
+
+
+def read_aiokafka_arrow(segment: str) -> int:
+    import pyarrow as pa
+    import spark_reader
+
+    ranges = entry_ranges(Path(segment))
+    spans = pa.RecordBatch.from_arrays([pa.array([segment] * len(ranges)), pa.array([s for s, _ in ranges]),
+                                        pa.array([e for _, e in ranges])], names=["location", "start", "end"])
+    return sum(batch.num_rows for batch in spark_reader.reference_read(iter([spans])))
+
+
+def kafka_java_worker(spec: dict) -> dict:
+    """Kafka's own reader in a JVM (`KafkaWriter read-speed`): the fastest of several passes, so warm.
+
+    Peak RSS is the JVM's; its baseline that of a JVM reading a sample.
+    """
+    import json
+    import resource
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import kafka_fixtures
+
+    def children_rss() -> int:
+        return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+
+    kafka_fixtures.run_java(["read-speed", str(ROOT / "samples" / "v2-none.log"), "--repeat", "1"])
+    baseline = children_rss()
+    out = kafka_fixtures.run_java(["read-speed", *spec["segments"], "--repeat", str(max(5, spec.get("repeat", 1)))])
+    result = json.loads(out.stdout)
+    return {"records": result["records"], "wall": result["wall"], "cpu": result["cpu"],
+            "baseline_rss": baseline, "peak_rss": children_rss()}
+
+
+def reader_worker(spec: dict) -> dict:
+    kind = spec["reader"]
+    if kind == "kafka-java":
+        return kafka_java_worker(spec)
+    read = {
+        "kafkalog": read_kafkalog,
+        "kafkalog-kaitai": lambda s: read_kafkalog(s, fast=False),
+        "aiokafka": read_aiokafka,
+        "aiokafka-arrow": read_aiokafka_arrow,
+    }[kind]
+    read(str(ROOT / "samples" / f"v2-{spec['codec']}.log"))  # warm-up: imports, JIT, caches
+    return measure.measure(lambda: {"records": sum(read(s) for s in spec["segments"])}, spec.get("repeat", 1))
+
+
+# ----------------------------------------------------------------------------- parts of the run
+
+def run_readers(corpora: dict, readers: list[str], repeat: int, timeout: float, records: int) -> list[list[str]]:
+    rows, baselines = [], {}
+    script = str(Path(__file__).resolve())
+    for (codec, batch_bytes), partition in corpora.items():
+        files = segments(partition)
+        size = sum(p.stat().st_size for p in files)
+        results = {}
+        for reader in readers:
+            spec = {"kind": "reader", "reader": reader, "codec": codec, "repeat": repeat,
+                    "segments": [str(p) for p in files]}
+            results[reader] = measure.run_worker(script, spec, timeout=timeout, cwd=str(ROOT))
+            print(f"  {codec} {batch_bytes} {reader}: {results[reader].status} {results[reader].result}",
+                  file=sys.stderr, flush=True)
+        ref = results.get("aiokafka")
+        for reader in readers:
+            o = results[reader]
+            if o.status != "ok":
+                rows.append([codec, str(batch_bytes), READERS[reader], "", measure.mb(size)]
+                            + [f"{o.status} {o.detail}"] + [""] * 8)
+                continue
+            r = o.result
+            ratio = f"{ref.result['wall'] / r['wall']:.2f}" if ref and ref.status == "ok" else ""
+            baselines.setdefault(reader, []).append(r["baseline_rss"])
+            count = str(r["records"]) if r["records"] == records else f"{r['records']} (not {records})"
+            rows.append([codec, str(batch_bytes), READERS[reader], count, measure.mb(size),
+                         f"{r['wall']:.2f}", f"{r['cpu']:.2f}", f"{r['records'] / r['wall']:,.0f}",
+                         f"{size / 1e6 / r['wall']:.1f}", ratio, measure.mib(r["peak_rss"]),
+                         measure.mib(r["peak_rss"] - r["baseline_rss"]), measure.mib(r["baseline_rss"])])
+    return rows
+
+
+def run_spark(corpora: dict, master: str, max_partition_bytes: int, work: Path) -> list[list[str]]:
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark import cloudpickle
+    from pyspark.sql import SparkSession
+
+    import kafkalog.spark
+    import spark_reader
+    from kafkalog.spark import plan
+    from kafkalog.spark.options import parse_options
+
+    # The reference reader's module is not importable in Spark's Python workers: ship it by value.
+    cloudpickle.register_pickle_by_value(spark_reader)
+    spark = (SparkSession.builder.master(master).appName("kafkalog-fast-path")
+             .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false").getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    kafkalog.spark.register(spark)
+    cores = spark.sparkContext.defaultParallelism
+    spark.range(cores * 4, numPartitions=cores * 4).mapInArrow(lambda it: it, "id bigint").count()  # warm workers
+    columns = ["offset", "timestamp", "key", "value", "headers"]
+
+    def frames(path: str, options: dict):
+        ranges = plan.plan(path, parse_options(options))
+        kdf = spark.read.format("kafkalog").options(**options).load(path)
+        rdf = (spark.sparkContext.parallelize([(r.segment.location, r.start, r.end) for r in ranges], len(ranges))
+               .toDF("location string, start long, end long")
+               .mapInArrow(spark_reader.reference_read, spark_reader.REFERENCE_SCHEMA))
+        return ranges, kdf, rdf
+
+    for df in frames(str(ROOT / "samples" / "v2-none.log"), {})[1:]:  # warm up both paths (JVM, workers, imports)
+        df.count()
+        df.select(*columns).write.format("noop").mode("overwrite").save()
+    rows = []
+    try:
+        for (codec, batch_bytes), partition in corpora.items():
+            ranges, kdf, rdf = frames(str(partition), {"maxPartitionBytes": str(max_partition_bytes)})
+            times = {}
+            for name, df in (("kafkalog", kdf), ("aiokafka", rdf)):
+                t = time.perf_counter()
+                n = df.count()
+                times[name, "count"] = time.perf_counter() - t
+                out = work / "parquet" / f"{name}-{codec}-{batch_bytes}"
+                t = time.perf_counter()
+                df.select(*columns).write.mode("overwrite").parquet(str(out))
+                times[name, "parquet"] = time.perf_counter() - t
+                times[name, "n"] = n
+                print(f"  spark {codec} {batch_bytes} {name}: {n} rows, count {times[name, 'count']:.1f} s, "
+                      f"parquet {times[name, 'parquet']:.1f} s", file=sys.stderr, flush=True)
+            n = times["kafkalog", "n"]
+            rows.append([codec, str(batch_bytes), str(n), str(len(ranges))]
+                        + [f"{times[name, op]:.1f}" for op in ("count", "parquet") for name in ("kafkalog", "aiokafka")]
+                        + [f"{times['aiokafka', op] / times['kafkalog', op]:.2f}" for op in ("count", "parquet")])
+            if times["aiokafka", "n"] != n:
+                rows[-1][2] += f" (reference: {times['aiokafka', 'n']})"
+    finally:
+        spark.stop()
+    return rows
+
+
+def _wall(cmd: list[str], env: dict | None = None) -> tuple[float, int]:
+    t = time.perf_counter()
+    rc = subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    return time.perf_counter() - t, rc
+
+
+def run_verify(corpora: dict) -> list[list[str]]:
+    cli = [sys.executable, "-c", "import sys; from kafkalog.cli import main; sys.exit(main())", "verify"]
+    start_up = min(_wall(cli + ["samples/v2-none.log"])[0] for _ in range(3))
+    rows = []
+    for (codec, batch_bytes), partition in corpora.items():
+        if codec != "none":
+            continue
+        for segment in segments(partition):
+            wall, rc = _wall(cli + [str(segment)])
+            size = segment.stat().st_size
+            rows.append([str(batch_bytes), measure.mb(size), f"{wall:.2f}", f"{start_up:.2f}",
+                         f"{size / 1e6 / max(wall - start_up, 1e-3):.0f}", str(rc)])
+    return rows
+
+
+def run_startup(repeat: int = 3) -> list[list[str]]:
+    cmd = [sys.executable, "-c", STARTUP_SNIPPET]
+    rows = [["`python -c 'import kafkalog'`", f"{min(_wall([sys.executable, '-c', 'import kafkalog'])[0] for _ in range(repeat)):.2f}", ""]]
+    with tempfile.TemporaryDirectory(prefix="kafkalog-jit-cache-") as cache:
+        env = dict(os.environ, KAFKALOG_CACHE_DIR=cache)
+        env.pop("NUMBA_CACHE_DIR", None)  # KAFKALOG_CACHE_DIR alone must say where the kernels go
+        cold, rc = _wall(cmd, env)
+        files = sum(1 for p in Path(cache).rglob("*") if p.is_file())
+        rows.append(["read_table, cold (empty KAFKALOG_CACHE_DIR)", f"{cold:.2f}", f"exit {rc}, {files} file(s) cached"])
+        warm = statistics.median(_wall(cmd, env)[0] for _ in range(repeat))
+        rows.append([f"read_table, cached (median of {repeat})", f"{warm:.2f}", ""])
+    return rows
+
+
+# ----------------------------------------------------------------------------- main
+
+def main(argv: list[str] | None = None) -> int:
+    status = measure.worker_main(argv, {"reader": reader_worker})
+    if status is not None:
+        return status
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--records", type=int, default=1_000_000, help="records per corpus (default 1000000)")
+    ap.add_argument("--codecs", default="none,lz4,zstd,gzip,snappy")
+    ap.add_argument("--batch-bytes", default="16384,1048576", help="producer batch.size values (default 16384,1048576)")
+    ap.add_argument("--readers", default="kafkalog,aiokafka,aiokafka-arrow,kafka-java",
+                    help=f"from {','.join(READERS)} (kafkalog-kaitai: read_arrow(fast=False), slow)")
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "kafkalog-fast-path",
+                    help="where corpora are kept between runs (default /tmp/kafkalog-fast-path)")
+    ap.add_argument("--repeat", type=int, default=1, help="runs per reader in its process; the fastest counts")
+    ap.add_argument("--timeout", type=float, default=3600, help="seconds per reader process")
+    ap.add_argument("--skip-spark", action="store_true")
+    ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--max-partition-bytes", type=int, default=8 << 20)
+    args = ap.parse_args(argv)
+    readers = args.readers.split(",")
+    unknown = sorted(set(readers) - set(READERS))
+    if unknown:
+        ap.error(f"unknown reader(s): {', '.join(unknown)}")
+
+    args.work.mkdir(parents=True, exist_ok=True)
+    corpora = {(codec, int(b)): corpus(args.work, codec, int(b), args.records)
+               for b in args.batch_bytes.split(",") for codec in args.codecs.split(",")}
+    import platform
+
+    print(f"# kafkalog fast path benchmark\n\n{args.records:,} records per corpus (Kafka 3.9.1's encoder, "
+          f"values 100-200 bytes, 1-2 headers); Python {platform.python_version()}, {os.cpu_count()} cores; "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}\n")
+    print("## Single core: records into Arrow vs aiokafka's C parser\n")
+    print("Each reader in a process of its own; `vs aiokafka` = aiokafka object parser's wall time / the reader's; "
+          "RSS in MiB, `above` = peak minus the worker's baseline (after imports and warm-up).\n")
+    print(measure.table(["codec", "batch.size", "reader", "records", "MB", "wall s", "CPU s", "records/s", "MB/s",
+                         "vs aiokafka", "peak RSS", "above", "baseline"],
+                        run_readers(corpora, readers, args.repeat, args.timeout, args.records)), flush=True)
+    if not args.skip_spark:
+        print(f"\n## Spark, {args.master}: `spark.read.format(\"kafkalog\")` vs aiokafka in `mapInArrow`\n")
+        print("Seconds; `x` = reference time / kafkalog time. Parquet: offset, timestamp, key, value, headers.\n")
+        print(measure.table(["codec", "batch.size", "records", "tasks", "count kafkalog", "count aiokafka",
+                             "parquet kafkalog", "parquet aiokafka", "count x", "parquet x"],
+                            run_spark(corpora, args.master, args.max_partition_bytes, args.work)), flush=True)
+    verify_rows = run_verify(corpora)
+    if verify_rows:
+        print("\n## `kafkalog verify` on an uncompressed segment\n")
+        print(measure.table(["batch.size", "MB", "wall s", "start-up s", "MB/s", "exit"], verify_rows))
+    print("\n## Start-up (JIT compilation, then its on-disk cache)\n")
+    print(measure.table(["what", "wall s", ""], run_startup()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

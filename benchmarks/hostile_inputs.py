@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Memory and time of reading the hostile inputs of issues 8 and 9 (run by hand, not a test).
+
+    python benchmarks/hostile_inputs.py [--timeout 60] [--memory-limit-mib 2048] [--only NAME]
+
+For each file of `tests/fixtures/hostile/` (written by Kafka's encoder, see its index.json), and
+for each API, in a fresh process of its own:
+
+- `read_table`: `kafkalog.read_table(path)`;
+- `objects`: `kafkalog.SegmentReader(path)`, every record of every batch iterated;
+
+it prints the records returned against Kafka's count, the damage reported, wall and CPU time and
+peak RSS above the worker's baseline (after imports and a warm-up read of a sample). Each worker
+runs under a hard limit: killed past --timeout seconds or --memory-limit-mib of resident memory
+(and RLIMIT_AS at --address-space-mib), reported as "over limit" rather than taking the machine
+down. The targets of issue 9: at most 256 MiB above the baseline and 5 s on one core.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+HOSTILE = ROOT / "tests" / "fixtures" / "hostile"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import measure  # noqa: E402  (benchmarks/ is not a package)
+
+APIS = ("read_table", "objects")
+# Extra runs with a smaller cap than the default 256 MiB (file name, options).
+CAPPED = [("v2-gzip-1m-records", {"max_decompressed_bytes": 1 << 20})]
+
+
+def read_with_table(path: str, options: dict) -> dict:
+    import kafkalog
+
+    table = kafkalog.read_table(path, **options)
+    damage = [d for d in table.column("damage").to_pylist() if d is not None]
+    return {"records": table.num_rows - len(damage), "damage": damage}
+
+
+def read_with_objects(path: str, options: dict) -> dict:
+    import kafkalog
+
+    records = 0
+    with kafkalog.SegmentReader(path, **options) as reader:
+        for batch in reader:
+            for _ in batch.records:
+                records += 1
+        damage = [str(d).replace(path, Path(path).name) for d in reader.damage]
+    return {"records": records, "damage": damage}
+
+
+def hostile_worker(spec: dict) -> dict:
+    read = {"read_table": read_with_table, "objects": read_with_objects}[spec["api"]]
+    read(str(ROOT / "samples" / "v2-zstd.log"), {})  # warm-up: imports, JIT, caches
+    return measure.measure(lambda: read(spec["path"], spec["options"]))
+
+
+def cases(only: str | None) -> list[tuple[dict, dict]]:
+    index = json.loads((HOSTILE / "index.json").read_text())
+    out = [(entry, {}) for entry in index]
+    by_name = {entry["name"]: entry for entry in index}
+    out += [(by_name[name], options) for name, options in CAPPED if name in by_name]
+    return [(e, o) for e, o in out if not only or only in e["name"]]
+
+
+def main(argv: list[str] | None = None) -> int:
+    status = measure.worker_main(argv, {"hostile": hostile_worker})
+    if status is not None:
+        return status
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--timeout", type=float, default=60, help="seconds per worker (default 60)")
+    ap.add_argument("--memory-limit-mib", type=int, default=2048, help="resident memory per worker (default 2048)")
+    ap.add_argument("--address-space-mib", type=int, default=8192, help="RLIMIT_AS per worker (default 8192)")
+    ap.add_argument("--apis", default=",".join(APIS))
+    ap.add_argument("--only", help="only the inputs whose name contains this")
+    args = ap.parse_args(argv)
+
+    script = str(Path(__file__).resolve())
+    rows = []
+    print(f"# Hostile inputs: each read in its own process, limits {args.timeout:.0f} s and "
+          f"{args.memory_limit_mib} MiB resident\n")
+    for entry, options in cases(args.only):
+        name = entry["name"] + "".join(f", {k}={v}" for k, v in options.items())
+        for api in args.apis.split(","):
+            spec = {"kind": "hostile", "api": api, "path": str(HOSTILE / entry["file"]), "options": options}
+            o = measure.run_worker(script, spec, timeout=args.timeout, memory_limit=args.memory_limit_mib * measure.MIB,
+                                   address_space=args.address_space_mib * measure.MIB, cwd=str(ROOT))
+            row = [name, f"{entry['size']:,}", f"{entry['kafka']['records']:,}", api]
+            if o.status == "ok":
+                r = o.result
+                damage = r["damage"][0][:90] + (f" (+{len(r['damage']) - 1})" if len(r["damage"]) > 1 else "") \
+                    if r["damage"] else ""
+                row += ["ok", f"{r['records']:,}", damage, f"{r['wall']:.2f}", f"{r['cpu']:.2f}",
+                        measure.mib(r["peak_rss"] - r["baseline_rss"]), measure.mib(r["baseline_rss"])]
+            else:
+                row += [f"over limit: {o.status} {o.detail}", "", "", "", "",
+                        f"RSS reached {measure.mib(o.max_rss_seen)}", ""]
+            print(f"  {name} {api}: {row[4:]}", file=sys.stderr, flush=True)
+            rows.append(row)
+    print(measure.table(["input", "bytes", "Kafka's records", "API", "status", "records", "damage",
+                         "wall s", "CPU s", "MiB above baseline", "baseline MiB"], rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
