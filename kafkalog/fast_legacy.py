@@ -45,6 +45,8 @@ VALUE_LENGTH = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE_LENGTH
 WRAPPED_POS = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__POS
 WRAPPED_SIZE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__SIZE
 WIDTH = k.KAFKA_MESSAGE_SET__ENTRY__WIDTH
+#: Inner messages parsed per kernel call (not a power of two: the table is column-major).
+WALK_ROWS = (1 << 15) + 61
 
 #: timestamp_type column values, by index: magic 1 CreateTime, LogAppendTime; magic 0 none.
 TIMESTAMP_TYPES = pa.array([CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE])
@@ -87,28 +89,42 @@ def wrapper_rows(view: memoryview, entry: np.ndarray, position: int, limit: int,
     except DamagedDataError:
         return None
     buf = np.frombuffer(data, dtype=np.uint8)
-    # No inner message is shorter than 26 bytes (offset, size and a magic 0 message with no key or value).
-    inner = np.empty((WIDTH, len(data) // 26 + 1), dtype=np.int64)
-    n, err, _ = columnar.walk_messages(buf, 0, len(data), inner)
-    if err != 0 or (magic > 0 and n == 0):
+    inner = np.empty((WIDTH, WALK_ROWS), dtype=np.int64)
+    # First pass: every inner message parses, none is compressed, and (for magic 1) the last one's offset.
+    count, last_offset, pos = 0, 0, 0
+    while True:
+        n, err, pos = columnar.walk_messages(buf, pos, len(data), inner)
+        if n:
+            if (inner[CODEC, :n] != NONE).any():
+                return None
+            count += n
+            last_offset = int(inner[OFFSET, n - 1])
+        if err != 1:
+            break
+    if err != 0 or (magic > 0 and count == 0):
         return None
-    inner = inner[:, :n]
-    if (inner[CODEC] != NONE).any():
-        return None
-    offsets = inner[OFFSET]
-    if magic > 0:
-        with np.errstate(over="ignore"):
-            absolute_base = np.int64(entry[OFFSET]) - offsets[-1]
+    with np.errstate(over="ignore"):
+        absolute_base = np.int64(entry[OFFSET]) - np.int64(last_offset) if magic > 0 else np.int64(-1)
+    # Second pass: the rows, a table of inner messages at a time.
+    pieces, first, pos = [], None, 0
+    while True:
+        n, err, pos = columnar.walk_messages(buf, pos, len(data), inner)
+        if n:
+            cols = inner[:, :n]
+            offsets = cols[OFFSET]
             if absolute_base >= 0:
-                offsets = absolute_base + offsets
-    if magic > 0 and entry[TIMESTAMP_TYPE]:
-        timestamp = np.where(inner[MAGIC] == 0, NO_TIMESTAMP, entry[TIMESTAMP])
-    else:
-        timestamp = np.where(inner[MAGIC] == 0, NO_TIMESTAMP, inner[TIMESTAMP])
-    table = _rows(buf, offsets, timestamp, inner[KEY_POS], inner[KEY_SIZE], inner[VALUE_POS], inner[VALUE_SIZE],
-                  np.array([n]), [position], np.array([magic]), np.array([timestamp_type_index(entry)]),
-                  np.array([codec]), path, topic, partition)
-    return table, int(offsets[0]) if n else int(entry[OFFSET])
+                with np.errstate(over="ignore"):
+                    offsets = absolute_base + offsets
+            source = entry[TIMESTAMP] if magic > 0 and entry[TIMESTAMP_TYPE] else cols[TIMESTAMP]
+            timestamp = np.where(cols[MAGIC] == 0, NO_TIMESTAMP, source)
+            first = int(offsets[0]) if first is None else first
+            pieces.append(_rows(buf, offsets, timestamp, cols[KEY_POS], cols[KEY_SIZE], cols[VALUE_POS],
+                                cols[VALUE_SIZE], np.array([n]), [position], np.array([magic]),
+                                np.array([timestamp_type_index(entry)]), np.array([codec]), path, topic, partition))
+        if err != 1:
+            break
+    table = pa.concat_tables(pieces) if pieces else SCHEMA.empty_table()
+    return table, first if first is not None else int(entry[OFFSET])
 
 
 def batch_of(entry: np.ndarray, position: int, size: int, base_offset: int) -> Batch:
