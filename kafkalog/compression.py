@@ -46,7 +46,7 @@ _max_bytes: contextvars.ContextVar[int] = contextvars.ContextVar(
 )
 
 _local = threading.local()
-_GZIP_STEP = 1 << 20
+_STEP = 1 << 20  # most output one gzip or lz4 call makes
 _ZSTD_SLICE = 1024
 _ZSTD_MAX_RATIO = 32 * 1024  # a 4-byte RLE block makes up to 128 KiB
 _LZ4_SLICE = 16 * 1024
@@ -143,7 +143,7 @@ def _gunzip(data: bytes, limit: int, magic: int, out: bytearray) -> None:
         first = False
         while True:
             # At most a step of output a call: one call's output is a copy on its way into `out`.
-            step = min(limit + 1 - len(out), _GZIP_STEP)
+            step = min(limit + 1 - len(out), _STEP)
             before = d.copy()
             try:
                 chunk = d.decompress(buf, step)
@@ -316,11 +316,12 @@ def _unlz4(data: bytes, limit: int, magic: int, out: bytearray) -> None:
     if magic == 0:
         data = _fix_lz4_header_checksum(data)
     d = lz4.frame.LZ4FrameDecompressor()
-    # Fed a slice at a time so that the blocks before a damaged one are kept.
+    # Fed a slice at a time so that the blocks before a damaged one are kept; each call's output
+    # is at most a step (python-lz4 allocates max_length up front).
     for i in range(0, len(data), _LZ4_SLICE):
-        out += d.decompress(data[i:i + _LZ4_SLICE], max_length=limit + 1 - len(out))
+        out += d.decompress(data[i:i + _LZ4_SLICE], max_length=min(limit + 1 - len(out), _STEP))
         while not d.eof and not d.needs_input and len(out) <= limit:
-            out += d.decompress(b"", max_length=limit + 1 - len(out))
+            out += d.decompress(b"", max_length=min(limit + 1 - len(out), _STEP))
         if len(out) > limit:
             raise _too_large("lz4", limit)
         if d.eof:
