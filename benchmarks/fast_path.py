@@ -226,7 +226,8 @@ def run_spark(corpora: dict, master: str, max_partition_bytes: int, work: Path) 
 
     def frames(path: str, options: dict):
         ranges = plan.plan(path, parse_options(options))
-        kdf = spark.read.format("kafkalog").options(**options).load(path)
+        # The headers column is Kafka's source's, there only with includeHeaders.
+        kdf = spark.read.format("kafkalog").options(includeHeaders="true", **options).load(path)
         rdf = (spark.sparkContext.parallelize([(r.segment.location, r.start, r.end) for r in ranges], len(ranges))
                .toDF("location string, start long, end long")
                .mapInArrow(spark_reader.reference_read, spark_reader.REFERENCE_SCHEMA))

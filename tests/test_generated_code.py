@@ -49,3 +49,40 @@ def test_each_generated_module_imports_first_in_a_fresh_interpreter():
         result = subprocess.run([sys.executable, "-c", f"import {path.stem}; from kafkalog import SegmentReader"],
                                 capture_output=True, text=True)
         assert result.returncode == 0, result.stderr
+
+
+def test_the_check_notices_a_spec_change_in_the_kernels(tmp_path):
+    # A field added to the record spec changes the kernels too: their staleness is checked as well.
+    schemas = tmp_path / "schemas"
+    shutil.copytree(ROOT / "schemas", schemas)
+    record = schemas / "kafka_record.ksy"
+    text = record.read_text()
+    assert "      - id: timestamp_delta\n" in text
+    record.write_text(text.replace("      - id: timestamp_delta\n",
+                                   "      - id: extra\n        type: u1\n        doc: x\n      - id: timestamp_delta\n", 1))
+    out = tmp_path / "out"
+    generate.generate_all(out, sorted(schemas.glob("*.ksy")))
+    assert "kafka_kernels.py" in generate.stale_files(out)
+
+
+@pytest.mark.parametrize("edit, construct", [
+    (("        type: s1\n        doc: Unused by Kafka so far; written as 0.",
+      "        type: s1\n        process: xor(1)\n        doc: Unused by Kafka so far; written as 0."), "'process'"),
+    (("        repeat: expr\n        repeat-expr: header_count.value", "        repeat: eos"), "repeat: eos"),
+    (("        size: key_length.value\n        if: key_length.value >= 0",
+      "        size: key_length.value + _parent.x\n        if: key_length.value >= 0"), "_parent"),
+    (("        type: s1\n        doc: Unused", "        type: f4\n        doc: Unused"), "f4"),
+])
+def test_the_kernel_generator_refuses_what_it_does_not_compile(tmp_path, edit, construct):
+    import kernels
+
+    schemas = tmp_path / "schemas"
+    shutil.copytree(ROOT / "schemas", schemas)
+    record = schemas / "kafka_record.ksy"
+    text = record.read_text()
+    assert edit[0] in text
+    record.write_text(text.replace(edit[0], edit[1], 1))
+    with pytest.raises(kernels.UnsupportedConstruct) as refused:
+        kernels.generate(schemas)
+    message = str(refused.value)
+    assert "spec kafka_record" in message and construct in message, message
