@@ -17,7 +17,7 @@ LOG_APPEND_TIME = "LogAppendTime"
 NO_TIMESTAMP_TYPE = "NoTimestampType"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Header:
     key: str
     value: bytes | None

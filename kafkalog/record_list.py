@@ -60,12 +60,20 @@ class ColumnarRecords(Sequence):
     def _block(self, start: int) -> list[Record]:
         if self._cache is not None and self._cache[0] == start:
             return self._cache[1]
-        cols = self._table.slice(start, BLOCK).to_pydict()
+        block = self._table.slice(start, BLOCK).combine_chunks()
+        cols = block.select(_COLUMNS[:5] + ["control_type"]).to_pydict()
+        # Headers from the flat key and value arrays: a dict per header would cost four times more.
+        lists = block.column("headers").chunk(0) if block.num_rows else None
+        bounds = lists.offsets.to_pylist() if lists is not None else [0]
+        flat = lists.values if lists is not None else None
+        keys = flat.field("key").to_pylist() if flat is not None else []
+        values = flat.field("value").to_pylist() if flat is not None else []
+        headers = [[Header(k, v) for k, v in zip(keys[a:b], values[a:b])] if b > a else []
+                   for a, b in zip(bounds, bounds[1:])]
         records = [
-            Record(offset=o, timestamp=t, sequence=s, key=k, value=v,
-                   headers=[Header(h["key"], h["value"]) for h in hs], control_type=c)
+            Record(offset=o, timestamp=t, sequence=s, key=k, value=v, headers=hs, control_type=c)
             for o, t, s, k, v, hs, c in zip(cols["offset"], cols["timestamp"], cols["sequence"], cols["key"],
-                                            cols["value"], cols["headers"], cols["control_type"])
+                                            cols["value"], headers, cols["control_type"])
         ]
         self._cache = (start, records)
         return records
