@@ -2,10 +2,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
+import threading
+from typing import Iterator
 
 from kafkalog.errors import UsageError
+from kafkalog.progress import ByteProgress
 
 EXIT_OK, EXIT_DAMAGED, EXIT_USAGE = 0, 1, 2
 AUDIT_OPTIONS = {"mode": "PERMISSIVE", "includeKafkalogColumns": "true", "includeHeaders": "true"}
@@ -38,6 +42,38 @@ def spark_session(master: str, app_name: str = "kafkalog ingest"):
     return spark, True
 
 
+@contextlib.contextmanager
+def _progress(spark, total: int) -> Iterator[None]:
+    """On a terminal, bytes read over the total while Spark writes: Spark's finished tasks of the
+    running stages, as a share of the segments' bytes (its tasks are byte ranges of them)."""
+    progress = ByteProgress.for_stderr(total)
+    if progress is None:
+        yield
+        return
+    tracker = spark.sparkContext.statusTracker()
+    stop = threading.Event()
+
+    def poll() -> None:
+        while not stop.wait(0.2):
+            done = tasks = 0
+            for stage in tracker.getActiveStageIds():
+                info = tracker.getStageInfo(stage)
+                if info is not None:
+                    done, tasks = done + info.numCompletedTasks, tasks + info.numTasks
+            if tasks:
+                progress.update(total * done // tasks, "ingest")
+
+    thread = threading.Thread(target=poll, daemon=True)
+    thread.start()
+    try:
+        yield
+        progress.update(total, "ingest", force=True)
+    finally:
+        stop.set()
+        thread.join()
+        progress.close()
+
+
 def run_ingest(args: argparse.Namespace) -> int:
     """Read `args.path` with `args.option`s, write Parquet to `args.output`, print a summary.
 
@@ -58,7 +94,8 @@ def run_ingest(args: argparse.Namespace) -> int:
     try:
         register(spark)
         df = spark.read.format("kafkalog").options(**options).load(args.path)
-        df.write.parquet(args.output)
+        with _progress(spark, sum(seg.size for seg in segments)):
+            df.write.parquet(args.output)
         written = spark.read.parquet(args.output)
         from pyspark.sql import functions as F
 

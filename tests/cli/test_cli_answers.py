@@ -269,3 +269,12 @@ def test_progress_by_bytes_on_a_terminal_only(tmp_path):
     # Not a terminal: nothing but the results.
     quiet = run("verify", str(partition))
     assert quiet.stderr == ""
+
+
+def test_ingest_shows_progress_on_a_terminal(tmp_path):
+    partition = PARTITIONS / "payments-0"
+    total = sum(p.stat().st_size for p in partition.glob("*.log"))
+    status, shown = _with_stderr_on_a_terminal(["ingest", str(partition), "--output", str(tmp_path / "out"),
+                                                "--master", "local[1]"], subprocess.DEVNULL)
+    assert status == 0
+    assert f"ingest  {total / 1024:.1f} KiB / {total / 1024:.1f} KiB (100%)" in shown
