@@ -76,8 +76,9 @@ class Item:
     batch: Batch | None = None
     #: With `columns=False`: the (offset, type) of each control record of a control batch the fast path decoded.
     controls: list[tuple[int, str]] | None = None
-    #: The v2 header as the kernel read it (`k.KAFKA_RECORD_BATCH__*` fields), for the batches the fast path decoded.
-    header: np.ndarray | None = None
+    #: The v2 header as the kernel read it (a list; `k.KAFKA_RECORD_BATCH__*` fields), or a legacy entry's
+    #: columns (`fast_legacy`), for the batches the fast path decoded.
+    header: list[int] | np.ndarray | None = None
 
 
 @dataclass
@@ -133,12 +134,18 @@ class _Walker:
         headers = np.empty((k.KAFKA_RECORD_BATCH__WIDTH, len(v2)), dtype=np.int64)
         errors = np.empty(len(v2), dtype=np.int64)
         columnar.parse_batch_headers(buf, entries, v2, headers, errors)
-        header_of = dict(zip(v2.tolist(), range(len(v2))))
         legacy = np.flatnonzero(entries[:, columnar.ENTRY_MAGIC] < 2)
         messages = np.empty((fast_legacy.WIDTH, len(legacy)), dtype=np.int64)
         message_errors = np.empty(len(legacy), dtype=np.int64)
         columnar.parse_legacy_entries(buf, entries, legacy, messages, message_errors)
-        message_of = dict(zip(legacy.tolist(), range(len(legacy))))
+        # Each entry's column in its table (headers or messages), and the tables as Python lists:
+        # the loop below runs once per batch, so it touches no numpy scalar.
+        column = np.empty(len(entries), dtype=np.int64)
+        column[v2] = np.arange(len(v2))
+        column[legacy] = np.arange(len(legacy))
+        column = column.tolist()
+        header_rows = headers.T.tolist()
+        errors = errors.tolist()
 
         group = _Group()
         plain = _Plain()
@@ -149,8 +156,8 @@ class _Walker:
             position = base + pos
             size = columnar.LOG_OVERHEAD + length
             end = pos + size
-            m = message_of.get(e)
-            if m is not None:
+            if magic < 2:
+                m = column[e]
                 yield from self._walk(group, run)
                 entry = messages[:, m]
                 if message_errors[m] != 0 or not fast_legacy.crc_matches(view, pos, end, entry):
@@ -163,16 +170,16 @@ class _Walker:
                     self._wrapper(view, run, entry, position, size, chunk[pos:end], magic)
                 continue
             self._flush_plain(buf, plain, run)
-            h = header_of[e]
+            h = column[e]
             if errors[h] != 0:
                 # A header that does not parse: the reference path says why.
                 yield from self._walk(group, run)
                 self._reference(run, chunk[pos:end], position, magic)
                 continue
-            hdr = headers[:, h]
-            codec = int(hdr[H.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION])
-            data_pos = int(hdr[H.KAFKA_RECORD_BATCH__RECORDS_DATA__POS])
-            data_end = data_pos + int(hdr[H.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE])
+            hdr = header_rows[h]
+            codec = hdr[H.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
+            data_pos = hdr[H.KAFKA_RECORD_BATCH__RECORDS_DATA__POS]
+            data_end = data_pos + hdr[H.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE]
             partial = None
             if not self.records:
                 data = None
@@ -190,12 +197,11 @@ class _Walker:
             if magic != 2:
                 damage.append(record_batch.magic_damage(magic, self.path, position))
             actual = crc32c.crc32c(view[pos + V2_CRC_START:end])
-            if actual != int(hdr[H.KAFKA_RECORD_BATCH__CRC]):
-                damage.append(record_batch.crc_damage(actual, int(hdr[H.KAFKA_RECORD_BATCH__CRC]), self.path,
-                                                      position))
+            if actual != hdr[H.KAFKA_RECORD_BATCH__CRC]:
+                damage.append(record_batch.crc_damage(actual, hdr[H.KAFKA_RECORD_BATCH__CRC], self.path, position))
             if data is None:  # headers only
-                run.add_item(Item(position, size, magic, int(hdr[H.KAFKA_RECORD_BATCH__BASE_OFFSET]), run.assigned,
-                                  run.assigned, damage, header=hdr.copy()))
+                run.add_item(Item(position, size, magic, hdr[H.KAFKA_RECORD_BATCH__BASE_OFFSET], run.assigned,
+                                  run.assigned, damage, header=hdr))
                 continue
             group.add(hdr, position, size, magic, data, damage, buf, data_pos if codec == NONE else -1, partial)
             if group.bytes >= GROUP_BYTES:
@@ -267,6 +273,7 @@ class _Walker:
             return
         buf, sec_pos, sec_end = group.buffer()
         hdr = np.array(group.headers, dtype=np.int64)
+        group.header_rows = group.headers  # the same rows as Python lists, for the items
         nsec = len(sec_pos)
         sec_count = hdr[:, H.KAFKA_RECORD_BATCH__RECORDS_COUNT].copy()
         sec_partial = np.array([exc is not None for exc in group.partial], dtype=np.int64)
@@ -309,11 +316,20 @@ class _Walker:
         position, magic = group.positions[s], group.magics[s]
         rows = int(group.sec_rows[s])  # records parsed (and in the run's rows)
         err = int(sec_err[s])
+        partial = group.partial[s]
+        if not err and partial is None and not group.damage[s] and s not in group.control_damage:
+            # The common case: a whole batch, every record handed out.
+            header = group.header_rows[s]
+            row_start, row_end = run.assign(rows)
+            controls = group.controls.pop(s, None)
+            run.add_item(Item(position, group.sizes[s], magic, header[H.KAFKA_RECORD_BATCH__BASE_OFFSET], row_start,
+                              row_end, [], header=header,
+                              controls=None if controls is None else [(o, t) for _, o, t in controls]))
+            return
         count = int(sec_count[s])
         emitted = rows  # records handed out
         examined = rows  # records whose control keys the reference path looks at
         failure = None
-        partial = group.partial[s]
         if partial is not None:
             # What decompressed before the damage: the records in it, less the last declared one.
             emitted = examined = rows - 1 if count and rows == count else rows
@@ -342,8 +358,9 @@ class _Walker:
         if controls is not None:
             controls = [(offset, kind) for i, offset, kind in controls if i < emitted]
         row_start, row_end = run.assign(rows)
-        run.add_item(Item(position, group.sizes[s], magic, int(hdr[s, H.KAFKA_RECORD_BATCH__BASE_OFFSET]), row_start,
-                          row_start + emitted, damage, header=hdr[s], controls=controls))
+        header = group.header_rows[s]
+        run.add_item(Item(position, group.sizes[s], magic, header[H.KAFKA_RECORD_BATCH__BASE_OFFSET], row_start,
+                          row_start + emitted, damage, header=header, controls=controls))
 
     def _parse_damage(self, buf, s, sec_pos, sec_end, sec_err_pos, index, count, position) -> DamagedDataError:
         try:
@@ -504,7 +521,8 @@ class _Group:
         self.clear()
 
     def clear(self) -> None:
-        self.headers: list[np.ndarray] = []
+        self.headers: list[list[int]] = []
+        self.header_rows: list[list[int]] = []
         self.positions: list[int] = []
         self.sizes: list[int] = []
         self.magics: list[int] = []
@@ -520,7 +538,7 @@ class _Group:
         self.chunk_pos: list[int] = []
         self.compressed = 0
 
-    def add(self, header: np.ndarray, position: int, size: int, magic: int, data, damage: list[DamagedDataError],
+    def add(self, header: list[int], position: int, size: int, magic: int, data, damage: list[DamagedDataError],
             chunk: np.ndarray, chunk_pos: int, partial: DamagedDataError | None = None) -> None:
         """A batch and its records: `data`, which is chunk[chunk_pos:] when the batch is not compressed, or what
         decompressed before the error `partial`."""
@@ -597,7 +615,7 @@ def batch_of(item: Item, path: str | None) -> Batch:
         return item.batch
     if item.magic < 2:
         return fast_legacy.batch_of(item.header, item.position, item.size, item.base_offset)
-    h = item.header.tolist()
+    h = item.header
     codec = h[H.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
     base_offset = h[H.KAFKA_RECORD_BATCH__BASE_OFFSET]
     base_sequence = h[H.KAFKA_RECORD_BATCH__BASE_SEQUENCE]
