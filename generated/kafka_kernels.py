@@ -273,7 +273,7 @@ def _int_be(buf, pos, n):
 
 
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@nb.njit(cache=True, nogil=True)
 def read_kafka_varint(buf, pos, end):
     """A zigzag varint of at most 10 bytes (spec kafka_varint): (value, new position, 0), or 1 at the end of
     the data, or 2 where byte 10 still has its continuation bit (valid max 0x7f of field b9)."""
@@ -307,6 +307,10 @@ def parse_kafka_record__header(buf, pos, end, t, row):
         v_key_length = np.int64(buf[np.uint64(pos)])
         v_key_length = (v_key_length >> 1) ^ -(v_key_length & 1)
         pos += 1
+    elif pos + 1 < end and buf[np.uint64(pos + 1)] < 0x80:
+        v_key_length = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
+        v_key_length = (v_key_length >> 1) ^ -(v_key_length & 1)
+        pos += 2
     else:
         v_key_length, pos, k1 = read_kafka_varint(buf, pos, end)
         if k1 == 1:
@@ -328,6 +332,10 @@ def parse_kafka_record__header(buf, pos, end, t, row):
         v_value_length = np.int64(buf[np.uint64(pos)])
         v_value_length = (v_value_length >> 1) ^ -(v_value_length & 1)
         pos += 1
+    elif pos + 1 < end and buf[np.uint64(pos + 1)] < 0x80:
+        v_value_length = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
+        v_value_length = (v_value_length >> 1) ^ -(v_value_length & 1)
+        pos += 2
     else:
         v_value_length, pos, k3 = read_kafka_varint(buf, pos, end)
         if k3 == 1:
@@ -359,6 +367,10 @@ def parse_kafka_record(buf, pos, end, t, row, t1, row1):
         v_length = np.int64(buf[np.uint64(pos)])
         v_length = (v_length >> 1) ^ -(v_length & 1)
         pos += 1
+    elif pos + 1 < end and buf[np.uint64(pos + 1)] < 0x80:
+        v_length = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
+        v_length = (v_length >> 1) ^ -(v_length & 1)
+        pos += 2
     else:
         v_length, pos, k1 = read_kafka_varint(buf, pos, end)
         if k1 == 1:
@@ -383,6 +395,10 @@ def parse_kafka_record(buf, pos, end, t, row, t1, row1):
         v_body__timestamp_delta = np.int64(buf[np.uint64(pos)])
         v_body__timestamp_delta = (v_body__timestamp_delta >> 1) ^ -(v_body__timestamp_delta & 1)
         pos += 1
+    elif pos + 1 < end3 and buf[np.uint64(pos + 1)] < 0x80:
+        v_body__timestamp_delta = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
+        v_body__timestamp_delta = (v_body__timestamp_delta >> 1) ^ -(v_body__timestamp_delta & 1)
+        pos += 2
     else:
         v_body__timestamp_delta, pos, k4 = read_kafka_varint(buf, pos, end3)
         if k4 == 1:
@@ -394,6 +410,10 @@ def parse_kafka_record(buf, pos, end, t, row, t1, row1):
         v_body__offset_delta = np.int64(buf[np.uint64(pos)])
         v_body__offset_delta = (v_body__offset_delta >> 1) ^ -(v_body__offset_delta & 1)
         pos += 1
+    elif pos + 1 < end3 and buf[np.uint64(pos + 1)] < 0x80:
+        v_body__offset_delta = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
+        v_body__offset_delta = (v_body__offset_delta >> 1) ^ -(v_body__offset_delta & 1)
+        pos += 2
     else:
         v_body__offset_delta, pos, k5 = read_kafka_varint(buf, pos, end3)
         if k5 == 1:
@@ -405,6 +425,10 @@ def parse_kafka_record(buf, pos, end, t, row, t1, row1):
         v_body__key_length = np.int64(buf[np.uint64(pos)])
         v_body__key_length = (v_body__key_length >> 1) ^ -(v_body__key_length & 1)
         pos += 1
+    elif pos + 1 < end3 and buf[np.uint64(pos + 1)] < 0x80:
+        v_body__key_length = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
+        v_body__key_length = (v_body__key_length >> 1) ^ -(v_body__key_length & 1)
+        pos += 2
     else:
         v_body__key_length, pos, k6 = read_kafka_varint(buf, pos, end3)
         if k6 == 1:
@@ -428,6 +452,10 @@ def parse_kafka_record(buf, pos, end, t, row, t1, row1):
         v_body__value_length = np.int64(buf[np.uint64(pos)])
         v_body__value_length = (v_body__value_length >> 1) ^ -(v_body__value_length & 1)
         pos += 1
+    elif pos + 1 < end3 and buf[np.uint64(pos + 1)] < 0x80:
+        v_body__value_length = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
+        v_body__value_length = (v_body__value_length >> 1) ^ -(v_body__value_length & 1)
+        pos += 2
     else:
         v_body__value_length, pos, k8 = read_kafka_varint(buf, pos, end3)
         if k8 == 1:
@@ -451,6 +479,10 @@ def parse_kafka_record(buf, pos, end, t, row, t1, row1):
         v_body__header_count = np.int64(buf[np.uint64(pos)])
         v_body__header_count = (v_body__header_count >> 1) ^ -(v_body__header_count & 1)
         pos += 1
+    elif pos + 1 < end3 and buf[np.uint64(pos + 1)] < 0x80:
+        v_body__header_count = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
+        v_body__header_count = (v_body__header_count >> 1) ^ -(v_body__header_count & 1)
+        pos += 2
     else:
         v_body__header_count, pos, k10 = read_kafka_varint(buf, pos, end3)
         if k10 == 1:

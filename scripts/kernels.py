@@ -198,7 +198,7 @@ class Generator:
         n = len(seq)
         return f'''
 
-@nb.njit(cache=True, nogil=True, inline="always")
+@nb.njit(cache=True, nogil=True)
 def read_kafka_varint(buf, pos, end):
     """A zigzag varint of at most {n} bytes (spec {VARINT_SPEC}): (value, new position, 0), or 1 at the end of
     the data, or 2 where byte {n} still has its continuation bit (valid max 0x7f of field b{n - 1})."""
@@ -475,11 +475,15 @@ class _Context:
         fid = f["id"]
         var = _var(prefix, fid)
         status = self.fresh("k")
-        # A one-byte number (most lengths and deltas) is read in place; longer ones by the function.
+        # Numbers of one or two bytes (most lengths and deltas) are read in place; longer ones by the function.
         self.line(indent, f"if pos < {end} and buf[np.uint64(pos)] < 0x80:")
         self.line(indent + 1, f"{var} = np.int64(buf[np.uint64(pos)])")
         self.line(indent + 1, f"{var} = ({var} >> 1) ^ -({var} & 1)")
         self.line(indent + 1, "pos += 1")
+        self.line(indent, f"elif pos + 1 < {end} and buf[np.uint64(pos + 1)] < 0x80:")
+        self.line(indent + 1, f"{var} = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)")
+        self.line(indent + 1, f"{var} = ({var} >> 1) ^ -({var} & 1)")
+        self.line(indent + 1, "pos += 2")
         self.line(indent, "else:")
         self.line(indent + 1, f"{var}, pos, {status} = read_kafka_varint(buf, pos, {end})")
         self.line(indent + 1, f"if {status} == 1:")
