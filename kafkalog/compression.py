@@ -71,9 +71,16 @@ def decompression_limit(limit: int) -> Iterator[None]:
 
 def decompress(codec: int, data: bytes, magic: int = 2, limit: int | None = None) -> bytes:
     """Decompress a batch's records or a wrapper's value written with `codec`."""
-    limit = max_decompressed_bytes() if limit is None else limit
     if codec == NONE:
         return bytes(data)
+    return bytes(decompress_buffer(codec, data, magic, limit))
+
+
+def decompress_buffer(codec: int, data, magic: int = 2, limit: int | None = None) -> bytearray:
+    """`decompress`, into the buffer the codec wrote: no copy of the output (the fast path's way)."""
+    limit = max_decompressed_bytes() if limit is None else limit
+    if codec == NONE:
+        return bytearray(data)
     decoder = _DECODERS.get(codec)
     if decoder is None:
         raise DecompressionError(f"unknown compression codec {codec}")
@@ -89,7 +96,7 @@ def decompress(codec: int, data: bytes, magic: int = 2, limit: int | None = None
     except Exception as exc:  # each codec library raises its own types
         raise DecompressionError(f"{CODEC_NAMES[codec]} data is corrupt: {_reason(exc)}",
                                  partial=bytes(out)) from exc
-    return bytes(out)
+    return out
 
 
 def _reason(exc: Exception) -> str:

@@ -38,7 +38,7 @@ from kafka_record import KafkaRecord
 from kafkalog import columnar, fast_legacy, message_set, record_batch
 from kafkalog.arrow_columns import RECORD_SCHEMA, SCHEMA, batch_rows, repeat_string
 from kafkalog.checksums import V2_CRC_START
-from kafkalog.compression import CODEC_NAMES, NONE, decompress, decompression_limit
+from kafkalog.compression import CODEC_NAMES, NONE, decompress_buffer, decompression_limit
 from kafkalog.errors import ChecksumError, DamagedDataError, DecompressionError, DecompressionLimitError
 from kafkalog.javaint import increment_sequence, s64
 from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE, Batch
@@ -187,7 +187,7 @@ class _Walker:
                 data = view[data_pos:data_end]
             else:
                 try:
-                    data = decompress(codec, view[data_pos:data_end], 2, self.limit)
+                    data = decompress_buffer(codec, view[data_pos:data_end], 2, self.limit)
                 except DecompressionError as exc:
                     # The records that decompressed before the damage are handed out, as Kafka's streams do;
                     # past the limit, none.
