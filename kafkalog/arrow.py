@@ -20,7 +20,7 @@ from typing import Iterator
 import pyarrow as pa
 
 from kafkalog import fast_path
-from kafkalog.arrow_columns import SCHEMA, damage_rows, damage_text  # noqa: F401  (re-exported)
+from kafkalog.arrow_columns import SCHEMA, damage_rows
 from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES
 from kafkalog.errors import ChecksumError, DamagedDataError, UsageError
 from kafkalog.segment import DEFAULT_MAX_ENTRY_BYTES, SegmentReader

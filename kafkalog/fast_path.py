@@ -44,7 +44,6 @@ from kafkalog.javaint import increment_sequence, s64
 from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE, Batch
 from kafkalog.parsing import PARSE_ERRORS
 
-H = k  # the generated column numbers: k.KAFKA_RECORD_BATCH__..., k.KAFKA_RECORD__...
 
 #: Record rows of one walk before the rows so far are turned into Arrow (the tables are reused). Not a
 #: power of two: the tables are column-major, and columns a power of two apart share cache sets.
@@ -177,9 +176,9 @@ class _Walker:
                 self._reference(run, chunk[pos:end], position, magic)
                 continue
             hdr = header_rows[h]
-            codec = hdr[H.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
-            data_pos = hdr[H.KAFKA_RECORD_BATCH__RECORDS_DATA__POS]
-            data_end = data_pos + hdr[H.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE]
+            codec = hdr[k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
+            data_pos = hdr[k.KAFKA_RECORD_BATCH__RECORDS_DATA__POS]
+            data_end = data_pos + hdr[k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE]
             partial = None
             if not self.records:
                 data = None
@@ -197,10 +196,10 @@ class _Walker:
             if magic != 2:
                 damage.append(record_batch.magic_damage(magic, self.path, position))
             actual = crc32c.crc32c(view[pos + V2_CRC_START:end])
-            if actual != hdr[H.KAFKA_RECORD_BATCH__CRC]:
-                damage.append(record_batch.crc_damage(actual, hdr[H.KAFKA_RECORD_BATCH__CRC], self.path, position))
+            if actual != hdr[k.KAFKA_RECORD_BATCH__CRC]:
+                damage.append(record_batch.crc_damage(actual, hdr[k.KAFKA_RECORD_BATCH__CRC], self.path, position))
             if data is None:  # headers only
-                run.add_item(Item(position, size, magic, hdr[H.KAFKA_RECORD_BATCH__BASE_OFFSET], run.assigned,
+                run.add_item(Item(position, size, magic, hdr[k.KAFKA_RECORD_BATCH__BASE_OFFSET], run.assigned,
                                   run.assigned, damage, header=hdr))
                 continue
             group.add(hdr, position, size, magic, data, damage, buf, data_pos if codec == NONE else -1, partial)
@@ -275,7 +274,7 @@ class _Walker:
         hdr = np.array(group.headers, dtype=np.int64)
         group.header_rows = group.headers  # the same rows as Python lists, for the items
         nsec = len(sec_pos)
-        sec_count = hdr[:, H.KAFKA_RECORD_BATCH__RECORDS_COUNT].copy()
+        sec_count = hdr[:, k.KAFKA_RECORD_BATCH__RECORDS_COUNT].copy()
         sec_partial = np.array([exc is not None for exc in group.partial], dtype=np.int64)
         sec_good = np.zeros(nsec, dtype=np.int64)
         sec_err = np.zeros(nsec, dtype=np.int64)
@@ -322,7 +321,7 @@ class _Walker:
             header = group.header_rows[s]
             row_start, row_end = run.assign(rows)
             controls = group.controls.pop(s, None)
-            run.add_item(Item(position, group.sizes[s], magic, header[H.KAFKA_RECORD_BATCH__BASE_OFFSET], row_start,
+            run.add_item(Item(position, group.sizes[s], magic, header[k.KAFKA_RECORD_BATCH__BASE_OFFSET], row_start,
                               row_end, [], header=header,
                               controls=None if controls is None else [(o, t) for _, o, t in controls]))
             return
@@ -359,7 +358,7 @@ class _Walker:
             controls = [(offset, kind) for i, offset, kind in controls if i < emitted]
         row_start, row_end = run.assign(rows)
         header = group.header_rows[s]
-        run.add_item(Item(position, group.sizes[s], magic, header[H.KAFKA_RECORD_BATCH__BASE_OFFSET], row_start,
+        run.add_item(Item(position, group.sizes[s], magic, header[k.KAFKA_RECORD_BATCH__BASE_OFFSET], row_start,
                           row_start + emitted, damage, header=header, controls=controls))
 
     def _parse_damage(self, buf, s, sec_pos, sec_end, sec_err_pos, index, count, position) -> DamagedDataError:
@@ -399,7 +398,7 @@ class _Walker:
         for s, i in zip(range(first, first + len(counts)), ends.tolist()):
             if counts[s - first]:
                 group.offset_of_last[s] = int(offset[i])
-        is_control = per_row(sections[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1)
+        is_control = per_row(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1)
         control = pa.nulls(n, pa.string())
         if is_control.any():
             control = self._control_types(buf, rec, rs, is_control, group)
@@ -410,21 +409,21 @@ class _Walker:
             "offset": pa.array(offset),
             "timestamp": pa.array(timestamp),
             "timestamp_type": _TIMESTAMP_TYPES.take(
-                pa.array(per_row(sections[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE], np.int8))),
+                pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE], np.int8))),
             "key": binary_array(buf, rec[k.KAFKA_RECORD__BODY__KEY__POS, :n], rec[k.KAFKA_RECORD__BODY__KEY__SIZE, :n]),
             "value": binary_array(buf, rec[k.KAFKA_RECORD__BODY__VALUE__POS, :n],
                              rec[k.KAFKA_RECORD__BODY__VALUE__SIZE, :n]),
             "headers": self._headers(buf, rec, self.hdr[:, :nhdr], n),
             "magic": pa.array(per_row(np.asarray(group.magics[first:first + len(counts)], dtype=np.int32))),
-            "compression": _CODECS.take(pa.array(per_row(sections[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION],
+            "compression": _CODECS.take(pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION],
                                                          np.int8))),
-            "producer_id": pa.array(per_row(sections[:, H.KAFKA_RECORD_BATCH__PRODUCER_ID])),
-            "producer_epoch": pa.array(per_row(sections[:, H.KAFKA_RECORD_BATCH__PRODUCER_EPOCH], np.int32)),
+            "producer_id": pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__PRODUCER_ID])),
+            "producer_epoch": pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH], np.int32)),
             "sequence": pa.array(sequence),
-            "is_transactional": pa.array(per_row(sections[:, H.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL] == 1)),
+            "is_transactional": pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL] == 1)),
             "is_control": pa.array(is_control),
             "control_type": control,
-            "partition_leader_epoch": pa.array(per_row(sections[:, H.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH],
+            "partition_leader_epoch": pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH],
                                                        np.int32)),
             "segment": repeat_string(self.path, n),
             "batch_position": pa.array(per_row(np.asarray(group.positions[first:first + len(counts)],
@@ -444,7 +443,7 @@ class _Walker:
         last = np.flatnonzero(np.diff(rs, append=-1))
         for i in last.tolist():
             group.offset_of_last[int(rs[i])] = int(offset[i])
-        is_control = hdr[rs, H.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1
+        is_control = hdr[rs, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1
         if not is_control.any():
             return
         types = self._control_types(buf, self.rec, rs, is_control, group).to_pylist()
@@ -616,31 +615,31 @@ def batch_of(item: Item, path: str | None) -> Batch:
     if item.magic < 2:
         return fast_legacy.batch_of(item.header, item.position, item.size, item.base_offset)
     h = item.header
-    codec = h[H.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
-    base_offset = h[H.KAFKA_RECORD_BATCH__BASE_OFFSET]
-    base_sequence = h[H.KAFKA_RECORD_BATCH__BASE_SEQUENCE]
-    last_offset_delta = h[H.KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA]
+    codec = h[k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
+    base_offset = h[k.KAFKA_RECORD_BATCH__BASE_OFFSET]
+    base_sequence = h[k.KAFKA_RECORD_BATCH__BASE_SEQUENCE]
+    last_offset_delta = h[k.KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA]
     return Batch(
         position=item.position,
         size=item.size,
         magic=item.magic,
         base_offset=base_offset,
         last_offset=s64(base_offset + last_offset_delta),
-        count=h[H.KAFKA_RECORD_BATCH__RECORDS_COUNT],
+        count=h[k.KAFKA_RECORD_BATCH__RECORDS_COUNT],
         compression=CODEC_NAMES.get(codec, f"unknown({codec})"),
-        crc=h[H.KAFKA_RECORD_BATCH__CRC],
+        crc=h[k.KAFKA_RECORD_BATCH__CRC],
         crc_valid=not any(isinstance(d, ChecksumError) for d in item.damage),
-        timestamp_type=LOG_APPEND_TIME if h[H.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] else CREATE_TIME,
-        max_timestamp=h[H.KAFKA_RECORD_BATCH__MAX_TIMESTAMP],
-        producer_id=h[H.KAFKA_RECORD_BATCH__PRODUCER_ID],
-        producer_epoch=h[H.KAFKA_RECORD_BATCH__PRODUCER_EPOCH],
+        timestamp_type=LOG_APPEND_TIME if h[k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] else CREATE_TIME,
+        max_timestamp=h[k.KAFKA_RECORD_BATCH__MAX_TIMESTAMP],
+        producer_id=h[k.KAFKA_RECORD_BATCH__PRODUCER_ID],
+        producer_epoch=h[k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH],
         base_sequence=base_sequence,
         last_sequence=NO_SEQUENCE if base_sequence == NO_SEQUENCE
         else increment_sequence(base_sequence, last_offset_delta),
-        partition_leader_epoch=h[H.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH],
-        is_transactional=bool(h[H.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL]),
-        is_control=bool(h[H.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL]),
-        delete_horizon_ms=h[H.KAFKA_RECORD_BATCH__BASE_TIMESTAMP]
-        if h[H.KAFKA_RECORD_BATCH__ATTRIBUTES__HAS_DELETE_HORIZON] else None,
+        partition_leader_epoch=h[k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH],
+        is_transactional=bool(h[k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL]),
+        is_control=bool(h[k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL]),
+        delete_horizon_ms=h[k.KAFKA_RECORD_BATCH__BASE_TIMESTAMP]
+        if h[k.KAFKA_RECORD_BATCH__ATTRIBUTES__HAS_DELETE_HORIZON] else None,
         damage=list(item.damage),
     )
