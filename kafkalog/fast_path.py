@@ -100,8 +100,8 @@ def decode_runs(reader, topic: str | None = None, partition: int | None = None, 
     `record_columns_only=True` makes the `RECORD_COLUMNS` only (what a
     `Record` holds), a third of the memory of every column.
     """
-    walker = _Walker(reader.name, topic, partition, reader.max_decompressed_bytes, table_rows, records, columns)
-    walker.record_columns_only = record_columns_only
+    walker = _Walker(reader.name, topic, partition, reader.max_decompressed_bytes, table_rows, records, columns,
+                     record_columns_only)
     for chunk, base, entries in reader.entries():
         reader.position = base
         if reference:
@@ -114,11 +114,11 @@ def decode_runs(reader, topic: str | None = None, partition: int | None = None, 
 
 class _Walker:
     def __init__(self, path: str | None, topic: str | None, partition: int | None, limit: int, table_rows: int,
-                 records: bool = True, columns: bool = True):
+                 records: bool = True, columns: bool = True, record_columns_only: bool = False):
         self.path, self.topic, self.partition, self.limit = path, topic, partition, limit
         self.records = records
         self.columns = columns
-        self.record_columns_only = False
+        self.record_columns_only = record_columns_only
         # Column-major tables (t[column, row]) that the kernels fill, reused from walk to walk.
         self.rec = np.empty((k.KAFKA_RECORD__WIDTH, table_rows), dtype=np.int64)
         self.hdr = np.empty((k.KAFKA_RECORD__HEADER__WIDTH, table_rows), dtype=np.int64)
