@@ -43,6 +43,13 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
         share_group_current_member_assignment = 14
         share_group_state_partition_metadata = 15
         consumer_group_regular_expression = 16
+        streams_group_metadata = 17
+        streams_group_partition_metadata = 18
+        streams_group_member_metadata = 19
+        streams_group_target_assignment_metadata = 20
+        streams_group_target_assignment_member = 21
+        streams_group_current_member_assignment = 22
+        streams_group_topology = 23
     def __init__(self, _io, _parent=None, _root=None):
         super(KafkaGroupCoordinatorRecord, self).__init__(_io)
         self._parent = _parent
@@ -103,6 +110,27 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
         elif _on == KafkaGroupCoordinatorRecord.RecordType.share_group_target_assignment_metadata:
             pass
             self.message = KafkaGroupCoordinatorRecord.ShareGroupTargetAssignmentMetadataKey(12, self._io, self, self._root)
+        elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_current_member_assignment:
+            pass
+            self.message = KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentKey(22, self._io, self, self._root)
+        elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_member_metadata:
+            pass
+            self.message = KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataKey(19, self._io, self, self._root)
+        elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_metadata:
+            pass
+            self.message = KafkaGroupCoordinatorRecord.StreamsGroupMetadataKey(17, self._io, self, self._root)
+        elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_partition_metadata:
+            pass
+            self.message = KafkaGroupCoordinatorRecord.StreamsGroupPartitionMetadataKey(18, self._io, self, self._root)
+        elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_target_assignment_member:
+            pass
+            self.message = KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMemberKey(21, self._io, self, self._root)
+        elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_target_assignment_metadata:
+            pass
+            self.message = KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMetadataKey(20, self._io, self, self._root)
+        elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_topology:
+            pass
+            self.message = KafkaGroupCoordinatorRecord.StreamsGroupTopologyKey(23, self._io, self, self._root)
 
 
     def _fetch_instances(self):
@@ -157,6 +185,27 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             pass
             self.message._fetch_instances()
         elif _on == KafkaGroupCoordinatorRecord.RecordType.share_group_target_assignment_metadata:
+            pass
+            self.message._fetch_instances()
+        elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_current_member_assignment:
+            pass
+            self.message._fetch_instances()
+        elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_member_metadata:
+            pass
+            self.message._fetch_instances()
+        elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_metadata:
+            pass
+            self.message._fetch_instances()
+        elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_partition_metadata:
+            pass
+            self.message._fetch_instances()
+        elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_target_assignment_member:
+            pass
+            self.message._fetch_instances()
+        elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_target_assignment_metadata:
+            pass
+            self.message._fetch_instances()
+        elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_topology:
             pass
             self.message._fetch_instances()
 
@@ -1495,10 +1544,10 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
 
     class ShareGroupStatePartitionMetadataValue(KaitaiStruct):
-        """ShareGroupStatePartitionMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+).
+        """ShareGroupStatePartitionMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 15.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
+           Source - https://github.com/apache/kafka/blob/25002b6a64b07c60e5777685732620ad6df6bbd5/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.ShareGroupStatePartitionMetadataValue, self).__init__(_io)
@@ -1508,6 +1557,14 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self._read()
 
         def _read(self):
+            self.len_initializing_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.len_initializing_topics.is_null)):
+                pass
+                self.initializing_topics = []
+                for i in range(self.len_initializing_topics.count):
+                    self.initializing_topics.append(KafkaGroupCoordinatorRecord.ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo(self.schema_version, self._io, self, self._root))
+
+
             self.len_initialized_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
             if (not (self.len_initialized_topics.is_null)):
                 pass
@@ -1529,6 +1586,14 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
+            self.len_initializing_topics._fetch_instances()
+            if (not (self.len_initializing_topics.is_null)):
+                pass
+                for i in range(len(self.initializing_topics)):
+                    pass
+                    self.initializing_topics[i]._fetch_instances()
+
+
             self.len_initialized_topics._fetch_instances()
             if (not (self.len_initialized_topics.is_null)):
                 pass
@@ -1551,7 +1616,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             """TopicInfo: a struct of Kafka's ShareGroupStatePartitionMetadataValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
+               Source - https://github.com/apache/kafka/blob/25002b6a64b07c60e5777685732620ad6df6bbd5/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaGroupCoordinatorRecord.ShareGroupStatePartitionMetadataValue.TopicInfo, self).__init__(_io)
@@ -1577,7 +1642,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             """TopicPartitionsInfo: a struct of Kafka's ShareGroupStatePartitionMetadataValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
+               Source - https://github.com/apache/kafka/blob/25002b6a64b07c60e5777685732620ad6df6bbd5/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaGroupCoordinatorRecord.ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo, self).__init__(_io)
@@ -1597,6 +1662,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                         self.partitions.append(self._io.read_s4be())
 
 
+                self.create_timestamp = self._io.read_s8be()
                 self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
 
 
@@ -1761,6 +1827,1131 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self.tagged_fields._fetch_instances()
 
 
+    class StreamsGroupCurrentMemberAssignmentKey(KaitaiStruct):
+        """StreamsGroupCurrentMemberAssignmentKey: Kafka's message schema, versions 22 (flexible versions none). API key 22.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/75a150ae8002d03ad7061727797012f3e1f153e3/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentKey.json
+        """
+        def __init__(self, schema_version, _io, _parent=None, _root=None):
+            super(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentKey, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.schema_version = schema_version
+            self._read()
+
+        def _read(self):
+            self.group_id = kafka_message_common.KafkaMessageCommon.StringField(False, self._io)
+            self.member_id = kafka_message_common.KafkaMessageCommon.StringField(False, self._io)
+
+
+        def _fetch_instances(self):
+            pass
+            self.group_id._fetch_instances()
+            self.member_id._fetch_instances()
+
+
+    class StreamsGroupCurrentMemberAssignmentValue(KaitaiStruct):
+        """StreamsGroupCurrentMemberAssignmentValue: Kafka's message schema, versions 0 (flexible versions 0+).
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/5096058a08e6ac2bfb8c1aa2d55c98891ff780aa/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
+        """
+        def __init__(self, schema_version, _io, _parent=None, _root=None):
+            super(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.schema_version = schema_version
+            self._read()
+
+        def _read(self):
+            self.member_epoch = self._io.read_s4be()
+            self.previous_member_epoch = self._io.read_s4be()
+            self.state = self._io.read_s1()
+            self.len_active_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.len_active_tasks.is_null)):
+                pass
+                self.active_tasks = []
+                for i in range(self.len_active_tasks.count):
+                    self.active_tasks.append(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIds(self.schema_version, self._io, self, self._root))
+
+
+            self.len_standby_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.len_standby_tasks.is_null)):
+                pass
+                self.standby_tasks = []
+                for i in range(self.len_standby_tasks.count):
+                    self.standby_tasks.append(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIds(self.schema_version, self._io, self, self._root))
+
+
+            self.len_warmup_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.len_warmup_tasks.is_null)):
+                pass
+                self.warmup_tasks = []
+                for i in range(self.len_warmup_tasks.count):
+                    self.warmup_tasks.append(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIds(self.schema_version, self._io, self, self._root))
+
+
+            self.len_active_tasks_pending_revocation = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.len_active_tasks_pending_revocation.is_null)):
+                pass
+                self.active_tasks_pending_revocation = []
+                for i in range(self.len_active_tasks_pending_revocation.count):
+                    self.active_tasks_pending_revocation.append(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIds(self.schema_version, self._io, self, self._root))
+
+
+            self.len_standby_tasks_pending_revocation = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.len_standby_tasks_pending_revocation.is_null)):
+                pass
+                self.standby_tasks_pending_revocation = []
+                for i in range(self.len_standby_tasks_pending_revocation.count):
+                    self.standby_tasks_pending_revocation.append(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIds(self.schema_version, self._io, self, self._root))
+
+
+            self.len_warmup_tasks_pending_revocation = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.len_warmup_tasks_pending_revocation.is_null)):
+                pass
+                self.warmup_tasks_pending_revocation = []
+                for i in range(self.len_warmup_tasks_pending_revocation.count):
+                    self.warmup_tasks_pending_revocation.append(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIds(self.schema_version, self._io, self, self._root))
+
+
+            self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+        def _fetch_instances(self):
+            pass
+            self.len_active_tasks._fetch_instances()
+            if (not (self.len_active_tasks.is_null)):
+                pass
+                for i in range(len(self.active_tasks)):
+                    pass
+                    self.active_tasks[i]._fetch_instances()
+
+
+            self.len_standby_tasks._fetch_instances()
+            if (not (self.len_standby_tasks.is_null)):
+                pass
+                for i in range(len(self.standby_tasks)):
+                    pass
+                    self.standby_tasks[i]._fetch_instances()
+
+
+            self.len_warmup_tasks._fetch_instances()
+            if (not (self.len_warmup_tasks.is_null)):
+                pass
+                for i in range(len(self.warmup_tasks)):
+                    pass
+                    self.warmup_tasks[i]._fetch_instances()
+
+
+            self.len_active_tasks_pending_revocation._fetch_instances()
+            if (not (self.len_active_tasks_pending_revocation.is_null)):
+                pass
+                for i in range(len(self.active_tasks_pending_revocation)):
+                    pass
+                    self.active_tasks_pending_revocation[i]._fetch_instances()
+
+
+            self.len_standby_tasks_pending_revocation._fetch_instances()
+            if (not (self.len_standby_tasks_pending_revocation.is_null)):
+                pass
+                for i in range(len(self.standby_tasks_pending_revocation)):
+                    pass
+                    self.standby_tasks_pending_revocation[i]._fetch_instances()
+
+
+            self.len_warmup_tasks_pending_revocation._fetch_instances()
+            if (not (self.len_warmup_tasks_pending_revocation.is_null)):
+                pass
+                for i in range(len(self.warmup_tasks_pending_revocation)):
+                    pass
+                    self.warmup_tasks_pending_revocation[i]._fetch_instances()
+
+
+            self.tagged_fields._fetch_instances()
+
+        class TaskIds(KaitaiStruct):
+            """TaskIds: a struct of Kafka's StreamsGroupCurrentMemberAssignmentValue schema.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/5096058a08e6ac2bfb8c1aa2d55c98891ff780aa/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIds, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.subtopology_id = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+                self.len_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_partitions.is_null)):
+                    pass
+                    self.partitions = []
+                    for i in range(self.len_partitions.count):
+                        self.partitions.append(self._io.read_s4be())
+
+
+                self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+            def _fetch_instances(self):
+                pass
+                self.subtopology_id._fetch_instances()
+                self.len_partitions._fetch_instances()
+                if (not (self.len_partitions.is_null)):
+                    pass
+                    for i in range(len(self.partitions)):
+                        pass
+
+
+                self.tagged_fields._fetch_instances()
+
+
+
+    class StreamsGroupMemberMetadataKey(KaitaiStruct):
+        """StreamsGroupMemberMetadataKey: Kafka's message schema, versions 19 (flexible versions none). API key 19.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/7e11ea85e0c7aafa334fe9bebfc278c88c0ae5ad/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataKey.json
+        """
+        def __init__(self, schema_version, _io, _parent=None, _root=None):
+            super(KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataKey, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.schema_version = schema_version
+            self._read()
+
+        def _read(self):
+            self.group_id = kafka_message_common.KafkaMessageCommon.StringField(False, self._io)
+            self.member_id = kafka_message_common.KafkaMessageCommon.StringField(False, self._io)
+
+
+        def _fetch_instances(self):
+            pass
+            self.group_id._fetch_instances()
+            self.member_id._fetch_instances()
+
+
+    class StreamsGroupMemberMetadataValue(KaitaiStruct):
+        """StreamsGroupMemberMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+).
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
+        """
+        def __init__(self, schema_version, _io, _parent=None, _root=None):
+            super(KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataValue, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.schema_version = schema_version
+            self._read()
+
+        def _read(self):
+            self.instance_id = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+            self.rack_id = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+            self.client_id = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+            self.client_host = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+            self.rebalance_timeout_ms = self._io.read_s4be()
+            self.topology_epoch = self._io.read_s4be()
+            self.process_id = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+            self.user_endpoint = KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataValue.Endpoint(self.schema_version, self._io, self, self._root)
+            self.len_client_tags = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.len_client_tags.is_null)):
+                pass
+                self.client_tags = []
+                for i in range(self.len_client_tags.count):
+                    self.client_tags.append(KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataValue.KeyValue(self.schema_version, self._io, self, self._root))
+
+
+            self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+        def _fetch_instances(self):
+            pass
+            self.instance_id._fetch_instances()
+            self.rack_id._fetch_instances()
+            self.client_id._fetch_instances()
+            self.client_host._fetch_instances()
+            self.process_id._fetch_instances()
+            self.user_endpoint._fetch_instances()
+            self.len_client_tags._fetch_instances()
+            if (not (self.len_client_tags.is_null)):
+                pass
+                for i in range(len(self.client_tags)):
+                    pass
+                    self.client_tags[i]._fetch_instances()
+
+
+            self.tagged_fields._fetch_instances()
+
+        class Endpoint(KaitaiStruct):
+            """Endpoint: a struct of Kafka's StreamsGroupMemberMetadataValue schema.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataValue.Endpoint, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.host = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+                self.port = self._io.read_u2be()
+                self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+            def _fetch_instances(self):
+                pass
+                self.host._fetch_instances()
+                self.tagged_fields._fetch_instances()
+
+
+        class KeyValue(KaitaiStruct):
+            """KeyValue: a struct of Kafka's StreamsGroupMemberMetadataValue schema.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataValue.KeyValue, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.key = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+                self.value = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+                self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+            def _fetch_instances(self):
+                pass
+                self.key._fetch_instances()
+                self.value._fetch_instances()
+                self.tagged_fields._fetch_instances()
+
+
+
+    class StreamsGroupMetadataKey(KaitaiStruct):
+        """StreamsGroupMetadataKey: Kafka's message schema, versions 17 (flexible versions none). API key 17.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/292aff5e7fccf15ac0b111363ca19906f5a619c0/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataKey.json
+        """
+        def __init__(self, schema_version, _io, _parent=None, _root=None):
+            super(KafkaGroupCoordinatorRecord.StreamsGroupMetadataKey, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.schema_version = schema_version
+            self._read()
+
+        def _read(self):
+            self.group_id = kafka_message_common.KafkaMessageCommon.StringField(False, self._io)
+
+
+        def _fetch_instances(self):
+            pass
+            self.group_id._fetch_instances()
+
+
+    class StreamsGroupMetadataValue(KaitaiStruct):
+        """StreamsGroupMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 17.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+        """
+        def __init__(self, schema_version, _io, _parent=None, _root=None):
+            super(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.schema_version = schema_version
+            self._read()
+
+        def _read(self):
+            self.epoch = self._io.read_s4be()
+            self.metadata_hash = self._io.read_s8be()
+            self.len_assignment_configs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.len_assignment_configs.is_null)):
+                pass
+                self.assignment_configs = []
+                for i in range(self.len_assignment_configs.count):
+                    self.assignment_configs.append(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.AssignmentConfig(self.schema_version, self._io, self, self._root))
+
+
+            self.tagged_fields = KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.StreamsGroupMetadataValueTaggedFields(self.schema_version, self._io, self, self._root)
+
+
+        def _fetch_instances(self):
+            pass
+            self.len_assignment_configs._fetch_instances()
+            if (not (self.len_assignment_configs.is_null)):
+                pass
+                for i in range(len(self.assignment_configs)):
+                    pass
+                    self.assignment_configs[i]._fetch_instances()
+
+
+            self.tagged_fields._fetch_instances()
+
+        class AssignmentConfig(KaitaiStruct):
+            """AssignmentConfig: a struct of Kafka's StreamsGroupMetadataValue schema.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.AssignmentConfig, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.key = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+                self.value = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+                self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+            def _fetch_instances(self):
+                pass
+                self.key._fetch_instances()
+                self.value._fetch_instances()
+                self.tagged_fields._fetch_instances()
+
+
+        class StreamsGroupMetadataValueTagValidatedTopologyEpoch(KaitaiStruct):
+            """Tagged field 0 of StreamsGroupMetadataValue (ValidatedTopologyEpoch).
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.StreamsGroupMetadataValueTagValidatedTopologyEpoch, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.validated_topology_epoch = self._io.read_s4be()
+
+
+            def _fetch_instances(self):
+                pass
+
+
+        class StreamsGroupMetadataValueTaggedField(KaitaiStruct):
+            """One tagged field of StreamsGroupMetadataValue: known tags parsed, others kept as bytes.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.StreamsGroupMetadataValueTaggedField, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.tag = kafka_varint.KafkaVarint(self._io)
+                self.len_value = kafka_varint.KafkaVarint(self._io)
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
+                    _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                    self.value = KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.StreamsGroupMetadataValueTagValidatedTopologyEpoch(self.schema_version, _io__raw_value, self, self._root)
+                else:
+                    pass
+                    self.value = self._io.read_bytes(self.len_value.unsigned_value)
+
+
+            def _fetch_instances(self):
+                pass
+                self.tag._fetch_instances()
+                self.len_value._fetch_instances()
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self.value._fetch_instances()
+                else:
+                    pass
+
+
+        class StreamsGroupMetadataValueTaggedFields(KaitaiStruct):
+            """Tagged-field section of StreamsGroupMetadataValue: a count, then the fields.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.StreamsGroupMetadataValueTaggedFields, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.num_fields = kafka_varint.KafkaVarint(self._io)
+                self.fields = []
+                for i in range(self.num_fields.unsigned_value):
+                    self.fields.append(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.StreamsGroupMetadataValueTaggedField(self.schema_version, self._io, self, self._root))
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.num_fields._fetch_instances()
+                for i in range(len(self.fields)):
+                    pass
+                    self.fields[i]._fetch_instances()
+
+
+
+
+    class StreamsGroupPartitionMetadataKey(KaitaiStruct):
+        """StreamsGroupPartitionMetadataKey: Kafka's message schema, versions 18 (flexible versions none).
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadataKey.json
+        """
+        def __init__(self, schema_version, _io, _parent=None, _root=None):
+            super(KafkaGroupCoordinatorRecord.StreamsGroupPartitionMetadataKey, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.schema_version = schema_version
+            self._read()
+
+        def _read(self):
+            self.group_id = kafka_message_common.KafkaMessageCommon.StringField(False, self._io)
+
+
+        def _fetch_instances(self):
+            pass
+            self.group_id._fetch_instances()
+
+
+    class StreamsGroupPartitionMetadataValue(KaitaiStruct):
+        """StreamsGroupPartitionMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+).
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/44e616aa774b73381b8238059d2b091238c2df4e/group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadataValue.json
+        """
+        def __init__(self, schema_version, _io, _parent=None, _root=None):
+            super(KafkaGroupCoordinatorRecord.StreamsGroupPartitionMetadataValue, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.schema_version = schema_version
+            self._read()
+
+        def _read(self):
+            self.len_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.len_topics.is_null)):
+                pass
+                self.topics = []
+                for i in range(self.len_topics.count):
+                    self.topics.append(KafkaGroupCoordinatorRecord.StreamsGroupPartitionMetadataValue.TopicMetadata(self.schema_version, self._io, self, self._root))
+
+
+            self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+        def _fetch_instances(self):
+            pass
+            self.len_topics._fetch_instances()
+            if (not (self.len_topics.is_null)):
+                pass
+                for i in range(len(self.topics)):
+                    pass
+                    self.topics[i]._fetch_instances()
+
+
+            self.tagged_fields._fetch_instances()
+
+        class PartitionMetadata(KaitaiStruct):
+            """PartitionMetadata: a struct of Kafka's StreamsGroupPartitionMetadataValue schema.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/44e616aa774b73381b8238059d2b091238c2df4e/group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupPartitionMetadataValue.PartitionMetadata, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.partition = self._io.read_s4be()
+                self.len_racks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_racks.is_null)):
+                    pass
+                    self.racks = []
+                    for i in range(self.len_racks.count):
+                        self.racks.append(kafka_message_common.KafkaMessageCommon.StringField(True, self._io))
+
+
+                self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+            def _fetch_instances(self):
+                pass
+                self.len_racks._fetch_instances()
+                if (not (self.len_racks.is_null)):
+                    pass
+                    for i in range(len(self.racks)):
+                        pass
+                        self.racks[i]._fetch_instances()
+
+
+                self.tagged_fields._fetch_instances()
+
+
+        class TopicMetadata(KaitaiStruct):
+            """TopicMetadata: a struct of Kafka's StreamsGroupPartitionMetadataValue schema.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/44e616aa774b73381b8238059d2b091238c2df4e/group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupPartitionMetadataValue.TopicMetadata, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.topic_id = kafka_message_common.KafkaMessageCommon.Uuid(self._io)
+                self.topic_name = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+                self.num_partitions = self._io.read_s4be()
+                self.len_partition_metadata = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_partition_metadata.is_null)):
+                    pass
+                    self.partition_metadata = []
+                    for i in range(self.len_partition_metadata.count):
+                        self.partition_metadata.append(KafkaGroupCoordinatorRecord.StreamsGroupPartitionMetadataValue.PartitionMetadata(self.schema_version, self._io, self, self._root))
+
+
+                self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+            def _fetch_instances(self):
+                pass
+                self.topic_id._fetch_instances()
+                self.topic_name._fetch_instances()
+                self.len_partition_metadata._fetch_instances()
+                if (not (self.len_partition_metadata.is_null)):
+                    pass
+                    for i in range(len(self.partition_metadata)):
+                        pass
+                        self.partition_metadata[i]._fetch_instances()
+
+
+                self.tagged_fields._fetch_instances()
+
+
+
+    class StreamsGroupTargetAssignmentMemberKey(KaitaiStruct):
+        """StreamsGroupTargetAssignmentMemberKey: Kafka's message schema, versions 21 (flexible versions none). API key 21.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/b617af2a892fd306b52c6348cb4482507a6c7d10/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberKey.json
+        """
+        def __init__(self, schema_version, _io, _parent=None, _root=None):
+            super(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMemberKey, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.schema_version = schema_version
+            self._read()
+
+        def _read(self):
+            self.group_id = kafka_message_common.KafkaMessageCommon.StringField(False, self._io)
+            self.member_id = kafka_message_common.KafkaMessageCommon.StringField(False, self._io)
+
+
+        def _fetch_instances(self):
+            pass
+            self.group_id._fetch_instances()
+            self.member_id._fetch_instances()
+
+
+    class StreamsGroupTargetAssignmentMemberValue(KaitaiStruct):
+        """StreamsGroupTargetAssignmentMemberValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 21.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/75a150ae8002d03ad7061727797012f3e1f153e3/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberValue.json
+        """
+        def __init__(self, schema_version, _io, _parent=None, _root=None):
+            super(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMemberValue, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.schema_version = schema_version
+            self._read()
+
+        def _read(self):
+            self.len_active_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.len_active_tasks.is_null)):
+                pass
+                self.active_tasks = []
+                for i in range(self.len_active_tasks.count):
+                    self.active_tasks.append(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMemberValue.TaskIds(self.schema_version, self._io, self, self._root))
+
+
+            self.len_standby_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.len_standby_tasks.is_null)):
+                pass
+                self.standby_tasks = []
+                for i in range(self.len_standby_tasks.count):
+                    self.standby_tasks.append(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMemberValue.TaskIds(self.schema_version, self._io, self, self._root))
+
+
+            self.len_warmup_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.len_warmup_tasks.is_null)):
+                pass
+                self.warmup_tasks = []
+                for i in range(self.len_warmup_tasks.count):
+                    self.warmup_tasks.append(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMemberValue.TaskIds(self.schema_version, self._io, self, self._root))
+
+
+            self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+        def _fetch_instances(self):
+            pass
+            self.len_active_tasks._fetch_instances()
+            if (not (self.len_active_tasks.is_null)):
+                pass
+                for i in range(len(self.active_tasks)):
+                    pass
+                    self.active_tasks[i]._fetch_instances()
+
+
+            self.len_standby_tasks._fetch_instances()
+            if (not (self.len_standby_tasks.is_null)):
+                pass
+                for i in range(len(self.standby_tasks)):
+                    pass
+                    self.standby_tasks[i]._fetch_instances()
+
+
+            self.len_warmup_tasks._fetch_instances()
+            if (not (self.len_warmup_tasks.is_null)):
+                pass
+                for i in range(len(self.warmup_tasks)):
+                    pass
+                    self.warmup_tasks[i]._fetch_instances()
+
+
+            self.tagged_fields._fetch_instances()
+
+        class TaskIds(KaitaiStruct):
+            """TaskIds: a struct of Kafka's StreamsGroupTargetAssignmentMemberValue schema.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/75a150ae8002d03ad7061727797012f3e1f153e3/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMemberValue.TaskIds, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.subtopology_id = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+                self.len_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_partitions.is_null)):
+                    pass
+                    self.partitions = []
+                    for i in range(self.len_partitions.count):
+                        self.partitions.append(self._io.read_s4be())
+
+
+                self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+            def _fetch_instances(self):
+                pass
+                self.subtopology_id._fetch_instances()
+                self.len_partitions._fetch_instances()
+                if (not (self.len_partitions.is_null)):
+                    pass
+                    for i in range(len(self.partitions)):
+                        pass
+
+
+                self.tagged_fields._fetch_instances()
+
+
+
+    class StreamsGroupTargetAssignmentMetadataKey(KaitaiStruct):
+        """StreamsGroupTargetAssignmentMetadataKey: Kafka's message schema, versions 20 (flexible versions none).
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataKey.json
+        """
+        def __init__(self, schema_version, _io, _parent=None, _root=None):
+            super(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMetadataKey, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.schema_version = schema_version
+            self._read()
+
+        def _read(self):
+            self.group_id = kafka_message_common.KafkaMessageCommon.StringField(False, self._io)
+
+
+        def _fetch_instances(self):
+            pass
+            self.group_id._fetch_instances()
+
+
+    class StreamsGroupTargetAssignmentMetadataValue(KaitaiStruct):
+        """StreamsGroupTargetAssignmentMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 20.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/5c1644fc05a8ef4b56b72b01d622e94b8298ac3e/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataValue.json
+        """
+        def __init__(self, schema_version, _io, _parent=None, _root=None):
+            super(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMetadataValue, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.schema_version = schema_version
+            self._read()
+
+        def _read(self):
+            self.assignment_epoch = self._io.read_s4be()
+            self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+        def _fetch_instances(self):
+            pass
+            self.tagged_fields._fetch_instances()
+
+
+    class StreamsGroupTopologyKey(KaitaiStruct):
+        """StreamsGroupTopologyKey: Kafka's message schema, versions 23 (flexible versions none).
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyKey.json
+        """
+        def __init__(self, schema_version, _io, _parent=None, _root=None):
+            super(KafkaGroupCoordinatorRecord.StreamsGroupTopologyKey, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.schema_version = schema_version
+            self._read()
+
+        def _read(self):
+            self.group_id = kafka_message_common.KafkaMessageCommon.StringField(False, self._io)
+
+
+        def _fetch_instances(self):
+            pass
+            self.group_id._fetch_instances()
+
+
+    class StreamsGroupTopologyValue(KaitaiStruct):
+        """StreamsGroupTopologyValue: Kafka's message schema, versions 0 (flexible versions 0+).
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+        """
+        def __init__(self, schema_version, _io, _parent=None, _root=None):
+            super(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self.schema_version = schema_version
+            self._read()
+
+        def _read(self):
+            self.epoch = self._io.read_s4be()
+            self.len_subtopologies = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.len_subtopologies.is_null)):
+                pass
+                self.subtopologies = []
+                for i in range(self.len_subtopologies.count):
+                    self.subtopologies.append(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.Subtopology(self.schema_version, self._io, self, self._root))
+
+
+            self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+        def _fetch_instances(self):
+            pass
+            self.len_subtopologies._fetch_instances()
+            if (not (self.len_subtopologies.is_null)):
+                pass
+                for i in range(len(self.subtopologies)):
+                    pass
+                    self.subtopologies[i]._fetch_instances()
+
+
+            self.tagged_fields._fetch_instances()
+
+        class CopartitionGroup(KaitaiStruct):
+            """CopartitionGroup: a struct of Kafka's StreamsGroupTopologyValue schema.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.CopartitionGroup, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.len_source_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_source_topics.is_null)):
+                    pass
+                    self.source_topics = []
+                    for i in range(self.len_source_topics.count):
+                        self.source_topics.append(self._io.read_s2be())
+
+
+                self.len_source_topic_regex = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_source_topic_regex.is_null)):
+                    pass
+                    self.source_topic_regex = []
+                    for i in range(self.len_source_topic_regex.count):
+                        self.source_topic_regex.append(self._io.read_s2be())
+
+
+                self.len_repartition_source_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_repartition_source_topics.is_null)):
+                    pass
+                    self.repartition_source_topics = []
+                    for i in range(self.len_repartition_source_topics.count):
+                        self.repartition_source_topics.append(self._io.read_s2be())
+
+
+                self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+            def _fetch_instances(self):
+                pass
+                self.len_source_topics._fetch_instances()
+                if (not (self.len_source_topics.is_null)):
+                    pass
+                    for i in range(len(self.source_topics)):
+                        pass
+
+
+                self.len_source_topic_regex._fetch_instances()
+                if (not (self.len_source_topic_regex.is_null)):
+                    pass
+                    for i in range(len(self.source_topic_regex)):
+                        pass
+
+
+                self.len_repartition_source_topics._fetch_instances()
+                if (not (self.len_repartition_source_topics.is_null)):
+                    pass
+                    for i in range(len(self.repartition_source_topics)):
+                        pass
+
+
+                self.tagged_fields._fetch_instances()
+
+
+        class Subtopology(KaitaiStruct):
+            """Subtopology: a struct of Kafka's StreamsGroupTopologyValue schema.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.Subtopology, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.subtopology_id = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+                self.len_source_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_source_topics.is_null)):
+                    pass
+                    self.source_topics = []
+                    for i in range(self.len_source_topics.count):
+                        self.source_topics.append(kafka_message_common.KafkaMessageCommon.StringField(True, self._io))
+
+
+                self.len_source_topic_regex = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_source_topic_regex.is_null)):
+                    pass
+                    self.source_topic_regex = []
+                    for i in range(self.len_source_topic_regex.count):
+                        self.source_topic_regex.append(kafka_message_common.KafkaMessageCommon.StringField(True, self._io))
+
+
+                self.len_state_changelog_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_state_changelog_topics.is_null)):
+                    pass
+                    self.state_changelog_topics = []
+                    for i in range(self.len_state_changelog_topics.count):
+                        self.state_changelog_topics.append(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.TopicInfo(self.schema_version, self._io, self, self._root))
+
+
+                self.len_repartition_sink_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_repartition_sink_topics.is_null)):
+                    pass
+                    self.repartition_sink_topics = []
+                    for i in range(self.len_repartition_sink_topics.count):
+                        self.repartition_sink_topics.append(kafka_message_common.KafkaMessageCommon.StringField(True, self._io))
+
+
+                self.len_repartition_source_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_repartition_source_topics.is_null)):
+                    pass
+                    self.repartition_source_topics = []
+                    for i in range(self.len_repartition_source_topics.count):
+                        self.repartition_source_topics.append(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.TopicInfo(self.schema_version, self._io, self, self._root))
+
+
+                self.len_copartition_groups = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_copartition_groups.is_null)):
+                    pass
+                    self.copartition_groups = []
+                    for i in range(self.len_copartition_groups.count):
+                        self.copartition_groups.append(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.CopartitionGroup(self.schema_version, self._io, self, self._root))
+
+
+                self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+            def _fetch_instances(self):
+                pass
+                self.subtopology_id._fetch_instances()
+                self.len_source_topics._fetch_instances()
+                if (not (self.len_source_topics.is_null)):
+                    pass
+                    for i in range(len(self.source_topics)):
+                        pass
+                        self.source_topics[i]._fetch_instances()
+
+
+                self.len_source_topic_regex._fetch_instances()
+                if (not (self.len_source_topic_regex.is_null)):
+                    pass
+                    for i in range(len(self.source_topic_regex)):
+                        pass
+                        self.source_topic_regex[i]._fetch_instances()
+
+
+                self.len_state_changelog_topics._fetch_instances()
+                if (not (self.len_state_changelog_topics.is_null)):
+                    pass
+                    for i in range(len(self.state_changelog_topics)):
+                        pass
+                        self.state_changelog_topics[i]._fetch_instances()
+
+
+                self.len_repartition_sink_topics._fetch_instances()
+                if (not (self.len_repartition_sink_topics.is_null)):
+                    pass
+                    for i in range(len(self.repartition_sink_topics)):
+                        pass
+                        self.repartition_sink_topics[i]._fetch_instances()
+
+
+                self.len_repartition_source_topics._fetch_instances()
+                if (not (self.len_repartition_source_topics.is_null)):
+                    pass
+                    for i in range(len(self.repartition_source_topics)):
+                        pass
+                        self.repartition_source_topics[i]._fetch_instances()
+
+
+                self.len_copartition_groups._fetch_instances()
+                if (not (self.len_copartition_groups.is_null)):
+                    pass
+                    for i in range(len(self.copartition_groups)):
+                        pass
+                        self.copartition_groups[i]._fetch_instances()
+
+
+                self.tagged_fields._fetch_instances()
+
+
+        class TopicConfig(KaitaiStruct):
+            """TopicConfig: a struct of Kafka's StreamsGroupTopologyValue schema.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.TopicConfig, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.key = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+                self.value = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+                self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+            def _fetch_instances(self):
+                pass
+                self.key._fetch_instances()
+                self.value._fetch_instances()
+                self.tagged_fields._fetch_instances()
+
+
+        class TopicInfo(KaitaiStruct):
+            """TopicInfo: a struct of Kafka's StreamsGroupTopologyValue schema.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.TopicInfo, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.name = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
+                self.partitions = self._io.read_s4be()
+                self.replication_factor = self._io.read_s2be()
+                self.len_topic_configs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_topic_configs.is_null)):
+                    pass
+                    self.topic_configs = []
+                    for i in range(self.len_topic_configs.count):
+                        self.topic_configs.append(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.TopicConfig(self.schema_version, self._io, self, self._root))
+
+
+                self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+
+
+            def _fetch_instances(self):
+                pass
+                self.name._fetch_instances()
+                self.len_topic_configs._fetch_instances()
+                if (not (self.len_topic_configs.is_null)):
+                    pass
+                    for i in range(len(self.topic_configs)):
+                        pass
+                        self.topic_configs[i]._fetch_instances()
+
+
+                self.tagged_fields._fetch_instances()
+
+
+
     class Value(KaitaiStruct):
         """A record value: int16 version, then the value message the key's record type names. A null value (a tombstone) deletes the key.
         
@@ -1804,9 +2995,30 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             elif _on == 16:
                 pass
                 self.message = KafkaGroupCoordinatorRecord.ConsumerGroupRegularExpressionValue(self.version, self._io, self, self._root)
+            elif _on == 17:
+                pass
+                self.message = KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue(self.version, self._io, self, self._root)
+            elif _on == 18:
+                pass
+                self.message = KafkaGroupCoordinatorRecord.StreamsGroupPartitionMetadataValue(self.version, self._io, self, self._root)
+            elif _on == 19:
+                pass
+                self.message = KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataValue(self.version, self._io, self, self._root)
             elif _on == 2:
                 pass
                 self.message = KafkaGroupCoordinatorRecord.GroupMetadataValue(self.version, self._io, self, self._root)
+            elif _on == 20:
+                pass
+                self.message = KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMetadataValue(self.version, self._io, self, self._root)
+            elif _on == 21:
+                pass
+                self.message = KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMemberValue(self.version, self._io, self, self._root)
+            elif _on == 22:
+                pass
+                self.message = KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue(self.version, self._io, self, self._root)
+            elif _on == 23:
+                pass
+                self.message = KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue(self.version, self._io, self, self._root)
             elif _on == 3:
                 pass
                 self.message = KafkaGroupCoordinatorRecord.ConsumerGroupMetadataValue(self.version, self._io, self, self._root)
@@ -1860,7 +3072,28 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             elif _on == 16:
                 pass
                 self.message._fetch_instances()
+            elif _on == 17:
+                pass
+                self.message._fetch_instances()
+            elif _on == 18:
+                pass
+                self.message._fetch_instances()
+            elif _on == 19:
+                pass
+                self.message._fetch_instances()
             elif _on == 2:
+                pass
+                self.message._fetch_instances()
+            elif _on == 20:
+                pass
+                self.message._fetch_instances()
+            elif _on == 21:
+                pass
+                self.message._fetch_instances()
+            elif _on == 22:
+                pass
+                self.message._fetch_instances()
+            elif _on == 23:
                 pass
                 self.message._fetch_instances()
             elif _on == 3:

@@ -3,6 +3,7 @@
 
 import kaitaistruct
 from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
+import kafka_varint
 import kafka_message_common
 from enum import IntEnum
 
@@ -80,10 +81,10 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
 
 
     class ShareSnapshotValue(KaitaiStruct):
-        """ShareSnapshotValue: Kafka's message schema, versions 0 (flexible versions 0+).
+        """ShareSnapshotValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 0.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+           Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaShareCoordinatorRecord.ShareSnapshotValue, self).__init__(_io)
@@ -93,10 +94,12 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.snapshot_epoch = self._io.read_u2be()
+            self.snapshot_epoch = self._io.read_s4be()
             self.state_epoch = self._io.read_s4be()
             self.leader_epoch = self._io.read_s4be()
             self.start_offset = self._io.read_s8be()
+            self.create_timestamp = self._io.read_s8be()
+            self.write_timestamp = self._io.read_s8be()
             self.len_state_batches = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
             if (not (self.len_state_batches.is_null)):
                 pass
@@ -105,7 +108,7 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
                     self.state_batches.append(KafkaShareCoordinatorRecord.ShareSnapshotValue.StateBatch(self.schema_version, self._io, self, self._root))
 
 
-            self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+            self.tagged_fields = KafkaShareCoordinatorRecord.ShareSnapshotValue.ShareSnapshotValueTaggedFields(self.schema_version, self._io, self, self._root)
 
 
         def _fetch_instances(self):
@@ -120,11 +123,101 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
 
             self.tagged_fields._fetch_instances()
 
+        class ShareSnapshotValueTagDeliveryCompleteCount(KaitaiStruct):
+            """Tagged field 0 of ShareSnapshotValue (DeliveryCompleteCount).
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaShareCoordinatorRecord.ShareSnapshotValue.ShareSnapshotValueTagDeliveryCompleteCount, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.delivery_complete_count = self._io.read_s4be()
+
+
+            def _fetch_instances(self):
+                pass
+
+
+        class ShareSnapshotValueTaggedField(KaitaiStruct):
+            """One tagged field of ShareSnapshotValue: known tags parsed, others kept as bytes.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaShareCoordinatorRecord.ShareSnapshotValue.ShareSnapshotValueTaggedField, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.tag = kafka_varint.KafkaVarint(self._io)
+                self.len_value = kafka_varint.KafkaVarint(self._io)
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
+                    _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                    self.value = KafkaShareCoordinatorRecord.ShareSnapshotValue.ShareSnapshotValueTagDeliveryCompleteCount(self.schema_version, _io__raw_value, self, self._root)
+                else:
+                    pass
+                    self.value = self._io.read_bytes(self.len_value.unsigned_value)
+
+
+            def _fetch_instances(self):
+                pass
+                self.tag._fetch_instances()
+                self.len_value._fetch_instances()
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self.value._fetch_instances()
+                else:
+                    pass
+
+
+        class ShareSnapshotValueTaggedFields(KaitaiStruct):
+            """Tagged-field section of ShareSnapshotValue: a count, then the fields.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaShareCoordinatorRecord.ShareSnapshotValue.ShareSnapshotValueTaggedFields, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.num_fields = kafka_varint.KafkaVarint(self._io)
+                self.fields = []
+                for i in range(self.num_fields.unsigned_value):
+                    self.fields.append(KafkaShareCoordinatorRecord.ShareSnapshotValue.ShareSnapshotValueTaggedField(self.schema_version, self._io, self, self._root))
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.num_fields._fetch_instances()
+                for i in range(len(self.fields)):
+                    pass
+                    self.fields[i]._fetch_instances()
+
+
+
         class StateBatch(KaitaiStruct):
             """StateBatch: a struct of Kafka's ShareSnapshotValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+               Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaShareCoordinatorRecord.ShareSnapshotValue.StateBatch, self).__init__(_io)
@@ -173,10 +266,10 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
 
 
     class ShareUpdateValue(KaitaiStruct):
-        """ShareUpdateValue: Kafka's message schema, versions 0 (flexible versions 0+).
+        """ShareUpdateValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 1.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+           Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaShareCoordinatorRecord.ShareUpdateValue, self).__init__(_io)
@@ -186,7 +279,7 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.snapshot_epoch = self._io.read_u2be()
+            self.snapshot_epoch = self._io.read_s4be()
             self.leader_epoch = self._io.read_s4be()
             self.start_offset = self._io.read_s8be()
             self.len_state_batches = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
@@ -197,7 +290,7 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
                     self.state_batches.append(KafkaShareCoordinatorRecord.ShareUpdateValue.StateBatch(self.schema_version, self._io, self, self._root))
 
 
-            self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+            self.tagged_fields = KafkaShareCoordinatorRecord.ShareUpdateValue.ShareUpdateValueTaggedFields(self.schema_version, self._io, self, self._root)
 
 
         def _fetch_instances(self):
@@ -212,11 +305,101 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
 
             self.tagged_fields._fetch_instances()
 
+        class ShareUpdateValueTagDeliveryCompleteCount(KaitaiStruct):
+            """Tagged field 0 of ShareUpdateValue (DeliveryCompleteCount).
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaShareCoordinatorRecord.ShareUpdateValue.ShareUpdateValueTagDeliveryCompleteCount, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.delivery_complete_count = self._io.read_s4be()
+
+
+            def _fetch_instances(self):
+                pass
+
+
+        class ShareUpdateValueTaggedField(KaitaiStruct):
+            """One tagged field of ShareUpdateValue: known tags parsed, others kept as bytes.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaShareCoordinatorRecord.ShareUpdateValue.ShareUpdateValueTaggedField, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.tag = kafka_varint.KafkaVarint(self._io)
+                self.len_value = kafka_varint.KafkaVarint(self._io)
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
+                    _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                    self.value = KafkaShareCoordinatorRecord.ShareUpdateValue.ShareUpdateValueTagDeliveryCompleteCount(self.schema_version, _io__raw_value, self, self._root)
+                else:
+                    pass
+                    self.value = self._io.read_bytes(self.len_value.unsigned_value)
+
+
+            def _fetch_instances(self):
+                pass
+                self.tag._fetch_instances()
+                self.len_value._fetch_instances()
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self.value._fetch_instances()
+                else:
+                    pass
+
+
+        class ShareUpdateValueTaggedFields(KaitaiStruct):
+            """Tagged-field section of ShareUpdateValue: a count, then the fields.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaShareCoordinatorRecord.ShareUpdateValue.ShareUpdateValueTaggedFields, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.num_fields = kafka_varint.KafkaVarint(self._io)
+                self.fields = []
+                for i in range(self.num_fields.unsigned_value):
+                    self.fields.append(KafkaShareCoordinatorRecord.ShareUpdateValue.ShareUpdateValueTaggedField(self.schema_version, self._io, self, self._root))
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.num_fields._fetch_instances()
+                for i in range(len(self.fields)):
+                    pass
+                    self.fields[i]._fetch_instances()
+
+
+
         class StateBatch(KaitaiStruct):
             """StateBatch: a struct of Kafka's ShareUpdateValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+               Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaShareCoordinatorRecord.ShareUpdateValue.StateBatch, self).__init__(_io)

@@ -48,6 +48,13 @@ seq:
       record_type::share_group_current_member_assignment: share_group_current_member_assignment_key(14)
       record_type::share_group_state_partition_metadata: share_group_state_partition_metadata_key(15)
       record_type::consumer_group_regular_expression: consumer_group_regular_expression_key(16)
+      record_type::streams_group_metadata: streams_group_metadata_key(17)
+      record_type::streams_group_partition_metadata: streams_group_partition_metadata_key(18)
+      record_type::streams_group_member_metadata: streams_group_member_metadata_key(19)
+      record_type::streams_group_target_assignment_metadata: streams_group_target_assignment_metadata_key(20)
+      record_type::streams_group_target_assignment_member: streams_group_target_assignment_member_key(21)
+      record_type::streams_group_current_member_assignment: streams_group_current_member_assignment_key(22)
+      record_type::streams_group_topology: streams_group_topology_key(23)
   doc: The key message.
 types:
   value:
@@ -84,6 +91,13 @@ types:
           14: share_group_current_member_assignment_value(version)
           15: share_group_state_partition_metadata_value(version)
           16: consumer_group_regular_expression_value(version)
+          17: streams_group_metadata_value(version)
+          18: streams_group_partition_metadata_value(version)
+          19: streams_group_member_metadata_value(version)
+          20: streams_group_target_assignment_metadata_value(version)
+          21: streams_group_target_assignment_member_value(version)
+          22: streams_group_current_member_assignment_value(version)
+          23: streams_group_topology_value(version)
       doc: The value message.
   offset_commit_key:
     params:
@@ -1031,6 +1045,16 @@ types:
       type: s2
       doc: Version of the ShareGroupStatePartitionMetadataValue the bytes were written with.
     seq:
+    - id: len_initializing_topics
+      type: kafka_message_common::array_header(true)
+      doc: 'Element count of `initializing_topics` (-1 or compact 0: null).'
+    - id: initializing_topics
+      repeat: expr
+      repeat-expr: len_initializing_topics.count
+      if: not len_initializing_topics.is_null
+      type: topic_partitions_info(schema_version)
+      doc: The topic-partitions whose share-group state is being initialized. (Kafka field `initializingTopics`,
+        []TopicPartitionsInfo, versions 0+.)
     - id: len_initialized_topics
       type: kafka_message_common::array_header(true)
       doc: 'Element count of `initialized_topics` (-1 or compact 0: null).'
@@ -1056,12 +1080,12 @@ types:
       type: kafka_message_common::tagged_fields
     -webide-representation: ShareGroupStatePartitionMetadataValue
     doc: 'ShareGroupStatePartitionMetadataValue: Kafka''s message schema, versions 0 (flexible versions
-      0+).'
-    doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
+      0+). API key 15.'
+    doc-ref: https://github.com/apache/kafka/blob/25002b6a64b07c60e5777685732620ad6df6bbd5/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
     types:
       topic_partitions_info:
         doc: 'TopicPartitionsInfo: a struct of Kafka''s ShareGroupStatePartitionMetadataValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
+        doc-ref: https://github.com/apache/kafka/blob/25002b6a64b07c60e5777685732620ad6df6bbd5/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
         params:
         - id: schema_version
           type: s2
@@ -1082,13 +1106,17 @@ types:
           if: not len_partitions.is_null
           type: s4
           doc: The partitions. (Kafka field `partitions`, []int32, versions 0+.)
+        - id: create_timestamp
+          type: s8
+          doc: Timestamp at which topic added to init state. (Kafka field `createTimestamp`, int64, versions
+            0+.)
         - id: tagged_fields
           doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
           type: kafka_message_common::tagged_fields
         -webide-representation: TopicPartitionsInfo
       topic_info:
         doc: 'TopicInfo: a struct of Kafka''s ShareGroupStatePartitionMetadataValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
+        doc-ref: https://github.com/apache/kafka/blob/25002b6a64b07c60e5777685732620ad6df6bbd5/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
         params:
         - id: schema_version
           type: s2
@@ -1147,6 +1175,759 @@ types:
     doc: 'ConsumerGroupRegularExpressionValue: Kafka''s message schema, versions 0 (flexible versions
       0+).'
     doc-ref: https://github.com/apache/kafka/blob/f0f48ddbb314c61fcc892cd4451123a0586790cf/group-coordinator/src/main/resources/common/message/ConsumerGroupRegularExpressionValue.json
+  streams_group_metadata_key:
+    params:
+    - id: schema_version
+      type: s2
+      doc: Version of the StreamsGroupMetadataKey the bytes were written with.
+    seq:
+    - id: group_id
+      type: kafka_message_common::string_field(false)
+      doc: The group ID. (Kafka field `groupId`, string, versions 17.)
+    -webide-representation: StreamsGroupMetadataKey
+    doc: 'StreamsGroupMetadataKey: Kafka''s message schema, versions 17 (flexible versions none). API
+      key 17.'
+    doc-ref: https://github.com/apache/kafka/blob/292aff5e7fccf15ac0b111363ca19906f5a619c0/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataKey.json
+  streams_group_metadata_value:
+    params:
+    - id: schema_version
+      type: s2
+      doc: Version of the StreamsGroupMetadataValue the bytes were written with.
+    seq:
+    - id: epoch
+      type: s4
+      doc: The group epoch. (Kafka field `epoch`, int32, versions 0+.)
+    - id: metadata_hash
+      type: s8
+      doc: The hash of all topics in the group. (Kafka field `metadataHash`, int64, versions 0+.)
+    - id: len_assignment_configs
+      type: kafka_message_common::array_header(true)
+      doc: 'Element count of `assignment_configs` (-1 or compact 0: null).'
+    - id: assignment_configs
+      repeat: expr
+      repeat-expr: len_assignment_configs.count
+      if: not len_assignment_configs.is_null
+      type: assignment_config(schema_version)
+      doc: Assignment configuration parameters as key-value pairs. (Kafka field `assignmentConfigs`, []AssignmentConfig,
+        versions 0+.)
+    - id: tagged_fields
+      doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+      type: streams_group_metadata_value_tagged_fields(schema_version)
+    -webide-representation: StreamsGroupMetadataValue
+    doc: 'StreamsGroupMetadataValue: Kafka''s message schema, versions 0 (flexible versions 0+). API key
+      17.'
+    doc-ref: https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+    types:
+      assignment_config:
+        doc: 'AssignmentConfig: a struct of Kafka''s StreamsGroupMetadataValue schema.'
+        doc-ref: https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupMetadataValue the bytes were written with.
+        seq:
+        - id: key
+          type: kafka_message_common::string_field(true)
+          doc: Key of the config. (Kafka field `key`, string, versions 0+.)
+        - id: value
+          type: kafka_message_common::string_field(true)
+          doc: Value of the config. (Kafka field `value`, string, versions 0+.)
+        - id: tagged_fields
+          doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+          type: kafka_message_common::tagged_fields
+        -webide-representation: AssignmentConfig
+      streams_group_metadata_value_tag_validated_topology_epoch:
+        doc: Tagged field 0 of StreamsGroupMetadataValue (ValidatedTopologyEpoch).
+        doc-ref: https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupMetadataValue.
+        seq:
+        - id: validated_topology_epoch
+          type: s4
+          doc: The topology epoch whose topics where validated to be present in a valid configuration
+            in the metadata. (Kafka field `validatedTopologyEpoch`, int32, versions 0+.)
+        -webide-representation: ValidatedTopologyEpoch
+      streams_group_metadata_value_tagged_field:
+        doc: 'One tagged field of StreamsGroupMetadataValue: known tags parsed, others kept as bytes.'
+        doc-ref: https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupMetadataValue.
+        seq:
+        - id: tag
+          type: kafka_varint
+          doc: The tag (unsigned varint).
+        - id: len_value
+          type: kafka_varint
+          doc: Size of the field's bytes (unsigned varint).
+        - id: value
+          size: len_value.unsigned_value
+          type:
+            switch-on: tag.unsigned_value
+            cases:
+              0: streams_group_metadata_value_tag_validated_topology_epoch(schema_version)
+          doc: The field; bytes when the tag is unknown.
+        -webide-representation: tag {tag.unsigned_value:dec}
+      streams_group_metadata_value_tagged_fields:
+        doc: 'Tagged-field section of StreamsGroupMetadataValue: a count, then the fields.'
+        doc-ref: https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupMetadataValue.
+        seq:
+        - id: num_fields
+          type: kafka_varint
+          doc: Number of tagged fields (unsigned varint).
+        - id: fields
+          type: streams_group_metadata_value_tagged_field(schema_version)
+          repeat: expr
+          repeat-expr: num_fields.unsigned_value
+          doc: The tagged fields.
+        -webide-representation: '{num_fields.unsigned_value:dec} tagged fields'
+  streams_group_partition_metadata_key:
+    params:
+    - id: schema_version
+      type: s2
+      doc: Version of the StreamsGroupPartitionMetadataKey the bytes were written with.
+    seq:
+    - id: group_id
+      type: kafka_message_common::string_field(false)
+      doc: The group ID. (Kafka field `groupId`, string, versions 18.)
+    -webide-representation: StreamsGroupPartitionMetadataKey
+    doc: 'StreamsGroupPartitionMetadataKey: Kafka''s message schema, versions 18 (flexible versions none).'
+    doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadataKey.json
+  streams_group_partition_metadata_value:
+    params:
+    - id: schema_version
+      type: s2
+      doc: Version of the StreamsGroupPartitionMetadataValue the bytes were written with.
+    seq:
+    - id: len_topics
+      type: kafka_message_common::array_header(true)
+      doc: 'Element count of `topics` (-1 or compact 0: null).'
+    - id: topics
+      repeat: expr
+      repeat-expr: len_topics.count
+      if: not len_topics.is_null
+      type: topic_metadata(schema_version)
+      doc: The list of topic metadata. (Kafka field `topics`, []TopicMetadata, versions 0+.)
+    - id: tagged_fields
+      doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+      type: kafka_message_common::tagged_fields
+    -webide-representation: StreamsGroupPartitionMetadataValue
+    doc: 'StreamsGroupPartitionMetadataValue: Kafka''s message schema, versions 0 (flexible versions 0+).'
+    doc-ref: https://github.com/apache/kafka/blob/44e616aa774b73381b8238059d2b091238c2df4e/group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadataValue.json
+    types:
+      topic_metadata:
+        doc: 'TopicMetadata: a struct of Kafka''s StreamsGroupPartitionMetadataValue schema.'
+        doc-ref: https://github.com/apache/kafka/blob/44e616aa774b73381b8238059d2b091238c2df4e/group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupPartitionMetadataValue the bytes were written with.
+        seq:
+        - id: topic_id
+          type: kafka_message_common::uuid
+          doc: The topic id. (Kafka field `topicId`, uuid, versions 0+.)
+        - id: topic_name
+          type: kafka_message_common::string_field(true)
+          doc: The topic name. (Kafka field `topicName`, string, versions 0+.)
+        - id: num_partitions
+          type: s4
+          doc: The number of partitions of the topic. (Kafka field `numPartitions`, int32, versions 0+.)
+        - id: len_partition_metadata
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `partition_metadata` (-1 or compact 0: null).'
+        - id: partition_metadata
+          repeat: expr
+          repeat-expr: len_partition_metadata.count
+          if: not len_partition_metadata.is_null
+          type: partition_metadata(schema_version)
+          doc: Partitions mapped to a set of racks. If the rack information is unavailable for all the
+            partitions, an empty list is stored (Kafka field `partitionMetadata`, []PartitionMetadata,
+            versions 0+.)
+        - id: tagged_fields
+          doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+          type: kafka_message_common::tagged_fields
+        -webide-representation: TopicMetadata
+      partition_metadata:
+        doc: 'PartitionMetadata: a struct of Kafka''s StreamsGroupPartitionMetadataValue schema.'
+        doc-ref: https://github.com/apache/kafka/blob/44e616aa774b73381b8238059d2b091238c2df4e/group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupPartitionMetadataValue the bytes were written with.
+        seq:
+        - id: partition
+          type: s4
+          doc: The partition number. (Kafka field `partition`, int32, versions 0+.)
+        - id: len_racks
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `racks` (-1 or compact 0: null).'
+        - id: racks
+          repeat: expr
+          repeat-expr: len_racks.count
+          if: not len_racks.is_null
+          type: kafka_message_common::string_field(true)
+          doc: The set of racks that the partition is mapped to. (Kafka field `racks`, []string, versions
+            0+.)
+        - id: tagged_fields
+          doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+          type: kafka_message_common::tagged_fields
+        -webide-representation: PartitionMetadata
+  streams_group_member_metadata_key:
+    params:
+    - id: schema_version
+      type: s2
+      doc: Version of the StreamsGroupMemberMetadataKey the bytes were written with.
+    seq:
+    - id: group_id
+      type: kafka_message_common::string_field(false)
+      doc: The group ID. (Kafka field `groupId`, string, versions 19.)
+    - id: member_id
+      type: kafka_message_common::string_field(false)
+      doc: The member ID. (Kafka field `memberId`, string, versions 19.)
+    -webide-representation: StreamsGroupMemberMetadataKey
+    doc: 'StreamsGroupMemberMetadataKey: Kafka''s message schema, versions 19 (flexible versions none).
+      API key 19.'
+    doc-ref: https://github.com/apache/kafka/blob/7e11ea85e0c7aafa334fe9bebfc278c88c0ae5ad/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataKey.json
+  streams_group_member_metadata_value:
+    params:
+    - id: schema_version
+      type: s2
+      doc: Version of the StreamsGroupMemberMetadataValue the bytes were written with.
+    seq:
+    - id: instance_id
+      type: kafka_message_common::string_field(true)
+      doc: The (optional) instance ID for static membership. (Kafka field `instanceId`, string, versions
+        0+, nullable in 0+.)
+    - id: rack_id
+      type: kafka_message_common::string_field(true)
+      doc: The (optional) rack ID. (Kafka field `rackId`, string, versions 0+, nullable in 0+.)
+    - id: client_id
+      type: kafka_message_common::string_field(true)
+      doc: The client ID. (Kafka field `clientId`, string, versions 0+.)
+    - id: client_host
+      type: kafka_message_common::string_field(true)
+      doc: The client host. (Kafka field `clientHost`, string, versions 0+.)
+    - id: rebalance_timeout_ms
+      type: s4
+      doc: The rebalance timeout. (Kafka field `rebalanceTimeoutMs`, int32, versions 0+.)
+    - id: topology_epoch
+      type: s4
+      doc: The epoch of the topology. (Kafka field `topologyEpoch`, int32, versions 0+.)
+    - id: process_id
+      type: kafka_message_common::string_field(true)
+      doc: Identity of the streams instance that may have multiple consumers. (Kafka field `processId`,
+        string, versions 0+.)
+    - id: user_endpoint
+      type: endpoint(schema_version)
+      doc: User-defined endpoint for running interactive queries on this instance. (Kafka field `userEndpoint`,
+        Endpoint, versions 0+, nullable in 0+.)
+    - id: len_client_tags
+      type: kafka_message_common::array_header(true)
+      doc: 'Element count of `client_tags` (-1 or compact 0: null).'
+    - id: client_tags
+      repeat: expr
+      repeat-expr: len_client_tags.count
+      if: not len_client_tags.is_null
+      type: key_value(schema_version)
+      doc: Used for rack-aware assignment algorithm. (Kafka field `clientTags`, []KeyValue, versions 0+.)
+    - id: tagged_fields
+      doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+      type: kafka_message_common::tagged_fields
+    -webide-representation: StreamsGroupMemberMetadataValue
+    doc: 'StreamsGroupMemberMetadataValue: Kafka''s message schema, versions 0 (flexible versions 0+).'
+    doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
+    types:
+      endpoint:
+        doc: 'Endpoint: a struct of Kafka''s StreamsGroupMemberMetadataValue schema.'
+        doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupMemberMetadataValue the bytes were written with.
+        seq:
+        - id: host
+          type: kafka_message_common::string_field(true)
+          doc: The host of the endpoint. (Kafka field `host`, string, versions 0+.)
+        - id: port
+          type: u2
+          doc: The port of the endpoint. (Kafka field `port`, uint16, versions 0+.)
+        - id: tagged_fields
+          doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+          type: kafka_message_common::tagged_fields
+        -webide-representation: Endpoint
+      key_value:
+        doc: 'KeyValue: a struct of Kafka''s StreamsGroupMemberMetadataValue schema.'
+        doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupMemberMetadataValue the bytes were written with.
+        seq:
+        - id: key
+          type: kafka_message_common::string_field(true)
+          doc: The key of the config. (Kafka field `key`, string, versions 0+.)
+        - id: value
+          type: kafka_message_common::string_field(true)
+          doc: the value of the config. (Kafka field `value`, string, versions 0+.)
+        - id: tagged_fields
+          doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+          type: kafka_message_common::tagged_fields
+        -webide-representation: KeyValue
+  streams_group_target_assignment_metadata_key:
+    params:
+    - id: schema_version
+      type: s2
+      doc: Version of the StreamsGroupTargetAssignmentMetadataKey the bytes were written with.
+    seq:
+    - id: group_id
+      type: kafka_message_common::string_field(false)
+      doc: The group ID. (Kafka field `groupId`, string, versions 20.)
+    -webide-representation: StreamsGroupTargetAssignmentMetadataKey
+    doc: 'StreamsGroupTargetAssignmentMetadataKey: Kafka''s message schema, versions 20 (flexible versions
+      none).'
+    doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataKey.json
+  streams_group_target_assignment_metadata_value:
+    params:
+    - id: schema_version
+      type: s2
+      doc: Version of the StreamsGroupTargetAssignmentMetadataValue the bytes were written with.
+    seq:
+    - id: assignment_epoch
+      type: s4
+      doc: The assignment epoch. (Kafka field `assignmentEpoch`, int32, versions 0+.)
+    - id: tagged_fields
+      doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+      type: kafka_message_common::tagged_fields
+    -webide-representation: StreamsGroupTargetAssignmentMetadataValue
+    doc: 'StreamsGroupTargetAssignmentMetadataValue: Kafka''s message schema, versions 0 (flexible versions
+      0+). API key 20.'
+    doc-ref: https://github.com/apache/kafka/blob/5c1644fc05a8ef4b56b72b01d622e94b8298ac3e/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataValue.json
+  streams_group_target_assignment_member_key:
+    params:
+    - id: schema_version
+      type: s2
+      doc: Version of the StreamsGroupTargetAssignmentMemberKey the bytes were written with.
+    seq:
+    - id: group_id
+      type: kafka_message_common::string_field(false)
+      doc: The group ID. (Kafka field `groupId`, string, versions 21.)
+    - id: member_id
+      type: kafka_message_common::string_field(false)
+      doc: The member ID. (Kafka field `memberId`, string, versions 21.)
+    -webide-representation: StreamsGroupTargetAssignmentMemberKey
+    doc: 'StreamsGroupTargetAssignmentMemberKey: Kafka''s message schema, versions 21 (flexible versions
+      none). API key 21.'
+    doc-ref: https://github.com/apache/kafka/blob/b617af2a892fd306b52c6348cb4482507a6c7d10/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberKey.json
+  streams_group_target_assignment_member_value:
+    params:
+    - id: schema_version
+      type: s2
+      doc: Version of the StreamsGroupTargetAssignmentMemberValue the bytes were written with.
+    seq:
+    - id: len_active_tasks
+      type: kafka_message_common::array_header(true)
+      doc: 'Element count of `active_tasks` (-1 or compact 0: null).'
+    - id: active_tasks
+      repeat: expr
+      repeat-expr: len_active_tasks.count
+      if: not len_active_tasks.is_null
+      type: task_ids(schema_version)
+      doc: Currently assigned active tasks for this streams client. (Kafka field `activeTasks`, []TaskIds,
+        versions 0+.)
+    - id: len_standby_tasks
+      type: kafka_message_common::array_header(true)
+      doc: 'Element count of `standby_tasks` (-1 or compact 0: null).'
+    - id: standby_tasks
+      repeat: expr
+      repeat-expr: len_standby_tasks.count
+      if: not len_standby_tasks.is_null
+      type: task_ids(schema_version)
+      doc: Currently assigned standby tasks for this streams client. (Kafka field `standbyTasks`, []TaskIds,
+        versions 0+.)
+    - id: len_warmup_tasks
+      type: kafka_message_common::array_header(true)
+      doc: 'Element count of `warmup_tasks` (-1 or compact 0: null).'
+    - id: warmup_tasks
+      repeat: expr
+      repeat-expr: len_warmup_tasks.count
+      if: not len_warmup_tasks.is_null
+      type: task_ids(schema_version)
+      doc: Currently assigned warm-up tasks for this streams client. (Kafka field `warmupTasks`, []TaskIds,
+        versions 0+.)
+    - id: tagged_fields
+      doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+      type: kafka_message_common::tagged_fields
+    -webide-representation: StreamsGroupTargetAssignmentMemberValue
+    doc: 'StreamsGroupTargetAssignmentMemberValue: Kafka''s message schema, versions 0 (flexible versions
+      0+). API key 21.'
+    doc-ref: https://github.com/apache/kafka/blob/75a150ae8002d03ad7061727797012f3e1f153e3/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberValue.json
+    types:
+      task_ids:
+        doc: 'TaskIds: a struct of Kafka''s StreamsGroupTargetAssignmentMemberValue schema.'
+        doc-ref: https://github.com/apache/kafka/blob/75a150ae8002d03ad7061727797012f3e1f153e3/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupTargetAssignmentMemberValue the bytes were written with.
+        seq:
+        - id: subtopology_id
+          type: kafka_message_common::string_field(true)
+          doc: The subtopology ID. (Kafka field `subtopologyId`, string, versions 0+.)
+        - id: len_partitions
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `partitions` (-1 or compact 0: null).'
+        - id: partitions
+          repeat: expr
+          repeat-expr: len_partitions.count
+          if: not len_partitions.is_null
+          type: s4
+          doc: The partitions of the input topics processed by this member. (Kafka field `partitions`,
+            []int32, versions 0+.)
+        - id: tagged_fields
+          doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+          type: kafka_message_common::tagged_fields
+        -webide-representation: TaskIds
+  streams_group_current_member_assignment_key:
+    params:
+    - id: schema_version
+      type: s2
+      doc: Version of the StreamsGroupCurrentMemberAssignmentKey the bytes were written with.
+    seq:
+    - id: group_id
+      type: kafka_message_common::string_field(false)
+      doc: The group ID. (Kafka field `groupId`, string, versions 22.)
+    - id: member_id
+      type: kafka_message_common::string_field(false)
+      doc: The member ID. (Kafka field `memberId`, string, versions 22.)
+    -webide-representation: StreamsGroupCurrentMemberAssignmentKey
+    doc: 'StreamsGroupCurrentMemberAssignmentKey: Kafka''s message schema, versions 22 (flexible versions
+      none). API key 22.'
+    doc-ref: https://github.com/apache/kafka/blob/75a150ae8002d03ad7061727797012f3e1f153e3/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentKey.json
+  streams_group_current_member_assignment_value:
+    params:
+    - id: schema_version
+      type: s2
+      doc: Version of the StreamsGroupCurrentMemberAssignmentValue the bytes were written with.
+    seq:
+    - id: member_epoch
+      type: s4
+      doc: The current member epoch that is expected from the member in the heartbeat request. (Kafka
+        field `memberEpoch`, int32, versions 0+.)
+    - id: previous_member_epoch
+      type: s4
+      doc: If the last epoch bump is lost before reaching the member, the member will retry with the previous
+        epoch. (Kafka field `previousMemberEpoch`, int32, versions 0+.)
+    - id: state
+      type: s1
+      doc: The member state. See StreamsGroupMember.MemberState for the possible values. (Kafka field
+        `state`, int8, versions 0+.)
+    - id: len_active_tasks
+      type: kafka_message_common::array_header(true)
+      doc: 'Element count of `active_tasks` (-1 or compact 0: null).'
+    - id: active_tasks
+      repeat: expr
+      repeat-expr: len_active_tasks.count
+      if: not len_active_tasks.is_null
+      type: task_ids(schema_version)
+      doc: Currently assigned active tasks for this streams client. (Kafka field `activeTasks`, []TaskIds,
+        versions 0+.)
+    - id: len_standby_tasks
+      type: kafka_message_common::array_header(true)
+      doc: 'Element count of `standby_tasks` (-1 or compact 0: null).'
+    - id: standby_tasks
+      repeat: expr
+      repeat-expr: len_standby_tasks.count
+      if: not len_standby_tasks.is_null
+      type: task_ids(schema_version)
+      doc: Currently assigned standby tasks for this streams client. (Kafka field `standbyTasks`, []TaskIds,
+        versions 0+.)
+    - id: len_warmup_tasks
+      type: kafka_message_common::array_header(true)
+      doc: 'Element count of `warmup_tasks` (-1 or compact 0: null).'
+    - id: warmup_tasks
+      repeat: expr
+      repeat-expr: len_warmup_tasks.count
+      if: not len_warmup_tasks.is_null
+      type: task_ids(schema_version)
+      doc: Currently assigned warm-up tasks for this streams client. (Kafka field `warmupTasks`, []TaskIds,
+        versions 0+.)
+    - id: len_active_tasks_pending_revocation
+      type: kafka_message_common::array_header(true)
+      doc: 'Element count of `active_tasks_pending_revocation` (-1 or compact 0: null).'
+    - id: active_tasks_pending_revocation
+      repeat: expr
+      repeat-expr: len_active_tasks_pending_revocation.count
+      if: not len_active_tasks_pending_revocation.is_null
+      type: task_ids(schema_version)
+      doc: The active tasks that must be revoked by this member. (Kafka field `activeTasksPendingRevocation`,
+        []TaskIds, versions 0+.)
+    - id: len_standby_tasks_pending_revocation
+      type: kafka_message_common::array_header(true)
+      doc: 'Element count of `standby_tasks_pending_revocation` (-1 or compact 0: null).'
+    - id: standby_tasks_pending_revocation
+      repeat: expr
+      repeat-expr: len_standby_tasks_pending_revocation.count
+      if: not len_standby_tasks_pending_revocation.is_null
+      type: task_ids(schema_version)
+      doc: The standby tasks that must be revoked by this member. (Kafka field `standbyTasksPendingRevocation`,
+        []TaskIds, versions 0+.)
+    - id: len_warmup_tasks_pending_revocation
+      type: kafka_message_common::array_header(true)
+      doc: 'Element count of `warmup_tasks_pending_revocation` (-1 or compact 0: null).'
+    - id: warmup_tasks_pending_revocation
+      repeat: expr
+      repeat-expr: len_warmup_tasks_pending_revocation.count
+      if: not len_warmup_tasks_pending_revocation.is_null
+      type: task_ids(schema_version)
+      doc: The warmup tasks that must be revoked by this member. (Kafka field `warmupTasksPendingRevocation`,
+        []TaskIds, versions 0+.)
+    - id: tagged_fields
+      doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+      type: kafka_message_common::tagged_fields
+    -webide-representation: StreamsGroupCurrentMemberAssignmentValue
+    doc: 'StreamsGroupCurrentMemberAssignmentValue: Kafka''s message schema, versions 0 (flexible versions
+      0+).'
+    doc-ref: https://github.com/apache/kafka/blob/5096058a08e6ac2bfb8c1aa2d55c98891ff780aa/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
+    types:
+      task_ids:
+        doc: 'TaskIds: a struct of Kafka''s StreamsGroupCurrentMemberAssignmentValue schema.'
+        doc-ref: https://github.com/apache/kafka/blob/5096058a08e6ac2bfb8c1aa2d55c98891ff780aa/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupCurrentMemberAssignmentValue the bytes were written with.
+        seq:
+        - id: subtopology_id
+          type: kafka_message_common::string_field(true)
+          doc: The subtopology identifier. (Kafka field `subtopologyId`, string, versions 0+.)
+        - id: len_partitions
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `partitions` (-1 or compact 0: null).'
+        - id: partitions
+          repeat: expr
+          repeat-expr: len_partitions.count
+          if: not len_partitions.is_null
+          type: s4
+          doc: The partitions of the input topics processed by this member. (Kafka field `partitions`,
+            []int32, versions 0+.)
+        - id: tagged_fields
+          doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+          type: kafka_message_common::tagged_fields
+        -webide-representation: TaskIds
+  streams_group_topology_key:
+    params:
+    - id: schema_version
+      type: s2
+      doc: Version of the StreamsGroupTopologyKey the bytes were written with.
+    seq:
+    - id: group_id
+      type: kafka_message_common::string_field(false)
+      doc: The group ID. (Kafka field `groupId`, string, versions 23.)
+    -webide-representation: StreamsGroupTopologyKey
+    doc: 'StreamsGroupTopologyKey: Kafka''s message schema, versions 23 (flexible versions none).'
+    doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyKey.json
+  streams_group_topology_value:
+    params:
+    - id: schema_version
+      type: s2
+      doc: Version of the StreamsGroupTopologyValue the bytes were written with.
+    seq:
+    - id: epoch
+      type: s4
+      doc: The epoch of the topology. (Kafka field `epoch`, int32, versions 0+.)
+    - id: len_subtopologies
+      type: kafka_message_common::array_header(true)
+      doc: 'Element count of `subtopologies` (-1 or compact 0: null).'
+    - id: subtopologies
+      repeat: expr
+      repeat-expr: len_subtopologies.count
+      if: not len_subtopologies.is_null
+      type: subtopology(schema_version)
+      doc: The sub-topologies of the streams application. (Kafka field `subtopologies`, []Subtopology,
+        versions 0+.)
+    - id: tagged_fields
+      doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+      type: kafka_message_common::tagged_fields
+    -webide-representation: StreamsGroupTopologyValue
+    doc: 'StreamsGroupTopologyValue: Kafka''s message schema, versions 0 (flexible versions 0+).'
+    doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+    types:
+      subtopology:
+        doc: 'Subtopology: a struct of Kafka''s StreamsGroupTopologyValue schema.'
+        doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupTopologyValue the bytes were written with.
+        seq:
+        - id: subtopology_id
+          type: kafka_message_common::string_field(true)
+          doc: String to uniquely identify the subtopology. (Kafka field `subtopologyId`, string, versions
+            0+.)
+        - id: len_source_topics
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `source_topics` (-1 or compact 0: null).'
+        - id: source_topics
+          repeat: expr
+          repeat-expr: len_source_topics.count
+          if: not len_source_topics.is_null
+          type: kafka_message_common::string_field(true)
+          doc: The topics the topology reads from. (Kafka field `sourceTopics`, []string, versions 0+.)
+        - id: len_source_topic_regex
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `source_topic_regex` (-1 or compact 0: null).'
+        - id: source_topic_regex
+          repeat: expr
+          repeat-expr: len_source_topic_regex.count
+          if: not len_source_topic_regex.is_null
+          type: kafka_message_common::string_field(true)
+          doc: Regular expressions identifying topics the subtopology reads from. (Kafka field `sourceTopicRegex`,
+            []string, versions 0+.)
+        - id: len_state_changelog_topics
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `state_changelog_topics` (-1 or compact 0: null).'
+        - id: state_changelog_topics
+          repeat: expr
+          repeat-expr: len_state_changelog_topics.count
+          if: not len_state_changelog_topics.is_null
+          type: topic_info(schema_version)
+          doc: The set of state changelog topics associated with this subtopology. (Kafka field `stateChangelogTopics`,
+            []TopicInfo, versions 0+.)
+        - id: len_repartition_sink_topics
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `repartition_sink_topics` (-1 or compact 0: null).'
+        - id: repartition_sink_topics
+          repeat: expr
+          repeat-expr: len_repartition_sink_topics.count
+          if: not len_repartition_sink_topics.is_null
+          type: kafka_message_common::string_field(true)
+          doc: The repartition topics the subtopology writes to. (Kafka field `repartitionSinkTopics`,
+            []string, versions 0+.)
+        - id: len_repartition_source_topics
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `repartition_source_topics` (-1 or compact 0: null).'
+        - id: repartition_source_topics
+          repeat: expr
+          repeat-expr: len_repartition_source_topics.count
+          if: not len_repartition_source_topics.is_null
+          type: topic_info(schema_version)
+          doc: The set of source topics that are internally created repartition topics. (Kafka field `repartitionSourceTopics`,
+            []TopicInfo, versions 0+.)
+        - id: len_copartition_groups
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `copartition_groups` (-1 or compact 0: null).'
+        - id: copartition_groups
+          repeat: expr
+          repeat-expr: len_copartition_groups.count
+          if: not len_copartition_groups.is_null
+          type: copartition_group(schema_version)
+          doc: A subset of source topics that must be copartitioned. (Kafka field `copartitionGroups`,
+            []CopartitionGroup, versions 0+.)
+        - id: tagged_fields
+          doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+          type: kafka_message_common::tagged_fields
+        -webide-representation: Subtopology
+      topic_info:
+        doc: 'TopicInfo: a struct of Kafka''s StreamsGroupTopologyValue schema.'
+        doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupTopologyValue the bytes were written with.
+        seq:
+        - id: name
+          type: kafka_message_common::string_field(true)
+          doc: The name of the topic. (Kafka field `name`, string, versions 0+.)
+        - id: partitions
+          type: s4
+          doc: The number of partitions in the topic. Can be 0 if no specific number of partitions is
+            enforced. Always 0 for changelog topics. (Kafka field `partitions`, int32, versions 0+.)
+        - id: replication_factor
+          type: s2
+          doc: The replication factor of the topic. Can be 0 if the default replication factor should
+            be used. (Kafka field `replicationFactor`, int16, versions 0+.)
+        - id: len_topic_configs
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `topic_configs` (-1 or compact 0: null).'
+        - id: topic_configs
+          repeat: expr
+          repeat-expr: len_topic_configs.count
+          if: not len_topic_configs.is_null
+          type: topic_config(schema_version)
+          doc: Topic-level configurations as key-value pairs. (Kafka field `topicConfigs`, []TopicConfig,
+            versions 0+.)
+        - id: tagged_fields
+          doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+          type: kafka_message_common::tagged_fields
+        -webide-representation: TopicInfo
+      topic_config:
+        doc: 'TopicConfig: a struct of Kafka''s StreamsGroupTopologyValue schema.'
+        doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupTopologyValue the bytes were written with.
+        seq:
+        - id: key
+          type: kafka_message_common::string_field(true)
+          doc: The key of the topic-level configuration. (Kafka field `key`, string, versions 0+.)
+        - id: value
+          type: kafka_message_common::string_field(true)
+          doc: The value of the topic-level configuration. (Kafka field `value`, string, versions 0+.)
+        - id: tagged_fields
+          doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+          type: kafka_message_common::tagged_fields
+        -webide-representation: TopicConfig
+      copartition_group:
+        doc: 'CopartitionGroup: a struct of Kafka''s StreamsGroupTopologyValue schema.'
+        doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupTopologyValue the bytes were written with.
+        seq:
+        - id: len_source_topics
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `source_topics` (-1 or compact 0: null).'
+        - id: source_topics
+          repeat: expr
+          repeat-expr: len_source_topics.count
+          if: not len_source_topics.is_null
+          type: s2
+          doc: The topics the topology reads from. Index into the array on the subtopology level. (Kafka
+            field `sourceTopics`, []int16, versions 0+.)
+        - id: len_source_topic_regex
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `source_topic_regex` (-1 or compact 0: null).'
+        - id: source_topic_regex
+          repeat: expr
+          repeat-expr: len_source_topic_regex.count
+          if: not len_source_topic_regex.is_null
+          type: s2
+          doc: Regular expressions identifying topics the subtopology reads from. Index into the array
+            on the subtopology level. (Kafka field `sourceTopicRegex`, []int16, versions 0+.)
+        - id: len_repartition_source_topics
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `repartition_source_topics` (-1 or compact 0: null).'
+        - id: repartition_source_topics
+          repeat: expr
+          repeat-expr: len_repartition_source_topics.count
+          if: not len_repartition_source_topics.is_null
+          type: s2
+          doc: The set of source topics that are internally created repartition topics. Index into the
+            array on the subtopology level. (Kafka field `repartitionSourceTopics`, []int16, versions
+            0+.)
+        - id: tagged_fields
+          doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
+          type: kafka_message_common::tagged_fields
+        -webide-representation: CopartitionGroup
 enums:
   record_type:
     0: offset_commit_legacy
@@ -1166,3 +1947,10 @@ enums:
     14: share_group_current_member_assignment
     15: share_group_state_partition_metadata
     16: consumer_group_regular_expression
+    17: streams_group_metadata
+    18: streams_group_partition_metadata
+    19: streams_group_member_metadata
+    20: streams_group_target_assignment_metadata
+    21: streams_group_target_assignment_member
+    22: streams_group_current_member_assignment
+    23: streams_group_topology

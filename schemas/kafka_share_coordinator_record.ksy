@@ -80,8 +80,8 @@ types:
       doc: Version of the ShareSnapshotValue the bytes were written with.
     seq:
     - id: snapshot_epoch
-      type: u2
-      doc: The snapshot epoch. (Kafka field `snapshotEpoch`, uint16, versions 0.)
+      type: s4
+      doc: The snapshot epoch. (Kafka field `snapshotEpoch`, int32, versions 0+.)
     - id: state_epoch
       type: s4
       doc: The state epoch for this share-partition. (Kafka field `stateEpoch`, int32, versions 0+.)
@@ -90,7 +90,14 @@ types:
       doc: The leader epoch of the share-partition. (Kafka field `leaderEpoch`, int32, versions 0+.)
     - id: start_offset
       type: s8
-      doc: The share-partition start offset. (Kafka field `startOffset`, int64, versions 0.)
+      doc: The share-partition start offset. (Kafka field `startOffset`, int64, versions 0+.)
+    - id: create_timestamp
+      type: s8
+      doc: The time at which the state was created. (Kafka field `createTimestamp`, int64, versions 0+.)
+    - id: write_timestamp
+      type: s8
+      doc: The time at which the state was written or rewritten. (Kafka field `writeTimestamp`, int64,
+        versions 0+.)
     - id: len_state_batches
       type: kafka_message_common::array_header(true)
       doc: 'Element count of `state_batches` (-1 or compact 0: null).'
@@ -99,17 +106,17 @@ types:
       repeat-expr: len_state_batches.count
       if: not len_state_batches.is_null
       type: state_batch(schema_version)
-      doc: The StateBatches field. (Kafka field `stateBatches`, []StateBatch, versions 0.)
+      doc: The state batches. (Kafka field `stateBatches`, []StateBatch, versions 0+.)
     - id: tagged_fields
       doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
-      type: kafka_message_common::tagged_fields
+      type: share_snapshot_value_tagged_fields(schema_version)
     -webide-representation: ShareSnapshotValue
-    doc: 'ShareSnapshotValue: Kafka''s message schema, versions 0 (flexible versions 0+).'
-    doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+    doc: 'ShareSnapshotValue: Kafka''s message schema, versions 0 (flexible versions 0+). API key 0.'
+    doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
     types:
       state_batch:
         doc: 'StateBatch: a struct of Kafka''s ShareSnapshotValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+        doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
         params:
         - id: schema_version
           type: s2
@@ -117,21 +124,73 @@ types:
         seq:
         - id: first_offset
           type: s8
-          doc: The first offset of this state batch. (Kafka field `firstOffset`, int64, versions 0.)
+          doc: The first offset of this state batch. (Kafka field `firstOffset`, int64, versions 0+.)
         - id: last_offset
           type: s8
-          doc: The last offset of this state batch. (Kafka field `lastOffset`, int64, versions 0.)
+          doc: The last offset of this state batch. (Kafka field `lastOffset`, int64, versions 0+.)
         - id: delivery_state
           type: s1
-          doc: The delivery state - 0:Available,2:Acked,4:Archived (Kafka field `deliveryState`, int8,
-            versions 0.)
+          doc: The delivery state - 0:Available,2:Acked,4:Archived. (Kafka field `deliveryState`, int8,
+            versions 0+.)
         - id: delivery_count
           type: s2
-          doc: The delivery count. (Kafka field `deliveryCount`, int16, versions 0.)
+          doc: The delivery count. (Kafka field `deliveryCount`, int16, versions 0+.)
         - id: tagged_fields
           doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
           type: kafka_message_common::tagged_fields
         -webide-representation: StateBatch
+      share_snapshot_value_tag_delivery_complete_count:
+        doc: Tagged field 0 of ShareSnapshotValue (DeliveryCompleteCount).
+        doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ShareSnapshotValue.
+        seq:
+        - id: delivery_complete_count
+          type: s4
+          doc: The number of offsets greater than or equal to share-partition start offset for which delivery
+            has been completed. (Kafka field `deliveryCompleteCount`, int32, versions 0+.)
+        -webide-representation: DeliveryCompleteCount
+      share_snapshot_value_tagged_field:
+        doc: 'One tagged field of ShareSnapshotValue: known tags parsed, others kept as bytes.'
+        doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ShareSnapshotValue.
+        seq:
+        - id: tag
+          type: kafka_varint
+          doc: The tag (unsigned varint).
+        - id: len_value
+          type: kafka_varint
+          doc: Size of the field's bytes (unsigned varint).
+        - id: value
+          size: len_value.unsigned_value
+          type:
+            switch-on: tag.unsigned_value
+            cases:
+              0: share_snapshot_value_tag_delivery_complete_count(schema_version)
+          doc: The field; bytes when the tag is unknown.
+        -webide-representation: tag {tag.unsigned_value:dec}
+      share_snapshot_value_tagged_fields:
+        doc: 'Tagged-field section of ShareSnapshotValue: a count, then the fields.'
+        doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ShareSnapshotValue.
+        seq:
+        - id: num_fields
+          type: kafka_varint
+          doc: Number of tagged fields (unsigned varint).
+        - id: fields
+          type: share_snapshot_value_tagged_field(schema_version)
+          repeat: expr
+          repeat-expr: num_fields.unsigned_value
+          doc: The tagged fields.
+        -webide-representation: '{num_fields.unsigned_value:dec} tagged fields'
   share_update_key:
     params:
     - id: schema_version
@@ -157,15 +216,15 @@ types:
       doc: Version of the ShareUpdateValue the bytes were written with.
     seq:
     - id: snapshot_epoch
-      type: u2
-      doc: The snapshot epoch. (Kafka field `snapshotEpoch`, uint16, versions 0.)
+      type: s4
+      doc: The snapshot epoch. (Kafka field `snapshotEpoch`, int32, versions 0+.)
     - id: leader_epoch
       type: s4
       doc: The leader epoch of the share-partition. (Kafka field `leaderEpoch`, int32, versions 0+.)
     - id: start_offset
       type: s8
       doc: The share-partition start offset, or -1 if the start offset is not being updated. (Kafka field
-        `startOffset`, int64, versions 0.)
+        `startOffset`, int64, versions 0+.)
     - id: len_state_batches
       type: kafka_message_common::array_header(true)
       doc: 'Element count of `state_batches` (-1 or compact 0: null).'
@@ -174,17 +233,18 @@ types:
       repeat-expr: len_state_batches.count
       if: not len_state_batches.is_null
       type: state_batch(schema_version)
-      doc: The StateBatches field. (Kafka field `stateBatches`, []StateBatch, versions 0.)
+      doc: The state batches that have been updated. (Kafka field `stateBatches`, []StateBatch, versions
+        0+.)
     - id: tagged_fields
       doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
-      type: kafka_message_common::tagged_fields
+      type: share_update_value_tagged_fields(schema_version)
     -webide-representation: ShareUpdateValue
-    doc: 'ShareUpdateValue: Kafka''s message schema, versions 0 (flexible versions 0+).'
-    doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+    doc: 'ShareUpdateValue: Kafka''s message schema, versions 0 (flexible versions 0+). API key 1.'
+    doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
     types:
       state_batch:
         doc: 'StateBatch: a struct of Kafka''s ShareUpdateValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+        doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
         params:
         - id: schema_version
           type: s2
@@ -192,21 +252,73 @@ types:
         seq:
         - id: first_offset
           type: s8
-          doc: The first offset of this state batch. (Kafka field `firstOffset`, int64, versions 0.)
+          doc: The first offset of this state batch. (Kafka field `firstOffset`, int64, versions 0+.)
         - id: last_offset
           type: s8
-          doc: The last offset of this state batch. (Kafka field `lastOffset`, int64, versions 0.)
+          doc: The last offset of this state batch. (Kafka field `lastOffset`, int64, versions 0+.)
         - id: delivery_state
           type: s1
-          doc: The delivery state - 0:Available,2:Acked,4:Archived (Kafka field `deliveryState`, int8,
-            versions 0.)
+          doc: The delivery state - 0:Available,2:Acked,4:Archived. (Kafka field `deliveryState`, int8,
+            versions 0+.)
         - id: delivery_count
           type: s2
-          doc: The delivery count. (Kafka field `deliveryCount`, int16, versions 0.)
+          doc: The delivery count. (Kafka field `deliveryCount`, int16, versions 0+.)
         - id: tagged_fields
           doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
           type: kafka_message_common::tagged_fields
         -webide-representation: StateBatch
+      share_update_value_tag_delivery_complete_count:
+        doc: Tagged field 0 of ShareUpdateValue (DeliveryCompleteCount).
+        doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ShareUpdateValue.
+        seq:
+        - id: delivery_complete_count
+          type: s4
+          doc: The number of offsets greater than or equal to share-partition start offset for which delivery
+            has been completed. (Kafka field `deliveryCompleteCount`, int32, versions 0+.)
+        -webide-representation: DeliveryCompleteCount
+      share_update_value_tagged_field:
+        doc: 'One tagged field of ShareUpdateValue: known tags parsed, others kept as bytes.'
+        doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ShareUpdateValue.
+        seq:
+        - id: tag
+          type: kafka_varint
+          doc: The tag (unsigned varint).
+        - id: len_value
+          type: kafka_varint
+          doc: Size of the field's bytes (unsigned varint).
+        - id: value
+          size: len_value.unsigned_value
+          type:
+            switch-on: tag.unsigned_value
+            cases:
+              0: share_update_value_tag_delivery_complete_count(schema_version)
+          doc: The field; bytes when the tag is unknown.
+        -webide-representation: tag {tag.unsigned_value:dec}
+      share_update_value_tagged_fields:
+        doc: 'Tagged-field section of ShareUpdateValue: a count, then the fields.'
+        doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ShareUpdateValue.
+        seq:
+        - id: num_fields
+          type: kafka_varint
+          doc: Number of tagged fields (unsigned varint).
+        - id: fields
+          type: share_update_value_tagged_field(schema_version)
+          repeat: expr
+          repeat-expr: num_fields.unsigned_value
+          doc: The tagged fields.
+        -webide-representation: '{num_fields.unsigned_value:dec} tagged fields'
 enums:
   record_type:
     0: share_snapshot

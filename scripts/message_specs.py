@@ -37,23 +37,39 @@ CATALOG = ROOT / "kafkalog" / "internal_topics_catalog.py"
 # generic protocol types (tests/kafka_writer/InternalTopics.java).
 FIELD_LISTS = ROOT / "tests" / "kafka_writer" / "message-schemas.json"
 
-# The apache/kafka commit the schemas were read from (trunk, October 2024), and the commits of
-# the newer files passed with --extra.
-KAFKA_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
-EXTRA_COMMITS = {
-    "ClearElrRecord.json": ("metadata/src/main/resources/common/metadata", "9e1f0bb07f5d0d8e81360d103868b0333f5c054e"),
-    "ConsumerGroupRegularExpressionKey.json": ("group-coordinator/src/main/resources/common/message",
-                                               "f0f48ddbb314c61fcc892cd4451123a0586790cf"),
-    "ConsumerGroupRegularExpressionValue.json": ("group-coordinator/src/main/resources/common/message",
-                                                 "f0f48ddbb314c61fcc892cd4451123a0586790cf"),
-}
-
 GROUP_DIR = "group-coordinator/src/main/resources/common/message"
 TXN_DIR = "transaction-coordinator/src/main/resources/common/message"
 SHARE_DIR = "share-coordinator/src/main/resources/common/message"
 METADATA_DIR = "metadata/src/main/resources/common/metadata"
 STORAGE_DIR = "storage/src/main/resources/message"
 CLIENTS_DIR = "clients/src/main/resources/common/message"
+
+# The apache/kafka commit the schemas were read from (trunk, October 2024), and the commits of
+# the newer files passed with --extra.
+KAFKA_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
+EXTRA_COMMITS = {
+    "ClearElrRecord.json": (METADATA_DIR, "9e1f0bb07f5d0d8e81360d103868b0333f5c054e"),
+    "ConsumerGroupRegularExpressionKey.json": (GROUP_DIR, "f0f48ddbb314c61fcc892cd4451123a0586790cf"),
+    "ConsumerGroupRegularExpressionValue.json": (GROUP_DIR, "f0f48ddbb314c61fcc892cd4451123a0586790cf"),
+    # KIP-1071 streams groups (record types 17-23) and the newest share group state (Kafka 4.1/4.2).
+    "StreamsGroupMetadataKey.json": (GROUP_DIR, "292aff5e7fccf15ac0b111363ca19906f5a619c0"),
+    "StreamsGroupMetadataValue.json": (GROUP_DIR, "1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe"),
+    "StreamsGroupPartitionMetadataKey.json": (GROUP_DIR, "59bf751f9dc2e78a84a66940ec836457447b8db0"),
+    "StreamsGroupPartitionMetadataValue.json": (GROUP_DIR, "44e616aa774b73381b8238059d2b091238c2df4e"),
+    "StreamsGroupMemberMetadataKey.json": (GROUP_DIR, "7e11ea85e0c7aafa334fe9bebfc278c88c0ae5ad"),
+    "StreamsGroupMemberMetadataValue.json": (GROUP_DIR, "59bf751f9dc2e78a84a66940ec836457447b8db0"),
+    "StreamsGroupTargetAssignmentMetadataKey.json": (GROUP_DIR, "59bf751f9dc2e78a84a66940ec836457447b8db0"),
+    "StreamsGroupTargetAssignmentMetadataValue.json": (GROUP_DIR, "5c1644fc05a8ef4b56b72b01d622e94b8298ac3e"),
+    "StreamsGroupTargetAssignmentMemberKey.json": (GROUP_DIR, "b617af2a892fd306b52c6348cb4482507a6c7d10"),
+    "StreamsGroupTargetAssignmentMemberValue.json": (GROUP_DIR, "75a150ae8002d03ad7061727797012f3e1f153e3"),
+    "StreamsGroupCurrentMemberAssignmentKey.json": (GROUP_DIR, "75a150ae8002d03ad7061727797012f3e1f153e3"),
+    "StreamsGroupCurrentMemberAssignmentValue.json": (GROUP_DIR, "5096058a08e6ac2bfb8c1aa2d55c98891ff780aa"),
+    "StreamsGroupTopologyKey.json": (GROUP_DIR, "59bf751f9dc2e78a84a66940ec836457447b8db0"),
+    "StreamsGroupTopologyValue.json": (GROUP_DIR, "59bf751f9dc2e78a84a66940ec836457447b8db0"),
+    "ShareGroupStatePartitionMetadataValue.json": (GROUP_DIR, "25002b6a64b07c60e5777685732620ad6df6bbd5"),
+    "ShareSnapshotValue.json": (SHARE_DIR, "0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8"),
+    "ShareUpdateValue.json": (SHARE_DIR, "0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8"),
+}
 
 REMOTE_LOG = ["RemoteLogSegmentMetadataRecord", "RemoteLogSegmentMetadataUpdateRecord",
               "RemotePartitionDeleteMetadataRecord", "RemoteLogSegmentMetadataSnapshotRecord"]
@@ -74,6 +90,30 @@ V = "schema_version"
 def load_schema(path: Path) -> dict:
     text = re.sub(r"^\s*//.*$", "", path.read_text(), flags=re.M)
     return json.loads(text)
+
+
+def key_versions_as_record_type(s: dict) -> dict:
+    """A `coordinator-key` schema (Kafka 4.x: `apiKey` = record type, `validVersions` "0"), with its
+    versions renumbered to the record type, as the older schemas number them.
+
+    The specs and the fixture writer read and write a key with its record type as the version.
+    Kafka 4.x writes keys at version 0 instead; the bytes are the same, since keys are never
+    flexible and each key schema has one version.
+    """
+    if s.get("type") != "coordinator-key":
+        return s
+    rt = str(s["apiKey"])
+
+    def renumber(fields):
+        for f in fields:
+            for k in ("versions", "nullableVersions"):
+                if f.get(k) in ("0", "0+"):
+                    f[k] = rt
+            renumber(f.get("fields", []))
+
+    s["validVersions"] = rt
+    renumber(s["fields"])
+    return s
 
 
 def snake(name: str) -> str:
@@ -459,7 +499,7 @@ def build(kafka: Path, extra: Path | None) -> dict[str, str]:
         for stem, p in files.items():
             if names is not None and stem not in names:
                 continue
-            schemas[stem] = load_schema(p)
+            schemas[stem] = key_versions_as_record_type(load_schema(p))
             commit = EXTRA_COMMITS.get(p.name, (d, KAFKA_COMMIT))[1] if p.parent == extra else KAFKA_COMMIT
             sources[stem] = f"https://github.com/apache/kafka/blob/{commit}/{d}/{p.name}"
             found.append(stem)

@@ -49,7 +49,7 @@ def test_undecodable_records_get_an_error_line_naming_the_offset():
     lines = [json.loads(line) for line in r.stdout.splitlines()]
     errors = [x for x in lines if x["type"] == "error"]
     assert [e["position"] for e in errors] == [0, 0]
-    assert errors[0]["message"] == "record at offset 0: unknown record type 99 (known: 0-16)"
+    assert errors[0]["message"] == "record at offset 0: unknown record type 99 (known: 0-23)"
     assert errors[1]["message"].startswith("record at offset 1: OffsetCommitValue version 3: the bytes end")
     assert all(x["value"] is not None for x in lines if x["type"] == "record")
 
