@@ -70,7 +70,7 @@ def read_arrow(
         for run in runs:
             kept = None  # start of the rows being kept, so that clean batches in a row make one slice
             for item in run.items:
-                damages = [d for d in item.damage if validate_checksums or not isinstance(d, ChecksumError)]
+                damages = _counted(item.damage, validate_checksums)
                 clean = not damages and item.is_batch
                 if clean and not (stop_offset is not None and item.magic >= 2 and item.base_offset >= stop_offset):
                     kept = item.row_start if kept is None else kept
@@ -98,14 +98,18 @@ def read_arrow(
                 break
         else:
             # Structural damage that ended the read (a partial entry, an impossible size).
-            _damage_only(out, [d for d in reader.damage
-                               if validate_checksums or not isinstance(d, ChecksumError)], mode, reader.name)
+            _damage_only(out, _counted(reader.damage, validate_checksums), mode, reader.name)
     yield from out.rest()
 
 
 def read_table(source: Source, **options) -> pa.Table:
     """All of `read_arrow`'s batches as one `pyarrow.Table`."""
     return pa.Table.from_batches(list(read_arrow(source, **options)), schema=SCHEMA)
+
+
+def _counted(damage: list[DamagedDataError], validate_checksums: bool) -> list[DamagedDataError]:
+    """The damage that counts: CRC mismatches only when checksums are validated."""
+    return [d for d in damage if validate_checksums or not isinstance(d, ChecksumError)]
 
 
 def _damage_only(out: "_Output", damages: list[DamagedDataError], mode: str, segment: str | None) -> None:

@@ -385,6 +385,7 @@ class _Walker:
         timestamp = np.empty(n, dtype=np.int64)
         sequence = np.empty(n, dtype=np.int32)
         columnar.record_columns(rec, n, rs, hdr, offset, timestamp, sequence)
+        _note_last_offsets(group, rs, offset)
         # Batch-level columns: each section's value, repeated for its rows (rows are in section order).
         first = int(rs[0])
         counts = np.bincount(rs - first)
@@ -393,36 +394,36 @@ class _Walker:
         def per_row(values: np.ndarray, dtype=None) -> np.ndarray:
             return np.repeat(values if dtype is None else values.astype(dtype), counts)
 
-        # What the damage at the end of a section is worded with: the offset of its last record.
-        ends = np.cumsum(counts) - 1
-        for s, i in zip(range(first, first + len(counts)), ends.tolist()):
-            if counts[s - first]:
-                group.offset_of_last[s] = int(offset[i])
         is_control = per_row(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1)
         control = pa.nulls(n, pa.string())
         if is_control.any():
             control = self._control_types(buf, rec, rs, is_control, group)
+        record_columns = {
+            "offset": pa.array(offset),
+            "timestamp": pa.array(timestamp),
+            "sequence": pa.array(sequence),
+            "key": binary_array(buf, rec[k.KAFKA_RECORD__BODY__KEY__POS, :n], rec[k.KAFKA_RECORD__BODY__KEY__SIZE, :n]),
+            "value": binary_array(buf, rec[k.KAFKA_RECORD__BODY__VALUE__POS, :n],
+                                  rec[k.KAFKA_RECORD__BODY__VALUE__SIZE, :n]),
+            "headers": self._headers(buf, rec, self.hdr[:, :nhdr], n),
+            "control_type": control,
+        }
+        if self.record_columns_only:  # what a Record holds: the batch-level columns are not made at all
+            return pa.RecordBatch.from_arrays([record_columns[f.name] for f in RECORD_SCHEMA], schema=RECORD_SCHEMA)
         columns = {
+            **record_columns,
             "topic": repeat_string(self.topic, n),
             "partition": pa.nulls(n, pa.int32()) if self.partition is None
             else pa.array(np.full(n, self.partition, dtype=np.int32)),
-            "offset": pa.array(offset),
-            "timestamp": pa.array(timestamp),
             "timestamp_type": _TIMESTAMP_TYPES.take(
                 pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE], np.int8))),
-            "key": binary_array(buf, rec[k.KAFKA_RECORD__BODY__KEY__POS, :n], rec[k.KAFKA_RECORD__BODY__KEY__SIZE, :n]),
-            "value": binary_array(buf, rec[k.KAFKA_RECORD__BODY__VALUE__POS, :n],
-                             rec[k.KAFKA_RECORD__BODY__VALUE__SIZE, :n]),
-            "headers": self._headers(buf, rec, self.hdr[:, :nhdr], n),
             "magic": pa.array(per_row(np.asarray(group.magics[first:first + len(counts)], dtype=np.int32))),
             "compression": _CODECS.take(pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION],
                                                          np.int8))),
             "producer_id": pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__PRODUCER_ID])),
             "producer_epoch": pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH], np.int32)),
-            "sequence": pa.array(sequence),
             "is_transactional": pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL] == 1)),
             "is_control": pa.array(is_control),
-            "control_type": control,
             "partition_leader_epoch": pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH],
                                                        np.int32)),
             "segment": repeat_string(self.path, n),
@@ -430,8 +431,7 @@ class _Walker:
                                                           dtype=np.int64))),
             "damage": pa.nulls(n, pa.string()),
         }
-        schema = RECORD_SCHEMA if self.record_columns_only else SCHEMA
-        return pa.RecordBatch.from_arrays([columns[f.name] for f in schema], schema=schema)
+        return pa.RecordBatch.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)
 
     def _controls_only(self, buf: np.ndarray, hdr: np.ndarray, group: "_Group", n: int) -> None:
         """Without columns: the offsets of each section's last row, and the control records' offsets and types."""
@@ -440,9 +440,7 @@ class _Walker:
         timestamp = np.empty(n, dtype=np.int64)
         sequence = np.empty(n, dtype=np.int32)
         columnar.record_columns(self.rec, n, rs, hdr, offset, timestamp, sequence)
-        last = np.flatnonzero(np.diff(rs, append=-1))
-        for i in last.tolist():
-            group.offset_of_last[int(rs[i])] = int(offset[i])
+        _note_last_offsets(group, rs, offset)
         is_control = hdr[rs, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1
         if not is_control.any():
             return
@@ -487,6 +485,12 @@ class _Walker:
                                                                                        group.positions[s])))
         taken = _CONTROL_NAMES.take(pa.array(np.maximum(codes, 0)))
         return pc.if_else(pa.array(codes < 0), pa.scalar(None, pa.string()), taken)
+
+
+def _note_last_offsets(group: "_Group", rs: np.ndarray, offset: np.ndarray) -> None:
+    """The offset of each section's last row in this walk: the damage at a section's end is worded with it."""
+    for i in np.flatnonzero(np.diff(rs, append=-1)).tolist():
+        group.offset_of_last[int(rs[i])] = int(offset[i])
 
 
 def _index_in_section(group: "_Group", rs: np.ndarray, row: int) -> int:
