@@ -50,6 +50,8 @@ _STEP = 1 << 20  # most output one gzip or lz4 call makes
 _ZSTD_SLICE = 1024
 _ZSTD_MAX_RATIO = 32 * 1024  # a 4-byte RLE block makes up to 128 KiB
 _LZ4_SLICE = 16 * 1024
+# LZ4's densest sequence is a byte of 255 more match bytes: no frame decompresses to more than this times its size.
+_LZ4_MAX_RATIO = 256
 XERIAL_MAGIC = b"\x82SNAPPY\x00"
 _XERIAL_HEADER_LEN = 16
 _LZ4_FRAME_MAGIC = b"\x04\x22\x4d\x18"
@@ -69,34 +71,82 @@ def decompression_limit(limit: int) -> Iterator[None]:
         _max_bytes.reset(token)
 
 
+class Output:
+    """Where the decoders write: a byte buffer that grows, and that the fast path reuses for many batches.
+
+    The batch being decompressed is `written()`, from `start` to `end`; `next()`
+    begins another after it, `clear()` empties the buffer for reuse. Hold no
+    view of it while writing: it grows in place.
+    """
+
+    def __init__(self):
+        self.buffer = bytearray()
+        self.start = self.end = 0
+
+    def __len__(self) -> int:
+        return self.end - self.start
+
+    def __iadd__(self, data) -> "Output":
+        n = len(data)
+        if self.end + n <= len(self.buffer):
+            self.buffer[self.end:self.end + n] = data  # reused memory: a copy, no allocation
+        else:
+            # Grown by realloc, not zeroed and not copied twice: a batch near the limit costs the limit, once.
+            del self.buffer[self.end:]
+            self.buffer += data
+        self.end += n
+        return self
+
+    def written(self) -> memoryview:
+        return memoryview(self.buffer)[self.start:self.end]
+
+    def next(self) -> None:
+        self.start = self.end
+
+    def clear(self, keep: int) -> None:
+        """Empty it for reuse, keeping at most `keep` bytes of memory (after a large batch grew it)."""
+        if len(self.buffer) > keep:
+            self.buffer = bytearray()
+        self.start = self.end = 0
+
+
 def decompress(codec: int, data: bytes, magic: int = 2, limit: int | None = None) -> bytes:
     """Decompress a batch's records or a wrapper's value written with `codec`."""
     if codec == NONE:
         return bytes(data)
-    return bytes(decompress_buffer(codec, data, magic, limit))
+    out = Output()
+    try:
+        decompress_into(codec, data, magic, limit, out)
+    except DecompressionError as exc:
+        exc.partial = bytes(out.written())
+        raise
+    return bytes(out.written())
 
 
-def decompress_buffer(codec: int, data, magic: int = 2, limit: int | None = None) -> bytearray:
-    """`decompress`, into the buffer the codec wrote: no copy of the output (the fast path's way)."""
+def decompress_into(codec: int, data, magic: int, limit: int | None, out: Output) -> None:
+    """`decompress`, appended to `out` (the fast path's way: one buffer for many batches, no copy per batch).
+
+    On a `DecompressionError`, `out.written()` is what decompressed before the
+    damage, and nothing past the limit: such a batch is refused whole.
+    """
     limit = max_decompressed_bytes() if limit is None else limit
     if codec == NONE:
-        return bytearray(data)
+        out += data
+        return
     decoder = _DECODERS.get(codec)
     if decoder is None:
         raise DecompressionError(f"unknown compression codec {codec}")
     if codec == ZSTD and magic < 2:
         raise DecompressionError(f"zstd compression in a magic {magic} message (Kafka allows it only in v2 batches)")
-    out = bytearray()
     try:
         decoder(bytes(data), limit, magic, out)
-    except DecompressionError as exc:
-        # Past the limit the batch is refused whole: no copy of what came before.
-        exc.partial = b"" if isinstance(exc, DecompressionLimitError) else bytes(out)
+    except DecompressionLimitError:
+        out.end = out.start
+        raise
+    except DecompressionError:
         raise
     except Exception as exc:  # each codec library raises its own types
-        raise DecompressionError(f"{CODEC_NAMES[codec]} data is corrupt: {_reason(exc)}",
-                                 partial=bytes(out)) from exc
-    return out
+        raise DecompressionError(f"{CODEC_NAMES[codec]} data is corrupt: {_reason(exc)}") from exc
 
 
 def _reason(exc: Exception) -> str:
@@ -133,7 +183,7 @@ def _too_large(codec: str, limit: int) -> DecompressionLimitError:
     )
 
 
-def _gunzip(data: bytes, limit: int, magic: int, out: bytearray) -> None:
+def _gunzip(data: bytes, limit: int, magic: int, out: Output) -> None:
     # The deflate body is inflated raw and the trailer checked here, as Java's
     # GZIPInputStream does, so that a bad trailer still leaves all the data.
     rest = data
@@ -170,7 +220,7 @@ def _gunzip(data: bytes, limit: int, magic: int, out: bytearray) -> None:
         if not d.eof or len(d.unused_data) < 8:
             raise DecompressionError("gzip stream ends before its end (truncated)")
         crc, size = struct.unpack_from("<II", d.unused_data)
-        if crc != zlib.crc32(memoryview(out)[start:]) or size != (len(out) - start) & 0xFFFFFFFF:
+        if crc != zlib.crc32(out.written()[start:]) or size != (len(out) - start) & 0xFFFFFFFF:
             raise DecompressionError("gzip trailer does not match the data (corrupt gzip trailer)")
         rest = d.unused_data[8:]
         # Java's GZIPInputStream reads further members and ignores trailing bytes that are not one.
@@ -201,7 +251,7 @@ def _gzip_body(member: bytes) -> bytes:
 _SALVAGE_STEPS = (1 << 16, 1 << 10, 1 << 4, 1)
 
 
-def _salvage(d: "zlib._Decompress", buf: bytes, limit: int, out: bytearray) -> None:
+def _salvage(d: "zlib._Decompress", buf: bytes, limit: int, out: Output) -> None:
     """Append what `buf` inflates to before the damage; `d` is the state before `buf` was fed.
 
     The input is replayed in slices of shrinking size: a slice that fails is
@@ -252,7 +302,7 @@ def _unsnappy_block(block: bytes, room: int, limit: int) -> bytes:
     return snappy.decompress(block)
 
 
-def _unsnappy(data: bytes, limit: int, magic: int, out: bytearray) -> None:
+def _unsnappy(data: bytes, limit: int, magic: int, out: Output) -> None:
     if not data.startswith(XERIAL_MAGIC):
         out += _unsnappy_block(data, limit, limit)
         return
@@ -319,9 +369,20 @@ def _fix_lz4_header_checksum(data: bytes) -> bytes:
     return data[:hc_pos] + bytes([hc]) + data[hc_pos + 1:]
 
 
-def _unlz4(data: bytes, limit: int, magic: int, out: bytearray) -> None:
+def _unlz4(data: bytes, limit: int, magic: int, out: Output) -> None:
     if magic == 0:
         data = _fix_lz4_header_checksum(data)
+    if _LZ4_MAX_RATIO * len(data) <= limit - len(out):
+        # The usual batch: one call, which cannot pass the limit. Where it fails, the
+        # slices below find what decompressed before the damage.
+        d = lz4.frame.LZ4FrameDecompressor()
+        try:
+            whole = d.decompress(data)
+        except Exception:  # noqa: BLE001  (damage: the slices below say what it is)
+            whole = None
+        if whole is not None and d.eof:
+            out += whole
+            return
     d = lz4.frame.LZ4FrameDecompressor()
     # Fed a slice at a time so that the blocks before a damaged one are kept; each call's output
     # is at most a step (python-lz4 allocates max_length up front).
@@ -344,7 +405,7 @@ def _zstd_context() -> zstandard.ZstdDecompressor:
     return dctx
 
 
-def _unzstd(data: bytes, limit: int, magic: int, out: bytearray) -> None:
+def _unzstd(data: bytes, limit: int, magic: int, out: Output) -> None:
     # Kafka's zstd-jni stream reads frame after frame, and Java may omit the
     # content size. Input goes in slices small enough that even the most
     # compressible block (_ZSTD_MAX_RATIO) cannot take one call's output far

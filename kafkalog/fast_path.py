@@ -38,7 +38,7 @@ from kafka_record import KafkaRecord
 from kafkalog import columnar, fast_legacy, message_set, record_batch
 from kafkalog.arrow_columns import RECORD_SCHEMA, SCHEMA, batch_rows, repeat_string
 from kafkalog.checksums import V2_CRC_START
-from kafkalog.compression import CODEC_NAMES, NONE, decompress_buffer, decompression_limit
+from kafkalog.compression import CODEC_NAMES, NONE, Output, decompress_into, decompression_limit
 from kafkalog.errors import ChecksumError, DamagedDataError, DecompressionError, DecompressionLimitError
 from kafkalog.javaint import increment_sequence, s64
 from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE, Batch
@@ -48,8 +48,9 @@ from kafkalog.parsing import PARSE_ERRORS
 #: Record rows of one walk before the rows so far are turned into Arrow (the tables are reused). Not a
 #: power of two: the tables are column-major, and columns a power of two apart share cache sets.
 TABLE_ROWS = (1 << 15) + 61
-#: Decompressed bytes held for one walk before it runs.
-GROUP_BYTES = 32 * 1024 * 1024
+#: Decompressed bytes held for one walk before it runs: little enough to stay in a core's cache from the
+#: codec's output to the walk and the Arrow copies.
+GROUP_BYTES = 4 * 1024 * 1024
 
 CONTROL_NAMES = [t.name.upper() for t in sorted(KafkaControlRecord.ControlType, key=lambda t: t.value)]
 _CONTROL_CODES = {t.value: i for i, t in enumerate(sorted(KafkaControlRecord.ControlType, key=lambda t: t.value))}
@@ -124,6 +125,8 @@ class _Walker:
         self.hdr = np.empty((k.KAFKA_RECORD__HEADER__WIDTH, table_rows), dtype=np.int64)
         self.row_section = np.empty(table_rows, dtype=np.int64)
         self.ctl = np.empty((k.KAFKA_CONTROL_RECORD__WIDTH, 1), dtype=np.int64)
+        # Where compressed batches are decompressed, one after the other, reused from group to group.
+        self.output = Output()
 
     # -- a chunk of entries -------------------------------------------------------------------------------------
 
@@ -180,29 +183,34 @@ class _Walker:
             data_pos = hdr[k.KAFKA_RECORD_BATCH__RECORDS_DATA__POS]
             data_end = data_pos + hdr[k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE]
             partial = None
+            if self.records and (codec == NONE) == (group.output is not None):
+                # A group's sections are all in the chunk or all in the output buffer.
+                yield from self._walk(group, run)
             if not self.records:
-                data = None
+                length = None
             elif codec == NONE:
-                data = view[data_pos:data_end]
+                length = data_end - data_pos
             else:
+                group.use(self.output)
                 try:
-                    data = decompress_buffer(codec, view[data_pos:data_end], 2, self.limit)
+                    decompress_into(codec, view[data_pos:data_end], 2, self.limit, self.output)
                 except DecompressionError as exc:
                     # The records that decompressed before the damage are handed out, as Kafka's streams do;
                     # past the limit, none.
                     partial = exc
-                    data = b"" if isinstance(exc, DecompressionLimitError) else exc.partial
+                length = len(self.output)
+                self.output.next()
             damage = []
             if magic != 2:
                 damage.append(record_batch.magic_damage(magic, self.path, position))
             actual = crc32c.crc32c(view[pos + V2_CRC_START:end])
             if actual != hdr[k.KAFKA_RECORD_BATCH__CRC]:
                 damage.append(record_batch.crc_damage(actual, hdr[k.KAFKA_RECORD_BATCH__CRC], self.path, position))
-            if data is None:  # headers only
+            if length is None:  # headers only
                 run.add_item(Item(position, size, magic, hdr[k.KAFKA_RECORD_BATCH__BASE_OFFSET], run.assigned,
                                   run.assigned, damage, header=hdr))
                 continue
-            group.add(hdr, position, size, magic, data, damage, buf, data_pos if codec == NONE else -1, partial)
+            group.add(hdr, position, size, magic, length, damage, buf, data_pos, partial)
             if group.bytes >= GROUP_BYTES:
                 yield from self._walk(group, run)
         yield from self._walk(group, run)
@@ -518,7 +526,7 @@ class _Plain:
 
 
 class _Group:
-    """v2 batches waiting to be walked together: their headers and their (decompressed) records."""
+    """v2 batches waiting to be walked together: their headers and where their records are."""
 
     def __init__(self):
         self.clear()
@@ -529,7 +537,6 @@ class _Group:
         self.positions: list[int] = []
         self.sizes: list[int] = []
         self.magics: list[int] = []
-        self.data: list = []
         self.damage: list[list[DamagedDataError]] = []
         self.bytes = 0
         self.control_damage: dict[int, list[tuple[int, DamagedDataError]]] = {}  # (record index, damage)
@@ -538,34 +545,40 @@ class _Group:
         self.partial: list[DamagedDataError | None] = []  # the decompression error when data is what came before it
         self.sec_rows: np.ndarray | None = None
         self.chunk: np.ndarray | None = None
-        self.chunk_pos: list[int] = []
-        self.compressed = 0
+        self.starts: list[int] = []
+        self.lengths: list[int] = []
+        #: The buffer the sections of compressed batches are decompressed into; None when the sections are
+        #: in the chunk (uncompressed batches).
+        self.output: Output | None = None
 
-    def add(self, header: list[int], position: int, size: int, magic: int, data, damage: list[DamagedDataError],
-            chunk: np.ndarray, chunk_pos: int, partial: DamagedDataError | None = None) -> None:
-        """A batch and its records: `data`, which is chunk[chunk_pos:] when the batch is not compressed, or what
-        decompressed before the error `partial`."""
+    def use(self, output: Output) -> None:
+        if self.output is None:
+            output.clear(2 * GROUP_BYTES)  # (a group holds GROUP_BYTES and one batch more)
+            self.output = output
+
+    def add(self, header: list[int], position: int, size: int, magic: int, length: int,
+            damage: list[DamagedDataError], chunk: np.ndarray, chunk_pos: int,
+            partial: DamagedDataError | None = None) -> None:
+        """A batch and its `length` bytes of records: chunk[chunk_pos:] when the batch is not compressed, else
+        the last part of the output buffer (what decompressed before the error `partial`)."""
         self.headers.append(header)
         self.partial.append(partial)
         self.positions.append(position)
         self.sizes.append(size)
         self.magics.append(magic)
-        self.data.append(data)
         self.damage.append(damage)
-        self.bytes += len(data)
+        self.bytes += length
         self.chunk = chunk
-        self.chunk_pos.append(chunk_pos)
-        self.compressed += chunk_pos < 0
+        self.starts.append(chunk_pos if self.output is None else self.output.start - length)
+        self.lengths.append(length)
 
     def buffer(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """All sections in one buffer, and where each starts and ends in it."""
-        sizes = np.array([len(d) for d in self.data], dtype=np.int64)
-        if not self.compressed:
-            # The records of uncompressed batches are read where they are in the chunk.
-            starts = np.array(self.chunk_pos, dtype=np.int64)
-            return self.chunk, starts, starts + sizes
-        ends = np.cumsum(sizes)
-        return np.frombuffer(b"".join(self.data), dtype=np.uint8), ends - sizes, ends
+        """The buffer the sections are in, and where each starts and ends in it."""
+        starts = np.array(self.starts, dtype=np.int64)
+        ends = starts + np.array(self.lengths, dtype=np.int64)
+        if self.output is None:
+            return self.chunk, starts, ends
+        return np.frombuffer(self.output.buffer, dtype=np.uint8), starts, ends
 
 
 class _RunBuilder:
