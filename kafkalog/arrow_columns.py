@@ -78,6 +78,39 @@ def damage_rows(damages: list[DamagedDataError], segment: str | None) -> pa.Tabl
     return pa.Table.from_pydict(c, schema=SCHEMA)
 
 
+class Repeated:
+    """Columns of a value that is the same on many rows (the topic, a batch's fields), made once and sliced."""
+
+    def __init__(self):
+        self._arrays: dict[tuple[pa.DataType, object], pa.Array] = {}
+
+    def column(self, value, type_: pa.DataType, n: int) -> pa.Array:
+        """`value` (None for null) on n rows."""
+        key = (type_, value)
+        made = self._arrays.get(key)
+        if made is None or len(made) < n:
+            m = max(n, 2 * len(made) if made is not None else 4096)
+            if value is None:
+                made = pa.nulls(m, type_)
+            elif type_ == pa.string():
+                made = repeat_string(value, m)
+            else:
+                made = pa.array(np.full(m, value), type=type_)
+            self._arrays[key] = made
+        return made.slice(0, n)
+
+    def per_batch(self, values: np.ndarray, counts: np.ndarray, n: int, type_: pa.DataType,
+                  names: pa.Array | None = None) -> pa.Array:
+        """Each batch's value (`values[i]`, a code into `names` for strings) on its `counts[i]` rows, n in all."""
+        if (values == values[0]).all():
+            value = values[0].item()
+            return self.column(names[value].as_py() if names is not None else value, type_, n)
+        rows = np.repeat(values, counts)
+        if names is not None:
+            return names.take(pa.array(rows.astype(np.int8)))
+        return pa.array(rows.astype(type_.to_pandas_dtype()), type=type_)
+
+
 def repeat_string(value: str | None, n: int) -> pa.Array:
     """`value` n times (null n times for None), without a Python list of n items."""
     if value is None:

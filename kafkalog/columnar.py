@@ -8,8 +8,8 @@ not say:
   16), as `kafka_log.ksy` and Kafka's `FileLogInputStream` read it;
 * `parse_batch_headers` / `walk_sections`: loops that call the generated
   parsers over many batches and records, and stop where one does not parse;
-* `gather`: copying byte fields into Arrow's offsets-and-data layout;
-* `check_utf8`: whether header keys are UTF-8, as Arrow strings must be;
+* `byte_totals` / `gather_pair`: copying byte fields into Arrow's offsets-and-data layout,
+  and checking that header keys are UTF-8, as Arrow strings must be;
 
 * `record_columns`: Kafka's offset, timestamp and sequence rules.
 """
@@ -179,23 +179,16 @@ def walk_sections(buf, sec_pos, sec_end, sec_count, sec_partial, state, rec, hdr
 
 
 @nb.njit(cache=True, nogil=True)
-def gather(buf, pos, size, offsets, data):
-    """Copy buf[pos[i]:pos[i] + size[i]] (nothing where size < 0) into `data`, one after the other.
-
-    `offsets` (n + 1 int32, Arrow's layout) gets where each one starts; `data`
-    must hold the sum of the positive sizes.
-    """
-    # Unsigned indices: numba then drops its negative-index checks and the copy loop vectorizes.
-    o = np.uint64(0)
-    for i in range(len(pos)):
-        offsets[i] = o
-        n = size[i]
-        if n > 0:
-            p = np.uint64(pos[i])
-            for j in range(np.uint64(n)):
-                data[o + j] = buf[p + j]
-            o += np.uint64(n)
-    offsets[len(pos)] = o
+def byte_totals(size):
+    """(bytes, nulls) of byte fields of these sizes: the sum of the sizes, and how many are null (size < 0)."""
+    total = 0
+    nulls = 0
+    for i in range(len(size)):
+        if size[i] >= 0:
+            total += size[i]
+        else:
+            nulls += 1
+    return total, nulls
 
 
 @nb.njit(cache=True, nogil=True)
@@ -231,44 +224,74 @@ def _s32(x):
 
 
 @nb.njit(cache=True, nogil=True)
-def check_utf8(buf, pos, size):
-    """Index of the first byte field that is not valid UTF-8 (as Python's strict decoder reads it), or -1."""
-    for i in range(len(pos)):
-        p = pos[i]
-        end = p + size[i]
-        while p < end:
-            b = buf[p]
-            if b < 0x80:
-                p += 1
-                continue
-            if 0xC2 <= b <= 0xDF:
-                n = 1
-                lo, hi = 0x80, 0xBF
-            elif b == 0xE0:
-                n, lo, hi = 2, 0xA0, 0xBF
-            elif 0xE1 <= b <= 0xEC or b == 0xEE or b == 0xEF:
-                n, lo, hi = 2, 0x80, 0xBF
-            elif b == 0xED:
-                n, lo, hi = 2, 0x80, 0x9F
-            elif b == 0xF0:
-                n, lo, hi = 3, 0x90, 0xBF
-            elif 0xF1 <= b <= 0xF3:
-                n, lo, hi = 3, 0x80, 0xBF
-            elif b == 0xF4:
-                n, lo, hi = 3, 0x80, 0x8F
-            else:
-                return i
-            if p + n >= end:
-                return i
-            c = buf[p + 1]
-            if c < lo or c > hi:
-                return i
-            for j in range(2, n + 1):
-                c = buf[p + j]
-                if c < 0x80 or c > 0xBF:
-                    return i
-            p += n + 1
-    return -1
+def gather_pair(buf, a_pos, a_size, a_offsets, a_data, b_pos, b_size, b_offsets, b_data, a_utf8):
+    """Copy two byte fields of the same rows (a record's key and value, a header's key and value) into
+    Arrow's layout, in one pass: buf[pos[i]:pos[i] + size[i]] one after the other into `data` (nothing where
+    size < 0; `data` holds the sum of the positive sizes), where each starts into `offsets` (n + 1 int32).
+    Unsigned indices: numba then drops its negative-index checks and the copy loops vectorize.
+    With `a_utf8`, returns the first row whose field a is not valid UTF-8 (as Python's strict
+    decoder reads it), else -1."""
+    bad = -1
+    oa = np.uint64(0)
+    ob = np.uint64(0)
+    for i in range(len(a_pos)):
+        a_offsets[i] = oa
+        b_offsets[i] = ob
+        n = a_size[i]
+        if n > 0:
+            p = np.uint64(a_pos[i])
+            for j in range(np.uint64(n)):
+                a_data[oa + j] = buf[p + j]
+            if a_utf8 and bad < 0 and not _utf8(a_data, np.int64(oa), np.int64(oa) + n):
+                bad = i
+            oa += np.uint64(n)
+        n = b_size[i]
+        if n > 0:
+            p = np.uint64(b_pos[i])
+            for j in range(np.uint64(n)):
+                b_data[ob + j] = buf[p + j]
+            ob += np.uint64(n)
+    a_offsets[len(a_pos)] = oa
+    b_offsets[len(b_pos)] = ob
+    return bad
+
+
+@nb.njit(cache=True, nogil=True, inline="always")
+def _utf8(data, p, end):
+    """Whether data[p:end] is valid UTF-8 (as Python's strict decoder reads it)."""
+    while p < end:
+        b = data[p]
+        if b < 0x80:
+            p += 1
+            continue
+        if 0xC2 <= b <= 0xDF:
+            n = 1
+            lo, hi = 0x80, 0xBF
+        elif b == 0xE0:
+            n, lo, hi = 2, 0xA0, 0xBF
+        elif 0xE1 <= b <= 0xEC or b == 0xEE or b == 0xEF:
+            n, lo, hi = 2, 0x80, 0xBF
+        elif b == 0xED:
+            n, lo, hi = 2, 0x80, 0x9F
+        elif b == 0xF0:
+            n, lo, hi = 3, 0x90, 0xBF
+        elif 0xF1 <= b <= 0xF3:
+            n, lo, hi = 3, 0x80, 0xBF
+        elif b == 0xF4:
+            n, lo, hi = 3, 0x80, 0x8F
+        else:
+            return False
+        if p + n >= end:
+            return False
+        c = data[p + 1]
+        if c < lo or c > hi:
+            return False
+        for j in range(2, n + 1):
+            c = data[p + j]
+            if c < 0x80 or c > 0xBF:
+                return False
+        p += n + 1
+    return True
 
 
 @nb.njit(cache=True, nogil=True)

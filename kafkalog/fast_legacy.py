@@ -142,13 +142,15 @@ def batch_of(entry: np.ndarray, position: int, size: int, base_offset: int) -> B
 
 def _rows(buf, offset, timestamp, key_pos, key_size, value_pos, value_size, counts, positions, magics, ts_types,
           codecs, path, topic, partition) -> pa.Table:
-    from kafkalog.fast_path import binary_array  # the same Arrow assembly as v2 records
+    from kafkalog.fast_path import binary_arrays  # the same Arrow assembly as v2 records
 
     n = int(counts.sum())
 
     def per_row(values, dtype) -> np.ndarray:
         return np.repeat(np.asarray(values).astype(dtype), counts)
 
+    key, value, _ = binary_arrays(buf, np.ascontiguousarray(key_pos), np.ascontiguousarray(key_size),
+                                  np.ascontiguousarray(value_pos), np.ascontiguousarray(value_size))
     columns = {
         "topic": repeat_string(topic, n),
         "partition": pa.nulls(n, pa.int32()) if partition is None
@@ -156,8 +158,8 @@ def _rows(buf, offset, timestamp, key_pos, key_size, value_pos, value_size, coun
         "offset": pa.array(np.asarray(offset, dtype=np.int64)),
         "timestamp": pa.array(np.asarray(timestamp, dtype=np.int64)),
         "timestamp_type": TIMESTAMP_TYPES.take(pa.array(per_row(ts_types, np.int8))),
-        "key": binary_array(buf, np.ascontiguousarray(key_pos), np.ascontiguousarray(key_size)),
-        "value": binary_array(buf, np.ascontiguousarray(value_pos), np.ascontiguousarray(value_size)),
+        "key": key,
+        "value": value,
         "headers": pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, dtype=np.int32)), _EMPTY_HEADERS),
         "magic": pa.array(per_row(magics, np.int32)),
         "compression": CODECS.take(pa.array(per_row(codecs, np.int8))),

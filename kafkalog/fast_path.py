@@ -36,7 +36,7 @@ import kafka_kernels as k
 from kafka_control_record import KafkaControlRecord
 from kafka_record import KafkaRecord
 from kafkalog import columnar, fast_legacy, message_set, record_batch
-from kafkalog.arrow_columns import RECORD_SCHEMA, SCHEMA, batch_rows, repeat_string
+from kafkalog.arrow_columns import RECORD_SCHEMA, SCHEMA, Repeated, batch_rows
 from kafkalog.checksums import V2_CRC_START
 from kafkalog.compression import CODEC_NAMES, NONE, Output, decompress_into, decompression_limit
 from kafkalog.errors import ChecksumError, DamagedDataError, DecompressionError, DecompressionLimitError
@@ -127,6 +127,7 @@ class _Walker:
         self.ctl = np.empty((k.KAFKA_CONTROL_RECORD__WIDTH, 1), dtype=np.int64)
         # Where compressed batches are decompressed, one after the other, reused from group to group.
         self.output = Output()
+        self.repeated = Repeated()
 
     # -- a chunk of entries -------------------------------------------------------------------------------------
 
@@ -394,50 +395,54 @@ class _Walker:
         sequence = np.empty(n, dtype=np.int32)
         columnar.record_columns(rec, n, rs, hdr, offset, timestamp, sequence)
         _note_last_offsets(group, rs, offset)
-        # Batch-level columns: each section's value, repeated for its rows (rows are in section order).
+        # Batch-level columns: each section's value on its rows (rows are in section order).
         first = int(rs[0])
         counts = np.bincount(rs - first)
         sections = hdr[first:first + len(counts)]
-
-        def per_row(values: np.ndarray, dtype=None) -> np.ndarray:
-            return np.repeat(values if dtype is None else values.astype(dtype), counts)
-
-        is_control = per_row(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1)
-        control = pa.nulls(n, pa.string())
-        if is_control.any():
+        control_sections = sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL]
+        if control_sections.any():
+            is_control = np.repeat(control_sections == 1, counts)
             control = self._control_types(buf, rec, rs, is_control, group)
+        else:
+            control = self.repeated.column(None, pa.string(), n)
+        key, value, _ = binary_arrays(buf, rec[k.KAFKA_RECORD__BODY__KEY__POS, :n],
+                                      rec[k.KAFKA_RECORD__BODY__KEY__SIZE, :n],
+                                      rec[k.KAFKA_RECORD__BODY__VALUE__POS, :n],
+                                      rec[k.KAFKA_RECORD__BODY__VALUE__SIZE, :n])
         record_columns = {
             "offset": pa.array(offset),
             "timestamp": pa.array(timestamp),
             "sequence": pa.array(sequence),
-            "key": binary_array(buf, rec[k.KAFKA_RECORD__BODY__KEY__POS, :n], rec[k.KAFKA_RECORD__BODY__KEY__SIZE, :n]),
-            "value": binary_array(buf, rec[k.KAFKA_RECORD__BODY__VALUE__POS, :n],
-                                  rec[k.KAFKA_RECORD__BODY__VALUE__SIZE, :n]),
+            "key": key,
+            "value": value,
             "headers": self._headers(buf, rec, self.hdr[:, :nhdr], n),
             "control_type": control,
         }
         if self.record_columns_only:  # what a Record holds: the batch-level columns are not made at all
             return pa.RecordBatch.from_arrays([record_columns[f.name] for f in RECORD_SCHEMA], schema=RECORD_SCHEMA)
+        repeated = self.repeated
+
+        def per_batch(values: np.ndarray, type_: pa.DataType, names: pa.Array | None = None) -> pa.Array:
+            return repeated.per_batch(values, counts, n, type_, names)
+
         columns = {
             **record_columns,
-            "topic": repeat_string(self.topic, n),
-            "partition": pa.nulls(n, pa.int32()) if self.partition is None
-            else pa.array(np.full(n, self.partition, dtype=np.int32)),
-            "timestamp_type": _TIMESTAMP_TYPES.take(
-                pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE], np.int8))),
-            "magic": pa.array(per_row(np.asarray(group.magics[first:first + len(counts)], dtype=np.int32))),
-            "compression": _CODECS.take(pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION],
-                                                         np.int8))),
-            "producer_id": pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__PRODUCER_ID])),
-            "producer_epoch": pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH], np.int32)),
-            "is_transactional": pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL] == 1)),
-            "is_control": pa.array(is_control),
-            "partition_leader_epoch": pa.array(per_row(sections[:, k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH],
-                                                       np.int32)),
-            "segment": repeat_string(self.path, n),
-            "batch_position": pa.array(per_row(np.asarray(group.positions[first:first + len(counts)],
-                                                          dtype=np.int64))),
-            "damage": pa.nulls(n, pa.string()),
+            "topic": repeated.column(self.topic, pa.string(), n),
+            "partition": repeated.column(self.partition, pa.int32(), n),
+            "timestamp_type": per_batch(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE], pa.string(),
+                                        _TIMESTAMP_TYPES),
+            "magic": per_batch(np.asarray(group.magics[first:first + len(counts)]), pa.int32()),
+            "compression": per_batch(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION], pa.string(), _CODECS),
+            "producer_id": per_batch(sections[:, k.KAFKA_RECORD_BATCH__PRODUCER_ID], pa.int64()),
+            "producer_epoch": per_batch(sections[:, k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH], pa.int32()),
+            "is_transactional": per_batch(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL] == 1,
+                                          pa.bool_()),
+            "is_control": per_batch(control_sections == 1, pa.bool_()),
+            "partition_leader_epoch": per_batch(sections[:, k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH], pa.int32()),
+            "segment": repeated.column(self.path, pa.string(), n),
+            "batch_position": pa.array(np.repeat(np.asarray(group.positions[first:first + len(counts)],
+                                                            dtype=np.int64), counts)),
+            "damage": repeated.column(None, pa.string(), n),
         }
         return pa.RecordBatch.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)
 
@@ -462,12 +467,12 @@ class _Walker:
         offsets[:n] = rec[k.KAFKA_RECORD__BODY__HEADERS__FIRST, :n]
         offsets[n] = h.shape[1]
         key_pos, key_size = h[k.KAFKA_RECORD__HEADER__KEY__POS], h[k.KAFKA_RECORD__HEADER__KEY__SIZE]
-        keys = binary_array(buf, key_pos, key_size, pa.string())
-        if h.shape[1] and columnar.check_utf8(buf, key_pos, key_size) >= 0:
+        keys, values, bad = binary_arrays(buf, key_pos, key_size, h[k.KAFKA_RECORD__HEADER__VALUE__POS],
+                                          h[k.KAFKA_RECORD__HEADER__VALUE__SIZE], pa.string())
+        if bad >= 0:
             # Kafka decodes header keys with replacement characters; so does the reference path.
             keys = pa.array([buf[p:p + z].tobytes().decode("utf-8", "replace")
                              for p, z in zip(key_pos.tolist(), key_size.tolist())], type=pa.string())
-        values = binary_array(buf, h[k.KAFKA_RECORD__HEADER__VALUE__POS], h[k.KAFKA_RECORD__HEADER__VALUE__SIZE])
         struct = pa.StructArray.from_arrays([keys, values], fields=list(SCHEMA.field("headers").type.value_type))
         return pa.ListArray.from_arrays(pa.array(offsets), struct)
 
@@ -497,8 +502,8 @@ class _Walker:
 
 def _note_last_offsets(group: "_Group", rs: np.ndarray, offset: np.ndarray) -> None:
     """The offset of each section's last row in this walk: the damage at a section's end is worded with it."""
-    for i in np.flatnonzero(np.diff(rs, append=-1)).tolist():
-        group.offset_of_last[int(rs[i])] = int(offset[i])
+    last = np.flatnonzero(np.diff(rs, append=-1))
+    group.offset_of_last.update(zip(rs[last].tolist(), offset[last].tolist()))
 
 
 def _index_in_section(group: "_Group", rs: np.ndarray, row: int) -> int:
@@ -613,16 +618,27 @@ class _RunBuilder:
         return run
 
 
-def binary_array(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, type_: pa.DataType = pa.binary()) -> pa.Array:
-    """A binary (or string) array of buf[pos:pos + size], null where size < 0."""
-    n = len(pos)
-    offsets = np.empty(n + 1, dtype=np.int32)
-    valid = size >= 0
-    data = np.empty(int(size[valid].sum()), dtype=np.uint8)
-    columnar.gather(buf, pos, size, offsets, data)
-    nulls = n - int(valid.sum())
-    bitmap = pa.py_buffer(np.packbits(valid, bitorder="little")) if nulls else None
-    return pa.Array.from_buffers(type_, n, [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)], null_count=nulls)
+def binary_arrays(buf: np.ndarray, a_pos: np.ndarray, a_size: np.ndarray, b_pos: np.ndarray, b_size: np.ndarray,
+                  a_type: pa.DataType = pa.binary()) -> tuple[pa.Array, pa.Array, int]:
+    """Two binary arrays (a may be string) of buf[pos:pos + size], null where size < 0, made in one pass; and
+    the first row whose string is not valid UTF-8, or -1."""
+    a_offsets, a_data, a_nulls = _binary_buffers(a_size)
+    b_offsets, b_data, b_nulls = _binary_buffers(b_size)
+    bad = columnar.gather_pair(buf, a_pos, a_size, a_offsets, a_data, b_pos, b_size, b_offsets, b_data,
+                               a_type == pa.string())
+    return (_binary_array(a_type, a_size, a_nulls, a_offsets, a_data),
+            _binary_array(pa.binary(), b_size, b_nulls, b_offsets, b_data), bad)
+
+
+def _binary_buffers(size: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    total, nulls = columnar.byte_totals(size)
+    return np.empty(len(size) + 1, dtype=np.int32), np.empty(total, dtype=np.uint8), nulls
+
+
+def _binary_array(type_: pa.DataType, size: np.ndarray, nulls: int, offsets: np.ndarray, data: np.ndarray) -> pa.Array:
+    bitmap = pa.py_buffer(np.packbits(size >= 0, bitorder="little")) if nulls else None
+    return pa.Array.from_buffers(type_, len(size), [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)],
+                                 null_count=nulls)
 
 
 def batch_of(item: Item, path: str | None) -> Batch:
