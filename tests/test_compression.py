@@ -10,6 +10,7 @@ import pytest
 import snappy
 import zstandard
 
+from kafkalog import compression
 from kafkalog.compression import GZIP, LZ4, SNAPPY, ZSTD, _fix_lz4_header_checksum, _xxh32, decompress
 from kafkalog.errors import DecompressionError
 
@@ -89,3 +90,39 @@ def test_zstd_in_legacy_message_and_unknown_codec_are_errors():
         decompress(ZSTD, zstandard.ZstdCompressor().compress(b"x"), magic=1)
     with pytest.raises(DecompressionError, match="unknown compression codec 6"):
         decompress(6, b"x")
+
+
+def _outcome(codec: int, blob: bytes) -> tuple[bytes, str | None]:
+    try:
+        return decompress(codec, blob), None
+    except DecompressionError as exc:
+        return exc.partial, str(exc)
+
+
+_GZ = gzip.compress(DATA)
+_LZ = lz4.frame.compress(DATA, content_checksum=True)
+
+
+@pytest.mark.parametrize("codec,blob", [
+    (GZIP, _GZ),
+    (GZIP, _GZ + _GZ),
+    (GZIP, _GZ + b"xx"),
+    (GZIP, _GZ + b"\x1f\x8b" + b"\0" * 20),  # a malformed member after the first: ignored, as Java does
+    (GZIP, _GZ + _GZ[:30] + bytes([_GZ[30] ^ 0xFF]) + _GZ[31:]),  # a damaged second member
+    (GZIP, _GZ[:-8] + bytes([_GZ[-8] ^ 1]) + _GZ[-7:]),  # bad CRC in the trailer
+    (GZIP, _GZ[:-3]),
+    (GZIP, _GZ[:100] + bytes([_GZ[100] ^ 0x55]) + _GZ[101:]),
+    (LZ4, _LZ),
+    (LZ4, _LZ + _LZ),  # Kafka's stream reads one frame
+    (LZ4, _LZ + b"xyz"),
+    (LZ4, _LZ[:-3]),
+    (LZ4, _LZ[:100] + bytes([_LZ[100] ^ 0x55]) + _LZ[101:]),
+], ids=["gzip", "gzip-2", "gzip-trailing", "gzip-bad-2nd-header", "gzip-bad-2nd-member", "gzip-bad-crc",
+        "gzip-cut", "gzip-flip", "lz4", "lz4-2", "lz4-trailing", "lz4-cut", "lz4-flip"])
+def test_a_stream_read_whole_reads_as_the_careful_reading_does(monkeypatch, codec, blob):
+    # gzip and lz4 batches are read in one call when nothing is wrong; the careful reading (which keeps
+    # what came before damage) is the reference for every outcome.
+    whole = _outcome(codec, blob)
+    monkeypatch.setattr(compression, "_gunzip_whole", lambda *args: False)
+    monkeypatch.setattr(compression, "_LZ4_MAX_RATIO", 1 << 40)
+    assert _outcome(codec, blob) == whole
