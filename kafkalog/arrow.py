@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+import numpy as np
 import pyarrow as pa
 
 from kafkalog import fast_path
@@ -68,16 +69,25 @@ def read_arrow(
         runs = fast_path.decode_runs(reader, topic, partition, reference=not fast)
         stopped = False
         for run in runs:
-            kept = None  # start of the rows being kept, so that clean batches in a row make one slice
-            for item in run.items:
+            items = run.items
+            if not len(items):
+                continue
+            # Only the entries that are not plain whole batches are looked at one by one (and the first
+            # batch at or past stop_offset); the rows between them are kept as they are.
+            look = set(items.special)
+            if stop_offset is not None:
+                past = np.flatnonzero((items.magic >= 2) & (items.base_offset >= stop_offset)).tolist()
+                look.update(next(([i] for i in past if i not in items.special), []))
+            kept = int(items.row_start[0])  # start of the rows being kept
+            for i in sorted(look):
+                item = items[i]
                 damages = _counted(item.damage, validate_checksums)
                 clean = not damages and item.is_batch
                 if clean and not (stop_offset is not None and item.magic >= 2 and item.base_offset >= stop_offset):
-                    kept = item.row_start if kept is None else kept
                     continue
-                if kept is not None and item.row_start > kept:
+                if item.row_start > kept:
                     out.add(run.table.slice(kept, item.row_start - kept))
-                kept = None
+                kept = int(items.row_start[i + 1]) if i + 1 < len(items) else None
                 if not item.is_batch:
                     # An entry that could not be decoded at all.
                     _damage_only(out, damages, mode, reader.name)
@@ -91,8 +101,8 @@ def read_arrow(
                     out.add(run.table.slice(item.row_start, item.row_end - item.row_start))
                 if mode == PERMISSIVE:
                     out.add(damage_rows(damages, reader.name))
-            if kept is not None and run.items[-1].row_end > kept:
-                out.add(run.table.slice(kept, run.items[-1].row_end - kept))
+            if not stopped and kept is not None and items.row_end[-1] > kept:
+                out.add(run.table.slice(kept, int(items.row_end[-1]) - kept))
             yield from out.full()
             if stopped:
                 break

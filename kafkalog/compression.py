@@ -76,8 +76,8 @@ class Output:
     """Where the decoders write: a byte buffer that grows, and that the fast path reuses for many batches.
 
     The batch being decompressed is `written()`, from `start` to `end`; `next()`
-    begins another after it, `clear()` empties the buffer for reuse. Hold no
-    view of it while writing: it grows in place.
+    begins another after it, `clear()` empties the buffer for reuse. It grows
+    in place, unless a view of it is held.
     """
 
     def __init__(self):
@@ -93,8 +93,15 @@ class Output:
             self.buffer[self.end:self.end + n] = data  # reused memory: a copy, no allocation
         else:
             # Grown by realloc, not zeroed and not copied twice: a batch near the limit costs the limit, once.
-            del self.buffer[self.end:]
-            self.buffer += data
+            try:
+                del self.buffer[self.end:]
+                self.buffer += data
+            except BufferError:
+                # A view of it is still held (by a walk's traceback in a damage report, say): leave it to
+                # that view and go on in a new buffer.
+                grown = bytearray(memoryview(self.buffer)[:self.end])
+                grown += data
+                self.buffer = grown
         self.end += n
         return self
 

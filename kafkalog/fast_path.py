@@ -86,12 +86,12 @@ class Run:
     """Consecutive entries of a segment: their records as one Arrow table, and each entry's rows."""
 
     table: pa.Table | None  # None when read with columns=False
-    items: list[Item]
+    items: "Items"
 
 
 def decode_runs(reader, topic: str | None = None, partition: int | None = None, *, reference: bool = False,
                 records: bool = True, columns: bool = True, record_columns_only: bool = False,
-                table_rows: int = TABLE_ROWS) -> Iterator[Run]:
+                table_rows: int | None = None) -> Iterator[Run]:
     """The runs of a `SegmentReader`'s range, in file order; structural damage is left in `reader.damage`.
 
     `reference=True` decodes every entry with the Kaitai parsers alone;
@@ -101,7 +101,8 @@ def decode_runs(reader, topic: str | None = None, partition: int | None = None, 
     `record_columns_only=True` makes the `RECORD_COLUMNS` only (what a
     `Record` holds), a third of the memory of every column.
     """
-    walker = _Walker(reader.name, topic, partition, reader.max_decompressed_bytes, table_rows, records, columns,
+    walker = _Walker(reader.name, topic, partition, reader.max_decompressed_bytes, table_rows or TABLE_ROWS,
+                     records, columns,
                      record_columns_only)
     for chunk, base, entries in reader.entries():
         reader.position = base
@@ -133,91 +134,133 @@ class _Walker:
 
     def chunk(self, chunk: bytes, base: int, entries: np.ndarray) -> Iterator[Run]:
         buf = np.frombuffer(chunk, dtype=np.uint8)
-        v2 = np.flatnonzero(entries[:, columnar.ENTRY_MAGIC] >= 2)
+        magics = entries[:, columnar.ENTRY_MAGIC]
+        v2 = np.flatnonzero(magics >= 2)
         headers = np.empty((k.KAFKA_RECORD_BATCH__WIDTH, len(v2)), dtype=np.int64)
         errors = np.empty(len(v2), dtype=np.int64)
         columnar.parse_batch_headers(buf, entries, v2, headers, errors)
-        legacy = np.flatnonzero(entries[:, columnar.ENTRY_MAGIC] < 2)
+        legacy = np.flatnonzero(magics < 2)
         messages = np.empty((fast_legacy.WIDTH, len(legacy)), dtype=np.int64)
         message_errors = np.empty(len(legacy), dtype=np.int64)
         columnar.parse_legacy_entries(buf, entries, legacy, messages, message_errors)
-        # Each entry's column in its table (headers or messages), and the tables as Python lists:
-        # the loop below runs once per batch, so it touches no numpy scalar.
-        column = np.empty(len(entries), dtype=np.int64)
+        column = np.empty(len(entries), dtype=np.int64)  # each entry's column in its table (headers or messages)
         column[v2] = np.arange(len(v2))
         column[legacy] = np.arange(len(legacy))
-        column = column.tolist()
-        header_rows = headers.T.tolist()
-        errors = errors.tolist()
+        header_rows = np.ascontiguousarray(headers.T)  # a batch's header is a row
+        # Spans of consecutive batches taken in bulk (magic 2, a header that parses): kind 1 uncompressed,
+        # 2 compressed; kind 0 entries are taken one by one.
+        kind = np.zeros(len(entries), dtype=np.int8)
+        bulk = (errors == 0) & (magics[v2] == 2)
+        if self.records:
+            kind[v2[bulk]] = np.where(headers[k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION, bulk] == NONE, 1, 2)
+        else:
+            kind[v2[bulk]] = 1
+        cuts = (np.flatnonzero(np.diff(kind)) + 1).tolist()
 
         group = _Group()
         plain = _Plain()
         plain.messages = messages
         run = _RunBuilder()
         view = memoryview(chunk)
-        for e, (pos, length, magic) in enumerate(entries.tolist()):
-            position = base + pos
-            size = columnar.LOG_OVERHEAD + length
-            end = pos + size
-            if magic < 2:
-                m = column[e]
-                yield from self._walk(group, run)
-                entry = messages[:, m]
-                if message_errors[m] != 0 or not fast_legacy.crc_matches(view, pos, end, entry):
+        for a, b in zip([0] + cuts, cuts + [len(entries)]):
+            if kind[a] == 0:
+                for e in range(a, b):
+                    pos, length, magic = entries[e].tolist()
+                    if magic < 2:
+                        yield from self._walk(group, run)
+                        self._legacy_entry(buf, view, chunk, plain, run, pos, base, length, magic, int(column[e]),
+                                           message_errors)
+                        continue
                     self._flush_plain(buf, plain, run)
-                    self._reference(run, chunk[pos:end], position, magic)
-                elif not self.records or int(entry[fast_legacy.CODEC]) == NONE:
-                    plain.add(m, position, size)
-                else:
-                    self._flush_plain(buf, plain, run)
-                    self._wrapper(view, run, entry, position, size, chunk[pos:end], magic)
+                    yield from self._walk(group, run)
+                    h = int(column[e])
+                    if errors[h] != 0:
+                        # A header that does not parse: the reference path says why.
+                        self._reference(run, chunk[pos:pos + columnar.LOG_OVERHEAD + length], base + pos, magic)
+                    else:
+                        # Magic above 2: read as a v2 batch, with the damage said.
+                        yield from self._batches(buf, view, base, entries[e:e + 1], header_rows[h:h + 1], group,
+                                                 run, [record_batch.magic_damage(magic, self.path, base + pos)])
                 continue
             self._flush_plain(buf, plain, run)
-            h = column[e]
-            if errors[h] != 0:
-                # A header that does not parse: the reference path says why.
-                yield from self._walk(group, run)
-                self._reference(run, chunk[pos:end], position, magic)
-                continue
-            hdr = header_rows[h]
-            codec = hdr[k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
-            data_pos = hdr[k.KAFKA_RECORD_BATCH__RECORDS_DATA__POS]
-            data_end = data_pos + hdr[k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE]
-            partial = None
-            if self.records and (codec == NONE) == (group.output is not None):
-                # A group's sections are all in the chunk or all in the output buffer.
-                yield from self._walk(group, run)
-            if not self.records:
-                length = None
-            elif codec == NONE:
-                length = data_end - data_pos
-            else:
-                group.use(self.output)
-                try:
-                    decompress_into(codec, view[data_pos:data_end], 2, self.limit, self.output)
-                except DecompressionError as exc:
-                    # The records that decompressed before the damage are handed out, as Kafka's streams do;
-                    # past the limit, none.
-                    partial = exc
-                length = len(self.output)
-                self.output.next()
-            damage = []
-            if magic != 2:
-                damage.append(record_batch.magic_damage(magic, self.path, position))
-            actual = crc32c.crc32c(view[pos + V2_CRC_START:end])
-            if actual != hdr[k.KAFKA_RECORD_BATCH__CRC]:
-                damage.append(record_batch.crc_damage(actual, hdr[k.KAFKA_RECORD_BATCH__CRC], self.path, position))
-            if length is None:  # headers only
-                run.add_item(Item(position, size, magic, hdr[k.KAFKA_RECORD_BATCH__BASE_OFFSET], run.assigned,
-                                  run.assigned, damage, header=hdr))
-                continue
-            group.add(hdr, position, size, magic, length, damage, buf, data_pos, partial)
-            if group.bytes >= GROUP_BYTES:
-                yield from self._walk(group, run)
+            h = int(column[a])
+            yield from self._batches(buf, view, base, entries[a:b], header_rows[h:h + b - a], group, run)
         yield from self._walk(group, run)
         self._flush_plain(buf, plain, run)
-        if run.items:
+        if run.count:
             yield run.finish()
+
+    def _legacy_entry(self, buf, view, chunk, plain, run, pos, base, length, magic, m, message_errors) -> None:
+        end = pos + columnar.LOG_OVERHEAD + length
+        position = base + pos
+        entry = plain.messages[:, m]
+        if message_errors[m] != 0 or not fast_legacy.crc_matches(view, pos, end, entry):
+            self._flush_plain(buf, plain, run)
+            self._reference(run, chunk[pos:end], position, magic)
+        elif not self.records or int(entry[fast_legacy.CODEC]) == NONE:
+            plain.add(m, position, columnar.LOG_OVERHEAD + length)
+        else:
+            self._flush_plain(buf, plain, run)
+            self._wrapper(view, run, entry, position, columnar.LOG_OVERHEAD + length, chunk[pos:end], magic)
+
+    def _batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, hdr: np.ndarray,
+                 group: "_Group", run: "_RunBuilder", magic_damage: list[DamagedDataError] | None = None
+                 ) -> Iterator[Run]:
+        """v2 batches (`entries`, their headers `hdr`) into the group: all uncompressed or all compressed."""
+        pos = entries[:, columnar.ENTRY_POS]
+        size = columnar.LOG_OVERHEAD + entries[:, columnar.ENTRY_LENGTH]
+        position = base + pos
+        magic = entries[:, columnar.ENTRY_MAGIC]
+        # The CRC-32C of each batch, from its attributes to its end: one call each.
+        crc = [crc32c.crc32c(view[p + V2_CRC_START:p + n]) for p, n in zip(pos.tolist(), size.tolist())]
+        damage = {0: list(magic_damage)} if magic_damage else {}
+        for i in np.flatnonzero(np.array(crc, dtype=np.int64) != hdr[:, k.KAFKA_RECORD_BATCH__CRC]).tolist():
+            damage.setdefault(i, []).append(record_batch.crc_damage(crc[i], int(hdr[i, k.KAFKA_RECORD_BATCH__CRC]),
+                                                                    self.path, int(position[i])))
+        if not self.records:  # headers only
+            run.add_batches(position, size, magic, hdr, np.zeros(len(hdr), dtype=np.int64), damage)
+            return
+        data_pos = hdr[:, k.KAFKA_RECORD_BATCH__RECORDS_DATA__POS]
+        data_len = hdr[:, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE]
+        codecs = hdr[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
+        if codecs[0] == NONE:
+            if group.output is not None:
+                yield from self._walk(group, run)  # a group's sections are all in the chunk or all decompressed
+            # Groups of about GROUP_BYTES of records.
+            i = 0
+            while i < len(hdr):
+                j = min(len(hdr), i + 1 + int(np.searchsorted(np.cumsum(data_len[i:]), GROUP_BYTES - group.bytes)))
+                group.add(hdr[i:j], position[i:j], size[i:j], magic[i:j], data_pos[i:j], data_len[i:j],
+                          _shifted(damage, i, j), {}, buf)
+                if group.bytes >= GROUP_BYTES:
+                    yield from self._walk(group, run)
+                i = j
+            return
+        if group.output is None:
+            yield from self._walk(group, run)
+        group.use(self.output)
+        output = self.output
+        starts, lengths, partial = [], [], {}
+        i = 0
+        for j, (codec, p, n) in enumerate(zip(codecs.tolist(), data_pos.tolist(), data_len.tolist())):
+            starts.append(output.start)
+            try:
+                decompress_into(codec, view[p:p + n], 2, self.limit, output)
+            except DecompressionError as exc:
+                # The records that decompressed before the damage are handed out, as Kafka's streams do;
+                # past the limit, none.
+                partial[j - i] = exc
+            lengths.append(len(output))
+            output.next()
+            if output.end >= GROUP_BYTES or j == len(hdr) - 1:
+                group.add(hdr[i:j + 1], position[i:j + 1], size[i:j + 1], magic[i:j + 1],
+                          np.array(starts, dtype=np.int64), np.array(lengths, dtype=np.int64),
+                          _shifted(damage, i, j + 1), partial, buf)
+                starts, lengths, partial = [], [], {}
+                i = j + 1
+                if output.end >= GROUP_BYTES:
+                    yield from self._walk(group, run)
+                    group.use(output)
 
     def _flush_plain(self, buf: np.ndarray, plain: "_Plain", run: "_RunBuilder") -> None:
         """Uncompressed legacy messages waiting in `plain`: one record each (none when reading headers only)."""
@@ -277,19 +320,19 @@ class _Walker:
     # -- walking the records of a group of batches --------------------------------------------------------------
 
     def _walk(self, group: "_Group", run: "_RunBuilder") -> Iterator[Run]:
-        if not group.headers:
+        if not group.count:
             return
-        buf, sec_pos, sec_end = group.buffer()
-        hdr = np.array(group.headers, dtype=np.int64)
-        group.header_rows = group.headers  # the same rows as Python lists, for the items
-        nsec = len(sec_pos)
+        group.seal()
+        buf, sec_pos, sec_end, hdr = group.buffer, group.starts, group.starts + group.lengths, group.hdr
+        nsec = group.count
         sec_count = hdr[:, k.KAFKA_RECORD_BATCH__RECORDS_COUNT].copy()
-        sec_partial = np.array([exc is not None for exc in group.partial], dtype=np.int64)
+        sec_partial = np.zeros(nsec, dtype=np.int64)
+        sec_partial[list(group.partial)] = 1
         sec_good = np.zeros(nsec, dtype=np.int64)
         sec_err = np.zeros(nsec, dtype=np.int64)
         sec_err_pos = np.zeros(nsec, dtype=np.int64)
         sec_trailing_at = np.full(nsec, -1, dtype=np.int64)
-        state = np.array([0, sec_pos[0] if nsec else 0, 0], dtype=np.int64)
+        state = np.array([0, sec_pos[0], 0], dtype=np.int64)
         group.sec_rows = np.zeros(nsec, dtype=np.int64)  # rows each section has given so far
         finished = 0  # sections whose items are in the run
         while True:
@@ -305,11 +348,21 @@ class _Walker:
                 else:
                     self._controls_only(buf, hdr, group, nrows)
                     run.add_rows(nrows)
-                np.add.at(group.sec_rows, self.row_section[:nrows], 1)
+                group.sec_rows += np.bincount(self.row_section[:nrows], minlength=nsec)
             done_upto = int(state[0])
-            for s in range(finished, done_upto):
-                self._finish_section(run, buf, hdr, group, s, sec_pos, sec_end, sec_count, sec_good, sec_err,
-                                     sec_err_pos, int(sec_trailing_at[s]))
+            # The sections done: plain ones (the usual) in bulk, the others one by one.
+            special = np.flatnonzero(sec_err[finished:done_upto]) + finished
+            special = sorted(set(special.tolist()).union(
+                s for s in (*group.partial, *group.damage, *group.control_damage, *group.controls)
+                if finished <= s < done_upto))
+            for s in special + [done_upto]:
+                if s > finished:
+                    run.add_batches(group.positions[finished:s], group.sizes[finished:s], group.magics[finished:s],
+                                    hdr[finished:s], group.sec_rows[finished:s])
+                if s < done_upto:
+                    self._finish_section(run, buf, hdr, group, s, sec_pos, sec_end, sec_count, sec_good, sec_err,
+                                         sec_err_pos, int(sec_trailing_at[s]))
+                finished = s + 1
             finished = done_upto
             if why == columnar.WALK_DONE:
                 break
@@ -320,20 +373,13 @@ class _Walker:
 
     def _finish_section(self, run, buf, hdr, group, s, sec_pos, sec_end, sec_count, sec_good, sec_err, sec_err_pos,
                         trailing_at: int) -> None:
-        """The item of section `s`: its rows and its damage, in the reference path's order and words."""
-        position, magic = group.positions[s], group.magics[s]
+        """The item of section `s`, which is not a plain whole batch: its rows and its damage, in the reference
+        path's order and words."""
+        position, magic, size = int(group.positions[s]), int(group.magics[s]), int(group.sizes[s])
+        header = hdr[s].tolist()
         rows = int(group.sec_rows[s])  # records parsed (and in the run's rows)
         err = int(sec_err[s])
-        partial = group.partial[s]
-        if not err and partial is None and not group.damage[s] and s not in group.control_damage:
-            # The common case: a whole batch, every record handed out.
-            header = group.header_rows[s]
-            row_start, row_end = run.assign(rows)
-            controls = group.controls.pop(s, None)
-            run.add_item(Item(position, group.sizes[s], magic, header[k.KAFKA_RECORD_BATCH__BASE_OFFSET], row_start,
-                              row_end, [], header=header,
-                              controls=None if controls is None else [(o, t) for _, o, t in controls]))
-            return
+        partial = group.partial.get(s)
         count = int(sec_count[s])
         emitted = rows  # records handed out
         examined = rows  # records whose control keys the reference path looks at
@@ -359,15 +405,14 @@ class _Walker:
                                                           rec.length.value, self.path, position)
         elif err != 0:
             failure = self._parse_damage(buf, s, sec_pos, sec_end, sec_err_pos, int(sec_good[s]), count, position)
-        damage = list(group.damage[s]) + [d for i, d in group.control_damage.pop(s, []) if i < examined]
+        damage = list(group.damage.get(s, [])) + [d for i, d in group.control_damage.pop(s, []) if i < examined]
         if failure is not None:
             damage.append(failure)
         controls = group.controls.pop(s, None)
         if controls is not None:
             controls = [(offset, kind) for i, offset, kind in controls if i < emitted]
         row_start, row_end = run.assign(rows)
-        header = group.header_rows[s]
-        run.add_item(Item(position, group.sizes[s], magic, header[k.KAFKA_RECORD_BATCH__BASE_OFFSET], row_start,
+        run.add_item(Item(position, size, magic, header[k.KAFKA_RECORD_BATCH__BASE_OFFSET], row_start,
                           row_start + emitted, damage, header=header, controls=controls))
 
     def _parse_damage(self, buf, s, sec_pos, sec_end, sec_err_pos, index, count, position) -> DamagedDataError:
@@ -495,7 +540,7 @@ class _Walker:
                 s = int(rs[r])
                 group.control_damage.setdefault(s, []).append(
                     (_index_in_section(group, rs, r), record_batch.control_key_damage(exc, self.path,
-                                                                                       group.positions[s])))
+                                                                                       int(group.positions[s]))))
         taken = _CONTROL_NAMES.take(pa.array(np.maximum(codes, 0)))
         return pc.if_else(pa.array(codes < 0), pa.scalar(None, pa.string()), taken)
 
@@ -531,59 +576,60 @@ class _Plain:
 
 
 class _Group:
-    """v2 batches waiting to be walked together: their headers and where their records are."""
+    """v2 batches waiting to be walked together: their headers and where their records are, in blocks."""
 
     def __init__(self):
+        self.output: Output | None = None
         self.clear()
 
     def clear(self) -> None:
-        self.headers: list[list[int]] = []
-        self.header_rows: list[list[int]] = []
-        self.positions: list[int] = []
-        self.sizes: list[int] = []
-        self.magics: list[int] = []
-        self.damage: list[list[DamagedDataError]] = []
+        self.blocks: list[tuple[np.ndarray, ...]] = []
+        self.count = 0
         self.bytes = 0
+        #: Sparse, by section: the damage found before the walk, and the decompression error of a section
+        #: that is what decompressed before it.
+        self.damage: dict[int, list[DamagedDataError]] = {}
+        self.partial: dict[int, DamagedDataError] = {}
         self.control_damage: dict[int, list[tuple[int, DamagedDataError]]] = {}  # (record index, damage)
         self.offset_of_last: dict[int, int] = {}
         self.controls: dict[int, list[tuple[int, int, str]]] = {}  # (record index, offset, type)
-        self.partial: list[DamagedDataError | None] = []  # the decompression error when data is what came before it
         self.sec_rows: np.ndarray | None = None
         self.chunk: np.ndarray | None = None
-        self.starts: list[int] = []
-        self.lengths: list[int] = []
+        self.buffer: np.ndarray | None = None  # (a view of the output buffer holds it at its size)
         #: The buffer the sections of compressed batches are decompressed into; None when the sections are
         #: in the chunk (uncompressed batches).
-        self.output: Output | None = None
+        self.output = None
 
     def use(self, output: Output) -> None:
         if self.output is None:
             output.clear(2 * GROUP_BYTES)  # (a group holds GROUP_BYTES and one batch more)
             self.output = output
 
-    def add(self, header: list[int], position: int, size: int, magic: int, length: int,
-            damage: list[DamagedDataError], chunk: np.ndarray, chunk_pos: int,
-            partial: DamagedDataError | None = None) -> None:
-        """A batch and its `length` bytes of records: chunk[chunk_pos:] when the batch is not compressed, else
-        the last part of the output buffer (what decompressed before the error `partial`)."""
-        self.headers.append(header)
-        self.partial.append(partial)
-        self.positions.append(position)
-        self.sizes.append(size)
-        self.magics.append(magic)
-        self.damage.append(damage)
-        self.bytes += length
+    def add(self, hdr: np.ndarray, position: np.ndarray, size: np.ndarray, magic: np.ndarray, starts: np.ndarray,
+            lengths: np.ndarray, damage: dict[int, list[DamagedDataError]], partial: dict[int, DamagedDataError],
+            chunk: np.ndarray) -> None:
+        """Batches with their headers and where their records are: chunk[starts:starts + lengths] when they are
+        not compressed, else in the output buffer (what decompressed before the error in `partial`). `damage`
+        and `partial` are keyed by the index in these batches."""
+        self.blocks.append((hdr, position, size, magic, starts, lengths))
+        self.damage.update((self.count + i, d) for i, d in damage.items())
+        self.partial.update((self.count + i, e) for i, e in partial.items())
+        self.count += len(hdr)
+        self.bytes += int(lengths.sum())
         self.chunk = chunk
-        self.starts.append(chunk_pos if self.output is None else self.output.start - length)
-        self.lengths.append(length)
 
-    def buffer(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The buffer the sections are in, and where each starts and ends in it."""
-        starts = np.array(self.starts, dtype=np.int64)
-        ends = starts + np.array(self.lengths, dtype=np.int64)
-        if self.output is None:
-            return self.chunk, starts, ends
-        return np.frombuffer(self.output.buffer, dtype=np.uint8), starts, ends
+    def seal(self) -> None:
+        """The blocks as whole columns, for the walk: `hdr`, `positions`, `sizes`, `magics`, `starts`,
+        `lengths`, and the `buffer` the sections are in."""
+        hdr, self.positions, self.sizes, self.magics, self.starts, self.lengths = (
+            np.concatenate(column) if len(self.blocks) > 1 else column[0] for column in zip(*self.blocks))
+        self.hdr = np.ascontiguousarray(hdr)
+        self.buffer = self.chunk if self.output is None else np.frombuffer(self.output.buffer, dtype=np.uint8)
+
+
+def _shifted(damage: dict[int, list], start: int, end: int) -> dict[int, list]:
+    """The entries of `damage` for keys in [start, end), keyed from `start`."""
+    return {i - start: d for i, d in damage.items() if start <= i < end}
 
 
 class _RunBuilder:
@@ -591,9 +637,15 @@ class _RunBuilder:
 
     def __init__(self):
         self.tables: list[pa.Table] = []
-        self.items: list[Item] = []
         self.rows = 0
         self.assigned = 0
+        self._reset_items()
+
+    def _reset_items(self) -> None:
+        self.blocks: list[tuple[np.ndarray, ...]] = []
+        self.special: dict[int, Item] = {}
+        self.pending: list[Item] = []
+        self.count = 0
 
     def add_table(self, table: pa.Table) -> None:
         self.tables.append(table)
@@ -609,13 +661,76 @@ class _RunBuilder:
         return start, self.assigned
 
     def add_item(self, item: Item) -> None:
-        self.items.append(item)
+        """An entry that is not a plain whole batch (damage, the reference path, a legacy entry, controls)."""
+        self.special[self.count] = item
+        self.pending.append(item)
+        self.count += 1
+
+    def add_batches(self, position: np.ndarray, size: np.ndarray, magic: np.ndarray, hdr: np.ndarray,
+                    rows: np.ndarray, damage: dict[int, list[DamagedDataError]] | None = None) -> None:
+        """Whole v2 batches whose `rows` records are the next rows; those in `damage` (by index) have damage."""
+        if damage:
+            i = 0
+            for j in sorted(damage) + [len(hdr)]:
+                if j > i:
+                    self.add_batches(position[i:j], size[i:j], magic[i:j], hdr[i:j], rows[i:j])
+                if j < len(hdr):
+                    start, end = self.assign(int(rows[j]))
+                    header = hdr[j].tolist()
+                    self.add_item(Item(int(position[j]), int(size[j]), int(magic[j]),
+                                       header[k.KAFKA_RECORD_BATCH__BASE_OFFSET], start, end, damage[j],
+                                       header=header))
+                i = j + 1
+            return
+        self._flush_pending()
+        ends = self.assigned + np.cumsum(rows)
+        self.blocks.append((position, size, magic, hdr[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET], ends - rows, ends, hdr))
+        self.assigned = int(ends[-1]) if len(ends) else self.assigned
+        self.count += len(hdr)
+
+    def _flush_pending(self) -> None:
+        if self.pending:
+            n = len(self.pending)
+            self.blocks.append((*(np.array([getattr(item, name) for item in self.pending], dtype=np.int64)
+                                  for name in ("position", "size", "magic", "base_offset", "row_start", "row_end")),
+                                np.zeros((n, k.KAFKA_RECORD_BATCH__WIDTH), dtype=np.int64)))
+            self.pending = []
 
     def finish(self) -> Run:
+        self._flush_pending()
         table = pa.concat_tables(self.tables) if self.tables else None
-        run = Run(table, self.items)
-        self.tables, self.items, self.rows, self.assigned = [], [], 0, 0
+        columns = [np.concatenate(c) if len(self.blocks) > 1 else c[0] for c in zip(*self.blocks)]
+        run = Run(table, Items(*columns, self.special))
+        self.tables, self.rows, self.assigned = [], 0, 0
+        self._reset_items()
         return run
+
+
+class Items:
+    """The entries of a run, as columns: an `Item` is made only when asked for (most are plain whole batches).
+
+    `special` holds the entries that are not: damaged, decoded by the reference
+    path, legacy, or with control records read without columns.
+    """
+
+    def __init__(self, position: np.ndarray, size: np.ndarray, magic: np.ndarray, base_offset: np.ndarray,
+                 row_start: np.ndarray, row_end: np.ndarray, header: np.ndarray, special: dict[int, Item]):
+        self.position, self.size, self.magic, self.base_offset = position, size, magic, base_offset
+        self.row_start, self.row_end, self.header, self.special = row_start, row_end, header, special
+
+    def __len__(self) -> int:
+        return len(self.position)
+
+    def __getitem__(self, i: int) -> Item:
+        i = range(len(self))[i]
+        item = self.special.get(i)
+        if item is None:
+            item = Item(int(self.position[i]), int(self.size[i]), int(self.magic[i]), int(self.base_offset[i]),
+                        int(self.row_start[i]), int(self.row_end[i]), [], header=self.header[i].tolist())
+        return item
+
+    def __iter__(self) -> Iterator[Item]:
+        return (self[i] for i in range(len(self)))
 
 
 def binary_arrays(buf: np.ndarray, a_pos: np.ndarray, a_size: np.ndarray, b_pos: np.ndarray, b_size: np.ndarray,

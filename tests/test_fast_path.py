@@ -18,6 +18,7 @@ import pyarrow as pa
 import pytest
 
 import kafkalog
+from kafkalog import fast_path, segment
 from kafkalog.arrow import DROPMALFORMED, FAILFAST, PERMISSIVE
 from kafkalog.errors import DamagedDataError
 from kafkalog.segment import SegmentReader
@@ -53,6 +54,22 @@ def test_every_fixture_reads_the_same_both_ways(path):
     for options in ({}, {"mode": DROPMALFORMED}, {"validate_checksums": False}, {"stop_offset": 3},
                     {"rows_per_batch": 2}):
         assert_same(*both(path, **options), f"{path.name} {options}")
+
+
+@pytest.fixture
+def small_groups(monkeypatch):
+    """Chunks, groups and tables of a few batches or rows, so that every fixture crosses their boundaries."""
+    monkeypatch.setattr(segment, "CHUNK_BYTES", 700)
+    monkeypatch.setattr(fast_path, "GROUP_BYTES", 300)
+    monkeypatch.setattr(fast_path, "TABLE_ROWS", 5)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_every_fixture_reads_the_same_both_ways_in_small_groups(path, small_groups):
+    for options in ({}, {"stop_offset": 3}):
+        assert_same(*both(path, **options), f"{path.name} {options}")
+    assert objects(path, fast=True) == objects(path, fast=False)
+    assert scanned(path) == counted(path)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
@@ -144,6 +161,11 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
 
 
 SEEDS = range(40)
+
+
+@pytest.mark.parametrize("seed", SEEDS[:8])
+def test_mutations_read_the_same_both_ways_in_small_groups(seed, small_groups):
+    test_mutations_read_the_same_both_ways(seed + 1000)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
