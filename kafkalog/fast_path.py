@@ -329,7 +329,7 @@ class _Walker:
         sec_partial = np.zeros(nsec, dtype=np.int64)
         sec_partial[list(group.partial)] = 1
         sec_good = np.zeros(nsec, dtype=np.int64)
-        sec_err = np.zeros(nsec, dtype=np.int64)
+        sec_err = group.sec_err = np.zeros(nsec, dtype=np.int64)
         sec_err_pos = np.zeros(nsec, dtype=np.int64)
         sec_trailing_at = np.full(nsec, -1, dtype=np.int64)
         state = np.array([0, sec_pos[0], 0], dtype=np.int64)
@@ -546,9 +546,14 @@ class _Walker:
 
 
 def _note_last_offsets(group: "_Group", rs: np.ndarray, offset: np.ndarray) -> None:
-    """The offset of each section's last row in this walk: the damage at a section's end is worded with it."""
-    last = np.flatnonzero(np.diff(rs, append=-1))
-    group.offset_of_last.update(zip(rs[last].tolist(), offset[last].tolist()))
+    """The offset of the last row in this walk of each section with bytes after its declared records: its
+    damage is worded with it. (The walk has set the damage of every section whose last rows these are.)"""
+    first = int(rs[0])
+    last = np.flatnonzero(group.sec_err[first:int(rs[-1]) + 1] == columnar.SECTION_TRAILING) + first
+    for s in last.tolist():
+        rows = np.flatnonzero(rs == s)
+        if len(rows):
+            group.offset_of_last[s] = int(offset[rows[-1]])
 
 
 def _index_in_section(group: "_Group", rs: np.ndarray, row: int) -> int:
