@@ -761,6 +761,49 @@ def _binary_array(type_: pa.DataType, size: np.ndarray, nulls: int, offsets: np.
                                  null_count=nulls)
 
 
+@dataclass
+class BatchColumns:
+    """The batches of a run as columns: what `kafkalog verify` checks across many batches."""
+
+    position: np.ndarray
+    end_position: np.ndarray
+    base_offset: np.ndarray
+    last_offset: np.ndarray
+    max_timestamp: np.ndarray
+    records: np.ndarray  # records parsed and handed out
+    aborts: list[tuple[int, int]]  # (producer id, offset) of each ABORT marker
+    damage: list[DamagedDataError]  # in file order, undecodable entries' included
+
+
+def batch_columns(run: Run, path: str | None) -> BatchColumns:
+    """`BatchColumns` of a run read with `columns=False`; only the entries that are not plain whole batches
+    are looked at one by one."""
+    items = run.items
+    h = items.header
+    base_offset = items.base_offset.copy()
+    # Java's long arithmetic: numpy's int64 wraps the same way.
+    last_offset = h[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET] + h[:, k.KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA]
+    max_timestamp = h[:, k.KAFKA_RECORD_BATCH__MAX_TIMESTAMP].copy()
+    is_batch = np.ones(len(items), dtype=bool)
+    aborts: list[tuple[int, int]] = []
+    damage: list[DamagedDataError] = []
+    for i in sorted(items.special):
+        item = items.special[i]
+        if not item.is_batch:
+            is_batch[i] = False
+            damage.extend(item.damage)
+            continue
+        batch = batch_of(item, path)
+        damage.extend(batch.damage)
+        base_offset[i], last_offset[i], max_timestamp[i] = batch.base_offset, batch.last_offset, batch.max_timestamp
+        controls = ([(r.offset, r.control_type) for r in batch.records if r.control_type is not None]
+                    if item.batch is not None else item.controls or [])
+        aborts.extend((batch.producer_id, offset) for offset, kind in controls if kind == "ABORT")
+    return BatchColumns(items.position[is_batch], (items.position + items.size)[is_batch], base_offset[is_batch],
+                        last_offset[is_batch], max_timestamp[is_batch], (items.row_end - items.row_start)[is_batch],
+                        aborts, damage)
+
+
 def batch_of(item: Item, path: str | None) -> Batch:
     """The `Batch` of a v2 batch the fast path decoded (records not included), as `record_batch.decode_batch` has it."""
     if item.batch is not None:

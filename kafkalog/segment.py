@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import struct
-from typing import BinaryIO, Iterator
+from typing import TYPE_CHECKING, BinaryIO, Iterator
 
 import numpy as np
 
@@ -27,6 +27,9 @@ from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, decompression_l
 from kafkalog.errors import CorruptStructureError, DamagedDataError, TruncatedError
 from kafkalog.model import Batch
 from kafkalog.record_list import ColumnarRecords
+
+if TYPE_CHECKING:
+    from kafkalog.fast_path import BatchColumns
 from kafkalog.sources import Source, open_source
 
 LOG_OVERHEAD = 12  # offset (int64) + size (int32)
@@ -134,6 +137,18 @@ class SegmentReader:
                 self.position = item.position + item.size
                 self.damage.extend(batch.damage)
                 yield batch, item.row_end - item.row_start, controls
+
+    def scan_columns(self) -> Iterator["BatchColumns"]:
+        """`scan`, a run of batches at a time as columns (`kafkalog.fast_path.BatchColumns`): no object per
+        plain batch, for checks across batches at the speed of the kernels."""
+        from kafkalog import fast_path
+
+        for run in fast_path.decode_runs(self, columns=False):
+            columns = fast_path.batch_columns(run, self.name)
+            self.damage.extend(columns.damage)
+            if len(run.items):
+                self.position = int(run.items.position[-1] + run.items.size[-1])
+            yield columns
 
     def _reference_batches(self) -> Iterator[Batch]:
         """Every entry decoded by the generated Kaitai parsers alone (`fast=False`)."""

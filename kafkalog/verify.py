@@ -103,9 +103,9 @@ def _damage_kind(damage: DamagedDataError) -> str:
 @dataclass
 class _LogSummary:
     size: int
-    starts: dict[int, tuple[int, int]]  # batch position -> (last offset, max timestamp)
-    last_offsets: list[int]  # in file order
-    max_timestamps: list[int]
+    positions: np.ndarray  # of each batch, in file order
+    last_offsets: np.ndarray
+    max_timestamps: np.ndarray
     aborts: set[tuple[int, int]]  # (producer id, marker offset)
     first_offset: int | None
     last_offset: int | None
@@ -216,44 +216,52 @@ def verify_segment(segment: Segment, report: VerifyReport, progress: ByteProgres
 def _verify_log(segment: Segment, report: VerifyReport, progress: ByteProgress | None = None) -> _LogSummary:
     name = str(segment.log)
     report.files += 1
-    starts: dict[int, tuple[int, int]] = {}
-    last_offsets: list[int] = []
-    max_timestamps: list[int] = []
+    positions, last_offsets, max_timestamps = [], [], []
     aborts: set[tuple[int, int]] = set()
     first = last = None
     with SegmentReader(segment.log) as reader:
-        for batch, records, controls in reader.scan():
+        # A run of batches at a time, as columns: only the batches with a problem are looked at one by one.
+        for run in reader.scan_columns():
+            n = len(run.position)
+            if not n:
+                continue
             if progress is not None:
-                progress.update(batch.end_position, name)
-            report.batches += 1
-            report.records += records
+                progress.update(int(run.end_position[-1]), name)
+            report.batches += n
+            report.records += int(run.records.sum())
             if first is None:
-                first = batch.base_offset
-                if batch.base_offset < segment.base_offset:
+                first = int(run.base_offset[0])
+                if first < segment.base_offset:
                     report.problems.append(Problem(name, "offset_below_base",
-                                                   f"first batch's base offset {batch.base_offset} is below the "
+                                                   f"first batch's base offset {first} is below the "
                                                    f"segment's base offset {segment.base_offset}",
-                                                   position=batch.position))
-            elif last is not None and batch.base_offset <= last:
+                                                   position=int(run.position[0])))
+            previous = np.concatenate(([last if last is not None else 0], run.last_offset[:-1]))
+            for i in np.flatnonzero(run.base_offset <= previous).tolist():
+                if i == 0 and last is None:
+                    continue
                 report.problems.append(Problem(name, "log_offsets_not_increasing",
-                                               f"batch base offset {batch.base_offset} is not above the previous "
-                                               f"batch's last offset {last}", position=batch.position))
-            last = batch.last_offset
-            starts[batch.position] = (batch.last_offset, batch.max_timestamp)
-            last_offsets.append(batch.last_offset)
-            max_timestamps.append(batch.max_timestamp)
-            for offset, control_type in controls:
-                if control_type == "ABORT":
-                    aborts.add((batch.producer_id, offset))
+                                               f"batch base offset {run.base_offset[i]} is not above the previous "
+                                               f"batch's last offset {previous[i]}", position=int(run.position[i])))
+            last = int(run.last_offset[-1])
+            positions.append(run.position)
+            last_offsets.append(run.last_offset)
+            max_timestamps.append(run.max_timestamp)
+            aborts.update(run.aborts)
         for damage in reader.damage:
             report.problems.append(Problem(name, _damage_kind(damage), damage.message, position=damage.position))
         size = reader.size
     if progress is not None:
         progress.file_done(size)
-    return _LogSummary(size, starts, last_offsets, max_timestamps, aborts, first, last)
+
+    def joined(parts: list[np.ndarray]) -> np.ndarray:
+        return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+
+    return _LogSummary(size, joined(positions), joined(last_offsets), joined(max_timestamps), aborts, first, last)
 
 
-def _slot_problems(index, name: str, report: VerifyReport, entry_name: str) -> list:
+def _slot_problems(index, name: str, report: VerifyReport, entry_name: str) -> np.ndarray:
+    """The index's entries (its slot columns up to the end marker), after the problems of its slots."""
     report.files += 1
     slots = index.slot_columns()
     count = len(index)
@@ -269,15 +277,39 @@ def _slot_problems(index, name: str, report: VerifyReport, entry_name: str) -> l
         report.problems.append(Problem(name, "entries_after_end",
                                        f"slot {n} is not zero, but slot {count} (relative offset 0) ends the index "
                                        "as kafka-dump-log.sh reads it", entry=n))
-    return index.entries_of(slots[:, :count])
+    return slots[:, :count]
+
+
+def _after(values: np.ndarray, wrong) -> np.ndarray:
+    """Whether each entry and the one before it are `wrong(entry, previous)` (never for the first)."""
+    flags = np.zeros(len(values), dtype=bool)
+    flags[1:] = wrong(values[1:], values[:-1])
+    return flags
+
+
+def _flagged(*conditions: np.ndarray) -> list[int]:
+    """Entries that meet any of the conditions: the only ones whose problems are worded one by one."""
+    return np.flatnonzero(np.logical_or.reduce(conditions)).tolist() if conditions else []
 
 
 def _verify_offset_index(segment: Segment, log: _LogSummary | None, report: VerifyReport) -> None:
     name = str(segment.index)
     with OffsetIndex(segment.index, base_offset=segment.base_offset) as index:
-        entries = _slot_problems(index, name, report, "offset index")
-    previous = None
-    for n, entry in enumerate(entries):
+        slots = _slot_problems(index, name, report, "offset index")
+        offsets = segment.base_offset + slots[0]
+        positions = slots[1]
+        conditions = [offsets < segment.base_offset, _after(offsets, lambda a, b: a <= b)]
+        if log is not None:
+            at = np.minimum(np.searchsorted(log.positions, positions), max(len(log.positions) - 1, 0))
+            found = (log.positions[at] == positions) if len(log.positions) else np.zeros(len(positions), dtype=bool)
+            conditions += [~found, found & (log.last_offsets[at] != offsets) if len(log.positions) else found]
+        flagged = _flagged(*conditions)
+        entries = {n: e for n, e in zip(flagged, index.entries_of(slots[:, flagged]))}
+        previous_entries = index.entries_of(slots[:, [n - 1 for n in flagged if n > 0]])
+    starts = {} if log is None else dict(zip(log.positions.tolist(), log.last_offsets.tolist()))
+    previous_of = dict(zip([n for n in flagged if n > 0], previous_entries))
+    for n in flagged:
+        entry, previous = entries[n], previous_of.get(n)
         if entry.offset < segment.base_offset:
             report.problems.append(Problem(name, "offset_below_base",
                                            f"offset {entry.offset} is below the base offset {segment.base_offset}",
@@ -286,29 +318,44 @@ def _verify_offset_index(segment: Segment, log: _LogSummary | None, report: Veri
             report.problems.append(Problem(name, "offset_not_increasing",
                                            f"offset {entry.offset} is not above entry {n - 1}'s {previous.offset}",
                                            entry=n))
-        previous = entry
         if log is None:
             continue
         if entry.position >= log.size or entry.position < 0:
             report.problems.append(Problem(name, "position_past_end_of_log",
                                            f"position {entry.position} is past the end of the {log.size}-byte log",
                                            entry=n))
-        elif entry.position not in log.starts:
+        elif entry.position not in starts:
             report.problems.append(Problem(name, "no_batch_at_position",
                                            f"no batch starts at position {entry.position} (offset {entry.offset})",
                                            entry=n))
-        elif log.starts[entry.position][0] != entry.offset:
+        elif starts[entry.position] != entry.offset:
             report.problems.append(Problem(name, "offset_mismatch",
                                            f"offset {entry.offset}, but the batch at position {entry.position} "
-                                           f"ends at offset {log.starts[entry.position][0]}", entry=n))
+                                           f"ends at offset {starts[entry.position]}", entry=n))
 
 
 def _verify_time_index(segment: Segment, log: _LogSummary | None, report: VerifyReport) -> None:
     name = str(segment.timeindex)
     with TimeIndex(segment.timeindex, base_offset=segment.base_offset) as index:
-        entries = _slot_problems(index, name, report, "time index")
-    previous = None
-    for n, entry in enumerate(entries):
+        slots = _slot_problems(index, name, report, "time index")
+        timestamps = slots[0]
+        offsets = segment.base_offset + slots[1]
+        conditions = [offsets < segment.base_offset, _after(timestamps, lambda a, b: a <= b),
+                      _after(offsets, lambda a, b: a < b)]
+        if log is not None:
+            k = np.searchsorted(log.last_offsets, offsets)  # as bisect_left
+            at = np.minimum(k, max(len(log.last_offsets) - 1, 0))
+            if len(log.last_offsets) and not _after(log.last_offsets, lambda a, b: a < b).any():
+                conditions += [offsets > log.last_offsets[-1], log.last_offsets[at] != offsets,
+                               log.max_timestamps[at] != timestamps]
+            else:  # no batches, or offsets that go backwards: each entry is looked up one by one
+                conditions += [np.ones(len(offsets), dtype=bool)]
+        flagged = _flagged(*conditions)
+        entries = dict(zip(flagged, index.entries_of(slots[:, flagged])))
+        previous_of = dict(zip([n for n in flagged if n > 0], index.entries_of(slots[:, [n - 1 for n in flagged if n > 0]])))
+    last_offsets = [] if log is None else log.last_offsets.tolist()
+    for n in flagged:
+        entry, previous = entries[n], previous_of.get(n)
         if entry.offset < segment.base_offset:
             report.problems.append(Problem(name, "offset_below_base",
                                            f"offset {entry.offset} is below the base offset {segment.base_offset}",
@@ -322,15 +369,14 @@ def _verify_time_index(segment: Segment, log: _LogSummary | None, report: Verify
                 report.problems.append(Problem(name, "offset_not_increasing",
                                                f"offset {entry.offset} is below entry {n - 1}'s {previous.offset}",
                                                entry=n))
-        previous = entry
         if log is None:
             continue
-        k = bisect.bisect_left(log.last_offsets, entry.offset)
+        k = bisect.bisect_left(last_offsets, entry.offset)
         if log.last_offset is None or entry.offset > log.last_offset:
             report.problems.append(Problem(name, "offset_past_end_of_log",
                                            f"offset {entry.offset} is past the log's last offset {log.last_offset}",
                                            entry=n))
-        elif k >= len(log.last_offsets) or log.last_offsets[k] != entry.offset:
+        elif k >= len(last_offsets) or last_offsets[k] != entry.offset:
             report.problems.append(Problem(name, "offset_not_found",
                                            f"no batch ends at offset {entry.offset}", entry=n))
         elif log.max_timestamps[k] != entry.timestamp:

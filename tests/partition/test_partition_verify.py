@@ -78,3 +78,31 @@ def test_txnindex_entry_without_its_marker(tmp_path):
     txn.write_bytes(bytes(data))
     problems = verify_path(d).problems
     assert {(p.kind, p.entry) for p in problems} == {("marker_not_found", 0)}
+
+
+def test_offsets_that_go_backwards_are_found_in_runs_of_any_size(tmp_path, monkeypatch):
+    from kafkalog import fast_path, segment
+
+    d = copy_partition("orders-0", tmp_path)
+    log = d / "00000000000000000106.log"
+    data = bytearray(log.read_bytes())
+    starts, pos = [], 0
+    while pos + 12 <= len(data):
+        starts.append(pos)
+        pos += 12 + struct.unpack_from(">i", data, pos + 8)[0]
+    # The third batch's base offset (outside its CRC) set back to the first's: below the second's last offset.
+    data[starts[2]:starts[2] + 8] = data[starts[0]:starts[0] + 8]
+    log.write_bytes(bytes(data))
+    first = struct.unpack_from(">q", data, starts[0])[0]
+
+    def problems():
+        return [(p.file.rsplit("/", 1)[-1], p.kind, p.detail) for p in verify_path(d).problems]
+
+    found = problems()
+    assert ("00000000000000000106.log", "log_offsets_not_increasing",
+            f"batch base offset {first} is not above the previous batch's last offset "
+            f"{struct.unpack_from('>q', data, starts[1])[0] + struct.unpack_from('>i', data, starts[1] + 23)[0]}") in found
+    # The same, a batch or two at a time: the checks across batches do not depend on where runs end.
+    monkeypatch.setattr(segment, "CHUNK_BYTES", 300)
+    monkeypatch.setattr(fast_path, "TABLE_ROWS", 3)
+    assert problems() == found
