@@ -143,15 +143,30 @@ def to_output(raw: pa.RecordBatch, options: ReadOptions) -> pa.RecordBatch:
         "timestampType": ts_type.cast(pa.int32()),
     }
     if options.include_headers:
-        headers = raw.column("headers")
-        columns["headers"] = pc.if_else(pc.equal(pc.list_value_length(headers), 0),
-                                        pa.scalar(None, headers.type), headers)
+        columns["headers"] = null_if_empty(raw.column("headers"))
     return pa.RecordBatch.from_arrays(
         [columns[name] if name in columns else raw.column(name) for name in schema.names], schema=schema)
 
 
+def null_if_empty(headers: pa.ListArray) -> pa.ListArray:
+    """Headers as Kafka's source gives them: null for a record without any (the same lists, not copied)."""
+    empty = pc.equal(pc.list_value_length(headers), 0)
+    if not pc.any(empty).as_py():
+        return headers
+    offsets = headers.offsets.to_numpy()
+    first = int(offsets[0])
+    return pa.ListArray.from_arrays(pa.array(offsets - first), headers.values.slice(first, int(offsets[-1]) - first),
+                                    type=headers.type, mask=pc.or_(pc.fill_null(empty, True), pc.is_null(headers)))
+
+
 def kafka_timestamp(ms: pa.Array) -> pa.Array:
     """Kafka milliseconds -> UTC microseconds as Kafka's source gives them (-1 stays -1 ms); null outside Spark's range."""
+    if ms.null_count == 0:
+        # The usual batch, in one numpy pass.
+        values = ms.to_numpy()
+        valid = (values >= MIN_TIMESTAMP_MS) & (values <= MAX_TIMESTAMP_MS)
+        return pa.array(np.where(valid, values, 0) * 1000, type=pa.int64(), mask=None if valid.all() else ~valid
+                        ).view(ARROW_TIMESTAMP)
     valid = pc.and_(pc.greater_equal(ms, MIN_TIMESTAMP_MS), pc.less_equal(ms, MAX_TIMESTAMP_MS))
     return pc.multiply(pc.if_else(valid, ms, pa.scalar(None, pa.int64())), 1000).cast(ARROW_TIMESTAMP)
 
@@ -208,13 +223,16 @@ def to_spark_timestamp(ms: pa.Array) -> pa.Array:
 
 
 def _keep_mask(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None, bounds: Bounds) -> pa.Array | None:
+    """Which rows to keep, or None for all of them (the usual batch: then nothing is copied)."""
     conditions = []
     offset = raw.column("offset")
-    if bounds.start is not None:
-        conditions.append(pc.greater_equal(offset, bounds.start))
-    if bounds.end is not None:
-        conditions.append(pc.less(offset, bounds.end))
-    if not options.include_control_records or options.read_committed:
+    if bounds.start is not None or bounds.end is not None:
+        lowest, highest = pc.min_max(offset).values()
+        if bounds.start is not None and (lowest.as_py() is None or lowest.as_py() < bounds.start):
+            conditions.append(pc.greater_equal(offset, bounds.start))
+        if bounds.end is not None and (highest.as_py() is None or highest.as_py() >= bounds.end):
+            conditions.append(pc.less(offset, bounds.end))
+    if (not options.include_control_records or options.read_committed) and pc.any(raw.column("is_control")).as_py():
         # A read_committed consumer never sees control records, whatever includeControlRecords says.
         conditions.append(pc.invert(raw.column("is_control")))
     if options.read_committed:
