@@ -22,9 +22,11 @@ the next run. Then, within one run and over the same segments:
    object parser (on wall time), peak RSS and the worker's baseline RSS (after imports and warm-up);
 2. Spark on --master (local[2]): `spark.read.format("kafkalog")` count() and a Parquet write of
    offset, timestamp, key, value, headers, against spark_reader.py's aiokafka `mapInArrow`
-   reference over the same byte ranges (kafkalog's planner, --max-partition-bytes);
-3. `kafkalog verify` on each uncompressed segment, in MB/s (wall time of the command, less the
-   wall time of `kafkalog verify samples/v2-none.log`, i.e. of the start-up);
+   reference over the same byte ranges (kafkalog's planner, --max-partition-bytes, by default the
+   reader's own 128 MiB), after a warm-up read on every core; the fastest of --repeat runs; and the
+   same rows written to Parquet from memory (cached), the writer's own share of the Parquet time;
+3. `kafkalog verify` on each uncompressed segment, in MB/s: `verify_path` (what the command runs)
+   in a worker after a warm-up, wall and CPU time; and the wall time of the whole command;
 4. start-up: wall time of `python -c "import kafkalog; kafkalog.read_table('samples/v2-none.log')"`
    with KAFKALOG_CACHE_DIR an empty directory (cold) and the same directory again (cached).
 
@@ -204,7 +206,7 @@ def run_readers(corpora: dict, readers: list[str], repeat: int, timeout: float, 
     return rows
 
 
-def run_spark(corpora: dict, master: str, max_partition_bytes: int, work: Path) -> list[list[str]]:
+def run_spark(corpora: dict, master: str, max_partition_bytes: int, work: Path, repeat: int = 1) -> list[list[str]]:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark import cloudpickle
     from pyspark.sql import SparkSession
@@ -233,7 +235,9 @@ def run_spark(corpora: dict, master: str, max_partition_bytes: int, work: Path) 
                .mapInArrow(spark_reader.reference_read, spark_reader.REFERENCE_SCHEMA))
         return ranges, kdf, rdf
 
-    for df in frames(str(ROOT / "samples" / "v2-none.log"), {})[1:]:  # warm up both paths (JVM, workers, imports)
+    # Warm up both paths (JVM, every Python worker, imports and the JIT cache): tasks on every core.
+    first = str(next(iter(corpora.values())))
+    for df in frames(first, {"maxPartitionBytes": str(1 << 20)})[1:]:
         df.count()
         df.select(*columns).write.format("noop").mode("overwrite").save()
     rows = []
@@ -242,20 +246,30 @@ def run_spark(corpora: dict, master: str, max_partition_bytes: int, work: Path) 
             ranges, kdf, rdf = frames(str(partition), {"maxPartitionBytes": str(max_partition_bytes)})
             times = {}
             for name, df in (("kafkalog", kdf), ("aiokafka", rdf)):
-                t = time.perf_counter()
-                n = df.count()
-                times[name, "count"] = time.perf_counter() - t
                 out = work / "parquet" / f"{name}-{codec}-{batch_bytes}"
-                t = time.perf_counter()
-                df.select(*columns).write.mode("overwrite").parquet(str(out))
-                times[name, "parquet"] = time.perf_counter() - t
+                times[name, "count"] = times[name, "parquet"] = float("inf")
+                for _ in range(repeat):  # the fastest of `repeat` runs, as for the readers
+                    t = time.perf_counter()
+                    n = df.count()
+                    times[name, "count"] = min(times[name, "count"], time.perf_counter() - t)
+                    t = time.perf_counter()
+                    df.select(*columns).write.mode("overwrite").parquet(str(out))
+                    times[name, "parquet"] = min(times[name, "parquet"], time.perf_counter() - t)
                 times[name, "n"] = n
                 print(f"  spark {codec} {batch_bytes} {name}: {n} rows, count {times[name, 'count']:.1f} s, "
                       f"parquet {times[name, 'parquet']:.1f} s", file=sys.stderr, flush=True)
+            # The Parquet writer's own share: the same rows written again from memory (cached), no reader at all.
+            cached = kdf.select(*columns).cache()
+            cached.count()
+            t = time.perf_counter()
+            cached.write.mode("overwrite").parquet(str(work / "parquet" / f"cached-{codec}-{batch_bytes}"))
+            writer = time.perf_counter() - t
+            cached.unpersist()
             n = times["kafkalog", "n"]
             rows.append([codec, str(batch_bytes), str(n), str(len(ranges))]
                         + [f"{times[name, op]:.1f}" for op in ("count", "parquet") for name in ("kafkalog", "aiokafka")]
-                        + [f"{times['aiokafka', op] / times['kafkalog', op]:.2f}" for op in ("count", "parquet")])
+                        + [f"{times['aiokafka', op] / times['kafkalog', op]:.2f}" for op in ("count", "parquet")]
+                        + [f"{writer:.1f}"])
             if times["aiokafka", "n"] != n:
                 rows[-1][2] += f" (reference: {times['aiokafka', 'n']})"
     finally:
@@ -269,18 +283,38 @@ def _wall(cmd: list[str], env: dict | None = None) -> tuple[float, int]:
     return time.perf_counter() - t, rc
 
 
-def run_verify(corpora: dict) -> list[list[str]]:
+def verify_worker(spec: dict) -> dict:
+    from kafkalog.verify import verify_path
+
+    # Warm-up: imports and every kernel verify uses (a segment with index files).
+    verify_path(str(ROOT / "tests" / "fixtures" / "partitions" / "orders-0"))
+
+    def run() -> dict:
+        report = verify_path(spec["segment"])
+        return {"records": report.records, "problems": len(report.problems)}
+
+    return measure.measure(run, spec.get("repeat", 1))
+
+
+def run_verify(corpora: dict, repeat: int, timeout: float) -> list[list[str]]:
     cli = [sys.executable, "-c", "import sys; from kafkalog.cli import main; sys.exit(main())", "verify"]
-    start_up = min(_wall(cli + ["samples/v2-none.log"])[0] for _ in range(3))
+    script = str(Path(__file__).resolve())
     rows = []
     for (codec, batch_bytes), partition in corpora.items():
         if codec != "none":
             continue
         for segment in segments(partition):
-            wall, rc = _wall(cli + [str(segment)])
+            o = measure.run_worker(script, {"kind": "verify", "segment": str(segment), "repeat": repeat},
+                                   timeout=timeout, cwd=str(ROOT))
+            command, rc = _wall(cli + [str(segment)])
             size = segment.stat().st_size
-            rows.append([str(batch_bytes), measure.mb(size), f"{wall:.2f}", f"{start_up:.2f}",
-                         f"{size / 1e6 / max(wall - start_up, 1e-3):.0f}", str(rc)])
+            if o.status != "ok":
+                rows.append([str(batch_bytes), measure.mb(size), f"{o.status} {o.detail}", "", "", "",
+                             f"{command:.2f}", str(rc)])
+                continue
+            r = o.result
+            rows.append([str(batch_bytes), measure.mb(size), f"{r['wall']:.3f}", f"{r['cpu']:.3f}",
+                         f"{size / 1e6 / r['wall']:.0f}", str(r["problems"]), f"{command:.2f}", str(rc)])
     return rows
 
 
@@ -301,7 +335,7 @@ def run_startup(repeat: int = 3) -> list[list[str]]:
 # ----------------------------------------------------------------------------- main
 
 def main(argv: list[str] | None = None) -> int:
-    status = measure.worker_main(argv, {"reader": reader_worker})
+    status = measure.worker_main(argv, {"reader": reader_worker, "verify": verify_worker})
     if status is not None:
         return status
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -316,7 +350,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per reader process")
     ap.add_argument("--skip-spark", action="store_true")
     ap.add_argument("--master", default="local[2]")
-    ap.add_argument("--max-partition-bytes", type=int, default=8 << 20)
+    ap.add_argument("--max-partition-bytes", type=int, default=128 << 20,
+                    help="Spark ranges (default 134217728: the kafkalog reader's own default)")
     args = ap.parse_args(argv)
     readers = args.readers.split(",")
     unknown = sorted(set(readers) - set(READERS))
@@ -339,14 +374,18 @@ def main(argv: list[str] | None = None) -> int:
                         run_readers(corpora, readers, args.repeat, args.timeout, args.records)), flush=True)
     if not args.skip_spark:
         print(f"\n## Spark, {args.master}: `spark.read.format(\"kafkalog\")` vs aiokafka in `mapInArrow`\n")
-        print("Seconds; `x` = reference time / kafkalog time. Parquet: offset, timestamp, key, value, headers.\n")
+        print("Seconds; `x` = reference time / kafkalog time. Parquet: offset, timestamp, key, value, headers; "
+              "`parquet from memory` writes the same rows cached in memory: the writer's own time, with no reader.\n")
         print(measure.table(["codec", "batch.size", "records", "tasks", "count kafkalog", "count aiokafka",
-                             "parquet kafkalog", "parquet aiokafka", "count x", "parquet x"],
-                            run_spark(corpora, args.master, args.max_partition_bytes, args.work)), flush=True)
-    verify_rows = run_verify(corpora)
+                             "parquet kafkalog", "parquet aiokafka", "count x", "parquet x", "parquet from memory"],
+                            run_spark(corpora, args.master, args.max_partition_bytes, args.work, args.repeat)), flush=True)
+    verify_rows = run_verify(corpora, args.repeat, args.timeout)
     if verify_rows:
         print("\n## `kafkalog verify` on an uncompressed segment\n")
-        print(measure.table(["batch.size", "MB", "wall s", "start-up s", "MB/s", "exit"], verify_rows))
+        print("`verify_path` in a worker after a warm-up (the fastest of --repeat runs); `command` is the wall "
+              "time of the whole `kafkalog verify SEGMENT` process, start-up included.\n")
+        print(measure.table(["batch.size", "MB", "wall s", "CPU s", "MB/s", "problems", "command s", "exit"],
+                            verify_rows))
     print("\n## Start-up (JIT compilation, then its on-disk cache)\n")
     print(measure.table(["what", "wall s", ""], run_startup()))
     return 0

@@ -6,9 +6,11 @@
 
 For each chunk of the file (`SegmentReader.entries`): the v2 headers are read
 by the generated kernel into a table; in Python, per batch, only the CRC-32C
-and the codec call; then `walk_sections` parses every record of many batches
-in one compiled loop, and Kafka's offset, timestamp and sequence rules are
-applied to whole columns with numpy.
+and the codec call (into one output buffer reused by groups of about 4 MiB of
+records); then `walk_sections` parses every record of a group in one compiled
+loop, and Kafka's offset, timestamp and sequence rules are applied to whole
+columns. A run's entries are columns too (`Items`): an `Item` object is made
+only for the entries that are not plain whole batches, or when asked for.
 
 Whatever the kernels do not take, the reference path (the Kaitai parsers,
 `kafkalog.record_batch` and `kafkalog.message_set`) decodes, batch by batch:
@@ -102,8 +104,7 @@ def decode_runs(reader, topic: str | None = None, partition: int | None = None, 
     `Record` holds), a third of the memory of every column.
     """
     walker = _Walker(reader.name, topic, partition, reader.max_decompressed_bytes, table_rows or TABLE_ROWS,
-                     records, columns,
-                     record_columns_only)
+                     records, columns, record_columns_only)
     for chunk, base, entries in reader.entries():
         reader.position = base
         if reference:
