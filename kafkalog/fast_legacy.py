@@ -25,7 +25,7 @@ import pyarrow as pa
 
 import kafka_kernels as k
 from kafkalog import columnar
-from kafkalog.arrow_columns import HEADERS_TYPE, SCHEMA, repeat_string
+from kafkalog.arrow_columns import HEADERS_TYPE, SCHEMA, Repeated
 from kafkalog.checksums import LEGACY_CRC_START
 from kafkalog.compression import CODEC_NAMES, NONE, decompress
 from kafkalog.errors import DamagedDataError
@@ -65,18 +65,18 @@ def timestamp_type_index(entry: np.ndarray) -> int:
 
 
 def plain_rows(buf: np.ndarray, table: np.ndarray, positions: list[int], path: str | None, topic: str | None,
-               partition: int | None) -> pa.Table:
+               partition: int | None, repeated: Repeated) -> pa.Table:
     """Uncompressed messages (columns of `table`), one record each."""
     magic = table[MAGIC]
     timestamp = np.where(magic > 0, table[TIMESTAMP], NO_TIMESTAMP)
     ts_type = np.where(magic == 0, 2, table[TIMESTAMP_TYPE])
     counts = np.ones(table.shape[1], dtype=np.int64)
     return _rows(buf, table[OFFSET], timestamp, table[KEY_POS], table[KEY_SIZE], table[VALUE_POS], table[VALUE_SIZE],
-                 counts, positions, magic, ts_type, table[CODEC], path, topic, partition)
+                 counts, positions, magic, ts_type, table[CODEC], path, topic, partition, repeated)
 
 
 def wrapper_rows(view: memoryview, entry: np.ndarray, position: int, limit: int, path: str | None,
-                 topic: str | None, partition: int | None) -> tuple[pa.Table, int] | None:
+                 topic: str | None, partition: int | None, repeated: Repeated) -> tuple[pa.Table, int] | None:
     """The inner messages of a compressed wrapper and the batch's base offset; None where the reference must look."""
     codec = int(entry[CODEC])
     magic = int(entry[MAGIC])
@@ -119,7 +119,8 @@ def wrapper_rows(view: memoryview, entry: np.ndarray, position: int, limit: int,
             first = int(offsets[0]) if first is None else first
             pieces.append(_rows(buf, offsets, timestamp, cols[KEY_POS], cols[KEY_SIZE], cols[VALUE_POS],
                                 cols[VALUE_SIZE], np.array([n]), [position], np.array([magic]),
-                                np.array([timestamp_type_index(entry)]), np.array([codec]), path, topic, partition))
+                                np.array([timestamp_type_index(entry)]), np.array([codec]), path, topic, partition,
+                                repeated))
         if err != 1:
             break
     table = pa.concat_tables(pieces) if pieces else SCHEMA.empty_table()
@@ -141,37 +142,37 @@ def batch_of(entry: np.ndarray, position: int, size: int, base_offset: int) -> B
 
 
 def _rows(buf, offset, timestamp, key_pos, key_size, value_pos, value_size, counts, positions, magics, ts_types,
-          codecs, path, topic, partition) -> pa.Table:
+          codecs, path, topic, partition, repeated: Repeated) -> pa.Table:
     from kafkalog.fast_path import binary_arrays  # the same Arrow assembly as v2 records
 
     n = int(counts.sum())
 
-    def per_row(values, dtype) -> np.ndarray:
-        return np.repeat(np.asarray(values).astype(dtype), counts)
+    def per_batch(values, type_: pa.DataType, names: pa.Array | None = None) -> pa.Array:
+        return repeated.per_batch(np.asarray(values), counts, n, type_, names)
 
     key, value, _ = binary_arrays(buf, np.ascontiguousarray(key_pos), np.ascontiguousarray(key_size),
                                   np.ascontiguousarray(value_pos), np.ascontiguousarray(value_size))
     columns = {
-        "topic": repeat_string(topic, n),
-        "partition": pa.nulls(n, pa.int32()) if partition is None
-        else pa.array(np.full(n, partition, dtype=np.int32)),
+        "topic": repeated.column(topic, pa.string(), n),
+        "partition": repeated.column(partition, pa.int32(), n),
         "offset": pa.array(np.asarray(offset, dtype=np.int64)),
         "timestamp": pa.array(np.asarray(timestamp, dtype=np.int64)),
-        "timestamp_type": TIMESTAMP_TYPES.take(pa.array(per_row(ts_types, np.int8))),
+        "timestamp_type": per_batch(ts_types, pa.string(), TIMESTAMP_TYPES),
         "key": key,
         "value": value,
         "headers": pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, dtype=np.int32)), _EMPTY_HEADERS),
-        "magic": pa.array(per_row(magics, np.int32)),
-        "compression": CODECS.take(pa.array(per_row(codecs, np.int8))),
-        "producer_id": pa.array(np.full(n, NO_PRODUCER_ID, dtype=np.int64)),
-        "producer_epoch": pa.array(np.full(n, NO_PRODUCER_EPOCH, dtype=np.int32)),
-        "sequence": pa.array(np.full(n, NO_SEQUENCE, dtype=np.int32)),
-        "is_transactional": pa.array(np.zeros(n, dtype=bool)),
-        "is_control": pa.array(np.zeros(n, dtype=bool)),
-        "control_type": pa.nulls(n, pa.string()),
-        "partition_leader_epoch": pa.array(np.full(n, NO_PARTITION_LEADER_EPOCH, dtype=np.int32)),
-        "segment": repeat_string(path, n),
-        "batch_position": pa.array(per_row(positions, np.int64)),
-        "damage": pa.nulls(n, pa.string()),
+        "magic": per_batch(magics, pa.int32()),
+        "compression": per_batch(codecs, pa.string(), CODECS),
+        # What legacy messages do not have, the same on every row.
+        "producer_id": repeated.column(NO_PRODUCER_ID, pa.int64(), n),
+        "producer_epoch": repeated.column(NO_PRODUCER_EPOCH, pa.int32(), n),
+        "sequence": repeated.column(NO_SEQUENCE, pa.int32(), n),
+        "is_transactional": repeated.column(False, pa.bool_(), n),
+        "is_control": repeated.column(False, pa.bool_(), n),
+        "control_type": repeated.column(None, pa.string(), n),
+        "partition_leader_epoch": repeated.column(NO_PARTITION_LEADER_EPOCH, pa.int32(), n),
+        "segment": repeated.column(path, pa.string(), n),
+        "batch_position": pa.array(np.repeat(np.asarray(positions, dtype=np.int64), counts)),
+        "damage": repeated.column(None, pa.string(), n),
     }
     return pa.Table.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)

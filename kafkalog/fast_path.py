@@ -41,7 +41,7 @@ from kafkalog import columnar, fast_legacy, message_set, record_batch
 from kafkalog.arrow_columns import RECORD_SCHEMA, SCHEMA, Repeated, batch_rows
 from kafkalog.checksums import V2_CRC_START
 from kafkalog.compression import CODEC_NAMES, NONE, Output, decompress_into, decompression_limit
-from kafkalog.errors import ChecksumError, DamagedDataError, DecompressionError, DecompressionLimitError
+from kafkalog.errors import ChecksumError, DamagedDataError, DecompressionError
 from kafkalog.javaint import increment_sequence, s64
 from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE, Batch
 from kafkalog.parsing import PARSE_ERRORS
@@ -57,8 +57,6 @@ GROUP_BYTES = 4 * 1024 * 1024
 CONTROL_NAMES = [t.name.upper() for t in sorted(KafkaControlRecord.ControlType, key=lambda t: t.value)]
 _CONTROL_CODES = {t.value: i for i, t in enumerate(sorted(KafkaControlRecord.ControlType, key=lambda t: t.value))}
 _CONTROL_NAMES = pa.array(CONTROL_NAMES + ["UNKNOWN"])
-_TIMESTAMP_TYPES = pa.array([CREATE_TIME, LOG_APPEND_TIME])
-_CODECS = pa.array([CODEC_NAMES[c] for c in sorted(CODEC_NAMES)])
 
 
 @dataclass
@@ -269,7 +267,8 @@ class _Walker:
             return
         table = plain.messages[:, plain.columns]
         if self.records and self.columns:
-            rows = fast_legacy.plain_rows(buf, table, plain.positions, self.path, self.topic, self.partition)
+            rows = fast_legacy.plain_rows(buf, table, plain.positions, self.path, self.topic, self.partition,
+                                          self.repeated)
             run.add_table(rows.select(RECORD_SCHEMA.names) if self.record_columns_only else rows)
         elif self.records:
             run.add_rows(len(plain.columns))
@@ -281,7 +280,8 @@ class _Walker:
         plain.clear()
 
     def _wrapper(self, view, run, entry, position, size, raw: bytes, magic: int) -> None:
-        found = fast_legacy.wrapper_rows(view, entry, position, self.limit, self.path, self.topic, self.partition)
+        found = fast_legacy.wrapper_rows(view, entry, position, self.limit, self.path, self.topic, self.partition,
+                                         self.repeated)
         if found is None:
             self._reference(run, raw, position, magic)
             return
@@ -476,9 +476,10 @@ class _Walker:
             "topic": repeated.column(self.topic, pa.string(), n),
             "partition": repeated.column(self.partition, pa.int32(), n),
             "timestamp_type": per_batch(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE], pa.string(),
-                                        _TIMESTAMP_TYPES),
+                                        fast_legacy.TIMESTAMP_TYPES),  # (v2: CreateTime or LogAppendTime)
             "magic": per_batch(np.asarray(group.magics[first:first + len(counts)]), pa.int32()),
-            "compression": per_batch(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION], pa.string(), _CODECS),
+            "compression": per_batch(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION], pa.string(),
+                                     fast_legacy.CODECS),
             "producer_id": per_batch(sections[:, k.KAFKA_RECORD_BATCH__PRODUCER_ID], pa.int64()),
             "producer_epoch": per_batch(sections[:, k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH], pa.int32()),
             "is_transactional": per_batch(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL] == 1,

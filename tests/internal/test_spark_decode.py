@@ -4,9 +4,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pyarrow as pa
-import pytest
-
 from kafkalog import read_table
 from kafkalog.internal_topics_arrow import decoded_columns
 

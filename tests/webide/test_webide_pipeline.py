@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import enum
 import json
-import os
 import re
 import shutil
 import subprocess
