@@ -193,8 +193,11 @@ def test_ctrl_c_exits_130_without_a_traceback(tmp_path):
     big = tmp_path / "00000000000000000000.log"
     one = (SEGMENTS / "v2-none.log").read_bytes()
     big.write_bytes(one * (8_000_000 // len(one)))  # valid batches, offsets repeating: seconds of work
+    # SIGINT as a terminal would deliver it, even where this test runs in the background (a shell's `&`
+    # starts jobs with SIGINT ignored, and Python then keeps ignoring it).
     proc = subprocess.Popen([sys.executable, "-m", "kafkalog.cli", "dump", str(big)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     proc.stdout.readline()  # it is dumping
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
