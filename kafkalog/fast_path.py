@@ -586,7 +586,6 @@ class _Group:
     """v2 batches waiting to be walked together: their headers and where their records are, in blocks."""
 
     def __init__(self):
-        self.output: Output | None = None
         self.clear()
 
     def clear(self) -> None:
@@ -605,7 +604,7 @@ class _Group:
         self.buffer: np.ndarray | None = None  # (a view of the output buffer holds it at its size)
         #: The buffer the sections of compressed batches are decompressed into; None when the sections are
         #: in the chunk (uncompressed batches).
-        self.output = None
+        self.output: Output | None = None
 
     def use(self, output: Output) -> None:
         if self.output is None:

@@ -287,6 +287,13 @@ def _after(values: np.ndarray, wrong) -> np.ndarray:
     return flags
 
 
+def _entries_and_previous(index, slots: np.ndarray, flagged: list[int]) -> tuple[dict, dict]:
+    """The entries `flagged` (by number), and the entry before each of them but the first."""
+    after_first = [n for n in flagged if n > 0]
+    return (dict(zip(flagged, index.entries_of(slots[:, flagged]))),
+            dict(zip(after_first, index.entries_of(slots[:, [n - 1 for n in after_first]]))))
+
+
 def _flagged(*conditions: np.ndarray) -> list[int]:
     """Entries that meet any of the conditions: the only ones whose problems are worded one by one."""
     return np.flatnonzero(np.logical_or.reduce(conditions)).tolist() if conditions else []
@@ -299,15 +306,17 @@ def _verify_offset_index(segment: Segment, log: _LogSummary | None, report: Veri
         offsets = segment.base_offset + slots[0]
         positions = slots[1]
         conditions = [offsets < segment.base_offset, _after(offsets, lambda a, b: a <= b)]
-        if log is not None:
-            at = np.minimum(np.searchsorted(log.positions, positions), max(len(log.positions) - 1, 0))
-            found = (log.positions[at] == positions) if len(log.positions) else np.zeros(len(positions), dtype=bool)
-            conditions += [~found, found & (log.last_offsets[at] != offsets) if len(log.positions) else found]
+        if log is not None and len(log.positions):
+            at = np.minimum(np.searchsorted(log.positions, positions), len(log.positions) - 1)
+            found = log.positions[at] == positions
+            conditions += [~found, found & (log.last_offsets[at] != offsets)]
+        elif log is not None:  # no batches: no entry points at one
+            conditions.append(np.ones(len(positions), dtype=bool))
         flagged = _flagged(*conditions)
-        entries = {n: e for n, e in zip(flagged, index.entries_of(slots[:, flagged]))}
-        previous_entries = index.entries_of(slots[:, [n - 1 for n in flagged if n > 0]])
+        entries, previous_of = _entries_and_previous(index, slots, flagged)
+    if not flagged:
+        return
     starts = {} if log is None else dict(zip(log.positions.tolist(), log.last_offsets.tolist()))
-    previous_of = dict(zip([n for n in flagged if n > 0], previous_entries))
     for n in flagged:
         entry, previous = entries[n], previous_of.get(n)
         if entry.offset < segment.base_offset:
@@ -343,16 +352,17 @@ def _verify_time_index(segment: Segment, log: _LogSummary | None, report: Verify
         conditions = [offsets < segment.base_offset, _after(timestamps, lambda a, b: a <= b),
                       _after(offsets, lambda a, b: a < b)]
         if log is not None:
-            k = np.searchsorted(log.last_offsets, offsets)  # as bisect_left
-            at = np.minimum(k, max(len(log.last_offsets) - 1, 0))
             if len(log.last_offsets) and not _after(log.last_offsets, lambda a, b: a < b).any():
+                # (searchsorted as bisect_left, on offsets in order)
+                at = np.minimum(np.searchsorted(log.last_offsets, offsets), len(log.last_offsets) - 1)
                 conditions += [offsets > log.last_offsets[-1], log.last_offsets[at] != offsets,
                                log.max_timestamps[at] != timestamps]
             else:  # no batches, or offsets that go backwards: each entry is looked up one by one
-                conditions += [np.ones(len(offsets), dtype=bool)]
+                conditions.append(np.ones(len(offsets), dtype=bool))
         flagged = _flagged(*conditions)
-        entries = dict(zip(flagged, index.entries_of(slots[:, flagged])))
-        previous_of = dict(zip([n for n in flagged if n > 0], index.entries_of(slots[:, [n - 1 for n in flagged if n > 0]])))
+        entries, previous_of = _entries_and_previous(index, slots, flagged)
+    if not flagged:
+        return
     last_offsets = [] if log is None else log.last_offsets.tolist()
     for n in flagged:
         entry, previous = entries[n], previous_of.get(n)

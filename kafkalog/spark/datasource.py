@@ -156,7 +156,7 @@ def null_if_empty(headers: pa.ListArray) -> pa.ListArray:
     offsets = headers.offsets.to_numpy()
     first = int(offsets[0])
     return pa.ListArray.from_arrays(pa.array(offsets - first), headers.values.slice(first, int(offsets[-1]) - first),
-                                    type=headers.type, mask=pc.or_(pc.fill_null(empty, True), pc.is_null(headers)))
+                                    type=headers.type, mask=pc.fill_null(empty, True))  # (null lists stay null)
 
 
 def kafka_timestamp(ms: pa.Array) -> pa.Array:
