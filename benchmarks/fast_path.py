@@ -208,11 +208,11 @@ def run_readers(corpora: dict, readers: list[str], repeat: int, timeout: float, 
 
 def run_spark(corpora: dict, master: str, max_partition_bytes: int, work: Path, repeat: int = 1) -> list[list[str]]:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    import spark_reader
     from pyspark import cloudpickle
     from pyspark.sql import SparkSession
 
     import kafkalog.spark
-    import spark_reader
     from kafkalog.spark import plan
     from kafkalog.spark.options import parse_options
 

@@ -3,8 +3,8 @@
 
 import kaitaistruct
 from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
-import kafka_record_batch
-import kafka_message_set
+from . import kafka_record_batch
+from . import kafka_message_set
 
 
 if getattr(kaitaistruct, 'API_VERSION', (0, 9)) < (0, 11):

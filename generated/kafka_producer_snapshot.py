@@ -26,7 +26,7 @@ class KafkaProducerSnapshot(KaitaiStruct):
     computes it over the buffer from `PRODUCER_ENTRIES_OFFSET` (6) to the
     buffer's limit and `readSnapshot` over the whole file from 6. Kaitai
     Struct has no CRC-32C, so this spec does not check it; kafkalog's
-    runtime does (`kafkalog.snapshot`), as Kafka's `readSnapshot` does,
+    runtime does (`kafkalog.formats.producer_snapshot`), as Kafka's `readSnapshot` does,
     before it trusts the entries. Field names are Kafka's schema field names.
     
     .. seealso::

@@ -3,7 +3,7 @@
 
 import kaitaistruct
 from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
-import kafka_varint
+from . import kafka_varint
 
 
 if getattr(kaitaistruct, 'API_VERSION', (0, 9)) < (0, 11):

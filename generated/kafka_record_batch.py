@@ -3,7 +3,7 @@
 
 import kaitaistruct
 from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
-import kafka_record
+from . import kafka_record
 from enum import IntEnum
 import kafkalog.compression
 

@@ -3,8 +3,8 @@
 
 import kaitaistruct
 from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
-import kafka_varint
-import kafka_message_common
+from . import kafka_varint
+from . import kafka_message_common
 from enum import IntEnum
 
 

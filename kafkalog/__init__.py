@@ -28,11 +28,11 @@ def __getattr__(name: str) -> Any:
     # so this package must not import them back while it initialises: the
     # reader, which uses them, is imported on first use instead.
     if name in ("SegmentReader", "read_batches"):
-        from kafkalog import segment
+        from kafkalog.log import segment
 
         return getattr(segment, name)
     if name in ("read_arrow", "read_table"):
-        from kafkalog import arrow
+        from kafkalog.arrow import reader as arrow
 
         return getattr(arrow, name)
     raise AttributeError(f"module 'kafkalog' has no attribute {name!r}")

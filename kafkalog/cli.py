@@ -14,10 +14,15 @@ from importlib import metadata
 from pathlib import Path
 from typing import BinaryIO, TextIO
 
-from kafkalog import dump_files, dump_format, file_kinds, internal_topics, kafka_format, verify
+from kafkalog import verify
+from kafkalog.dump import files as dump_files
+from kafkalog.dump import kafka_dump_log as kafka_format
+from kafkalog.dump import records as dump_format
 from kafkalog.errors import KafkalogError, TruncatedError, UsageError
+from kafkalog.formats import internal_topics
+from kafkalog.log import file_kinds
+from kafkalog.log.segment import SegmentReader
 from kafkalog.progress import ByteProgress
-from kafkalog.segment import SegmentReader
 
 EXIT_OK, EXIT_DAMAGED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 

@@ -29,9 +29,9 @@ import zlib
 from typing import Iterator
 
 import lz4.frame
-from isal import isal_zlib
 import snappy
 import zstandard
+from isal import isal_zlib
 
 from kafkalog.errors import DecompressionError, DecompressionLimitError
 

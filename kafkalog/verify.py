@@ -37,18 +37,35 @@ from pathlib import Path
 
 import numpy as np
 
-from kafkalog.checkpoint import read_leader_epoch_checkpoint
-from kafkalog.errors import (ChecksumError, CorruptStructureError, DamagedDataError, DecompressionError,
-                             TruncatedError, UsageError)
-from kafkalog.file_kinds import (BOOTSTRAP, BOOTSTRAP_CHECKPOINT, KRAFT_SNAPSHOT, LEADER_EPOCH, LOG, SNAPSHOT,
-                                 directory_partitions, kind_of, kraft_snapshots, no_kafka_files,
-                                 type_of_a_directory, unknown_kind)
-from kafkalog.index import OffsetIndex, TimeIndex, base_offset_of
-from kafkalog.partition import Partition, Segment
+from kafkalog.errors import (
+    ChecksumError,
+    CorruptStructureError,
+    DamagedDataError,
+    DecompressionError,
+    TruncatedError,
+    UsageError,
+)
+from kafkalog.formats.index import OffsetIndex, TimeIndex, base_offset_of
+from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoint
+from kafkalog.formats.producer_snapshot import read_snapshot
+from kafkalog.formats.txn_index import read_txn_index
+from kafkalog.log.file_kinds import (
+    BOOTSTRAP,
+    BOOTSTRAP_CHECKPOINT,
+    KRAFT_SNAPSHOT,
+    LEADER_EPOCH,
+    LOG,
+    SNAPSHOT,
+    directory_partitions,
+    kind_of,
+    kraft_snapshots,
+    no_kafka_files,
+    type_of_a_directory,
+    unknown_kind,
+)
+from kafkalog.log.partition import Partition, Segment
+from kafkalog.log.segment import SegmentReader
 from kafkalog.progress import ByteProgress
-from kafkalog.segment import SegmentReader
-from kafkalog.snapshot import read_snapshot
-from kafkalog.txnindex import read_txn_index
 
 
 @dataclass(frozen=True)
@@ -115,7 +132,7 @@ def verify_path(path: str | os.PathLike, progress: ByteProgress | None = None, k
     """Verify a file (a segment's `.log` with its index files, or any one file of a partition), a partition
     directory or a log directory.
 
-    A file is taken for the kind its name says (`kafkalog.file_kinds.kind_of`), or for `kind` when given;
+    A file is taken for the kind its name says (`kafkalog.log.file_kinds.kind_of`), or for `kind` when given;
     a `UsageError` says so when neither tells, and when a directory holds no Kafka files: nothing is
     reported as checked that was not.
     """

@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
 """Regenerate generated/ from the specs in schemas/: the Kaitai parsers and the columnar kernels.
 
+generated/ is installed as the subpackage `kafkalog._generated` (pyproject.toml maps the folder), so
+the compiler's imports of one parser by another (`import kafka_record`) are rewritten into relative
+ones (`from . import kafka_record`), as PySpark does for its generated protobuf modules: nothing is
+installed at the top of site-packages but `kafkalog`.
+
     python scripts/generate.py            # write generated/, then redraw docs/diagrams/
     python scripts/generate.py --check    # exit 1 if generated/ is out of date
     python scripts/generate.py --lang javascript --out DIR   # other targets
@@ -13,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import re
 import shutil
 import subprocess
 import sys
@@ -25,6 +31,18 @@ ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"
 GENERATED = ROOT / "generated"
 KSC = ROOT / "scripts" / "ksc"
+#: Written into generated/ by another generator, which checks it itself: kept as it is here.
+OTHER_GENERATORS = {"internal_topics_catalog.py": "scripts/message_specs.py"}
+PACKAGE_INIT = '''"""The generated code, installed as `kafkalog._generated`: do not edit by hand.
+
+- kafka_*.py: the Kaitai Struct compiler's Python parsers of schemas/*.ksy (the object path, and the
+  reference), with their imports of each other made relative by scripts/generate.py;
+- kafka_kernels.py: the columnar kernels scripts/kernels.py writes from the same specs (the fast path);
+- internal_topics_catalog.py: Kafka's names for the internal-topic records (scripts/message_specs.py).
+
+Regenerate with `python scripts/generate.py`; tests/generated/test_generated_code.py fails when this is stale.
+"""
+'''
 
 
 def ensure_compiler() -> None:
@@ -47,17 +65,27 @@ def compile_specs(lang: str, out_dir: Path, spec_files: list[Path] | None = None
     )
 
 
+def relative_imports(source: str, modules: set[str]) -> str:
+    """The compiler's `import kafka_x` of a sibling parser, as `from . import kafka_x`."""
+    return re.sub(r"^import (\w+)$", lambda m: f"from . import {m.group(1)}" if m.group(1) in modules else m.group(0),
+                  source, flags=re.M)
+
+
 def generate_all(out_dir: Path, spec_files: list[Path] | None = None) -> None:
     """The Kaitai parsers and the columnar kernels (scripts/kernels.py) for the specs, into `out_dir`."""
     compile_specs("python", out_dir, spec_files)
+    modules = {p.stem for p in out_dir.glob("*.py")}
+    for path in out_dir.glob("*.py"):
+        path.write_text(relative_imports(path.read_text(), modules))
     schemas = spec_files[0].parent if spec_files else SCHEMAS
     (out_dir / f"{kernels.MODULE}.py").write_text(kernels.generate(schemas))
+    (out_dir / "__init__.py").write_text(PACKAGE_INIT)
 
 
 def stale_files(out_dir: Path) -> list[str]:
     """Names that differ between `out_dir` and generated/ (either way)."""
     fresh = {p.name for p in out_dir.glob("*.py")}
-    committed = {p.name for p in GENERATED.glob("*.py")}
+    committed = {p.name for p in GENERATED.glob("*.py")} - set(OTHER_GENERATORS)
     differ = sorted(fresh ^ committed)
     differ += sorted(n for n in fresh & committed if not filecmp.cmp(out_dir / n, GENERATED / n, shallow=False))
     return differ
@@ -87,7 +115,8 @@ def main(argv: list[str] | None = None) -> int:
             print("generated/ is up to date")
             return 0
         for old in GENERATED.glob("*.py"):
-            old.unlink()
+            if old.name not in OTHER_GENERATORS:
+                old.unlink()
         GENERATED.mkdir(exist_ok=True)
         for new in Path(tmp).glob("*.py"):
             shutil.copyfile(new, GENERATED / new.name)

@@ -10,7 +10,7 @@ the KRaft control records in JSON message schemas (`*.json` with `//` comments: 
 `versions`, `nullableVersions`, `flexibleVersions`, `taggedVersions`/`tag`). This script turns
 them into one Kaitai Struct spec per record family (`schemas/kafka_*_record.ksy`, plus
 `kafka_message_common.ksy` for compact strings, arrays and tagged fields), and writes
-`kafkalog/internal_topics_catalog.py`, the table the runtime needs beside the parsers: Kafka's
+`generated/internal_topics_catalog.py`, the table the runtime needs beside the parsers: Kafka's
 field names, record type numbers and the defaults of tagged fields. The output is committed and
 reviewed like any other spec; `python scripts/generate.py` then compiles the specs.
 
@@ -32,7 +32,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"
-CATALOG = ROOT / "kafkalog" / "internal_topics_catalog.py"
+CATALOG = ROOT / "generated" / "internal_topics_catalog.py"
 # Kafka's field lists, for the Java fixture writer, which encodes records from them with Kafka's
 # generic protocol types (tests/kafka_writer/InternalTopics.java).
 FIELD_LISTS = ROOT / "tests" / "kafka_writer" / "message-schemas.json"

@@ -1,12 +1,8 @@
-"""Shared by every test: helper modules on the path, and one real local SparkSession for the Spark tests."""
+"""Shared by every test: one real local SparkSession for the Spark tests."""
 import os
 import sys
-from pathlib import Path
 
 import pytest
-
-# Test helpers (kafka_reference) are imported as plain modules.
-sys.path.insert(0, str(Path(__file__).parent))
 
 # Spark's Python workers must import kafkalog and pyarrow: run them on this interpreter.
 os.environ["PYSPARK_PYTHON"] = sys.executable

@@ -7,10 +7,11 @@ reading of each file in the JSON-lines form of `kafkalog dump --format json`.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-SEGMENTS = Path(__file__).parent / "fixtures" / "segments"
+from tests.paths import FIXTURES
+
+SEGMENTS = FIXTURES / "segments"
 
 
 def fixture_index() -> list[dict[str, Any]]:
@@ -35,7 +36,7 @@ def compare_with_kafka(ours: list[dict[str, Any]], kafka: list[dict[str, Any]]) 
       not write.
     """
     problems: list[str] = []
-    # The internal-topic decoding (issue 10, tests/internal/) has no counterpart in this reading.
+    # The internal-topic decoding (issue 10, tests/formats/internal_topics/) has no counterpart in this reading.
     ours = [{k: v for k, v in line.items() if k not in ("key_decoded", "value_decoded")} for line in ours]
     kafka_errors = {line["position"] for line in kafka if line["type"] == "error"}
     kafka_batches = {line["position"] for line in kafka if line["type"] == "batch"}

@@ -6,7 +6,6 @@
 """
 from __future__ import annotations
 
-
 PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 
 

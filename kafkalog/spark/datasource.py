@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from kafkalog import internal_topics_arrow
+from kafkalog.arrow import internal_topics as internal_topics_arrow
 from kafkalog.errors import UsageError
 from kafkalog.spark import decode, plan
 from kafkalog.spark.filters import Pushed, translate

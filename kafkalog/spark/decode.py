@@ -17,9 +17,9 @@ from typing import Iterator
 
 import pyarrow as pa
 
-from kafkalog import arrow
+from kafkalog.arrow import reader as arrow
+from kafkalog.log.segment import SegmentReader
 from kafkalog.model import Batch
-from kafkalog.segment import SegmentReader
 from kafkalog.spark import fs
 from kafkalog.spark.options import DEFAULT_ROWS_PER_BATCH, PERMISSIVE
 

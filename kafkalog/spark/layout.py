@@ -1,7 +1,7 @@
 """Partition directories, segment names and index files, as the Spark reader needs them.
 
-Names and index files are read by kafkalog's own modules (`kafkalog.partition`,
-`kafkalog.index`, whose slots the generated parsers decode); what this module
+Names and index files are read by kafkalog's own modules (`kafkalog.log.partition`,
+`kafkalog.formats.index`, whose slots the generated parsers decode); what this module
 adds is the Spark reader's policy:
 
 - a partition directory is named ``topic-N``; directories Kafka is deleting or moving
@@ -15,8 +15,8 @@ Files are opened through `kafkalog.spark.fs`, so the same code reads local paths
 """
 from __future__ import annotations
 
-from kafkalog.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry, base_offset_of
-from kafkalog.partition import parse_partition_dir_name
+from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry, base_offset_of
+from kafkalog.log.partition import parse_partition_dir_name
 from kafkalog.spark import fs
 
 IndexEntry = OffsetIndexEntry

@@ -18,7 +18,7 @@ import logging
 from dataclasses import dataclass
 
 from kafkalog.errors import KafkalogError, UsageError
-from kafkalog.segment import SegmentReader
+from kafkalog.log.segment import SegmentReader
 from kafkalog.spark import fs, layout
 from kafkalog.spark.options import EARLIEST, LATEST, ReadOptions
 

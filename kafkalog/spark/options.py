@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
-from kafkalog.arrow import DEFAULT_ROWS_PER_BATCH, DROPMALFORMED, FAILFAST, PERMISSIVE
+from kafkalog.arrow.reader import DEFAULT_ROWS_PER_BATCH, DROPMALFORMED, FAILFAST, PERMISSIVE
 from kafkalog.errors import UsageError
 
 READ_UNCOMMITTED, READ_COMMITTED = "read_uncommitted", "read_committed"
@@ -81,7 +81,7 @@ class ReadOptions:
     validate_checksums: bool = True
     max_partition_bytes: int = DEFAULT_MAX_PARTITION_BYTES
     rows_per_batch: int = DEFAULT_ROWS_PER_BATCH
-    decode: bool = False  # internal topics (kafkalog.internal_topics_arrow)
+    decode: bool = False  # internal topics (kafkalog.arrow.internal_topics)
 
     @property
     def read_committed(self) -> bool:

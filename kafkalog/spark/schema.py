@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from kafkalog import arrow
+from kafkalog.arrow import reader as arrow
 
 #: (name, Spark SQL type, Arrow type of the decoder's output, description)
 COLUMNS: list[tuple[str, str, pa.DataType, str]] = [

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from kafka_reference import SEGMENTS
+from tests.kafka_reference import SEGMENTS
+from tests.paths import ROOT as REPO
 
-REPO = Path(__file__).resolve().parents[2]
 PARTITIONS = REPO / "tests" / "fixtures" / "partitions"
 
 

@@ -1,7 +1,7 @@
 """The driver of the standalone-cluster test (tests/spark/test_cluster.py), run in its own process:
 one SparkContext per process, and the test process already holds the local one.
 
-    python tests/spark/cluster_client.py MASTER_URL OUT.json
+    python -m tests.spark.cluster_client MASTER_URL OUT.json      (from the repository root)
 
 Reads a partition directory and a log directory with format("kafkalog") on the cluster and writes the
 rows, and where the Python workers that read them ran, to OUT.json.
@@ -14,7 +14,8 @@ import os
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import ROOT
+
 PARTITIONS = ROOT / "tests" / "fixtures" / "partitions"
 
 

@@ -3,11 +3,10 @@ from __future__ import annotations
 
 import base64
 import json
-from pathlib import Path
 
 from kafkalog.spark.schema import TIMESTAMP_TYPE_IDS
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 SEGMENTS = ROOT / "tests" / "fixtures" / "segments"
 PARTITIONS = ROOT / "tests" / "fixtures" / "partitions"
 

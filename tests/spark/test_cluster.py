@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from expect import partitions_expected
+from tests.paths import ROOT
+from tests.spark.expect import partitions_expected
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None and not os.environ.get("JAVA_HOME"),
                                 reason="Java is needed to run a Spark master and worker")
@@ -75,8 +76,9 @@ def test_standalone_cluster_reads_a_partition_and_a_log_dir_as_kafka_does(tmp_pa
                            tmp_path / "worker.log", env))
         out = tmp_path / "result.json"
         t0 = time.monotonic()
-        client = subprocess.run([sys.executable, str(HERE / "cluster_client.py"), f"spark://127.0.0.1:{port}", str(out)],
-                                env=env, capture_output=True, text=True, timeout=max(10.0, deadline - time.monotonic()))
+        client = subprocess.run([sys.executable, "-m", "tests.spark.cluster_client", f"spark://127.0.0.1:{port}", str(out)],
+                                cwd=ROOT, env=env, capture_output=True, text=True,
+                                timeout=max(10.0, deadline - time.monotonic()))
         assert client.returncode == 0, client.stderr[-4000:] + (tmp_path / "worker.log").read_text()[-2000:]
         print(f"cluster up in {t0 - deadline + 120:.1f} s, client {time.monotonic() - t0:.1f} s")
     finally:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from expect import PARTITIONS, SEGMENTS
 from kafkalog.spark.ingest import run_ingest
+from tests.spark.expect import PARTITIONS, SEGMENTS
 
 
 def ingest(spark, path, output, *options):

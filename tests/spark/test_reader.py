@@ -7,10 +7,19 @@ import shutil
 import pytest
 from pyspark.sql import functions as F
 
-from expect import PARTITIONS, SEGMENTS, expected_row, fixture_index, kafka_reading, partitions_expected, project, rows
 from kafkalog.spark import plan
 from kafkalog.spark.options import parse_options
 from kafkalog.spark.schema import output_columns
+from tests.spark.expect import (
+    PARTITIONS,
+    SEGMENTS,
+    expected_row,
+    fixture_index,
+    kafka_reading,
+    partitions_expected,
+    project,
+    rows,
+)
 
 ALL_COLUMNS = [c[0] for c in output_columns(True, True)]
 

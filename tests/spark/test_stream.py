@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
+import kafka_fixtures  # scripts/kafka_fixtures.py (pytest's pythonpath)
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import ROOT
+
 pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("javac") is None,
                                 reason="a JDK (java and javac) is needed to run Kafka's own writer")
 
@@ -17,9 +18,6 @@ class Tail:
     """tests/kafka_writer/Tail.java: appends v2 batches (offsets continue, rolls at 1500 bytes) on command."""
 
     def __init__(self, out: Path):
-        sys.path.insert(0, str(ROOT / "scripts"))
-        import kafka_fixtures
-
         self.proc = kafka_fixtures.start_java(["tail", str(out), "--segment-bytes", "1500"])
         self.dir = out / "stream-0"
 

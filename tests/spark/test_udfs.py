@@ -5,8 +5,8 @@ import json
 
 from pyspark.sql import functions as F
 
-from expect import SEGMENTS, kafka_reading, project, rows
 from kafkalog.spark.udfs import parse_batch_udf, parse_segment_udf
+from tests.spark.expect import SEGMENTS, kafka_reading, project, rows
 
 KEYS = ["offset", "timestamp", "sequence", "key", "value", "headers", "control_type", "batch_position", "magic",
         "compression", "timestamp_type", "producer_id", "producer_epoch", "is_transactional", "is_control",

@@ -4,11 +4,11 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import ROOT
+
 DIAGRAMS = ROOT / "docs" / "diagrams"
 
 

@@ -24,10 +24,11 @@ from pathlib import Path
 import pytest
 from kaitaistruct import KaitaiStruct
 
+from kafkalog._generated import kafka_log
 from kafkalog.compression import decompress
 from kafkalog.errors import DecompressionError
+from tests.paths import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 KSC = ROOT / "scripts" / "ksc"
 HELPER = Path(__file__).with_name("webide_pipeline.js")
 BUNDLE = ROOT / "webide" / "kafkalog-webide.js"
@@ -45,8 +46,6 @@ pytestmark = [
                        reason="npm packages missing: run npm ci --prefix scripts/ksc"),
 ]
 
-sys.path.insert(0, str(ROOT / "generated"))
-import kafka_log  # noqa: E402  (generated parser, a top-level module)
 
 
 # ----------------------------------------------------------------------------- Python side

@@ -1,0 +1,1 @@
+"""Kafka's records as Arrow record batches."""

@@ -1,0 +1,46 @@
+"""Internal-topic decoding for Arrow batches: the `key_decoded` and `value_decoded` columns.
+
+The Spark reader's `decode=true` option adds them; each is the JSON text of what
+`kafkalog dump --format json` prints under the same names (`kafkalog.formats.internal_topics`), or null
+(a null key, a tombstone, a record of an ordinary topic, a damage row, bytes that do not decode).
+"""
+from __future__ import annotations
+
+import json
+
+import pyarrow as pa
+
+from kafkalog.formats.internal_topics import decode_record, decoder_for_topic
+
+#: The two columns, as Spark DDL to append to the reader's schema.
+DECODED_DDL = ", `key_decoded` string, `value_decoded` string"
+
+
+def decoded_columns(batch: pa.RecordBatch, topic: str | None = None) -> tuple[pa.Array, pa.Array]:
+    """`key_decoded` and `value_decoded` of a batch with the columns of `kafkalog.arrow.reader.SCHEMA`.
+
+    The decoder of each row comes from `topic` when given, else from the row's `topic` column.
+    """
+    topics = [topic] * batch.num_rows if topic is not None else batch.column("topic").to_pylist()
+    keys = batch.column("key").to_pylist()
+    values = batch.column("value").to_pylist()
+    controls = batch.column("control_type").to_pylist()
+    damage = batch.column("damage").to_pylist()
+    key_out: list[str | None] = []
+    value_out: list[str | None] = []
+    for t, k, v, c, d in zip(topics, keys, values, controls, damage):
+        decoded = None if d is not None else decode_record(decoder_for_topic(t), k, v, c)
+        key_out.append(None if decoded is None or decoded.key is None else _json(decoded.key))
+        value_out.append(None if decoded is None or decoded.value is None else _json(decoded.value))
+    return pa.array(key_out, pa.string()), pa.array(value_out, pa.string())
+
+
+def with_decoded(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """`batch` with `key_decoded` and `value_decoded` appended."""
+    key, value = decoded_columns(batch)
+    return pa.RecordBatch.from_arrays([*batch.columns, key, value],
+                                      names=[*batch.schema.names, "key_decoded", "value_decoded"])
+
+
+def _json(obj) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)

@@ -1,0 +1,156 @@
+"""A segment's records as Arrow record batches: `read_arrow` and `read_table`.
+
+    import kafkalog
+    for batch in kafkalog.read_arrow("00000000000000000000.log"):
+        batch.column("offset"), batch.column("value"), ...
+
+Rows come out in file order: each Kafka batch's records (data and control),
+and in PERMISSIVE mode one row per damage, where only `segment`,
+`batch_position` and `damage` are set. `timestamp` is Kafka's int64
+milliseconds (-1 for none). This is what the Spark reader, the UDFs and
+`kafkalog ingest` decode through.
+
+Decoding is the compiled fast path (`kafkalog.fast.record_batch`) unless `fast=False`
+asks for the Kaitai parsers alone; both give the same rows and damage.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+import pyarrow as pa
+
+from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES
+from kafkalog.errors import ChecksumError, DamagedDataError, UsageError
+from kafkalog.fast import record_batch as fast_path
+from kafkalog.fast.columns import SCHEMA, damage_rows
+from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES, SegmentReader
+from kafkalog.log.sources import Source
+
+PERMISSIVE, DROPMALFORMED, FAILFAST = "PERMISSIVE", "DROPMALFORMED", "FAILFAST"
+MODES = (PERMISSIVE, DROPMALFORMED, FAILFAST)
+DEFAULT_ROWS_PER_BATCH = 10_000
+
+
+def read_arrow(
+    source: Source,
+    *,
+    start: int = 0,
+    end: int | None = None,
+    name: str | None = None,
+    topic: str | None = None,
+    partition: int | None = None,
+    mode: str = PERMISSIVE,
+    validate_checksums: bool = True,
+    rows_per_batch: int = DEFAULT_ROWS_PER_BATCH,
+    stop_offset: int | None = None,
+    max_entry_bytes: int = DEFAULT_MAX_ENTRY_BYTES,
+    max_decompressed_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES,
+    fast: bool = True,
+) -> Iterator[pa.RecordBatch]:
+    """The records of the entries that start in bytes [start, end) of one segment, as `SCHEMA` batches.
+
+    `source` is a path, bytes or a seekable binary file. `mode` is what to do
+    with damaged data: PERMISSIVE gives each damage a row of its own,
+    DROPMALFORMED leaves out damaged batches, FAILFAST raises the first damage
+    as a `DamagedDataError` naming the file and byte position.
+    `validate_checksums=False` takes batches whose CRC does not match as whole.
+    `stop_offset` ends the read at the first undamaged v2 batch whose base
+    offset is at or above it. `fast=False` decodes through the generated
+    Kaitai parsers only (the reference the fast path is tested against).
+    Batches hold at most `rows_per_batch` rows.
+    """
+    if mode not in MODES:
+        raise UsageError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    reader = SegmentReader(source, name=name, start=start, end=end, max_entry_bytes=max_entry_bytes,
+                           max_decompressed_bytes=max_decompressed_bytes)
+    out = _Output(rows_per_batch)
+    with reader:
+        runs = fast_path.decode_runs(reader, topic, partition, reference=not fast)
+        stopped = False
+        for run in runs:
+            items = run.items
+            if not len(items):
+                continue
+            # Only the entries that are not plain whole batches are looked at one by one (and the first
+            # batch at or past stop_offset); the rows between them are kept as they are.
+            look = set(items.special)
+            if stop_offset is not None:
+                past = np.flatnonzero((items.magic >= 2) & (items.base_offset >= stop_offset)).tolist()
+                look.update(next(([i] for i in past if i not in items.special), []))
+            kept = int(items.row_start[0])  # start of the rows being kept
+            for i in sorted(look):
+                item = items[i]
+                damages = _counted(item.damage, validate_checksums)
+                clean = not damages and item.is_batch
+                if clean and not (stop_offset is not None and item.magic >= 2 and item.base_offset >= stop_offset):
+                    continue
+                if item.row_start > kept:
+                    out.add(run.table.slice(kept, item.row_start - kept))
+                kept = int(items.row_start[i + 1]) if i + 1 < len(items) else None
+                if not item.is_batch:
+                    # An entry that could not be decoded at all.
+                    _damage_only(out, damages, mode, reader.name)
+                    continue
+                if damages and mode == FAILFAST:
+                    raise damages[0]
+                if not damages:  # an undamaged v2 batch at or past stop_offset
+                    stopped = True
+                    break
+                if mode != DROPMALFORMED and item.row_end > item.row_start:
+                    out.add(run.table.slice(item.row_start, item.row_end - item.row_start))
+                if mode == PERMISSIVE:
+                    out.add(damage_rows(damages, reader.name))
+            if not stopped and kept is not None and items.row_end[-1] > kept:
+                out.add(run.table.slice(kept, int(items.row_end[-1]) - kept))
+            yield from out.full()
+            if stopped:
+                break
+        else:
+            # Structural damage that ended the read (a partial entry, an impossible size).
+            _damage_only(out, _counted(reader.damage, validate_checksums), mode, reader.name)
+    yield from out.rest()
+
+
+def read_table(source: Source, **options) -> pa.Table:
+    """All of `read_arrow`'s batches as one `pyarrow.Table`."""
+    return pa.Table.from_batches(list(read_arrow(source, **options)), schema=SCHEMA)
+
+
+def _counted(damage: list[DamagedDataError], validate_checksums: bool) -> list[DamagedDataError]:
+    """The damage that counts: CRC mismatches only when checksums are validated."""
+    return [d for d in damage if validate_checksums or not isinstance(d, ChecksumError)]
+
+
+def _damage_only(out: "_Output", damages: list[DamagedDataError], mode: str, segment: str | None) -> None:
+    if damages and mode == FAILFAST:
+        raise damages[0]
+    if damages and mode == PERMISSIVE:
+        out.add(damage_rows(damages, segment))
+
+
+class _Output:
+    """Rows waiting to be handed out, as record batches of at most `rows` rows."""
+
+    def __init__(self, rows: int):
+        self.rows = rows
+        self.pending: list[pa.Table] = []
+        self.count = 0
+
+    def add(self, table: pa.Table) -> None:
+        self.pending.append(table)
+        self.count += table.num_rows
+
+    def full(self) -> Iterator[pa.RecordBatch]:
+        if self.count >= self.rows:
+            yield from self.rest()
+
+    def rest(self) -> Iterator[pa.RecordBatch]:
+        if not self.count:
+            self.pending = []
+            return
+        table = pa.concat_tables(self.pending)
+        self.pending, self.count = [], 0
+        # Slices of what was decoded, not copies; small pieces (around damage) are joined.
+        for batch in table.to_batches(max_chunksize=self.rows):
+            yield batch

@@ -1,0 +1,1 @@
+"""What `kafkalog dump` prints: records as text and JSON lines, kafka-dump-log.sh's lines, and the other files."""

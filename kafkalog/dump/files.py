@@ -1,0 +1,187 @@
+"""`kafkalog dump` of a partition's other files, and of whole partition directories.
+
+JSON lines (`--format json`), one object per entry, offsets absolute:
+
+    {"type":"index","offset":14,"position":1358}
+    {"type":"timeindex","timestamp":1700000004004,"offset":14}
+    {"type":"snapshot","offset":97,"version":1,"crc":86537952,"crc_valid":true,"producer_entries":2}
+    {"type":"snapshot_entry","producer_id":3000,"epoch":1,"last_sequence":39,"last_offset":90,
+     "offset_delta":3,"timestamp":1700000050900,"coordinator_epoch":7,"current_txn_first_offset":-1}
+    {"type":"aborted_txn","version":0,"producer_id":3001,"first_offset":83,"last_offset":97,"last_stable_offset":98}
+    {"type":"leader_epoch","epoch":1,"start_offset":170}
+    {"type":"error","position":...,"message":...}
+
+Snapshot entries carry the field names of Kafka's snapshot schema
+(`ProducerStateManager`), aborted transactions the snake_cased getters of
+`AbortedTxn`. An index's preallocated slots are not printed: a
+`{"type":"index_end","entries":N,"unused_slots":M}` line closes each index
+dump. A partition directory is dumped segment by segment (.log, .index,
+.timeindex, .txnindex, then the snapshot at that offset), then the
+KRaft snapshots and the leader-epoch-checkpoint, each file introduced by
+`{"type":"file","path":...}`; leftover files get a `{"type":"leftover",...}`
+line and are not dumped. The text form follows kafka-dump-log.sh.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, TextIO
+
+from kafkalog.dump import records as dump_format
+from kafkalog.errors import DamagedDataError
+from kafkalog.formats.index import OffsetIndex, TimeIndex, base_offset_of
+from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoint
+from kafkalog.formats.producer_snapshot import read_snapshot
+from kafkalog.formats.txn_index import read_txn_index
+from kafkalog.log import file_kinds
+from kafkalog.log.partition import Partition
+
+DumpLog = Callable[[Path, str], bool]
+"""Prints a record-batch file of the given kind (kafkalog.cli's segment dump); True when it was whole."""
+
+
+class _Out:
+    """JSON lines for --format json, text (kafka-dump-log.sh's lines) for text and kafka."""
+
+    def __init__(self, fmt: str, out: TextIO):
+        self.json = fmt == "json"
+        self.out = out
+
+    def emit(self, obj: dict, text: str) -> None:
+        self.out.write((dump_format.dumps(obj) if self.json else text) + "\n")
+
+    def error(self, damage: DamagedDataError) -> None:
+        self.emit(dump_format.error_json(damage), dump_format.error_text(damage))
+
+    def header(self, path: Path) -> None:
+        if not self.json:
+            self.out.write(f"Dumping {path}\n")
+
+
+def dump_offset_index(path: Path, out: _Out, base_offset: int | None = None) -> bool:
+    out.header(path)
+    with OffsetIndex(path, base_offset=base_offset) as index:
+        if len(index) == 0 and not out.json:
+            out.out.write(f"{path} is empty.\n")
+        for entry in index:
+            out.emit({"type": "index", "offset": entry.offset, "position": entry.position},
+                     f"offset: {entry.offset} position: {entry.position}")
+        return _index_end(index, out)
+
+
+def dump_time_index(path: Path, out: _Out, base_offset: int | None = None) -> bool:
+    out.header(path)
+    with TimeIndex(path, base_offset=base_offset) as index:
+        if len(index) == 0 and not out.json:
+            out.out.write(f"{path} is empty.\n")
+        for entry in index:
+            out.emit({"type": "timeindex", "timestamp": entry.timestamp, "offset": entry.offset},
+                     f"timestamp: {entry.timestamp} offset: {entry.offset}")
+        return _index_end(index, out)
+
+
+def _index_end(index, out: _Out) -> bool:
+    out.emit({"type": "index_end", "entries": len(index), "unused_slots": index.unused_slots},
+             f"entries: {len(index)} unused (preallocated) slots: {index.unused_slots}")
+    if index.trailing_bytes:
+        out.error(DamagedDataError(f"{index.trailing_bytes} bytes after the last whole entry: the length is not "
+                                   f"a multiple of {index.entry_size}", path=index.name,
+                                   position=index.slots * index.entry_size))
+        return False
+    return True
+
+
+def dump_snapshot(path: Path, out: _Out) -> bool:
+    out.header(path)
+    snap = read_snapshot(path)
+    out.emit({"type": "snapshot", "offset": snap.offset, "version": snap.version, "crc": snap.crc,
+              "crc_valid": snap.crc_valid, "producer_entries": len(snap.producer_entries)},
+             f"version: {snap.version} crc: {snap.crc} isValid: {str(snap.crc_valid).lower()}")
+    for e in snap.producer_entries:
+        out.emit({"type": "snapshot_entry", "producer_id": e.producer_id, "epoch": e.epoch,
+                  "last_sequence": e.last_sequence, "last_offset": e.last_offset, "offset_delta": e.offset_delta,
+                  "timestamp": e.timestamp, "coordinator_epoch": e.coordinator_epoch,
+                  "current_txn_first_offset": e.current_txn_first_offset},
+                 f"producerId: {e.producer_id} producerEpoch: {e.epoch} coordinatorEpoch: {e.coordinator_epoch} "
+                 f"currentTxnFirstOffset: {e.current_txn_first_offset} lastTimestamp: {e.timestamp} "
+                 f"lastSequence: {e.last_sequence} lastOffset: {e.last_offset} offsetDelta: {e.offset_delta}")
+    for damage in snap.damage:
+        out.error(damage)
+    return not snap.damage
+
+
+def dump_txn_index(path: Path, out: _Out) -> bool:
+    out.header(path)
+    read = read_txn_index(path)
+    for t in read.entries:
+        out.emit({"type": "aborted_txn", "version": t.version, "producer_id": t.producer_id,
+                  "first_offset": t.first_offset, "last_offset": t.last_offset,
+                  "last_stable_offset": t.last_stable_offset},
+                 f"version: {t.version} producerId: {t.producer_id} firstOffset: {t.first_offset} "
+                 f"lastOffset: {t.last_offset} lastStableOffset: {t.last_stable_offset}")
+    for damage in read.damage:
+        out.error(damage)
+    return not read.damage
+
+
+def dump_checkpoint(path: Path, out: _Out) -> bool:
+    out.header(path)
+    try:
+        checkpoint = read_leader_epoch_checkpoint(path)
+    except DamagedDataError as damage:
+        out.error(damage)
+        return False
+    for e in checkpoint.entries:
+        out.emit({"type": "leader_epoch", "epoch": e.epoch, "start_offset": e.start_offset},
+                 f"epoch: {e.epoch} startOffset: {e.start_offset}")
+    return True
+
+
+def dump_file(path: Path, kind: str, fmt: str, out: TextIO, dump_log: DumpLog) -> bool:
+    """Dump one file of the given kind (see kafkalog.log.file_kinds)."""
+    o = _Out(fmt, out)
+    if kind in file_kinds.RECORD_FILES:
+        return dump_log(path, kind)
+    if kind == file_kinds.LEADER_EPOCH:
+        return dump_checkpoint(path, o)
+    if kind == file_kinds.INDEX:
+        return dump_offset_index(path, o, _base_offset(path))
+    if kind == file_kinds.TIME_INDEX:
+        return dump_time_index(path, o, _base_offset(path))
+    if kind == file_kinds.SNAPSHOT:
+        return dump_snapshot(path, o)
+    if kind == file_kinds.TXN_INDEX:
+        return dump_txn_index(path, o)
+    raise ValueError(f"{path}: not a file kafkalog dumps")
+
+
+def dump_partition(path: Path, fmt: str, out: TextIO, dump_log: DumpLog) -> bool:
+    """Segment by segment (.log, .index, .timeindex, .txnindex, then the snapshot at that offset), the
+    remaining producer snapshots, KRaft snapshots, then the leader-epoch-checkpoint."""
+    partition = Partition(path)
+    o = _Out(fmt, out)
+    ok = True
+    files: list[Path] = []
+    for segment in partition.segments:
+        files += segment.files()
+        if segment.base_offset in partition.snapshots:
+            files.append(partition.snapshots[segment.base_offset])
+    listed = set(files)
+    files += [p for _, p in sorted(partition.snapshots.items()) if p not in listed]
+    files += file_kinds.kraft_snapshots(path)
+    if partition.leader_epoch_checkpoint is not None:
+        files.append(partition.leader_epoch_checkpoint)
+    for leftover in partition.leftovers:
+        o.emit({"type": "leftover", "path": str(leftover.path), "kind": leftover.kind},
+               f"Leftover {leftover.kind} file (not dumped): {leftover.path}")
+    for file in files:
+        if o.json:
+            o.emit({"type": "file", "path": str(file)}, "")
+        ok = dump_file(file, file_kinds.kind_of(file), fmt, out, dump_log) and ok
+    return ok
+
+
+def _base_offset(path: Path) -> int:
+    try:
+        return base_offset_of(path)
+    except ValueError:
+        return 0  # a file renamed by hand: offsets print relative to 0

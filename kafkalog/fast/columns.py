@@ -1,0 +1,120 @@
+"""The Arrow columns of a segment's records (`SCHEMA`), and how a decoded `Batch` or a damage becomes rows."""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from kafkalog.errors import DamagedDataError
+from kafkalog.model import Batch
+
+HEADERS_TYPE = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
+
+#: The columns of `kafkalog.read_arrow`'s batches.
+SCHEMA = pa.schema([
+    ("topic", pa.string()),
+    ("partition", pa.int32()),
+    ("offset", pa.int64()),
+    ("timestamp", pa.int64()),
+    ("timestamp_type", pa.string()),
+    ("key", pa.binary()),
+    ("value", pa.binary()),
+    ("headers", HEADERS_TYPE),
+    ("magic", pa.int32()),
+    ("compression", pa.string()),
+    ("producer_id", pa.int64()),
+    ("producer_epoch", pa.int32()),
+    ("sequence", pa.int32()),
+    ("is_transactional", pa.bool_()),
+    ("is_control", pa.bool_()),
+    ("control_type", pa.string()),
+    ("partition_leader_epoch", pa.int32()),
+    ("segment", pa.string()),
+    ("batch_position", pa.int64()),
+    ("damage", pa.string()),
+])
+
+
+#: The columns a `Record` is made from (`kafkalog.log.record_list`).
+RECORD_SCHEMA = pa.schema([SCHEMA.field(name) for name in
+                           ("offset", "timestamp", "sequence", "key", "value", "headers", "control_type")])
+
+
+def damage_text(damage: DamagedDataError) -> str:
+    """The `damage` column: the kind of damage and what is wrong (file and position are columns of their own)."""
+    return f"{type(damage).__name__}: {damage.message}"
+
+
+def batch_rows(batch: Batch, topic: str | None, partition: int | None, segment: str | None) -> pa.Table:
+    """The records of a decoded batch as rows."""
+    recs = batch.records
+    n = len(recs)
+    c: dict[str, list] = {
+        "offset": [r.offset for r in recs],
+        "timestamp": [r.timestamp for r in recs],
+        "key": [r.key for r in recs],
+        "value": [r.value for r in recs],
+        "headers": [[(h.key, h.value) for h in r.headers] for r in recs],
+        "sequence": [r.sequence for r in recs],
+        "control_type": [r.control_type for r in recs],
+    }
+    for column, value in (
+        ("topic", topic), ("partition", partition), ("timestamp_type", batch.timestamp_type),
+        ("magic", batch.magic), ("compression", batch.compression), ("producer_id", batch.producer_id),
+        ("producer_epoch", batch.producer_epoch), ("is_transactional", batch.is_transactional),
+        ("is_control", batch.is_control), ("partition_leader_epoch", batch.partition_leader_epoch),
+        ("segment", segment), ("batch_position", batch.position), ("damage", None),
+    ):
+        c[column] = [value] * n
+    return pa.Table.from_arrays([pa.array(c[f.name], type=f.type) for f in SCHEMA], schema=SCHEMA)
+
+
+def damage_rows(damages: list[DamagedDataError], segment: str | None) -> pa.Table:
+    """One row per damage, with only `segment`, `batch_position` and `damage` set."""
+    n = len(damages)
+    c = {name: [None] * n for name in SCHEMA.names}
+    c["segment"] = [segment if segment is not None else d.path for d in damages]
+    c["batch_position"] = [d.position for d in damages]
+    c["damage"] = [damage_text(d) for d in damages]
+    return pa.Table.from_pydict(c, schema=SCHEMA)
+
+
+class Repeated:
+    """Columns of a value that is the same on many rows (the topic, a batch's fields), made once and sliced."""
+
+    def __init__(self):
+        self._arrays: dict[tuple[pa.DataType, object], pa.Array] = {}
+
+    def column(self, value, type_: pa.DataType, n: int) -> pa.Array:
+        """`value` (None for null) on n rows."""
+        key = (type_, value)
+        made = self._arrays.get(key)
+        if made is None or len(made) < n:
+            m = max(n, 2 * len(made) if made is not None else 4096)
+            if value is None:
+                made = pa.nulls(m, type_)
+            elif type_ == pa.string():
+                made = repeat_string(value, m)
+            else:
+                made = pa.array(np.full(m, value), type=type_)
+            self._arrays[key] = made
+        return made.slice(0, n)
+
+    def per_batch(self, values: np.ndarray, counts: np.ndarray, n: int, type_: pa.DataType,
+                  names: pa.Array | None = None) -> pa.Array:
+        """Each batch's value (`values[i]`, a code into `names` for strings) on its `counts[i]` rows, n in all."""
+        if (values == values[0]).all():
+            value = values[0].item()
+            return self.column(names[value].as_py() if names is not None else value, type_, n)
+        rows = np.repeat(values, counts)
+        if names is not None:
+            return names.take(pa.array(rows.astype(np.int8)))
+        return pa.array(rows.astype(type_.to_pandas_dtype()), type=type_)
+
+
+def repeat_string(value: str | None, n: int) -> pa.Array:
+    """`value` n times (null n times for None), without a Python list of n items."""
+    if value is None:
+        return pa.nulls(n, pa.string())
+    data = value.encode("utf-8")
+    offsets = np.arange(n + 1, dtype=np.int32) * len(data)
+    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data * n)])

@@ -1,0 +1,187 @@
+"""The fast path for message format v0 and v1 (magic 0 and 1): entries and wrappers into Arrow columns.
+
+Each entry is read by the generated `parse_kafka_message_set__entry`; a
+compressed wrapper's inner message set is decompressed and walked by the same
+kernel (`columnar.walk_messages`). Kafka's rules, as `AbstractLegacyRecordBatch`
+and its `DeepRecordsIterator` apply them (and `kafkalog.formats.message_set` for the
+reference path):
+
+* an uncompressed message is a batch of one record at the entry's offset;
+* inside a magic 1 wrapper offsets are relative: absolute = wrapper offset -
+  last inner offset + inner offset (gaps after compaction are kept);
+* a magic 0 message has no timestamp (-1); a magic 1 wrapper with
+  LogAppendTime gives every inner message its own timestamp.
+
+An entry whose CRC does not match, that does not decompress or parse whole, or
+that nests compression, is left to the reference path (returned as None), so
+every damage report comes from there.
+"""
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pyarrow as pa
+
+from kafkalog._generated import kafka_kernels as k
+from kafkalog.checksums import LEGACY_CRC_START
+from kafkalog.compression import CODEC_NAMES, NONE, decompress
+from kafkalog.errors import DamagedDataError
+from kafkalog.fast import kernels as columnar
+from kafkalog.fast.columns import HEADERS_TYPE, SCHEMA, Repeated
+from kafkalog.model import (
+    CREATE_TIME,
+    LOG_APPEND_TIME,
+    NO_PARTITION_LEADER_EPOCH,
+    NO_PRODUCER_EPOCH,
+    NO_PRODUCER_ID,
+    NO_SEQUENCE,
+    NO_TIMESTAMP,
+    NO_TIMESTAMP_TYPE,
+    Batch,
+)
+
+OFFSET = k.KAFKA_MESSAGE_SET__ENTRY__OFFSET
+CRC = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__CRC
+MAGIC = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__MAGIC
+TIMESTAMP_TYPE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__TIMESTAMP_TYPE
+CODEC = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__COMPRESSION
+TIMESTAMP = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TIMESTAMP
+KEY_POS, KEY_SIZE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__POS, k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__SIZE
+VALUE_POS, VALUE_SIZE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__POS, k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__SIZE
+VALUE_LENGTH = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE_LENGTH
+WRAPPED_POS = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__POS
+WRAPPED_SIZE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__SIZE
+WIDTH = k.KAFKA_MESSAGE_SET__ENTRY__WIDTH
+#: Inner messages parsed per kernel call (not a power of two: the table is column-major).
+WALK_ROWS = (1 << 15) + 61
+
+#: timestamp_type column values, by index: magic 1 CreateTime, LogAppendTime; magic 0 none.
+TIMESTAMP_TYPES = pa.array([CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE])
+CODECS = pa.array([CODEC_NAMES[c] for c in sorted(CODEC_NAMES)])
+_EMPTY_HEADERS = pa.StructArray.from_arrays([pa.array([], pa.string()), pa.array([], pa.binary())],
+                                            fields=list(HEADERS_TYPE.value_type))
+
+
+def crc_matches(view: memoryview, pos: int, end: int, entry: np.ndarray) -> bool:
+    return zlib.crc32(view[pos + LEGACY_CRC_START:end]) & 0xFFFFFFFF == int(entry[CRC])
+
+
+def timestamp_type_index(entry: np.ndarray) -> int:
+    if entry[MAGIC] == 0:
+        return 2
+    return 1 if entry[TIMESTAMP_TYPE] else 0
+
+
+def plain_rows(buf: np.ndarray, table: np.ndarray, positions: list[int], path: str | None, topic: str | None,
+               partition: int | None, repeated: Repeated) -> pa.Table:
+    """Uncompressed messages (columns of `table`), one record each."""
+    magic = table[MAGIC]
+    timestamp = np.where(magic > 0, table[TIMESTAMP], NO_TIMESTAMP)
+    ts_type = np.where(magic == 0, 2, table[TIMESTAMP_TYPE])
+    counts = np.ones(table.shape[1], dtype=np.int64)
+    return _rows(buf, table[OFFSET], timestamp, table[KEY_POS], table[KEY_SIZE], table[VALUE_POS], table[VALUE_SIZE],
+                 counts, positions, magic, ts_type, table[CODEC], path, topic, partition, repeated)
+
+
+def wrapper_rows(view: memoryview, entry: np.ndarray, position: int, limit: int, path: str | None,
+                 topic: str | None, partition: int | None, repeated: Repeated) -> tuple[pa.Table, int] | None:
+    """The inner messages of a compressed wrapper and the batch's base offset; None where the reference must look."""
+    codec = int(entry[CODEC])
+    magic = int(entry[MAGIC])
+    if entry[VALUE_LENGTH] < 0:
+        return None
+    start = int(entry[WRAPPED_POS])
+    try:
+        data = decompress(codec, view[start:start + int(entry[WRAPPED_SIZE])], magic, limit)
+    except DamagedDataError:
+        return None
+    buf = np.frombuffer(data, dtype=np.uint8)
+    inner = np.empty((WIDTH, WALK_ROWS), dtype=np.int64)
+    # First pass: every inner message parses, none is compressed, and (for magic 1) the last one's offset.
+    count, last_offset, pos = 0, 0, 0
+    while True:
+        n, err, pos = columnar.walk_messages(buf, pos, len(data), inner)
+        if n:
+            if (inner[CODEC, :n] != NONE).any():
+                return None
+            count += n
+            last_offset = int(inner[OFFSET, n - 1])
+        if err != 1:
+            break
+    if err != 0 or (magic > 0 and count == 0):
+        return None
+    with np.errstate(over="ignore"):
+        absolute_base = np.int64(entry[OFFSET]) - np.int64(last_offset) if magic > 0 else np.int64(-1)
+    # Second pass: the rows, a table of inner messages at a time.
+    pieces, first, pos = [], None, 0
+    while True:
+        n, err, pos = columnar.walk_messages(buf, pos, len(data), inner)
+        if n:
+            cols = inner[:, :n]
+            offsets = cols[OFFSET]
+            if absolute_base >= 0:
+                with np.errstate(over="ignore"):
+                    offsets = absolute_base + offsets
+            source = entry[TIMESTAMP] if magic > 0 and entry[TIMESTAMP_TYPE] else cols[TIMESTAMP]
+            timestamp = np.where(cols[MAGIC] == 0, NO_TIMESTAMP, source)
+            first = int(offsets[0]) if first is None else first
+            pieces.append(_rows(buf, offsets, timestamp, cols[KEY_POS], cols[KEY_SIZE], cols[VALUE_POS],
+                                cols[VALUE_SIZE], np.array([n]), [position], np.array([magic]),
+                                np.array([timestamp_type_index(entry)]), np.array([codec]), path, topic, partition,
+                                repeated))
+        if err != 1:
+            break
+    table = pa.concat_tables(pieces) if pieces else SCHEMA.empty_table()
+    return table, first if first is not None else int(entry[OFFSET])
+
+
+def batch_of(entry: np.ndarray, position: int, size: int, base_offset: int) -> Batch:
+    """The `Batch` of a legacy entry the fast path decoded, as `message_set.decode_entry` has it."""
+    magic = int(entry[MAGIC])
+    codec = int(entry[CODEC])
+    return Batch(
+        position=position, size=size, magic=magic, base_offset=base_offset, last_offset=int(entry[OFFSET]),
+        count=None, compression=CODEC_NAMES.get(codec, f"unknown({codec})"), crc=int(entry[CRC]), crc_valid=True,
+        timestamp_type=TIMESTAMP_TYPES[timestamp_type_index(entry)].as_py(),
+        max_timestamp=int(entry[TIMESTAMP]) if magic > 0 else NO_TIMESTAMP,
+        producer_id=NO_PRODUCER_ID, producer_epoch=NO_PRODUCER_EPOCH, base_sequence=NO_SEQUENCE,
+        last_sequence=NO_SEQUENCE, partition_leader_epoch=NO_PARTITION_LEADER_EPOCH, is_transactional=False,
+        is_control=False, delete_horizon_ms=None)
+
+
+def _rows(buf, offset, timestamp, key_pos, key_size, value_pos, value_size, counts, positions, magics, ts_types,
+          codecs, path, topic, partition, repeated: Repeated) -> pa.Table:
+    from kafkalog.fast.record_batch import binary_arrays  # the same Arrow assembly as v2 records
+
+    n = int(counts.sum())
+
+    def per_batch(values, type_: pa.DataType, names: pa.Array | None = None) -> pa.Array:
+        return repeated.per_batch(np.asarray(values), counts, n, type_, names)
+
+    key, value, _ = binary_arrays(buf, np.ascontiguousarray(key_pos), np.ascontiguousarray(key_size),
+                                  np.ascontiguousarray(value_pos), np.ascontiguousarray(value_size))
+    columns = {
+        "topic": repeated.column(topic, pa.string(), n),
+        "partition": repeated.column(partition, pa.int32(), n),
+        "offset": pa.array(np.asarray(offset, dtype=np.int64)),
+        "timestamp": pa.array(np.asarray(timestamp, dtype=np.int64)),
+        "timestamp_type": per_batch(ts_types, pa.string(), TIMESTAMP_TYPES),
+        "key": key,
+        "value": value,
+        "headers": pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, dtype=np.int32)), _EMPTY_HEADERS),
+        "magic": per_batch(magics, pa.int32()),
+        "compression": per_batch(codecs, pa.string(), CODECS),
+        # What legacy messages do not have, the same on every row.
+        "producer_id": repeated.column(NO_PRODUCER_ID, pa.int64(), n),
+        "producer_epoch": repeated.column(NO_PRODUCER_EPOCH, pa.int32(), n),
+        "sequence": repeated.column(NO_SEQUENCE, pa.int32(), n),
+        "is_transactional": repeated.column(False, pa.bool_(), n),
+        "is_control": repeated.column(False, pa.bool_(), n),
+        "control_type": repeated.column(None, pa.string(), n),
+        "partition_leader_epoch": repeated.column(NO_PARTITION_LEADER_EPOCH, pa.int32(), n),
+        "segment": repeated.column(path, pa.string(), n),
+        "batch_position": pa.array(np.repeat(np.asarray(positions, dtype=np.int64), counts)),
+        "damage": repeated.column(None, pa.string(), n),
+    }
+    return pa.Table.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)

@@ -1,0 +1,92 @@
+"""Which kind of Kafka file a path is, by its name (or as the user says), and what a directory holds.
+
+    kind_of(Path("00000000000000000000.log"))                     # 'log'
+    kind_of(Path("00000000000000000100-0000000001.checkpoint"))   # 'kraft-snapshot'
+    kind_of(Path("copy.bin"))                                      # None: unknown, ask for --type
+
+Kinds follow the names Kafka gives its files (`LogFileUtils`, `Snapshots`,
+`BootstrapDirectory`, `LeaderEpochCheckpointFile`). A KRaft snapshot
+(`<20-digit end offset>-<10-digit epoch>.checkpoint` in `__cluster_metadata-0`)
+and the log directory's `bootstrap.checkpoint` are record-batch files: they
+read as a `.log` does.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from kafkalog.errors import UsageError
+from kafkalog.formats.leader_epoch_checkpoint import LEADER_EPOCH_CHECKPOINT
+from kafkalog.log.partition import is_partition_dir, partition_dirs
+
+LOG, INDEX, TIME_INDEX, SNAPSHOT, TXN_INDEX = "log", "index", "timeindex", "snapshot", "txnindex"
+LEADER_EPOCH, KRAFT_SNAPSHOT, BOOTSTRAP = "leader-epoch-checkpoint", "kraft-snapshot", "bootstrap-snapshot"
+
+#: The kinds a user can force with `--type`.
+KINDS = (LOG, INDEX, TIME_INDEX, SNAPSHOT, TXN_INDEX, LEADER_EPOCH, KRAFT_SNAPSHOT)
+#: Kinds whose bytes are record batches, read by `SegmentReader`.
+RECORD_FILES = (LOG, KRAFT_SNAPSHOT, BOOTSTRAP)
+
+BOOTSTRAP_CHECKPOINT = "bootstrap.checkpoint"  # BootstrapDirectory.BINARY_BOOTSTRAP_FILENAME
+_KRAFT_SNAPSHOT_NAME = re.compile(r"^(\d{20})-(\d{10})\.checkpoint$")  # Snapshots.parse
+_SUFFIXES = {".log": LOG, ".index": INDEX, ".timeindex": TIME_INDEX, ".snapshot": SNAPSHOT, ".txnindex": TXN_INDEX}
+
+
+def kind_of(path: Path, forced: str | None = None) -> str | None:
+    """The kind of file `path` is: `forced` when given, else by its name; None when the name says nothing."""
+    if forced is not None:
+        return forced
+    if path.name == LEADER_EPOCH_CHECKPOINT:
+        return LEADER_EPOCH
+    if path.name == BOOTSTRAP_CHECKPOINT:
+        return BOOTSTRAP
+    if _KRAFT_SNAPSHOT_NAME.match(path.name):
+        return KRAFT_SNAPSHOT
+    return _SUFFIXES.get(path.suffix)
+
+
+def kraft_snapshot_id(path: Path) -> tuple[int, int] | None:
+    """(end offset, epoch) from a KRaft snapshot's name, None for another name."""
+    match = _KRAFT_SNAPSHOT_NAME.match(path.name)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def kraft_snapshots(directory: Path) -> list[Path]:
+    """The KRaft snapshots in a partition directory (only `__cluster_metadata-0` has them), by end offset."""
+    return sorted(p for p in directory.iterdir() if p.is_file() and _KRAFT_SNAPSHOT_NAME.match(p.name))
+
+
+def directory_partitions(path: Path) -> list[Path] | None:
+    """The partition directories `path` stands for: itself when it is one, those in it when it is a log
+    directory; None when it holds neither (an empty directory, one with no Kafka files)."""
+    if is_partition_dir(path):
+        return [path] if _has_files(path) else None
+    found = [d for d in partition_dirs(path) if _has_files(d)]
+    return found or None
+
+
+def record_files(partitions: list[Path]) -> list[Path]:
+    """The record-batch files of partition directories (segments' .log files and KRaft snapshots), for
+    totals of bytes to read; a log directory's bootstrap.checkpoint is added by the caller."""
+    found: list[Path] = []
+    for directory in partitions:
+        found += sorted(directory.glob("*.log")) + kraft_snapshots(directory)
+    return [p for p in found if p.is_file()]
+
+
+def _has_files(directory: Path) -> bool:
+    return any(p.is_file() for p in directory.iterdir())
+
+
+def unknown_kind(path: Path) -> UsageError:
+    return UsageError(f"{path}: cannot tell from its name what kind of Kafka file this is; name its kind with "
+                      f"--type ({', '.join(KINDS)}), e.g. --type log for a renamed segment")
+
+
+def no_kafka_files(path: Path) -> UsageError:
+    return UsageError(f"{path}: no Kafka files here: neither a partition directory (segment files) nor a log "
+                      "directory (partition directories)")
+
+
+def type_of_a_directory(path: Path) -> UsageError:
+    return UsageError(f"{path}: --type names the kind of a file, and this is a directory")

@@ -1,0 +1,237 @@
+"""Offset and timestamp lookups in a partition, as the broker does them, reading only what they need.
+
+Offset (`UnifiedLog.read` -> `LogSegment.translateOffset`): the segment with
+the largest base offset <= target; in its offset index the entry with the
+largest offset <= target; from that entry's byte position, the batch headers
+one by one up to the first batch whose last offset >= target (Kafka's
+`FileRecords.searchForOffsetFromPosition` reads only headers too); that one
+batch is decoded. When the segment ends before the target, the next segment
+is searched from its start.
+
+Timestamp (`UnifiedLog.fetchOffsetByTimestamp` -> `LogSegment.findOffsetByTimestamp`):
+the first segment whose largest timestamp (its time index's last entry) is
+>= target, or the last segment; in its time index the entry with the largest
+timestamp <= target; the offset index position for that entry's offset;
+from there the first batch whose max timestamp >= target, and in it the first
+record whose timestamp >= target.
+
+`bytes_read` in the results counts every byte read from index and log files.
+"""
+from __future__ import annotations
+
+import io
+import os
+import struct
+from dataclasses import dataclass
+from typing import BinaryIO
+
+from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry
+from kafkalog.log.partition import Partition, Segment
+from kafkalog.log.segment import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, SegmentReader
+from kafkalog.model import Batch, Record
+
+_V2_HEADER_READ = 43  # base offset .. max timestamp of a v2 batch header
+_V2_LAST_OFFSET_DELTA = 23
+_V2_MAX_TIMESTAMP = 35
+
+
+@dataclass
+class OffsetLookup:
+    """Where an offset is: the segment, the index entry used, the batch and record (None past the end)."""
+
+    target: int
+    segment: Segment | None
+    index_entry: OffsetIndexEntry | None
+    batch: Batch | None
+    record: Record | None
+    bytes_read: int
+    #: False when the index entry did not match the log (see `kafkalog verify`) and the segment was scanned instead.
+    index_consistent: bool = True
+
+
+@dataclass
+class TimestampLookup:
+    """The first record whose timestamp >= target (None when there is none)."""
+
+    target: int
+    segment: Segment | None
+    time_index_entry: TimeIndexEntry | None
+    index_entry: OffsetIndexEntry | None
+    batch: Batch | None
+    record: Record | None
+    bytes_read: int
+    index_consistent: bool = True
+
+
+class CountingFile(io.RawIOBase):
+    """A read-only file that counts the bytes read from it."""
+
+    def __init__(self, path: str | os.PathLike):
+        self._f = open(path, "rb")
+        self.name = os.fspath(path)
+        self.bytes_read = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, pos: int, whence: int = 0) -> int:
+        return self._f.seek(pos, whence)
+
+    def tell(self) -> int:
+        return self._f.tell()
+
+    def read(self, n: int = -1) -> bytes:
+        data = self._f.read(n)
+        self.bytes_read += len(data)
+        return data
+
+    def close(self) -> None:
+        self._f.close()
+        super().close()
+
+
+def find_offset(partition: Partition, offset: int) -> OffsetLookup:
+    segments = partition.log_segments
+    first = partition.segment_for(offset)
+    total = 0
+    consistent = True
+    if first is None:  # before the first segment: the log starts later
+        first = 0
+    for n in range(first, len(segments)):
+        segment = segments[n]
+        entry = OffsetIndexEntry(segment.base_offset, 0)
+        if n == first and segment.index is not None:
+            with OffsetIndex(segment.index, base_offset=segment.base_offset) as index:
+                entry = index.lookup(offset)
+                total += index.bytes_read
+        with CountingFile(segment.log) as f:
+            size = os.fstat(f._f.fileno()).st_size
+            if not _entry_consistent(f, size, segment, entry, offset):
+                entry = OffsetIndexEntry(segment.base_offset, 0)  # a damaged index: scan the segment from its start
+                consistent = False
+            pos = _scan(f, entry.position, size, lambda header: _last_offset(header) >= offset)
+            batch = _decode_at(f, pos, segment) if pos is not None else None
+            total += f.bytes_read
+        if batch is not None:
+            record = next((r for r in batch.records if r.offset >= offset), None)
+            return OffsetLookup(offset, segment, entry, batch, record, total, consistent)
+    return OffsetLookup(offset, None, None, None, None, total, consistent)
+
+
+def find_timestamp(partition: Partition, timestamp: int) -> TimestampLookup:
+    segments = partition.log_segments
+    total = 0
+    consistent = True
+    start = len(segments) - 1
+    for n, segment in enumerate(segments[:-1]):
+        if segment.timeindex is None:
+            start = n
+            break
+        with TimeIndex(segment.timeindex, base_offset=segment.base_offset) as tindex:
+            last = tindex.last_entry()
+            total += tindex.bytes_read
+        if last is not None and last.timestamp >= timestamp:
+            start = n
+            break
+    for n in range(max(start, 0), len(segments)):
+        segment = segments[n]
+        tentry = TimeIndexEntry(-1, segment.base_offset)
+        entry = OffsetIndexEntry(segment.base_offset, 0)
+        if n == start:
+            if segment.timeindex is not None:
+                with TimeIndex(segment.timeindex, base_offset=segment.base_offset) as tindex:
+                    tentry = tindex.lookup(timestamp)
+                    total += tindex.bytes_read
+            if segment.index is not None:
+                with OffsetIndex(segment.index, base_offset=segment.base_offset) as index:
+                    entry = index.lookup(tentry.offset)
+                    total += index.bytes_read
+        with CountingFile(segment.log) as f:
+            size = os.fstat(f._f.fileno()).st_size
+            if tentry.timestamp > timestamp or not _entry_consistent(f, size, segment, entry, tentry.offset):
+                entry = OffsetIndexEntry(segment.base_offset, 0)  # a damaged index: scan the segment from its start
+                consistent = False
+            pos, found_batch, found_record = entry.position, None, None
+            while True:
+                pos = _scan(f, pos, size, lambda header: _max_timestamp(f, header, segment) >= timestamp)
+                if pos is None:
+                    break
+                found_batch = _decode_at(f, pos, segment)
+                if found_batch is None:
+                    break
+                found_record = next((r for r in found_batch.records if r.timestamp >= timestamp), None)
+                if found_record is not None:
+                    break
+                pos = found_batch.end_position  # a batch whose max timestamp no record reaches: go on
+            total += f.bytes_read
+        if found_record is not None:
+            return TimestampLookup(timestamp, segment, tentry, entry, found_batch, found_record, total, consistent)
+    return TimestampLookup(timestamp, None, None, None, None, None, total, consistent)
+
+
+# -- batch headers -------------------------------------------------------------
+@dataclass
+class _Header:
+    position: int
+    data: bytes  # the first bytes of the entry (up to 43)
+
+    @property
+    def offset(self) -> int:
+        return struct.unpack_from(">q", self.data, 0)[0]
+
+    @property
+    def size(self) -> int:
+        return struct.unpack_from(">i", self.data, 8)[0]
+
+    @property
+    def magic(self) -> int:
+        return struct.unpack_from(">b", self.data, 16)[0]
+
+
+def _scan(f: BinaryIO, pos: int, size: int, wanted) -> int | None:
+    """Position of the first entry from `pos` on whose header satisfies `wanted`, reading headers only."""
+    while pos + HEADER_SIZE_UP_TO_MAGIC <= size:
+        f.seek(pos)
+        header = _Header(pos, f.read(min(_V2_HEADER_READ, size - pos)))
+        length = header.size
+        if length < 14 or pos + LOG_OVERHEAD + length > size:
+            return None  # damage or the end of a preallocated segment: stop, as Kafka's reader does
+        if wanted(header):
+            return pos
+        pos += LOG_OVERHEAD + length
+    return None
+
+
+def _entry_consistent(f: BinaryIO, size: int, segment: Segment, entry: OffsetIndexEntry, target: int) -> bool:
+    """The cheap checks a lookup makes of the index entry it uses: not past the target, a batch at its
+    position whose last offset is the entry's offset (what kafka-dump-log.sh checks)."""
+    if entry.position == 0 and entry.offset == segment.base_offset:
+        return True  # the default of an empty index, or no entry at or below the target
+    if entry.offset > target or not 0 <= entry.position < size:
+        return False
+    pos = _scan(f, entry.position, size, lambda header: True)
+    if pos is None:
+        return False
+    f.seek(pos)
+    return _last_offset(_Header(pos, f.read(min(_V2_HEADER_READ, size - pos)))) == entry.offset
+
+
+def _last_offset(header: _Header) -> int:
+    if header.magic >= 2 and len(header.data) >= _V2_LAST_OFFSET_DELTA + 4:
+        return header.offset + struct.unpack_from(">i", header.data, _V2_LAST_OFFSET_DELTA)[0]
+    return header.offset  # a legacy entry's offset is its (last inner message's) offset
+
+
+def _max_timestamp(f: BinaryIO, header: _Header, segment: Segment) -> int:
+    if header.magic >= 2 and len(header.data) >= _V2_MAX_TIMESTAMP + 8:
+        return struct.unpack_from(">q", header.data, _V2_MAX_TIMESTAMP)[0]
+    batch = _decode_at(f, header.position, segment)  # legacy: the timestamp needs the message decoded
+    return batch.max_timestamp if batch is not None else -1
+
+
+def _decode_at(f: BinaryIO, pos: int, segment: Segment) -> Batch | None:
+    reader = SegmentReader(f, name=str(segment.log), start=pos, end=pos + 1)
+    return next(iter(reader), None)

@@ -1,0 +1,212 @@
+"""A partition directory (`topic-N`): its segments and other files, and records across segments.
+
+    partition = Partition("/var/lib/kafka/orders-0")
+    partition.segments            # by base offset, each with its .log/.index/.timeindex/.txnindex
+    partition.leftovers           # .deleted / .cleaned / .swap files a broker left behind
+    for record in partition.records(start_offset=150):
+        ...
+    partition.find_offset(150)    # see kafkalog.log.lookup
+
+Files are named as Kafka's `LogFileUtils` names them: a 20-digit base offset
+and a suffix. A file with a `.deleted`, `.cleaned` or `.swap` suffix after
+that is not part of the log (a segment waiting for asynchronous deletion, log
+cleaner output not yet swapped in, an interrupted replacement); kafkalog
+reports it and reads only the live files, as the broker does once it has
+finished its recovery.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from kafkalog.formats.leader_epoch_checkpoint import LEADER_EPOCH_CHECKPOINT
+from kafkalog.log.segment import SegmentReader
+from kafkalog.model import Batch, Record
+
+LOG, INDEX, TIME_INDEX, TXN_INDEX, SNAPSHOT = ".log", ".index", ".timeindex", ".txnindex", ".snapshot"
+SEGMENT_SUFFIXES = (LOG, INDEX, TIME_INDEX, TXN_INDEX)
+LEFTOVER_SUFFIXES = {".deleted": "deleted", ".cleaned": "cleaned", ".swap": "swap"}
+#: Other files a broker keeps in a partition directory.
+KNOWN_FILES = (LEADER_EPOCH_CHECKPOINT, "partition.metadata")
+
+_FILE = re.compile(r"^(\d{20})(\.[a-z]+)(\.[a-z]+)?$")
+# topic-N, and the renamed directories of a partition being deleted or moved (topic-N.<uuid>-delete, -future, -stray)
+_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)(?:\.(?P<uid>[0-9a-f]{32})-(?P<state>delete|future|stray))?$")
+
+
+@dataclass
+class Segment:
+    """One segment: its base offset (from the file names) and its files (None when absent)."""
+
+    base_offset: int
+    log: Path | None = None
+    index: Path | None = None
+    timeindex: Path | None = None
+    txnindex: Path | None = None
+
+    @property
+    def log_size(self) -> int:
+        return self.log.stat().st_size if self.log is not None else 0
+
+    def files(self) -> list[Path]:
+        return [p for p in (self.log, self.index, self.timeindex, self.txnindex) if p is not None]
+
+
+@dataclass(frozen=True)
+class LeftoverFile:
+    """A file the broker renamed out of the log: kind is 'deleted', 'cleaned' or 'swap'."""
+
+    path: Path
+    kind: str
+    base_offset: int
+    #: The file type under the leftover suffix: '.log', '.index', ...
+    suffix: str
+
+
+@dataclass(frozen=True)
+class PartitionName:
+    topic: str
+    partition: int
+    #: None for a live partition; 'delete', 'future' or 'stray' for a renamed directory.
+    state: str | None = None
+
+
+def parse_partition_dir_name(name: str) -> PartitionName | None:
+    """`orders-0` -> ('orders', 0); None when the name is not a partition directory's."""
+    match = _DIR.match(name)
+    if not match:
+        return None
+    return PartitionName(match["topic"], int(match["partition"]), match["state"])
+
+
+def segment_file_name(base_offset: int, suffix: str) -> str:
+    """Kafka's `LogFileUtils.filenamePrefixFromOffset`: the offset zero-padded to 20 digits."""
+    return f"{base_offset:020d}{suffix}"
+
+
+class Partition:
+    """The files of one partition directory, listed once when opened."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        if not self.path.is_dir():
+            raise NotADirectoryError(f"{self.path}: not a directory")
+        parsed = parse_partition_dir_name(self.path.name)
+        self.topic = parsed.topic if parsed else None
+        self.partition = parsed.partition if parsed else None
+        segments: dict[int, Segment] = {}
+        #: Producer state snapshots by offset.
+        self.snapshots: dict[int, Path] = {}
+        self.leftovers: list[LeftoverFile] = []
+        #: Files kafkalog does not know.
+        self.other_files: list[Path] = []
+        self.leader_epoch_checkpoint: Path | None = None
+        for entry in sorted(self.path.iterdir()):
+            name = entry.name
+            if not entry.is_file():
+                self.other_files.append(entry)
+                continue
+            if name == LEADER_EPOCH_CHECKPOINT:
+                self.leader_epoch_checkpoint = entry
+                continue
+            match = _FILE.match(name)
+            if not match:
+                if name not in KNOWN_FILES:
+                    self.other_files.append(entry)
+                continue
+            base, suffix, extra = int(match.group(1)), match.group(2), match.group(3)
+            if extra is not None:
+                if extra in LEFTOVER_SUFFIXES:
+                    self.leftovers.append(LeftoverFile(entry, LEFTOVER_SUFFIXES[extra], base, suffix))
+                else:
+                    self.other_files.append(entry)
+            elif suffix in LEFTOVER_SUFFIXES:  # 00000000000000000083.cleaned (no type suffix)
+                self.leftovers.append(LeftoverFile(entry, LEFTOVER_SUFFIXES[suffix], base, ""))
+            elif suffix == SNAPSHOT:
+                self.snapshots[base] = entry
+            elif suffix in SEGMENT_SUFFIXES:
+                segment = segments.setdefault(base, Segment(base))
+                setattr(segment, suffix[1:], entry)
+            else:
+                self.other_files.append(entry)
+        #: Segments in base offset order (a segment without a .log file is listed too, with log None).
+        self.segments: list[Segment] = [segments[k] for k in sorted(segments)]
+
+    def __repr__(self) -> str:
+        return f"Partition({str(self.path)!r}, {len(self.segments)} segments)"
+
+    @property
+    def log_segments(self) -> list[Segment]:
+        return [s for s in self.segments if s.log is not None]
+
+    def segment_for(self, offset: int) -> int | None:
+        """Position in `log_segments` of the segment that would hold `offset`: the floor by base offset."""
+        found = None
+        for n, segment in enumerate(self.log_segments):
+            if segment.base_offset <= offset:
+                found = n
+            else:
+                break
+        return found
+
+    def batches(self, start_offset: int | None = None, **options) -> Iterator[tuple[Segment, Batch]]:
+        """Every batch in offset order, with its segment; from the batch holding `start_offset` when given.
+
+        `options` go to `SegmentReader` (decode_records, strict, ...). Damage is
+        attached to the batches; use `kafkalog.verify` for a full report.
+        """
+        segments = self.log_segments
+        first, start_pos = 0, 0
+        if start_offset is not None:
+            from kafkalog.log.lookup import find_offset
+
+            found = find_offset(self, start_offset)
+            if found.batch is None:
+                return
+            first = segments.index(found.segment)
+            start_pos = found.batch.position
+        for n in range(first, len(segments)):
+            segment = segments[n]
+            with SegmentReader(segment.log, start=start_pos if n == first else 0, **options) as reader:
+                for batch in reader:
+                    yield segment, batch
+
+    def records(self, start_offset: int | None = None, **options) -> Iterator[Record]:
+        """Every record in offset order, control records included (see `Record.control_type`)."""
+        for _, batch in self.batches(start_offset, **options):
+            for record in batch.records:
+                if start_offset is None or record.offset >= start_offset:
+                    yield record
+
+    def find_offset(self, offset: int):
+        from kafkalog.log.lookup import find_offset
+
+        return find_offset(self, offset)
+
+    def find_timestamp(self, timestamp: int):
+        from kafkalog.log.lookup import find_timestamp
+
+        return find_timestamp(self, timestamp)
+
+
+def is_partition_dir(path: Path) -> bool:
+    """A directory named like a partition, or one that holds segment files."""
+    if not path.is_dir():
+        return False
+    if parse_partition_dir_name(path.name) is not None:
+        return True
+    return any(_FILE.match(p.name) for p in path.iterdir())
+
+
+def partition_dirs(log_dir: str | os.PathLike) -> list[Path]:
+    """The partition directories in a broker's log directory, sorted by topic, then partition."""
+    found = [p for p in Path(log_dir).iterdir() if p.is_dir() and parse_partition_dir_name(p.name) is not None]
+
+    def key(p: Path):
+        name = parse_partition_dir_name(p.name)
+        return (name.topic, name.partition, name.state or "")
+
+    return sorted(found, key=key)

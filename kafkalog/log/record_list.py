@@ -1,0 +1,79 @@
+"""A batch's records made from the fast path's Arrow columns, a block at a time.
+
+A batch can hold a million tiny records in a few kilobytes; as `Record`
+objects they would take gigabytes. `ColumnarRecords` keeps the columns and
+makes `Record`s only for the block being looked at, so reading any batch costs
+memory in proportion to its bytes.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Iterator, overload
+
+import pyarrow as pa
+
+from kafkalog.model import Header, Record
+
+BLOCK = 4096
+_COLUMNS = ["offset", "timestamp", "sequence", "key", "value", "headers", "control_type"]
+
+
+class ColumnarRecords(Sequence):
+    """The records in rows [start, end) of a `kafkalog.arrow.reader.SCHEMA` table, as a read-only sequence of `Record`."""
+
+    def __init__(self, table: pa.Table, start: int, end: int):
+        self._table = table.select(_COLUMNS).slice(start, end - start) if end > start else None
+        self._cache: tuple[int, list[Record]] | None = None
+
+    def __len__(self) -> int:
+        return 0 if self._table is None else self._table.num_rows
+
+    def __iter__(self) -> Iterator[Record]:
+        for start in range(0, len(self), BLOCK):
+            yield from self._block(start)
+
+    @overload
+    def __getitem__(self, index: int) -> Record: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Record]: ...
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError("record index out of range")
+        start = index - index % BLOCK
+        return self._block(start)[index - start]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+
+    def __repr__(self) -> str:
+        return f"ColumnarRecords({len(self)} records)"
+
+    def _block(self, start: int) -> list[Record]:
+        if self._cache is not None and self._cache[0] == start:
+            return self._cache[1]
+        block = self._table.slice(start, BLOCK).combine_chunks()
+        cols = block.select(_COLUMNS[:5] + ["control_type"]).to_pydict()
+        # Headers from the flat key and value arrays: a dict per header would cost four times more.
+        lists = block.column("headers").chunk(0) if block.num_rows else None
+        bounds = lists.offsets.to_pylist() if lists is not None else [0]
+        flat = lists.values if lists is not None else None
+        keys = flat.field("key").to_pylist() if flat is not None else []
+        values = flat.field("value").to_pylist() if flat is not None else []
+        headers = [[Header(k, v) for k, v in zip(keys[a:b], values[a:b])] if b > a else []
+                   for a, b in zip(bounds, bounds[1:])]
+        records = [
+            Record(offset=o, timestamp=t, sequence=s, key=k, value=v, headers=hs, control_type=c)
+            for o, t, s, k, v, hs, c in zip(cols["offset"], cols["timestamp"], cols["sequence"], cols["key"],
+                                            cols["value"], headers, cols["control_type"])
+        ]
+        self._cache = (start, records)
+        return records

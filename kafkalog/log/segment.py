@@ -1,0 +1,285 @@
+"""Reading a segment file (or bytes) batch by batch, as Kafka's `FileLogInputStream` does.
+
+    with SegmentReader("00000000000000000000.log") as reader:
+        for batch in reader:
+            for record in batch.records:
+                ...
+        reader.damage   # every problem found, in file order
+
+Entries are read one at a time, so a segment of any size streams. Each
+entry's format is picked by its magic byte. Damage inside an entry (a CRC
+mismatch, data that does not decompress) is attached to its batch and reading
+goes on; damage to the entry structure itself (a size that cannot be, a
+partial entry at the end) ends the read. Either way everything read before
+the damage has been handed out, and with `strict=True` the first damage is
+raised as a `DamagedDataError` instead.
+"""
+from __future__ import annotations
+
+import os
+import struct
+from typing import TYPE_CHECKING, BinaryIO, Iterator
+
+import numpy as np
+
+from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, decompression_limit
+from kafkalog.errors import CorruptStructureError, DamagedDataError, TruncatedError
+from kafkalog.fast import kernels as columnar
+from kafkalog.formats import message_set, record_batch
+from kafkalog.log.record_list import ColumnarRecords
+from kafkalog.model import Batch
+
+if TYPE_CHECKING:
+    from kafkalog.fast.record_batch import BatchColumns
+from kafkalog.log.sources import Source, open_source
+
+LOG_OVERHEAD = 12  # offset (int64) + size (int32)
+HEADER_SIZE_UP_TO_MAGIC = 17  # FileLogInputStream.HEADER_SIZE_UP_TO_MAGIC
+MIN_ENTRY_SIZE = 14  # LegacyRecord.RECORD_OVERHEAD_V0: Kafka rejects smaller sizes as corrupt
+DEFAULT_MAX_ENTRY_BYTES = 256 * 1024 * 1024
+#: How much of the file is read at once; a larger entry is read on its own.
+CHUNK_BYTES = 8 * 1024 * 1024
+MIN_ENTRY_BYTES = LOG_OVERHEAD + MIN_ENTRY_SIZE
+
+_ENTRY_HEADER = struct.Struct(">qi")
+_ZERO_SCAN_LIMIT = 64 * 1024 * 1024
+
+
+class SegmentReader:
+    """Iterates the batches of one segment, from byte `start` up to (not including) `end`.
+
+    `start` must be the position of an entry (0, or a position from an offset
+    index); every entry that starts before `end` is read whole, so byte ranges
+    that meet at entry boundaries read every batch exactly once.
+    """
+
+    def __init__(
+        self,
+        source: Source,
+        *,
+        name: str | None = None,
+        start: int = 0,
+        end: int | None = None,
+        decode_records: bool = True,
+        strict: bool = False,
+        max_entry_bytes: int = DEFAULT_MAX_ENTRY_BYTES,
+        max_decompressed_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES,
+        fast: bool = True,
+    ):
+        self._file, self._owns_file, default_name = open_source(source)
+        self.name = name if name is not None else default_name
+        self.size = _size(self._file)
+        self.start = start
+        self.end = self.size if end is None else min(end, self.size)
+        self.decode_records = decode_records
+        self.strict = strict
+        self.max_entry_bytes = max_entry_bytes
+        self.max_decompressed_bytes = max_decompressed_bytes
+        #: Decode v2 batches with the compiled kernels (False: the Kaitai parsers alone, the reference).
+        self.fast = fast
+        #: Every problem found so far, in file order.
+        self.damage: list[DamagedDataError] = []
+        #: Where reading stopped: the end of the last entry read, or the start of the damage that ended it.
+        self.position = start
+
+    def __enter__(self) -> "SegmentReader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._owns_file:
+            self._file.close()
+
+    def __iter__(self) -> Iterator[Batch]:
+        if not self.fast:
+            yield from self._reference_batches()
+            return
+        from kafkalog.fast import record_batch as fast_path  # imports the compiled kernels: only when a segment is read
+
+        for run in fast_path.decode_runs(self, records=self.decode_records, record_columns_only=True):
+            for item in run.items:
+                self.position = item.position
+                if not item.is_batch:
+                    # The entry's size was sound, so the next entry starts after it: keep reading.
+                    self.damage.extend(item.damage)
+                    if self.strict:
+                        raise item.damage[0]
+                    continue
+                batch = fast_path.batch_of(item, self.name)
+                if item.batch is None and self.decode_records:
+                    batch.records = ColumnarRecords(run.table, item.row_start, item.row_end)
+                self.position = item.position + item.size
+                self.damage.extend(batch.damage)
+                if self.strict and batch.damage:
+                    raise batch.damage[0]
+                yield batch
+
+    def scan(self) -> Iterator[tuple[Batch, int, list[tuple[int, str]]]]:
+        """Each batch (without its records) with its number of records and its control records' (offset, type).
+
+        Every record is parsed and checked as when reading them, but none is
+        made into an object: what `kafkalog verify` needs, at the speed of the kernels.
+        """
+        from kafkalog.fast import record_batch as fast_path
+
+        for run in fast_path.decode_runs(self, columns=False):
+            for item in run.items:
+                self.position = item.position
+                if not item.is_batch:
+                    self.damage.extend(item.damage)
+                    continue
+                batch = fast_path.batch_of(item, self.name)
+                if item.batch is not None:
+                    controls = [(r.offset, r.control_type) for r in batch.records if r.control_type is not None]
+                else:
+                    controls = item.controls or []
+                self.position = item.position + item.size
+                self.damage.extend(batch.damage)
+                yield batch, item.row_end - item.row_start, controls
+
+    def scan_columns(self) -> Iterator["BatchColumns"]:
+        """`scan`, a run of batches at a time as columns (`kafkalog.fast.record_batch.BatchColumns`): no object per
+        plain batch, for checks across batches at the speed of the kernels."""
+        from kafkalog.fast import record_batch as fast_path
+
+        for run in fast_path.decode_runs(self, columns=False):
+            columns = fast_path.batch_columns(run, self.name)
+            self.damage.extend(columns.damage)
+            if len(run.items):
+                self.position = int(run.items.position[-1] + run.items.size[-1])
+            yield columns
+
+    def _reference_batches(self) -> Iterator[Batch]:
+        """Every entry decoded by the generated Kaitai parsers alone (`fast=False`)."""
+        for chunk, base, table in self.entries():
+            for pos, length, _ in table.tolist():
+                self.position = base + pos
+                batch = self._decode(chunk[pos:pos + LOG_OVERHEAD + length], base + pos)
+                self.position = base + pos + LOG_OVERHEAD + length
+                if batch is None:
+                    continue
+                self.damage.extend(batch.damage)
+                if self.strict and batch.damage:
+                    raise batch.damage[0]
+                yield batch
+
+    def entries(self) -> Iterator[tuple[bytes, int, np.ndarray]]:
+        """The whole entries of the range, a run at a time: (bytes, their file position, entry table).
+
+        Each row of the table is an entry's (position in those bytes, size after
+        the first 12 bytes, magic byte). The file is read in chunks of
+        `CHUNK_BYTES`, or one entry at a time where an entry is larger. Damage
+        to the entry structure ends the runs, recorded in `damage`.
+        """
+        pos = self.start
+        while pos < self.end:
+            self.position = pos
+            want = self._chunk_length(pos)
+            if want >= HEADER_SIZE_UP_TO_MAGIC:
+                chunk = self._read(pos, want)
+                table = np.empty((len(chunk) // MIN_ENTRY_BYTES + 1, 3), dtype=np.int64)
+                n, stop, why = columnar.scan_entries(np.frombuffer(chunk, dtype=np.uint8), 0, self.end - pos,
+                                                     self.max_entry_bytes, table)
+                if n:
+                    yield chunk, pos, table[:n]
+                pos += stop
+                if why != columnar.SCAN_STOP:
+                    continue
+                self.position = pos
+            # The entry at `pos` is not whole in what was read: the read ends inside it, or it is damaged.
+            length = self._check_entry(pos)
+            if length is None:
+                return
+            if LOG_OVERHEAD + length > self._chunk_length(pos):
+                entry = self._read(pos, LOG_OVERHEAD + length)
+                magic = struct.unpack_from(">b", entry, 16)[0]
+                yield entry, pos, np.array([[0, length, magic]], dtype=np.int64)
+                pos += LOG_OVERHEAD + length
+
+    def _chunk_length(self, pos: int) -> int:
+        """How much to read at `pos`: a chunk, or less where the file or the range ends sooner."""
+        return min(CHUNK_BYTES, self.size - pos, max(self.end - pos, 0))
+
+    def _check_entry(self, pos: int) -> int | None:
+        """The size of the entry at `pos` when its header is sound and it is whole in the file; else record the damage."""
+        remaining = self.size - pos
+        if remaining < HEADER_SIZE_UP_TO_MAGIC:
+            self._fail(TruncatedError(
+                f"partial entry at the end: {remaining} bytes left, an entry header takes {HEADER_SIZE_UP_TO_MAGIC}"
+                + self._zero_note(pos), path=self.name, position=pos))
+            return None
+        header = self._read(pos, HEADER_SIZE_UP_TO_MAGIC)
+        _, length = _ENTRY_HEADER.unpack_from(header)
+        if length < MIN_ENTRY_SIZE:
+            self._fail(CorruptStructureError(
+                f"entry size {length} is below the minimum of {MIN_ENTRY_SIZE} bytes" + self._zero_note(pos),
+                path=self.name, position=pos))
+            return None
+        if length > remaining - LOG_OVERHEAD:
+            self._fail(TruncatedError(
+                f"partial entry at the end: its size is {length} bytes, {remaining - LOG_OVERHEAD} remain",
+                path=self.name, position=pos))
+            return None
+        if length > self.max_entry_bytes:
+            self._fail(CorruptStructureError(
+                f"entry size {length} is above the limit of {self.max_entry_bytes} bytes "
+                "(raise max_entry_bytes if the segment really holds such batches)",
+                path=self.name, position=pos))
+            return None
+        return length
+
+    def _decode(self, entry: bytes, pos: int) -> Batch | None:
+        magic = struct.unpack_from(">b", entry, 16)[0]
+        try:
+            with decompression_limit(self.max_decompressed_bytes):
+                # As FileLogInputStream: magic 2 and above is a record batch, below it a legacy message.
+                if magic >= 2:
+                    return record_batch.decode_batch(entry, pos, self.name, self.decode_records)
+                return message_set.decode_entry(entry, pos, self.name, self.decode_records)
+        except DamagedDataError as exc:
+            # The entry's size was sound, so the next entry starts after it: keep reading.
+            self.damage.append(exc)
+            if self.strict:
+                raise
+            return None
+
+    def _fail(self, damage: DamagedDataError) -> None:
+        self.damage.append(damage)
+        if self.strict:
+            raise damage
+
+    def _read(self, pos: int, n: int) -> bytes:
+        self._file.seek(pos)
+        data = self._file.read(n)
+        if len(data) != n:
+            raise TruncatedError(f"file ended while reading {n} bytes (got {len(data)})", path=self.name, position=pos)
+        return data
+
+    def _zero_note(self, pos: int) -> str:
+        """Say so when the rest of the file is zero bytes, as in a preallocated segment.
+
+        Only when the zeros reach past an entry's offset and size fields: fewer
+        zero bytes may as well be the start of an entry cut short (offset 0).
+        """
+        n = self.size - pos
+        if n > _ZERO_SCAN_LIMIT or n < LOG_OVERHEAD:
+            return ""
+        self._file.seek(pos)
+        if self._file.read(n).count(0) == n:
+            return f"; the remaining {n} bytes are all zero (unused space of a preallocated segment)"
+        return ""
+
+
+def read_batches(source: Source, **options) -> Iterator[Batch]:
+    """The batches of a segment; see `SegmentReader` for the options."""
+    with SegmentReader(source, **options) as reader:
+        yield from reader
+
+
+def _size(f: BinaryIO) -> int:
+    f.seek(0, os.SEEK_END)
+    size = f.tell()
+    f.seek(0)
+    return size

@@ -1,0 +1,109 @@
+"""Verification: the broken-index fixture, healthy partitions, and damage made in scratch copies."""
+from __future__ import annotations
+
+import struct
+
+import pytest
+
+from kafkalog.verify import verify_path
+from tests.log.partition.partition_expected import HEALTHY, PARTITIONS, copy_partition, partition
+
+
+def _where(problems):
+    return {(p.file.rsplit("/", 1)[-1], p.entry) for p in problems}
+
+
+def test_broken_index_problems_are_found_with_file_and_entry():
+    want = partition("broken-index-0")["index_problems"]
+    report = verify_path(PARTITIONS / "broken-index-0")
+    assert not report.ok
+    # every damaged entry, and nothing else, is reported...
+    assert _where(report.problems) == {(p["file"], p["entry"]) for p in want}
+    # ...each with the writer's kind among what is said about it
+    kinds = {(p.file.rsplit("/", 1)[-1], p.entry, p.kind) for p in report.problems}
+    assert {(p["file"], p["entry"], p["kind"]) for p in want} <= kinds
+
+
+@pytest.mark.parametrize("name", HEALTHY)
+def test_healthy_partitions_verify_clean(name):
+    report = verify_path(PARTITIONS / name)
+    assert report.ok, [str(p) for p in report.problems]
+    assert report.records == len(partition(name)["records"])
+    assert len(report.notes) == len(partition(name)["leftover_files"])
+
+
+def test_a_log_directory_is_every_partition():
+    report = verify_path(PARTITIONS)
+    assert report.partitions == 4 and _where(report.problems) == {
+        (p["file"], p["entry"]) for p in partition("broken-index-0")["index_problems"]}
+
+
+def test_a_segment_is_checked_with_its_index_files():
+    report = verify_path(PARTITIONS / "broken-index-0" / "00000000000000000049.log")
+    assert report.segments == 1 and _where(report.problems) == {("00000000000000000049.index", 3)}
+
+
+def test_damage_in_scratch_copies(tmp_path):
+    d = copy_partition("orders-0", tmp_path)
+    # a batch byte flipped: a checksum problem in the log
+    log = d / "00000000000000000106.log"
+    data = bytearray(log.read_bytes())
+    data[200] ^= 0xFF
+    log.write_bytes(bytes(data))
+    # 3 stray bytes after the last slot of an index
+    with open(d / "00000000000000000000.index", "ab") as f:
+        f.write(b"\x00\x01\x02")
+    # a non-zero slot among the zero-filled ones of the active segment's index
+    active = d / "00000000000000000417.index"
+    data = bytearray(active.read_bytes())
+    data[100 * 8:101 * 8] = struct.pack(">ii", 99, 12345)
+    active.write_bytes(bytes(data))
+    # a snapshot byte flipped
+    snap = d / "00000000000000000207.snapshot"
+    data = bytearray(snap.read_bytes())
+    data[-1] ^= 0x01
+    snap.write_bytes(bytes(data))
+    kinds = {(p.file.rsplit("/", 1)[-1], p.kind) for p in verify_path(d).problems}
+    assert kinds == {("00000000000000000106.log", "checksum"),
+                     ("00000000000000000000.index", "size_not_multiple_of_entry"),
+                     ("00000000000000000417.index", "entries_after_end"),
+                     ("00000000000000000207.snapshot", "checksum")}
+
+
+def test_txnindex_entry_without_its_marker(tmp_path):
+    d = copy_partition("payments-0", tmp_path)
+    txn = d / "00000000000000000097.txnindex"
+    data = bytearray(txn.read_bytes())
+    data[18:26] = struct.pack(">q", 100)  # entry 0's last offset: no ABORT marker there
+    txn.write_bytes(bytes(data))
+    problems = verify_path(d).problems
+    assert {(p.kind, p.entry) for p in problems} == {("marker_not_found", 0)}
+
+
+def test_offsets_that_go_backwards_are_found_in_runs_of_any_size(tmp_path, monkeypatch):
+    from kafkalog.fast import record_batch as fast_path
+    from kafkalog.log import segment
+
+    d = copy_partition("orders-0", tmp_path)
+    log = d / "00000000000000000106.log"
+    data = bytearray(log.read_bytes())
+    starts, pos = [], 0
+    while pos + 12 <= len(data):
+        starts.append(pos)
+        pos += 12 + struct.unpack_from(">i", data, pos + 8)[0]
+    # The third batch's base offset (outside its CRC) set back to the first's: below the second's last offset.
+    data[starts[2]:starts[2] + 8] = data[starts[0]:starts[0] + 8]
+    log.write_bytes(bytes(data))
+    first = struct.unpack_from(">q", data, starts[0])[0]
+
+    def problems():
+        return [(p.file.rsplit("/", 1)[-1], p.kind, p.detail) for p in verify_path(d).problems]
+
+    found = problems()
+    assert ("00000000000000000106.log", "log_offsets_not_increasing",
+            f"batch base offset {first} is not above the previous batch's last offset "
+            f"{struct.unpack_from('>q', data, starts[1])[0] + struct.unpack_from('>i', data, starts[1] + 23)[0]}") in found
+    # The same, a batch or two at a time: the checks across batches do not depend on where runs end.
+    monkeypatch.setattr(segment, "CHUNK_BYTES", 300)
+    monkeypatch.setattr(fast_path, "TABLE_ROWS", 3)
+    assert problems() == found
