@@ -1,38 +1,56 @@
-"""kafkalog: read Apache Kafka's on-disk log format through Kaitai Struct specs."""
+"""kafkalog: read Apache Kafka's on-disk log format through Kaitai Struct specs.
+
+    import kafkalog
+    for batch in kafkalog.SegmentReader("00000000000000000000.log"): ...
+    table = kafkalog.read_table("00000000000000000000.log")       # a pyarrow.Table
+    partition = kafkalog.Partition("/var/lib/kafka/orders-0")
+
+The layers, from the bytes up, are described in docs/architecture.md.
+"""
 from __future__ import annotations
 
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from kafkalog.errors import (
     ChecksumError,
     CorruptStructureError,
     DamagedDataError,
+    DataLossError,
     DecompressionError,
     DecompressionLimitError,
     KafkalogError,
     TruncatedError,
+    UndecodableRecordError,
     UsageError,
 )
 from kafkalog.model import Batch, Header, Record
 
+if TYPE_CHECKING:
+    from kafkalog.arrow.reader import read_arrow, read_table
+    from kafkalog.log.partition import Partition
+    from kafkalog.log.segment import SegmentReader, read_batches
+
 __all__ = [
-    "Batch", "Header", "Record", "SegmentReader", "read_batches", "read_arrow", "read_table",
+    "Batch", "Header", "Record", "SegmentReader", "Partition", "read_batches", "read_arrow", "read_table",
     "KafkalogError", "DamagedDataError", "TruncatedError", "CorruptStructureError",
-    "ChecksumError", "DecompressionError", "DecompressionLimitError", "UsageError",
+    "ChecksumError", "DecompressionError", "DecompressionLimitError", "UndecodableRecordError",
+    "DataLossError", "UsageError",
 ]
 __version__ = "0.1.0"
 
+# The readers load numba and the compiled kernels (1-2 s): they are imported on first use, so that
+# `import kafkalog` (for its errors and model, or `kafkalog --help`) costs nothing.
+_READERS = {
+    "SegmentReader": "kafkalog.log.segment",
+    "read_batches": "kafkalog.log.segment",
+    "Partition": "kafkalog.log.partition",
+    "read_arrow": "kafkalog.arrow.reader",
+    "read_table": "kafkalog.arrow.reader",
+}
+
 
 def __getattr__(name: str) -> Any:
-    # The generated parsers import kafkalog.compression (their process routine),
-    # so this package must not import them back while it initialises: the
-    # reader, which uses them, is imported on first use instead.
-    if name in ("SegmentReader", "read_batches"):
-        from kafkalog.log import segment
-
-        return getattr(segment, name)
-    if name in ("read_arrow", "read_table"):
-        from kafkalog.arrow import reader as arrow
-
-        return getattr(arrow, name)
+    if name in _READERS:
+        return getattr(importlib.import_module(_READERS[name]), name)
     raise AttributeError(f"module 'kafkalog' has no attribute {name!r}")

@@ -3,6 +3,9 @@
 Every problem with the data itself is a `DamagedDataError` that names the file
 (when there is one), the byte position where the damage starts and what is
 wrong, so that a caller can report it and keep what was read before it.
+
+Each class carries its `kind`: the word `kafkalog verify` prints for it and its
+JSON output (and Spark's damage rows) use, so that the two never drift apart.
 """
 from __future__ import annotations
 
@@ -10,9 +13,13 @@ from __future__ import annotations
 class KafkalogError(Exception):
     """Base of kafkalog's own exceptions."""
 
+    kind = "error"
+
 
 class DamagedDataError(KafkalogError):
     """Bytes that are not what Kafka writes: the file is damaged or not a Kafka file."""
+
+    kind = "damaged"
 
     def __init__(self, message: str, *, path: str | None = None, position: int | None = None):
         super().__init__(message)
@@ -37,13 +44,19 @@ class DamagedDataError(KafkalogError):
 class TruncatedError(DamagedDataError):
     """The data ends inside an entry, as a crash or an interrupted copy leaves a segment."""
 
+    kind = "truncated"
+
 
 class CorruptStructureError(DamagedDataError):
     """A length, count or magic byte that cannot be, or fields that do not fit their entry."""
 
+    kind = "corrupt_structure"
+
 
 class ChecksumError(DamagedDataError):
     """A batch or message whose CRC does not match its bytes."""
+
+    kind = "checksum"
 
 
 class DecompressionError(DamagedDataError):
@@ -52,6 +65,8 @@ class DecompressionError(DamagedDataError):
     `partial` holds what was decompressed before the damage: Kafka's streaming
     decoders hand out the records in it, and so does kafkalog.
     """
+
+    kind = "decompression"
 
     def __init__(self, message: str, *, path: str | None = None, position: int | None = None,
                  partial: bytes = b""):
@@ -73,5 +88,19 @@ class DecompressionLimitError(DecompressionError):
     """
 
 
+class UndecodableRecordError(DamagedDataError):
+    """A record of an internal topic whose key or value is not what Kafka writes there."""
+
+    kind = "undecodable_record"
+
+
 class UsageError(KafkalogError):
     """A call or command line that asks for something kafkalog cannot do."""
+
+    kind = "usage"
+
+
+class DataLossError(KafkalogError):
+    """Offsets asked for are no longer in the files (failOnDataLoss=true), as Kafka's source reports."""
+
+    kind = "data_loss"

@@ -38,11 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from kafkalog.errors import (
-    ChecksumError,
-    CorruptStructureError,
     DamagedDataError,
-    DecompressionError,
-    TruncatedError,
     UsageError,
 )
 from kafkalog.formats.index import OffsetIndex, TimeIndex, base_offset_of
@@ -63,8 +59,9 @@ from kafkalog.log.file_kinds import (
     type_of_a_directory,
     unknown_kind,
 )
-from kafkalog.log.partition import Partition, Segment
+from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
+from kafkalog.log.segment_files import SegmentFiles
 from kafkalog.progress import ByteProgress
 
 
@@ -107,14 +104,6 @@ class VerifyReport:
                 f"{self.batches} batches, {self.records} records, {self.index_entries} index entries: "
                 + ("OK" if self.ok else f"{len(self.problems)} problem(s)")
                 + (f", {len(self.notes)} note(s)" if self.notes else ""))
-
-
-_DAMAGE_KINDS = [(TruncatedError, "truncated"), (ChecksumError, "checksum"),
-                 (DecompressionError, "decompression"), (CorruptStructureError, "corrupt_structure")]
-
-
-def _damage_kind(damage: DamagedDataError) -> str:
-    return next((kind for cls, kind in _DAMAGE_KINDS if isinstance(damage, cls)), "damaged")
 
 
 @dataclass
@@ -164,11 +153,11 @@ def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: B
     elif kind == SNAPSHOT:
         report.files += 1
         for damage in read_snapshot(path).damage:
-            report.problems.append(Problem(str(path), _damage_kind(damage), damage.message, position=damage.position))
+            report.problems.append(Problem(str(path), damage.kind, damage.message, position=damage.position))
     elif kind == LEADER_EPOCH:
         _verify_checkpoint(path, report)
     else:
-        segment = Segment(0)
+        segment = SegmentFiles(0)
         try:
             segment.base_offset = base_offset_of(path)
         except ValueError:
@@ -187,14 +176,14 @@ def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: B
 def _verify_record_file(path: Path, report: VerifyReport, progress: ByteProgress | None) -> None:
     """A KRaft snapshot or bootstrap.checkpoint: record batches, as a segment without indexes."""
     report.segments += 1
-    _verify_log(Segment(0, log=path), report, progress)
+    _verify_log(SegmentFiles(0, log=path), report, progress)
 
 
 def verify_partition(partition: Partition, report: VerifyReport, progress: ByteProgress | None = None) -> None:
     report.partitions += 1
     for leftover in partition.leftovers:
         report.notes.append(f"{leftover.path}: leftover .{leftover.kind} file")
-    previous: tuple[Segment, _LogSummary] | None = None
+    previous: tuple[SegmentFiles, _LogSummary] | None = None
     for segment in partition.segments:
         if segment.log is None:
             report.problems.append(Problem(str(segment.files()[0]), "missing_log",
@@ -210,7 +199,7 @@ def verify_partition(partition: Partition, report: VerifyReport, progress: ByteP
     for offset, snapshot_path in sorted(partition.snapshots.items()):
         report.files += 1
         for damage in read_snapshot(snapshot_path).damage:
-            report.problems.append(Problem(str(snapshot_path), _damage_kind(damage), damage.message,
+            report.problems.append(Problem(str(snapshot_path), damage.kind, damage.message,
                                            position=damage.position))
     for snapshot in kraft_snapshots(partition.path):
         _verify_record_file(snapshot, report, progress)
@@ -218,7 +207,7 @@ def verify_partition(partition: Partition, report: VerifyReport, progress: ByteP
         _verify_checkpoint(partition.leader_epoch_checkpoint, report)
 
 
-def verify_segment(segment: Segment, report: VerifyReport, progress: ByteProgress | None = None) -> _LogSummary | None:
+def verify_segment(segment: SegmentFiles, report: VerifyReport, progress: ByteProgress | None = None) -> _LogSummary | None:
     report.segments += 1
     summary = _verify_log(segment, report, progress) if segment.log is not None else None
     if segment.index is not None:
@@ -230,7 +219,7 @@ def verify_segment(segment: Segment, report: VerifyReport, progress: ByteProgres
     return summary
 
 
-def _verify_log(segment: Segment, report: VerifyReport, progress: ByteProgress | None = None) -> _LogSummary:
+def _verify_log(segment: SegmentFiles, report: VerifyReport, progress: ByteProgress | None = None) -> _LogSummary:
     name = str(segment.log)
     report.files += 1
     positions, last_offsets, max_timestamps = [], [], []
@@ -266,7 +255,7 @@ def _verify_log(segment: Segment, report: VerifyReport, progress: ByteProgress |
             max_timestamps.append(run.max_timestamp)
             aborts.update(run.aborts)
         for damage in reader.damage:
-            report.problems.append(Problem(name, _damage_kind(damage), damage.message, position=damage.position))
+            report.problems.append(Problem(name, damage.kind, damage.message, position=damage.position))
         size = reader.size
     if progress is not None:
         progress.file_done(size)
@@ -316,7 +305,7 @@ def _flagged(*conditions: np.ndarray) -> list[int]:
     return np.flatnonzero(np.logical_or.reduce(conditions)).tolist() if conditions else []
 
 
-def _verify_offset_index(segment: Segment, log: _LogSummary | None, report: VerifyReport) -> None:
+def _verify_offset_index(segment: SegmentFiles, log: _LogSummary | None, report: VerifyReport) -> None:
     name = str(segment.index)
     with OffsetIndex(segment.index, base_offset=segment.base_offset) as index:
         slots = _slot_problems(index, name, report, "offset index")
@@ -360,7 +349,7 @@ def _verify_offset_index(segment: Segment, log: _LogSummary | None, report: Veri
                                            f"ends at offset {starts[entry.position]}", entry=n))
 
 
-def _verify_time_index(segment: Segment, log: _LogSummary | None, report: VerifyReport) -> None:
+def _verify_time_index(segment: SegmentFiles, log: _LogSummary | None, report: VerifyReport) -> None:
     name = str(segment.timeindex)
     with TimeIndex(segment.timeindex, base_offset=segment.base_offset) as index:
         slots = _slot_problems(index, name, report, "time index")
@@ -412,12 +401,12 @@ def _verify_time_index(segment: Segment, log: _LogSummary | None, report: Verify
                                            f"{entry.offset} has max timestamp {log.max_timestamps[k]}", entry=n))
 
 
-def _verify_txn_index(segment: Segment, log: _LogSummary | None, report: VerifyReport) -> None:
+def _verify_txn_index(segment: SegmentFiles, log: _LogSummary | None, report: VerifyReport) -> None:
     name = str(segment.txnindex)
     report.files += 1
     read = read_txn_index(segment.txnindex)
     for damage in read.damage:
-        report.problems.append(Problem(name, _damage_kind(damage), damage.message, position=damage.position))
+        report.problems.append(Problem(name, damage.kind, damage.message, position=damage.position))
     previous = None
     for n, txn in enumerate(read.entries):
         report.index_entries += 1

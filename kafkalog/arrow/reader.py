@@ -25,7 +25,7 @@ from kafkalog.errors import ChecksumError, DamagedDataError, UsageError
 from kafkalog.fast import record_batch as fast_path
 from kafkalog.fast.columns import SCHEMA, damage_rows
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES, SegmentReader
-from kafkalog.log.sources import Source
+from kafkalog.sources import Source
 
 PERMISSIVE, DROPMALFORMED, FAILFAST = "PERMISSIVE", "DROPMALFORMED", "FAILFAST"
 MODES = (PERMISSIVE, DROPMALFORMED, FAILFAST)

@@ -33,8 +33,8 @@ from kaitaistruct import KaitaiStream
 
 from kafkalog._generated.kafka_offset_index import KafkaOffsetIndex
 from kafkalog._generated.kafka_time_index import KafkaTimeIndex
-from kafkalog.log.sources import Source, open_source
 from kafkalog.model import NO_TIMESTAMP
+from kafkalog.sources import Source, open_source
 
 OFFSET_ENTRY_SIZE = 8  # OffsetIndex.ENTRY_SIZE
 TIME_ENTRY_SIZE = 12  # TimeIndex.ENTRY_SIZE

@@ -46,7 +46,7 @@ from kafkalog._generated import (
     kafka_transaction_log_record,
     kafka_varint,
 )
-from kafkalog.errors import DamagedDataError, UsageError
+from kafkalog.errors import UndecodableRecordError, UsageError
 from kafkalog.model import Record
 
 OFFSETS, TRANSACTIONS, SHARE, METADATA, REMOTE_LOG_METADATA, NONE = (
@@ -334,10 +334,6 @@ def _in_versions(version: int, spec: str | None) -> bool:
 
 
 # ----------------------------------------------------------------------------- dump output
-
-class UndecodableRecordError(DamagedDataError):
-    """A record of an internal topic whose key or value is not what Kafka writes there."""
-
 
 def dump_hook(line: dict[str, Any] | str, record: Record, decoder: str | None, path: str | None,
               batch_position: int) -> tuple[dict[str, Any] | str, UndecodableRecordError | None]:

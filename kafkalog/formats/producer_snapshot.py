@@ -17,6 +17,7 @@ from kaitaistruct import KaitaiStream
 
 from kafkalog._generated.kafka_producer_snapshot import KafkaProducerSnapshot
 from kafkalog.errors import ChecksumError, CorruptStructureError, DamagedDataError
+from kafkalog.formats.index import base_offset_of
 from kafkalog.formats.parse_errors import PARSE_ERRORS, describe
 
 PRODUCER_ENTRIES_OFFSET = 6  # ProducerStateManager.PRODUCER_ENTRIES_OFFSET: the CRC covers from here to the end
@@ -76,8 +77,6 @@ def decode_snapshot(data: bytes, path: str | None = None, offset: int | None = N
 
 
 def read_snapshot(path: str | os.PathLike) -> ProducerSnapshot:
-    from kafkalog.formats.index import base_offset_of
-
     with open(path, "rb") as f:
         data = f.read()
     try:

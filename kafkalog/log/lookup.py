@@ -23,11 +23,11 @@ import io
 import os
 import struct
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, Sequence
 
 from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry
-from kafkalog.log.partition import Partition, Segment
 from kafkalog.log.segment import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, SegmentReader
+from kafkalog.log.segment_files import SegmentFiles, segment_for
 from kafkalog.model import Batch, Record
 
 _V2_HEADER_READ = 43  # base offset .. max timestamp of a v2 batch header
@@ -40,7 +40,7 @@ class OffsetLookup:
     """Where an offset is: the segment, the index entry used, the batch and record (None past the end)."""
 
     target: int
-    segment: Segment | None
+    segment: SegmentFiles | None
     index_entry: OffsetIndexEntry | None
     batch: Batch | None
     record: Record | None
@@ -54,7 +54,7 @@ class TimestampLookup:
     """The first record whose timestamp >= target (None when there is none)."""
 
     target: int
-    segment: Segment | None
+    segment: SegmentFiles | None
     time_index_entry: TimeIndexEntry | None
     index_entry: OffsetIndexEntry | None
     batch: Batch | None
@@ -93,9 +93,9 @@ class CountingFile(io.RawIOBase):
         super().close()
 
 
-def find_offset(partition: Partition, offset: int) -> OffsetLookup:
-    segments = partition.log_segments
-    first = partition.segment_for(offset)
+def find_offset(segments: Sequence[SegmentFiles], offset: int) -> OffsetLookup:
+    """Find `offset` in a partition's log segments (in base-offset order), as the broker does."""
+    first = segment_for(segments, offset)
     total = 0
     consistent = True
     if first is None:  # before the first segment: the log starts later
@@ -121,8 +121,8 @@ def find_offset(partition: Partition, offset: int) -> OffsetLookup:
     return OffsetLookup(offset, None, None, None, None, total, consistent)
 
 
-def find_timestamp(partition: Partition, timestamp: int) -> TimestampLookup:
-    segments = partition.log_segments
+def find_timestamp(segments: Sequence[SegmentFiles], timestamp: int) -> TimestampLookup:
+    """Find the first record at or after `timestamp` in a partition's log segments, as the broker does."""
     total = 0
     consistent = True
     start = len(segments) - 1
@@ -205,7 +205,7 @@ def _scan(f: BinaryIO, pos: int, size: int, wanted) -> int | None:
     return None
 
 
-def _entry_consistent(f: BinaryIO, size: int, segment: Segment, entry: OffsetIndexEntry, target: int) -> bool:
+def _entry_consistent(f: BinaryIO, size: int, segment: SegmentFiles, entry: OffsetIndexEntry, target: int) -> bool:
     """The cheap checks a lookup makes of the index entry it uses: not past the target, a batch at its
     position whose last offset is the entry's offset (what kafka-dump-log.sh checks)."""
     if entry.position == 0 and entry.offset == segment.base_offset:
@@ -225,13 +225,13 @@ def _last_offset(header: _Header) -> int:
     return header.offset  # a legacy entry's offset is its (last inner message's) offset
 
 
-def _max_timestamp(f: BinaryIO, header: _Header, segment: Segment) -> int:
+def _max_timestamp(f: BinaryIO, header: _Header, segment: SegmentFiles) -> int:
     if header.magic >= 2 and len(header.data) >= _V2_MAX_TIMESTAMP + 8:
         return struct.unpack_from(">q", header.data, _V2_MAX_TIMESTAMP)[0]
     batch = _decode_at(f, header.position, segment)  # legacy: the timestamp needs the message decoded
     return batch.max_timestamp if batch is not None else -1
 
 
-def _decode_at(f: BinaryIO, pos: int, segment: Segment) -> Batch | None:
+def _decode_at(f: BinaryIO, pos: int, segment: SegmentFiles) -> Batch | None:
     reader = SegmentReader(f, name=str(segment.log), start=pos, end=pos + 1)
     return next(iter(reader), None)

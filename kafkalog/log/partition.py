@@ -23,11 +23,12 @@ from pathlib import Path
 from typing import Iterator
 
 from kafkalog.formats.leader_epoch_checkpoint import LEADER_EPOCH_CHECKPOINT
+from kafkalog.log.lookup import OffsetLookup, TimestampLookup, find_offset, find_timestamp
 from kafkalog.log.segment import SegmentReader
+from kafkalog.log.segment_files import SEGMENT_SUFFIXES, SegmentFiles, segment_for
 from kafkalog.model import Batch, Record
 
-LOG, INDEX, TIME_INDEX, TXN_INDEX, SNAPSHOT = ".log", ".index", ".timeindex", ".txnindex", ".snapshot"
-SEGMENT_SUFFIXES = (LOG, INDEX, TIME_INDEX, TXN_INDEX)
+SNAPSHOT_SUFFIX = ".snapshot"
 LEFTOVER_SUFFIXES = {".deleted": "deleted", ".cleaned": "cleaned", ".swap": "swap"}
 #: Other files a broker keeps in a partition directory.
 KNOWN_FILES = (LEADER_EPOCH_CHECKPOINT, "partition.metadata")
@@ -35,24 +36,6 @@ KNOWN_FILES = (LEADER_EPOCH_CHECKPOINT, "partition.metadata")
 _FILE = re.compile(r"^(\d{20})(\.[a-z]+)(\.[a-z]+)?$")
 # topic-N, and the renamed directories of a partition being deleted or moved (topic-N.<uuid>-delete, -future, -stray)
 _DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)(?:\.(?P<uid>[0-9a-f]{32})-(?P<state>delete|future|stray))?$")
-
-
-@dataclass
-class Segment:
-    """One segment: its base offset (from the file names) and its files (None when absent)."""
-
-    base_offset: int
-    log: Path | None = None
-    index: Path | None = None
-    timeindex: Path | None = None
-    txnindex: Path | None = None
-
-    @property
-    def log_size(self) -> int:
-        return self.log.stat().st_size if self.log is not None else 0
-
-    def files(self) -> list[Path]:
-        return [p for p in (self.log, self.index, self.timeindex, self.txnindex) if p is not None]
 
 
 @dataclass(frozen=True)
@@ -97,7 +80,7 @@ class Partition:
         parsed = parse_partition_dir_name(self.path.name)
         self.topic = parsed.topic if parsed else None
         self.partition = parsed.partition if parsed else None
-        segments: dict[int, Segment] = {}
+        segments: dict[int, SegmentFiles] = {}
         #: Producer state snapshots by offset.
         self.snapshots: dict[int, Path] = {}
         self.leftovers: list[LeftoverFile] = []
@@ -125,34 +108,28 @@ class Partition:
                     self.other_files.append(entry)
             elif suffix in LEFTOVER_SUFFIXES:  # 00000000000000000083.cleaned (no type suffix)
                 self.leftovers.append(LeftoverFile(entry, LEFTOVER_SUFFIXES[suffix], base, ""))
-            elif suffix == SNAPSHOT:
+            elif suffix == SNAPSHOT_SUFFIX:
                 self.snapshots[base] = entry
             elif suffix in SEGMENT_SUFFIXES:
-                segment = segments.setdefault(base, Segment(base))
-                setattr(segment, suffix[1:], entry)
+                segment = segments.setdefault(base, SegmentFiles(base))
+                setattr(segment, SEGMENT_SUFFIXES[suffix], entry)
             else:
                 self.other_files.append(entry)
         #: Segments in base offset order (a segment without a .log file is listed too, with log None).
-        self.segments: list[Segment] = [segments[k] for k in sorted(segments)]
+        self.segments: list[SegmentFiles] = [segments[k] for k in sorted(segments)]
 
     def __repr__(self) -> str:
         return f"Partition({str(self.path)!r}, {len(self.segments)} segments)"
 
     @property
-    def log_segments(self) -> list[Segment]:
+    def log_segments(self) -> list[SegmentFiles]:
         return [s for s in self.segments if s.log is not None]
 
     def segment_for(self, offset: int) -> int | None:
         """Position in `log_segments` of the segment that would hold `offset`: the floor by base offset."""
-        found = None
-        for n, segment in enumerate(self.log_segments):
-            if segment.base_offset <= offset:
-                found = n
-            else:
-                break
-        return found
+        return segment_for(self.log_segments, offset)
 
-    def batches(self, start_offset: int | None = None, **options) -> Iterator[tuple[Segment, Batch]]:
+    def batches(self, start_offset: int | None = None, **options) -> Iterator[tuple[SegmentFiles, Batch]]:
         """Every batch in offset order, with its segment; from the batch holding `start_offset` when given.
 
         `options` go to `SegmentReader` (decode_records, strict, ...). Damage is
@@ -161,9 +138,7 @@ class Partition:
         segments = self.log_segments
         first, start_pos = 0, 0
         if start_offset is not None:
-            from kafkalog.log.lookup import find_offset
-
-            found = find_offset(self, start_offset)
+            found = find_offset(segments, start_offset)
             if found.batch is None:
                 return
             first = segments.index(found.segment)
@@ -181,15 +156,13 @@ class Partition:
                 if start_offset is None or record.offset >= start_offset:
                     yield record
 
-    def find_offset(self, offset: int):
-        from kafkalog.log.lookup import find_offset
+    def find_offset(self, offset: int) -> OffsetLookup:
+        """The batch and record holding `offset`, found as the broker finds it (see `kafkalog.log.lookup`)."""
+        return find_offset(self.log_segments, offset)
 
-        return find_offset(self, offset)
-
-    def find_timestamp(self, timestamp: int):
-        from kafkalog.log.lookup import find_timestamp
-
-        return find_timestamp(self, timestamp)
+    def find_timestamp(self, timestamp: int) -> TimestampLookup:
+        """The first record at or after `timestamp`, found as the broker finds it (see `kafkalog.log.lookup`)."""
+        return find_timestamp(self.log_segments, timestamp)
 
 
 def is_partition_dir(path: Path) -> bool:

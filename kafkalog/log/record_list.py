@@ -1,7 +1,7 @@
 """A batch's records made from the fast path's Arrow columns, a block at a time.
 
 A batch can hold a million tiny records in a few kilobytes; as `Record`
-objects they would take gigabytes. `ColumnarRecords` keeps the columns and
+objects they would take gigabytes. `TableRecords` keeps the columns and
 makes `Record`s only for the block being looked at, so reading any batch costs
 memory in proportion to its bytes.
 """
@@ -18,7 +18,7 @@ BLOCK = 4096
 _COLUMNS = ["offset", "timestamp", "sequence", "key", "value", "headers", "control_type"]
 
 
-class ColumnarRecords(Sequence):
+class TableRecords(Sequence):
     """The records in rows [start, end) of a `kafkalog.arrow.reader.SCHEMA` table, as a read-only sequence of `Record`."""
 
     def __init__(self, table: pa.Table, start: int, end: int):
@@ -55,7 +55,7 @@ class ColumnarRecords(Sequence):
         return len(self) == len(other) and all(a == b for a, b in zip(self, other))
 
     def __repr__(self) -> str:
-        return f"ColumnarRecords({len(self)} records)"
+        return f"TableRecords({len(self)} records)"
 
     def _block(self, start: int) -> list[Record]:
         if self._cache is not None and self._cache[0] == start:

@@ -26,12 +26,12 @@ from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, decompression_l
 from kafkalog.errors import CorruptStructureError, DamagedDataError, TruncatedError
 from kafkalog.fast import kernels as columnar
 from kafkalog.formats import message_set, record_batch
-from kafkalog.log.record_list import ColumnarRecords
+from kafkalog.log.record_list import TableRecords
 from kafkalog.model import Batch
 
 if TYPE_CHECKING:
     from kafkalog.fast.record_batch import BatchColumns
-from kafkalog.log.sources import Source, open_source
+from kafkalog.sources import Source, open_source
 
 LOG_OVERHEAD = 12  # offset (int64) + size (int32)
 HEADER_SIZE_UP_TO_MAGIC = 17  # FileLogInputStream.HEADER_SIZE_UP_TO_MAGIC
@@ -109,7 +109,7 @@ class SegmentReader:
                     continue
                 batch = fast_path.batch_of(item, self.name)
                 if item.batch is None and self.decode_records:
-                    batch.records = ColumnarRecords(run.table, item.row_start, item.row_end)
+                    batch.records = TableRecords(run.table, item.row_start, item.row_end)
                 self.position = item.position + item.size
                 self.damage.extend(batch.damage)
                 if self.strict and batch.damage:

@@ -6,6 +6,11 @@
 """
 from __future__ import annotations
 
+try:
+    import pyspark  # noqa: F401  (Spark is an extra: say so at once, not deep inside a data source)
+except ModuleNotFoundError as exc:
+    raise ModuleNotFoundError("kafkalog.spark needs PySpark: pip install 'kafkalog[spark]'", name=exc.name) from None
+
 PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 
 

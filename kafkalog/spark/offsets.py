@@ -17,16 +17,12 @@ import bisect
 import logging
 from dataclasses import dataclass
 
-from kafkalog.errors import KafkalogError, UsageError
+from kafkalog.errors import DataLossError, UsageError
 from kafkalog.log.segment import SegmentReader
 from kafkalog.spark import fs, layout
 from kafkalog.spark.options import EARLIEST, LATEST, ReadOptions
 
 log = logging.getLogger("kafkalog.spark")
-
-
-class DataLossError(KafkalogError):
-    """Offsets asked for are no longer in the files (failOnDataLoss=true), as Kafka's source reports."""
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,6 @@
 """The generated internal-topic specs follow the repository's spec conventions."""
 from __future__ import annotations
 
-
 import pytest
 import yaml
 

@@ -1,0 +1,80 @@
+"""The package's layout holds: imports flow one way, with no cycles, and one top-level package is installed."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import grimp
+import pytest
+
+from tests.paths import ROOT
+
+
+def test_import_contracts_hold():
+    # The layers are declared in pyproject.toml ([tool.importlinter]).
+    lint = shutil.which("lint-imports", path=str(ROOT / ".venv" / "bin")) or shutil.which("lint-imports")
+    assert lint is not None, "import-linter is part of the test extra"
+    result = subprocess.run([lint, "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+
+
+def _cycle(graph: grimp.ImportGraph) -> list[str] | None:
+    """One import cycle among kafkalog's modules (imports inside functions included), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(module: str) -> list[str] | None:
+        state[module] = 1
+        path.append(module)
+        for imported in sorted(graph.find_modules_directly_imported_by(module)):
+            if state.get(imported) == 1:
+                return path[path.index(imported):] + [imported]
+            if imported not in state:
+                found = visit(imported)
+                if found:
+                    return found
+        path.pop()
+        state[module] = 2
+        return None
+
+    for module in sorted(graph.modules):
+        if module not in state:
+            found = visit(module)
+            if found:
+                return found
+    return None
+
+
+def test_no_import_cycles():
+    graph = grimp.build_graph("kafkalog", cache_dir=None)
+    # The package's own __init__ re-exports the public API from below: it is the top, not a cycle.
+    graph.remove_module("kafkalog")
+    assert _cycle(graph) is None
+
+
+def test_the_cycle_check_finds_a_cycle():
+    graph = grimp.ImportGraph()
+    for name in ("p", "p.a", "p.b", "p.c"):
+        graph.add_module(name)
+    graph.add_import(importer="p.a", imported="p.b")
+    graph.add_import(importer="p.b", imported="p.c")
+    assert _cycle(graph) is None
+    graph.add_import(importer="p.c", imported="p.a")
+    assert _cycle(graph) == ["p.a", "p.b", "p.c", "p.a"]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the venv layout differs")
+def test_spark_without_pyspark_says_so_in_one_line(tmp_path):
+    # A Python that has kafkalog but not PySpark: hide pyspark from the import system.
+    script = ("import sys\n"
+              "class Hide:\n"
+              "    def find_spec(self, name, path=None, target=None):\n"
+              "        if name == 'pyspark' or name.startswith('pyspark.'):\n"
+              "            raise ModuleNotFoundError(f\"No module named '{name}'\", name=name)\n"
+              "sys.meta_path.insert(0, Hide())\n"
+              "import kafkalog.spark\n")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert result.returncode != 0
+    last = result.stderr.strip().splitlines()[-1]
+    assert "pip install 'kafkalog[spark]'" in last, result.stderr
