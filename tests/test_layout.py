@@ -19,15 +19,15 @@ def test_import_contracts_hold():
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
 
 
-def _cycle(graph: grimp.ImportGraph) -> list[str] | None:
-    """One import cycle among kafkalog's modules (imports inside functions included), or None."""
+def _cycle(graph: grimp.ImportGraph, skip: str = "") -> list[str] | None:
+    """One import cycle among the graph's modules but `skip` (imports inside functions included), or None."""
     state: dict[str, int] = {}  # 1: on the current path, 2: done
     path: list[str] = []
 
     def visit(module: str) -> list[str] | None:
         state[module] = 1
         path.append(module)
-        for imported in sorted(graph.find_modules_directly_imported_by(module)):
+        for imported in sorted(graph.find_modules_directly_imported_by(module) - {skip}):
             if state.get(imported) == 1:
                 return path[path.index(imported):] + [imported]
             if imported not in state:
@@ -38,7 +38,7 @@ def _cycle(graph: grimp.ImportGraph) -> list[str] | None:
         state[module] = 2
         return None
 
-    for module in sorted(graph.modules):
+    for module in sorted(graph.modules - {skip}):
         if module not in state:
             found = visit(module)
             if found:
@@ -48,9 +48,8 @@ def _cycle(graph: grimp.ImportGraph) -> list[str] | None:
 
 def test_no_import_cycles():
     graph = grimp.build_graph("kafkalog", cache_dir=None)
-    # The package's own __init__ re-exports the public API from below: it is the top, not a cycle.
-    graph.remove_module("kafkalog")
-    assert _cycle(graph) is None
+    # The package's own __init__ re-exports the public API from below: it is the top, not part of a cycle.
+    assert _cycle(graph, skip="kafkalog") is None
 
 
 def test_the_cycle_check_finds_a_cycle():
