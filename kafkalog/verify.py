@@ -41,6 +41,7 @@ from kafkalog.errors import (
     DamagedDataError,
     UsageError,
 )
+from kafkalog.fast import index as fast_index
 from kafkalog.formats.index import OffsetIndex, TimeIndex, base_offset_of
 from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoint
 from kafkalog.formats.producer_snapshot import read_snapshot
@@ -269,7 +270,7 @@ def _verify_log(segment: SegmentFiles, report: VerifyReport, progress: ByteProgr
 def _slot_problems(index, name: str, report: VerifyReport, entry_name: str) -> np.ndarray:
     """The index's entries (its slot columns up to the end marker), after the problems of its slots."""
     report.files += 1
-    slots = index.slot_columns()
+    slots = fast_index.slot_columns(index)
     count = len(index)
     report.index_entries += count
     if index.trailing_bytes:

@@ -5,6 +5,7 @@ import numpy as np
 import pyarrow as pa
 
 from kafkalog.errors import DamagedDataError
+from kafkalog.fast import kernels
 from kafkalog.model import Batch
 
 HEADERS_TYPE = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
@@ -118,3 +119,26 @@ def repeat_string(value: str | None, n: int) -> pa.Array:
     data = value.encode("utf-8")
     offsets = np.arange(n + 1, dtype=np.int32) * len(data)
     return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data * n)])
+
+
+def binary_arrays(buf: np.ndarray, a_pos: np.ndarray, a_size: np.ndarray, b_pos: np.ndarray, b_size: np.ndarray,
+                  a_type: pa.DataType = pa.binary()) -> tuple[pa.Array, pa.Array, int]:
+    """Two binary arrays (a may be string) of buf[pos:pos + size], null where size < 0, made in one pass; and
+    the first row whose string is not valid UTF-8, or -1."""
+    a_offsets, a_data, a_nulls = _binary_buffers(a_size)
+    b_offsets, b_data, b_nulls = _binary_buffers(b_size)
+    bad = kernels.gather_pair(buf, a_pos, a_size, a_offsets, a_data, b_pos, b_size, b_offsets, b_data,
+                               a_type == pa.string())
+    return (_binary_array(a_type, a_size, a_nulls, a_offsets, a_data),
+            _binary_array(pa.binary(), b_size, b_nulls, b_offsets, b_data), bad)
+
+
+def _binary_buffers(size: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    total, nulls = kernels.byte_totals(size)
+    return np.empty(len(size) + 1, dtype=np.int32), np.empty(total, dtype=np.uint8), nulls
+
+
+def _binary_array(type_: pa.DataType, size: np.ndarray, nulls: int, offsets: np.ndarray, data: np.ndarray) -> pa.Array:
+    bitmap = pa.py_buffer(np.packbits(size >= 0, bitorder="little")) if nulls else None
+    return pa.Array.from_buffers(type_, len(size), [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)],
+                                 null_count=nulls)

@@ -2,7 +2,7 @@
 
 Each entry is read by the generated `parse_kafka_message_set__entry`; a
 compressed wrapper's inner message set is decompressed and walked by the same
-kernel (`columnar.walk_messages`). Kafka's rules, as `AbstractLegacyRecordBatch`
+kernel (`kernels.walk_messages`). Kafka's rules, as `AbstractLegacyRecordBatch`
 and its `DeepRecordsIterator` apply them (and `kafkalog.formats.message_set` for the
 reference path):
 
@@ -27,8 +27,8 @@ from kafkalog._generated import kafka_kernels as k
 from kafkalog.checksums import LEGACY_CRC_START
 from kafkalog.compression import CODEC_NAMES, NONE, decompress
 from kafkalog.errors import DamagedDataError
-from kafkalog.fast import kernels as columnar
-from kafkalog.fast.columns import HEADERS_TYPE, SCHEMA, Repeated
+from kafkalog.fast import kernels
+from kafkalog.fast.columns import HEADERS_TYPE, SCHEMA, Repeated, binary_arrays
 from kafkalog.model import (
     CREATE_TIME,
     LOG_APPEND_TIME,
@@ -101,7 +101,7 @@ def wrapper_rows(view: memoryview, entry: np.ndarray, position: int, limit: int,
     # First pass: every inner message parses, none is compressed, and (for magic 1) the last one's offset.
     count, last_offset, pos = 0, 0, 0
     while True:
-        n, err, pos = columnar.walk_messages(buf, pos, len(data), inner)
+        n, err, pos = kernels.walk_messages(buf, pos, len(data), inner)
         if n:
             if (inner[CODEC, :n] != NONE).any():
                 return None
@@ -116,7 +116,7 @@ def wrapper_rows(view: memoryview, entry: np.ndarray, position: int, limit: int,
     # Second pass: the rows, a table of inner messages at a time.
     pieces, first, pos = [], None, 0
     while True:
-        n, err, pos = columnar.walk_messages(buf, pos, len(data), inner)
+        n, err, pos = kernels.walk_messages(buf, pos, len(data), inner)
         if n:
             cols = inner[:, :n]
             offsets = cols[OFFSET]
@@ -152,7 +152,6 @@ def batch_of(entry: np.ndarray, position: int, size: int, base_offset: int) -> B
 
 def _rows(buf, offset, timestamp, key_pos, key_size, value_pos, value_size, counts, positions, magics, ts_types,
           codecs, path, topic, partition, repeated: Repeated) -> pa.Table:
-    from kafkalog.fast.record_batch import binary_arrays  # the same Arrow assembly as v2 records
 
     n = int(counts.sum())
 

@@ -40,9 +40,9 @@ from kafkalog._generated.kafka_record import KafkaRecord
 from kafkalog.checksums import V2_CRC_START
 from kafkalog.compression import CODEC_NAMES, NONE, Output, decompress_into, decompression_limit
 from kafkalog.errors import ChecksumError, DamagedDataError, DecompressionError
-from kafkalog.fast import kernels as columnar
+from kafkalog.fast import kernels
 from kafkalog.fast import message_set as fast_legacy
-from kafkalog.fast.columns import RECORD_SCHEMA, SCHEMA, Repeated, batch_rows
+from kafkalog.fast.columns import RECORD_SCHEMA, SCHEMA, Repeated, batch_rows, binary_arrays
 from kafkalog.formats import message_set, record_batch
 from kafkalog.formats.parse_errors import PARSE_ERRORS
 from kafkalog.javaint import increment_sequence, s64
@@ -111,7 +111,7 @@ def decode_runs(reader, topic: str | None = None, partition: int | None = None, 
         else:
             yield from walker.chunk(chunk, base, entries)
         last = entries[-1]
-        reader.position = base + int(last[columnar.ENTRY_POS]) + columnar.LOG_OVERHEAD + int(last[columnar.ENTRY_LENGTH])
+        reader.position = base + int(last[kernels.ENTRY_POS]) + kernels.LOG_OVERHEAD + int(last[kernels.ENTRY_LENGTH])
 
 
 class _Walker:
@@ -134,15 +134,15 @@ class _Walker:
 
     def chunk(self, chunk: bytes, base: int, entries: np.ndarray) -> Iterator[Run]:
         buf = np.frombuffer(chunk, dtype=np.uint8)
-        magics = entries[:, columnar.ENTRY_MAGIC]
+        magics = entries[:, kernels.ENTRY_MAGIC]
         v2 = np.flatnonzero(magics >= 2)
         headers = np.empty((k.KAFKA_RECORD_BATCH__WIDTH, len(v2)), dtype=np.int64)
         errors = np.empty(len(v2), dtype=np.int64)
-        columnar.parse_batch_headers(buf, entries, v2, headers, errors)
+        kernels.parse_batch_headers(buf, entries, v2, headers, errors)
         legacy = np.flatnonzero(magics < 2)
         messages = np.empty((fast_legacy.WIDTH, len(legacy)), dtype=np.int64)
         message_errors = np.empty(len(legacy), dtype=np.int64)
-        columnar.parse_legacy_entries(buf, entries, legacy, messages, message_errors)
+        kernels.parse_legacy_entries(buf, entries, legacy, messages, message_errors)
         column = np.empty(len(entries), dtype=np.int64)  # each entry's column in its table (headers or messages)
         column[v2] = np.arange(len(v2))
         column[legacy] = np.arange(len(legacy))
@@ -176,7 +176,7 @@ class _Walker:
                     h = int(column[e])
                     if errors[h] != 0:
                         # A header that does not parse: the reference path says why.
-                        self._reference(run, chunk[pos:pos + columnar.LOG_OVERHEAD + length], base + pos, magic)
+                        self._reference(run, chunk[pos:pos + kernels.LOG_OVERHEAD + length], base + pos, magic)
                     else:
                         # Magic above 2: read as a v2 batch, with the damage said.
                         yield from self._batches(buf, view, base, entries[e:e + 1], header_rows[h:h + 1], group,
@@ -191,26 +191,26 @@ class _Walker:
             yield run.finish()
 
     def _legacy_entry(self, buf, view, chunk, plain, run, pos, base, length, magic, m, message_errors) -> None:
-        end = pos + columnar.LOG_OVERHEAD + length
+        end = pos + kernels.LOG_OVERHEAD + length
         position = base + pos
         entry = plain.messages[:, m]
         if message_errors[m] != 0 or not fast_legacy.crc_matches(view, pos, end, entry):
             self._flush_plain(buf, plain, run)
             self._reference(run, chunk[pos:end], position, magic)
         elif not self.records or int(entry[fast_legacy.CODEC]) == NONE:
-            plain.add(m, position, columnar.LOG_OVERHEAD + length)
+            plain.add(m, position, kernels.LOG_OVERHEAD + length)
         else:
             self._flush_plain(buf, plain, run)
-            self._wrapper(view, run, entry, position, columnar.LOG_OVERHEAD + length, chunk[pos:end], magic)
+            self._wrapper(view, run, entry, position, kernels.LOG_OVERHEAD + length, chunk[pos:end], magic)
 
     def _batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, hdr: np.ndarray,
                  group: "_Group", run: "_RunBuilder", magic_damage: list[DamagedDataError] | None = None
                  ) -> Iterator[Run]:
         """v2 batches (`entries`, their headers `hdr`) into the group: all uncompressed or all compressed."""
-        pos = entries[:, columnar.ENTRY_POS]
-        size = columnar.LOG_OVERHEAD + entries[:, columnar.ENTRY_LENGTH]
+        pos = entries[:, kernels.ENTRY_POS]
+        size = kernels.LOG_OVERHEAD + entries[:, kernels.ENTRY_LENGTH]
         position = base + pos
-        magic = entries[:, columnar.ENTRY_MAGIC]
+        magic = entries[:, kernels.ENTRY_MAGIC]
         # The CRC-32C of each batch, from its attributes to its end: one call each.
         crc = [crc32c.crc32c(view[p + V2_CRC_START:p + n]) for p, n in zip(pos.tolist(), size.tolist())]
         damage = {0: list(magic_damage)} if magic_damage else {}
@@ -297,7 +297,7 @@ class _Walker:
     def reference_chunk(self, chunk: bytes, base: int, entries: np.ndarray) -> Iterator[Run]:
         for pos, length, magic in entries.tolist():
             run = _RunBuilder()
-            self._reference(run, chunk[pos:pos + columnar.LOG_OVERHEAD + length], base + pos, magic)
+            self._reference(run, chunk[pos:pos + kernels.LOG_OVERHEAD + length], base + pos, magic)
             yield run.finish()
 
     def _reference(self, run: "_RunBuilder", entry: bytes, position: int, magic: int) -> None:
@@ -338,10 +338,10 @@ class _Walker:
         group.sec_rows = np.zeros(nsec, dtype=np.int64)  # rows each section has given so far
         finished = 0  # sections whose items are in the run
         while True:
-            why, nrows, nhdr = columnar.walk_sections(buf, sec_pos, sec_end, sec_count, sec_partial, state, self.rec,
+            why, nrows, nhdr = kernels.walk_sections(buf, sec_pos, sec_end, sec_count, sec_partial, state, self.rec,
                                                       self.hdr, self.row_section, sec_good, sec_err, sec_err_pos,
                                                       sec_trailing_at)
-            if why == columnar.WALK_HEADERS_FULL:
+            if why == kernels.WALK_HEADERS_FULL:
                 self.hdr = np.empty((self.hdr.shape[0], 2 * self.hdr.shape[1] + 61), dtype=np.int64)
                 continue
             if nrows:
@@ -366,7 +366,7 @@ class _Walker:
                                          sec_err_pos, int(sec_trailing_at[s]))
                 finished = s + 1
             finished = done_upto
-            if why == columnar.WALK_DONE:
+            if why == kernels.WALK_DONE:
                 break
             if state[2] == 0 and run.rows >= self.rec.shape[1]:
                 # At a batch boundary with a table's worth of rows: hand them out.
@@ -396,12 +396,12 @@ class _Walker:
                 emitted = examined = trailing_at
             else:
                 failure = partial.located(self.path, position)
-        elif err == columnar.SECTION_TRAILING:
+        elif err == kernels.SECTION_TRAILING:
             emitted = rows - 1 if rows else 0
             failure = record_batch.declared_count_damage(int(sec_end[s] - sec_err_pos[s]), count,
                                                          group.offset_of_last.get(s) if rows else None, self.path,
                                                          position)
-        elif err == columnar.BODY_TRAILING:
+        elif err == kernels.BODY_TRAILING:
             rec = self._kaitai_record(buf, s, sec_pos, sec_end, sec_err_pos)
             failure = record_batch.record_trailing_damage(int(sec_good[s]), len(rec.body.trailing),
                                                           rec.length.value, self.path, position)
@@ -440,7 +440,7 @@ class _Walker:
         offset = np.empty(n, dtype=np.int64)
         timestamp = np.empty(n, dtype=np.int64)
         sequence = np.empty(n, dtype=np.int32)
-        columnar.record_columns(rec, n, rs, hdr, offset, timestamp, sequence)
+        kernels.record_columns(rec, n, rs, hdr, offset, timestamp, sequence)
         _note_last_offsets(group, rs, offset)
         # Batch-level columns: each section's value on its rows (rows are in section order).
         first = int(rs[0])
@@ -500,7 +500,7 @@ class _Walker:
         offset = np.empty(n, dtype=np.int64)
         timestamp = np.empty(n, dtype=np.int64)
         sequence = np.empty(n, dtype=np.int32)
-        columnar.record_columns(self.rec, n, rs, hdr, offset, timestamp, sequence)
+        kernels.record_columns(self.rec, n, rs, hdr, offset, timestamp, sequence)
         _note_last_offsets(group, rs, offset)
         is_control = hdr[rs, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1
         if not is_control.any():
@@ -529,7 +529,7 @@ class _Walker:
         key_pos = rec[k.KAFKA_RECORD__BODY__KEY__POS, rows]
         key_size = rec[k.KAFKA_RECORD__BODY__KEY__SIZE, rows]
         types = np.empty(len(rows), dtype=np.int64)
-        columnar.control_types(buf, key_pos, key_size, types, self.ctl)
+        kernels.control_types(buf, key_pos, key_size, types, self.ctl)
         codes = np.full(len(rs), -1, dtype=np.int64)
         names = [_CONTROL_CODES.get(t, len(CONTROL_NAMES)) if t >= 0 else len(CONTROL_NAMES) for t in types.tolist()]
         codes[rows] = names
@@ -552,7 +552,7 @@ def _note_last_offsets(group: "_Group", rs: np.ndarray, offset: np.ndarray) -> N
     """The offset of the last row in this walk of each section with bytes after its declared records: its
     damage is worded with it. (The walk has set the damage of every section whose last rows these are.)"""
     first = int(rs[0])
-    last = np.flatnonzero(group.sec_err[first:int(rs[-1]) + 1] == columnar.SECTION_TRAILING) + first
+    last = np.flatnonzero(group.sec_err[first:int(rs[-1]) + 1] == kernels.SECTION_TRAILING) + first
     for s in last.tolist():
         rows = np.flatnonzero(rs == s)
         if len(rows):
@@ -738,29 +738,6 @@ class Items:
 
     def __iter__(self) -> Iterator[Item]:
         return (self[i] for i in range(len(self)))
-
-
-def binary_arrays(buf: np.ndarray, a_pos: np.ndarray, a_size: np.ndarray, b_pos: np.ndarray, b_size: np.ndarray,
-                  a_type: pa.DataType = pa.binary()) -> tuple[pa.Array, pa.Array, int]:
-    """Two binary arrays (a may be string) of buf[pos:pos + size], null where size < 0, made in one pass; and
-    the first row whose string is not valid UTF-8, or -1."""
-    a_offsets, a_data, a_nulls = _binary_buffers(a_size)
-    b_offsets, b_data, b_nulls = _binary_buffers(b_size)
-    bad = columnar.gather_pair(buf, a_pos, a_size, a_offsets, a_data, b_pos, b_size, b_offsets, b_data,
-                               a_type == pa.string())
-    return (_binary_array(a_type, a_size, a_nulls, a_offsets, a_data),
-            _binary_array(pa.binary(), b_size, b_nulls, b_offsets, b_data), bad)
-
-
-def _binary_buffers(size: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    total, nulls = columnar.byte_totals(size)
-    return np.empty(len(size) + 1, dtype=np.int32), np.empty(total, dtype=np.uint8), nulls
-
-
-def _binary_array(type_: pa.DataType, size: np.ndarray, nulls: int, offsets: np.ndarray, data: np.ndarray) -> pa.Array:
-    bitmap = pa.py_buffer(np.packbits(size >= 0, bitorder="little")) if nulls else None
-    return pa.Array.from_buffers(type_, len(size), [bitmap, pa.py_buffer(offsets), pa.py_buffer(data)],
-                                 null_count=nulls)
 
 
 @dataclass

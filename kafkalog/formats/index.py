@@ -123,7 +123,7 @@ class _Index(Generic[E]):
         DumpLogSegments rule); the first slot when it is all zeros (an index with no entries yet)."""
         slot = self._read_slot(n)
         if n == 0:
-            return not any(getattr(slot, f) for f in self._fields)
+            return not any(getattr(slot, f) for f in self.fields)
         return self._relative_offset(slot) == 0
 
     def __len__(self) -> int:
@@ -161,27 +161,16 @@ class _Index(Generic[E]):
         for n in range(count):
             yield self._entry(self._parse_slot(data[n * self.entry_size:(n + 1) * self.entry_size]))
 
-    def all_slots(self) -> list[E]:
-        """Every slot of the file as an entry, preallocated ones included (for verification)."""
-        return self.entries_of(self.slot_columns())
-
-    def slot_columns(self) -> np.ndarray:
-        """Every slot of the file, preallocated ones included, as the spec's fields by column (`_fields` order).
-
-        Read by the generated columnar kernel: a preallocated index has a million slots.
-        """
-        from kafkalog.fast import kernels as columnar  # the compiled kernels: only when a whole index is read
-
+    def slot_bytes(self) -> bytes:
+        """The bytes of every slot of the file, preallocated ones included (for `kafkalog.fast.index`)."""
         self._file.seek(0)
         data = self._file.read(self.slots * self.entry_size)
         self.bytes_read += len(data)
-        table = np.empty((len(self._fields), self.slots), dtype=np.int64)
-        self._parse_slots(columnar, np.frombuffer(data, dtype=np.uint8), table)
-        return table
+        return data
 
     def entries_of(self, columns: np.ndarray) -> list[E]:
-        """Entries from `slot_columns` (or a slice of its columns)."""
-        return [self._entry(SimpleNamespace(**dict(zip(self._fields, values)))) for values in columns.T.tolist()]
+        """Entries from the slots' fields by column (`fields` order), as `kafkalog.fast.index` reads them."""
+        return [self._entry(SimpleNamespace(**dict(zip(self.fields, values)))) for values in columns.T.tolist()]
 
     def last_entry(self) -> E | None:
         count = len(self)
@@ -212,14 +201,11 @@ class OffsetIndex(_Index[OffsetIndexEntry]):
     """A `.index` file: entries (offset, position), offsets absolute."""
 
     entry_size = OFFSET_ENTRY_SIZE
-    _fields = ("relative_offset", "position")
+    #: The spec's fields of an entry, in order.
+    fields = ("relative_offset", "position")
 
     def _parse_slot(self, data: bytes):
         return KafkaOffsetIndex.IndexEntry(KaitaiStream(io.BytesIO(data)))
-
-    @staticmethod
-    def _parse_slots(columnar, buf: np.ndarray, table: np.ndarray) -> None:
-        columnar.parse_offset_index_slots(buf, table)
 
     def _entry(self, slot) -> OffsetIndexEntry:
         return OffsetIndexEntry(self.base_offset + slot.relative_offset, slot.position)
@@ -237,14 +223,11 @@ class TimeIndex(_Index[TimeIndexEntry]):
     """A `.timeindex` file: entries (timestamp, offset), offsets absolute."""
 
     entry_size = TIME_ENTRY_SIZE
-    _fields = ("timestamp", "relative_offset")
+    #: The spec's fields of an entry, in order.
+    fields = ("timestamp", "relative_offset")
 
     def _parse_slot(self, data: bytes):
         return KafkaTimeIndex.TimeIndexEntry(KaitaiStream(io.BytesIO(data)))
-
-    @staticmethod
-    def _parse_slots(columnar, buf: np.ndarray, table: np.ndarray) -> None:
-        columnar.parse_time_index_slots(buf, table)
 
     def _entry(self, slot) -> TimeIndexEntry:
         return TimeIndexEntry(slot.timestamp, self.base_offset + slot.relative_offset)

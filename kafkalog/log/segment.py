@@ -24,7 +24,7 @@ import numpy as np
 
 from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, decompression_limit
 from kafkalog.errors import CorruptStructureError, DamagedDataError, TruncatedError
-from kafkalog.fast import kernels as columnar
+from kafkalog.fast import kernels
 from kafkalog.formats import message_set, record_batch
 from kafkalog.log.record_list import TableRecords
 from kafkalog.model import Batch
@@ -180,12 +180,12 @@ class SegmentReader:
             if want >= HEADER_SIZE_UP_TO_MAGIC:
                 chunk = self._read(pos, want)
                 table = np.empty((len(chunk) // MIN_ENTRY_BYTES + 1, 3), dtype=np.int64)
-                n, stop, why = columnar.scan_entries(np.frombuffer(chunk, dtype=np.uint8), 0, self.end - pos,
+                n, stop, why = kernels.scan_entries(np.frombuffer(chunk, dtype=np.uint8), 0, self.end - pos,
                                                      self.max_entry_bytes, table)
                 if n:
                     yield chunk, pos, table[:n]
                 pos += stop
-                if why != columnar.SCAN_STOP:
+                if why != kernels.SCAN_STOP:
                     continue
                 self.position = pos
             # The entry at `pos` is not whole in what was read: the read ends inside it, or it is damaged.

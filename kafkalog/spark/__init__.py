@@ -11,6 +11,8 @@ try:
 except ModuleNotFoundError as exc:
     raise ModuleNotFoundError("kafkalog.spark needs PySpark: pip install 'kafkalog[spark]'", name=exc.name) from None
 
+from kafkalog.spark.datasource import KafkaLogDataSource, KafkaLogDataSourceNoPushdown  # noqa: E402  (after the check)
+
 PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 
 
@@ -23,8 +25,6 @@ def register(spark, *, filter_pushdown: bool | None = None) -> None:
     that takes filters while that setting is off, hence the choice here. See docs/spark.md for
     a caveat of Spark's own about reusing one DataFrame with and without filters.
     """
-    from kafkalog.spark.datasource import KafkaLogDataSource, KafkaLogDataSourceNoPushdown
-
     if filter_pushdown is None:
         filter_pushdown = str(spark.conf.get(PUSHDOWN_CONF, "false")).lower() == "true"
     if filter_pushdown and _pushdown_available():

@@ -27,8 +27,8 @@ from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
 from kafkalog.errors import UsageError
 from kafkalog.spark import offsets, plan
-from kafkalog.spark.datasource import path_option, read_range
 from kafkalog.spark.options import EARLIEST, LATEST, parse_options
+from kafkalog.spark.rows import path_option, read_range
 
 try:  # PySpark 4.2+: read limits and Trigger.AvailableNow for Python sources
     from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, SupportsTriggerAvailableNow

@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from kafkalog.spark import decode
 from kafkalog.spark.options import PERMISSIVE, ReadOptions
+from kafkalog.spark.rows import finish
 from kafkalog.spark.schema import ARROW_SCHEMA, UDF_COLUMNS, UDF_RESULT_DDL
 
 _STRUCT = pa.struct([ARROW_SCHEMA.field(name) for name, *_ in UDF_COLUMNS])
@@ -24,7 +25,6 @@ _STRUCT = pa.struct([ARROW_SCHEMA.field(name) for name, *_ in UDF_COLUMNS])
 def parse_bytes(data: bytes, *, single_batch: bool = False, include_control_records: bool = False,
                 validate_checksums: bool = True) -> pa.StructArray:
     """The records of a segment's (or, with `single_batch`, one batch's) bytes as a struct array."""
-    from kafkalog.spark.datasource import finish
 
     options = ReadOptions(include_control_records=include_control_records, validate_checksums=validate_checksums,
                           explicit_mode=PERMISSIVE)

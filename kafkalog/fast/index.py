@@ -1,0 +1,25 @@
+"""Whole `.index` and `.timeindex` files as columns, read by the generated kernels.
+
+Specs: `kafka_offset_index.ksy` and `kafka_time_index.ksy` (kernels
+`parse_kafka_offset_index__index_entry` and `parse_kafka_time_index__time_index_entry`, driven
+by `kafkalog.fast.kernels`). Twin: `kafkalog.formats.index`, which reads single slots for lookups.
+`kafkalog verify` reads every slot of an index, preallocated ones included: a million for a
+fresh 10 MiB offset index, which only a compiled loop reads in time.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from kafkalog.fast import kernels
+from kafkalog.formats.index import OffsetIndex, TimeIndex
+
+
+def slot_columns(index: OffsetIndex | TimeIndex) -> np.ndarray:
+    """Every slot of the file, preallocated ones included, as the spec's fields by column (`index.fields`)."""
+    buf = np.frombuffer(index.slot_bytes(), dtype=np.uint8)
+    table = np.empty((len(index.fields), index.slots), dtype=np.int64)
+    if isinstance(index, OffsetIndex):
+        kernels.parse_offset_index_slots(buf, table)
+    else:
+        kernels.parse_time_index_slots(buf, table)
+    return table

@@ -1,0 +1,203 @@
+"""The rows of a planned range in the Kafka source's shape: what batch, streaming and UDF reads share.
+
+The decoder's Arrow batches (`kafkalog.spark.decode`) are filtered with Arrow compute (offsets,
+control records, read_committed, pushed filters) and shaped into the DataFrame's columns
+(`kafkalog.spark.schema`).
+"""
+from __future__ import annotations
+
+import logging
+from typing import Iterator
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from kafkalog.arrow import internal_topics as internal_topics_arrow
+from kafkalog.errors import UsageError
+from kafkalog.spark import decode, plan
+from kafkalog.spark.filters import Pushed
+from kafkalog.spark.offsets import Bounds
+from kafkalog.spark.options import DROPMALFORMED, PERMISSIVE, ReadOptions
+from kafkalog.spark.schema import ARROW_SCHEMA, ARROW_TIMESTAMP, output_arrow_schema
+
+# Spark's TimestampType: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999Z
+MIN_TIMESTAMP_MS = -62135596800000
+MAX_TIMESTAMP_MS = 253402300799999
+
+log = logging.getLogger("kafkalog.spark")
+
+
+def path_option(options: dict[str, str]) -> str:
+    lowered = {k.lower(): v for k, v in options.items()}
+    if not lowered.get("path"):
+        raise UsageError('kafkalog needs a path: spark.read.format("kafkalog").load(PATH)')
+    return lowered["path"]
+
+
+def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = Pushed()) -> Iterator[pa.RecordBatch]:
+    """The rows of one planned range, options and pushed filters applied, in the DataFrame's shape."""
+    markers = None
+    if options.read_committed:
+        markers = decode.scan_transaction_markers([(rng.segment.location, rng.start, rng.end)], list(rng.lookahead))
+    seg = rng.segment
+    # failOnDataLoss=false: decode everything, then drop damaged batches with a warning.
+    warn = options.explicit_mode is None and options.mode == DROPMALFORMED
+    decode_options = decode.DecodeOptions(
+        validate_checksums=options.validate_checksums, mode=PERMISSIVE if warn else options.mode,
+        rows_per_batch=options.rows_per_batch, stop_offset=rng.bounds.end)
+    raws = decode.decode_segment_range(seg.location, start=rng.start, end=rng.end, segment=seg.location,
+                                       topic=seg.topic, partition=seg.partition, options=decode_options)
+    if warn:
+        raws = skip_damaged_batches(raws)
+    for raw in raws:
+        keep = _keep_mask(raw, options, markers, rng.bounds)
+        if keep is not None:
+            raw = raw.filter(keep)
+        out = to_output(raw, options)
+        if options.decode:
+            key, value = internal_topics_arrow.decoded_columns(raw)
+            out = pa.RecordBatch.from_arrays([*out.columns, key, value],
+                                             names=[*out.schema.names, "key_decoded", "value_decoded"])
+        mask = pushed.mask(out)
+        if mask is not None:
+            out = out.filter(mask)
+        if out.num_rows:
+            yield out
+
+
+def to_output(raw: pa.RecordBatch, options: ReadOptions) -> pa.RecordBatch:
+    """Decoder rows in the DataFrame's shape: Kafka's source's columns, then kafkalog's."""
+    schema = output_arrow_schema(options.include_headers, options.kafkalog_columns)
+    ts_type = pc.subtract(pc.index_in(raw.column("timestamp_type"),
+                                      value_set=pa.array(["NoTimestampType", "CreateTime", "LogAppendTime"])), 1)
+    columns = {
+        "timestamp": kafka_timestamp(raw.column("timestamp")),
+        "timestampType": ts_type.cast(pa.int32()),
+    }
+    if options.include_headers:
+        columns["headers"] = null_if_empty(raw.column("headers"))
+    return pa.RecordBatch.from_arrays(
+        [columns[name] if name in columns else raw.column(name) for name in schema.names], schema=schema)
+
+
+def null_if_empty(headers: pa.ListArray) -> pa.ListArray:
+    """Headers as Kafka's source gives them: null for a record without any (the same lists, not copied)."""
+    empty = pc.equal(pc.list_value_length(headers), 0)
+    if not pc.any(empty).as_py():
+        return headers
+    offsets = headers.offsets.to_numpy()
+    first = int(offsets[0])
+    return pa.ListArray.from_arrays(pa.array(offsets - first), headers.values.slice(first, int(offsets[-1]) - first),
+                                    type=headers.type, mask=pc.fill_null(empty, True))  # (null lists stay null)
+
+
+def kafka_timestamp(ms: pa.Array) -> pa.Array:
+    """Kafka milliseconds -> UTC microseconds as Kafka's source gives them (-1 stays -1 ms); null outside Spark's range."""
+    if ms.null_count == 0:
+        # The usual batch, in one numpy pass.
+        values = ms.to_numpy()
+        valid = (values >= MIN_TIMESTAMP_MS) & (values <= MAX_TIMESTAMP_MS)
+        return pa.array(np.where(valid, values, 0) * 1000, type=pa.int64(), mask=None if valid.all() else ~valid
+                        ).view(ARROW_TIMESTAMP)
+    valid = pc.and_(pc.greater_equal(ms, MIN_TIMESTAMP_MS), pc.less_equal(ms, MAX_TIMESTAMP_MS))
+    return pc.multiply(pc.if_else(valid, ms, pa.scalar(None, pa.int64())), 1000).cast(ARROW_TIMESTAMP)
+
+
+def skip_damaged_batches(raws: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """PERMISSIVE rows -> the rows DROPMALFORMED keeps, logging each damage as a warning.
+
+    A damage row follows the records of its batch (same `batch_position`); the rows of the
+    last position of each chunk are held back until the next chunk shows whether damage follows.
+    """
+    carry: pa.RecordBatch | None = None
+    for raw in raws:
+        if carry is not None:
+            raw = pa.Table.from_batches([carry, raw]).combine_chunks().to_batches()[0]
+            carry = None
+        damage = pc.is_valid(raw.column("damage"))
+        positions = raw.column("batch_position")
+        if pc.any(damage).as_py():
+            for row in raw.filter(damage).select(["segment", "batch_position", "damage"]).to_pylist():
+                log.warning("%s: byte %s: %s; skipped (failOnDataLoss=false)",
+                            row["segment"], row["batch_position"], row["damage"])
+            bad = pc.unique(positions.filter(damage))
+            raw = raw.filter(pc.invert(pc.fill_null(pc.is_in(positions, value_set=bad), False)))
+            positions = raw.column("batch_position")
+        if not raw.num_rows:
+            continue
+        pos = positions.to_numpy(zero_copy_only=False)
+        differs = np.nonzero(pos != pos[-1])[0]
+        cut = int(differs[-1]) + 1 if len(differs) else 0
+        if cut:
+            yield raw.slice(0, cut)
+        carry = raw.slice(cut)
+    if carry is not None and carry.num_rows:
+        yield carry
+
+
+def finish(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None = None,
+           bounds: Bounds = Bounds()) -> pa.RecordBatch:
+    """kafkalog's own shape (the UDFs'): row options applied, `timestamp` a Spark timestamp, null for -1."""
+    keep = _keep_mask(raw, options, markers, bounds)
+    if keep is not None:
+        raw = raw.filter(keep)
+    return pa.RecordBatch.from_arrays(
+        [to_spark_timestamp(col) if name == "timestamp" else col for name, col in zip(raw.schema.names, raw.columns)],
+        schema=ARROW_SCHEMA)
+
+
+def to_spark_timestamp(ms: pa.Array) -> pa.Array:
+    """Kafka milliseconds -> UTC microseconds; null for -1 (no timestamp) and outside Spark's range."""
+    valid = pc.and_(pc.and_(pc.not_equal(ms, -1), pc.greater_equal(ms, MIN_TIMESTAMP_MS)),
+                    pc.less_equal(ms, MAX_TIMESTAMP_MS))
+    kept = pc.if_else(valid, ms, pa.scalar(None, pa.int64()))
+    return pc.multiply(kept, 1000).cast(ARROW_TIMESTAMP)
+
+
+def _keep_mask(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None, bounds: Bounds) -> pa.Array | None:
+    """Which rows to keep, or None for all of them (the usual batch: then nothing is copied)."""
+    conditions = []
+    offset = raw.column("offset")
+    if bounds.start is not None or bounds.end is not None:
+        lowest, highest = pc.min_max(offset).values()
+        if bounds.start is not None and (lowest.as_py() is None or lowest.as_py() < bounds.start):
+            conditions.append(pc.greater_equal(offset, bounds.start))
+        if bounds.end is not None and (highest.as_py() is None or highest.as_py() >= bounds.end):
+            conditions.append(pc.less(offset, bounds.end))
+    if (not options.include_control_records or options.read_committed) and pc.any(raw.column("is_control")).as_py():
+        # A read_committed consumer never sees control records, whatever includeControlRecords says.
+        conditions.append(pc.invert(raw.column("is_control")))
+    if options.read_committed:
+        conditions.append(pa.array(~_aborted(raw, markers or {})))
+    if not conditions:
+        return None
+    keep = conditions[0]
+    for c in conditions[1:]:
+        keep = pc.and_kleene(keep, c)
+    # Damage rows have no offset or timestamp; they always stay (no record is silently lost).
+    return pc.or_(pc.is_valid(raw.column("damage")), pc.fill_null(keep, False))
+
+
+def _aborted(raw: pa.RecordBatch, markers: dict[int, list[tuple[int, str]]]) -> np.ndarray:
+    """Rows of transactional data whose producer's next marker is ABORT, or that no marker decides."""
+    n = raw.num_rows
+    aborted = np.zeros(n, dtype=bool)
+    txn = pc.fill_null(pc.and_(raw.column("is_transactional"), pc.invert(raw.column("is_control"))), False)
+    txn = txn.to_numpy(zero_copy_only=False)
+    if not txn.any():
+        return aborted
+    pids = pc.fill_null(raw.column("producer_id"), -1).to_numpy()
+    offsets = pc.fill_null(raw.column("offset"), -1).to_numpy()
+    for pid in np.unique(pids[txn]):
+        rows = txn & (pids == pid)
+        found = markers.get(int(pid), [])
+        decided_abort = np.ones(int(rows.sum()), dtype=bool)  # no marker: never committed
+        if found:
+            marker_offsets = np.array([o for o, _ in found], dtype=np.int64)
+            is_abort = np.array([t == decode.ABORT for _, t in found], dtype=bool)
+            nxt = np.searchsorted(marker_offsets, offsets[rows], side="right")  # first marker after the record
+            has = nxt < len(found)
+            decided_abort[has] = is_abort[nxt[has]]
+        aborted[rows] = decided_abort
+    return aborted
