@@ -3,8 +3,8 @@
 
 import kaitaistruct
 from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
-from . import kafka_record_batch
 from . import kafka_message_set
+from . import kafka_record_batch
 
 
 if getattr(kaitaistruct, 'API_VERSION', (0, 9)) < (0, 11):
@@ -50,6 +50,103 @@ class KafkaLog(KaitaiStruct):
         for i in range(len(self.entries)):
             pass
             self.entries[i]._fetch_instances()
+
+
+    class EntryHeader(KaitaiStruct):
+        """The first bytes of an entry, whatever its format, read without the rest
+        of it: the base offset and the size of every entry, the four bytes that
+        are a v2 batch's partition leader epoch or a legacy message's CRC, and
+        the magic byte. Kafka's `FileLogInputStream` reads these 17 bytes
+        (`HEADER_SIZE_UP_TO_MAGIC`) to find each entry and its format, and its
+        `FileChannelRecordBatch` reads a v2 batch's last offset and max
+        timestamp at their fixed places without loading the batch: the broker's
+        offset and timestamp lookups walk a segment by these headers alone.
+        The same bytes are the start of `kafka_record_batch` and of
+        `kafka_message_set::entry`.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/FileLogInputStream.java
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(KafkaLog.EntryHeader, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.base_offset = self._io.read_s8be()
+            self.length = self._io.read_s4be()
+            if self.has_magic:
+                pass
+                self.leader_epoch_or_crc = self._io.read_s4be()
+
+            if self.has_magic:
+                pass
+                self.magic = self._io.read_s1()
+
+            if self.has_v2:
+                pass
+                self.v2 = KafkaLog.EntryHeader.V2Header(self._io, self, self._root)
+
+
+
+        def _fetch_instances(self):
+            pass
+            if self.has_magic:
+                pass
+
+            if self.has_magic:
+                pass
+
+            if self.has_v2:
+                pass
+                self.v2._fetch_instances()
+
+
+        class V2Header(KaitaiStruct):
+            """The fields of a v2 batch's header after the magic byte, up to its max
+            timestamp, at the places `DefaultRecordBatch` defines for them.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/DefaultRecordBatch.java
+            """
+            def __init__(self, _io, _parent=None, _root=None):
+                super(KafkaLog.EntryHeader.V2Header, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self._read()
+
+            def _read(self):
+                self.crc = self._io.read_u4be()
+                self.attributes = self._io.read_u2be()
+                self.last_offset_delta = self._io.read_s4be()
+                self.base_timestamp = self._io.read_s8be()
+                self.max_timestamp = self._io.read_s8be()
+
+
+            def _fetch_instances(self):
+                pass
+
+
+        @property
+        def has_magic(self):
+            """Whether the bytes read reach the magic byte (`HEADER_SIZE_UP_TO_MAGIC`)."""
+            if hasattr(self, '_m_has_magic'):
+                return self._m_has_magic
+
+            self._m_has_magic = self._io.size() >= 17
+            return getattr(self, '_m_has_magic', None)
+
+        @property
+        def has_v2(self):
+            """Whether the bytes read hold a v2 batch's fields up to its max
+            timestamp (a lookup reads a damaged magic above 2 as it reads 2).
+            """
+            if hasattr(self, '_m_has_v2'):
+                return self._m_has_v2
+
+            self._m_has_v2 =  ((self._io.size() >= 43) and (self.magic >= 2)) 
+            return getattr(self, '_m_has_v2', None)
 
 
     class LogEntry(KaitaiStruct):

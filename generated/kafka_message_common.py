@@ -189,6 +189,26 @@ class KafkaMessageCommon(KaitaiStruct):
             return getattr(self, '_m_len', None)
 
 
+    class Int16Prefix(KaitaiStruct):
+        """The int16 that opens a coordinator record's key (its record type) and value (its version), an end-transaction marker and a KRaft control record (their version). Read on its own, it names a record whose message does not parse.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/clients/src/main/java/org/apache/kafka/common/protocol/types/Type.java
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(KafkaMessageCommon.Int16Prefix, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.value = self._io.read_s2be()
+
+
+        def _fetch_instances(self):
+            pass
+
+
     class StringField(KaitaiStruct):
         """A Kafka string: int16 length (classic) or unsigned varint length + 1 (compact); null when the length is -1 or the compact length 0.
         

@@ -100,6 +100,10 @@ class KafkaMessageSet(KaitaiStruct):
                 pass
                 self._m_messages._fetch_instances()
 
+            _ = self.messages_data
+            if hasattr(self, '_m_messages_data'):
+                pass
+
 
         @property
         def messages(self):
@@ -116,6 +120,23 @@ class KafkaMessageSet(KaitaiStruct):
             self._m_messages = KafkaMessageSet(_io__raw__m_messages, self, self._root)
             self._io.seek(_pos)
             return getattr(self, '_m_messages', None)
+
+        @property
+        def messages_data(self):
+            """The inner message set as bytes, not parsed: what a reader walks
+            entry by entry when `messages` does not parse, to keep the messages
+            before a damaged one as Kafka's iterator does.
+            """
+            if hasattr(self, '_m_messages_data'):
+                return self._m_messages_data
+
+            _pos = self._io.pos()
+            self._io.seek(0)
+            self._raw__m_messages_data = self._io.read_bytes_full()
+            _process = kafkalog.compression.KafkaDecompress(int(self.codec), self.wrapper_magic)
+            self._m_messages_data = _process.decode(self._raw__m_messages_data)
+            self._io.seek(_pos)
+            return getattr(self, '_m_messages_data', None)
 
 
     class Entry(KaitaiStruct):

@@ -68,6 +68,44 @@ class KafkaProducerSnapshot(KaitaiStruct):
             self.producer_entries[i]._fetch_instances()
 
 
+    class Header(KaitaiStruct):
+        """The version and the crc alone. Read before the whole file, so that a
+        snapshot of an unknown version, or whose entries do not parse, still
+        shows its version and its crc, as Kafka's `readSnapshot` reports them.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/3.9/storage/src/main/java/org/apache/kafka/storage/internals/log/ProducerStateManager.java
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(KafkaProducerSnapshot.Header, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.version = self._io.read_s2be()
+            if self.has_crc:
+                pass
+                self.crc = self._io.read_u4be()
+
+
+
+        def _fetch_instances(self):
+            pass
+            if self.has_crc:
+                pass
+
+
+        @property
+        def has_crc(self):
+            """Whether the file is long enough to hold the crc."""
+            if hasattr(self, '_m_has_crc'):
+                return self._m_has_crc
+
+            self._m_has_crc = self._io.size() >= 6
+            return getattr(self, '_m_has_crc', None)
+
+
     class ProducerEntry(KaitaiStruct):
         """The state of one producer (Kafka's `PRODUCER_SNAPSHOT_ENTRY_SCHEMA`), 46 bytes.
         

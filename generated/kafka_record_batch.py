@@ -167,6 +167,10 @@ class KafkaRecordBatch(KaitaiStruct):
                 pass
                 self._m_decompressed._fetch_instances()
 
+            _ = self.decompressed_data
+            if hasattr(self, '_m_decompressed_data'):
+                pass
+
             _ = self.uncompressed
             if hasattr(self, '_m_uncompressed'):
                 pass
@@ -191,6 +195,26 @@ class KafkaRecordBatch(KaitaiStruct):
                 self._io.seek(_pos)
 
             return getattr(self, '_m_decompressed', None)
+
+        @property
+        def decompressed_data(self):
+            """The decompressed records as bytes, not parsed: what a reader walks
+            record by record when `decompressed` does not parse, to keep the
+            records before a damaged one as Kafka's iterator does.
+            """
+            if hasattr(self, '_m_decompressed_data'):
+                return self._m_decompressed_data
+
+            if self.codec != KafkaRecordBatch.Compression.none:
+                pass
+                _pos = self._io.pos()
+                self._io.seek(0)
+                self._raw__m_decompressed_data = self._io.read_bytes_full()
+                _process = kafkalog.compression.KafkaDecompress(int(self.codec), 2)
+                self._m_decompressed_data = _process.decode(self._raw__m_decompressed_data)
+                self._io.seek(_pos)
+
+            return getattr(self, '_m_decompressed_data', None)
 
         @property
         def uncompressed(self):

@@ -62,3 +62,76 @@ types:
           min: 0
           max: 2
         doc: Message format version of the entry.
+  entry_header:
+    doc: |
+      The first bytes of an entry, whatever its format, read without the rest
+      of it: the base offset and the size of every entry, the four bytes that
+      are a v2 batch's partition leader epoch or a legacy message's CRC, and
+      the magic byte. Kafka's `FileLogInputStream` reads these 17 bytes
+      (`HEADER_SIZE_UP_TO_MAGIC`) to find each entry and its format, and its
+      `FileChannelRecordBatch` reads a v2 batch's last offset and max
+      timestamp at their fixed places without loading the batch: the broker's
+      offset and timestamp lookups walk a segment by these headers alone.
+      The same bytes are the start of `kafka_record_batch` and of
+      `kafka_message_set::entry`.
+    doc-ref: https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/FileLogInputStream.java
+    -webide-representation: 'offset {base_offset:dec}, {length:dec} bytes, magic {magic:dec}'
+    seq:
+      - id: base_offset
+        type: s8
+        doc: |
+          A v2 batch's base offset, or a legacy entry's offset (for a
+          compressed wrapper, the offset of its last inner message).
+      - id: length
+        type: s4
+        doc: |
+          The entry's size after the first 12 bytes (`LOG_OVERHEAD`). Kafka
+          takes a size below 14 (`LegacyRecord.RECORD_OVERHEAD_V0`) for
+          corruption.
+      - id: leader_epoch_or_crc
+        type: s4
+        if: has_magic
+        doc: |
+          A v2 batch's partition leader epoch, or a legacy message's CRC-32
+          (as a signed number); absent when only the offset and size were read.
+      - id: magic
+        type: s1
+        if: has_magic
+        doc: |
+          Message format version of the entry (0, 1 or 2); absent when only
+          the offset and size were read.
+      - id: v2
+        type: v2_header
+        if: has_v2
+        doc: The next fields of a v2 batch's header, when they were read.
+    instances:
+      has_magic:
+        value: _io.size >= 17
+        doc: Whether the bytes read reach the magic byte (`HEADER_SIZE_UP_TO_MAGIC`).
+      has_v2:
+        value: _io.size >= 43 and magic >= 2
+        doc: |
+          Whether the bytes read hold a v2 batch's fields up to its max
+          timestamp (a lookup reads a damaged magic above 2 as it reads 2).
+    types:
+      v2_header:
+        doc: |
+          The fields of a v2 batch's header after the magic byte, up to its max
+          timestamp, at the places `DefaultRecordBatch` defines for them.
+        doc-ref: https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/DefaultRecordBatch.java
+        seq:
+          - id: crc
+            type: u4
+            doc: CRC-32C of the batch from its attributes to its end.
+          - id: attributes
+            type: u2
+            doc: Codec, timestamp type, transactional and control bits.
+          - id: last_offset_delta
+            type: s4
+            doc: The last offset of the batch, less its base offset.
+          - id: base_timestamp
+            type: s8
+            doc: Timestamp of the first record (or the batch's, for LogAppendTime).
+          - id: max_timestamp
+            type: s8
+            doc: The largest timestamp of the batch's records.

@@ -144,6 +144,14 @@ types:
         process: kafkalog.compression.kafka_decompress(codec.to_i, wrapper_magic)
         type: kafka_message_set
         doc: The inner message set, decompressed and parsed.
+      messages_data:
+        pos: 0
+        size-eos: true
+        process: kafkalog.compression.kafka_decompress(codec.to_i, wrapper_magic)
+        doc: |
+          The inner message set as bytes, not parsed: what a reader walks
+          entry by entry when `messages` does not parse, to keep the messages
+          before a damaged one as Kafka's iterator does.
 enums:
   compression:
     0: none

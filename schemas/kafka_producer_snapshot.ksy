@@ -62,6 +62,25 @@ seq:
       Bytes after the entries. Kafka writes none; its reader ignores them
       but they are covered by the crc.
 types:
+  header:
+    doc: |
+      The version and the crc alone. Read before the whole file, so that a
+      snapshot of an unknown version, or whose entries do not parse, still
+      shows its version and its crc, as Kafka's `readSnapshot` reports them.
+    doc-ref: https://github.com/apache/kafka/blob/3.9/storage/src/main/java/org/apache/kafka/storage/internals/log/ProducerStateManager.java
+    -webide-representation: 'version {version:dec}'
+    seq:
+      - id: version
+        type: s2
+        doc: Snapshot format version, whatever it is.
+      - id: crc
+        type: u4
+        if: has_crc
+        doc: The stored CRC-32C, when the file holds it.
+    instances:
+      has_crc:
+        value: _io.size >= 6
+        doc: Whether the file is long enough to hold the crc.
   producer_entry:
     doc: The state of one producer (Kafka's `PRODUCER_SNAPSHOT_ENTRY_SCHEMA`), 46 bytes.
     doc-ref: https://github.com/apache/kafka/blob/3.9/storage/src/main/java/org/apache/kafka/storage/internals/log/ProducerStateManager.java

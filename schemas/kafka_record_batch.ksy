@@ -160,6 +160,15 @@ types:
         type: record_list(count)
         if: codec != compression::none
         doc: The records of a compressed batch, decompressed and parsed.
+      decompressed_data:
+        pos: 0
+        size-eos: true
+        process: kafkalog.compression.kafka_decompress(codec.to_i, 2)
+        if: codec != compression::none
+        doc: |
+          The decompressed records as bytes, not parsed: what a reader walks
+          record by record when `decompressed` does not parse, to keep the
+          records before a damaged one as Kafka's iterator does.
   record_list:
     doc: A batch's records after decompression, `count` of them.
     -webide-representation: '{count:dec} records'

@@ -390,6 +390,16 @@ def common_spec() -> dict:
                      "repeat-expr": "num_fields.unsigned_value", "doc": "The tagged fields."},
                 ],
             },
+            "int16_prefix": {
+                "doc": ("The int16 that opens a coordinator record's key (its record type) and value (its "
+                        "version), an end-transaction marker and a KRaft control record (their version). "
+                        "Read on its own, it names a record whose message does not parse."),
+                "doc-ref": ref,
+                "-webide-representation": "{value:dec}",
+                "seq": [
+                    {"id": "value", "type": "s2", "doc": "The record type or the version."},
+                ],
+            },
             "tagged_field": {
                 "doc": "One tagged field kept as bytes: its tag, its size, its data.",
                 "doc-ref": ref_tf,

@@ -1,6 +1,7 @@
 """The package's layout holds: imports flow one way, with no cycles, and one top-level package is installed."""
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -77,3 +78,35 @@ def test_spark_without_pyspark_says_so_in_one_line(tmp_path):
     assert result.returncode != 0
     last = result.stderr.strip().splitlines()[-1]
     assert "pip install 'kafkalog[spark]'" in last, result.stderr
+
+
+# Modules that implement byte-level rules which are not Kafka's structures: codec framings and checksums.
+_NOT_KAFKA_STRUCTURES = {"compression.py", "checksums.py"}
+
+
+def _hand_decodes(path) -> list[str]:
+    """`struct` calls and `int.from_bytes` in a module: how bytes get decoded by hand."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) else [])
+            if "struct" in names:
+                found.append(f"{path.name}:{node.lineno}: imports struct")
+        elif isinstance(node, ast.Attribute) and node.attr == "from_bytes":
+            found.append(f"{path.name}:{node.lineno}: int.from_bytes")
+        elif isinstance(node, ast.Attribute) and node.attr.startswith("_raw_"):
+            found.append(f"{path.name}:{node.lineno}: reads the compiler's private {node.attr}")
+    return found
+
+
+def test_bytes_are_decoded_only_by_the_specs():
+    # A field of a spec is decoded by its generated parser and its generated kernel, nowhere else.
+    found = [hit for path in sorted((ROOT / "kafkalog").rglob("*.py")) if path.name not in _NOT_KAFKA_STRUCTURES
+             for hit in _hand_decodes(path)]
+    assert found == []
+
+
+def test_the_hand_decoding_check_finds_hand_decoding(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("import struct\nn = int.from_bytes(b'ab', 'big')\nx = obj._raw__m_decompressed\n")
+    assert len(_hand_decodes(module)) == 3

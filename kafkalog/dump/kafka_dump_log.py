@@ -17,25 +17,20 @@ on one line and cannot drive the terminal.
 """
 from __future__ import annotations
 
-import base64
 import json
-import struct
-import zlib
 from pathlib import Path
 
-from kaitaistruct import BytesIO, KaitaiStream
-
-from kafkalog._generated.kafka_message_set import KafkaMessageSet
 from kafkalog.dump.records import escape
-from kafkalog.errors import DamagedDataError
-from kafkalog.formats.parse_errors import PARSE_ERRORS
-from kafkalog.formats.record_batch import coordinator_epoch
+from kafkalog.formats.internal_topics import CONTROL_ONLY, decode_record
+from kafkalog.formats.message_set import inner_checksums
+from kafkalog.formats.record_batch import control_type_code, coordinator_epoch
 from kafkalog.log.file_kinds import BOOTSTRAP, KRAFT_SNAPSHOT, LOG, kraft_snapshot_id
 from kafkalog.model import Batch, Record
 
 RECORD_INDENT = "|"  # DumpLogSegments.RecordIndent
-_CONTROL_TYPES = {0: "ABORT", 1: "COMMIT", 2: "LEADER_CHANGE", 3: "SNAPSHOT_HEADER", 4: "SNAPSHOT_FOOTER",
-                  5: "KRAFT_VERSION", 6: "KRAFT_VOTERS"}  # ControlRecordType
+#: The KRaft control records DumpLogSegments prints as JSON, by the name it prints before them.
+_RAFT_JSON_LABELS = {"SNAPSHOT_HEADER": "SnapshotHeader", "SNAPSHOT_FOOTER": "SnapshotFooter",
+                     "KRAFT_VERSION": "KRaftVersion", "KRAFT_VOTERS": "KRaftVoters"}
 
 
 def file_lines(path: Path, kind: str) -> list[str]:
@@ -99,93 +94,21 @@ def record_line(batch: Batch, record: Record, legacy_check: tuple[int, bool] | N
 
 
 def _control(record: Record) -> str:
-    key = record.key or b""
-    type_id = struct.unpack_from(">h", key, 2)[0] if len(key) >= 4 else -1
-    name = _CONTROL_TYPES.get(type_id, "UNKNOWN")
-    value = record.value or b""
+    name = record.control_type or "UNKNOWN"
     if name in ("ABORT", "COMMIT"):
         return f" endTxnMarker: {name} coordinatorEpoch: {coordinator_epoch(record.value)}"
-    # The KRaft control records Kafka prints with their JsonConverter (fields of common/message/*.json,
-    # each a flexible version 0 message: int16 fields, then an empty tagged-field section).
-    if name == "SNAPSHOT_HEADER" and len(value) >= 10:
-        version, timestamp = struct.unpack_from(">hq", value)
-        return " SnapshotHeader " + _json({"version": version, "lastContainedLogTimestamp": timestamp})
-    if name == "SNAPSHOT_FOOTER" and len(value) >= 2:
-        return " SnapshotFooter " + _json({"version": struct.unpack_from(">h", value)[0]})
-    if name == "KRAFT_VERSION" and len(value) >= 4:
-        version, kraft_version = struct.unpack_from(">hh", value)
-        return " KRaftVersion " + _json({"version": version, "kRaftVersion": kraft_version})
-    if name == "KRAFT_VOTERS":
-        voters = _voters(value)
-        if voters is not None:
-            return " KRaftVoters " + _json(voters)
-    return f" controlType: {name}({type_id})"
+    # The KRaft control records Kafka prints with their JsonConverter; decoded by their spec
+    # (kafka_raft_control_record.ksy), as `kafkalog dump --format json` decodes them.
+    label = _RAFT_JSON_LABELS.get(name)
+    if label is not None and record.value is not None:
+        decoded = decode_record(CONTROL_ONLY, record.key, record.value, name)
+        if decoded.error is None and decoded.value is not None:
+            return f" {label} " + _json(decoded.value["data"])
+    return f" controlType: {name}({control_type_code(record.key)})"
 
 
 def _json(obj: dict) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
-
-
-class _Flexible:
-    """Reads the fields of a flexible-version Kafka message (common/message/*.json): compact strings and
-    arrays with unsigned-varint lengths + 1, and a tagged-field section after each struct, skipped by size."""
-
-    def __init__(self, data: bytes):
-        self.data, self.pos = data, 0
-
-    def take(self, n: int) -> bytes:
-        if self.pos + n > len(self.data):
-            raise ValueError("the record ends early")
-        self.pos += n
-        return self.data[self.pos - n:self.pos]
-
-    def uvarint(self) -> int:
-        n = shift = 0
-        while True:
-            b = self.take(1)[0]
-            n |= (b & 0x7F) << shift
-            if b < 0x80:
-                return n
-            shift += 7
-            if shift > 28:
-                raise ValueError("varint is too long")
-
-    def int(self, fmt: str) -> int:
-        return struct.unpack(fmt, self.take(struct.calcsize(fmt)))[0]
-
-    def string(self) -> str:
-        return self.take(self.uvarint() - 1).decode("utf-8", "replace")
-
-    def array_length(self) -> int:
-        return self.uvarint() - 1
-
-    def tagged_fields(self) -> None:
-        for _ in range(self.uvarint()):
-            self.uvarint()
-            self.take(self.uvarint())
-
-
-def _voters(value: bytes) -> dict | None:
-    """`VotersRecordJsonConverter.write` of a KRaft voters control record (VotersRecord.json, version 0)."""
-    r = _Flexible(value)
-    try:
-        out = {"version": r.int(">h"), "voters": []}
-        for _ in range(r.array_length()):
-            voter = {"voterId": r.int(">i"),
-                     # Uuid.toString: URL-safe base64 without padding
-                     "voterDirectoryId": base64.urlsafe_b64encode(r.take(16)).decode().rstrip("="),
-                     "endpoints": []}
-            for _ in range(r.array_length()):
-                voter["endpoints"].append({"name": r.string(), "host": r.string(), "port": r.int(">H")})
-                r.tagged_fields()
-            voter["kRaftVersionFeature"] = {"minSupportedVersion": r.int(">h"), "maxSupportedVersion": r.int(">h")}
-            r.tagged_fields()
-            r.tagged_fields()
-            out["voters"].append(voter)
-        r.tagged_fields()
-        return out
-    except ValueError:
-        return None
 
 
 def legacy_checksums(entry: bytes, batch: Batch) -> list[tuple[int, bool]]:
@@ -193,9 +116,4 @@ def legacy_checksums(entry: bytes, batch: Batch) -> list[tuple[int, bool]]:
     the message's own for an uncompressed one, each inner message's for a compressed wrapper."""
     if batch.compression == "none":
         return [(batch.crc, batch.crc_valid)]
-    try:
-        wrapper = KafkaMessageSet.Entry(KaitaiStream(BytesIO(entry)))
-        inner = wrapper.message.compressed_value.messages.entries
-    except (DamagedDataError, *PARSE_ERRORS):  # damaged: the records were reported with their damage
-        return []
-    return [(e.message.crc, e.message.crc == zlib.crc32(e._raw_message[4:]) & 0xFFFFFFFF) for e in inner]
+    return inner_checksums(entry)

@@ -19,6 +19,7 @@ import numba as nb
 import numpy as np
 
 from kafkalog.fast import jit
+from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE
 
 jit.configure()
 
@@ -33,9 +34,6 @@ BODY_TRAILING = 1_000  # a record has bytes after its last header
 SECTION_TRAILING = 1_001  # bytes follow the declared number of records
 
 INT_MAX = 0x7FFFFFFF
-MIN_ENTRY_SIZE = 14  # LegacyRecord.RECORD_OVERHEAD_V0
-LOG_OVERHEAD = 12
-HEADER_SIZE_UP_TO_MAGIC = 17
 
 ENTRY_POS, ENTRY_LENGTH, ENTRY_MAGIC = 0, 1, 2
 

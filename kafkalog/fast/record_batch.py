@@ -44,6 +44,7 @@ from kafkalog.fast import kernels
 from kafkalog.fast import message_set as fast_legacy
 from kafkalog.fast.columns import RECORD_SCHEMA, SCHEMA, Repeated, batch_rows, binary_arrays
 from kafkalog.formats import message_set, record_batch
+from kafkalog.formats.framing import LOG_OVERHEAD
 from kafkalog.formats.parse_errors import PARSE_ERRORS
 from kafkalog.javaint import increment_sequence, s64
 from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE, Batch
@@ -111,7 +112,7 @@ def decode_runs(reader, topic: str | None = None, partition: int | None = None, 
         else:
             yield from walker.chunk(chunk, base, entries)
         last = entries[-1]
-        reader.position = base + int(last[kernels.ENTRY_POS]) + kernels.LOG_OVERHEAD + int(last[kernels.ENTRY_LENGTH])
+        reader.position = base + int(last[kernels.ENTRY_POS]) + LOG_OVERHEAD + int(last[kernels.ENTRY_LENGTH])
 
 
 class _Walker:
@@ -176,7 +177,7 @@ class _Walker:
                     h = int(column[e])
                     if errors[h] != 0:
                         # A header that does not parse: the reference path says why.
-                        self._reference(run, chunk[pos:pos + kernels.LOG_OVERHEAD + length], base + pos, magic)
+                        self._reference(run, chunk[pos:pos + LOG_OVERHEAD + length], base + pos, magic)
                     else:
                         # Magic above 2: read as a v2 batch, with the damage said.
                         yield from self._batches(buf, view, base, entries[e:e + 1], header_rows[h:h + 1], group,
@@ -191,24 +192,24 @@ class _Walker:
             yield run.finish()
 
     def _legacy_entry(self, buf, view, chunk, plain, run, pos, base, length, magic, m, message_errors) -> None:
-        end = pos + kernels.LOG_OVERHEAD + length
+        end = pos + LOG_OVERHEAD + length
         position = base + pos
         entry = plain.messages[:, m]
         if message_errors[m] != 0 or not fast_legacy.crc_matches(view, pos, end, entry):
             self._flush_plain(buf, plain, run)
             self._reference(run, chunk[pos:end], position, magic)
         elif not self.records or int(entry[fast_legacy.CODEC]) == NONE:
-            plain.add(m, position, kernels.LOG_OVERHEAD + length)
+            plain.add(m, position, LOG_OVERHEAD + length)
         else:
             self._flush_plain(buf, plain, run)
-            self._wrapper(view, run, entry, position, kernels.LOG_OVERHEAD + length, chunk[pos:end], magic)
+            self._wrapper(view, run, entry, position, LOG_OVERHEAD + length, chunk[pos:end], magic)
 
     def _batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, hdr: np.ndarray,
                  group: "_Group", run: "_RunBuilder", magic_damage: list[DamagedDataError] | None = None
                  ) -> Iterator[Run]:
         """v2 batches (`entries`, their headers `hdr`) into the group: all uncompressed or all compressed."""
         pos = entries[:, kernels.ENTRY_POS]
-        size = kernels.LOG_OVERHEAD + entries[:, kernels.ENTRY_LENGTH]
+        size = LOG_OVERHEAD + entries[:, kernels.ENTRY_LENGTH]
         position = base + pos
         magic = entries[:, kernels.ENTRY_MAGIC]
         # The CRC-32C of each batch, from its attributes to its end: one call each.
@@ -297,7 +298,7 @@ class _Walker:
     def reference_chunk(self, chunk: bytes, base: int, entries: np.ndarray) -> Iterator[Run]:
         for pos, length, magic in entries.tolist():
             run = _RunBuilder()
-            self._reference(run, chunk[pos:pos + kernels.LOG_OVERHEAD + length], base + pos, magic)
+            self._reference(run, chunk[pos:pos + LOG_OVERHEAD + length], base + pos, magic)
             yield run.finish()
 
     def _reference(self, run: "_RunBuilder", entry: bytes, position: int, magic: int) -> None:

@@ -46,6 +46,7 @@ from kafkalog._generated import (
     kafka_transaction_log_record,
     kafka_varint,
 )
+from kafkalog._generated.kafka_control_record import KafkaControlRecord
 from kafkalog.errors import UndecodableRecordError, UsageError
 from kafkalog.model import Record
 
@@ -146,6 +147,11 @@ def _parse(what: str, make: Callable[[KaitaiStream], KaitaiStruct], data: bytes)
     return obj, io.size() - io.pos()
 
 
+def _int16_prefix(data: bytes) -> int:
+    """The int16 a coordinator key, a coordinator value or a KRaft control record starts with (at least 2 bytes)."""
+    return kafka_message_common.KafkaMessageCommon.Int16Prefix(KaitaiStream(BytesIO(data))).value
+
+
 def _reason(e: Exception) -> str:
     text = str(e)
     if "negative" in text or "requested -" in text:
@@ -159,7 +165,7 @@ def _coordinator(spec: ModuleType, key: bytes | None, value: bytes | None) -> De
         raise _Undecodable("null key: a coordinator record always has a key")
     if len(key) < 2:
         raise _Undecodable(f"key of {len(key)} bytes has no record type")
-    record_type = int.from_bytes(key[:2], "big", signed=True)
+    record_type = _int16_prefix(key)
     if record_type not in types:
         raise _Undecodable(f"unknown record type {record_type} (known: {min(types)}-{max(types)})")
     key_name, value_name, max_version = types[record_type]
@@ -170,7 +176,7 @@ def _coordinator(spec: ModuleType, key: bytes | None, value: bytes | None) -> De
         return out
     if len(value) < 2:
         raise _Undecodable(f"{value_name}: value of {len(value)} bytes has no version")
-    version = int.from_bytes(value[:2], "big", signed=True)
+    version = _int16_prefix(value)
     if version < 0:
         raise _Undecodable(f"{value_name}: negative version {version}")
     value_cls = getattr(cls, _cls(_snake(value_name)))
@@ -219,15 +225,16 @@ def _control_value(control_type: str, value: bytes | None) -> dict[str, Any] | N
     if control_type in ("COMMIT", "ABORT"):
         if len(value) < 6:
             raise _Undecodable(f"end transaction marker of {len(value)} bytes (at least 6 expected)")
-        return {"type": "EndTransactionMarker", "version": int.from_bytes(value[:2], "big", signed=True),
-                "data": {"coordinatorEpoch": int.from_bytes(value[2:6], "big", signed=True)}}
+        marker, _ = _parse("EndTransactionMarker", lambda io: KafkaControlRecord.EndTxnMarker(io), value)
+        return {"type": "EndTransactionMarker", "version": marker.version,
+                "data": {"coordinatorEpoch": marker.coordinator_epoch}}
     if control_type not in _RAFT_CONTROL_TYPES:
         return None
     name, _ = catalog.CONTROL[_RAFT_CONTROL_TYPES[control_type]]
     # No version prefix: the message's own leading int16 `version` field is the version it is read with.
     if len(value) < 2:
         raise _Undecodable(f"{name}: value of {len(value)} bytes has no version")
-    version = int.from_bytes(value[:2], "big", signed=True)
+    version = _int16_prefix(value)
     cls = kafka_raft_control_record.KafkaRaftControlRecord
     obj, _ = _parse(f"{name} version {version}", lambda io: cls(_RAFT_CONTROL_TYPES[control_type], io), value)
     return {"type": name, "version": version, "data": _data(obj.message)}

@@ -36,7 +36,6 @@ from kafkalog.model import (
 
 Entry = KafkaMessageSet.Entry
 _OFFSET_SIZE = 8
-_LOG_OVERHEAD = 12
 _MIN_MESSAGE_SIZE = 14  # LegacyRecord.RECORD_OVERHEAD_V0
 
 
@@ -122,7 +121,7 @@ def _decode_wrapper(parsed: Entry, batch: Batch, path: str | None) -> None:
         inner = [] if isinstance(exc, DecompressionLimitError) else _parse_one_by_one(exc.partial)[0]
         failure = exc.located(path, batch.position)
     except PARSE_ERRORS:
-        inner, problem = _parse_one_by_one(wrapper.compressed_value._raw__m_messages)
+        inner, problem = _parse_one_by_one(wrapper.compressed_value.messages_data)
         failure = _inner_failure(problem, batch, path) if problem is not None else None
 
     if wrapper.magic > 0:
@@ -156,6 +155,26 @@ def _decode_wrapper(parsed: Entry, batch: Batch, path: str | None) -> None:
         batch.records.append(_record(offset, message, timestamp))
     if failure is not None:
         batch.damage.append(failure)
+
+
+def inner_checksums(entry: bytes) -> list[tuple[int, bool]]:
+    """(stored CRC, whether it matches) of each inner message of a compressed wrapper entry, as Kafka's deep
+    iteration reports them; [] when the wrapper or its inner messages do not read whole."""
+    try:
+        value = Entry(KaitaiStream(BytesIO(entry))).message.compressed_value
+        data = value.messages_data if value is not None else b""
+    except (DamagedDataError, *PARSE_ERRORS):
+        return []
+    io = KaitaiStream(BytesIO(data))
+    out = []
+    while not io.is_eof():
+        start = io.pos()
+        try:
+            inner = Entry(io)
+        except PARSE_ERRORS:
+            return []
+        out.append((inner.message.crc, inner.message.crc == legacy_crc(data[start:io.pos()])))
+    return out
 
 
 def _inner_failure(failure: tuple[int, Exception], batch: Batch, path: str | None) -> DamagedDataError:

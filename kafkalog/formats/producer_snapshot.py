@@ -54,9 +54,9 @@ class ProducerSnapshot:
 def decode_snapshot(data: bytes, path: str | None = None, offset: int | None = None) -> ProducerSnapshot:
     snap = ProducerSnapshot(offset=offset, version=None, crc=None, computed_crc=None)
     if len(data) >= 2:
-        snap.version = int.from_bytes(data[:2], "big", signed=True)
+        header = KafkaProducerSnapshot.Header(KaitaiStream(io.BytesIO(data)))
+        snap.version, snap.crc = header.version, header.crc if header.has_crc else None
     if len(data) >= PRODUCER_ENTRIES_OFFSET:
-        snap.crc = int.from_bytes(data[2:6], "big")
         snap.computed_crc = crc32c.crc32c(data[PRODUCER_ENTRIES_OFFSET:])
     try:
         parsed = KafkaProducerSnapshot(KaitaiStream(io.BytesIO(data)))

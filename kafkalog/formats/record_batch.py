@@ -23,8 +23,6 @@ from kafkalog.formats.parse_errors import PARSE_ERRORS, describe
 from kafkalog.javaint import increment_sequence, s64
 from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE, Batch, Header, Record
 
-HEADER_SIZE = 61  # DefaultRecordBatch.RECORD_BATCH_OVERHEAD
-
 
 def decode_batch(entry: bytes, position: int, path: str | None, decode_records: bool = True) -> Batch:
     """Decode one v2 batch; `entry` is the whole batch, `position` where it starts in the file."""
@@ -90,7 +88,7 @@ def _decode_records(parsed: KafkaRecordBatch, batch: Batch, path: str | None) ->
         trailing, failure = b"", exc.located(path, batch.position)
     except PARSE_ERRORS:
         # Kafka hands out the records before a damaged one: parse one at a time to keep them.
-        data = section.data if codec == NONE else section._raw__m_decompressed
+        data = section.data if codec == NONE else section.decompressed_data
         parsed_records, problem = _parse_one_by_one(data, count)
         trailing = b""
         if problem is not None:
@@ -152,6 +150,15 @@ def coordinator_epoch(marker_value: bytes | None) -> int | None:
         return KafkaControlRecord.EndTxnMarker(KaitaiStream(BytesIO(marker_value or b""))).coordinator_epoch
     except PARSE_ERRORS:
         return None
+
+
+def control_type_code(key: bytes | None) -> int:
+    """The type number of a control record's key (`ControlRecordType`'s id), -1 when the key does not parse."""
+    try:
+        kind = KafkaControlRecord(KaitaiStream(BytesIO(key or b""))).type
+    except PARSE_ERRORS:
+        return -1
+    return kind.value if isinstance(kind, KafkaControlRecord.ControlType) else kind
 
 
 def _control_type(key: bytes | None, batch: Batch, path: str | None) -> str:

@@ -21,18 +21,21 @@ from __future__ import annotations
 
 import io
 import os
-import struct
 from dataclasses import dataclass
 from typing import BinaryIO, Sequence
 
+from kafkalog.formats.framing import (
+    HEADER_SIZE_UP_TO_MAGIC,
+    LOG_OVERHEAD,
+    MIN_ENTRY_SIZE,
+    V2_HEADER_SIZE,
+    EntryHeader,
+    entry_header,
+)
 from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry
-from kafkalog.log.segment import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, SegmentReader
+from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SegmentFiles, segment_for
 from kafkalog.model import Batch, Record
-
-_V2_HEADER_READ = 43  # base offset .. max timestamp of a v2 batch header
-_V2_LAST_OFFSET_DELTA = 23
-_V2_MAX_TIMESTAMP = 35
 
 
 @dataclass
@@ -175,29 +178,35 @@ def find_timestamp(segments: Sequence[SegmentFiles], timestamp: int) -> Timestam
 # -- batch headers -------------------------------------------------------------
 @dataclass
 class _Header:
+    """An entry's header (and a v2 batch's fields up to its max timestamp), read without the entry."""
+
     position: int
-    data: bytes  # the first bytes of the entry (up to 43)
+    fields: EntryHeader
+
+    @classmethod
+    def read(cls, f: BinaryIO, pos: int, size: int) -> "_Header":
+        f.seek(pos)
+        return cls(pos, entry_header(f.read(min(V2_HEADER_SIZE, size - pos))))
 
     @property
     def offset(self) -> int:
-        return struct.unpack_from(">q", self.data, 0)[0]
+        return self.fields.base_offset
 
     @property
     def size(self) -> int:
-        return struct.unpack_from(">i", self.data, 8)[0]
+        return self.fields.length
 
     @property
     def magic(self) -> int:
-        return struct.unpack_from(">b", self.data, 16)[0]
+        return self.fields.magic
 
 
 def _scan(f: BinaryIO, pos: int, size: int, wanted) -> int | None:
     """Position of the first entry from `pos` on whose header satisfies `wanted`, reading headers only."""
     while pos + HEADER_SIZE_UP_TO_MAGIC <= size:
-        f.seek(pos)
-        header = _Header(pos, f.read(min(_V2_HEADER_READ, size - pos)))
+        header = _Header.read(f, pos, size)
         length = header.size
-        if length < 14 or pos + LOG_OVERHEAD + length > size:
+        if length < MIN_ENTRY_SIZE or pos + LOG_OVERHEAD + length > size:
             return None  # damage or the end of a preallocated segment: stop, as Kafka's reader does
         if wanted(header):
             return pos
@@ -215,19 +224,18 @@ def _entry_consistent(f: BinaryIO, size: int, segment: SegmentFiles, entry: Offs
     pos = _scan(f, entry.position, size, lambda header: True)
     if pos is None:
         return False
-    f.seek(pos)
-    return _last_offset(_Header(pos, f.read(min(_V2_HEADER_READ, size - pos)))) == entry.offset
+    return _last_offset(_Header.read(f, pos, size)) == entry.offset
 
 
 def _last_offset(header: _Header) -> int:
-    if header.magic >= 2 and len(header.data) >= _V2_LAST_OFFSET_DELTA + 4:
-        return header.offset + struct.unpack_from(">i", header.data, _V2_LAST_OFFSET_DELTA)[0]
+    if header.fields.has_v2:
+        return header.offset + header.fields.v2.last_offset_delta
     return header.offset  # a legacy entry's offset is its (last inner message's) offset
 
 
 def _max_timestamp(f: BinaryIO, header: _Header, segment: SegmentFiles) -> int:
-    if header.magic >= 2 and len(header.data) >= _V2_MAX_TIMESTAMP + 8:
-        return struct.unpack_from(">q", header.data, _V2_MAX_TIMESTAMP)[0]
+    if header.fields.has_v2:
+        return header.fields.v2.max_timestamp
     batch = _decode_at(f, header.position, segment)  # legacy: the timestamp needs the message decoded
     return batch.max_timestamp if batch is not None else -1
 

@@ -17,7 +17,6 @@ raised as a `DamagedDataError` instead.
 from __future__ import annotations
 
 import os
-import struct
 from typing import TYPE_CHECKING, BinaryIO, Iterator
 
 import numpy as np
@@ -26,6 +25,7 @@ from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, decompression_l
 from kafkalog.errors import CorruptStructureError, DamagedDataError, TruncatedError
 from kafkalog.fast import kernels
 from kafkalog.formats import message_set, record_batch
+from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
 from kafkalog.log.record_list import TableRecords
 from kafkalog.model import Batch
 
@@ -33,15 +33,11 @@ if TYPE_CHECKING:
     from kafkalog.fast.record_batch import BatchColumns
 from kafkalog.sources import Source, open_source
 
-LOG_OVERHEAD = 12  # offset (int64) + size (int32)
-HEADER_SIZE_UP_TO_MAGIC = 17  # FileLogInputStream.HEADER_SIZE_UP_TO_MAGIC
-MIN_ENTRY_SIZE = 14  # LegacyRecord.RECORD_OVERHEAD_V0: Kafka rejects smaller sizes as corrupt
 DEFAULT_MAX_ENTRY_BYTES = 256 * 1024 * 1024
 #: How much of the file is read at once; a larger entry is read on its own.
 CHUNK_BYTES = 8 * 1024 * 1024
 MIN_ENTRY_BYTES = LOG_OVERHEAD + MIN_ENTRY_SIZE
 
-_ENTRY_HEADER = struct.Struct(">qi")
 _ZERO_SCAN_LIMIT = 64 * 1024 * 1024
 
 
@@ -194,7 +190,7 @@ class SegmentReader:
                 return
             if LOG_OVERHEAD + length > self._chunk_length(pos):
                 entry = self._read(pos, LOG_OVERHEAD + length)
-                magic = struct.unpack_from(">b", entry, 16)[0]
+                magic = entry_header(entry).magic
                 yield entry, pos, np.array([[0, length, magic]], dtype=np.int64)
                 pos += LOG_OVERHEAD + length
 
@@ -210,8 +206,7 @@ class SegmentReader:
                 f"partial entry at the end: {remaining} bytes left, an entry header takes {HEADER_SIZE_UP_TO_MAGIC}"
                 + self._zero_note(pos), path=self.name, position=pos))
             return None
-        header = self._read(pos, HEADER_SIZE_UP_TO_MAGIC)
-        _, length = _ENTRY_HEADER.unpack_from(header)
+        length = entry_header(self._read(pos, HEADER_SIZE_UP_TO_MAGIC)).length
         if length < MIN_ENTRY_SIZE:
             self._fail(CorruptStructureError(
                 f"entry size {length} is below the minimum of {MIN_ENTRY_SIZE} bytes" + self._zero_note(pos),
@@ -231,7 +226,7 @@ class SegmentReader:
         return length
 
     def _decode(self, entry: bytes, pos: int) -> Batch | None:
-        magic = struct.unpack_from(">b", entry, 16)[0]
+        magic = entry_header(entry).magic
         try:
             with decompression_limit(self.max_decompressed_bytes):
                 # As FileLogInputStream: magic 2 and above is a record batch, below it a legacy message.

@@ -12,16 +12,14 @@ one task.
 from __future__ import annotations
 
 import bisect
-import struct
 from dataclasses import dataclass, field
 
 from kafkalog.errors import UsageError
+from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
 from kafkalog.spark import fs, layout, offsets
 from kafkalog.spark.filters import Pushed
 from kafkalog.spark.offsets import Bounds
 from kafkalog.spark.options import ReadOptions
-
-_MIN_ENTRY_SIZE = 14
 
 
 @dataclass(frozen=True)
@@ -222,12 +220,12 @@ def _positions_sound(seg: Segment, used: dict[int, layout.IndexEntry], end_pos: 
     with fs.open_binary(seg.location) as f:
         for p in positions:
             f.seek(p)
-            head = f.read(17)
-            if len(head) < 17:
+            head = f.read(HEADER_SIZE_UP_TO_MAGIC)
+            if len(head) < HEADER_SIZE_UP_TO_MAGIC:
                 return False
-            offset, size = struct.unpack_from(">qi", head)
-            magic = head[16]
-            if magic not in (0, 1, 2) or size < _MIN_ENTRY_SIZE or p + 12 + size > seg.size:
+            header = entry_header(head)
+            offset, size, magic = header.base_offset, header.length, header.magic
+            if magic not in (0, 1, 2) or size < MIN_ENTRY_SIZE or p + LOG_OVERHEAD + size > seg.size:
                 return False
             if offset < seg.base_offset or offset > used[p].offset:
                 return False

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from kafkalog.formats.framing import LOG_OVERHEAD, entry_header
 from kafkalog.spark import decode
 from kafkalog.spark.options import PERMISSIVE, ReadOptions
 from kafkalog.spark.rows import finish
@@ -43,9 +44,9 @@ def parse_bytes(data: bytes, *, single_batch: bool = False, include_control_reco
 
 
 def _first_entry_size(data: bytes) -> int | None:
-    if len(data) < 12:
+    if len(data) < LOG_OVERHEAD:
         return None
-    return 12 + int.from_bytes(data[8:12], "big", signed=True)
+    return LOG_OVERHEAD + entry_header(data).length
 
 
 def _trailing_damage(position: int, n: int) -> pa.RecordBatch:
