@@ -10,7 +10,7 @@ and in PERMISSIVE mode one row per damage, where only `segment`,
 milliseconds (-1 for none). This is what the Spark reader, the UDFs and
 `kafkalog ingest` decode through.
 
-Decoding is the compiled fast path (`kafkalog.fast.record_batch`) unless `fast=False`
+Decoding is the compiled fast path (`kafkalog.fast.segment`) unless `fast=False`
 asks for the Kaitai parsers alone; both give the same rows and damage.
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES
 from kafkalog.errors import ChecksumError, DamagedDataError, UsageError
-from kafkalog.fast import record_batch as fast_path
+from kafkalog.fast import segment as fast_segment
 from kafkalog.fast.columns import SCHEMA, damage_rows
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES, SegmentReader
 from kafkalog.sources import Source
@@ -66,7 +66,7 @@ def read_arrow(
                            max_decompressed_bytes=max_decompressed_bytes)
     out = _Output(rows_per_batch)
     with reader:
-        runs = fast_path.decode_runs(reader, topic, partition, reference=not fast)
+        runs = fast_segment.decode_runs(reader, topic, partition, reference=not fast)
         stopped = False
         for run in runs:
             items = run.items

@@ -1,4 +1,7 @@
-"""The Arrow columns of a segment's records (`SCHEMA`), and how a decoded `Batch` or a damage becomes rows."""
+"""The Arrow columns of a segment's records (`SCHEMA`), and how a decoded `Batch` or a damage becomes rows.
+
+Shared by the fast-path modules; `batch_rows` turns the object path's `Batch` into the same rows.
+"""
 from __future__ import annotations
 
 import numpy as np

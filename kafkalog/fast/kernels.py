@@ -1,5 +1,9 @@
 """The fast path's compiled loops: many records sections walked by the generated kernels, into tables.
 
+Specs: every spec `generated/kafka_kernels.py` compiles (`kafka_log.ksy`'s entries, `kafka_record_batch.ksy`,
+`kafka_record.ksy`, `kafka_control_record.ksy`, `kafka_message_set.ksy`, the two index specs). Twin: the
+generated Kaitai parsers themselves, which the object path calls one object at a time.
+
 The per-type parsers come from the specs (`generated/kafka_kernels.py`, by
 `scripts/kernels.py`); what is written by hand here is only what the specs do
 not say:

@@ -1,5 +1,7 @@
 """The fast path for message format v0 and v1 (magic 0 and 1): entries and wrappers into Arrow columns.
 
+Spec: `kafka_message_set.ksy`. Twin: `kafkalog.formats.message_set`.
+
 Each entry is read by the generated `parse_kafka_message_set__entry`; a
 compressed wrapper's inner message set is decompressed and walked by the same
 kernel (`kernels.walk_messages`). Kafka's rules, as `AbstractLegacyRecordBatch`
@@ -19,6 +21,7 @@ every damage report comes from there.
 from __future__ import annotations
 
 import zlib
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -28,7 +31,8 @@ from kafkalog.checksums import LEGACY_CRC_START
 from kafkalog.compression import CODEC_NAMES, NONE, decompress
 from kafkalog.errors import DamagedDataError
 from kafkalog.fast import kernels
-from kafkalog.fast.columns import HEADERS_TYPE, SCHEMA, Repeated, binary_arrays
+from kafkalog.fast.columns import HEADERS_TYPE, SCHEMA, binary_arrays
+from kafkalog.fast.options import WalkOptions
 from kafkalog.model import (
     CREATE_TIME,
     LOG_APPEND_TIME,
@@ -73,19 +77,36 @@ def timestamp_type_index(entry: np.ndarray) -> int:
     return 1 if entry[TIMESTAMP_TYPE] else 0
 
 
-def plain_rows(buf: np.ndarray, table: np.ndarray, positions: list[int], path: str | None, topic: str | None,
-               partition: int | None, repeated: Repeated) -> pa.Table:
+@dataclass(slots=True)
+class _Messages:
+    """Legacy messages to become rows: per message, its offset, timestamp and where its key and value are;
+    per entry, how many of the messages are its records, and its position, magic, timestamp type and codec."""
+
+    offset: np.ndarray
+    timestamp: np.ndarray
+    key_pos: np.ndarray
+    key_size: np.ndarray
+    value_pos: np.ndarray
+    value_size: np.ndarray
+    counts: np.ndarray
+    positions: list[int]
+    magics: np.ndarray
+    timestamp_types: np.ndarray  # index into TIMESTAMP_TYPES
+    codecs: np.ndarray
+
+
+def plain_rows(buf: np.ndarray, table: np.ndarray, positions: list[int], options: WalkOptions) -> pa.Table:
     """Uncompressed messages (columns of `table`), one record each."""
     magic = table[MAGIC]
     timestamp = np.where(magic > 0, table[TIMESTAMP], NO_TIMESTAMP)
     ts_type = np.where(magic == 0, 2, table[TIMESTAMP_TYPE])
     counts = np.ones(table.shape[1], dtype=np.int64)
-    return _rows(buf, table[OFFSET], timestamp, table[KEY_POS], table[KEY_SIZE], table[VALUE_POS], table[VALUE_SIZE],
-                 counts, positions, magic, ts_type, table[CODEC], path, topic, partition, repeated)
+    return _rows(buf, _Messages(table[OFFSET], timestamp, table[KEY_POS], table[KEY_SIZE], table[VALUE_POS],
+                                table[VALUE_SIZE], counts, positions, magic, ts_type, table[CODEC]), options)
 
 
-def wrapper_rows(view: memoryview, entry: np.ndarray, position: int, limit: int, path: str | None,
-                 topic: str | None, partition: int | None, repeated: Repeated) -> tuple[pa.Table, int] | None:
+def wrapper_rows(view: memoryview, entry: np.ndarray, position: int, options: WalkOptions
+                 ) -> tuple[pa.Table, int] | None:
     """The inner messages of a compressed wrapper and the batch's base offset; None where the reference must look."""
     codec = int(entry[CODEC])
     magic = int(entry[MAGIC])
@@ -93,7 +114,7 @@ def wrapper_rows(view: memoryview, entry: np.ndarray, position: int, limit: int,
         return None
     start = int(entry[WRAPPED_POS])
     try:
-        data = decompress(codec, view[start:start + int(entry[WRAPPED_SIZE])], magic, limit)
+        data = decompress(codec, view[start:start + int(entry[WRAPPED_SIZE])], magic, options.limit)
     except DamagedDataError:
         return None
     buf = np.frombuffer(data, dtype=np.uint8)
@@ -126,10 +147,9 @@ def wrapper_rows(view: memoryview, entry: np.ndarray, position: int, limit: int,
             source = entry[TIMESTAMP] if magic > 0 and entry[TIMESTAMP_TYPE] else cols[TIMESTAMP]
             timestamp = np.where(cols[MAGIC] == 0, NO_TIMESTAMP, source)
             first = int(offsets[0]) if first is None else first
-            pieces.append(_rows(buf, offsets, timestamp, cols[KEY_POS], cols[KEY_SIZE], cols[VALUE_POS],
-                                cols[VALUE_SIZE], np.array([n]), [position], np.array([magic]),
-                                np.array([timestamp_type_index(entry)]), np.array([codec]), path, topic, partition,
-                                repeated))
+            pieces.append(_rows(buf, _Messages(offsets, timestamp, cols[KEY_POS], cols[KEY_SIZE], cols[VALUE_POS],
+                                               cols[VALUE_SIZE], np.array([n]), [position], np.array([magic]),
+                                               np.array([timestamp_type_index(entry)]), np.array([codec])), options))
         if err != 1:
             break
     table = pa.concat_tables(pieces) if pieces else SCHEMA.empty_table()
@@ -150,27 +170,26 @@ def batch_of(entry: np.ndarray, position: int, size: int, base_offset: int) -> B
         is_control=False, delete_horizon_ms=None)
 
 
-def _rows(buf, offset, timestamp, key_pos, key_size, value_pos, value_size, counts, positions, magics, ts_types,
-          codecs, path, topic, partition, repeated: Repeated) -> pa.Table:
-
-    n = int(counts.sum())
+def _rows(buf: np.ndarray, m: _Messages, options: WalkOptions) -> pa.Table:
+    n = int(m.counts.sum())
+    repeated, topic, partition, path = options.repeated, options.topic, options.partition, options.path
 
     def per_batch(values, type_: pa.DataType, names: pa.Array | None = None) -> pa.Array:
-        return repeated.per_batch(np.asarray(values), counts, n, type_, names)
+        return repeated.per_batch(np.asarray(values), m.counts, n, type_, names)
 
-    key, value, _ = binary_arrays(buf, np.ascontiguousarray(key_pos), np.ascontiguousarray(key_size),
-                                  np.ascontiguousarray(value_pos), np.ascontiguousarray(value_size))
+    key, value, _ = binary_arrays(buf, np.ascontiguousarray(m.key_pos), np.ascontiguousarray(m.key_size),
+                                  np.ascontiguousarray(m.value_pos), np.ascontiguousarray(m.value_size))
     columns = {
         "topic": repeated.column(topic, pa.string(), n),
         "partition": repeated.column(partition, pa.int32(), n),
-        "offset": pa.array(np.asarray(offset, dtype=np.int64)),
-        "timestamp": pa.array(np.asarray(timestamp, dtype=np.int64)),
-        "timestamp_type": per_batch(ts_types, pa.string(), TIMESTAMP_TYPES),
+        "offset": pa.array(np.asarray(m.offset, dtype=np.int64)),
+        "timestamp": pa.array(np.asarray(m.timestamp, dtype=np.int64)),
+        "timestamp_type": per_batch(m.timestamp_types, pa.string(), TIMESTAMP_TYPES),
         "key": key,
         "value": value,
         "headers": pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, dtype=np.int32)), _EMPTY_HEADERS),
-        "magic": per_batch(magics, pa.int32()),
-        "compression": per_batch(codecs, pa.string(), CODECS),
+        "magic": per_batch(m.magics, pa.int32()),
+        "compression": per_batch(m.codecs, pa.string(), CODECS),
         # What legacy messages do not have, the same on every row.
         "producer_id": repeated.column(NO_PRODUCER_ID, pa.int64(), n),
         "producer_epoch": repeated.column(NO_PRODUCER_EPOCH, pa.int32(), n),
@@ -180,7 +199,7 @@ def _rows(buf, offset, timestamp, key_pos, key_size, value_pos, value_size, coun
         "control_type": repeated.column(None, pa.string(), n),
         "partition_leader_epoch": repeated.column(NO_PARTITION_LEADER_EPOCH, pa.int32(), n),
         "segment": repeated.column(path, pa.string(), n),
-        "batch_position": pa.array(np.repeat(np.asarray(positions, dtype=np.int64), counts)),
+        "batch_position": pa.array(np.repeat(np.asarray(m.positions, dtype=np.int64), m.counts)),
         "damage": repeated.column(None, pa.string(), n),
     }
     return pa.Table.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)

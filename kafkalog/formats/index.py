@@ -1,5 +1,7 @@
 """Offset (`.index`) and time (`.timeindex`) indexes, read as Kafka's `OffsetIndex` and `TimeIndex` do.
 
+Specs: `kafka_offset_index.ksy`, `kafka_time_index.ksy`. Twin: `kafkalog.fast.index` (whole-file reads).
+
     with OffsetIndex("00000000000000000106.index") as index:
         index.lookup(150)        # OffsetIndexEntry(offset=144, position=5648)
         list(index)              # every entry, absolute offsets

@@ -1,5 +1,8 @@
 """Kafka's internal topics decoded: consumer offsets, transactions, share groups, KRaft metadata.
 
+Specs: the `kafka_*_record.ksy` families, `kafka_raft_control_record.ksy`, `kafka_consumer_protocol.ksy`,
+`kafka_message_common.ksy`. No fast-path twin: records are decoded one at a time when asked for.
+
     from kafkalog.formats.internal_topics import decoder_for_path, decode_record
     decoder = decoder_for_path("/var/lib/kafka/__consumer_offsets-7/00000000000000000000.log")
     decoded = decode_record(decoder, record.key, record.value, record.control_type)

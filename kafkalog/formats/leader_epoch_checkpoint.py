@@ -1,5 +1,7 @@
 """The `leader-epoch-checkpoint` file: text, read as Kafka's `CheckpointFile` reads it.
 
+No spec (the file is text, not bytes with a layout) and no fast-path twin.
+
     0          <- format version (LeaderEpochCheckpointFile.CURRENT_VERSION)
     3          <- number of entries
     0 0        <- "epoch startOffset", one line per entry

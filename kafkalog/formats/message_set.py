@@ -1,5 +1,7 @@
 """Legacy messages (magic 0 and 1): from the generated parser to `Batch` and `Record`.
 
+Spec: `kafka_message_set.ksy`. Twin: `kafkalog.fast.message_set`.
+
 Each shallow entry of a segment becomes one `Batch`, as Kafka's
 `AbstractLegacyRecordBatch` presents it: an uncompressed message is a batch
 of one record; a compressed wrapper is a batch of its inner messages, with

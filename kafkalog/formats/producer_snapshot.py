@@ -1,5 +1,7 @@
 """Producer state snapshots (`.snapshot`), read as Kafka's `ProducerStateManager.readSnapshot` does.
 
+Spec: `kafka_producer_snapshot.ksy`. No fast-path twin: the files are small.
+
 The file is parsed with the generated `kafka_producer_snapshot` parser; the
 CRC-32C over everything from byte 6 (the entry count) to the end is checked
 here, since Kaitai Struct has none. `readSnapshot` throws on a bad version,

@@ -1,5 +1,7 @@
 """Record batches (magic 2): from the generated parser to `Batch` and `Record`.
 
+Specs: `kafka_record_batch.ksy`, `kafka_record.ksy`, `kafka_control_record.ksy`. Twin: `kafkalog.fast.record_batch`.
+
 Offsets, timestamps and sequences follow Kafka's `DefaultRecordBatch` and
 `DefaultRecord`, including Java's wrapping arithmetic.
 """

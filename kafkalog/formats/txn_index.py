@@ -1,5 +1,7 @@
 """Transaction indexes (`.txnindex`), read as Kafka's `TransactionIndex` does.
 
+Spec: `kafka_txn_index.ksy`. No fast-path twin: the files are small.
+
 Parsed with the generated `kafka_txn_index` parser. As Kafka's iterator,
 entries are read while 34 bytes remain (a partial entry at the end is
 reported, not read), and an entry whose version (the first byte, as

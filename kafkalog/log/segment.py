@@ -17,20 +17,19 @@ raised as a `DamagedDataError` instead.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, BinaryIO, Iterator
+from typing import BinaryIO, Iterator
 
 import numpy as np
 
 from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, decompression_limit
 from kafkalog.errors import CorruptStructureError, DamagedDataError, TruncatedError
-from kafkalog.fast import kernels
+from kafkalog.fast import kernels, runs
+from kafkalog.fast import segment as fast_segment
+from kafkalog.fast.runs import BatchColumns
 from kafkalog.formats import message_set, record_batch
 from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
 from kafkalog.log.record_list import TableRecords
 from kafkalog.model import Batch
-
-if TYPE_CHECKING:
-    from kafkalog.fast.record_batch import BatchColumns
 from kafkalog.sources import Source, open_source
 
 DEFAULT_MAX_ENTRY_BYTES = 256 * 1024 * 1024
@@ -92,9 +91,8 @@ class SegmentReader:
         if not self.fast:
             yield from self._reference_batches()
             return
-        from kafkalog.fast import record_batch as fast_path  # imports the compiled kernels: only when a segment is read
 
-        for run in fast_path.decode_runs(self, records=self.decode_records, record_columns_only=True):
+        for run in fast_segment.decode_runs(self, records=self.decode_records, record_columns_only=True):
             for item in run.items:
                 self.position = item.position
                 if not item.is_batch:
@@ -103,7 +101,7 @@ class SegmentReader:
                     if self.strict:
                         raise item.damage[0]
                     continue
-                batch = fast_path.batch_of(item, self.name)
+                batch = runs.batch_of(item, self.name)
                 if item.batch is None and self.decode_records:
                     batch.records = TableRecords(run.table, item.row_start, item.row_end)
                 self.position = item.position + item.size
@@ -118,15 +116,14 @@ class SegmentReader:
         Every record is parsed and checked as when reading them, but none is
         made into an object: what `kafkalog verify` needs, at the speed of the kernels.
         """
-        from kafkalog.fast import record_batch as fast_path
 
-        for run in fast_path.decode_runs(self, columns=False):
+        for run in fast_segment.decode_runs(self, columns=False):
             for item in run.items:
                 self.position = item.position
                 if not item.is_batch:
                     self.damage.extend(item.damage)
                     continue
-                batch = fast_path.batch_of(item, self.name)
+                batch = runs.batch_of(item, self.name)
                 if item.batch is not None:
                     controls = [(r.offset, r.control_type) for r in batch.records if r.control_type is not None]
                 else:
@@ -135,13 +132,12 @@ class SegmentReader:
                 self.damage.extend(batch.damage)
                 yield batch, item.row_end - item.row_start, controls
 
-    def scan_columns(self) -> Iterator["BatchColumns"]:
-        """`scan`, a run of batches at a time as columns (`kafkalog.fast.record_batch.BatchColumns`): no object per
+    def scan_columns(self) -> Iterator[BatchColumns]:
+        """`scan`, a run of batches at a time as columns (`kafkalog.fast.runs.BatchColumns`): no object per
         plain batch, for checks across batches at the speed of the kernels."""
-        from kafkalog.fast import record_batch as fast_path
 
-        for run in fast_path.decode_runs(self, columns=False):
-            columns = fast_path.batch_columns(run, self.name)
+        for run in fast_segment.decode_runs(self, columns=False):
+            columns = runs.batch_columns(run, self.name)
             self.damage.extend(columns.damage)
             if len(run.items):
                 self.position = int(run.items.position[-1] + run.items.size[-1])

@@ -20,6 +20,7 @@ import kafkalog
 from kafkalog.arrow.reader import DROPMALFORMED, FAILFAST, PERMISSIVE
 from kafkalog.errors import DamagedDataError
 from kafkalog.fast import record_batch as fast_path
+from kafkalog.fast import segment as fast_segment
 from kafkalog.log import segment
 from kafkalog.log.segment import SegmentReader
 from tests.paths import ROOT
@@ -86,11 +87,10 @@ def test_failfast_raises_the_same_damage(path):
 
 def test_the_fast_path_reads_v2_batches_itself():
     # Not a reference read in disguise: the kernels decode the undamaged v2 batches.
-    from kafkalog.fast import record_batch as fast_path
     from kafkalog.log.segment import SegmentReader
 
     with SegmentReader(ROOT / "samples" / "v2-zstd.log") as reader:
-        items = [item for run in fast_path.decode_runs(reader) for item in run.items]
+        items = [item for run in fast_segment.decode_runs(reader) for item in run.items]
     assert items and all(item.batch is None for item in items)
 
 

@@ -1,0 +1,258 @@
+"""What the fast path hands out: runs of a segment's entries, their records as one Arrow table.
+
+    for run in decode_runs(reader):            # kafkalog.fast.segment
+        run.table                              # the records, `kafkalog.fast.columns.SCHEMA` columns
+        run.items                              # each batch (or undecodable entry): its rows and damage
+
+An entry's `Item` is made only when asked for: most entries are plain whole batches, kept as columns
+(`Items`). `batch_of` makes from an item the `Batch` the object path (`kafkalog.formats.record_batch`,
+`kafkalog.formats.message_set`) would have made, and `decode_reference` has the object path decode an
+entry into a run. Spec: `kafka_log.ksy` (a segment's entries); twin: the object path's `Batch`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+import pyarrow as pa
+
+from kafkalog._generated import kafka_kernels as k
+from kafkalog.compression import CODEC_NAMES, decompression_limit
+from kafkalog.errors import ChecksumError, DamagedDataError
+from kafkalog.fast import message_set as fast_legacy
+from kafkalog.fast.columns import batch_rows
+from kafkalog.fast.options import WalkOptions
+from kafkalog.formats import message_set, record_batch
+from kafkalog.javaint import increment_sequence, s64
+from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE, Batch
+
+
+@dataclass
+class Item:
+    """One entry of the segment in a run: a batch and its rows, or an entry that did not decode at all."""
+
+    position: int
+    size: int
+    magic: int
+    base_offset: int
+    row_start: int
+    row_end: int
+    damage: list[DamagedDataError] = field(default_factory=list)
+    #: False for an entry with no batch (its header does not parse): only its damage counts.
+    is_batch: bool = True
+    #: The decoded batch, for the entries the reference path decoded (else None).
+    batch: Batch | None = None
+    #: With `columns=False`: the (offset, type) of each control record of a control batch the fast path decoded.
+    controls: list[tuple[int, str]] | None = None
+    #: The v2 header as the kernel read it (a list; `k.KAFKA_RECORD_BATCH__*` fields), or a legacy entry's
+    #: columns (`fast_legacy`), for the batches the fast path decoded.
+    header: list[int] | np.ndarray | None = None
+
+
+@dataclass
+class Run:
+    """Consecutive entries of a segment: their records as one Arrow table, and each entry's rows."""
+
+    table: pa.Table | None  # None when read with columns=False
+    items: "Items"
+
+
+class RunBuilder:
+    """The tables and items of the run being built; rows are given to items in file order."""
+
+    def __init__(self):
+        self.tables: list[pa.Table] = []
+        self.rows = 0
+        self.assigned = 0
+        self._reset_items()
+
+    def _reset_items(self) -> None:
+        self.blocks: list[tuple[np.ndarray, ...]] = []
+        self.special: dict[int, Item] = {}
+        self.pending: list[Item] = []
+        self.count = 0
+
+    def add_table(self, table: pa.Table) -> None:
+        self.tables.append(table)
+        self.rows += table.num_rows
+
+    def add_rows(self, n: int) -> None:
+        """Rows that were parsed and checked but not made into columns."""
+        self.rows += n
+
+    def assign(self, n: int) -> tuple[int, int]:
+        start = self.assigned
+        self.assigned += n
+        return start, self.assigned
+
+    def add_item(self, item: Item) -> None:
+        """An entry that is not a plain whole batch (damage, the reference path, a legacy entry, controls)."""
+        self.special[self.count] = item
+        self.pending.append(item)
+        self.count += 1
+
+    def add_batches(self, position: np.ndarray, size: np.ndarray, magic: np.ndarray, hdr: np.ndarray,
+                    rows: np.ndarray, damage: dict[int, list[DamagedDataError]] | None = None) -> None:
+        """Whole v2 batches whose `rows` records are the next rows; those in `damage` (by index) have damage."""
+        if damage:
+            i = 0
+            for j in sorted(damage) + [len(hdr)]:
+                if j > i:
+                    self.add_batches(position[i:j], size[i:j], magic[i:j], hdr[i:j], rows[i:j])
+                if j < len(hdr):
+                    start, end = self.assign(int(rows[j]))
+                    header = hdr[j].tolist()
+                    self.add_item(Item(int(position[j]), int(size[j]), int(magic[j]),
+                                       header[k.KAFKA_RECORD_BATCH__BASE_OFFSET], start, end, damage[j],
+                                       header=header))
+                i = j + 1
+            return
+        self._flush_pending()
+        ends = self.assigned + np.cumsum(rows)
+        self.blocks.append((position, size, magic, hdr[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET], ends - rows, ends, hdr))
+        self.assigned = int(ends[-1]) if len(ends) else self.assigned
+        self.count += len(hdr)
+
+    def _flush_pending(self) -> None:
+        if self.pending:
+            n = len(self.pending)
+            self.blocks.append((*(np.array([getattr(item, name) for item in self.pending], dtype=np.int64)
+                                  for name in ("position", "size", "magic", "base_offset", "row_start", "row_end")),
+                                np.zeros((n, k.KAFKA_RECORD_BATCH__WIDTH), dtype=np.int64)))
+            self.pending = []
+
+    def finish(self) -> Run:
+        self._flush_pending()
+        table = pa.concat_tables(self.tables) if self.tables else None
+        columns = [np.concatenate(c) if len(self.blocks) > 1 else c[0] for c in zip(*self.blocks)]
+        run = Run(table, Items(*columns, self.special))
+        self.tables, self.rows, self.assigned = [], 0, 0
+        self._reset_items()
+        return run
+
+
+class Items:
+    """The entries of a run, as columns: an `Item` is made only when asked for (most are plain whole batches).
+
+    `special` holds the entries that are not: damaged, decoded by the reference
+    path, legacy, or with control records read without columns.
+    """
+
+    def __init__(self, position: np.ndarray, size: np.ndarray, magic: np.ndarray, base_offset: np.ndarray,
+                 row_start: np.ndarray, row_end: np.ndarray, header: np.ndarray, special: dict[int, Item]):
+        self.position, self.size, self.magic, self.base_offset = position, size, magic, base_offset
+        self.row_start, self.row_end, self.header, self.special = row_start, row_end, header, special
+
+    def __len__(self) -> int:
+        return len(self.position)
+
+    def __getitem__(self, i: int) -> Item:
+        i = range(len(self))[i]
+        item = self.special.get(i)
+        if item is None:
+            item = Item(int(self.position[i]), int(self.size[i]), int(self.magic[i]), int(self.base_offset[i]),
+                        int(self.row_start[i]), int(self.row_end[i]), [], header=self.header[i].tolist())
+        return item
+
+    def __iter__(self) -> Iterator[Item]:
+        return (self[i] for i in range(len(self)))
+
+
+@dataclass
+class BatchColumns:
+    """The batches of a run as columns: what `kafkalog verify` checks across many batches."""
+
+    position: np.ndarray
+    end_position: np.ndarray
+    base_offset: np.ndarray
+    last_offset: np.ndarray
+    max_timestamp: np.ndarray
+    records: np.ndarray  # records parsed and handed out
+    aborts: list[tuple[int, int]]  # (producer id, offset) of each ABORT marker
+    damage: list[DamagedDataError]  # in file order, undecodable entries' included
+
+
+def batch_columns(run: Run, path: str | None) -> BatchColumns:
+    """`BatchColumns` of a run read with `columns=False`; only the entries that are not plain whole batches
+    are looked at one by one."""
+    items = run.items
+    h = items.header
+    base_offset = items.base_offset.copy()
+    # Java's long arithmetic: numpy's int64 wraps the same way.
+    last_offset = h[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET] + h[:, k.KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA]
+    max_timestamp = h[:, k.KAFKA_RECORD_BATCH__MAX_TIMESTAMP].copy()
+    is_batch = np.ones(len(items), dtype=bool)
+    aborts: list[tuple[int, int]] = []
+    damage: list[DamagedDataError] = []
+    for i in sorted(items.special):
+        item = items.special[i]
+        if not item.is_batch:
+            is_batch[i] = False
+            damage.extend(item.damage)
+            continue
+        batch = batch_of(item, path)
+        damage.extend(batch.damage)
+        base_offset[i], last_offset[i], max_timestamp[i] = batch.base_offset, batch.last_offset, batch.max_timestamp
+        controls = ([(r.offset, r.control_type) for r in batch.records if r.control_type is not None]
+                    if item.batch is not None else item.controls or [])
+        aborts.extend((batch.producer_id, offset) for offset, kind in controls if kind == "ABORT")
+    return BatchColumns(items.position[is_batch], (items.position + items.size)[is_batch], base_offset[is_batch],
+                        last_offset[is_batch], max_timestamp[is_batch], (items.row_end - items.row_start)[is_batch],
+                        aborts, damage)
+
+
+def batch_of(item: Item, path: str | None) -> Batch:
+    """The `Batch` of a v2 batch the fast path decoded (records not included), as `record_batch.decode_batch` has it."""
+    if item.batch is not None:
+        return item.batch
+    if item.magic < 2:
+        return fast_legacy.batch_of(item.header, item.position, item.size, item.base_offset)
+    h = item.header
+    codec = h[k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
+    base_offset = h[k.KAFKA_RECORD_BATCH__BASE_OFFSET]
+    base_sequence = h[k.KAFKA_RECORD_BATCH__BASE_SEQUENCE]
+    last_offset_delta = h[k.KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA]
+    return Batch(
+        position=item.position,
+        size=item.size,
+        magic=item.magic,
+        base_offset=base_offset,
+        last_offset=s64(base_offset + last_offset_delta),
+        count=h[k.KAFKA_RECORD_BATCH__RECORDS_COUNT],
+        compression=CODEC_NAMES.get(codec, f"unknown({codec})"),
+        crc=h[k.KAFKA_RECORD_BATCH__CRC],
+        crc_valid=not any(isinstance(d, ChecksumError) for d in item.damage),
+        timestamp_type=LOG_APPEND_TIME if h[k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] else CREATE_TIME,
+        max_timestamp=h[k.KAFKA_RECORD_BATCH__MAX_TIMESTAMP],
+        producer_id=h[k.KAFKA_RECORD_BATCH__PRODUCER_ID],
+        producer_epoch=h[k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH],
+        base_sequence=base_sequence,
+        last_sequence=NO_SEQUENCE if base_sequence == NO_SEQUENCE
+        else increment_sequence(base_sequence, last_offset_delta),
+        partition_leader_epoch=h[k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH],
+        is_transactional=bool(h[k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL]),
+        is_control=bool(h[k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL]),
+        delete_horizon_ms=h[k.KAFKA_RECORD_BATCH__BASE_TIMESTAMP]
+        if h[k.KAFKA_RECORD_BATCH__ATTRIBUTES__HAS_DELETE_HORIZON] else None,
+        damage=list(item.damage),
+    )
+
+
+def decode_reference(options: WalkOptions, run: RunBuilder, entry: bytes, position: int, magic: int) -> None:
+    """Decode one entry with the Kaitai parsers, as `SegmentReader` does, into the run."""
+    try:
+        # Within the reader's cap on decompressed bytes, as SegmentReader decodes.
+        with decompression_limit(options.limit):
+            batch = (record_batch.decode_batch(entry, position, options.path, options.records) if magic >= 2
+                     else message_set.decode_entry(entry, position, options.path, options.records))
+    except DamagedDataError as exc:
+        run.add_item(Item(position, len(entry), magic, 0, run.assigned, run.assigned, [exc], is_batch=False))
+        return
+    if options.columns:
+        options.keep(run, batch_rows(batch, options.topic, options.partition, options.path))
+    else:
+        run.add_rows(len(batch.records))
+    start, end = run.assign(len(batch.records))
+    run.add_item(Item(position, len(entry), batch.magic, batch.base_offset, start, end, list(batch.damage),
+                      batch=batch))

@@ -1,0 +1,187 @@
+"""A segment's entries, each to its decoder: the fast path's reading of `kafka_log.ksy`.
+
+    for run in decode_runs(reader):            # reader: a kafkalog.log.segment.SegmentReader
+        run.table                              # the records, `kafkalog.fast.columns.SCHEMA` columns
+        run.items                              # each batch (or undecodable entry): its rows and damage
+
+For each chunk of the file (`SegmentReader.entries`, found by the `scan_entries` kernel): the v2
+headers and the legacy messages are read by the generated kernels into tables; spans of plain v2
+batches go to `kafkalog.fast.record_batch` in bulk, legacy messages to `kafkalog.fast.message_set`,
+and whatever the kernels do not take (a header that does not parse, a CRC that does not match in a
+legacy message, a wrapper the kernels cannot walk) to the object path, one entry at a time
+(`kafkalog.fast.runs.decode_reference`). Twin: the object path's own reading of a segment,
+`SegmentReader` with `fast=False`, which decodes every entry with the Kaitai parsers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator
+
+import numpy as np
+
+from kafkalog._generated import kafka_kernels as k
+from kafkalog.compression import NONE
+from kafkalog.fast import kernels
+from kafkalog.fast import message_set as fast_legacy
+from kafkalog.fast import record_batch as fast_v2
+from kafkalog.fast.options import WalkOptions
+from kafkalog.fast.runs import Item, Run, RunBuilder, decode_reference
+from kafkalog.formats import record_batch
+from kafkalog.formats.framing import LOG_OVERHEAD
+
+
+def decode_runs(reader, topic: str | None = None, partition: int | None = None, *, reference: bool = False,
+                records: bool = True, columns: bool = True, record_columns_only: bool = False,
+                table_rows: int | None = None) -> Iterator[Run]:
+    """The runs of a `SegmentReader`'s range, in file order; structural damage is left in `reader.damage`.
+
+    `reference=True` decodes every entry with the Kaitai parsers alone;
+    `records=False` reads batch headers and checks CRCs only; `columns=False`
+    parses and checks every record but makes no columns (`Run.table` is None),
+    only each control record's offset and type (`Item.controls`);
+    `record_columns_only=True` makes the `RECORD_COLUMNS` only (what a
+    `Record` holds), a third of the memory of every column.
+    """
+    options = WalkOptions(reader.name, topic, partition, reader.max_decompressed_bytes, records, columns,
+                          record_columns_only)
+    walker = _EntryWalker(options, table_rows or fast_v2.TABLE_ROWS)
+    for chunk, base, entries in reader.entries():
+        reader.position = base
+        if reference:
+            yield from walker.reference_chunk(chunk, base, entries)
+        else:
+            yield from walker.chunk(chunk, base, entries)
+        last = entries[-1]
+        reader.position = base + int(last[kernels.ENTRY_POS]) + LOG_OVERHEAD + int(last[kernels.ENTRY_LENGTH])
+
+
+@dataclass(slots=True)
+class _Plain:
+    """Uncompressed legacy messages waiting to become rows together: their columns of the chunk's message table."""
+
+    messages: np.ndarray
+    columns: list[int] = field(default_factory=list)
+    positions: list[int] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+
+    def clear(self) -> None:
+        self.columns, self.positions, self.sizes = [], [], []
+
+    def add(self, column: int, position: int, size: int) -> None:
+        self.columns.append(column)
+        self.positions.append(position)
+        self.sizes.append(size)
+
+
+class _EntryWalker:
+    """Hands each entry of a chunk to its decoder, in file order, into runs."""
+
+    def __init__(self, options: WalkOptions, table_rows: int):
+        self.options = options
+        self.batches = fast_v2.BatchWalker(options, table_rows)
+
+    def chunk(self, chunk: bytes, base: int, entries: np.ndarray) -> Iterator[Run]:
+        buf = np.frombuffer(chunk, dtype=np.uint8)
+        magics = entries[:, kernels.ENTRY_MAGIC]
+        v2 = np.flatnonzero(magics >= 2)
+        headers = np.empty((k.KAFKA_RECORD_BATCH__WIDTH, len(v2)), dtype=np.int64)
+        errors = np.empty(len(v2), dtype=np.int64)
+        kernels.parse_batch_headers(buf, entries, v2, headers, errors)
+        legacy = np.flatnonzero(magics < 2)
+        messages = np.empty((fast_legacy.WIDTH, len(legacy)), dtype=np.int64)
+        message_errors = np.empty(len(legacy), dtype=np.int64)
+        kernels.parse_legacy_entries(buf, entries, legacy, messages, message_errors)
+        column = np.empty(len(entries), dtype=np.int64)  # each entry's column in its table (headers or messages)
+        column[v2] = np.arange(len(v2))
+        column[legacy] = np.arange(len(legacy))
+        header_rows = np.ascontiguousarray(headers.T)  # a batch's header is a row
+        # Spans of consecutive batches taken in bulk (magic 2, a header that parses): kind 1 uncompressed,
+        # 2 compressed; kind 0 entries are taken one by one.
+        kind = np.zeros(len(entries), dtype=np.int8)
+        bulk = (errors == 0) & (magics[v2] == 2)
+        if self.options.records:
+            kind[v2[bulk]] = np.where(headers[k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION, bulk] == NONE, 1, 2)
+        else:
+            kind[v2[bulk]] = 1
+        cuts = (np.flatnonzero(np.diff(kind)) + 1).tolist()
+
+        group = fast_v2.Group()
+        plain = _Plain(messages)
+        run = RunBuilder()
+        view = memoryview(chunk)
+        for a, b in zip([0] + cuts, cuts + [len(entries)]):
+            if kind[a] == 0:
+                for e in range(a, b):
+                    pos, length, magic = entries[e].tolist()
+                    if magic < 2:
+                        yield from self.batches.walk(group, run)
+                        self._legacy_entry(buf, view, chunk, plain, run, pos, base, length, magic, int(column[e]),
+                                           message_errors)
+                        continue
+                    self._flush_plain(buf, plain, run)
+                    yield from self.batches.walk(group, run)
+                    h = int(column[e])
+                    if errors[h] != 0:
+                        # A header that does not parse: the reference path says why.
+                        decode_reference(self.options, run, chunk[pos:pos + LOG_OVERHEAD + length], base + pos, magic)
+                    else:
+                        # Magic above 2: read as a v2 batch, with the damage said.
+                        yield from self.batches.batches(buf, view, base, entries[e:e + 1], header_rows[h:h + 1], group,
+                                                 run, [record_batch.magic_damage(magic, self.options.path, base + pos)])
+                continue
+            self._flush_plain(buf, plain, run)
+            h = int(column[a])
+            yield from self.batches.batches(buf, view, base, entries[a:b], header_rows[h:h + b - a], group, run)
+        yield from self.batches.walk(group, run)
+        self._flush_plain(buf, plain, run)
+        if run.count:
+            yield run.finish()
+
+    def _legacy_entry(self, buf, view, chunk, plain, run, pos, base, length, magic, m, message_errors) -> None:
+        end = pos + LOG_OVERHEAD + length
+        position = base + pos
+        entry = plain.messages[:, m]
+        if message_errors[m] != 0 or not fast_legacy.crc_matches(view, pos, end, entry):
+            self._flush_plain(buf, plain, run)
+            decode_reference(self.options, run, chunk[pos:end], position, magic)
+        elif not self.options.records or int(entry[fast_legacy.CODEC]) == NONE:
+            plain.add(m, position, LOG_OVERHEAD + length)
+        else:
+            self._flush_plain(buf, plain, run)
+            self._wrapper(view, run, entry, position, LOG_OVERHEAD + length, chunk[pos:end], magic)
+
+    def _flush_plain(self, buf: np.ndarray, plain: "_Plain", run: RunBuilder) -> None:
+        """Uncompressed legacy messages waiting in `plain`: one record each (none when reading headers only)."""
+        if not plain.columns:
+            return
+        table = plain.messages[:, plain.columns]
+        if self.options.records and self.options.columns:
+            rows = fast_legacy.plain_rows(buf, table, plain.positions, self.options)
+            self.options.keep(run, rows)
+        elif self.options.records:
+            run.add_rows(len(plain.columns))
+        for i, (position, size) in enumerate(zip(plain.positions, plain.sizes)):
+            entry = table[:, i]
+            start, end = run.assign(1 if self.options.records else 0)
+            run.add_item(Item(position, size, int(entry[fast_legacy.MAGIC]), int(entry[fast_legacy.OFFSET]), start,
+                              end, header=entry))
+        plain.clear()
+
+    def _wrapper(self, view, run, entry, position, size, raw: bytes, magic: int) -> None:
+        found = fast_legacy.wrapper_rows(view, entry, position, self.options)
+        if found is None:
+            decode_reference(self.options, run, raw, position, magic)
+            return
+        table, base_offset = found
+        if self.options.columns:
+            self.options.keep(run, table)
+        else:
+            run.add_rows(table.num_rows)
+        start, end = run.assign(table.num_rows)
+        run.add_item(Item(position, size, magic, base_offset, start, end, header=entry))
+
+    def reference_chunk(self, chunk: bytes, base: int, entries: np.ndarray) -> Iterator[Run]:
+        for pos, length, magic in entries.tolist():
+            run = RunBuilder()
+            decode_reference(self.options, run, chunk[pos:pos + LOG_OVERHEAD + length], base + pos, magic)
+            yield run.finish()
