@@ -35,6 +35,7 @@ class DumpOptions:
     max_bytes: int | None = None  # read only the first N bytes of each record-batch file (KIP-824)
     progress: ByteProgress | None = None
     decode: str | None = None  # --decode: internal-topic decoder (default: by the partition directory's name)
+    kafka_version: str = kafka_format.DEFAULT_KAFKA_VERSION  # --kafka-version: whose kafka-dump-log.sh lines
 
 
 class _Prefix:
@@ -114,6 +115,7 @@ def _dump_ours(path: Path, reader: SegmentReader, opts: DumpOptions, out: TextIO
 def _dump_kafka(path: Path, kind: str, reader: SegmentReader, source: BinaryIO, opts: DumpOptions,
                 out: TextIO) -> bool:
     out.write(f"Dumping {path}\n")
+    decoder = internal_topics.decoder_for_path(path, opts.decode)
     for line in kafka_format.file_lines(path, kind):
         out.write(line + "\n")
     valid_bytes = 0
@@ -126,7 +128,7 @@ def _dump_kafka(path: Path, kind: str, reader: SegmentReader, source: BinaryIO, 
                 checks = kafka_format.legacy_checksums(source.read(batch.size), batch)
             for n, record in enumerate(batch.records):
                 check = checks[n] if len(checks) == len(batch.records) else (batch.crc, batch.crc_valid)
-                out.write(kafka_format.record_line(batch, record, check) + "\n")
+                out.write(kafka_format.record_line(batch, record, check, opts.kafka_version, decoder) + "\n")
         valid_bytes += batch.size
         _progress(opts, batch.end_position, path)
     damage = _without_max_bytes_cut(reader, opts)
@@ -197,7 +199,7 @@ def _record_bytes(targets) -> int:
 def _dump(args: argparse.Namespace) -> int:
     targets = _dump_targets(args.files, args.type)
     opts = DumpOptions(format=args.format, full=args.full, shallow=args.shallow, max_bytes=args.max_bytes,
-                       decode=args.decode)
+                       decode=args.decode, kafka_version=args.kafka_version)
     if not sys.stdout.isatty():  # dumping to a file or a pipe: progress on the terminal, if there is one
         opts.progress = ByteProgress.for_stderr(_record_bytes(targets))
     out = sys.stdout
@@ -307,8 +309,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "checksum holds, 1 when anything was damaged, 2 for a usage error.")
     dump.add_argument("files", nargs="+", metavar="FILE")
     dump.add_argument("--format", choices=("text", "json", "kafka"), default="text",
-                      help="text (default); json: one JSON object per line; kafka: the lines of Kafka 3.9's "
-                           "kafka-dump-log.sh --deep-iteration --print-data-log")
+                      help="text (default); json: one JSON object per line; kafka: the lines of Kafka's "
+                           "kafka-dump-log.sh --deep-iteration --print-data-log (see --kafka-version)")
+    dump.add_argument("--kafka-version", choices=kafka_format.KAFKA_VERSIONS, default=kafka_format.DEFAULT_KAFKA_VERSION,
+                      help="with --format kafka: print the lines of this Kafka version's kafka-dump-log.sh "
+                           f"(default {kafka_format.DEFAULT_KAFKA_VERSION})")
     dump.add_argument("--type", choices=file_kinds.KINDS, metavar="KIND",
                       help="read every FILE as this kind whatever its name: " + ", ".join(file_kinds.KINDS))
     dump.add_argument("--full", "--print-data-log", dest="full", action="store_true",

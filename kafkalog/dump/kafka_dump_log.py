@@ -1,8 +1,11 @@
 """`kafkalog dump --format kafka`: the lines of `kafka-dump-log.sh --deep-iteration --print-data-log`.
 
-The format is that of Kafka 3.9's `kafka.tools.DumpLogSegments` (Scala; its
-`printBatchLevel` is unchanged since 3.2, the record line since 3.1, and the
-Java port in `org.apache.kafka.tools` keeps it):
+The lines are those of Kafka 4's `org.apache.kafka.tools.DumpLogSegments` (the Java port, in
+kafka-tools), or with `--kafka-version 3.9` those of Kafka 3.9's `kafka.tools.DumpLogSegments`
+(Scala; its `printBatchLevel` is unchanged since 3.2, the record line since 3.1). The two differ
+where Kafka 4 prints a leader-change control record as JSON, and ends a legacy record's
+`crc:` without Kafka 3's stray brace; `tests/dump/test_dump_log_segments.py` holds kafkalog to
+both tools, run from Maven Central's jars:
 
     Dumping 00000000000000000000.log
     Log starting offset: 0
@@ -10,7 +13,7 @@ Java port in `org.apache.kafka.tools` keeps it):
     | offset: 0 CreateTime: 1700000000000 keySize: 5 valueSize: 30 sequence: 0 headerKeys: [txn] key: key-0 payload: hello apple (in a transaction)
 
 Magic 0 and 1 entries print `offset: <last offset>` in place of the v2 fields, and each
-record ` isValid: <bool> crc: <crc>}` (with Kafka's stray brace). Keys and values are
+record ` isValid: <bool> crc: <crc>` (`crc: <crc>}` in Kafka 3). Keys and values are
 decoded as UTF-8 (bad bytes as U+FFFD, as Java's `new String(bytes, UTF_8)`); unlike
 Kafka, control characters in them are escaped (`\\n`, `\\x1b`), so every record stays
 on one line and cannot drive the terminal.
@@ -18,10 +21,19 @@ on one line and cannot drive the terminal.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from kafkalog.dump.records import escape
-from kafkalog.formats.internal_topics import CONTROL_ONLY, decode_record
+from kafkalog.formats.internal_topics import (
+    CONTROL_ONLY,
+    METADATA,
+    OFFSETS,
+    SHARE,
+    TRANSACTIONS,
+    decode_record,
+    snake_case,
+)
 from kafkalog.formats.message_set import inner_checksums
 from kafkalog.formats.record_batch import control_type_code, coordinator_epoch
 from kafkalog.log.file_kinds import BOOTSTRAP, KRAFT_SNAPSHOT, LOG, kraft_snapshot_id
@@ -31,6 +43,8 @@ RECORD_INDENT = "|"  # DumpLogSegments.RecordIndent
 #: The KRaft control records DumpLogSegments prints as JSON, by the name it prints before them.
 _RAFT_JSON_LABELS = {"SNAPSHOT_HEADER": "SnapshotHeader", "SNAPSHOT_FOOTER": "SnapshotFooter",
                      "KRAFT_VERSION": "KRaftVersion", "KRAFT_VOTERS": "KRaftVoters"}
+#: ... and from Kafka 4 on, a leader change too.
+_LEADER_CHANGE_LABEL = {"LEADER_CHANGE": "LeaderChange:"}
 
 
 def file_lines(path: Path, kind: str) -> list[str]:
@@ -72,10 +86,19 @@ def _text(data: bytes) -> str:
     return escape(data.decode("utf-8", "replace"))
 
 
-def record_line(batch: Batch, record: Record, legacy_check: tuple[int, bool] | None = None) -> str:
+#: The Kafka versions whose kafka-dump-log.sh lines kafkalog prints: "4" (the default) and "3.9".
+KAFKA_VERSIONS = ("4", "3.9")
+DEFAULT_KAFKA_VERSION = "4"
+
+
+def record_line(batch: Batch, record: Record, legacy_check: tuple[int, bool] | None = None,
+                kafka_version: str = DEFAULT_KAFKA_VERSION, decoder: str | None = None) -> str:
     """The record line of `DumpLogSegments.dumpLog` with deep iteration and --print-data-log.
 
-    `legacy_check` is the (crc, isValid) of a magic 0/1 record (see `legacy_checksums`)."""
+    `legacy_check` is the (crc, isValid) of a magic 0/1 record (see `legacy_checksums`); `decoder`
+    the internal topic's (`kafkalog.formats.internal_topics`), whose records print as the matching
+    `--offsets-decoder`, `--transaction-log-decoder`, `--share-group-state-decoder` or
+    `--cluster-metadata-decoder` prints them."""
     key_size = -1 if record.key is None else len(record.key)
     value_size = -1 if record.value is None else len(record.value)
     line = (f"{RECORD_INDENT} offset: {record.offset} {batch.timestamp_type}: {record.timestamp} "
@@ -83,9 +106,13 @@ def record_line(batch: Batch, record: Record, legacy_check: tuple[int, bool] | N
     if batch.magic >= 2:
         line += f" sequence: {record.sequence} headerKeys: [{','.join(escape(h.key) for h in record.headers)}]"
     elif legacy_check is not None:
-        line += f" isValid: {_bool(legacy_check[1])} crc: {legacy_check[0]}}}"
+        brace = "}" if kafka_version == "3.9" else ""  # Kafka 3's Scala tool printed a stray brace here
+        line += f" isValid: {_bool(legacy_check[1])} crc: {legacy_check[0]}{brace}"
     if batch.is_control:
-        return line + _control(record)
+        return line + _control(record, kafka_version)
+    decoded = _decoded_contents(record, decoder)
+    if decoded is not None:
+        return line + decoded
     if record.key is not None:
         line += f" key: {_text(record.key)}"
     if record.value is not None:
@@ -93,13 +120,13 @@ def record_line(batch: Batch, record: Record, legacy_check: tuple[int, bool] | N
     return line
 
 
-def _control(record: Record) -> str:
+def _control(record: Record, kafka_version: str) -> str:
     name = record.control_type or "UNKNOWN"
     if name in ("ABORT", "COMMIT"):
         return f" endTxnMarker: {name} coordinatorEpoch: {coordinator_epoch(record.value)}"
     # The KRaft control records Kafka prints with their JsonConverter; decoded by their spec
     # (kafka_raft_control_record.ksy), as `kafkalog dump --format json` decodes them.
-    label = _RAFT_JSON_LABELS.get(name)
+    label = _RAFT_JSON_LABELS.get(name) or (_LEADER_CHANGE_LABEL.get(name) if kafka_version != "3.9" else None)
     if label is not None and record.value is not None:
         decoded = decode_record(CONTROL_ONLY, record.key, record.value, name)
         if decoded.error is None and decoded.value is not None:
@@ -107,8 +134,47 @@ def _control(record: Record) -> str:
     return f" controlType: {name}({control_type_code(record.key)})"
 
 
+_COORDINATOR_DECODERS = (OFFSETS, TRANSACTIONS, SHARE)
+_UNKNOWN_RECORD_TYPE = re.compile(r"^unknown record type (-?\d+) ")
+
+
+def _decoded_contents(record: Record, decoder: str | None) -> str | None:
+    """` key: ... payload: ...` of an internal topic's record as DumpLogSegments' decoders print them
+    (`CoordinatorRecordMessageParser`, `ClusterMetadataLogMessageParser`); None where the raw bytes
+    are printed. Where Kafka's decoder says an exception's message, kafkalog says its own reason."""
+    if decoder in _COORDINATOR_DECODERS and record.key is not None:
+        decoded = decode_record(decoder, record.key, record.value)
+        if decoded.error is not None:
+            unknown = _UNKNOWN_RECORD_TYPE.match(decoded.error)
+            if unknown:
+                return f" key: Unknown record type {unknown.group(1)} at offset {record.offset}, skipping."
+            return f" key: Error at offset {record.offset}, skipping. {escape(decoded.error)}"
+        # The key's envelope carries the record type where a value's carries its version.
+        key = _json({"type": str(decoded.key["version"]), "data": decoded.key["data"]})
+        payload = "<DELETE>" if decoded.value is None else _json(
+            {"version": str(decoded.value["version"]), "data": decoded.value["data"]})
+        return f" key: {key} payload: {payload}"
+    if decoder == METADATA and record.value is not None:
+        decoded = decode_record(decoder, record.key, record.value)
+        if decoded.error is not None or decoded.value is None:
+            return f" payload: Error at {record.offset}, skipping. {escape(decoded.error or 'no value')}"
+        # MetadataRecordType's constant: RegisterBrokerRecord -> REGISTER_BROKER_RECORD
+        return " payload: " + _json({"type": snake_case(decoded.value["type"]).upper(),
+                                     "version": decoded.value["version"], "data": decoded.value["data"]})
+    return None
+
+
 def _json(obj: dict) -> str:
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(_known_fields(obj), separators=(",", ":"), ensure_ascii=False)
+
+
+def _known_fields(value):
+    """`value` without kafkalog's `unknownTaggedFields`: Kafka's JsonConverters do not print them."""
+    if isinstance(value, dict):
+        return {k: _known_fields(v) for k, v in value.items() if k != "unknownTaggedFields"}
+    if isinstance(value, list):
+        return [_known_fields(v) for v in value]
+    return value
 
 
 def legacy_checksums(entry: bytes, batch: Batch) -> list[tuple[int, bool]]:

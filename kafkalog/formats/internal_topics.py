@@ -182,7 +182,7 @@ def _coordinator(spec: ModuleType, key: bytes | None, value: bytes | None) -> De
     version = _int16_prefix(value)
     if version < 0:
         raise _Undecodable(f"{value_name}: negative version {version}")
-    value_cls = getattr(cls, _cls(_snake(value_name)))
+    value_cls = getattr(cls, _cls(snake_case(value_name)))
     obj, left = _parse(f"{value_name} version {version}", lambda io: value_cls(version, io), value[2:])
     if version > max_version and left:
         raise _Undecodable(f"{value_name} version {version} is newer than the newest kafkalog knows "
@@ -274,7 +274,7 @@ def _cls(kaitai_id: str) -> str:
     return "".join(p[:1].upper() + p[1:] for p in kaitai_id.split("_"))
 
 
-def _snake(name: str) -> str:
+def snake_case(name: str) -> str:
     s = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name)
     s = re.sub(r"(?<=[A-Z])([A-Z][a-z])", r"_\1", s)
     return s.lower()

@@ -1,0 +1,119 @@
+"""`kafkalog dump --format kafka` against the real kafka-dump-log.sh (`DumpLogSegments`) of Kafka 3.9 and 4.
+
+Every record file of the fixtures and samples (segments, KRaft snapshots) is dumped by Kafka's own
+tool from Maven Central's jars (`--deep-iteration --print-data-log`, with the internal topic's
+decoder flag where the file is an internal topic's), and by kafkalog with the matching
+`--kafka-version`. The lines must be the same. Where Kafka's tool dies with an exception, the lines
+it printed before it are kafkalog's too.
+
+The differences kafkalog knows of and has not removed yet are listed in `KNOWN_DIFFERENT`, with
+why; a file listed there must differ (so that fixing it fails here, and the list is shortened), and
+every other file must not.
+"""
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+import pytest
+
+from kafkalog.cli import main as kafkalog_main
+from tests.dump import dump_log_segments as dls
+from tests.paths import FIXTURES, SAMPLES
+
+RECORD_FILES = sorted(p for tree in (SAMPLES, FIXTURES / "segments", FIXTURES / "partitions", FIXTURES / "internal")
+                      for p in tree.rglob("*") if p.suffix in (".log", ".checkpoint") and p.is_file())
+
+# Internal-topic records, in the JSON of Kafka's decoders:
+# - Kafka's JsonConverters leave out a tagged field that holds its default, and Kafka 4 places the
+#   tagged fields of newer schemas where the schema declares them; kafkalog prints every tagged field
+#   it knows, defaults included, after the others (metadata, consumer offsets, share and transaction
+#   state);
+# - where Kafka's decoder fails, it prints the Java exception's message, kafkalog its own reason, and
+#   Kafka 4's reader refuses a few hostile collection sizes that kafkalog's specs read;
+# - the remote-log-metadata decoder prints Java objects' toString(), which kafkalog does not imitate.
+_INTERNAL = {
+    "samples/__cluster_metadata-0/00000000000000000000.log",
+    "tests/fixtures/internal/__cluster_metadata-0/00000000000000000000.log",
+    "tests/fixtures/internal/__cluster_metadata-0/00000000000000000100-0000000001.checkpoint",
+    "tests/fixtures/internal/__consumer_offsets-0/00000000000000000000.log",
+    "tests/fixtures/internal/__consumer_offsets-1/00000000000000000000.log",
+    "tests/fixtures/internal/__remote_log_metadata-0/00000000000000000000.log",
+}
+KNOWN_DIFFERENT = {
+    "3.9.2": _INTERNAL,
+    "4.3.1": _INTERNAL | {"tests/fixtures/internal/__share_group_state-0/00000000000000000000.log",
+                          "tests/fixtures/internal/__transaction_state-0/00000000000000000000.log"},
+}
+
+
+#: Files of a topic the version does not have.
+NOT_IN = {"3.9.2": {"tests/fixtures/internal/__share_group_state-0/00000000000000000000.log"}, "4.3.1": set()}
+
+
+@pytest.fixture(scope="module")
+def copies(tmp_path_factory) -> dict[Path, Path]:
+    return dls.copy_as_kafka_names(RECORD_FILES, tmp_path_factory.mktemp("kafka-names"))
+
+
+@pytest.fixture(scope="module", params=sorted(dls.VERSIONS))
+def kafka_dumps(request, copies) -> tuple[str, dict[Path, dls.Dumped]]:
+    version = request.param
+    by_flag: dict[str | None, list[Path]] = {}
+    for copy in copies.values():
+        by_flag.setdefault(dls.decoder_flag(copy), []).append(copy)
+    dumped: dict[Path, dls.Dumped] = {}
+    for flag, files in by_flag.items():
+        if flag not in dls.decoder_flags(version):
+            continue  # a topic this version does not have (the share-group state of Kafka 4)
+        dumped.update(dls.run(version, files, "--deep-iteration", "--print-data-log", *([flag] if flag else [])))
+    return version, dumped
+
+
+def _ours(path: Path, kafka_version: str) -> list[str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = kafkalog_main(["dump", "--format", "kafka", "--kafka-version", kafka_version, str(path)])
+    # Damage goes to stderr, where it does not disturb the lines scripts parse, and sets the exit status.
+    assert status == (1 if err.getvalue() else 0), (path, status, err.getvalue())
+    return out.getvalue().splitlines()
+
+
+def _same(theirs: dls.Dumped, ours: list[str]) -> bool:
+    if theirs.exception is None:
+        return ours == theirs.lines
+    # Kafka's tool died inside the last record it began to print: kafkalog goes on from there.
+    *whole, last = theirs.lines
+    return ours[:len(whole)] == whole and len(ours) > len(whole) and ours[len(whole)].startswith(last)
+
+
+def test_every_record_file_is_dumped_by_both(copies, kafka_dumps):
+    version, dumped = kafka_dumps
+    assert len(RECORD_FILES) >= 90
+    missing = {str(orig.relative_to(SAMPLES.parent)) for orig, copy in copies.items() if copy not in dumped}
+    assert missing == NOT_IN[version]
+
+
+def test_kafkalog_prints_kafkas_lines(copies, kafka_dumps):
+    version, dumped = kafka_dumps
+    root = SAMPLES.parent
+    differ = set()
+    for orig, copy in copies.items():
+        if copy not in dumped:
+            continue
+        if not _same(dumped[copy], _ours(copy, dls.VERSIONS[version])):
+            differ.add(str(orig.relative_to(root)))
+    assert differ == KNOWN_DIFFERENT[version]
+
+
+def test_the_two_versions_differ_where_kafka_changed(copies, kafka_dumps):
+    # Kafka 4 prints a leader change as JSON and a legacy record's crc without Kafka 3's stray brace.
+    version, dumped = kafka_dumps
+    v1 = next(copy for orig, copy in copies.items() if orig.match("segments/v1-none.log"))
+    kraft = next(copy for orig, copy in copies.items() if orig.name == "v2-kraft-control.log")
+    text = "\n".join(dumped[v1].lines + dumped[kraft].lines)
+    if version.startswith("3."):
+        assert "crc: 1661556589}" in text and "controlType: LEADER_CHANGE(2)" in text
+    else:
+        assert "crc: 1661556589 key" in text and " LeaderChange: {" in text
