@@ -14,15 +14,14 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import kafka_jars  # scripts/ (pytest's pythonpath)
+
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "scripts"))
-import kafka_jars  # noqa: E402  (scripts/ is no package)
 
 JAVA_SRC = Path(__file__).resolve().parent / "java"
 CLASSES = REPO / ".cache" / "broker-scenarios"
@@ -109,6 +108,11 @@ class Broker:
     @property
     def data_dir(self) -> Path:
         return self.work / "data"
+
+    @property
+    def dump_log_segments_class(self) -> str:
+        """kafka-dump-log.sh's main class in this version (moved from core to kafka-tools in 4.0)."""
+        return "kafka.tools.DumpLogSegments" if self.version.startswith("3.") else "org.apache.kafka.tools.DumpLogSegments"
 
     @property
     def bootstrap(self) -> str:

@@ -42,14 +42,14 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Steps:
  *   topic NAME PARTITIONS [k=v ...]              create a topic with these configs
  *   alter-topic NAME k=v ...                      incrementally alter a topic's configs
- *   produce TOPIC CODEC SMALL LARGE [plain|idempotent] [value-bytes]
+ *   produce TOPIC CODEC SMALL LARGE [plain|idempotent] [value-bytes] [noheaders]
  *                                                 SMALL batches of one record each, then LARGE records in big batches
  *   txn TOPIC                                     committed and aborted transactions, then a producer fenced by an epoch bump
  *   rounds TOPIC ROUNDS PER-ROUND SLEEP-MS KEYS [tombstones]
  *                                                 keyed rounds with pauses (segment.ms rolls, compaction)
  *   group GROUP PROTOCOL TOPIC                     a consumer group (classic|consumer) reads TOPIC and commits
  *   consume OUTDIR TOPIC...                        every partition, read_uncommitted and read_committed, as JSON lines
- *   produce-forever TOPIC                          produce until killed (for the unclean shutdown)
+ *   produce-forever TOPIC                          produce until killed (for the unclean shutdown), printing "acked N"
  *   sleep MS
  * Other steps (share groups) are in ShareSteps.java, compiled only against clients that have them.
  */
@@ -141,10 +141,13 @@ public class Scenarios {
         return b.substring(0, bytes).getBytes(StandardCharsets.UTF_8);
     }
 
+    static boolean withHeaders = true;  // magic 0 and 1 messages have no headers
+
     static ProducerRecord<byte[], byte[]> record(String topic, Integer partition, Random r, int n, int bytes) {
         byte[] key = n % 7 == 3 ? null : ("key-" + (n % 50)).getBytes(StandardCharsets.UTF_8);
         byte[] val = n % 11 == 5 ? null : value(r, n, bytes);
         List<Header> headers = new ArrayList<>();
+        if (!withHeaders) return new ProducerRecord<>(topic, partition, null, key, val);
         if (n % 3 == 0) headers.add(new RecordHeader("n", Integer.toString(n).getBytes(StandardCharsets.UTF_8)));
         if (n % 5 == 0) headers.add(new RecordHeader("null-header", null));
         return new ProducerRecord<>(topic, partition, null, key, val, headers);
@@ -157,6 +160,7 @@ public class Scenarios {
         int large = Integer.parseInt(s.get(4));
         boolean idempotent = s.size() <= 5 || s.get(5).equals("idempotent");
         int bytes = s.size() > 6 ? Integer.parseInt(s.get(6)) : 100;
+        withHeaders = !(s.size() > 7 && s.get(7).equals("noheaders"));
         Properties p = new Properties();
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, codec);
         p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, Boolean.toString(idempotent));
@@ -324,8 +328,9 @@ public class Scenarios {
         try (KafkaProducer<byte[], byte[]> pr = producer(p)) {
             for (int n = 0; ; n++) {
                 pr.send(record(topic, null, r, n, 200));
-                if (n % 200 == 0) {
-                    System.out.println("produced " + n);
+                if (n % 500 == 0) {
+                    pr.flush();  // every record before n is acknowledged: written by the broker
+                    System.out.println("acked " + n);
                     System.out.flush();
                 }
             }
