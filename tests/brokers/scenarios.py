@@ -81,13 +81,13 @@ def kraft_4x(work: Path) -> BrokerRun:
               _topic("big-segments", 1, segment_bytes=str(1024 * 1024), index_interval_bytes="1024"),
               _topic("retention", segment_ms="300", retention_ms="1500", file_delete_delay_ms="0"),
               _topic("compacted", cleanup_policy="compact", segment_ms="200", min_cleanable_dirty_ratio="0.01",
-                     delete_retention_ms="300", min_compaction_lag_ms="0", file_delete_delay_ms="0")]
+                     delete_retention_ms="120000", min_compaction_lag_ms="0", file_delete_delay_ms="0")]
     steps += [["produce", t, c, "5", "1000"] for t, c in zip(codec_topics, CODECS)]
     steps += [["txn", "txn"], ["produce", "log-append-time", "gzip", "3", "200"],
               ["rounds", "rolling", "5", "40", "400", "1000"],
               ["produce", "big-segments", "none", "0", "2500", "plain", "1000"],
               ["rounds", "retention", "6", "30", "400", "1000"],
-              ["rounds", "compacted", "6", "40", "300", "12", "tombstones"],
+              ["rounds", "compacted", "6", "40", "300", "12", "tombstones"], ["compaction-tail", "compacted"],
               ["alter-topic", "rolling", "retention.ms=86400000", "max.message.bytes=2000000"],
               ["group", "g-classic", "classic", "codec-none"],
               ["group", "g-consumer", "consumer", "codec-gzip"],

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from kafkalog.log.segment import SegmentReader
 from tests.brokers.harness import JVM_OPTS, java
 
 pytestmark = pytest.mark.broker
@@ -79,3 +80,14 @@ def test_verify_agrees_with_dump_log_segments_on_a_killed_broker(killed_4x):
     ours |= {p["message"].split(": ")[0] for p in problems
              if p.get("type") == "note" and "--index-sanity-check calls corrupt" in p["message"]}
     assert ours == flagged, f"kafkalog verify: {sorted(ours)}\nDumpLogSegments: {sorted(flagged)}\n{out[-3000:]}"
+
+
+def test_the_log_cleaner_left_tombstones_delete_horizons_and_empty_batches(kraft_4x):
+    """What the compacted topic must hold for the oracles above to cover the cleaner's output."""
+    batches = []
+    for log in sorted((kraft_4x.data_dir / "compacted-0").glob("*.log")):
+        with SegmentReader(log) as reader:
+            batches += list(reader)
+    assert any(b.delete_horizon_ms is not None for b in batches), "no batch with a delete horizon"
+    assert any(b.count == 0 for b in batches), "no empty batch kept for a producer's state"
+    assert any(r.value is None for b in batches for r in b.records), "no tombstone"

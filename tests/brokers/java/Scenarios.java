@@ -49,6 +49,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *                                                 keyed rounds with pauses (segment.ms rolls, compaction)
  *   group GROUP PROTOCOL TOPIC                     a consumer group (classic|consumer) reads TOPIC and commits
  *   consume OUTDIR TOPIC...                        every partition, read_uncommitted and read_committed, as JSON lines
+ *   compaction-tail TOPIC                          a producer's only record superseded by another producer's
+ *                                                 (the cleaner keeps its batch empty), then a write that rolls the segment
  *   produce-forever TOPIC                          produce until killed (for the unclean shutdown), printing "acked N"
  *   sleep MS
  * Other steps (share groups) are in ShareSteps.java, compiled only against clients that have them.
@@ -81,6 +83,7 @@ public class Scenarios {
             case "group": group(s.get(1), s.get(2), s.get(3)); break;
             case "consume": consume(Paths.get(s.get(1)), s.subList(2, s.size())); break;
             case "produce-forever": produceForever(s.get(1)); break;
+            case "compaction-tail": compactionTail(s.get(1)); break;
             case "sleep": Thread.sleep(Long.parseLong(s.get(1))); break;
             default:
                 // share steps live in ShareSteps (4.x clients only), found by reflection so this file
@@ -318,6 +321,18 @@ public class Scenarios {
             b.append("[").append(b64(h.key().getBytes(StandardCharsets.UTF_8))).append(',').append(b64(h.value())).append(']');
         }
         return b.append("]}").toString();
+    }
+
+    static void compactionTail(String topic) throws Exception {
+        byte[] k0 = "k0".getBytes(StandardCharsets.UTF_8);
+        try (KafkaProducer<byte[], byte[]> p3 = producer(new Properties())) {
+            p3.send(new ProducerRecord<>(topic, k0, "superseded".getBytes(StandardCharsets.UTF_8))).get();
+        }
+        try (KafkaProducer<byte[], byte[]> p4 = producer(new Properties())) {
+            p4.send(new ProducerRecord<>(topic, k0, "latest".getBytes(StandardCharsets.UTF_8))).get();
+            Thread.sleep(400);
+            p4.send(new ProducerRecord<>(topic, "z".getBytes(StandardCharsets.UTF_8), "rolls".getBytes(StandardCharsets.UTF_8))).get();
+        }
     }
 
     static void produceForever(String topic) throws Exception {
