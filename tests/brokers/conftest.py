@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.brokers import scenarios
+from tests.brokers import harness, scenarios
 
 
 def _run(tmp_path_factory, name, fn):
-    return fn(tmp_path_factory.mktemp(f"broker-{name}"))
+    try:
+        return fn(tmp_path_factory.mktemp(f"broker-{name}"))
+    except BaseException:
+        harness.stop_all()  # a failed scenario leaves no broker running
+        raise
 
 
 @pytest.fixture(scope="session")

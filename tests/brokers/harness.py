@@ -7,6 +7,7 @@ broker's own kafka-clients, to produce and consume.
 """
 from __future__ import annotations
 
+import atexit
 import base64
 import hashlib
 import os
@@ -33,6 +34,16 @@ STOP_TIMEOUT = 60.0
 
 class BrokerError(RuntimeError):
     """A broker or a scenario did not do what it should."""
+
+
+_RUNNING: list["Broker"] = []
+
+
+@atexit.register
+def stop_all() -> None:
+    """Stop every broker this process started and has not stopped (after a failed scenario)."""
+    for broker in list(_RUNNING):
+        broker.stop()
 
 
 def java() -> str:
@@ -89,7 +100,7 @@ def _logging_opts(version: str, work: Path) -> list[str]:
     return [f"-Dlog4j2.configurationFile={conf}"]
 
 
-@dataclass
+@dataclass(eq=False)  # identity: _RUNNING holds brokers
 class Broker:
     """One Kafka broker. `data_dir` is its log.dirs (one directory); `classpath` runs its own tools."""
 
@@ -169,6 +180,14 @@ class Broker:
         return p
 
     def start(self) -> "Broker":
+        _RUNNING.append(self)
+        try:
+            return self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self) -> "Broker":
         t0 = time.monotonic()
         self.work.mkdir(parents=True, exist_ok=True)
         self.port, self.controller_port = free_port(), free_port()
@@ -198,6 +217,8 @@ class Broker:
 
     def stop(self) -> None:
         """A clean shutdown (SIGTERM, as kafka-server-stop.sh), killed after STOP_TIMEOUT."""
+        if self in _RUNNING:
+            _RUNNING.remove(self)
         for p in (self.proc, self.zk_proc):
             if p is not None and p.poll() is None:
                 p.send_signal(signal.SIGTERM)
