@@ -482,12 +482,20 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.classic_member_metadata = KafkaGroupCoordinatorRecord.ConsumerGroupMemberMetadataValue.ClassicMemberMetadata(self.schema_version, self._io, self, self._root)
+                self.classic_member_metadata_marker = kafka_varint.KafkaVarint(self._io)
+                if self.classic_member_metadata_marker.unsigned_value > 0:
+                    pass
+                    self.classic_member_metadata = KafkaGroupCoordinatorRecord.ConsumerGroupMemberMetadataValue.ClassicMemberMetadata(self.schema_version, self._io, self, self._root)
+
 
 
             def _fetch_instances(self):
                 pass
-                self.classic_member_metadata._fetch_instances()
+                self.classic_member_metadata_marker._fetch_instances()
+                if self.classic_member_metadata_marker.unsigned_value > 0:
+                    pass
+                    self.classic_member_metadata._fetch_instances()
+
 
 
         class ConsumerGroupMemberMetadataValueTaggedField(KaitaiStruct):
@@ -2056,7 +2064,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self.rebalance_timeout_ms = self._io.read_s4be()
             self.topology_epoch = self._io.read_s4be()
             self.process_id = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
-            self.user_endpoint = KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataValue.Endpoint(self.schema_version, self._io, self, self._root)
+            self.user_endpoint_marker = self._io.read_s1()
+            if self.user_endpoint_marker >= 0:
+                pass
+                self.user_endpoint = KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataValue.Endpoint(self.schema_version, self._io, self, self._root)
+
             self.len_client_tags = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
             if (not (self.len_client_tags.is_null)):
                 pass
@@ -2075,7 +2087,10 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self.client_id._fetch_instances()
             self.client_host._fetch_instances()
             self.process_id._fetch_instances()
-            self.user_endpoint._fetch_instances()
+            if self.user_endpoint_marker >= 0:
+                pass
+                self.user_endpoint._fetch_instances()
+
             self.len_client_tags._fetch_instances()
             if (not (self.len_client_tags.is_null)):
                 pass

@@ -26,7 +26,9 @@ Checks, with the Kafka code each follows:
 A file whose name does not say its kind, or a directory with no Kafka files, is a
 `UsageError`: verify never reports as checked what it did not check.
 Leftover `.deleted`/`.cleaned`/`.swap` files are listed as notes, not problems: a
-running broker has them between two steps of its work.
+running broker has them between two steps of its work. So is a time index still preallocated
+(its last slot zero), which `TimeIndex.sanityCheck` (--index-sanity-check) calls corrupt: a
+running broker's active segment has one, and Kafka rebuilds it after an unclean shutdown.
 """
 from __future__ import annotations
 
@@ -354,6 +356,7 @@ def _verify_time_index(segment: SegmentFiles, log: _LogSummary | None, report: V
     name = str(segment.timeindex)
     with TimeIndex(segment.timeindex, base_offset=segment.base_offset) as index:
         slots = _slot_problems(index, name, report, "time index")
+        _time_index_sanity(index, name, report)
         timestamps = slots[0]
         offsets = segment.base_offset + slots[1]
         conditions = [offsets < segment.base_offset, _after(timestamps, lambda a, b: a <= b),
@@ -400,6 +403,21 @@ def _verify_time_index(segment: SegmentFiles, log: _LogSummary | None, report: V
             report.problems.append(Problem(name, "timestamp_mismatch",
                                            f"timestamp {entry.timestamp}, but the batch ending at offset "
                                            f"{entry.offset} has max timestamp {log.max_timestamps[k]}", entry=n))
+
+
+def _time_index_sanity(index, name: str, report: VerifyReport) -> None:
+    """`TimeIndex.sanityCheck` as kafka-dump-log.sh --index-sanity-check runs it: over every slot of the
+    file, so the last slot of a time index a killed broker left preallocated (zeros) has timestamp 0."""
+    if not index.slots:
+        return
+    every = index.slot_columns()
+    first, last = int(every[0, 0]), int(every[0, -1])
+    if last < first:
+        # A note, not a problem: a running broker's active segment has such an index, and Kafka rebuilds it
+        # when it recovers from an unclean shutdown.
+        report.notes.append(f"{name}: preallocated time index (left by a broker that was running or did not shut "
+                            f"down cleanly): its last slot's timestamp {last} is below the first entry's {first}, "
+                            "which Kafka's --index-sanity-check calls corrupt")
 
 
 def _verify_txn_index(segment: SegmentFiles, log: _LogSummary | None, report: VerifyReport) -> None:

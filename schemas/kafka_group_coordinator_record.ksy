@@ -470,8 +470,12 @@ types:
           type: s2
           doc: Version of the ConsumerGroupMemberMetadataValue.
         seq:
+        - id: classic_member_metadata_marker
+          type: kafka_varint
+          doc: 'Whether `classic_member_metadata` follows: 0 (null) or not (an unsigned varint).'
         - id: classic_member_metadata
           type: classic_member_metadata(schema_version)
+          if: classic_member_metadata_marker.unsigned_value > 0
           doc: The classic member metadata which includes the supported protocols of the consumer if it
             uses the classic protocol. The metadata is null if the consumer uses the consumer protocol.
             (Kafka field `classicMemberMetadata`, ClassicMemberMetadata, versions 0+, nullable in 0+.)
@@ -1424,8 +1428,12 @@ types:
       type: kafka_message_common::string_field(true)
       doc: Identity of the streams instance that may have multiple consumers. (Kafka field `processId`,
         string, versions 0+.)
+    - id: user_endpoint_marker
+      type: s1
+      doc: 'Whether `user_endpoint` follows: negative (null) or not (an int8).'
     - id: user_endpoint
       type: endpoint(schema_version)
+      if: user_endpoint_marker >= 0
       doc: User-defined endpoint for running interactive queries on this instance. (Kafka field `userEndpoint`,
         Endpoint, versions 0+, nullable in 0+.)
     - id: len_client_tags

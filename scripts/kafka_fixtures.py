@@ -2,10 +2,9 @@
 """Write Kafka log fixtures with Kafka's own Java encoder, and Kafka's own reading of them.
 
 The Java program lives in tests/kafka_writer/*.java. It runs against the jars of Kafka 3.9.1
-(kafka-clients plus its compression libraries), taken from the PyPI wheel
-shigawire-apache-flink-libraries==2.0.0.post1 (under pyflink/lib/), because Maven Central is
-not reachable here. This script downloads that wheel with pip on demand, extracts only the jars
-it needs, compiles the Java with javac and runs it.
+(kafka-clients plus its compression libraries, and Jackson for its JsonConverters), fetched from
+Maven Central by scripts/kafka_jars.py (set clients-3.9.1) into .cache/kafka/clients-3.9.1. This
+script compiles the Java with javac and runs it.
 
 Usage:
     python scripts/kafka_fixtures.py fixtures [--out DIR]     (default tests/fixtures)
@@ -18,9 +17,9 @@ Usage:
     python scripts/kafka_fixtures.py check                    (regenerate; compare byte for byte)
 
 Environment:
-    KAFKALOG_KAFKA_JARS   a directory holding the jars (skips the download)
+    KAFKALOG_KAFKA_JARS   a directory holding the jars (skips the Maven fetch)
 
-Only the standard library is used (pip is run as a subprocess to download the wheel).
+Only the standard library is used (mvn is run as a subprocess, by kafka_jars.py).
 """
 
 from __future__ import annotations
@@ -33,16 +32,19 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import zipfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import kafka_jars  # noqa: E402  (the sibling script that fetches the jars)
 
 REPO = Path(__file__).resolve().parent.parent
 JAVA_SRC = REPO / "tests" / "kafka_writer"
-DEFAULT_JAR_CACHE = REPO / ".cache" / "kafka-jars"
 CLASSES_DIR = REPO / ".cache" / "kafka-writer-classes"
-WHEEL = "shigawire-apache-flink-libraries==2.0.0.post1"
-# kafka-clients.jar is Kafka 3.9.1; the others are what its codecs and logging need at run time.
-JARS = ["kafka-clients.jar", "lz4-java.jar", "snappy-java.jar", "zstd-jni.jar", "slf4j-api.jar"]
+JAR_SET = "clients-3.9.1"
+# kafka-clients is Kafka 3.9.1; the others are what its codecs and logging need at run time
+# (file names as Maven copies them: <artifact>-<version>.jar).
+JARS = ["kafka-clients", "lz4-java", "snappy-java", "zstd-jni", "slf4j-api"]
+JACKSON = ["jackson-databind", "jackson-core", "jackson-annotations"]
 MAIN_CLASS = "KafkaWriter"
 # files under tests/fixtures that are written by hand, not by the Java writer
 HAND_WRITTEN = {Path("README.md"), Path("hostile") / "README.md"}
@@ -66,58 +68,30 @@ def _tool(name: str) -> str:
 
 
 def kafka_jars_dir() -> Path:
-    """The directory holding the Kafka jars, downloading and extracting them if needed."""
+    """The directory holding the Kafka jars (fetched from Maven Central when missing)."""
     env = os.environ.get("KAFKALOG_KAFKA_JARS")
-    if env:
-        d = Path(env)
-        missing = [j for j in JARS if not (d / j).is_file()]
-        if missing:
-            raise SetupError(f"KAFKALOG_KAFKA_JARS={d} lacks {', '.join(missing)}")
-        return d
-    d = DEFAULT_JAR_CACHE
-    if all((d / j).is_file() for j in JARS):
-        return d
-    d.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="kafka-wheel-") as tmp:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
-               WHEEL, "-d", tmp]
-        print(f"downloading {WHEEL} (Kafka 3.9.1 jars) ...", file=sys.stderr)
-        res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if res.returncode != 0:
-            raise SetupError(f"pip download failed:\n{res.stdout}")
-        wheels = list(Path(tmp).glob("*.whl"))
-        if not wheels:
-            raise SetupError(f"pip download left no wheel in {tmp}")
-        with zipfile.ZipFile(wheels[0]) as z:
-            names = set(z.namelist())
-            for jar in JARS:
-                member = f"pyflink/lib/{jar}"
-                if member not in names:
-                    raise SetupError(f"{wheels[0].name} has no {member}")
-                with z.open(member) as src, open(d / (jar + ".part"), "wb") as dst:
-                    shutil.copyfileobj(src, dst)
-                os.replace(d / (jar + ".part"), d / jar)
+    d = Path(env) if env else None
+    if d is None:
+        try:
+            d = kafka_jars.jars_dir(JAR_SET)
+        except kafka_jars.JarsError as e:
+            raise SetupError(str(e)) from e
+    missing = [j for j in JARS + JACKSON if not list(d.glob(f"{j}-[0-9]*.jar"))]
+    if missing:
+        raise SetupError(f"{d} lacks {', '.join(missing)}")
     return d
 
 
+def jar_paths(names: list[str] = JARS) -> list[Path]:
+    """The jar files of `names` (artifact ids) in the jar directory."""
+    d = kafka_jars_dir()
+    return [sorted(d.glob(f"{j}-[0-9]*.jar"))[0] for j in names]
+
+
 def _classpath(extra: Path | None = None) -> str:
-    jars = kafka_jars_dir()
-    parts = ([str(extra)] if extra else []) + [str(jars / j) for j in JARS]
-    return os.pathsep.join(parts + _internal_topics_classpath())
-
-
-def _internal_topics_classpath() -> list[str]:
-    """InternalTopics.java (issue 10): Jackson for kafka-clients' *JsonConverters (pyspark, a dependency,
-    ships it), and tests/kafka_writer itself for message-schemas.json."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("pyspark")
-    if spec is None or spec.origin is None:
-        raise SetupError("pyspark (for its Jackson jars) is not installed: pip install -e .")
-    jars = Path(spec.origin).parent / "jars"
-    found = [str(p) for name in ("jackson-databind", "jackson-core", "jackson-annotations")
-             for p in sorted(jars.glob(f"{name}-2*.jar"))[:1]]
-    return found + [str(JAVA_SRC)]
+    parts = ([str(extra)] if extra else []) + [str(p) for p in jar_paths(JARS + JACKSON)]
+    # tests/kafka_writer itself, for message-schemas.json (InternalTopics.java, issue 10)
+    return os.pathsep.join(parts + [str(JAVA_SRC)])
 
 
 def _sources_digest() -> str:

@@ -330,6 +330,24 @@ class SpecWriter:
             return out
         a = {"id": fid}
         a.update(self.elem_type(msg, t, f, valid, flex_cond, structs, common))
+        if f.get("nullableVersions") and a["type"].endswith(f"({V})"):
+            # A nullable struct starts with a presence marker (Kafka's generated read()): a tagged one an
+            # unsigned varint, 0 for null; any other one an int8, negative for null.
+            null_cond = and_(cond, version_cond(f["nullableVersions"], valid))
+            marker = {"id": f"{fid}_marker", "doc": f"Whether `{fid}` follows: "}
+            if "tag" in f:
+                marker.update(type="kafka_varint")
+                marker["doc"] += "0 (null) or not (an unsigned varint)."
+                present = f"{fid}_marker.unsigned_value > 0"
+            else:
+                marker.update(type="s1")
+                marker["doc"] += "negative (null) or not (an int8)."
+                present = f"{fid}_marker >= 0"
+            if null_cond:
+                marker["if"] = null_cond
+                present = f"(not ({null_cond}) or {present})"
+            out.append(marker)
+            cond = and_(cond, present)
         if cond:
             a["if"] = cond
         a["doc"] = doc

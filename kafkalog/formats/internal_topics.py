@@ -314,6 +314,10 @@ def _data(obj: KaitaiStruct) -> dict[str, Any]:
         if attr == "tagged_fields":
             _tagged(obj.schema_version, v, out)
             continue
+        if attr.endswith("_marker"):  # a nullable struct's presence marker: null when the struct is absent
+            if not hasattr(obj, attr[:-len("_marker")]):
+                out[catalog.NAMES[attr[:-len("_marker")]]] = None
+            continue
         out[catalog.NAMES[attr]] = _value(v)
     return out
 

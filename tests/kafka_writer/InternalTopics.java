@@ -391,6 +391,8 @@ final class InternalTopics {
         return new Object[] {schema, s, json.toString()};
     }
 
+    static final java.util.Map<Schema, Schema> WRAPPERS = new java.util.IdentityHashMap<>();
+
     /** {Type, value, expected JSON} of one field. */
     static Object[] typeAndValue(JsonNode f, int version, boolean flex, boolean nullable, int variant) {
         String t = f.get("type").asText();
@@ -417,6 +419,18 @@ final class InternalTopics {
             if (t.equals("bytes")) return new Object[] {flex ? Type.COMPACT_NULLABLE_BYTES : Type.NULLABLE_BYTES, null, "null"};
         }
         Object[] e = element(f, t, version, flex, variant, null);
+        if (nullable && e[0] instanceof Schema) {
+            // A nullable struct is written after a presence marker, 1 when present: an int8 (negative
+            // for null), or in a tagged field an unsigned varint (0 for null), as Kafka's generated
+            // write() does (the byte is 0x01 either way).
+            // one wrapper per struct schema: the parent's cached Schema holds it
+            Schema wrapper = WRAPPERS.computeIfAbsent((Schema) e[0],
+                k -> new Schema(new Field("_present", Type.INT8), new Field("_struct", k)));
+            Struct w = new Struct(wrapper);
+            w.set("_present", (byte) 1);
+            w.set("_struct", e[1]);
+            return new Object[] {wrapper, w, e[2]};
+        }
         if (t.equals("string") && nullable) e[0] = flex ? Type.COMPACT_NULLABLE_STRING : Type.NULLABLE_STRING;
         if (t.equals("bytes") && nullable) e[0] = flex ? Type.COMPACT_NULLABLE_BYTES : Type.NULLABLE_BYTES;
         return e;

@@ -1,0 +1,287 @@
+"""Real Kafka brokers for the tests: started from Maven Central's jars (scripts/kafka_jars.py), each on
+127.0.0.1 free ports in a temporary directory, stopped cleanly (killed after a timeout).
+
+A `Broker` is KRaft (combined broker+controller, one node) or ZooKeeper mode (a ZooKeeper server
+from the same jars first). `Scenarios` runs tests/brokers/java/*.java, compiled against the
+broker's own kafka-clients, to produce and consume.
+"""
+from __future__ import annotations
+
+import atexit
+import base64
+import hashlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import kafka_jars  # scripts/ (pytest's pythonpath)
+
+REPO = Path(__file__).resolve().parents[2]
+
+JAVA_SRC = Path(__file__).resolve().parent / "java"
+CLASSES = REPO / ".cache" / "broker-scenarios"
+# Small heaps and the C1 compiler only: brokers here live for a minute, on 2 shared cores.
+JVM_OPTS = ["-Xmx512m", "-Xms64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xss1m",
+            "-Djava.awt.headless=true"]
+STOP_TIMEOUT = 60.0
+
+
+class BrokerError(RuntimeError):
+    """A broker or a scenario did not do what it should."""
+
+
+_RUNNING: list["Broker"] = []
+
+
+@atexit.register
+def stop_all() -> None:
+    """Stop every broker this process started and has not stopped (after a failed scenario)."""
+    for broker in list(_RUNNING):
+        broker.stop()
+
+
+def java() -> str:
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").exists():
+        return str(Path(home) / "bin" / "java")
+    found = shutil.which("java")
+    if not found:
+        raise BrokerError("java was not found: install a JDK 17")
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_port(port: int, proc: subprocess.Popen, log: Path, timeout: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise BrokerError(f"process exited with {proc.returncode} before listening on {port}; log {log}:\n"
+                              + _tail(log))
+        with socket.socket() as s:
+            s.settimeout(0.5)
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise BrokerError(f"nothing listens on {port} after {timeout}s; log {log}:\n" + _tail(log))
+
+
+def _tail(log: Path, lines: int = 40) -> str:
+    try:
+        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+def _logging_opts(version: str, work: Path) -> list[str]:
+    """Broker logs to a file beside (not in) the data directory."""
+    log = work / "server.log"
+    if version.startswith("3."):
+        conf = work / "log4j.properties"
+        conf.write_text("log4j.rootLogger=INFO, F\nlog4j.appender.F=org.apache.log4j.FileAppender\n"
+                        f"log4j.appender.F.File={log}\nlog4j.appender.F.layout=org.apache.log4j.PatternLayout\n"
+                        "log4j.appender.F.layout.ConversionPattern=[%d] %p %m (%c)%n\n"
+                        "log4j.logger.kafka.log.LogCleaner=INFO\nlog4j.logger.state.change.logger=WARN\n")
+        return [f"-Dlog4j.configuration=file:{conf}"]
+    conf = work / "log4j2.properties"
+    conf.write_text("rootLogger.level=INFO\nrootLogger.appenderRef.f.ref=F\nappender.f.type=File\n"
+                    f"appender.f.name=F\nappender.f.fileName={log}\nappender.f.layout.type=PatternLayout\n"
+                    "appender.f.layout.pattern=[%d] %p %m (%c)%n\n")
+    return [f"-Dlog4j2.configurationFile={conf}"]
+
+
+@dataclass(eq=False)  # identity: _RUNNING holds brokers
+class Broker:
+    """One Kafka broker. `data_dir` is its log.dirs (one directory); `classpath` runs its own tools."""
+
+    version: str
+    mode: str  # "kraft" or "zk"
+    work: Path
+    broker_config: dict[str, str] = field(default_factory=dict)
+    format_features: list[str] = field(default_factory=list)
+    port: int = 0
+    controller_port: int = 0
+    zk_port: int = 0
+    proc: subprocess.Popen | None = None
+    zk_proc: subprocess.Popen | None = None
+    started_s: float = 0.0
+
+    @property
+    def data_dir(self) -> Path:
+        return self.work / "data"
+
+    @property
+    def dump_log_segments_class(self) -> str:
+        """kafka-dump-log.sh's main class in this version (moved from core to kafka-tools in 4.0)."""
+        return "kafka.tools.DumpLogSegments" if self.version.startswith("3.") else "org.apache.kafka.tools.DumpLogSegments"
+
+    @property
+    def bootstrap(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def classpath(self) -> list[str]:
+        return kafka_jars.classpath(self.version)
+
+    def _java(self, main: str, args: list[str], log: Path, opts: list[str] | None = None) -> subprocess.Popen:
+        cmd = [java(), *JVM_OPTS, *(opts or []), *_logging_opts(self.version, self.work),
+               "-cp", os.pathsep.join(self.classpath), main, *args]
+        out = open(log, "ab")
+        return subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+
+    def properties(self) -> dict[str, str]:
+        p = {
+            "log.dirs": str(self.data_dir),
+            "num.partitions": "1",
+            "offsets.topic.replication.factor": "1",
+            "offsets.topic.num.partitions": "2",
+            "transaction.state.log.replication.factor": "1",
+            "transaction.state.log.min.isr": "1",
+            "transaction.state.log.num.partitions": "2",
+            "group.initial.rebalance.delay.ms": "0",
+            "log.retention.check.interval.ms": "1000",
+            "log.cleaner.backoff.ms": "500",
+            "log.segment.delete.delay.ms": "0",
+            "auto.create.topics.enable": "false",
+            "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+        }
+        if self.mode == "kraft":
+            p.update({
+                "process.roles": "broker,controller",
+                "node.id": "1",
+                "controller.quorum.voters": f"1@127.0.0.1:{self.controller_port}",
+                "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port}",
+                "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+                "controller.listener.names": "CONTROLLER",
+                "inter.broker.listener.name": "PLAINTEXT",
+                "share.coordinator.state.topic.replication.factor": "1",
+                "share.coordinator.state.topic.min.isr": "1",
+                "share.coordinator.state.topic.num.partitions": "1",
+            })
+        else:
+            p.update({
+                "broker.id": "0",
+                "zookeeper.connect": f"127.0.0.1:{self.zk_port}",
+                "listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+                "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+            })
+        p.update(self.broker_config)
+        return p
+
+    def start(self) -> "Broker":
+        _RUNNING.append(self)
+        try:
+            return self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self) -> "Broker":
+        t0 = time.monotonic()
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.port, self.controller_port = free_port(), free_port()
+        conf = self.work / "server.properties"
+        if self.mode == "zk":
+            self.zk_port = free_port()
+            zk_log = self.work / "zookeeper.out"
+            self.zk_proc = self._java("org.apache.zookeeper.server.ZooKeeperServerMain",
+                                      [str(self.zk_port), str(self.work / "zookeeper")], zk_log,
+                                      ["-Dzookeeper.admin.enableServer=false", "-Dzookeeper.4lw.commands.whitelist=*"])
+            wait_port(self.zk_port, self.zk_proc, zk_log)
+        conf.write_text("".join(f"{k}={v}\n" for k, v in self.properties().items()))
+        out = self.work / "broker.out"
+        if self.mode == "kraft":
+            args = ["format", "-t", _cluster_id(), "-c", str(conf)]
+            for f in self.format_features:
+                args += ["--feature", f]
+            cmd = [java(), *JVM_OPTS, *_logging_opts(self.version, self.work), "-cp", os.pathsep.join(self.classpath),
+                   "kafka.tools.StorageTool", *args]
+            res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if res.returncode != 0:
+                raise BrokerError(f"kafka-storage format failed ({self.version}):\n{res.stdout}")
+        self.proc = self._java("kafka.Kafka", [str(conf)], out)
+        wait_port(self.port, self.proc, self.work / "server.log")
+        self.started_s = time.monotonic() - t0
+        return self
+
+    def stop(self) -> None:
+        """A clean shutdown (SIGTERM, as kafka-server-stop.sh), killed after STOP_TIMEOUT."""
+        if self in _RUNNING:
+            _RUNNING.remove(self)
+        for p in (self.proc, self.zk_proc):
+            if p is not None and p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(STOP_TIMEOUT)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+
+    def kill(self) -> None:
+        """kill -9: the directory stays as the broker left it."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def partition_dirs(self, topic: str) -> list[Path]:
+        return sorted(p for p in self.data_dir.glob(f"{topic}-*")
+                      if p.is_dir() and p.name[len(topic) + 1:].isdigit())
+
+
+def _cluster_id() -> str:
+    """A Kafka cluster id: a UUID as 22 characters of URL-safe base64."""
+    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+
+
+def compile_scenarios(version: str) -> Path:
+    """tests/brokers/java compiled against `version`'s kafka-clients, into .cache (skipped when up to date)."""
+    sources = sorted(JAVA_SRC.glob("*.java"))
+    if version.startswith("3."):
+        sources = [s for s in sources if s.name != "ShareSteps.java"]  # no share consumer API in 3.9
+    h = hashlib.sha256(version.encode())
+    for s in sources:
+        h.update(s.name.encode() + s.read_bytes())
+    out = CLASSES / version
+    stamp = out / ".sources-sha256"
+    if stamp.is_file() and stamp.read_text() == h.hexdigest():
+        return out
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    javac = str(Path(java()).with_name("javac"))
+    res = subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", "-d", str(out), "-cp",
+                          os.pathsep.join(kafka_jars.classpath(version)), *map(str, sources)],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if res.returncode != 0:
+        raise BrokerError(f"javac failed:\n{res.stdout}")
+    stamp.write_text(h.hexdigest())
+    return out
+
+
+def scenario_cmd(broker: Broker, steps: list[list[str]]) -> list[str]:
+    classes = compile_scenarios(broker.version)
+    args: list[str] = []
+    for s in steps:
+        args += [*s, "--"]
+    return [java(), *JVM_OPTS, *_logging_opts(broker.version, broker.work),
+            "-cp", os.pathsep.join([str(classes), *broker.classpath]), "Scenarios", broker.bootstrap, *args]
+
+
+def run_scenario(broker: Broker, steps: list[list[str]], timeout: float = 300.0) -> None:
+    """Run the steps in one JVM against the broker; raise with its output when it fails."""
+    log = broker.work / "scenarios.out"
+    with open(log, "ab") as out:
+        res = subprocess.run(scenario_cmd(broker, steps), stdout=out, stderr=subprocess.STDOUT, timeout=timeout)
+    if res.returncode != 0:
+        raise BrokerError(f"scenario failed ({res.returncode}) on {broker.version}; {log}:\n{_tail(log, 60)}")

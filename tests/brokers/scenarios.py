@@ -1,0 +1,172 @@
+"""What each test broker writes: the scenarios, run with real clients (tests/brokers/java), and the
+consumer's reading of every data partition taken before the broker stops.
+
+A `BrokerRun` is what the oracles get: the stopped broker's data directory, its Kafka version and
+classpath (to run its own tools, e.g. kafka.tools.DumpLogSegments), the data topics, and where the
+consumer's reading lies (<consumed>/<isolation level>/<topic>-<partition>.json).
+"""
+from __future__ import annotations
+
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.brokers.harness import Broker, BrokerError, run_scenario, scenario_cmd
+
+CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
+NEWEST_4X = "4.3.1"
+NEWEST_39 = "3.9.2"
+
+
+@dataclass
+class BrokerRun:
+    name: str
+    version: str
+    mode: str
+    data_dir: Path
+    classpath: list[str]
+    topics: list[str]
+    consumed: Path | None
+    clean: bool = True
+    dump_log_segments_class: str = ""
+    seconds: dict[str, float] = field(default_factory=dict)
+    work: Path | None = None
+
+
+def _topic(name: str, partitions: int = 1, **configs: str) -> list[str]:
+    return ["topic", name, str(partitions), *(f"{k.replace('_', '.')}={v}" for k, v in configs.items())]
+
+
+def _checkpoint(path: Path) -> dict[str, int]:
+    """A Kafka offset checkpoint file (version, count, then 'topic partition offset' lines)."""
+    try:
+        lines = path.read_text().splitlines()[2:]
+    except OSError:
+        return {}
+    return {f"{t}-{p}": int(o) for t, p, o in (line.split() for line in lines if line.strip())}
+
+
+def _wait(what: str, done, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > deadline:
+            raise BrokerError(f"timed out waiting for {what}")
+        time.sleep(0.3)
+
+
+def _logs(d: Path) -> list[Path]:
+    return sorted(d.glob("*.log"))
+
+
+def _finish(broker: Broker, name: str, topics: list[str], t0: float, clean: bool = True) -> BrokerRun:
+    broker.stop()
+    return BrokerRun(name, broker.version, broker.mode, broker.data_dir, broker.classpath, topics,
+                     broker.work / "consumed", clean, broker.dump_log_segments_class,
+                     {"total": time.monotonic() - t0, "start": broker.started_s}, broker.work)
+
+
+def kraft_4x(work: Path) -> BrokerRun:
+    """The newest 4.x in KRaft mode: every scenario."""
+    t0 = time.monotonic()
+    b = Broker(NEWEST_4X, "kraft", work, broker_config={
+        "group.coordinator.rebalance.protocols": "classic,consumer,share,streams",
+        "metadata.log.max.record.bytes.between.snapshots": "2048",
+        "metadata.log.max.snapshot.interval.ms": "3000",
+    }, format_features=["share.version=1"]).start()
+    codec_topics = [f"codec-{c}" for c in CODECS]
+    steps = [_topic(t) for t in codec_topics]
+    steps += [_topic("txn", 2), _topic("log-append-time", message_timestamp_type="LogAppendTime"),
+              _topic("rolling", segment_ms="300"),
+              _topic("big-segments", 1, segment_bytes=str(1024 * 1024), index_interval_bytes="1024"),
+              _topic("retention", segment_ms="300", retention_ms="1500", file_delete_delay_ms="0"),
+              _topic("compacted", cleanup_policy="compact", segment_ms="200", min_cleanable_dirty_ratio="0.01",
+                     delete_retention_ms="120000", min_compaction_lag_ms="0", file_delete_delay_ms="0")]
+    steps += [["produce", t, c, "5", "1000"] for t, c in zip(codec_topics, CODECS)]
+    steps += [["txn", "txn"], ["produce", "log-append-time", "gzip", "3", "200"],
+              ["rounds", "rolling", "5", "40", "400", "1000"],
+              ["produce", "big-segments", "none", "0", "2500", "plain", "1000"],
+              ["rounds", "retention", "6", "30", "400", "1000"],
+              ["rounds", "compacted", "6", "40", "300", "12", "tombstones"], ["compaction-tail", "compacted"],
+              ["alter-topic", "rolling", "retention.ms=86400000", "max.message.bytes=2000000"],
+              ["group", "g-classic", "classic", "codec-none"],
+              ["group", "g-consumer", "consumer", "codec-gzip"],
+              ["share-group", "g-share", "codec-lz4"]]
+    run_scenario(b, steps)
+    part = b.data_dir / "compacted-0"
+    # the cleaner cleans everything but the active segment; then its tombstones' delete horizon passes
+    _wait("the log cleaner to clean compacted-0",
+          lambda: _checkpoint(b.data_dir / "cleaner-offset-checkpoint").get("compacted-0", 0)
+          >= int(_logs(part)[-1].stem))
+    time.sleep(1.0)
+    _wait("retention to delete retention-0's old segments", lambda: len(_logs(b.data_dir / "retention-0")) == 1)
+    topics = codec_topics + ["txn", "log-append-time", "rolling", "big-segments", "retention", "compacted"]
+    # retention keeps nothing now; keep what comes next, so the consumer and the files agree
+    run_scenario(b, [["alter-topic", "retention", "retention.ms=86400000"], ["rounds", "retention", "1", "20", "0", "1000"],
+                     ["consume", str(work / "consumed"), *topics]])
+    return _finish(b, "kraft_4x", topics, t0)
+
+
+def kraft_39(work: Path) -> BrokerRun:
+    """3.9.x in KRaft mode: codecs, transactions, groups, metadata."""
+    t0 = time.monotonic()
+    b = Broker(NEWEST_39, "kraft", work, broker_config={
+        "group.coordinator.rebalance.protocols": "classic,consumer",
+        "metadata.log.max.record.bytes.between.snapshots": "2048",
+        "metadata.log.max.snapshot.interval.ms": "3000",
+    }).start()
+    codec_topics = [f"codec-{c}" for c in CODECS]
+    steps = [_topic(t) for t in codec_topics] + [_topic("txn", 2)]
+    steps += [["produce", t, c, "3", "300"] for t, c in zip(codec_topics, CODECS)]
+    steps += [["txn", "txn"], ["alter-topic", "codec-none", "retention.ms=86400000"],
+              ["group", "g-classic", "classic", "codec-none"], ["group", "g-consumer", "consumer", "codec-gzip"]]
+    run_scenario(b, steps)
+    topics = codec_topics + ["txn"]
+    run_scenario(b, [["consume", str(work / "consumed"), *topics]])
+    return _finish(b, "kraft_39", topics, t0)
+
+
+LEGACY_FORMATS = {"v1": "0.10.0", "v0": "0.9.0"}
+LEGACY_CODECS = ["none", "gzip", "snappy", "lz4"]
+
+
+def zk_legacy(work: Path) -> BrokerRun:
+    """3.9.x in ZooKeeper mode with inter.broker.protocol.version 2.8: topics with message.format.version
+    0.10.0 and 0.9.0 hold v1 and v0 messages."""
+    t0 = time.monotonic()
+    b = Broker(NEWEST_39, "zk", work, broker_config={"inter.broker.protocol.version": "2.8"}).start()
+    topics, steps = [], []
+    for magic, fmt in LEGACY_FORMATS.items():
+        for c in LEGACY_CODECS:
+            t = f"{magic}-{c}"
+            topics.append(t)
+            steps.append(_topic(t, message_format_version=fmt))
+            steps.append(["produce", t, c, "3", "200", "plain", "100", "noheaders"])
+    run_scenario(b, steps)
+    run_scenario(b, [["consume", str(work / "consumed"), *topics]])
+    return _finish(b, "zk_legacy", topics, t0)
+
+
+def killed_4x(work: Path) -> BrokerRun:
+    """The newest 4.x killed (kill -9) in the middle of produce: the directory as it was left."""
+    t0 = time.monotonic()
+    b = Broker(NEWEST_4X, "kraft", work).start()
+    # small preallocated index files (segment.index.bytes), so the directory can be kept as a fixture
+    run_scenario(b, [_topic("unclean", 1, index_interval_bytes="512", segment_index_bytes="4096")])
+    with open(work / "producer.out", "wb") as err:
+        producer = subprocess.Popen(scenario_cmd(b, [["produce-forever", "unclean"]]), stdout=subprocess.PIPE,
+                                    stderr=err, start_new_session=True)
+    try:
+        assert producer.stdout is not None
+        for line in producer.stdout:
+            if line.startswith(b"acked 500"):
+                break
+        else:
+            raise BrokerError(f"the producer stopped early; see {work / 'producer.out'}")
+        b.kill()
+    finally:
+        producer.kill()
+        producer.wait()
+    b.stop()
+    return BrokerRun("killed_4x", b.version, b.mode, b.data_dir, b.classpath, ["unclean"], None, False,
+                     b.dump_log_segments_class, {"total": time.monotonic() - t0, "start": b.started_s}, work)

@@ -1,0 +1,93 @@
+"""Oracle 3, the broker's own checks: `kafkalog verify` finds no problem in a directory a broker wrote
+and stopped cleanly, and on the directory of a broker killed in the middle of produce it flags the
+same index files as Kafka's DumpLogSegments (--verify-index-only, --index-sanity-check) of the
+same version, run from the same jars."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kafkalog.log.segment import SegmentReader
+from tests.brokers.harness import JVM_OPTS, java
+
+pytestmark = pytest.mark.broker
+
+
+def kafkalog(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kafkalog.cli", *args], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True)
+
+
+def test_verify_finds_no_problem_where_the_broker_stopped_cleanly(broker_run):
+    res = kafkalog("verify", str(broker_run.data_dir))
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    assert res.stdout.rstrip().endswith(": OK"), res.stdout[-2000:]
+
+
+# Internal-topic records kafkalog's specs cannot decode in 4.3.1's __consumer_offsets: KNOWN DIFFERENCES.
+# Kafka 4.x changed these version-0 values of the share-group preview without a version bump
+# (ShareGroupMetadataValue gained MetadataHash; ShareGroupStatePartitionMetadataValue's topics changed);
+# the specs follow the schemas of the commits scripts/message_specs.py names. Listed so that fixing them
+# fails this test (then empty the list).
+KNOWN_UNDECODED = {
+    "kraft_4x": {"ShareGroupMetadataValue version 0", "ShareGroupStatePartitionMetadataValue version 0"},
+}
+
+
+def test_dump_reads_every_file_the_broker_wrote(broker_run):
+    """`kafkalog dump --format json` over the whole log directory: internal topics decoded by their specs."""
+    res = kafkalog("dump", "--format", "json", str(broker_run.data_dir))
+    errors = [json.loads(line)["message"] for line in res.stdout.splitlines() if line.startswith('{"type":"error"')]
+    undecoded = {m.split(": ")[1] for m in errors if "the bytes end before the message does" in m}
+    others = [m for m in errors if "the bytes end before the message does" not in m]
+    assert not others, others[:10]
+    assert undecoded == KNOWN_UNDECODED.get(broker_run.name, set())
+    assert res.returncode == (1 if undecoded else 0), res.stderr[-2000:]
+
+
+def dump_log_segments(run, option: str, files: list[Path]) -> str:
+    res = subprocess.run([java(), *JVM_OPTS, "-cp", os.pathsep.join(run.classpath), run.dump_log_segments_class,
+                          option, "--files", ",".join(map(str, files))],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+    return res.stdout
+
+
+def kafka_flagged(run, files: list[Path]) -> tuple[set[str], str]:
+    """The index files DumpLogSegments finds fault with, and its output. One file per run of the sanity
+    check: its CorruptIndexException ends the run."""
+    flagged, outs = set(), []
+    for f in files:
+        out = dump_log_segments(run, "--index-sanity-check", [f]) + dump_log_segments(run, "--verify-index-only", [f])
+        outs.append(out)
+        if re.search(r"CorruptIndexException|failed sanity check|Mismatches in|is corrupt", out):
+            flagged.add(str(f))
+    return flagged, "\n".join(outs)
+
+
+def test_verify_agrees_with_dump_log_segments_on_a_killed_broker(killed_4x):
+    index_files = sorted(p for p in killed_4x.data_dir.rglob("*") if p.suffix in (".index", ".timeindex"))
+    assert index_files
+    flagged, out = kafka_flagged(killed_4x, index_files)
+    res = kafkalog("verify", "--format", "json", str(killed_4x.data_dir))
+    problems = [json.loads(line) for line in res.stdout.splitlines()]
+    ours = {p["file"] for p in problems if p.get("type") == "problem" and p.get("file", "").endswith(("index", "timeindex"))}
+    ours |= {p["message"].split(": ")[0] for p in problems
+             if p.get("type") == "note" and "--index-sanity-check calls corrupt" in p["message"]}
+    assert ours == flagged, f"kafkalog verify: {sorted(ours)}\nDumpLogSegments: {sorted(flagged)}\n{out[-3000:]}"
+
+
+def test_the_log_cleaner_left_tombstones_delete_horizons_and_empty_batches(kraft_4x):
+    """What the compacted topic must hold for the oracles above to cover the cleaner's output."""
+    batches = []
+    for log in sorted((kraft_4x.data_dir / "compacted-0").glob("*.log")):
+        with SegmentReader(log) as reader:
+            batches += list(reader)
+    assert any(b.delete_horizon_ms is not None for b in batches), "no batch with a delete horizon"
+    assert any(b.count == 0 for b in batches), "no empty batch kept for a producer's state"
+    assert any(r.value is None for b in batches for r in b.records), "no tombstone"
