@@ -19,3 +19,10 @@ def increment_sequence(sequence: int, increment: int) -> int:
     if sequence > s32(INT_MAX - increment):
         return s32(increment - s32(INT_MAX - sequence) - 1)
     return s32(sequence + increment)
+
+
+def decrement_sequence(sequence: int, decrement: int) -> int:
+    """`DefaultRecordBatch.decrementSequence`: a sequence `decrement` back, wrapping below 0 as Kafka's does."""
+    if sequence < decrement:
+        return 0x7FFFFFFF - (decrement - sequence) + 1
+    return sequence - decrement

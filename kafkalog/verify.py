@@ -410,7 +410,7 @@ def _time_index_sanity(index, name: str, report: VerifyReport) -> None:
     file, so the last slot of a time index a killed broker left preallocated (zeros) has timestamp 0."""
     if not index.slots:
         return
-    every = index.slot_columns()
+    every = fast_index.slot_columns(index)
     first, last = int(every[0, 0]), int(every[0, -1])
     if last < first:
         # A note, not a problem: a running broker's active segment has such an index, and Kafka rebuilds it

@@ -32,6 +32,7 @@ from kafkalog.formats.index import OffsetIndex, TimeIndex, base_offset_of
 from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoint
 from kafkalog.formats.producer_snapshot import read_snapshot
 from kafkalog.formats.txn_index import read_txn_index
+from kafkalog.javaint import decrement_sequence
 from kafkalog.log import file_kinds
 from kafkalog.log.partition import Partition
 
@@ -44,6 +45,8 @@ class _Out:
 
     def __init__(self, fmt: str, out: TextIO):
         self.json = fmt == "json"
+        #: Exactly kafka-dump-log.sh's lines: none of kafkalog's own (index ends, a snapshot's header).
+        self.kafka = fmt == "kafka"
         self.out = out
 
     def emit(self, obj: dict, text: str) -> None:
@@ -61,7 +64,11 @@ def dump_offset_index(path: Path, out: _Out, base_offset: int | None = None) -> 
     out.header(path)
     with OffsetIndex(path, base_offset=base_offset) as index:
         if len(index) == 0 and not out.json:
-            out.out.write(f"{path} is empty.\n")
+            if out.kafka and index.slots:
+                # DumpLogSegments prints the first slot, then stops at a slot that holds the base offset again.
+                out.out.write(f"offset: {index.base_offset} position: 0\n")
+            else:
+                out.out.write(f"{path} is empty.\n")
         for entry in index:
             out.emit({"type": "index", "offset": entry.offset, "position": entry.position},
                      f"offset: {entry.offset} position: {entry.position}")
@@ -72,7 +79,12 @@ def dump_time_index(path: Path, out: _Out, base_offset: int | None = None) -> bo
     out.header(path)
     with TimeIndex(path, base_offset=base_offset) as index:
         if len(index) == 0 and not out.json:
-            out.out.write(f"{path} is empty.\n")
+            if out.kafka:
+                # The first slot, as for an offset index; of an empty file, nothing (no "is empty." here).
+                if index.slots:
+                    out.out.write(f"timestamp: 0 offset: {index.base_offset}\n")
+            else:
+                out.out.write(f"{path} is empty.\n")
         for entry in index:
             out.emit({"type": "timeindex", "timestamp": entry.timestamp, "offset": entry.offset},
                      f"timestamp: {entry.timestamp} offset: {entry.offset}")
@@ -80,8 +92,9 @@ def dump_time_index(path: Path, out: _Out, base_offset: int | None = None) -> bo
 
 
 def _index_end(index, out: _Out) -> bool:
-    out.emit({"type": "index_end", "entries": len(index), "unused_slots": index.unused_slots},
-             f"entries: {len(index)} unused (preallocated) slots: {index.unused_slots}")
+    if not out.kafka:
+        out.emit({"type": "index_end", "entries": len(index), "unused_slots": index.unused_slots},
+                 f"entries: {len(index)} unused (preallocated) slots: {index.unused_slots}")
     if index.trailing_bytes:
         out.error(DamagedDataError(f"{index.trailing_bytes} bytes after the last whole entry: the length is not "
                                    f"a multiple of {index.entry_size}", path=index.name,
@@ -93,6 +106,12 @@ def _index_end(index, out: _Out) -> bool:
 def dump_snapshot(path: Path, out: _Out) -> bool:
     out.header(path)
     snap = read_snapshot(path)
+    if out.kafka:
+        for e in snap.producer_entries:
+            out.out.write(_kafka_snapshot_line(e) + "\n")
+        for damage in snap.damage:
+            out.error(damage)
+        return not snap.damage
     out.emit({"type": "snapshot", "offset": snap.offset, "version": snap.version, "crc": snap.crc,
               "crc_valid": snap.crc_valid, "producer_entries": len(snap.producer_entries)},
              f"version: {snap.version} crc: {snap.crc} isValid: {str(snap.crc_valid).lower()}")
@@ -107,6 +126,18 @@ def dump_snapshot(path: Path, out: _Out) -> bool:
     for damage in snap.damage:
         out.error(damage)
     return not snap.damage
+
+
+def _kafka_snapshot_line(e) -> str:
+    """A producer's line as DumpLogSegments.dumpProducerIdSnapshot prints its `ProducerStateEntry`."""
+    first = "OptionalLong.empty" if e.current_txn_first_offset < 0 else f"OptionalLong[{e.current_txn_first_offset}]"
+    line = (f"producerId: {e.producer_id} producerEpoch: {e.epoch} coordinatorEpoch: {e.coordinator_epoch} "
+            f"currentTxnFirstOffset: {first} lastTimestamp: {e.timestamp}")
+    if e.last_offset < 0:
+        return line  # readSnapshot keeps no batch metadata for an entry without a last offset
+    first_sequence = decrement_sequence(e.last_sequence, e.offset_delta)  # as ProducerStateEntry.firstSeq
+    return (f"{line} firstSequence: {first_sequence} lastSequence: {e.last_sequence} lastOffset: {e.last_offset} "
+            f"offsetDelta: {e.offset_delta} timestamp: {e.timestamp}")
 
 
 def dump_txn_index(path: Path, out: _Out) -> bool:

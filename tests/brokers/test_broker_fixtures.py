@@ -7,6 +7,7 @@ import subprocess
 from pathlib import Path
 
 import kafka_jars
+
 from kafkalog.formats import internal_topics as it
 from kafkalog.log.segment import SegmentReader
 from kafkalog.verify import verify_path

@@ -1,7 +1,7 @@
 """`kafkalog dump --format kafka` against the real kafka-dump-log.sh (`DumpLogSegments`) of Kafka 3.9 and 4.
 
-Every record file of the fixtures and samples (segments, KRaft snapshots) is dumped by Kafka's own
-tool from Maven Central's jars (`--deep-iteration --print-data-log`, with the internal topic's
+Every file of the fixtures and samples that the tool reads (segments, KRaft snapshots, offset and
+time indexes, producer snapshots, transaction indexes) is dumped by Kafka's own tool from Maven Central's jars (`--deep-iteration --print-data-log`, with the internal topic's
 decoder flag where the file is an internal topic's), and by kafkalog with the matching
 `--kafka-version`. The lines must be the same. Where Kafka's tool dies with an exception, the lines
 it printed before it are kafkalog's too.
@@ -22,8 +22,9 @@ from kafkalog.cli import main as kafkalog_main
 from tests.dump import dump_log_segments as dls
 from tests.paths import FIXTURES, SAMPLES
 
-RECORD_FILES = sorted(p for tree in (SAMPLES, FIXTURES / "segments", FIXTURES / "partitions", FIXTURES / "internal")
-                      for p in tree.rglob("*") if p.suffix in (".log", ".checkpoint") and p.is_file())
+KINDS = (".log", ".checkpoint", ".index", ".timeindex", ".snapshot", ".txnindex")
+FILES = sorted(p for tree in (SAMPLES, FIXTURES / "segments", FIXTURES / "partitions", FIXTURES / "internal")
+               for p in tree.rglob("*") if p.suffix in KINDS and p.is_file())
 
 # Internal-topic records, in the JSON of Kafka's decoders:
 # - Kafka's JsonConverters leave out a tagged field that holds its default, and Kafka 4 places the
@@ -54,7 +55,7 @@ NOT_IN = {"3.9.2": {"tests/fixtures/internal/__share_group_state-0/0000000000000
 
 @pytest.fixture(scope="module")
 def copies(tmp_path_factory) -> dict[Path, Path]:
-    return dls.copy_as_kafka_names(RECORD_FILES, tmp_path_factory.mktemp("kafka-names"))
+    return dls.copy_as_kafka_names(FILES, tmp_path_factory.mktemp("kafka-names"))
 
 
 @pytest.fixture(scope="module", params=sorted(dls.VERSIONS))
@@ -88,9 +89,9 @@ def _same(theirs: dls.Dumped, ours: list[str]) -> bool:
     return ours[:len(whole)] == whole and len(ours) > len(whole) and ours[len(whole)].startswith(last)
 
 
-def test_every_record_file_is_dumped_by_both(copies, kafka_dumps):
+def test_every_file_is_dumped_by_both(copies, kafka_dumps):
     version, dumped = kafka_dumps
-    assert len(RECORD_FILES) >= 90
+    assert len(FILES) >= 140 and {p.suffix for p in FILES} == set(KINDS)
     missing = {str(orig.relative_to(SAMPLES.parent)) for orig, copy in copies.items() if copy not in dumped}
     assert missing == NOT_IN[version]
 

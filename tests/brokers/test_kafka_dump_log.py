@@ -1,0 +1,56 @@
+"""Oracle 2 on broker-written files: `kafkalog dump --format kafka` prints what the broker's own
+kafka-dump-log.sh (`DumpLogSegments` of the same version, from the same jars) prints, for every
+segment, KRaft snapshot, index, time index, producer snapshot and transaction index the broker wrote,
+internal topics through their decoder flags."""
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+from kafkalog.cli import main as kafkalog_main
+from tests.dump import dump_log_segments as dls
+
+pytestmark = pytest.mark.broker
+
+# Internal topics whose records kafkalog prints otherwise than Kafka's decoders (see
+# tests/dump/test_dump_log_segments.py: tagged fields at their defaults, Java exception messages).
+KNOWN_DIFFERENT_TOPICS = {"__consumer_offsets", "__cluster_metadata", "__share_group_state", "__transaction_state"}
+
+
+def _topic(path: Path) -> str:
+    return "__cluster_metadata" if path.suffix == ".checkpoint" else re.sub(r"-\d+$", "", path.parent.name)
+
+
+def _ours(path: Path, kafka_version: str) -> list[str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        kafkalog_main(["dump", "--format", "kafka", "--kafka-version", kafka_version, str(path)])
+    return out.getvalue().splitlines()
+
+
+def test_kafkalog_prints_what_the_brokers_own_tool_prints(broker_run):
+    files = sorted(p for p in broker_run.data_dir.rglob("*")
+                   if p.suffix in (".log", ".checkpoint", ".index", ".timeindex", ".snapshot", ".txnindex")
+                   and re.match(r"^\d{20}(-\d{10})?\.", p.name))
+    by_flag: dict[str | None, list[Path]] = {}
+    for f in files:
+        by_flag.setdefault(dls.decoder_flag(f), []).append(f)
+    dumped: dict[Path, dls.Dumped] = {}
+    for flag, group in by_flag.items():
+        if flag in dls.decoder_flags(broker_run.version):
+            dumped.update(dls.run(broker_run.version, group, "--deep-iteration", "--print-data-log",
+                                  *([flag] if flag else [])))
+    kafka_version = "3.9" if broker_run.version.startswith("3.") else "4"
+    differ = {}
+    for f, theirs in dumped.items():
+        assert theirs.exception is None, (f, theirs.exception)
+        if _ours(f, kafka_version) != theirs.lines:
+            differ.setdefault(_topic(f), []).append(f.name)
+    data_topics = {t: names for t, names in differ.items() if not t.startswith("__")}
+    assert data_topics == {}
+    assert set(differ) <= KNOWN_DIFFERENT_TOPICS
+    assert len(dumped) >= 5
