@@ -128,7 +128,7 @@ def _control(record: Record, kafka_version: str) -> str:
     # (kafka_raft_control_record.ksy), as `kafkalog dump --format json` decodes them.
     label = _RAFT_JSON_LABELS.get(name) or (_LEADER_CHANGE_LABEL.get(name) if kafka_version != "3.9" else None)
     if label is not None and record.value is not None:
-        decoded = decode_record(CONTROL_ONLY, record.key, record.value, name)
+        decoded = decode_record(CONTROL_ONLY, record.key, record.value, name, as_kafka_prints=True)
         if decoded.error is None and decoded.value is not None:
             return f" {label} " + _json(decoded.value["data"])
     return f" controlType: {name}({control_type_code(record.key)})"
@@ -143,7 +143,7 @@ def _decoded_contents(record: Record, decoder: str | None) -> str | None:
     (`CoordinatorRecordMessageParser`, `ClusterMetadataLogMessageParser`); None where the raw bytes
     are printed. Where Kafka's decoder says an exception's message, kafkalog says its own reason."""
     if decoder in _COORDINATOR_DECODERS and record.key is not None:
-        decoded = decode_record(decoder, record.key, record.value)
+        decoded = decode_record(decoder, record.key, record.value, as_kafka_prints=True)
         if decoded.error is not None:
             unknown = _UNKNOWN_RECORD_TYPE.match(decoded.error)
             if unknown:
@@ -155,7 +155,7 @@ def _decoded_contents(record: Record, decoder: str | None) -> str | None:
             {"version": str(decoded.value["version"]), "data": decoded.value["data"]})
         return f" key: {key} payload: {payload}"
     if decoder == METADATA and record.value is not None:
-        decoded = decode_record(decoder, record.key, record.value)
+        decoded = decode_record(decoder, record.key, record.value, as_kafka_prints=True)
         if decoded.error is not None or decoded.value is None:
             return f" payload: Error at {record.offset}, skipping. {escape(decoded.error or 'no value')}"
         # MetadataRecordType's constant: RegisterBrokerRecord -> REGISTER_BROKER_RECORD
@@ -165,16 +165,7 @@ def _decoded_contents(record: Record, decoder: str | None) -> str | None:
 
 
 def _json(obj: dict) -> str:
-    return json.dumps(_known_fields(obj), separators=(",", ":"), ensure_ascii=False)
-
-
-def _known_fields(value):
-    """`value` without kafkalog's `unknownTaggedFields`: Kafka's JsonConverters do not print them."""
-    if isinstance(value, dict):
-        return {k: _known_fields(v) for k, v in value.items() if k != "unknownTaggedFields"}
-    if isinstance(value, list):
-        return [_known_fields(v) for v in value]
-    return value
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
 
 def legacy_checksums(entry: bytes, batch: Batch) -> list[tuple[int, bool]]:

@@ -116,18 +116,18 @@ def decoder_for_path(path: str | Path, override: str | None = None) -> str | Non
 # ----------------------------------------------------------------------------- decoding
 
 def decode_record(decoder: str | None, key: bytes | None, value: bytes | None,
-                  control_type: str | None = None) -> Decoded:
+                  control_type: str | None = None, *, as_kafka_prints: bool = False) -> Decoded:
     """Decode one record's key and value with `decoder` (a DECODERS name, CONTROL_ONLY or None)."""
     if decoder is None:
         return Decoded()
     try:
         if control_type is not None:
-            return Decoded(value=_control_value(control_type, value))
+            return Decoded(value=_control_value(control_type, value, as_kafka_prints))
         if decoder == CONTROL_ONLY:
             return Decoded()
         if decoder in (OFFSETS, TRANSACTIONS, SHARE):
-            return _coordinator(_SPECS[decoder], key, value)
-        return Decoded(value=None if value is None else _framed(_SPECS[decoder], value))
+            return _coordinator(_SPECS[decoder], key, value, as_kafka_prints)
+        return Decoded(value=None if value is None else _framed(_SPECS[decoder], value, as_kafka_prints))
     except _Undecodable as e:
         return Decoded(error=str(e))
 
@@ -162,7 +162,7 @@ def _reason(e: Exception) -> str:
     return "a length or count that does not fit the bytes"
 
 
-def _coordinator(spec: ModuleType, key: bytes | None, value: bytes | None) -> Decoded:
+def _coordinator(spec: ModuleType, key: bytes | None, value: bytes | None, kafka: bool) -> Decoded:
     types = catalog.COORDINATOR[_spec_id(spec)]
     if key is None:
         raise _Undecodable("null key: a coordinator record always has a key")
@@ -174,7 +174,7 @@ def _coordinator(spec: ModuleType, key: bytes | None, value: bytes | None) -> De
     key_name, value_name, max_version = types[record_type]
     cls = getattr(spec, _cls(_spec_id(spec)))
     key_obj, _ = _parse(f"{key_name} (record type {record_type})", lambda io: cls(io), key)
-    out = Decoded(key=_envelope(key_name, record_type, key_obj.message))
+    out = Decoded(key=_envelope(key_name, record_type, key_obj.message, kafka))
     if value is None:
         return out
     if len(value) < 2:
@@ -187,14 +187,14 @@ def _coordinator(spec: ModuleType, key: bytes | None, value: bytes | None) -> De
     if version > max_version and left:
         raise _Undecodable(f"{value_name} version {version} is newer than the newest kafkalog knows "
                            f"({max_version}) and its bytes do not fit that version")
-    data = _data(obj)
+    data = _data(obj, kafka)
     if value_name == "GroupMetadataValue" and data.get("protocolType") == "consumer":
-        _consumer_protocol(data)
+        _consumer_protocol(data, kafka)
     out.value = {"type": value_name, "version": version, "data": data}
     return out
 
 
-def _framed(spec: ModuleType, value: bytes) -> dict[str, Any]:
+def _framed(spec: ModuleType, value: bytes, kafka: bool) -> dict[str, Any]:
     apis = catalog.FRAMED[_spec_id(spec)]
     frame, api_key, version = _frame_header(value)
     if frame != 1:
@@ -206,7 +206,7 @@ def _framed(spec: ModuleType, value: bytes) -> dict[str, Any]:
     if obj.trailing:
         raise _Undecodable(f"{name} version {version}: {len(obj.trailing)} byte(s) of garbage after the record"
                            + (f" (kafkalog knows versions up to {max_version})" if version > max_version else ""))
-    return {"type": name, "version": version, "data": _data(obj.message)}
+    return {"type": name, "version": version, "data": _data(obj.message, kafka)}
 
 
 def _frame_header(value: bytes) -> tuple[int, int, int]:
@@ -222,7 +222,7 @@ def _frame_header(value: bytes) -> tuple[int, int, int]:
     return out[0], out[1], out[2]
 
 
-def _control_value(control_type: str, value: bytes | None) -> dict[str, Any] | None:
+def _control_value(control_type: str, value: bytes | None, kafka: bool) -> dict[str, Any] | None:
     if value is None:
         return None
     if control_type in ("COMMIT", "ABORT"):
@@ -240,10 +240,10 @@ def _control_value(control_type: str, value: bytes | None) -> dict[str, Any] | N
     version = _int16_prefix(value)
     cls = kafka_raft_control_record.KafkaRaftControlRecord
     obj, _ = _parse(f"{name} version {version}", lambda io: cls(_RAFT_CONTROL_TYPES[control_type], io), value)
-    return {"type": name, "version": version, "data": _data(obj.message)}
+    return {"type": name, "version": version, "data": _data(obj.message, kafka)}
 
 
-def _consumer_protocol(group: dict[str, Any]) -> None:
+def _consumer_protocol(group: dict[str, Any], kafka: bool) -> None:
     """Replace the members' subscription and assignment bytes by their decoding, as DumpLogSegments does."""
     cls = kafka_consumer_protocol.KafkaConsumerProtocol
     for member in group.get("members") or []:
@@ -256,11 +256,13 @@ def _consumer_protocol(group: dict[str, Any]) -> None:
                 obj, _ = _parse(name, lambda io: make(io), base64.b64decode(raw))
             except _Undecodable:
                 continue  # a client's bytes that are not the consumer protocol: left as bytes
-            member[field] = {"type": name, "version": obj.version, "data": _data(obj.message)}
+            data = _data(obj.message, kafka)
+            # DumpLogSegments puts the converter's JSON in place of the bytes; kafkalog names it too.
+            member[field] = data if kafka else {"type": name, "version": obj.version, "data": data}
 
 
-def _envelope(name: str, version: int, message: KaitaiStruct) -> dict[str, Any]:
-    return {"type": name, "version": version, "data": _data(message)}
+def _envelope(name: str, version: int, message: KaitaiStruct, kafka: bool = False) -> dict[str, Any]:
+    return {"type": name, "version": version, "data": _data(message, kafka)}
 
 
 # ----------------------------------------------------------------------------- parsed objects -> Kafka's names
@@ -284,10 +286,10 @@ def _common_types():
     return kafka_message_common.KafkaMessageCommon
 
 
-def _value(v: Any) -> Any:
+def _value(v: Any, kafka: bool) -> Any:
     c = _common_types()
     if isinstance(v, list):
-        return [_value(x) for x in v]
+        return [_value(x, kafka) for x in v]
     if isinstance(v, (c.StringField, c.BytesField)):
         if v.is_null:
             return None
@@ -297,12 +299,15 @@ def _value(v: Any) -> Any:
     if isinstance(v, c.Boolean):
         return v.value
     if isinstance(v, KaitaiStruct):
-        return _data(v)
+        return _data(v, kafka)
     return v
 
 
-def _data(obj: KaitaiStruct) -> dict[str, Any]:
-    """A message or struct's fields, in schema order, by Kafka's names."""
+def _data(obj: KaitaiStruct, kafka: bool = False) -> dict[str, Any]:
+    """A message or struct's fields, in schema order, by Kafka's names.
+
+    With `kafka`, as Kafka's JsonConverters write them (what DumpLogSegments' decoders print): a
+    tagged field that holds its default is left out, and unknown tagged fields are not shown."""
     out: dict[str, Any] = {}
     for attr, v in vars(obj).items():
         if attr.startswith("_") or attr == "schema_version":
@@ -312,29 +317,32 @@ def _data(obj: KaitaiStruct) -> dict[str, Any]:
                 out[catalog.NAMES[attr[4:]]] = None
             continue
         if attr == "tagged_fields":
-            _tagged(obj.schema_version, v, out)
+            _tagged(obj.schema_version, v, out, kafka)
             continue
         if attr.endswith("_marker"):  # a nullable struct's presence marker: null when the struct is absent
             if not hasattr(obj, attr[:-len("_marker")]):
                 out[catalog.NAMES[attr[:-len("_marker")]]] = None
             continue
-        out[catalog.NAMES[attr]] = _value(v)
+        out[catalog.NAMES[attr]] = _value(v, kafka)
     return out
 
 
-def _tagged(version: int, section: KaitaiStruct, out: dict[str, Any]) -> None:
+def _tagged(version: int, section: KaitaiStruct, out: dict[str, Any], kafka: bool) -> None:
     unknown = []
     for f in section.fields:
         value = getattr(f, "value", None)
         if isinstance(value, KaitaiStruct):
-            out.update(_data(value))
+            out.update(_data(value, kafka))
         else:
             unknown.append({"tag": f.tag.unsigned_value,
                             "data": base64.b64encode(value if value is not None else f.data).decode("ascii")})
     for tag, name, default, versions in catalog.TAGGED.get(type(section).__qualname__, ()):
-        if name not in out and _in_versions(version, versions):
+        if kafka:
+            if name in out and out[name] == default:
+                del out[name]
+        elif name not in out and _in_versions(version, versions):
             out[name] = default
-    if unknown:
+    if unknown and not kafka:
         out["unknownTaggedFields"] = unknown
 
 

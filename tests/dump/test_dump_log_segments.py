@@ -26,13 +26,14 @@ KINDS = (".log", ".checkpoint", ".index", ".timeindex", ".snapshot", ".txnindex"
 FILES = sorted(p for tree in (SAMPLES, FIXTURES / "segments", FIXTURES / "partitions", FIXTURES / "internal")
                for p in tree.rglob("*") if p.suffix in KINDS and p.is_file())
 
-# Internal-topic records, in the JSON of Kafka's decoders:
-# - Kafka's JsonConverters leave out a tagged field that holds its default, and Kafka 4 places the
-#   tagged fields of newer schemas where the schema declares them; kafkalog prints every tagged field
-#   it knows, defaults included, after the others (metadata, consumer offsets, share and transaction
-#   state);
-# - where Kafka's decoder fails, it prints the Java exception's message, kafkalog its own reason, and
-#   Kafka 4's reader refuses a few hostile collection sizes that kafkalog's specs read;
+# Internal-topic records, in the JSON of Kafka's decoders (kafkalog leaves out tagged fields at their
+# defaults and unknown tagged fields, as Kafka's JsonConverters do), still differ where:
+# - Kafka writes a tagged field where its schema declares it, and kafkalog after the struct's other
+#   fields (the specs keep the tagged-field section where the bytes have it);
+# - Kafka 3.9 does not know record types that later versions added (it prints "Unknown record type"),
+#   which kafkalog decodes;
+# - Kafka's decoder fails and prints the Java exception's message, kafkalog its own reason (and
+#   Kafka's reader refuses a few hostile collection sizes that kafkalog's specs read);
 # - the remote-log-metadata decoder prints Java objects' toString(), which kafkalog does not imitate.
 _INTERNAL = {
     "samples/__cluster_metadata-0/00000000000000000000.log",

@@ -49,12 +49,12 @@ def test_catalog_names_the_generated_classes():
     for spec, types in {**catalog.COORDINATOR}.items():
         top = getattr(importlib.import_module(f"kafkalog._generated.{spec}"), it._cls(spec))
         for key, value, _ in types.values():
-            assert hasattr(top, it._cls(it._snake(key))), key
-            assert value is None or hasattr(top, it._cls(it._snake(value))), value
+            assert hasattr(top, it._cls(it.snake_case(key))), key
+            assert value is None or hasattr(top, it._cls(it.snake_case(value))), value
     for spec, apis in catalog.FRAMED.items():
         top = getattr(importlib.import_module(f"kafkalog._generated.{spec}"), it._cls(spec))
         for name, _ in apis.values():
-            assert hasattr(top, it._cls(it._snake(name))), name
+            assert hasattr(top, it._cls(it.snake_case(name))), name
     for qualname in catalog.TAGGED:
         parts = qualname.split(".")
         spec = "_".join(p.lower() for p in __import__("re").findall(r"[A-Z][a-z]*", parts[0]))
