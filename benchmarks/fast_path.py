@@ -213,8 +213,8 @@ def run_spark(corpora: dict, master: str, max_partition_bytes: int, work: Path, 
     from pyspark.sql import SparkSession
 
     import kafkalog.spark
-    from kafkalog.spark import plan
-    from kafkalog.spark.options import parse_options
+    from kafkalog.dataset import plan
+    from kafkalog.dataset.options import parse_options
 
     # The reference reader's module is not importable in Spark's Python workers: ship it by value.
     cloudpickle.register_pickle_by_value(spark_reader)

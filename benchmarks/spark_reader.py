@@ -110,8 +110,8 @@ def main(argv=None) -> int:
     from pyspark.sql import SparkSession
 
     import kafkalog.spark
-    from kafkalog.spark import plan
-    from kafkalog.spark.options import parse_options
+    from kafkalog.dataset import plan
+    from kafkalog.dataset.options import parse_options
 
     workdir = Path(args.workdir)
     corpora = {codec: make_corpus(workdir, codec, args.records) for codec in args.codecs.split(",")}

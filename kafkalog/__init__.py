@@ -2,7 +2,7 @@
 
     import kafkalog
     for batch in kafkalog.SegmentReader("00000000000000000000.log"): ...
-    table = kafkalog.read_table("00000000000000000000.log")       # a pyarrow.Table
+    table = kafkalog.read_table("/var/lib/kafka/data", subscribe="orders")   # a pyarrow.Table
     partition = kafkalog.Partition("/var/lib/kafka/orders-0")
 
 The layers, from the bytes up, are described in docs/architecture.md.
@@ -27,7 +27,7 @@ from kafkalog.errors import (
 from kafkalog.model import Batch, Header, Record
 
 if TYPE_CHECKING:
-    from kafkalog.arrow.reader import read_arrow, read_table
+    from kafkalog.dataset.reader import read_arrow, read_table
     from kafkalog.log.partition import Partition
     from kafkalog.log.segment import SegmentReader, read_batches
 
@@ -45,8 +45,8 @@ _READERS = {
     "SegmentReader": "kafkalog.log.segment",
     "read_batches": "kafkalog.log.segment",
     "Partition": "kafkalog.log.partition",
-    "read_arrow": "kafkalog.arrow.reader",
-    "read_table": "kafkalog.arrow.reader",
+    "read_arrow": "kafkalog.dataset.reader",
+    "read_table": "kafkalog.dataset.reader",
 }
 
 

@@ -271,7 +271,7 @@ def _verify(args: argparse.Namespace) -> int:
 def _ingest(args: argparse.Namespace) -> int:
     # Imported here so that the other commands do not start Spark.
     from kafkalog.spark.ingest import run_ingest
-    from kafkalog.spark.plan import list_segments
+    from kafkalog.dataset.plan import list_segments
 
     # Usage errors before Spark starts: a path with no segments is not an empty success.
     if not list_segments(args.path):

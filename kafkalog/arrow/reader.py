@@ -1,14 +1,14 @@
-"""A segment's records as Arrow record batches: `read_arrow` and `read_table`.
+"""One segment's records as Arrow record batches, as the decoder gives them: `read_segment`.
 
-    import kafkalog
-    for batch in kafkalog.read_arrow("00000000000000000000.log"):
+    from kafkalog.arrow.reader import read_segment
+    for batch in read_segment("00000000000000000000.log"):
         batch.column("offset"), batch.column("value"), ...
 
 Rows come out in file order: each Kafka batch's records (data and control),
 and in PERMISSIVE mode one row per damage, where only `segment`,
 `batch_position` and `damage` are set. `timestamp` is Kafka's int64
-milliseconds (-1 for none). This is what the Spark reader, the UDFs and
-`kafkalog ingest` decode through.
+milliseconds (-1 for none). This is what `kafkalog.read_arrow` (and so the
+Spark reader, the UDFs and `kafkalog ingest`) decodes each byte range through.
 
 Decoding is the compiled fast path (`kafkalog.fast.segment`) unless `fast=False`
 asks for the Kaitai parsers alone; both give the same rows and damage.
@@ -32,7 +32,7 @@ MODES = (PERMISSIVE, DROPMALFORMED, FAILFAST)
 DEFAULT_ROWS_PER_BATCH = 10_000
 
 
-def read_arrow(
+def read_segment(
     source: Source,
     *,
     start: int = 0,
@@ -112,9 +112,9 @@ def read_arrow(
     yield from out.rest()
 
 
-def read_table(source: Source, **options) -> pa.Table:
-    """All of `read_arrow`'s batches as one `pyarrow.Table`."""
-    return pa.Table.from_batches(list(read_arrow(source, **options)), schema=SCHEMA)
+def read_segment_table(source: Source, **options) -> pa.Table:
+    """All of `read_segment`'s batches as one `pyarrow.Table`."""
+    return pa.Table.from_batches(list(read_segment(source, **options)), schema=SCHEMA)
 
 
 def _counted(damage: list[DamagedDataError], validate_checksums: bool) -> list[DamagedDataError]:

@@ -4,12 +4,12 @@
     kafkalog.spark.register(spark)
     df = spark.read.format("kafkalog").load("/var/lib/kafka/data/orders-0")
 
-The DataFrame has the columns of Spark's Kafka source (`kafkalog.spark.schema`), its
-options (`kafkalog.spark.options`) and, with `includeKafkalogColumns`, kafkalog's own.
-Planning (`partitions`) resolves offsets per partition (`kafkalog.spark.offsets`),
-takes the filters Spark pushes (`kafkalog.spark.filters`) and cuts the segments into
-byte ranges (`kafkalog.spark.plan`); each task decodes its range through the one
-decoding seam (`kafkalog.spark.decode`), and `kafkalog.spark.rows` filters the rows with
+The DataFrame has the columns of Spark's Kafka source (`kafkalog.dataset.schema`), its
+options (`kafkalog.dataset.options`) and, with `includeKafkalogColumns`, kafkalog's own.
+Planning (`partitions`) resolves offsets per partition (`kafkalog.dataset.offsets`),
+takes the filters Spark pushes (`kafkalog.dataset.filters`) and cuts the segments into
+byte ranges (`kafkalog.dataset.plan`); each task decodes its range through the one
+decoding seam (`kafkalog.dataset.decode`), and `kafkalog.dataset.rows` filters the rows with
 Arrow compute (offsets, control records, read_committed, pushed filters) and shapes them.
 Streaming is `kafkalog.spark.stream`.
 """
@@ -21,11 +21,11 @@ import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
 from kafkalog.arrow import internal_topics as internal_topics_arrow
-from kafkalog.spark import plan
-from kafkalog.spark.filters import Pushed, translate
-from kafkalog.spark.options import decode_flag, parse_options, schema_flags
-from kafkalog.spark.rows import path_option, read_range
-from kafkalog.spark.schema import output_ddl
+from kafkalog.dataset import plan
+from kafkalog.dataset.filters import Pushed, translate
+from kafkalog.dataset.options import decode_flag, parse_options, schema_flags
+from kafkalog.dataset.rows import path_option, read_range
+from kafkalog.dataset.schema import output_ddl
 from kafkalog.spark.stream import KafkaLogStreamReader
 
 

@@ -80,8 +80,8 @@ def run_ingest(args: argparse.Namespace) -> int:
     Exit status 0, or 1 when any damage was found (the damage rows are in the Parquet output).
     """
     from kafkalog.spark import register
-    from kafkalog.spark.options import parse_options
-    from kafkalog.spark.plan import list_segments
+    from kafkalog.dataset.options import parse_options
+    from kafkalog.dataset.plan import list_segments
 
     # ingest is an audit: every column and damage as rows, whatever the reader's Kafka-like defaults.
     options = {**AUDIT_OPTIONS, **parse_option_args(args.option)}

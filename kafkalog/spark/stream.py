@@ -4,11 +4,11 @@ Offsets are Kafka's, per topic-partition, in the shape of Spark's Kafka source:
 ``{"orders": {"0": 1234}}``, the next offset to read. Each micro-batch:
 
 - `latestOffset`: for each partition, one past the last whole batch of its last
-  segment (`kafkalog.spark.offsets.latest_offset`); a batch still being written is
+  segment (`kafkalog.dataset.offsets.latest_offset`); a batch still being written is
   left for the next trigger; with read_committed, no further than the first offset of
   a transaction still open (Kafka's last stable offset). `maxOffsetsPerTrigger` shares a limit over partitions
   by how far behind each is, as Kafka's source does (`KafkaMicroBatchStream.rateLimit`).
-- `partitions`: the byte ranges holding [start, end) (`kafkalog.spark.plan` with
+- `partitions`: the byte ranges holding [start, end) (`kafkalog.dataset.plan` with
   `exact_end`, so nothing past the end is read); segments rolled since are found by
   listing the directory again. Offsets below a partition's first segment (deleted by
   retention) are data loss: they fail the query, or with failOnDataLoss=false are
@@ -26,9 +26,9 @@ import math
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
 from kafkalog.errors import UsageError
-from kafkalog.spark import offsets, plan
-from kafkalog.spark.options import EARLIEST, LATEST, parse_options
-from kafkalog.spark.rows import path_option, read_range
+from kafkalog.dataset import offsets, plan
+from kafkalog.dataset.options import EARLIEST, LATEST, parse_options
+from kafkalog.dataset.rows import path_option, read_range
 
 try:  # PySpark 4.2+: read limits and Trigger.AvailableNow for Python sources
     from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, SupportsTriggerAvailableNow

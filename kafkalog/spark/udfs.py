@@ -6,7 +6,7 @@
     records = files.select("path", F.explode(parse_segment("content")).alias("r")).select("path", "r.*")
 
 Each returns an array of record structs with the reader's record-level columns
-(`kafkalog.spark.schema.UDF_COLUMNS`: no topic, partition or segment, which the
+(`kafkalog.dataset.schema.UDF_COLUMNS`: no topic, partition or segment, which the
 bytes do not carry). Damage is reported as in PERMISSIVE mode: an element with
 only `batch_position` and `damage` set. Null input gives null.
 """
@@ -15,10 +15,10 @@ from __future__ import annotations
 import pyarrow as pa
 
 from kafkalog.formats.framing import LOG_OVERHEAD, entry_header
-from kafkalog.spark import decode
-from kafkalog.spark.options import PERMISSIVE, ReadOptions
-from kafkalog.spark.rows import finish
-from kafkalog.spark.schema import ARROW_SCHEMA, UDF_COLUMNS, UDF_RESULT_DDL
+from kafkalog.dataset import decode
+from kafkalog.dataset.options import PERMISSIVE, ReadOptions
+from kafkalog.dataset.rows import finish
+from kafkalog.dataset.schema import ARROW_SCHEMA, UDF_COLUMNS, UDF_RESULT_DDL
 
 _STRUCT = pa.struct([ARROW_SCHEMA.field(name) for name, *_ in UDF_COLUMNS])
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from kafkalog import read_table
+from kafkalog.arrow.reader import read_segment_table as read_table
 from kafkalog.arrow.internal_topics import decoded_columns
 from tests.paths import ROOT
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import kafkalog
+from kafkalog.arrow.reader import read_segment_table
 from kafkalog.log.partition import Partition
 from kafkalog.log.transactions import ReadCommitted, partition_transactions
 
@@ -43,11 +44,11 @@ def _row(offset, timestamp, ts_type, key, value, headers) -> tuple:
 
 
 def arrow_rows(partition_dir: Path) -> tuple[list[tuple], set[int]]:
-    """kafkalog.read_table over each segment of the partition: its data records, and the offsets of those
+    """read_segment_table over each segment of the partition: its data records, and the offsets of those
     in aborted transactions (from kafkalog's own reading of the markers and .txnindex files)."""
     rows = []
     for log in sorted(partition_dir.glob("*.log")):
-        t = kafkalog.read_table(str(log))
+        t = read_segment_table(str(log))
         assert t.column("damage").null_count == len(t), f"{log}: damage {set(t.column('damage').to_pylist())}"
         for r in t.to_pylist():
             if not r["is_control"]:
@@ -83,14 +84,14 @@ def data_partitions(run) -> list[Path]:
     return dirs
 
 
-def test_read_table_and_partition_give_the_consumers_records(broker_run):
+def test_read_segment_table_and_partition_give_the_consumers_records(broker_run):
     for d in data_partitions(broker_run):
         head, uncommitted = consumed(broker_run, "read_uncommitted", d)
         _, committed = consumed(broker_run, "read_committed", d)
         assert uncommitted, f"{d}: the consumer read nothing"
         rows, aborted = arrow_rows(d)
         rows = _within(rows, head)
-        assert rows == uncommitted, f"{d}: read_table differs from the read_uncommitted consumer"
+        assert rows == uncommitted, f"{d}: read_segment_table differs from the read_uncommitted consumer"
         expected_aborted = {r[0] for r in uncommitted} - {r[0] for r in committed}
         assert aborted == expected_aborted, f"{d}: aborted records differ from what read_committed skipped"
         assert [r for r in rows if r[0] not in aborted] == committed, d

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pytest
 
 import kafkalog
-from kafkalog.arrow.reader import DROPMALFORMED, FAILFAST, PERMISSIVE
+from kafkalog.arrow.reader import DROPMALFORMED, FAILFAST, PERMISSIVE, read_segment_table
 from kafkalog.errors import DamagedDataError
 from kafkalog.fast import record_batch as fast_path
 from kafkalog.fast import segment as fast_segment
@@ -30,7 +30,7 @@ V2_FILES = [f for f in FILES if f.name.startswith(("v2-", "mixed"))]
 
 
 def both(source, **options) -> tuple[pa.Table, pa.Table]:
-    return kafkalog.read_table(source, fast=True, **options), kafkalog.read_table(source, fast=False, **options)
+    return read_segment_table(source, fast=True, **options), read_segment_table(source, fast=False, **options)
 
 
 def _no_address(text):
@@ -78,7 +78,7 @@ def test_failfast_raises_the_same_damage(path):
     errors = []
     for fast in (True, False):
         try:
-            kafkalog.read_table(path, mode=FAILFAST, fast=fast)
+            read_segment_table(path, mode=FAILFAST, fast=fast)
             errors.append(None)
         except DamagedDataError as exc:
             errors.append(_no_address(str(exc)))

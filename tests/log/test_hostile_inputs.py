@@ -1,6 +1,6 @@
 """Hostile inputs (issues 8 and 9): tiny files, written by Kafka's encoder, that decode to millions of records.
 
-Each is read through `read_table` and through the object API, and must give the records Kafka's
+Each is read through `read_segment_table` and through the object API, and must give the records Kafka's
 reader gives (or, where kafkalog refuses more than `max_decompressed_bytes`, none and a clear message),
 in memory bounded by the bytes: each read runs in a fresh interpreter whose peak RSS above its baseline
 (after the imports and a first read) must stay under 256 MiB. Times are measured by
@@ -24,12 +24,13 @@ LIMIT_MIB = 256
 READER = r"""
 import json, resource, sys
 import kafkalog
+from kafkalog.arrow.reader import read_segment_table
 from tests.paths import FIXTURES, SAMPLES
 api, path = sys.argv[1], sys.argv[2]
-kafkalog.read_table(sys.argv[3]); list(kafkalog.SegmentReader(sys.argv[3]))  # imports, kernels loaded
+read_segment_table(sys.argv[3]); list(kafkalog.SegmentReader(sys.argv[3]))  # imports, kernels loaded
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 if api == "table":
-    table = kafkalog.read_table(path)
+    table = read_segment_table(path)
     damage = [d for d in table.column("damage").to_pylist() if d is not None]
     records = table.num_rows - len(damage)
     first = table.column("offset")[0].as_py() if records else None

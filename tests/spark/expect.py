@@ -4,7 +4,7 @@ from __future__ import annotations
 import base64
 import json
 
-from kafkalog.spark.schema import TIMESTAMP_TYPE_IDS
+from kafkalog.dataset.schema import TIMESTAMP_TYPE_IDS
 from tests.paths import ROOT
 
 SEGMENTS = ROOT / "tests" / "fixtures" / "segments"
@@ -18,7 +18,7 @@ def b64(value):
 def spark_micros(ms: int, kafka_shape: bool = True) -> int | None:
     """Kafka's timestamp as the reader's timestamp column holds it: microseconds as Kafka's source gives them
     (-1 ms stays -1 ms), null outside Spark's range. The UDFs (kafkalog's shape) give null for -1."""
-    from kafkalog.spark.rows import MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS
+    from kafkalog.dataset.rows import MAX_TIMESTAMP_MS, MIN_TIMESTAMP_MS
 
     if ms < MIN_TIMESTAMP_MS or ms > MAX_TIMESTAMP_MS or (ms == -1 and not kafka_shape):
         return None

@@ -7,9 +7,9 @@ import shutil
 import pytest
 from pyspark.sql import functions as F
 
-from kafkalog.spark import plan
+from kafkalog.dataset import plan
 from kafkalog.spark.datasource import KafkaLogPushdownReader
-from kafkalog.spark.options import parse_options
+from kafkalog.dataset.options import parse_options
 from tests.spark.expect import PARTITIONS, SEGMENTS, expected_row, partitions_expected, project, rows
 
 # Spark's Kafka source schema (KafkaRecordToRowConverter.scala), in order.

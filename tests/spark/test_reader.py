@@ -7,9 +7,9 @@ import shutil
 import pytest
 from pyspark.sql import functions as F
 
-from kafkalog.spark import plan
-from kafkalog.spark.options import parse_options
-from kafkalog.spark.schema import output_columns
+from kafkalog.dataset import plan
+from kafkalog.dataset.options import parse_options
+from kafkalog.dataset.schema import output_columns
 from tests.spark.expect import (
     PARTITIONS,
     SEGMENTS,

@@ -3,7 +3,7 @@
 The names and meanings follow Spark's Kafka source (`connector/kafka-0-10-sql`,
 `KafkaSourceProvider.scala`) so that a job written for ``format("kafka")`` runs
 on ``format("kafkalog")``; kafkalog's own options come after them. Offsets are
-resolved per topic-partition by `kafkalog.spark.offsets` at planning time.
+resolved per topic-partition by `kafkalog.dataset.offsets` at planning time.
 """
 from __future__ import annotations
 

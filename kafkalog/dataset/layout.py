@@ -1,8 +1,8 @@
-"""Partition directories, segment names and index files, as the Spark reader needs them.
+"""Partition directories, segment names and index files, as the dataset reader needs them.
 
 Names and index files are read by kafkalog's own modules (`kafkalog.log.partition`,
 `kafkalog.formats.index`, whose slots the generated parsers decode); what this module
-adds is the Spark reader's policy:
+adds is the dataset reader's policy:
 
 - a partition directory is named ``topic-N``; directories Kafka is deleting or moving
   (``-delete``, ``-future``, ``-stray``) are not read when walking a log dir;
@@ -11,13 +11,13 @@ adds is the Spark reader's policy:
 - index entries are only trusted while they increase (and, for the offset index, point inside
   the log): the rest of a damaged index is ignored, never the data.
 
-Files are opened through `kafkalog.spark.fs`, so the same code reads local paths and URIs.
+Files are opened through `kafkalog.dataset.fs`, so the same code reads local paths and URIs.
 """
 from __future__ import annotations
 
 from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry, base_offset_of
 from kafkalog.log.partition import parse_partition_dir_name
-from kafkalog.spark import fs
+from kafkalog.dataset import fs
 
 IndexEntry = OffsetIndexEntry
 

@@ -1,6 +1,6 @@
 """The DataFrame schema of kafkalog's Spark reader, in Spark and in Arrow terms.
 
-`RAW_ARROW_SCHEMA` is what the decoder (`kafkalog.spark.decode`) produces: the
+`RAW_ARROW_SCHEMA` is what the decoder (`kafkalog.dataset.decode`) produces: the
 same columns, except that `timestamp` is still Kafka's int64 milliseconds; the
 data source filters on it and then turns it into a Spark timestamp
 (`ARROW_SCHEMA`), with Kafka's -1 (no timestamp) and values outside Spark's
@@ -43,7 +43,7 @@ COLUMN_NAMES = [c[0] for c in COLUMNS]
 #: The schema as a Spark DDL string (what `DataSource.schema()` returns).
 SCHEMA_DDL = ", ".join(f"`{name}` {sql}" for name, sql, _, _ in COLUMNS)
 
-#: The decoder's output (`kafkalog.read_arrow`): `timestamp` as Kafka's int64 milliseconds.
+#: The decoder's output (`kafkalog.arrow.reader.read_segment`): `timestamp` as Kafka's int64 milliseconds.
 RAW_ARROW_SCHEMA = arrow.SCHEMA
 assert RAW_ARROW_SCHEMA == pa.schema([(name, arrow_type) for name, _, arrow_type, _ in COLUMNS])
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 from kafkalog.errors import DataLossError, UsageError
 from kafkalog.log.segment import SegmentReader
-from kafkalog.spark import fs, layout
-from kafkalog.spark.options import EARLIEST, LATEST, ReadOptions
+from kafkalog.dataset import fs, layout
+from kafkalog.dataset.options import EARLIEST, LATEST, ReadOptions
 
-log = logging.getLogger("kafkalog.spark")
+log = logging.getLogger("kafkalog.dataset")
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
-"""Planning a read: which segments, and which byte ranges of them, each Spark task reads.
+"""Planning a read: which segments, and which byte ranges of them, each task reads (a Spark task, or a
+thread of `kafkalog.read_arrow`).
 
-Runs on the driver (`DataSourceReader.partitions`). Offsets and timestamps are
+Runs once per read (on Spark's driver: `DataSourceReader.partitions`). Offsets and timestamps are
 pushed down here: segments are skipped by their base offsets (the next
 segment's base offset bounds the current one), and the byte position to start
 from comes from the offset index (the largest entry with offset <= the
@@ -16,10 +17,10 @@ from dataclasses import dataclass, field
 
 from kafkalog.errors import UsageError
 from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
-from kafkalog.spark import fs, layout, offsets
-from kafkalog.spark.filters import Pushed
-from kafkalog.spark.offsets import Bounds
-from kafkalog.spark.options import ReadOptions
+from kafkalog.dataset import fs, layout, offsets
+from kafkalog.dataset.filters import Pushed
+from kafkalog.dataset.offsets import Bounds
+from kafkalog.dataset.options import ReadOptions
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def _segments(files) -> list[Segment]:
 
 
 def plan(path: str, options: ReadOptions, pushed: Pushed = Pushed(), exact_end: bool = False) -> list[SegmentRange]:
-    """The byte ranges to read, one Spark task each, in segment order.
+    """The byte ranges to read, one task each, in segment order.
 
     `exact_end` (streaming) ends each range right after the batch holding the partition's last
     wanted offset, so that a batch still being appended is never read.

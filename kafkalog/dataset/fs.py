@@ -1,6 +1,6 @@
 """Files on the local disk (through the OS) or behind a URI (through `pyarrow.fs`).
 
-A *location* is the string a segment is known by everywhere in the Spark
+A *location* is the string a segment is known by everywhere in the dataset
 reader (the `segment` column, the input partitions): an absolute local path,
 or a URI such as ``s3://bucket/logs/orders-0/00000000000000000000.log``. The
 driver lists locations and every executor opens them again from the string,

@@ -1,8 +1,8 @@
 """The rows of a planned range in the Kafka source's shape: what batch, streaming and UDF reads share.
 
-The decoder's Arrow batches (`kafkalog.spark.decode`) are filtered with Arrow compute (offsets,
+The decoder's Arrow batches (`kafkalog.dataset.decode`) are filtered with Arrow compute (offsets,
 control records, read_committed, pushed filters) and shaped into the DataFrame's columns
-(`kafkalog.spark.schema`).
+(`kafkalog.dataset.schema`).
 """
 from __future__ import annotations
 
@@ -15,17 +15,17 @@ import pyarrow.compute as pc
 
 from kafkalog.arrow import internal_topics as internal_topics_arrow
 from kafkalog.errors import UsageError
-from kafkalog.spark import decode, plan
-from kafkalog.spark.filters import Pushed
-from kafkalog.spark.offsets import Bounds
-from kafkalog.spark.options import DROPMALFORMED, PERMISSIVE, ReadOptions
-from kafkalog.spark.schema import ARROW_SCHEMA, ARROW_TIMESTAMP, output_arrow_schema
+from kafkalog.dataset import decode, plan
+from kafkalog.dataset.filters import Pushed
+from kafkalog.dataset.offsets import Bounds
+from kafkalog.dataset.options import DROPMALFORMED, PERMISSIVE, ReadOptions
+from kafkalog.dataset.schema import ARROW_SCHEMA, ARROW_TIMESTAMP, output_arrow_schema
 
 # Spark's TimestampType: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999Z
 MIN_TIMESTAMP_MS = -62135596800000
 MAX_TIMESTAMP_MS = 253402300799999
 
-log = logging.getLogger("kafkalog.spark")
+log = logging.getLogger("kafkalog.dataset")
 
 
 def path_option(options: dict[str, str]) -> str:

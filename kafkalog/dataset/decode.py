@@ -1,9 +1,9 @@
-"""THE decoding seam of the Spark reader: segment bytes in, Arrow record batches out.
+"""THE decoding seam of the dataset reader: segment bytes in, Arrow record batches out.
 
-Everything the Spark reader knows about decoding records is behind the two
-functions here, `decode_segment_range` and `scan_transaction_markers`; the
-data source, the UDFs and the ingest command only call these. Decoding itself
-is `kafkalog.read_arrow`, whose batches are `RAW_ARROW_SCHEMA`.
+Everything the dataset reader (`kafkalog.read_arrow`, the Spark source, the UDFs and
+`ingest`) knows about decoding records is behind the two functions here,
+`decode_segment_range` and `scan_transaction_markers`. Decoding itself is
+`kafkalog.arrow.reader.read_segment`, whose batches are `RAW_ARROW_SCHEMA`.
 
 Rows come out in file order: each batch's records (data and control), and in
 PERMISSIVE mode one row per damage, where only `segment`, `batch_position` and
@@ -20,8 +20,8 @@ import pyarrow as pa
 from kafkalog.arrow import reader as arrow
 from kafkalog.log.segment import SegmentReader
 from kafkalog.model import Batch
-from kafkalog.spark import fs
-from kafkalog.spark.options import DEFAULT_ROWS_PER_BATCH, PERMISSIVE
+from kafkalog.dataset import fs
+from kafkalog.dataset.options import DEFAULT_ROWS_PER_BATCH, PERMISSIVE
 
 ABORT = "ABORT"
 
@@ -47,13 +47,13 @@ def decode_segment_range(
 ) -> Iterator[pa.RecordBatch]:
     """Decode the entries that start in bytes [start, end) of a segment into `RAW_ARROW_SCHEMA` batches.
 
-    `source` is a location (local path or URI, see `kafkalog.spark.fs`) or the segment's bytes.
+    `source` is a location (local path or URI, see `kafkalog.dataset.fs`) or the segment's bytes.
     FAILFAST raises the first damage as a `DamagedDataError` naming file and byte position.
     """
     name = segment if segment is not None else (source if isinstance(source, str) else None)
     file = fs.open_binary(source) if isinstance(source, str) else None
     try:
-        yield from arrow.read_arrow(file if file is not None else source, name=name, start=start, end=end,
+        yield from arrow.read_segment(file if file is not None else source, name=name, start=start, end=end,
                                     topic=topic, partition=partition, mode=options.mode,
                                     validate_checksums=options.validate_checksums,
                                     rows_per_batch=options.rows_per_batch, stop_offset=options.stop_offset)

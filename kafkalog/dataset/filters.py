@@ -1,4 +1,4 @@
-"""Filter pushdown (`DataSourceReader.pushFilters`, PySpark 4.1+): which filters kafkalog applies itself.
+"""Filter pushdown: which filters kafkalog applies itself (Spark 4.1+'s `DataSourceReader.pushFilters`).
 
 Comparisons (=, <, <=, >, >=) and IN on `offset`, `timestamp`, `partition` and
 `topic` are handled: planning uses them to skip partitions, segments and byte

@@ -1,0 +1,194 @@
+"""Kafka's files as one Arrow stream, with the Kafka source's options: `read_arrow` and `read_table`.
+
+    import kafkalog
+    reader = kafkalog.read_arrow("/var/lib/kafka/data", subscribe="orders", includeHeaders=True,
+                                 startingOffsets='{"orders":{"0":150}}')
+    duckdb.sql("SELECT partition, count(*) FROM reader GROUP BY ALL")
+
+`read_arrow` takes what Spark's ``spark.read.format("kafkalog").load(path)`` takes (a segment, a
+partition directory, a log directory, a glob or a URI, and the Kafka source's options,
+`kafkalog.dataset.options`) and gives the same rows in the same columns, as a
+`pyarrow.RecordBatchReader` (which carries the Arrow PyCapsule stream interface). It plans with
+the planner Spark's driver uses (`kafkalog.dataset.plan`) and reads each byte range as a Spark task
+does (`kafkalog.dataset.rows.read_range`), on `threads` threads: ranges are decoded ahead of the
+consumer, at most a few batches each, and handed out in the order one thread gives.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import queue
+import re
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+from kafkalog.dataset import plan
+from kafkalog.dataset.options import OPTIONS, ReadOptions, parse_options
+from kafkalog.dataset.rows import read_range
+from kafkalog.dataset.schema import output_arrow_schema
+from kafkalog.errors import KafkalogError, UsageError
+
+Paths = str | os.PathLike | Sequence[str | os.PathLike]
+
+#: Byte ranges a thread reads when there is more than one: small enough to share a large segment.
+THREAD_RANGE_BYTES = 16 * 1024 * 1024
+#: Batches each range may decode ahead of the consumer.
+AHEAD_BATCHES = 4
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z])([A-Z])", r"_\1", name).replace(".", "_").lower()
+
+
+#: snake_case alias -> the Kafka source's option name (`include_headers` -> `includeHeaders`).
+ALIASES = {_snake(name): name for name in OPTIONS}
+
+
+def spark_options(options: Mapping[str, object]) -> dict[str, str]:
+    """Keyword arguments as the Kafka source's string options: Spark's names or snake_case aliases;
+    booleans, numbers, lists of topics and JSON-like dicts in their Python form."""
+    out: dict[str, str] = {}
+    for key, value in options.items():
+        name = ALIASES.get(key, key)
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, Mapping):
+            text = json.dumps(value)
+        elif isinstance(value, (list, tuple, set, frozenset)) and name == "subscribe":
+            text = ",".join(str(t) for t in value)
+        else:
+            text = str(value)
+        out[name] = text
+    return out
+
+
+@dataclass(frozen=True)
+class Read:
+    """A planned read: its ranges, its options and the schema of what it gives."""
+
+    ranges: list[plan.SegmentRange]
+    options: ReadOptions
+    schema: pa.Schema
+
+
+def plan_read(path: Paths, options: Mapping[str, object], *, threads: int = 1) -> Read:
+    """Validate the options and plan the byte ranges of `path`, as Spark's driver does."""
+    given = spark_options(options)
+    read_options = parse_options(given)
+    if threads > 1 and "maxPartitionBytes" not in given:
+        # Large segments are cut at offset-index entries so that the threads can share them.
+        read_options = dataclasses.replace(read_options, max_partition_bytes=THREAD_RANGE_BYTES)
+    ranges: list[plan.SegmentRange] = []
+    for one in _paths(path):
+        try:
+            ranges.extend(plan.plan(one, read_options))
+        except KafkalogError:
+            raise
+        except OSError as e:
+            raise UsageError(f"{one}: cannot read: {e.strerror or e}") from None
+    schema = output_arrow_schema(read_options.include_headers, read_options.kafkalog_columns)
+    if read_options.decode:
+        schema = schema.append(pa.field("key_decoded", pa.string())).append(pa.field("value_decoded", pa.string()))
+    return Read(ranges, read_options, schema)
+
+
+def read_arrow(path: Paths, *, threads: int | None = None, **options: object) -> pa.RecordBatchReader:
+    """The records under `path` with the Kafka source's options, as a `pyarrow.RecordBatchReader`.
+
+    `path` is a segment file, a partition directory, a log directory, a glob or a URI (or a list of
+    them). `options` are the Kafka source's (`kafkalog.dataset.options.OPTIONS`), named as in Spark
+    (``includeHeaders=True``, ``**{"kafka.isolation.level": "read_committed"}``) or in snake_case
+    (``include_headers=True``). `threads` (default: the machine's cores) decode byte ranges at once;
+    the rows come out in the order one thread gives. Bad input and damage, under the default
+    ``failOnDataLoss=true``, raise a `KafkalogError` naming the file and byte position.
+    """
+    n = threads if threads is not None else (os.cpu_count() or 1)
+    if n < 1:
+        raise UsageError(f"threads must be at least 1, got {n}")
+    read = plan_read(path, options, threads=n)
+    return pa.RecordBatchReader.from_batches(read.schema, _batches(read, n))
+
+
+def read_table(path: Paths, *, threads: int | None = None, **options: object) -> pa.Table:
+    """All of `read_arrow`'s batches as one `pyarrow.Table`."""
+    return read_arrow(path, threads=threads, **options).read_all()
+
+
+def _paths(path: Paths) -> list[str]:
+    if isinstance(path, (str, os.PathLike)):
+        return [os.fspath(path)]
+    if isinstance(path, Sequence) and path and all(isinstance(p, (str, os.PathLike)) for p in path):
+        return [os.fspath(p) for p in path]
+    raise UsageError(f"read_arrow reads a path, a URI or a list of them, got {type(path).__name__}")
+
+
+def _batches(read: Read, threads: int) -> Iterator[pa.RecordBatch]:
+    if threads == 1 or len(read.ranges) <= 1:
+        for rng in read.ranges:
+            yield from read_range(rng, read.options)
+        return
+    yield from _Ahead(read, threads)
+
+
+_DONE = object()
+
+
+class _Ahead:
+    """Ranges decoded on a pool of threads, handed out in range order.
+
+    Each range fills a queue of at most `AHEAD_BATCHES` batches; at most `threads` ranges past the
+    one being handed out are started. Memory is so bounded by threads x batches, whatever the data.
+    """
+
+    def __init__(self, read: Read, threads: int):
+        self.read = read
+        self.threads = threads
+        self.stop = threading.Event()
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        ranges = self.read.ranges
+        queues: list[queue.Queue] = [queue.Queue(AHEAD_BATCHES) for _ in ranges]
+        pool = ThreadPoolExecutor(self.threads, thread_name_prefix="kafkalog-read")
+        started = 0
+        try:
+            for i in range(len(ranges)):
+                while started < len(ranges) and started <= i + self.threads:
+                    pool.submit(self._fill, ranges[started], queues[started])
+                    started += 1
+                while True:
+                    item = queues[i].get()
+                    if item is _DONE:
+                        break
+                    if isinstance(item, BaseException):
+                        raise item
+                    yield item
+        finally:
+            self.stop.set()
+            for q in queues:  # unblock producers waiting on a full queue
+                while not q.empty():
+                    q.get_nowait()
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _fill(self, rng: plan.SegmentRange, out: queue.Queue) -> None:
+        try:
+            for batch in read_range(rng, self.read.options):
+                if not self._put(out, batch):
+                    return
+        except BaseException as e:  # handed to the consumer, who raises it in order
+            self._put(out, e)
+            return
+        self._put(out, _DONE)
+
+    def _put(self, out: queue.Queue, item: object) -> bool:
+        while not self.stop.is_set():
+            try:
+                out.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
