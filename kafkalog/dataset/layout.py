@@ -1,7 +1,7 @@
 """Partition directories, segment names and index files, as the dataset reader needs them.
 
 Names and index files are read by kafkalog's own modules (`kafkalog.log.partition`,
-`kafkalog.formats.index`, whose slots the generated parsers decode); what this module
+`kafkalog.formats.index`, whose slots the generated kernels decode through `kafkalog.fast.index`); what this module
 adds is the dataset reader's policy:
 
 - a partition directory is named ``topic-N``; directories Kafka is deleting or moving
@@ -15,6 +15,7 @@ Files are opened through `kafkalog.dataset.fs`, so the same code reads local pat
 """
 from __future__ import annotations
 
+from kafkalog.fast import index as fast_index
 from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry, base_offset_of
 from kafkalog.log.partition import parse_partition_dir_name
 from kafkalog.dataset import fs
@@ -65,7 +66,7 @@ def read_offset_index(segment_location: str, base_offset: int, log_size: int) ->
         return []
     out: list[IndexEntry] = []
     with fs.open_binary(location) as f, OffsetIndex(f, base_offset=base_offset, name=location) as index:
-        for entry in index:
+        for entry in fast_index.entries(index):
             if entry.offset < base_offset or entry.position < 0 or entry.position >= log_size:
                 break
             if out and (entry.offset <= out[-1].offset or entry.position <= out[-1].position):
@@ -81,7 +82,7 @@ def read_time_index(segment_location: str, base_offset: int) -> list[TimeIndexEn
         return []
     out: list[TimeIndexEntry] = []
     with fs.open_binary(location) as f, TimeIndex(f, base_offset=base_offset, name=location) as index:
-        for entry in index:
+        for entry in fast_index.entries(index):
             if entry.offset < base_offset:
                 break
             if out and (entry.timestamp <= out[-1].timestamp or entry.offset < out[-1].offset):

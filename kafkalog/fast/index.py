@@ -23,3 +23,8 @@ def slot_columns(index: OffsetIndex | TimeIndex) -> np.ndarray:
     else:
         kernels.parse_time_index_slots(buf, table)
     return table
+
+
+def entries(index: OffsetIndex | TimeIndex) -> list:
+    """The index's entries (its slots up to the first preallocated one), read by the kernels."""
+    return index.entries_of(slot_columns(index)[:, :len(index)])

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Thread scaling of `kafkalog.read_arrow` (run by hand, not a test): one thread against N on the same
+partition, in the same process and run, wall and CPU time.
+
+The corpus is the one `fast_path.py` reads: a partition of Kafka-written records (Kafka's encoder,
+values 100-200 bytes, 1-2 headers) per codec, built once under --work. Each reading consumes every
+Arrow batch of `read_arrow(partition, includeHeaders=True, threads=N)`; the fastest of --repeat runs
+counts. The target (issue 19): 2 threads at least 1.7x one thread on this 2-core machine.
+
+    python benchmarks/threads.py --records 1000000 --work /tmp/kafkalog-fast-path
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import fast_path  # noqa: E402  (the corpus builder beside this script)
+
+import kafkalog  # noqa: E402
+
+
+def read(partition: Path, threads: int) -> tuple[int, float, float]:
+    """(records, wall seconds, CPU seconds of this process) of one whole reading."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    rows = sum(b.num_rows for b in kafkalog.read_arrow(partition, includeHeaders=True, threads=threads))
+    return rows, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--records", type=int, default=1_000_000)
+    ap.add_argument("--codecs", default="none,lz4,zstd")
+    ap.add_argument("--batch-bytes", type=int, default=16384)
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "kafkalog-fast-path")
+    args = ap.parse_args(argv)
+    counts = [int(n) for n in args.threads.split(",")]
+    print(f"{args.records:,} records per partition, producer batch.size {args.batch_bytes}, best of {args.repeat}")
+    print("| codec | threads | records/s (wall) | wall s | CPU s | x one thread (wall) |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for codec in args.codecs.split(","):
+        partition = fast_path.corpus(args.work, codec, args.batch_bytes, args.records)
+        read(partition, max(counts))  # warm: kernels loaded, files in the page cache
+        best: dict[int, tuple[int, float, float]] = {}
+        for _ in range(args.repeat):
+            for n in counts:  # interleaved, so that a disturbance hits every count alike
+                got = read(partition, n)
+                if n not in best or got[1] < best[n][1]:
+                    best[n] = got
+        one = best[counts[0]][1]
+        for n in counts:
+            rows, wall, cpu = best[n]
+            assert rows == args.records, (codec, n, rows)
+            print(f"| {codec} | {n} | {rows / wall / 1e6:.2f} M | {wall:.3f} | {cpu:.3f} | {one / wall:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
