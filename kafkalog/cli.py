@@ -76,9 +76,22 @@ def dump_segment(path: Path, kind: str, opts: DumpOptions, out: TextIO) -> bool:
 def _dump_ours(path: Path, reader: SegmentReader, opts: DumpOptions, out: TextIO) -> bool:
     decoder = internal_topics.decoder_for_path(path, opts.decode)
     undecodable = False
-    if opts.format == "json":
+    # JSON lines are ASCII: written as bytes, where the stream has a binary buffer, so that the compiled
+    # record lines go out without a copy or a decode.
+    binary = getattr(out, "buffer", None) if opts.format == "json" else None
+    if binary is not None:
+        out.flush()  # what was written as text goes first
+
         def emit(obj) -> None:
-            out.write(dump_format.dumps(obj) + "\n")
+            binary.write(dump_format.dumps(obj).encode("ascii") + b"\n")
+        write_lines = binary.write
+    else:
+        def write_lines(lines: memoryview) -> None:
+            out.write(str(lines, "ascii"))
+    if opts.format == "json":
+        if binary is None:
+            def emit(obj) -> None:
+                out.write(dump_format.dumps(obj) + "\n")
         batch_line, error_line = dump_format.batch_json, dump_format.error_json
         record_line = dump_format.record_json
     else:
@@ -90,12 +103,16 @@ def _dump_ours(path: Path, reader: SegmentReader, opts: DumpOptions, out: TextIO
             return dump_format.record_text(record, full=opts.full)
         out.write(f"Dumping {path}\n")
     printed = 0
+    json_lines = dump_format.JsonRecordLines()
     for batch in reader:
         # Damage found before this batch (an entry that could not be decoded) comes first.
         for damage in reader.damage[printed:len(reader.damage) - len(batch.damage)]:
             emit(error_line(damage))
         emit(batch_line(batch))
-        for record in batch.records:
+        lines = json_lines.of(batch, decoder) if opts.format == "json" else None
+        if lines is not None:
+            write_lines(lines)
+        for record in batch.records if lines is None else ():
             line, problem = internal_topics.dump_hook(record_line(record), record, decoder, str(path), batch.position)
             emit(line)
             if problem is not None:

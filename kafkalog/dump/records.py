@@ -3,10 +3,17 @@ from __future__ import annotations
 
 import base64
 import json
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+
 from kafkalog.errors import DamagedDataError
+from kafkalog.fast import json_lines
+from kafkalog.formats.internal_topics import CONTROL_ONLY
 from kafkalog.formats.record_batch import coordinator_epoch
+from kafkalog.log.record_list import TableRecords
 from kafkalog.model import Batch, Record
 
 
@@ -50,6 +57,28 @@ def record_json(record: Record) -> dict[str, Any]:
         "headers": [[h.key, _b64(h.value)] for h in record.headers],
         "control_type": record.control_type,
     }
+
+
+@dataclass
+class JsonRecordLines:
+    """The record lines of batches the fast path read, written a run of batches at a time by the compiled
+    `kafkalog.fast.json_lines` (the same bytes as `record_json` and `dumps`, which write one record)."""
+
+    _run: pa.Table | None = None
+    _text: np.ndarray | None = None
+    _starts: np.ndarray | None = None
+
+    def of(self, batch: Batch, decoder: str | None) -> memoryview | None:
+        """Every record line of `batch`; None when they are written one by one: records the object path
+        made, and records with a decoded key and value (internal topics, control records with --decode)."""
+        records = batch.records
+        if not isinstance(records, TableRecords) or not (
+                decoder is None or (decoder == CONTROL_ONLY and not batch.is_control)):
+            return None
+        if records.source is not self._run:
+            self._text, self._starts = json_lines.record_lines(records.source)
+            self._run = records.source
+        return memoryview(self._text[self._starts[records.start]:self._starts[records.end]])
 
 
 def error_json(damage: DamagedDataError) -> dict[str, Any]:

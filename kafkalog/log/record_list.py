@@ -22,11 +22,19 @@ class TableRecords(Sequence):
     """The records in rows [start, end) of a `kafkalog.arrow.reader.SCHEMA` table, as a read-only sequence of `Record`."""
 
     def __init__(self, table: pa.Table, start: int, end: int):
+        #: The whole table the rows are part of (a fast-path run), and the rows: consumers that work on
+        #: columns (`kafkalog.fast.json_lines`) take a run at a time.
+        self.source, self.start, self.end = table, start, end
         self._table = table.select(_COLUMNS).slice(start, end - start) if end > start else None
         self._cache: tuple[int, list[Record]] | None = None
 
     def __len__(self) -> int:
         return 0 if self._table is None else self._table.num_rows
+
+    @property
+    def table(self) -> pa.Table | None:
+        """The records' columns (offset, timestamp, sequence, key, value, headers, control_type); None when empty."""
+        return self._table
 
     def __iter__(self) -> Iterator[Record]:
         for start in range(0, len(self), BLOCK):
