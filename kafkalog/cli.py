@@ -103,13 +103,14 @@ def _dump_ours(path: Path, reader: SegmentReader, opts: DumpOptions, out: TextIO
             return dump_format.record_text(record, full=opts.full)
         out.write(f"Dumping {path}\n")
     printed = 0
-    json_lines = dump_format.JsonRecordLines()
+    json_lines = dump_format.json_run_lines()
     for batch in reader:
         # Damage found before this batch (an entry that could not be decoded) comes first.
         for damage in reader.damage[printed:len(reader.damage) - len(batch.damage)]:
             emit(error_line(damage))
         emit(batch_line(batch))
-        lines = json_lines.of(batch, decoder) if opts.format == "json" else None
+        lines = (json_lines.of(batch.records) if opts.format == "json" and dump_format.raw_json_records(batch, decoder)
+                 else None)
         if lines is not None:
             write_lines(lines)
         for record in batch.records if lines is None else ():
@@ -136,9 +137,21 @@ def _dump_kafka(path: Path, kind: str, reader: SegmentReader, source: BinaryIO, 
     for line in kafka_format.file_lines(path, kind):
         out.write(line + "\n")
     valid_bytes = 0
+    run_lines = kafka_format.run_lines()
+    # Where the stream writes UTF-8, the compiled lines go to its binary buffer as they are.
+    utf8 = (getattr(out, "encoding", "") or "").lower().replace("-", "") == "utf8"
+    binary = getattr(out, "buffer", None) if utf8 else None
     for batch in reader:
         out.write(kafka_format.batch_line(batch) + "\n")
-        if not opts.shallow:
+        lines = (run_lines.of(batch.records, batch.timestamp_type) if kafka_format.raw_data_records(batch, decoder)
+                 else None)
+        if lines is not None and not opts.shallow:
+            if binary is not None:
+                out.flush()
+                binary.write(lines)
+            else:
+                out.write(str(lines, "utf-8"))
+        elif not opts.shallow:
             checks = []
             if batch.magic < 2:  # each record's own CRC: Kafka's deep iteration prints it
                 source.seek(batch.position)

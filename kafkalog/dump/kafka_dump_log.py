@@ -25,6 +25,8 @@ import re
 from pathlib import Path
 
 from kafkalog.dump.records import escape
+from kafkalog.dump.run_lines import RunLines
+from kafkalog.fast import kafka_lines
 from kafkalog.formats.internal_topics import (
     CONTROL_ONLY,
     METADATA,
@@ -118,6 +120,16 @@ def record_line(batch: Batch, record: Record, legacy_check: tuple[int, bool] | N
     if record.value is not None:
         line += f" payload: {_text(record.value)}"
     return line
+
+
+def run_lines() -> RunLines:
+    """`record_line`'s lines of v2 data batches, written a run at a time by `kafkalog.fast.kafka_lines`."""
+    return RunLines(kafka_lines.record_lines)
+
+
+def raw_data_records(batch: Batch, decoder: str | None) -> bool:
+    """Whether `record_line` prints a batch's records with their raw keys and values (v2 data, no decoder)."""
+    return batch.magic >= 2 and not batch.is_control and decoder not in (*_COORDINATOR_DECODERS, METADATA)
 
 
 def _control(record: Record, kafka_version: str) -> str:

@@ -3,17 +3,13 @@ from __future__ import annotations
 
 import base64
 import json
-from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-
+from kafkalog.dump.run_lines import RunLines
 from kafkalog.errors import DamagedDataError
 from kafkalog.fast import json_lines
 from kafkalog.formats.internal_topics import CONTROL_ONLY
 from kafkalog.formats.record_batch import coordinator_epoch
-from kafkalog.log.record_list import TableRecords
 from kafkalog.model import Batch, Record
 
 
@@ -59,26 +55,15 @@ def record_json(record: Record) -> dict[str, Any]:
     }
 
 
-@dataclass
-class JsonRecordLines:
-    """The record lines of batches the fast path read, written a run of batches at a time by the compiled
-    `kafkalog.fast.json_lines` (the same bytes as `record_json` and `dumps`, which write one record)."""
+def json_run_lines() -> RunLines:
+    """JSON record lines written a run at a time by `kafkalog.fast.json_lines` (the bytes `record_json` and
+    `dumps` write)."""
+    return RunLines(json_lines.record_lines)
 
-    _run: pa.Table | None = None
-    _text: np.ndarray | None = None
-    _starts: np.ndarray | None = None
 
-    def of(self, batch: Batch, decoder: str | None) -> memoryview | None:
-        """Every record line of `batch`; None when they are written one by one: records the object path
-        made, and records with a decoded key and value (internal topics, control records with --decode)."""
-        records = batch.records
-        if not isinstance(records, TableRecords) or not (
-                decoder is None or (decoder == CONTROL_ONLY and not batch.is_control)):
-            return None
-        if records.source is not self._run:
-            self._text, self._starts = json_lines.record_lines(records.source)
-            self._run = records.source
-        return memoryview(self._text[self._starts[records.start]:self._starts[records.end]])
+def raw_json_records(batch: Batch, decoder: str | None) -> bool:
+    """Whether a batch's record lines are `record_json` alone, with no decoded key and value added."""
+    return decoder is None or (decoder == CONTROL_ONLY and not batch.is_control)
 
 
 def error_json(damage: DamagedDataError) -> dict[str, Any]:

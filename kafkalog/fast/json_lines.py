@@ -40,17 +40,17 @@ def record_lines(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
     starts = np.zeros(n + 1, dtype=np.int64)
     if n == 0:
         return _EMPTY, starts
-    offset = _ints(table.column("offset"))
-    timestamp = _ints(table.column("timestamp"))
-    sequence = _ints(table.column("sequence"))
-    key = _Bytes(_one_array(table.column("key")))
-    value = _Bytes(_one_array(table.column("value")))
-    control = _Bytes(_one_array(table.column("control_type")))
-    lists = _one_array(table.column("headers"))
+    offset = ints(table.column("offset"))
+    timestamp = ints(table.column("timestamp"))
+    sequence = ints(table.column("sequence"))
+    key = Bytes(one_array(table.column("key")))
+    value = Bytes(one_array(table.column("value")))
+    control = Bytes(one_array(table.column("control_type")))
+    lists = one_array(table.column("headers"))
     list_offsets = np.frombuffer(lists.buffers()[1], dtype=np.int32, count=n + 1, offset=lists.offset * 4)
     flat = lists.values
-    h_key = _Bytes(flat.field("key"))
-    h_value = _Bytes(flat.field("value"))
+    h_key = Bytes(flat.field("key"))
+    h_value = Bytes(flat.field("value"))
     headers = int(list_offsets[-1] - list_offsets[0])
     # Worst case: 20 characters an integer, base64's 4 per 3 bytes (and padding), 12 per 4-byte character
     # of a header key (6 per control character), the quotes and nulls.
@@ -64,18 +64,18 @@ def record_lines(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
     return out[:used], starts
 
 
-def _one_array(column: pa.ChunkedArray) -> pa.Array:
+def one_array(column: pa.ChunkedArray) -> pa.Array:
     return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
-def _ints(column: pa.ChunkedArray) -> np.ndarray:
-    array = _one_array(column)
+def ints(column: pa.ChunkedArray) -> np.ndarray:
+    array = one_array(column)
     if array.null_count:  # rows no line is printed for (nothing is read from them): any number will do
         array = array.fill_null(0)
     return array.to_numpy().astype(np.int64, copy=False)
 
 
-class _Bytes:
+class Bytes:
     """A binary or string array's offsets into its data buffer, the buffer, and its validity bitmap (empty
     when every row is valid) with the bit of its first row."""
 
@@ -90,19 +90,19 @@ class _Bytes:
         self.rows = n
 
 
-def _b64_size(b: _Bytes) -> int:
+def _b64_size(b: Bytes) -> int:
     return 4 * (b.total // 3) + 4 * b.rows
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _put(out, p, part):
+def put(out, p, part):
     for i in range(len(part)):
         out[p + i] = part[i]
     return p + len(part)
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _int(out, p, v):
+def put_int(out, p, v):
     """A decimal integer (int64, its minimum included)."""
     if v < 0:
         out[p] = 45  # '-'
@@ -220,23 +220,23 @@ def _write(out, starts, offset, timestamp, sequence, k_off, k_data, k_map, k_bit
     p = 0
     for r in range(len(offset)):
         starts[r] = p
-        p = _put(out, p, _OPEN)
-        p = _int(out, p, offset[r])
-        p = _put(out, p, _TIMESTAMP)
-        p = _int(out, p, timestamp[r])
-        p = _put(out, p, _SEQUENCE)
-        p = _int(out, p, sequence[r])
-        p = _put(out, p, _KEY)
+        p = put(out, p, _OPEN)
+        p = put_int(out, p, offset[r])
+        p = put(out, p, _TIMESTAMP)
+        p = put_int(out, p, timestamp[r])
+        p = put(out, p, _SEQUENCE)
+        p = put_int(out, p, sequence[r])
+        p = put(out, p, _KEY)
         if _valid(k_map, k_bit, r):
             p = _b64(out, p, k_data, k_off[r], k_off[r + 1])
         else:
-            p = _put(out, p, _NULL)
-        p = _put(out, p, _VALUE)
+            p = put(out, p, _NULL)
+        p = put(out, p, _VALUE)
         if _valid(v_map, v_bit, r):
             p = _b64(out, p, v_data, v_off[r], v_off[r + 1])
         else:
-            p = _put(out, p, _NULL)
-        p = _put(out, p, _HEADERS)
+            p = put(out, p, _NULL)
+        p = put(out, p, _HEADERS)
         for h in range(list_off[r], list_off[r + 1]):
             if h > list_off[r]:
                 out[p] = 44  # ','
@@ -248,14 +248,14 @@ def _write(out, starts, offset, timestamp, sequence, k_off, k_data, k_map, k_bit
             if _valid(hv_map, hv_bit, h):
                 p = _b64(out, p, hv_data, hv_off[h], hv_off[h + 1])
             else:
-                p = _put(out, p, _NULL)
+                p = put(out, p, _NULL)
             out[p] = 93  # ']'
             p += 1
-        p = _put(out, p, _CONTROL)
+        p = put(out, p, _CONTROL)
         if _valid(c_map, c_bit, r):
             p = _string(out, p, c_data, c_off[r], c_off[r + 1])
         else:
-            p = _put(out, p, _NULL)
-        p = _put(out, p, _CLOSE)
+            p = put(out, p, _NULL)
+        p = put(out, p, _CLOSE)
     starts[len(offset)] = p
     return p

@@ -1,7 +1,9 @@
-"""`kafkalog dump --format json`'s compiled record lines are the bytes Python's json module writes.
+"""`kafkalog dump`'s compiled record lines are the bytes its one-record printers write.
 
-The reference is `kafkalog.dump.records.record_json` through `dumps` (`json.dumps`, ASCII), one record
-at a time; `kafkalog.fast.json_lines` writes a run of batches at once from the columns.
+`--format json`: the reference is `kafkalog.dump.records.record_json` through `dumps` (Python's
+`json.dumps`, ASCII), one record at a time; `kafkalog.fast.json_lines` writes a run of batches at once
+from the columns. `--format kafka`: `kafkalog.dump.kafka_dump_log.record_line` (Python's UTF-8 decoder
+with "replace", then `escape`) against `kafkalog.fast.kafka_lines`.
 """
 from __future__ import annotations
 
@@ -13,11 +15,13 @@ import pyarrow as pa
 import pytest
 
 from kafkalog import cli
-from kafkalog.dump.records import JsonRecordLines, dumps, record_json
-from kafkalog.fast import json_lines
+from kafkalog.dump import kafka_dump_log
+from kafkalog.dump.records import dumps, json_run_lines, record_json
+from kafkalog.fast import json_lines, kafka_lines
 from kafkalog.fast.columns import SCHEMA
 from kafkalog.log.record_list import TableRecords
 from kafkalog.log.segment import SegmentReader
+from kafkalog.model import Batch
 from tests.paths import FIXTURES, SAMPLES
 
 FILES = sorted([*SAMPLES.glob("*.log"), *SAMPLES.glob("*/*.log"), *(FIXTURES / "segments").glob("*.log"),
@@ -30,14 +34,19 @@ def _reference(records) -> str:
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_batch_of_every_fixture(path):
-    lines = JsonRecordLines()
+    json, kafka = json_run_lines(), kafka_dump_log.run_lines()
     compiled = 0
     with SegmentReader(path) as reader:
         for batch in reader:
-            got = lines.of(batch, None)
+            got = json.of(batch.records)
             if got is not None:
                 assert str(got, "ascii") == _reference(batch.records), (path, batch.position)
                 compiled += len(batch.records)
+            if kafka_dump_log.raw_data_records(batch, None):
+                got = kafka.of(batch.records, batch.timestamp_type)
+                if got is not None:
+                    assert str(got, "utf-8") == "".join(kafka_dump_log.record_line(batch, r) + "\n"
+                                                        for r in batch.records), (path, batch.position)
     assert compiled or not path.stat().st_size or path.name.startswith("damaged"), path
 
 
@@ -49,7 +58,13 @@ def _text(rng: random.Random) -> str:
 
 
 def _bytes(rng: random.Random) -> bytes | None:
-    return None if rng.random() < 0.2 else bytes(rng.randrange(256) for _ in range(rng.randrange(0, 9)))
+    """Bytes that are often almost UTF-8: cut, overlong, surrogate and out-of-range sequences among text."""
+    if rng.random() < 0.2:
+        return None
+    pool = [b"a", b"\n", b"\x00", b"\x7f", b"\xc2\x85", b"\xc3\xa9", b"\xe4\xb8\xad", b"\xf0\x9f\x98\x80", b"\xe4\xb8",
+            b"\xe4", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xf0\x80", b"\xff", b"\x80", b"\xbf\xbf"]
+    return b"".join(rng.choice(pool) if rng.random() < 0.7 else bytes([rng.randrange(256)])
+                    for _ in range(rng.randrange(0, 9)))
 
 
 def _table(rng: random.Random, n: int) -> pa.Table:
@@ -80,6 +95,13 @@ def test_escapes_integers_nulls_and_slices_as_json_dumps(seed):
     assert bytes(text).decode("ascii") == _reference(records)
     assert [bytes(text[starts[i]:starts[i + 1]]).decode() for i in range(3)] == \
         [dumps(record_json(r)) + "\n" for r in records[:3]]
+    for ts_type, magic in (("CreateTime", 2), ("LogAppendTime", 2)):
+        text, starts = kafka_lines.record_lines(part, ts_type)
+        batch = Batch(position=0, size=0, magic=magic, base_offset=0, last_offset=0, count=None, compression="none",
+                      crc=0, crc_valid=True, timestamp_type=ts_type, max_timestamp=0, producer_id=-1,
+                      producer_epoch=-1, base_sequence=-1, last_sequence=-1, partition_leader_epoch=0,
+                      is_transactional=False, is_control=False, delete_horizon_ms=None)
+        assert bytes(text).decode("utf-8") == "".join(kafka_dump_log.record_line(batch, r) + "\n" for r in records)
 
 
 def test_the_command_writes_the_same_lines_to_a_text_and_a_binary_stream(monkeypatch):

@@ -1,0 +1,36 @@
+"""Record lines of the batches the fast path read, written a run of batches at a time by a compiled
+formatter (`kafkalog.fast.json_lines`, `kafkalog.fast.kafka_lines`) and handed out a batch at a time.
+
+The formatters write the same bytes as the printers that take one `Record` at a time
+(`kafkalog.dump.records`, `kafkalog.dump.kafka_dump_log`), which print every batch these do not take.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from kafkalog.log.record_list import TableRecords
+
+
+@dataclass
+class RunLines:
+    #: The compiled formatter: (a run's table, what else the lines say) -> (the lines as bytes, where each
+    #: row's line starts).
+    write: Callable[..., tuple[np.ndarray, np.ndarray]]
+    _key: tuple = ()
+    _text: np.ndarray | None = None
+    _starts: np.ndarray | None = None
+
+    def of(self, records, *args: object) -> memoryview | None:
+        """The lines of a batch's records, or None when the object path made them (no columns to format).
+        `args` go to the formatter: a run is formatted again when they change (rarely: a batch's
+        timestamp type)."""
+        if not isinstance(records, TableRecords):
+            return None
+        if len(self._key) != 1 + len(args) or self._key[0] is not records.source or self._key[1:] != args:
+            self._text, self._starts = self.write(records.source, *args)
+            self._key = (records.source, *args)
+        return memoryview(self._text[self._starts[records.start]:self._starts[records.end]])
