@@ -73,47 +73,63 @@ def dump_segment(path: Path, kind: str, opts: DumpOptions, out: TextIO) -> bool:
             return _dump_ours(path, reader, opts, out)
 
 
+@dataclass
+class _Lines:
+    """Where dump's lines go: the text stream, or, where it writes UTF-8, its binary buffer, so that the
+    compiled record lines (`kafkalog.dump.run_lines`) go out without a decode or a copy."""
+
+    text: TextIO
+    binary: BinaryIO | None
+
+    @classmethod
+    def to(cls, out: TextIO) -> "_Lines":
+        utf8 = (getattr(out, "encoding", None) or "").lower().replace("-", "") == "utf8"
+        binary = getattr(out, "buffer", None) if utf8 else None
+        if binary is not None:
+            out.flush()  # what was written as text goes first
+        return cls(out, binary)
+
+    def line(self, text: str) -> None:
+        if self.binary is None:
+            self.text.write(text + "\n")
+        else:
+            self.binary.write(text.encode("utf-8", "backslashreplace") + b"\n")
+
+    def lines(self, data: memoryview) -> None:
+        if self.binary is None:
+            self.text.write(str(data, "utf-8"))
+        else:
+            self.binary.write(data)
+
+
 def _dump_ours(path: Path, reader: SegmentReader, opts: DumpOptions, out: TextIO) -> bool:
     decoder = internal_topics.decoder_for_path(path, opts.decode)
     undecodable = False
-    # JSON lines are ASCII: written as bytes, where the stream has a binary buffer, so that the compiled
-    # record lines go out without a copy or a decode.
-    binary = getattr(out, "buffer", None) if opts.format == "json" else None
-    if binary is not None:
-        out.flush()  # what was written as text goes first
-
-        def emit(obj) -> None:
-            binary.write(dump_format.dumps(obj).encode("ascii") + b"\n")
-        write_lines = binary.write
-    else:
-        def write_lines(lines: memoryview) -> None:
-            out.write(str(lines, "ascii"))
     if opts.format == "json":
-        if binary is None:
-            def emit(obj) -> None:
-                out.write(dump_format.dumps(obj) + "\n")
         batch_line, error_line = dump_format.batch_json, dump_format.error_json
         record_line = dump_format.record_json
+        run_lines = dump_format.json_run_lines()
     else:
-        def emit(text) -> None:
-            out.write(text + "\n")
         batch_line, error_line = dump_format.batch_text, dump_format.error_text
 
         def record_line(record):
             return dump_format.record_text(record, full=opts.full)
+        run_lines = dump_format.text_run_lines(opts.full)
         out.write(f"Dumping {path}\n")
+    lines = _Lines.to(out)
+
+    def emit(line: dict | str) -> None:
+        lines.line(dump_format.dumps(line) if isinstance(line, dict) else line)
     printed = 0
-    json_lines = dump_format.json_run_lines()
     for batch in reader:
         # Damage found before this batch (an entry that could not be decoded) comes first.
         for damage in reader.damage[printed:len(reader.damage) - len(batch.damage)]:
             emit(error_line(damage))
         emit(batch_line(batch))
-        lines = (json_lines.of(batch.records) if opts.format == "json" and dump_format.raw_json_records(batch, decoder)
-                 else None)
-        if lines is not None:
-            write_lines(lines)
-        for record in batch.records if lines is None else ():
+        compiled = run_lines.of(batch.records) if dump_format.raw_records(batch, decoder) else None
+        if compiled is not None:
+            lines.lines(compiled)
+        for record in batch.records if compiled is None else ():
             line, problem = internal_topics.dump_hook(record_line(record), record, decoder, str(path), batch.position)
             emit(line)
             if problem is not None:
@@ -138,19 +154,13 @@ def _dump_kafka(path: Path, kind: str, reader: SegmentReader, source: BinaryIO, 
         out.write(line + "\n")
     valid_bytes = 0
     run_lines = kafka_format.run_lines()
-    # Where the stream writes UTF-8, the compiled lines go to its binary buffer as they are.
-    utf8 = (getattr(out, "encoding", "") or "").lower().replace("-", "") == "utf8"
-    binary = getattr(out, "buffer", None) if utf8 else None
+    lines = _Lines.to(out)
     for batch in reader:
-        out.write(kafka_format.batch_line(batch) + "\n")
-        lines = (run_lines.of(batch.records, batch.timestamp_type) if kafka_format.raw_data_records(batch, decoder)
-                 else None)
-        if lines is not None and not opts.shallow:
-            if binary is not None:
-                out.flush()
-                binary.write(lines)
-            else:
-                out.write(str(lines, "utf-8"))
+        lines.line(kafka_format.batch_line(batch))
+        compiled = (run_lines.of(batch.records, batch.timestamp_type)
+                    if not opts.shallow and kafka_format.raw_data_records(batch, decoder) else None)
+        if compiled is not None:
+            lines.lines(compiled)
         elif not opts.shallow:
             checks = []
             if batch.magic < 2:  # each record's own CRC: Kafka's deep iteration prints it
@@ -158,14 +168,14 @@ def _dump_kafka(path: Path, kind: str, reader: SegmentReader, source: BinaryIO, 
                 checks = kafka_format.legacy_checksums(source.read(batch.size), batch)
             for n, record in enumerate(batch.records):
                 check = checks[n] if len(checks) == len(batch.records) else (batch.crc, batch.crc_valid)
-                out.write(kafka_format.record_line(batch, record, check, opts.kafka_version, decoder) + "\n")
+                lines.line(kafka_format.record_line(batch, record, check, opts.kafka_version, decoder))
         valid_bytes += batch.size
         _progress(opts, batch.end_position, path)
     damage = _without_max_bytes_cut(reader, opts)
     # Kafka stops at a partial entry and says how many bytes it left; other damage goes to stderr,
     # where it does not disturb the lines scripts parse.
     if opts.max_bytes is None and reader.position < reader.size:
-        out.write(f"Found {reader.size - valid_bytes} invalid bytes at the end of {path.name}\n")
+        lines.line(f"Found {reader.size - valid_bytes} invalid bytes at the end of {path.name}")
     for d in damage:
         print(f"kafkalog dump: {d}", file=sys.stderr)
     _file_done(opts, reader)

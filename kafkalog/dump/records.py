@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import base64
 import json
+from functools import partial
 from typing import Any
 
 from kafkalog.dump.run_lines import RunLines
 from kafkalog.errors import DamagedDataError
-from kafkalog.fast import json_lines
+from kafkalog.fast import json_lines, text_lines
 from kafkalog.formats.internal_topics import CONTROL_ONLY
 from kafkalog.formats.record_batch import coordinator_epoch
 from kafkalog.model import Batch, Record
@@ -61,9 +62,18 @@ def json_run_lines() -> RunLines:
     return RunLines(json_lines.record_lines)
 
 
-def raw_json_records(batch: Batch, decoder: str | None) -> bool:
-    """Whether a batch's record lines are `record_json` alone, with no decoded key and value added."""
-    return decoder is None or (decoder == CONTROL_ONLY and not batch.is_control)
+def text_run_lines(full: bool) -> RunLines:
+    """Text record lines written a run at a time by `kafkalog.fast.text_lines` (the text `record_text`
+    writes); `full`: keys and values whole."""
+    return RunLines(partial(text_lines.record_lines, full=full))
+
+
+def raw_records(batch: Batch, decoder: str | None) -> bool:
+    """Whether a batch's record lines are `record_json` or `record_text` alone: data records, with no
+    decoded key and value added (control records are written one by one)."""
+    if batch.is_control:
+        return False
+    return decoder is None or decoder == CONTROL_ONLY
 
 
 def error_json(damage: DamagedDataError) -> dict[str, Any]:

@@ -58,7 +58,7 @@ def record_lines(table: pa.Table, timestamp_type: str) -> tuple[np.ndarray, np.n
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _escape(out, p, c):
+def put_escaped(out, p, c):
     """Code point c as UTF-8, control characters as `kafkalog.dump.records.escape` writes them."""
     if c < 0x20 or 0x7F <= c < 0xA0:
         out[p] = 92  # '\'
@@ -89,13 +89,13 @@ def _escape(out, p, c):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _text(out, p, data, i, end):
+def escaped_text(out, p, data, i, end):
     """data[i:end] decoded as UTF-8 with U+FFFD for each maximal invalid subpart (Python's "replace"),
     escaped."""
     while i < end:
         b = np.uint32(data[i])
         if b < 0x80:
-            p = _escape(out, p, b)
+            p = put_escaped(out, p, b)
             i += 1
             continue
         lo, hi = 0x80, 0xBF
@@ -124,15 +124,15 @@ def _text(out, p, data, i, end):
             c = (c << 6) | (x & 0x3F)
             good += 1
         if n > 0 and good == n:
-            p = _escape(out, p, c)
+            p = put_escaped(out, p, c)
         else:
-            p = _escape(out, p, np.uint32(0xFFFD))
+            p = put_escaped(out, p, np.uint32(0xFFFD))
         i += 1 + good
     return p
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _valid(bitmap, bit, r):
+def is_valid(bitmap, bit, r):
     if len(bitmap) == 0:
         return True
     i = bit + r
@@ -153,8 +153,8 @@ def _write(out, starts, offset, timestamp, sequence, ts_type, k_off, k_data, k_m
         out[p] = 58  # ':'
         out[p + 1] = 32
         p = put_int(out, p + 2, timestamp[r])
-        has_key = _valid(k_map, k_bit, r)
-        has_value = _valid(v_map, v_bit, r)
+        has_key = is_valid(k_map, k_bit, r)
+        has_value = is_valid(v_map, v_bit, r)
         p = put(out, p, _KEY_SIZE)
         p = put_int(out, p, k_off[r + 1] - k_off[r] if has_key else -1)
         p = put(out, p, _VALUE_SIZE)
@@ -166,15 +166,15 @@ def _write(out, starts, offset, timestamp, sequence, ts_type, k_off, k_data, k_m
             if h > list_off[r]:
                 out[p] = 44  # ','
                 p += 1
-            p = _text(out, p, hk_data, hk_off[h], hk_off[h + 1])
+            p = escaped_text(out, p, hk_data, hk_off[h], hk_off[h + 1])
         if has_key:
             p = put(out, p, _KEY)
-            p = _text(out, p, k_data, k_off[r], k_off[r + 1])
+            p = escaped_text(out, p, k_data, k_off[r], k_off[r + 1])
         else:
             p = put(out, p, _NO_KEY)
         if has_value:
             p = put(out, p, _PAYLOAD)
-            p = _text(out, p, v_data, v_off[r], v_off[r + 1])
+            p = escaped_text(out, p, v_data, v_off[r], v_off[r + 1])
         out[p] = 10
         p += 1
     starts[len(offset)] = p

@@ -16,8 +16,8 @@ import pytest
 
 from kafkalog import cli
 from kafkalog.dump import kafka_dump_log
-from kafkalog.dump.records import dumps, json_run_lines, record_json
-from kafkalog.fast import json_lines, kafka_lines
+from kafkalog.dump.records import dumps, json_run_lines, raw_records, record_json, record_text, text_run_lines
+from kafkalog.fast import json_lines, kafka_lines, text_lines
 from kafkalog.fast.columns import SCHEMA
 from kafkalog.log.record_list import TableRecords
 from kafkalog.log.segment import SegmentReader
@@ -35,9 +35,15 @@ def _reference(records) -> str:
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_every_batch_of_every_fixture(path):
     json, kafka = json_run_lines(), kafka_dump_log.run_lines()
+    text, full = text_run_lines(False), text_run_lines(True)
     compiled = 0
     with SegmentReader(path) as reader:
         for batch in reader:
+            if raw_records(batch, None):
+                for lines, whole in ((text, False), (full, True)):
+                    got = lines.of(batch.records)
+                    if got is not None:
+                        assert str(got, "utf-8") == "".join(record_text(r, whole) + "\n" for r in batch.records)
             got = json.of(batch.records)
             if got is not None:
                 assert str(got, "ascii") == _reference(batch.records), (path, batch.position)
@@ -62,9 +68,12 @@ def _bytes(rng: random.Random) -> bytes | None:
     if rng.random() < 0.2:
         return None
     pool = [b"a", b"\n", b"\x00", b"\x7f", b"\xc2\x85", b"\xc3\xa9", b"\xe4\xb8\xad", b"\xf0\x9f\x98\x80", b"\xe4\xb8",
-            b"\xe4", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xf0\x80", b"\xff", b"\x80", b"\xbf\xbf"]
-    return b"".join(rng.choice(pool) if rng.random() < 0.7 else bytes([rng.randrange(256)])
-                    for _ in range(rng.randrange(0, 9)))
+            b"\xe4", b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xf0\x80", b"\xff", b"\x80", b"\xbf\xbf",
+            # what repr escapes or quotes differently: quotes, backslashes, characters Python does not print
+            b"'", b'"', b"\\", b"\t", b"\xc2\xa0", b"\xc2\xad", b"\xe2\x80\xa8", b"\xef\xbf\xbf", b"\xf3\xa0\x80\x81",
+            b"\xcd\xb8", b"\xf0\x90\x80\x80"]
+    parts = rng.randrange(0, 9) if rng.random() < 0.8 else rng.randrange(20, 60)  # some past the 40-byte cut
+    return b"".join(rng.choice(pool) if rng.random() < 0.7 else bytes([rng.randrange(256)]) for _ in range(parts))
 
 
 def _table(rng: random.Random, n: int) -> pa.Table:
@@ -95,6 +104,13 @@ def test_escapes_integers_nulls_and_slices_as_json_dumps(seed):
     assert bytes(text).decode("ascii") == _reference(records)
     assert [bytes(text[starts[i]:starts[i + 1]]).decode() for i in range(3)] == \
         [dumps(record_json(r)) + "\n" for r in records[:3]]
+    # text lines are written compiled for data records only (control records: record_text alone)
+    data = part.set_column(part.schema.get_field_index("control_type"), "control_type",
+                           pa.nulls(part.num_rows, pa.string()))
+    for full in (False, True):
+        text, starts = text_lines.record_lines(data, full)
+        expected = "".join(record_text(r, full) + "\n" for r in TableRecords(data, 0, data.num_rows))
+        assert bytes(text).decode("utf-8") == expected, full
     for ts_type, magic in (("CreateTime", 2), ("LogAppendTime", 2)):
         text, starts = kafka_lines.record_lines(part, ts_type)
         batch = Batch(position=0, size=0, magic=magic, base_offset=0, last_offset=0, count=None, compression="none",
