@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""`kafkalog dump` against Kafka's own kafka-dump-log.sh on the same records (run by hand, not a test).
+
+The corpus is `fast_path.py`'s: one segment of Kafka-written records (Kafka's encoder, values 100-200
+bytes, 1-2 headers) per codec. Each printer writes every record to /dev/null, in one run:
+
+- `kafkalog dump --format F` for F in json, text and kafka, as a whole command (start-up included);
+- the same dump in a warmed process (`kafkalog.cli.main`, kernels loaded), the printing alone;
+- Kafka 4.3.1's `DumpLogSegments --deep-iteration --print-data-log` (kafka-dump-log.sh), whose lines
+  `--format kafka` prints, as a whole command: the JVM's start-up included, as a user runs it.
+
+Wall and CPU time (children's for commands, the process's for the warm runs); records/s from wall time.
+
+    python benchmarks/dump_speed.py --records 1000000 --work /tmp/kafkalog-fast-path
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+
+import fast_path  # noqa: E402  (the corpus builder beside this script)
+import kafka_jars  # noqa: E402
+
+from kafkalog import cli  # noqa: E402
+
+FORMATS = ("json", "text", "kafka")
+KAFKA = "4.3.1"
+
+
+def command(cmd: list[str]) -> tuple[float, float]:
+    """(wall, CPU of the child) of a command whose output goes to /dev/null."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = time.perf_counter()
+    with open(os.devnull, "wb") as null:
+        subprocess.run(cmd, stdout=null, check=True)
+    wall = time.perf_counter() - wall
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def warm(segment: Path, fmt: str) -> tuple[float, float]:
+    """(wall, CPU) of the dump in this process, kernels already loaded."""
+    real = sys.stdout
+    with open(os.devnull, "w", encoding="utf-8") as null:
+        sys.stdout = null
+        try:
+            wall, cpu = time.perf_counter(), time.process_time()
+            cli.main(["dump", "--format", fmt, str(segment)])
+            return time.perf_counter() - wall, time.process_time() - cpu
+        finally:
+            sys.stdout = real
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--records", type=int, default=1_000_000)
+    ap.add_argument("--codecs", default="none,lz4")
+    ap.add_argument("--batch-bytes", type=int, default=16384)
+    ap.add_argument("--repeat", type=int, default=2, help="runs of each; the fastest counts")
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "kafkalog-fast-path")
+    args = ap.parse_args(argv)
+    java = [str(Path(os.environ.get("JAVA_HOME", "/usr")) / "bin" / "java"), "-Xmx1g", "-cp",
+            os.pathsep.join(kafka_jars.classpath(KAFKA)), "org.apache.kafka.tools.DumpLogSegments",
+            "--deep-iteration", "--print-data-log", "--files"]
+    kafkalog = [sys.executable, "-m", "kafkalog.cli", "dump", "--format"]
+    print(f"{args.records:,} records, producer batch.size {args.batch_bytes}, best of {args.repeat}, output to /dev/null")
+    print("| codec | printer | wall s | CPU s | records/s (wall) |")
+    print("| --- | --- | ---: | ---: | ---: |")
+    for codec in args.codecs.split(","):
+        segment = fast_path.segments(fast_path.corpus(args.work, codec, args.batch_bytes, args.records))[0]
+        rows: list[tuple[str, float, float]] = []
+        for fmt in FORMATS:
+            warm(segment, fmt)  # kernels compiled and loaded, the file in the page cache
+            rows.append((f"kafkalog dump --format {fmt} (command)",
+                         *min(command([*kafkalog, fmt, str(segment)]) for _ in range(args.repeat))))
+            rows.append((f"kafkalog dump --format {fmt} (warm process)",
+                         *min(warm(segment, fmt) for _ in range(args.repeat))))
+        rows.append((f"kafka-dump-log.sh {KAFKA} --deep-iteration --print-data-log (command)",
+                     *min(command([*java, str(segment)]) for _ in range(args.repeat))))
+        for name, wall, cpu in rows:
+            print(f"| {codec} | {name} | {wall:.2f} | {cpu:.2f} | {args.records / wall / 1e6:.2f} M |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
