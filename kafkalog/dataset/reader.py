@@ -37,6 +37,8 @@ Paths = str | os.PathLike | Sequence[str | os.PathLike]
 
 #: Byte ranges a thread reads when there is more than one: small enough to share a large segment.
 THREAD_RANGE_BYTES = 16 * 1024 * 1024
+#: Until the work around the kernels lets go of the GIL, more threads do not read faster.
+DEFAULT_THREADS = 1
 #: Batches each range may decode ahead of the consumer.
 AHEAD_BATCHES = 4
 
@@ -103,11 +105,11 @@ def read_arrow(path: Paths, *, threads: int | None = None, **options: object) ->
     `path` is a segment file, a partition directory, a log directory, a glob or a URI (or a list of
     them). `options` are the Kafka source's (`kafkalog.dataset.options.OPTIONS`), named as in Spark
     (``includeHeaders=True``, ``**{"kafka.isolation.level": "read_committed"}``) or in snake_case
-    (``include_headers=True``). `threads` (default: the machine's cores) decode byte ranges at once;
-    the rows come out in the order one thread gives. Bad input and damage, under the default
+    (``include_headers=True``). `threads` decode byte ranges at once; the rows come out in the order one
+    thread gives. The default is one: more do not yet read faster (docs/performance.md#threads). Bad input and damage, under the default
     ``failOnDataLoss=true``, raise a `KafkalogError` naming the file and byte position.
     """
-    n = threads if threads is not None else (os.cpu_count() or 1)
+    n = threads if threads is not None else DEFAULT_THREADS
     if n < 1:
         raise UsageError(f"threads must be at least 1, got {n}")
     read = plan_read(path, options, threads=n)
