@@ -103,7 +103,8 @@ def kraft_4x(work: Path) -> BrokerRun:
     topics = codec_topics + ["txn", "log-append-time", "rolling", "big-segments", "retention", "compacted"]
     # retention keeps nothing now; keep what comes next, so the consumer and the files agree
     run_scenario(b, [["alter-topic", "retention", "retention.ms=86400000"], ["rounds", "retention", "1", "20", "0", "1000"],
-                     ["consume", str(work / "consumed"), *topics]])
+                     ["consume", str(work / "consumed"), *topics],
+                     ["committed", str(work / "committed.json"), "g-classic", "g-consumer"]])
     return _finish(b, "kraft_4x", topics, t0)
 
 

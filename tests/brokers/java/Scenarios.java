@@ -82,6 +82,7 @@ public class Scenarios {
             case "rounds": rounds(s); break;
             case "group": group(s.get(1), s.get(2), s.get(3)); break;
             case "consume": consume(Paths.get(s.get(1)), s.subList(2, s.size())); break;
+            case "committed": committed(Paths.get(s.get(1)), s.subList(2, s.size())); break;
             case "produce-forever": produceForever(s.get(1)); break;
             case "compaction-tail": compactionTail(s.get(1)); break;
             case "sleep": Thread.sleep(Long.parseLong(s.get(1))); break;
@@ -296,6 +297,19 @@ public class Scenarios {
                             for (ConsumerRecord<byte[], byte[]> rec : c.poll(Duration.ofMillis(200))) w.println(json(rec));
                         }
                     }
+                }
+            }
+        }
+    }
+
+    /** The group coordinator's committed offsets of each group (Admin.listConsumerGroupOffsets), a JSON line each. */
+    static void committed(Path out, List<String> groups) throws Exception {
+        try (Admin a = admin(); PrintWriter w = new PrintWriter(Files.newBufferedWriter(out))) {
+            for (String g : groups) {
+                for (var e : a.listConsumerGroupOffsets(g).partitionsToOffsetAndMetadata().get().entrySet()) {
+                    if (e.getValue() == null) continue;
+                    w.println("{\"group\":\"" + g + "\",\"topic\":\"" + e.getKey().topic() + "\",\"partition\":"
+                              + e.getKey().partition() + ",\"offset\":" + e.getValue().offset() + "}");
                 }
             }
         }
