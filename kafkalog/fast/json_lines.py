@@ -12,12 +12,21 @@ import numpy as np
 import pyarrow as pa
 
 from kafkalog.fast import jit
+from kafkalog.fast.line_parts import (
+    EMPTY,
+    Bytes,
+    RecordColumns,
+    is_valid,
+    next_code_point,
+    one_array,
+    put,
+    put_hex,
+    put_int,
+)
 
 jit.configure()
 
 _B64 = np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", dtype=np.uint8)
-_HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
-_EMPTY = np.empty(0, dtype=np.uint8)
 
 # The constant parts of a line, as Python's json.dumps(..., separators=(",", ":")) writes them.
 _OPEN = np.frombuffer(b'{"type":"record","offset":', dtype=np.uint8)
@@ -39,86 +48,23 @@ def record_lines(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
     n = table.num_rows
     starts = np.zeros(n + 1, dtype=np.int64)
     if n == 0:
-        return _EMPTY, starts
-    offset = ints(table.column("offset"))
-    timestamp = ints(table.column("timestamp"))
-    sequence = ints(table.column("sequence"))
-    key = Bytes(one_array(table.column("key")))
-    value = Bytes(one_array(table.column("value")))
+        return EMPTY, starts
+    c = RecordColumns.of(table)
     control = Bytes(one_array(table.column("control_type")))
-    lists = one_array(table.column("headers"))
-    list_offsets = np.frombuffer(lists.buffers()[1], dtype=np.int32, count=n + 1, offset=lists.offset * 4)
-    flat = lists.values
-    h_key = Bytes(flat.field("key"))
-    h_value = Bytes(flat.field("value"))
-    headers = int(list_offsets[-1] - list_offsets[0])
     # Worst case: 20 characters an integer, base64's 4 per 3 bytes (and padding), 12 per 4-byte character
     # of a header key (6 per control character), the quotes and nulls.
-    size = (n * (_FIXED + 3 * 20 + 12) + _b64_size(key) + _b64_size(value) + 6 * control.total
-            + headers * 16 + 6 * h_key.total + _b64_size(h_value))
+    size = (n * (_FIXED + 3 * 20 + 12) + _b64_size(c.key) + _b64_size(c.value) + 6 * control.total
+            + c.headers * 16 + 6 * c.header_key.total + _b64_size(c.header_value))
     out = np.empty(size, dtype=np.uint8)
-    used = _write(out, starts, offset, timestamp, sequence, key.offsets, key.data, key.bitmap, key.bit,
-                  value.offsets, value.data, value.bitmap, value.bit, control.offsets, control.data,
-                  control.bitmap, control.bit, list_offsets, h_key.offsets, h_key.data, h_value.offsets,
-                  h_value.data, h_value.bitmap, h_value.bit)
+    used = _write(out, starts, c.offset, c.timestamp, c.sequence, c.key.offsets, c.key.data, c.key.bitmap, c.key.bit,
+                  c.value.offsets, c.value.data, c.value.bitmap, c.value.bit, control.offsets, control.data,
+                  control.bitmap, control.bit, c.header_starts, c.header_key.offsets, c.header_key.data,
+                  c.header_value.offsets, c.header_value.data, c.header_value.bitmap, c.header_value.bit)
     return out[:used], starts
-
-
-def one_array(column: pa.ChunkedArray) -> pa.Array:
-    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
-
-
-def ints(column: pa.ChunkedArray) -> np.ndarray:
-    array = one_array(column)
-    if array.null_count:  # rows no line is printed for (nothing is read from them): any number will do
-        array = array.fill_null(0)
-    return array.to_numpy().astype(np.int64, copy=False)
-
-
-class Bytes:
-    """A binary or string array's offsets into its data buffer, the buffer, and its validity bitmap (empty
-    when every row is valid) with the bit of its first row."""
-
-    def __init__(self, array: pa.Array):
-        n = len(array)
-        validity, offsets, data = array.buffers()[:3]
-        self.offsets = np.frombuffer(offsets, dtype=np.int32, count=n + 1, offset=array.offset * 4)
-        self.data = np.frombuffer(data, dtype=np.uint8) if data is not None else _EMPTY
-        self.bitmap = np.frombuffer(validity, dtype=np.uint8) if validity is not None and array.null_count else _EMPTY
-        self.bit = array.offset
-        self.total = int(self.offsets[-1] - self.offsets[0])
-        self.rows = n
 
 
 def _b64_size(b: Bytes) -> int:
     return 4 * (b.total // 3) + 4 * b.rows
-
-
-@nb.njit(cache=True, nogil=True, inline="always")
-def put(out, p, part):
-    for i in range(len(part)):
-        out[p + i] = part[i]
-    return p + len(part)
-
-
-@nb.njit(cache=True, nogil=True, inline="always")
-def put_int(out, p, v):
-    """A decimal integer (int64, its minimum included)."""
-    if v < 0:
-        out[p] = 45  # '-'
-        p += 1
-        u = np.uint64(-(v + 1)) + np.uint64(1)
-    else:
-        u = np.uint64(v)
-    digits = 1
-    t = u
-    while t >= 10:
-        t //= np.uint64(10)
-        digits += 1
-    for i in range(digits - 1, -1, -1):
-        out[p + i] = 48 + np.uint8(u % np.uint64(10))
-        u //= np.uint64(10)
-    return p + digits
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -155,36 +101,14 @@ def _b64(out, p, data, a, b):
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
-def _u4(out, p, c):
-    out[p] = 92  # '\'
-    out[p + 1] = 117  # 'u'
-    out[p + 2] = _HEX[(c >> 12) & 15]
-    out[p + 3] = _HEX[(c >> 8) & 15]
-    out[p + 4] = _HEX[(c >> 4) & 15]
-    out[p + 5] = _HEX[c & 15]
-    return p + 6
-
-
-@nb.njit(cache=True, nogil=True, inline="always")
 def _string(out, p, data, a, b):
     """UTF-8 text data[a:b] as a JSON string in ASCII, escaped as Python's json.dumps(ensure_ascii=True)."""
     out[p] = 34
     p += 1
     i = a
     while i < b:
-        c = np.uint32(data[i])
-        if c < 0x80:
-            i += 1
-        elif c < 0xE0:
-            c = ((c & 0x1F) << 6) | (np.uint32(data[i + 1]) & 0x3F)
-            i += 2
-        elif c < 0xF0:
-            c = ((c & 0x0F) << 12) | ((np.uint32(data[i + 1]) & 0x3F) << 6) | (np.uint32(data[i + 2]) & 0x3F)
-            i += 3
-        else:
-            c = (((c & 0x07) << 18) | ((np.uint32(data[i + 1]) & 0x3F) << 12)
-                 | ((np.uint32(data[i + 2]) & 0x3F) << 6) | (np.uint32(data[i + 3]) & 0x3F))
-            i += 4
+        c, n, ok = next_code_point(data, i, b)  # (Arrow strings are UTF-8: ok)
+        i += n
         if c == 34 or c == 92:  # '"' and '\'
             out[p] = 92
             out[p + 1] = c
@@ -197,21 +121,13 @@ def _string(out, p, data, a, b):
             out[p + 1] = (98 if c == 8 else 116 if c == 9 else 110 if c == 10 else 102 if c == 12 else 114)
             p += 2
         elif c < 0x10000:
-            p = _u4(out, p, c)
+            p = put_hex(out, p, c, 4, 117)
         else:
             c -= 0x10000
-            p = _u4(out, p, 0xD800 | ((c >> 10) & 0x3FF))
-            p = _u4(out, p, 0xDC00 | (c & 0x3FF))
+            p = put_hex(out, p, 0xD800 | ((c >> 10) & 0x3FF), 4, 117)
+            p = put_hex(out, p, 0xDC00 | (c & 0x3FF), 4, 117)
     out[p] = 34
     return p + 1
-
-
-@nb.njit(cache=True, nogil=True, inline="always")
-def _valid(bitmap, bit, r):
-    if len(bitmap) == 0:
-        return True
-    i = bit + r
-    return (bitmap[i >> 3] >> (i & 7)) & 1 == 1
 
 
 @nb.njit(cache=True, nogil=True)
@@ -227,12 +143,12 @@ def _write(out, starts, offset, timestamp, sequence, k_off, k_data, k_map, k_bit
         p = put(out, p, _SEQUENCE)
         p = put_int(out, p, sequence[r])
         p = put(out, p, _KEY)
-        if _valid(k_map, k_bit, r):
+        if is_valid(k_map, k_bit, r):
             p = _b64(out, p, k_data, k_off[r], k_off[r + 1])
         else:
             p = put(out, p, _NULL)
         p = put(out, p, _VALUE)
-        if _valid(v_map, v_bit, r):
+        if is_valid(v_map, v_bit, r):
             p = _b64(out, p, v_data, v_off[r], v_off[r + 1])
         else:
             p = put(out, p, _NULL)
@@ -245,14 +161,14 @@ def _write(out, starts, offset, timestamp, sequence, k_off, k_data, k_map, k_bit
             p = _string(out, p + 1, hk_data, hk_off[h], hk_off[h + 1])
             out[p] = 44
             p += 1
-            if _valid(hv_map, hv_bit, h):
+            if is_valid(hv_map, hv_bit, h):
                 p = _b64(out, p, hv_data, hv_off[h], hv_off[h + 1])
             else:
                 p = put(out, p, _NULL)
             out[p] = 93  # ']'
             p += 1
         p = put(out, p, _CONTROL)
-        if _valid(c_map, c_bit, r):
+        if is_valid(c_map, c_bit, r):
             p = _string(out, p, c_data, c_off[r], c_off[r + 1])
         else:
             p = put(out, p, _NULL)

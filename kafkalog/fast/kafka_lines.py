@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from kafkalog.fast import jit
-from kafkalog.fast.json_lines import Bytes, ints, one_array, put, put_int
+from kafkalog.fast.line_parts import RecordColumns, is_valid, put, put_escaped_text, put_int
 
 jit.configure()
 
@@ -26,7 +26,6 @@ _HEADER_KEYS = np.frombuffer(b" headerKeys: [", dtype=np.uint8)
 _KEY = np.frombuffer(b"] key: ", dtype=np.uint8)
 _NO_KEY = np.frombuffer(b"]", dtype=np.uint8)
 _PAYLOAD = np.frombuffer(b" payload: ", dtype=np.uint8)
-_HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 _FIXED = sum(len(p) for p in (_OFFSET, _KEY_SIZE, _VALUE_SIZE, _SEQUENCE, _HEADER_KEYS, _KEY, _PAYLOAD)) + 4
 
 
@@ -38,105 +37,16 @@ def record_lines(table: pa.Table, timestamp_type: str) -> tuple[np.ndarray, np.n
     starts = np.zeros(n + 1, dtype=np.int64)
     if n == 0:
         return np.empty(0, dtype=np.uint8), starts
-    offset = ints(table.column("offset"))
-    timestamp = ints(table.column("timestamp"))
-    sequence = ints(table.column("sequence"))
+    c = RecordColumns.of(table)
     ts_type = np.frombuffer(timestamp_type.encode("ascii"), dtype=np.uint8)
-    key = Bytes(one_array(table.column("key")))
-    value = Bytes(one_array(table.column("value")))
-    lists = one_array(table.column("headers"))
-    list_offsets = np.frombuffer(lists.buffers()[1], dtype=np.int32, count=n + 1, offset=lists.offset * 4)
-    h_key = Bytes(lists.values.field("key"))
-    headers = int(list_offsets[-1] - list_offsets[0])
     # Worst case: 20 characters an integer, 4 bytes a byte of text (an escape), the timestamp type's name.
-    size = n * (_FIXED + 5 * 20 + len(ts_type)) + 4 * (key.total + value.total + h_key.total) + headers
+    size = (n * (_FIXED + 5 * 20 + len(ts_type)) + 4 * (c.key.total + c.value.total + c.header_key.total)
+            + c.headers)
     out = np.empty(size, dtype=np.uint8)
-    _write(out, starts, offset, timestamp, sequence, ts_type, key.offsets, key.data,
-           key.bitmap, key.bit, value.offsets, value.data, value.bitmap, value.bit, list_offsets, h_key.offsets,
-           h_key.data)
+    _write(out, starts, c.offset, c.timestamp, c.sequence, ts_type, c.key.offsets, c.key.data, c.key.bitmap,
+           c.key.bit, c.value.offsets, c.value.data, c.value.bitmap, c.value.bit, c.header_starts,
+           c.header_key.offsets, c.header_key.data)
     return out[:starts[n]], starts
-
-
-@nb.njit(cache=True, nogil=True, inline="always")
-def put_escaped(out, p, c):
-    """Code point c as UTF-8, control characters as `kafkalog.dump.records.escape` writes them."""
-    if c < 0x20 or 0x7F <= c < 0xA0:
-        out[p] = 92  # '\'
-        if c == 10 or c == 13 or c == 9:
-            out[p + 1] = 110 if c == 10 else 114 if c == 13 else 116
-            return p + 2
-        out[p + 1] = 120  # 'x'
-        out[p + 2] = _HEX[c >> 4]
-        out[p + 3] = _HEX[c & 15]
-        return p + 4
-    if c < 0x80:
-        out[p] = c
-        return p + 1
-    if c < 0x800:
-        out[p] = 0xC0 | (c >> 6)
-        out[p + 1] = 0x80 | (c & 0x3F)
-        return p + 2
-    if c < 0x10000:
-        out[p] = 0xE0 | (c >> 12)
-        out[p + 1] = 0x80 | ((c >> 6) & 0x3F)
-        out[p + 2] = 0x80 | (c & 0x3F)
-        return p + 3
-    out[p] = 0xF0 | (c >> 18)
-    out[p + 1] = 0x80 | ((c >> 12) & 0x3F)
-    out[p + 2] = 0x80 | ((c >> 6) & 0x3F)
-    out[p + 3] = 0x80 | (c & 0x3F)
-    return p + 4
-
-
-@nb.njit(cache=True, nogil=True, inline="always")
-def escaped_text(out, p, data, i, end):
-    """data[i:end] decoded as UTF-8 with U+FFFD for each maximal invalid subpart (Python's "replace"),
-    escaped."""
-    while i < end:
-        b = np.uint32(data[i])
-        if b < 0x80:
-            p = put_escaped(out, p, b)
-            i += 1
-            continue
-        lo, hi = 0x80, 0xBF
-        if 0xC2 <= b <= 0xDF:
-            n = 1
-        elif b == 0xE0:
-            n, lo = 2, 0xA0
-        elif 0xE1 <= b <= 0xEC or b == 0xEE or b == 0xEF:
-            n = 2
-        elif b == 0xED:
-            n, hi = 2, 0x9F
-        elif b == 0xF0:
-            n, lo = 3, 0x90
-        elif 0xF1 <= b <= 0xF3:
-            n = 3
-        elif b == 0xF4:
-            n, hi = 3, 0x8F
-        else:
-            n = 0
-        good = 0  # continuation bytes that fit
-        c = b & (0x1F if n == 1 else 0x0F if n == 2 else 0x07)
-        while good < n and i + 1 + good < end:
-            x = np.uint32(data[i + 1 + good])
-            if good == 0 and (x < lo or x > hi) or good > 0 and (x < 0x80 or x > 0xBF):
-                break
-            c = (c << 6) | (x & 0x3F)
-            good += 1
-        if n > 0 and good == n:
-            p = put_escaped(out, p, c)
-        else:
-            p = put_escaped(out, p, np.uint32(0xFFFD))
-        i += 1 + good
-    return p
-
-
-@nb.njit(cache=True, nogil=True, inline="always")
-def is_valid(bitmap, bit, r):
-    if len(bitmap) == 0:
-        return True
-    i = bit + r
-    return (bitmap[i >> 3] >> (i & 7)) & 1 == 1
 
 
 @nb.njit(cache=True, nogil=True)
@@ -166,15 +76,15 @@ def _write(out, starts, offset, timestamp, sequence, ts_type, k_off, k_data, k_m
             if h > list_off[r]:
                 out[p] = 44  # ','
                 p += 1
-            p = escaped_text(out, p, hk_data, hk_off[h], hk_off[h + 1])
+            p = put_escaped_text(out, p, hk_data, hk_off[h], hk_off[h + 1])
         if has_key:
             p = put(out, p, _KEY)
-            p = escaped_text(out, p, k_data, k_off[r], k_off[r + 1])
+            p = put_escaped_text(out, p, k_data, k_off[r], k_off[r + 1])
         else:
             p = put(out, p, _NO_KEY)
         if has_value:
             p = put(out, p, _PAYLOAD)
-            p = escaped_text(out, p, v_data, v_off[r], v_off[r + 1])
+            p = put_escaped_text(out, p, v_data, v_off[r], v_off[r + 1])
         out[p] = 10
         p += 1
     starts[len(offset)] = p

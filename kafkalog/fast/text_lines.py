@@ -16,8 +16,16 @@ import numpy as np
 import pyarrow as pa
 
 from kafkalog.fast import jit
-from kafkalog.fast.json_lines import Bytes, ints, one_array, put, put_int
-from kafkalog.fast.kafka_lines import escaped_text, is_valid
+from kafkalog.fast.line_parts import (
+    RecordColumns,
+    is_valid,
+    next_code_point,
+    put,
+    put_escaped_text,
+    put_hex,
+    put_int,
+    put_utf8,
+)
 
 jit.configure()
 
@@ -29,7 +37,6 @@ _VALUE = np.frombuffer(b" value: ", dtype=np.uint8)
 _HEADERS = np.frombuffer(b" headers: ", dtype=np.uint8)
 _NULL = np.frombuffer(b"null", dtype=np.uint8)
 _MORE = np.frombuffer("…".encode(), dtype=np.uint8)
-_HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
 _FIXED = sum(len(p) for p in (_OFFSET, _TIMESTAMP, _SEQUENCE, _KEY, _VALUE, _HEADERS)) + 2 * (2 + len(_MORE)) + 1
 #: Which code points `str.isprintable` calls printable; made on first need (`_printable`).
 _PRINTABLE: np.ndarray | None = None
@@ -46,27 +53,20 @@ def record_lines(table: pa.Table, full: bool) -> tuple[np.ndarray, np.ndarray]:
     starts = np.zeros(n + 1, dtype=np.int64)
     if n == 0:
         return np.empty(0, dtype=np.uint8), starts
-    offset = ints(table.column("offset"))
-    timestamp = ints(table.column("timestamp"))
-    sequence = ints(table.column("sequence"))
-    key = Bytes(one_array(table.column("key")))
-    value = Bytes(one_array(table.column("value")))
-    lists = one_array(table.column("headers"))
-    list_offsets = np.frombuffer(lists.buffers()[1], dtype=np.int32, count=n + 1, offset=lists.offset * 4)
-    h_key = Bytes(lists.values.field("key"))
-    h_value = Bytes(lists.values.field("value"))
-    headers = int(list_offsets[-1] - list_offsets[0])
-    ascii_only = not any((b.data[b.offsets[0]:b.offsets[-1]] >= 0x80).any() for b in (key, value, h_key, h_value))
+    c = RecordColumns.of(table)
+    ascii_only = not any((b.data[b.offsets[0]:b.offsets[-1]] >= 0x80).any()
+                         for b in (c.key, c.value, c.header_value))
     printable = _ASCII_ONLY if ascii_only else _printable()
-    # Worst case: 20 characters an integer, 10 for a byte (\\U0010ffff of a 4-byte character: 2.5 a byte;
+    # Worst case: 20 characters an integer, 10 for a byte (\U0010ffff of a 4-byte character: 2.5 a byte;
     # a byte that is not UTF-8: 5), quotes and the cut mark.
-    size = (n * (_FIXED + 3 * 20) + 5 * (key.total + value.total + h_value.total) + 4 * h_key.total
-            + headers * (6 + len(_MORE)))
+    size = (n * (_FIXED + 3 * 20) + 5 * (c.key.total + c.value.total + c.header_value.total)
+            + 4 * c.header_key.total + c.headers * (6 + len(_MORE)))
     out = np.empty(size, dtype=np.uint8)
     limit, h_limit = (-1, -1) if full else (KEY_LIMIT, HEADER_LIMIT)
-    _write(out, starts, offset, timestamp, sequence, key.offsets, key.data, key.bitmap, key.bit, value.offsets,
-           value.data, value.bitmap, value.bit, list_offsets, h_key.offsets, h_key.data, h_value.offsets,
-           h_value.data, h_value.bitmap, h_value.bit, limit, h_limit, printable)
+    _write(out, starts, c.offset, c.timestamp, c.sequence, c.key.offsets, c.key.data, c.key.bitmap, c.key.bit,
+           c.value.offsets, c.value.data, c.value.bitmap, c.value.bit, c.header_starts, c.header_key.offsets,
+           c.header_key.data, c.header_value.offsets, c.header_value.data, c.header_value.bitmap,
+           c.header_value.bit, limit, h_limit, printable)
     return out[:starts[n]], starts
 
 
@@ -75,34 +75,6 @@ def _printable() -> np.ndarray:
     if _PRINTABLE is None:
         _PRINTABLE = np.fromiter((chr(c).isprintable() for c in range(0x110000)), dtype=np.bool_, count=0x110000)
     return _PRINTABLE
-
-
-@nb.njit(cache=True, nogil=True, inline="always")
-def _hex_escape(out, p, c, digits, letter):
-    """A backslash, `letter` (x, u or U) and c in `digits` lowercase hex digits."""
-    out[p] = 92
-    out[p + 1] = letter
-    for i in range(digits):
-        out[p + 2 + i] = _HEX[(c >> (4 * (digits - 1 - i))) & 15]
-    return p + 2 + digits
-
-
-@nb.njit(cache=True, nogil=True, inline="always")
-def _utf8(out, p, c):
-    if c < 0x800:
-        out[p] = 0xC0 | (c >> 6)
-        out[p + 1] = 0x80 | (c & 0x3F)
-        return p + 2
-    if c < 0x10000:
-        out[p] = 0xE0 | (c >> 12)
-        out[p + 1] = 0x80 | ((c >> 6) & 0x3F)
-        out[p + 2] = 0x80 | (c & 0x3F)
-        return p + 3
-    out[p] = 0xF0 | (c >> 18)
-    out[p + 1] = 0x80 | ((c >> 12) & 0x3F)
-    out[p + 2] = 0x80 | ((c >> 6) & 0x3F)
-    out[p + 3] = 0x80 | (c & 0x3F)
-    return p + 4
 
 
 @nb.njit(cache=True, nogil=True, inline="always")
@@ -130,53 +102,28 @@ def _preview(out, p, data, a, b, limit, printable):
                 out[p + 1] = 116 if c == 9 else 110 if c == 10 else 114
                 p += 2
             elif c < 0x20 or c == 0x7F:
-                p = _hex_escape(out, p, c, 2, 120)
+                p = put_hex(out, p, c, 2, 120)
             else:
                 out[p] = c
                 p += 1
             i += 1
             continue
-        lo, hi = 0x80, 0xBF
-        if 0xC2 <= c <= 0xDF:
-            n = 1
-        elif c == 0xE0:
-            n, lo = 2, 0xA0
-        elif 0xE1 <= c <= 0xEC or c == 0xEE or c == 0xEF:
-            n = 2
-        elif c == 0xED:
-            n, hi = 2, 0x9F
-        elif c == 0xF0:
-            n, lo = 3, 0x90
-        elif 0xF1 <= c <= 0xF3:
-            n = 3
-        elif c == 0xF4:
-            n, hi = 3, 0x8F
-        else:
-            n = 0
-        good = 0
-        cp = c & (0x1F if n == 1 else 0x0F if n == 2 else 0x07)
-        while good < n and i + 1 + good < end:
-            x = np.uint32(data[i + 1 + good])
-            if good == 0 and (x < lo or x > hi) or good > 0 and (x < 0x80 or x > 0xBF):
-                break
-            cp = (cp << 6) | (x & 0x3F)
-            good += 1
-        if n > 0 and good == n:
+        cp, n, ok = next_code_point(data, i, end)
+        if ok:
             if printable[cp]:
-                p = _utf8(out, p, cp)
+                p = put_utf8(out, p, cp)
             elif cp <= 0xFF:
-                p = _hex_escape(out, p, cp, 2, 120)
+                p = put_hex(out, p, cp, 2, 120)
             elif cp <= 0xFFFF:
-                p = _hex_escape(out, p, cp, 4, 117)
+                p = put_hex(out, p, cp, 4, 117)
             else:
-                p = _hex_escape(out, p, cp, 8, 85)
-            i += 1 + good
+                p = put_hex(out, p, cp, 8, 85)
         else:
             # backslashreplace writes each byte of the bad sequence as \xNN; repr doubles the backslash
-            for j in range(i, i + 1 + good):
+            for j in range(i, i + n):
                 out[p] = 92
-                p = _hex_escape(out, p + 1, np.uint32(data[j]), 2, 120)
-            i += 1 + good
+                p = put_hex(out, p + 1, np.uint32(data[j]), 2, 120)
+        i += n
     out[p] = quote
     p += 1
     if end < b:
@@ -214,7 +161,7 @@ def _write(out, starts, offset, timestamp, sequence, k_off, k_data, k_map, k_bit
                     out[p] = 44  # ','
                     out[p + 1] = 32
                     p += 2
-                p = escaped_text(out, p, hk_data, hk_off[h], hk_off[h + 1])
+                p = put_escaped_text(out, p, hk_data, hk_off[h], hk_off[h + 1])
                 out[p] = 61  # '='
                 p += 1
                 if is_valid(hv_map, hv_bit, h):
