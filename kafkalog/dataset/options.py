@@ -47,6 +47,8 @@ OPTIONS = {
     "maxPartitionBytes": "split segments larger than this into byte ranges (default 134217728 = 128 MiB)",
     "rowsPerBatch": "rows per Arrow batch handed to Spark (default 10000)",
     "decode": "true/false (default false): add key_decoded and value_decoded, internal-topic records as JSON",
+    "remoteRoot": "a tiered-storage root (Kafka's LocalTieredStorage dir, a path or URI): its remote segments "
+                  "are read before the local ones of the same partitions, each segment once",
 }
 
 #: Options of Spark's Kafka source that only tune a consumer talking to a broker: accepted, no effect.
@@ -82,6 +84,7 @@ class ReadOptions:
     max_partition_bytes: int = DEFAULT_MAX_PARTITION_BYTES
     rows_per_batch: int = DEFAULT_ROWS_PER_BATCH
     decode: bool = False  # internal topics (kafkalog.arrow.internal_topics)
+    remote_root: str | None = None
 
     @property
     def read_committed(self) -> bool:
@@ -194,6 +197,8 @@ def parse_options(options: Mapping[str, str], *, streaming: bool = False) -> Rea
         kw["explicit_mode"] = mode
     if "decode" in given:
         kw["decode"] = _bool("decode", given["decode"])
+    if "remoteRoot" in given:
+        kw["remote_root"] = str(given["remoteRoot"]).strip() or None
     for name, attr in (("maxPartitionBytes", "max_partition_bytes"), ("rowsPerBatch", "rows_per_batch"),
                        ("minPartitions", "min_partitions"), ("maxOffsetsPerTrigger", "max_offsets_per_trigger")):
         if name in given:

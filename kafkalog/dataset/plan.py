@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from kafkalog.errors import UsageError
 from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
-from kafkalog.dataset import fs, layout, offsets
+from kafkalog.dataset import fs, layout, offsets, remote
 from kafkalog.dataset.filters import Pushed
 from kafkalog.dataset.offsets import Bounds
 from kafkalog.dataset.options import ReadOptions
@@ -98,10 +98,13 @@ def plan(path: str, options: ReadOptions, pushed: Pushed = Pushed(), exact_end: 
     `exact_end` (streaming) ends each range right after the batch holding the partition's last
     wanted offset, so that a batch still being appended is never read.
     """
-    segments = [s for s in list_segments(path) if options.wants(s.topic, s.partition)
-                and pushed.wants(s.topic, s.partition)]
+    segments = list_segments(path)
+    if options.remote_root is not None:
+        segments = stitched(segments, _remote_segments(options.remote_root))
+    segments = [s for s in segments if options.wants(s.topic, s.partition) and pushed.wants(s.topic, s.partition)]
     ranges: list[SegmentRange] = []
-    groups = by_partition(segments)
+    across = options.remote_root is not None  # a partition's segments lie in two places
+    groups = by_partition(segments, across)
     offsets.check_named_partitions(options, {(g[0].topic, g[0].partition) for g in groups})
     for group in groups:
         kafka = [s for s in group if s.base_offset is not None]
@@ -113,16 +116,50 @@ def plan(path: str, options: ReadOptions, pushed: Pushed = Pushed(), exact_end: 
     if options.min_partitions and len(ranges) < options.min_partitions:
         ranges = _split(ranges, options.min_partitions)
     if options.read_committed:
-        ranges = _with_lookahead(ranges, segments)
+        ranges = _with_lookahead(ranges, segments, across)
     return ranges
 
 
-def by_partition(segments: list[Segment]) -> list[list[Segment]]:
-    """Segments grouped by directory, in listing order (Kafka segments in offset order first)."""
-    groups: dict[str, list[Segment]] = {}
+def by_partition(segments: list[Segment], across: bool = False) -> list[list[Segment]]:
+    """Segments grouped by directory, in listing order (Kafka segments in offset order first); `across`
+    directories by topic and partition (a tiered partition's remote and local segments)."""
+    groups: dict[object, list[Segment]] = {}
     for seg in segments:
-        groups.setdefault(fs.parent(seg.location), []).append(seg)
+        groups.setdefault(partition_key(seg, across), []).append(seg)
     return list(groups.values())
+
+
+def partition_key(seg: Segment, across: bool = True) -> object:
+    """What a segment's partition is known by: its directory, or `across` directories its topic and
+    partition where it has them. (Copies of a partition in two directories stay two partitions.)"""
+    return (seg.topic, seg.partition) if across and seg.topic is not None else fs.parent(seg.location)
+
+
+def _remote_segments(root: str) -> list[remote.RemoteSegment]:
+    try:
+        return remote.list_remote_segments(root)
+    except FileNotFoundError:
+        raise UsageError(f"option remoteRoot: no such directory: {root}") from None
+
+
+def stitched(local: list[Segment], remotes: list[remote.RemoteSegment]) -> list[Segment]:
+    """A partition's whole history: its remote segments, then its local ones, in offset order; a segment
+    both remote and local (the same start offset) is read once, from the local disk."""
+    groups: dict[object, list[Segment]] = {}
+    for seg in local:
+        groups.setdefault(partition_key(seg), []).append(seg)
+    for r in remotes:
+        group = groups.setdefault((r.topic, r.partition), [])
+        if not any(s.base_offset == r.base_offset for s in group):
+            group.append(Segment(r.location, r.size, r.topic, r.partition, r.base_offset))
+    out: list[Segment] = []
+    for group in groups.values():
+        kafka = sorted((s for s in group if s.base_offset is not None), key=lambda s: s.base_offset)
+        for i, s in enumerate(kafka):
+            nxt = kafka[i + 1].base_offset if i + 1 < len(kafka) else None
+            out.append(Segment(s.location, s.size, s.topic, s.partition, s.base_offset, nxt))
+        out.extend(s for s in group if s.base_offset is None)
+    return out
 
 
 def _overlaps(seg: Segment, bounds: Bounds) -> bool:
@@ -235,19 +272,20 @@ def _positions_sound(seg: Segment, used: dict[int, layout.IndexEntry], end_pos: 
     return True
 
 
-def _with_lookahead(ranges: list[SegmentRange], segments: list[Segment]) -> list[SegmentRange]:
+def _with_lookahead(ranges: list[SegmentRange], segments: list[Segment], across: bool) -> list[SegmentRange]:
     """Give each range what follows it in its partition directory, to find where open transactions end."""
-    later: dict[str, list[Segment]] = {}
+    later: dict[object, list[Segment]] = {}
     for seg in segments:
         if seg.base_offset is not None:
-            later.setdefault(fs.parent(seg.location), []).append(seg)
+            later.setdefault(partition_key(seg, across), []).append(seg)
     # Segments of the directory that the path did not name still hold markers: list them too.
-    for directory in later:
-        named = {s.location for s in later[directory]}
-        extra = [s for s in _segments([f for f in fs.listdir(directory)
-                                       if not f.is_dir and layout.segment_base_offset(f.name) is not None])
-                 if s.location not in named]
-        later[directory] = sorted(later[directory] + extra, key=lambda s: s.base_offset)
+    for key, group in later.items():
+        named = {s.base_offset for s in group}
+        extra = [s for directory in {fs.parent(s.location) for s in group}
+                 for s in _segments([f for f in fs.listdir(directory)
+                                     if not f.is_dir and layout.segment_base_offset(f.name) is not None])
+                 if s.base_offset not in named and partition_key(s, across) == key]
+        later[key] = sorted(group + extra, key=lambda s: s.base_offset)
     out = []
     for r in ranges:
         seg = r.segment
@@ -255,7 +293,7 @@ def _with_lookahead(ranges: list[SegmentRange], segments: list[Segment]) -> list
         if r.end < seg.size:
             ahead.append((seg.location, r.end, seg.size))
         if seg.base_offset is not None:
-            ahead.extend((s.location, 0, s.size) for s in later.get(fs.parent(seg.location), [])
+            ahead.extend((s.location, 0, s.size) for s in later.get(partition_key(seg, across), [])
                          if s.base_offset > seg.base_offset)
         out.append(SegmentRange(seg, r.start, r.end, tuple(ahead), r.bounds))
     return out

@@ -41,7 +41,8 @@ from kafkalog.sources import Source, open_source
 OFFSET_ENTRY_SIZE = 8  # OffsetIndex.ENTRY_SIZE
 TIME_ENTRY_SIZE = 12  # TimeIndex.ENTRY_SIZE
 
-_BASE_OFFSET = re.compile(r"^(\d{20})\.")
+# `<base>.index`, or a remote segment's `<base>-<segment id>.index` (LocalTieredStorage)
+_BASE_OFFSET = re.compile(r"^(\d{20})[.-]")
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,9 @@ RECORD_FILES = (LOG, KRAFT_SNAPSHOT, BOOTSTRAP)
 
 BOOTSTRAP_CHECKPOINT = "bootstrap.checkpoint"  # BootstrapDirectory.BINARY_BOOTSTRAP_FILENAME
 _KRAFT_SNAPSHOT_NAME = re.compile(r"^(\d{20})-(\d{10})\.checkpoint$")  # Snapshots.parse
-_SUFFIXES = {".log": LOG, ".index": INDEX, ".timeindex": TIME_INDEX, ".snapshot": SNAPSHOT, ".txnindex": TXN_INDEX}
+# (`.leader_epoch_checkpoint`: a remote segment's, in LocalTieredStorage's layout)
+_SUFFIXES = {".log": LOG, ".index": INDEX, ".timeindex": TIME_INDEX, ".snapshot": SNAPSHOT, ".txnindex": TXN_INDEX,
+             ".leader_epoch_checkpoint": LEADER_EPOCH}
 
 
 def kind_of(path: Path, forced: str | None = None) -> str | None:

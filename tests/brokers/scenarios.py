@@ -171,3 +171,36 @@ def killed_4x(work: Path) -> BrokerRun:
     b.stop()
     return BrokerRun("killed_4x", b.version, b.mode, b.data_dir, b.classpath, ["unclean"], None, False,
                      b.dump_log_segments_class, {"total": time.monotonic() - t0, "start": b.started_s}, work)
+
+
+#: Kafka's own remote storage manager (kafka-storage's test jar, in the 4.x jar set), as Kafka's
+#: tiered-storage tests configure it; `rsm.config.` and `rlmm.config.` are the managers' config prefixes.
+LOCAL_TIERED_STORAGE = "org.apache.kafka.server.log.remote.storage.LocalTieredStorage"
+
+
+def tiered_4x(work: Path) -> BrokerRun:
+    """The newest 4.x tiering a topic to Kafka's LocalTieredStorage under `work/remote`: its closed segments
+    are copied there and deleted locally (local.retention.ms), the tail stays local."""
+    t0 = time.monotonic()
+    b = Broker(NEWEST_4X, "kraft", work, broker_config={
+        "remote.log.storage.system.enable": "true",
+        "remote.log.storage.manager.class.name": LOCAL_TIERED_STORAGE,
+        "rsm.config.dir": str(work / "remote"),
+        "rsm.config.delete.on.close": "false",
+        "remote.log.metadata.manager.listener.name": "PLAINTEXT",
+        "rlmm.config.remote.log.metadata.topic.replication.factor": "1",
+        "rlmm.config.remote.log.metadata.topic.num.partitions": "1",
+        "remote.log.manager.task.interval.ms": "500",
+        "log.retention.check.interval.ms": "500",
+        "log.initial.task.delay.ms": "0",  # the retention check starts at once, not after 30 s
+        "log.segment.delete.delay.ms": "0",
+    }).start()
+    topics = ["tiered"]
+    run_scenario(b, [_topic("tiered", 2, remote_storage_enable="true", local_retention_ms="1000", segment_ms="300",
+                            retention_ms="86400000", file_delete_delay_ms="0"),
+                     ["rounds", "tiered", "6", "60", "500", "1000"]])
+    parts = [b.data_dir / "tiered-0", b.data_dir / "tiered-1"]
+    # copied, then deleted locally: only the active segment (and what came after the copies) stays
+    _wait("the broker to tier tiered's closed segments", lambda: all(len(_logs(d)) == 1 for d in parts))
+    run_scenario(b, [["rounds", "tiered", "1", "40", "0", "1000"], ["consume", str(work / "consumed"), *topics]])
+    return _finish(b, "tiered_4x", topics, t0)

@@ -1,0 +1,77 @@
+"""A topic tiered by a real 4.3.1 broker to Kafka's own LocalTieredStorage: its log directory together with
+the remote storage root gives exactly the records a real consumer fetched from the broker (which served
+the old ones from remote storage), each once, through read_arrow, Spark and `kafkalog dump`."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import kafkalog
+from kafkalog.dataset import remote
+from kafkalog.errors import UsageError
+from tests.brokers.test_consumer_reading import consumed, data_partitions
+
+pytestmark = pytest.mark.broker
+
+
+def _offsets(table, partition: int) -> list[int]:
+    mask = table.column("partition").to_numpy() == partition
+    return table.filter(mask).column("offset").to_pylist()
+
+
+def _consumer(run) -> dict[int, list[tuple]]:
+    out = {}
+    for d in data_partitions(run):
+        head, rows = consumed(run, "read_uncommitted", d)
+        assert head["log_start_offset"] == 0
+        out[int(d.name.rpartition("-")[2])] = rows
+    return out
+
+
+def test_the_broker_tiered_most_of_the_history(tiered_4x):
+    remote_segments = remote.list_remote_segments(str(tiered_4x.work / "remote"))
+    assert {s.partition for s in remote_segments} == {0, 1}
+    assert all(s.topic == "tiered" and len(s.topic_id) == 22 for s in remote_segments)
+    local = kafkalog.read_table(tiered_4x.data_dir, subscribe="tiered")
+    for partition, rows in _consumer(tiered_4x).items():
+        assert len(_offsets(local, partition)) < len(rows) / 2, "the local log should hold only the tail"
+
+
+def test_log_directory_and_remote_root_give_the_consumers_records_once(tiered_4x):
+    table = kafkalog.read_table(tiered_4x.data_dir, subscribe="tiered", includeHeaders=True,
+                                remoteRoot=str(tiered_4x.work / "remote"))
+    ts = table.column("timestamp").cast("int64").to_pylist()
+    for partition, rows in _consumer(tiered_4x).items():
+        got = [(r["offset"], t // 1000) for r, t in zip(table.to_pylist(), ts) if r["partition"] == partition]
+        assert got == [(r[0], r[1]) for r in rows], partition
+
+
+def test_spark_reads_the_whole_history_with_the_remote_root(tiered_4x, spark):
+    df = (spark.read.format("kafkalog").option("subscribe", "tiered")
+          .option("remoteRoot", str(tiered_4x.work / "remote")).load(str(tiered_4x.data_dir)))
+    table = df.toArrow()
+    for partition, rows in _consumer(tiered_4x).items():
+        assert sorted(_offsets(table, partition)) == [r[0] for r in rows], partition
+    # the Kafka source's offset options work across the whole history
+    late = (spark.read.format("kafkalog").option("subscribe", "tiered").option("remoteRoot", str(tiered_4x.work / "remote"))
+            .option("startingOffsets", '{"tiered":{"0":30,"1":-2}}').option("endingOffsets", '{"tiered":{"0":60,"1":10}}')
+            .load(str(tiered_4x.data_dir))).toArrow()
+    assert sorted(_offsets(late, 0)) == list(range(30, 60)) and sorted(_offsets(late, 1)) == list(range(10))
+
+
+def test_dump_reads_a_remote_segment_as_a_local_one(tiered_4x):
+    segment = remote.list_remote_segments(str(tiered_4x.work / "remote"))[0]
+    res = subprocess.run([sys.executable, "-m", "kafkalog.cli", "dump", "--format", "json", segment.location],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    offsets = [json.loads(line)["offset"] for line in res.stdout.splitlines() if '"type":"record"' in line]
+    want = [r[0] for r in _consumer(tiered_4x)[segment.partition]]
+    assert offsets and offsets == want[want.index(segment.base_offset):][:len(offsets)]
+
+
+def test_a_missing_remote_root_is_a_usage_error(tiered_4x):
+    with pytest.raises(UsageError, match="remoteRoot: no such directory"):
+        kafkalog.read_table(tiered_4x.data_dir, remoteRoot=str(tiered_4x.work / "nowhere"))
