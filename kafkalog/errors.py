@@ -94,6 +94,34 @@ class UndecodableRecordError(DamagedDataError):
     kind = "undecodable_record"
 
 
+class RemoteObjectError(DamagedDataError):
+    """A tiered-storage object that does not give back its segment's bytes: a manifest whose sizes the object
+    does not have, a chunk that fails GCM authentication or whose zstd frame does not decode, a missing object.
+
+    `path` is the object and `position` the byte in it where the problem starts. `readable_until` is how far
+    into the segment (its original bytes) everything before the problem reads: a reader hands out what is there
+    and reports the rest as this damage.
+    """
+
+    kind = "remote_object"
+
+    def __init__(self, message: str, *, path: str | None = None, position: int | None = None,
+                 readable_until: int = 0):
+        super().__init__(message, path=path, position=position)
+        self.readable_until = readable_until
+
+    def located(self, path: str | None, position: int | None) -> "RemoteObjectError":
+        return type(self)(self.message, path=path if path is not None else self.path,
+                          position=position if position is not None else self.position,
+                          readable_until=self.readable_until)
+
+
+class EncryptionKeyError(RemoteObjectError):
+    """An encrypted tiered-storage object whose data key no private key given unwraps (none given, or the wrong one)."""
+
+    kind = "encryption_key"
+
+
 class UsageError(KafkalogError):
     """A call or command line that asks for something kafkalog cannot do."""
 

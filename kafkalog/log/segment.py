@@ -22,7 +22,7 @@ from typing import BinaryIO, Iterator
 import numpy as np
 
 from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, decompression_limit
-from kafkalog.errors import CorruptStructureError, DamagedDataError, TruncatedError
+from kafkalog.errors import CorruptStructureError, DamagedDataError, RemoteObjectError, TruncatedError
 from kafkalog.fast import kernels, runs
 from kafkalog.fast import segment as fast_segment
 from kafkalog.fast.runs import BatchColumns
@@ -76,6 +76,8 @@ class SegmentReader:
         self.damage: list[DamagedDataError] = []
         #: Where reading stopped: the end of the last entry read, or the start of the damage that ended it.
         self.position = start
+        #: Where the readable bytes end, when the file under the segment cannot be read past a point.
+        self._readable_end: int | None = None
 
     def __enter__(self) -> "SegmentReader":
         return self
@@ -167,6 +169,22 @@ class SegmentReader:
         """
         pos = self.start
         while pos < self.end:
+            try:
+                yield from self._entries_from(pos)
+                return
+            except RemoteObjectError as exc:
+                # The bytes under the segment (a tiered-storage object) cannot be read past a chunk: read
+                # what is before it, then report the chunk as the damage that ends the segment.
+                pos = self.position
+                if self._readable_end is None and exc.readable_until > pos:
+                    self._readable_end = exc.readable_until
+                    continue
+                self._fail(type(exc)(str(exc), path=self.name, position=pos, readable_until=exc.readable_until))
+                return
+
+    def _entries_from(self, pos: int) -> Iterator[tuple[bytes, int, np.ndarray]]:
+        self.position = pos
+        while pos < self.end:
             self.position = pos
             want = self._chunk_length(pos)
             if want >= HEADER_SIZE_UP_TO_MAGIC:
@@ -192,7 +210,8 @@ class SegmentReader:
 
     def _chunk_length(self, pos: int) -> int:
         """How much to read at `pos`: a chunk, or less where the file or the range ends sooner."""
-        return min(CHUNK_BYTES, self.size - pos, max(self.end - pos, 0))
+        readable = self.size if self._readable_end is None else self._readable_end
+        return min(CHUNK_BYTES, self.size - pos, max(self.end - pos, 0), max(readable - pos, 0))
 
     def _check_entry(self, pos: int) -> int | None:
         """The size of the entry at `pos` when its header is sound and it is whole in the file; else record the damage."""

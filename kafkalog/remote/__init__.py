@@ -1,0 +1,7 @@
+"""Tiered-storage objects (KIP-405) read back into Kafka's segment bytes, offline.
+
+Aiven's `tiered-storage-for-apache-kafka` keeps a segment as three objects (`aiven_manifest`: the
+`.rsm-manifest`; `aiven_object`: the chunked, optionally compressed and encrypted `.log`, and the
+`.indexes`; `aiven_keys`: the RSA private keys that unwrap an encrypted segment's data key). Kafka's own
+`LocalTieredStorage` keeps plain Kafka files, read as local ones (`kafkalog.dataset.remote` lists both).
+"""
