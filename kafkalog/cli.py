@@ -23,6 +23,8 @@ from kafkalog.formats import internal_topics
 from kafkalog.log import file_kinds
 from kafkalog.log.segment import SegmentReader
 from kafkalog.progress import ByteProgress
+from kafkalog.remote import aiven_object
+from kafkalog.remote.aiven_keys import KEYRING
 
 EXIT_OK, EXIT_DAMAGED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -65,7 +67,9 @@ class _Prefix:
 
 def dump_segment(path: Path, kind: str, opts: DumpOptions, out: TextIO) -> bool:
     """Print one record-batch file (a segment, a KRaft snapshot); True when it was whole and every checksum held."""
-    with open(path, "rb") as f:
+    # An Aiven remote segment reads from its `.log` object, chunk by chunk, as the segment it was made from.
+    opened = aiven_object.open_segment(str(path)) if kind == file_kinds.RSM_MANIFEST else open(path, "rb")
+    with opened as f:
         source: BinaryIO = f if opts.max_bytes is None else _Prefix(f, opts.max_bytes)  # type: ignore[assignment]
         with SegmentReader(source, name=str(path), decode_records=not opts.shallow) as reader:
             if opts.format == "kafka":
@@ -237,6 +241,7 @@ def _record_bytes(targets) -> int:
 
 
 def _dump(args: argparse.Namespace) -> int:
+    KEYRING.load(args.private_key)
     targets = _dump_targets(args.files, args.type)
     opts = DumpOptions(format=args.format, full=args.full, shallow=args.shallow, max_bytes=args.max_bytes,
                        decode=args.decode, kafka_version=args.kafka_version)
@@ -270,6 +275,7 @@ def _dump(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    KEYRING.load(args.private_key)
     path = Path(args.path)
     if not path.exists():
         raise UsageError(f"{args.path}: no such file or directory")
@@ -365,6 +371,9 @@ def build_parser() -> argparse.ArgumentParser:
                            "partition directory's name, e.g. __consumer_offsets-7; control records always)")
     dump.add_argument("--max-bytes", type=_positive, metavar="N",
                       help="read only the batches within the first N bytes of each segment or snapshot (KIP-824)")
+    dump.add_argument("--private-key", action="append", default=[], metavar="[ID=]PEM",
+                      help="an RSA private key (PEM file) of the key pair an Aiven remote segment (.rsm-manifest) "
+                           "was encrypted with, optionally for key pair ID only; repeatable")
     dump.set_defaults(run=_dump)
 
     check = commands.add_parser(
@@ -380,6 +389,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="text (default) or json: one JSON object per line")
     check.add_argument("--type", choices=file_kinds.KINDS, metavar="KIND",
                        help="check PATH as this kind whatever its name: " + ", ".join(file_kinds.KINDS))
+    check.add_argument("--private-key", action="append", default=[], metavar="[ID=]PEM",
+                       help="as dump's: the private key of an encrypted Aiven remote segment; repeatable")
     check.set_defaults(run=_verify)
 
     ingest = commands.add_parser("ingest", help="read segments with Spark and write Parquet",

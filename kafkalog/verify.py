@@ -33,6 +33,7 @@ running broker's active segment has one, and Kafka rebuilds it after an unclean 
 from __future__ import annotations
 
 import bisect
+import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,19 +42,21 @@ import numpy as np
 
 from kafkalog.errors import (
     DamagedDataError,
+    RemoteObjectError,
     UsageError,
 )
 from kafkalog.fast import index as fast_index
 from kafkalog.formats.index import OffsetIndex, TimeIndex, base_offset_of
 from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoint
 from kafkalog.formats.producer_snapshot import read_snapshot
-from kafkalog.formats.txn_index import read_txn_index
+from kafkalog.formats.txn_index import decode_txn_index, read_txn_index
 from kafkalog.log.file_kinds import (
     BOOTSTRAP,
     BOOTSTRAP_CHECKPOINT,
     KRAFT_SNAPSHOT,
     LEADER_EPOCH,
     LOG,
+    RSM_MANIFEST,
     SNAPSHOT,
     directory_partitions,
     kind_of,
@@ -66,6 +69,7 @@ from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SegmentFiles
 from kafkalog.progress import ByteProgress
+from kafkalog.remote import aiven_object
 
 
 @dataclass(frozen=True)
@@ -159,6 +163,8 @@ def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: B
             report.problems.append(Problem(str(path), damage.kind, damage.message, position=damage.position))
     elif kind == LEADER_EPOCH:
         _verify_checkpoint(path, report)
+    elif kind == RSM_MANIFEST:
+        _verify_remote_segment(path, report, progress)
     else:
         segment = SegmentFiles(0)
         try:
@@ -173,6 +179,51 @@ def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: B
                 if candidate.is_file():
                     setattr(segment, suffix[1:], candidate)
         setattr(segment, kind, path)
+        verify_segment(segment, report, progress)
+
+
+class _NamedBytes(io.BytesIO):
+    """An index read out of a remote object, known by where it came from."""
+
+    def __init__(self, data: bytes, name: str):
+        super().__init__(data)
+        self.name = name
+
+
+def _name(source) -> str:
+    return str(getattr(source, "name", None) or source)
+
+
+#: A remote segment's indexes checked as a local segment's: (name in the manifest, `SegmentFiles` field).
+_REMOTE_INDEXES = (("offset", "index"), ("timestamp", "timeindex"), ("transaction", "txnindex"))
+
+
+def _verify_remote_segment(path: Path, report: VerifyReport, progress: ByteProgress | None) -> None:
+    """An Aiven remote segment: its batches read from the `.log` object, its offset, time and transaction
+    indexes from the `.indexes` object, checked as a local segment's files are."""
+    location = str(path)
+    try:
+        manifest = aiven_object.read_manifest(location)
+    except RemoteObjectError as exc:
+        report.files += 1
+        report.problems.append(Problem(location, exc.kind, exc.message, position=exc.position))
+        return
+    try:
+        base = base_offset_of(path)
+    except ValueError:
+        base = manifest.start_offset or 0
+    indexes_location = aiven_object.sibling(location, aiven_object.INDEXES_SUFFIX)
+    with aiven_object.AivenSegmentFile(location, manifest=manifest) as log:
+        segment = SegmentFiles(base, log=log)  # type: ignore[arg-type]
+        for index_name, attr in _REMOTE_INDEXES:
+            try:
+                data = aiven_object.read_index(location, index_name, manifest=manifest)
+            except RemoteObjectError as exc:
+                report.files += 1
+                report.problems.append(Problem(str(exc.path), exc.kind, exc.message, position=exc.position))
+                continue
+            if data is not None:
+                setattr(segment, attr, _NamedBytes(data, f"{indexes_location} ({index_name} index)"))
         verify_segment(segment, report, progress)
 
 
@@ -223,7 +274,7 @@ def verify_segment(segment: SegmentFiles, report: VerifyReport, progress: BytePr
 
 
 def _verify_log(segment: SegmentFiles, report: VerifyReport, progress: ByteProgress | None = None) -> _LogSummary:
-    name = str(segment.log)
+    name = _name(segment.log)
     report.files += 1
     positions, last_offsets, max_timestamps = [], [], []
     aborts: set[tuple[int, int]] = set()
@@ -309,7 +360,7 @@ def _flagged(*conditions: np.ndarray) -> list[int]:
 
 
 def _verify_offset_index(segment: SegmentFiles, log: _LogSummary | None, report: VerifyReport) -> None:
-    name = str(segment.index)
+    name = _name(segment.index)
     with OffsetIndex(segment.index, base_offset=segment.base_offset) as index:
         slots = _slot_problems(index, name, report, "offset index")
         offsets = segment.base_offset + slots[0]
@@ -353,7 +404,7 @@ def _verify_offset_index(segment: SegmentFiles, log: _LogSummary | None, report:
 
 
 def _verify_time_index(segment: SegmentFiles, log: _LogSummary | None, report: VerifyReport) -> None:
-    name = str(segment.timeindex)
+    name = _name(segment.timeindex)
     with TimeIndex(segment.timeindex, base_offset=segment.base_offset) as index:
         slots = _slot_problems(index, name, report, "time index")
         _time_index_sanity(index, name, report)
@@ -421,9 +472,10 @@ def _time_index_sanity(index, name: str, report: VerifyReport) -> None:
 
 
 def _verify_txn_index(segment: SegmentFiles, log: _LogSummary | None, report: VerifyReport) -> None:
-    name = str(segment.txnindex)
+    name = _name(segment.txnindex)
     report.files += 1
-    read = read_txn_index(segment.txnindex)
+    read = (decode_txn_index(segment.txnindex.getvalue(), name) if isinstance(segment.txnindex, _NamedBytes)
+            else read_txn_index(segment.txnindex))
     for damage in read.damage:
         report.problems.append(Problem(name, damage.kind, damage.message, position=damage.position))
     previous = None

@@ -21,17 +21,19 @@ from kafkalog.log.partition import is_partition_dir, partition_dirs
 
 LOG, INDEX, TIME_INDEX, SNAPSHOT, TXN_INDEX = "log", "index", "timeindex", "snapshot", "txnindex"
 LEADER_EPOCH, KRAFT_SNAPSHOT, BOOTSTRAP = "leader-epoch-checkpoint", "kraft-snapshot", "bootstrap-snapshot"
+#: An Aiven remote segment's manifest: the segment is read from the `.log` object beside it (kafkalog.remote).
+RSM_MANIFEST = "rsm-manifest"
 
 #: The kinds a user can force with `--type`.
 KINDS = (LOG, INDEX, TIME_INDEX, SNAPSHOT, TXN_INDEX, LEADER_EPOCH, KRAFT_SNAPSHOT)
 #: Kinds whose bytes are record batches, read by `SegmentReader`.
-RECORD_FILES = (LOG, KRAFT_SNAPSHOT, BOOTSTRAP)
+RECORD_FILES = (LOG, KRAFT_SNAPSHOT, BOOTSTRAP, RSM_MANIFEST)
 
 BOOTSTRAP_CHECKPOINT = "bootstrap.checkpoint"  # BootstrapDirectory.BINARY_BOOTSTRAP_FILENAME
 _KRAFT_SNAPSHOT_NAME = re.compile(r"^(\d{20})-(\d{10})\.checkpoint$")  # Snapshots.parse
 # (`.leader_epoch_checkpoint`: a remote segment's, in LocalTieredStorage's layout)
 _SUFFIXES = {".log": LOG, ".index": INDEX, ".timeindex": TIME_INDEX, ".snapshot": SNAPSHOT, ".txnindex": TXN_INDEX,
-             ".leader_epoch_checkpoint": LEADER_EPOCH}
+             ".leader_epoch_checkpoint": LEADER_EPOCH, ".rsm-manifest": RSM_MANIFEST}
 
 
 def kind_of(path: Path, forced: str | None = None) -> str | None:
