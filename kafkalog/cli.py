@@ -24,7 +24,7 @@ from kafkalog.log import file_kinds
 from kafkalog.log.segment import SegmentReader
 from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
-from kafkalog.remote.aiven_keys import KEYRING
+from kafkalog.remote.aiven_keys import keyring
 
 EXIT_OK, EXIT_DAMAGED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -38,6 +38,7 @@ class DumpOptions:
     progress: ByteProgress | None = None
     decode: str | None = None  # --decode: internal-topic decoder (default: by the partition directory's name)
     kafka_version: str = kafka_format.DEFAULT_KAFKA_VERSION  # --kafka-version: whose kafka-dump-log.sh lines
+    private_keys: tuple[str, ...] = ()  # --private-key: for encrypted Aiven remote segments
 
 
 class _Prefix:
@@ -68,7 +69,8 @@ class _Prefix:
 def dump_segment(path: Path, kind: str, opts: DumpOptions, out: TextIO) -> bool:
     """Print one record-batch file (a segment, a KRaft snapshot); True when it was whole and every checksum held."""
     # An Aiven remote segment reads from its `.log` object, chunk by chunk, as the segment it was made from.
-    opened = aiven_object.open_segment(str(path)) if kind == file_kinds.RSM_MANIFEST else open(path, "rb")
+    opened = (aiven_object.open_segment(str(path), keyring=keyring(opts.private_keys))
+              if kind == file_kinds.RSM_MANIFEST else open(path, "rb"))
     with opened as f:
         source: BinaryIO = f if opts.max_bytes is None else _Prefix(f, opts.max_bytes)  # type: ignore[assignment]
         with SegmentReader(source, name=str(path), decode_records=not opts.shallow) as reader:
@@ -241,10 +243,11 @@ def _record_bytes(targets) -> int:
 
 
 def _dump(args: argparse.Namespace) -> int:
-    KEYRING.load(args.private_key)
+    keyring(args.private_key)  # a key that does not load is a usage error before anything is printed
     targets = _dump_targets(args.files, args.type)
     opts = DumpOptions(format=args.format, full=args.full, shallow=args.shallow, max_bytes=args.max_bytes,
-                       decode=args.decode, kafka_version=args.kafka_version)
+                       decode=args.decode, kafka_version=args.kafka_version,
+                       private_keys=tuple(args.private_key))
     if not sys.stdout.isatty():  # dumping to a file or a pipe: progress on the terminal, if there is one
         opts.progress = ByteProgress.for_stderr(_record_bytes(targets))
     out = sys.stdout
@@ -275,7 +278,7 @@ def _dump(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    KEYRING.load(args.private_key)
+    keyring(args.private_key)
     path = Path(args.path)
     if not path.exists():
         raise UsageError(f"{args.path}: no such file or directory")
@@ -291,7 +294,7 @@ def _verify(args: argparse.Namespace) -> int:
             total = path.stat().st_size
         progress = ByteProgress.for_stderr(total)
     try:
-        report = verify.verify_path(path, progress, kind=args.type)
+        report = verify.verify_path(path, progress, kind=args.type, private_keys=tuple(args.private_key))
     finally:
         if progress is not None:
             progress.close()

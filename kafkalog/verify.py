@@ -70,6 +70,7 @@ from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SegmentFiles
 from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
+from kafkalog.remote.aiven_keys import Keyring, keyring
 
 
 @dataclass(frozen=True)
@@ -124,18 +125,19 @@ class _LogSummary:
     last_offset: int | None
 
 
-def verify_path(path: str | os.PathLike, progress: ByteProgress | None = None, kind: str | None = None) -> VerifyReport:
+def verify_path(path: str | os.PathLike, progress: ByteProgress | None = None, kind: str | None = None,
+                private_keys: tuple[str, ...] = ()) -> VerifyReport:
     """Verify a file (a segment's `.log` with its index files, or any one file of a partition), a partition
     directory or a log directory.
 
     A file is taken for the kind its name says (`kafkalog.log.file_kinds.kind_of`), or for `kind` when given;
     a `UsageError` says so when neither tells, and when a directory holds no Kafka files: nothing is
-    reported as checked that was not.
+    reported as checked that was not. `private_keys` decrypt an encrypted Aiven remote segment (`.rsm-manifest`).
     """
     path = Path(path)
     report = VerifyReport()
     if path.is_file():
-        _verify_file(path, kind_of(path, kind), report, progress)
+        _verify_file(path, kind_of(path, kind), report, progress, private_keys)
     elif path.is_dir():
         if kind is not None:
             raise type_of_a_directory(path)
@@ -152,7 +154,8 @@ def verify_path(path: str | os.PathLike, progress: ByteProgress | None = None, k
     return report
 
 
-def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: ByteProgress | None) -> None:
+def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: ByteProgress | None,
+                 private_keys: tuple[str, ...] = ()) -> None:
     if kind is None:
         raise unknown_kind(path)
     if kind in (KRAFT_SNAPSHOT, BOOTSTRAP):
@@ -164,7 +167,7 @@ def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: B
     elif kind == LEADER_EPOCH:
         _verify_checkpoint(path, report)
     elif kind == RSM_MANIFEST:
-        _verify_remote_segment(path, report, progress)
+        _verify_remote_segment(path, report, progress, keyring(private_keys))
     else:
         segment = SegmentFiles(0)
         try:
@@ -198,7 +201,7 @@ def _name(source) -> str:
 _REMOTE_INDEXES = (("offset", "index"), ("timestamp", "timeindex"), ("transaction", "txnindex"))
 
 
-def _verify_remote_segment(path: Path, report: VerifyReport, progress: ByteProgress | None) -> None:
+def _verify_remote_segment(path: Path, report: VerifyReport, progress: ByteProgress | None, keys: Keyring) -> None:
     """An Aiven remote segment: its batches read from the `.log` object, its offset, time and transaction
     indexes from the `.indexes` object, checked as a local segment's files are."""
     location = str(path)
@@ -213,11 +216,11 @@ def _verify_remote_segment(path: Path, report: VerifyReport, progress: ByteProgr
     except ValueError:
         base = manifest.start_offset or 0
     indexes_location = aiven_object.sibling(location, aiven_object.INDEXES_SUFFIX)
-    with aiven_object.AivenSegmentFile(location, manifest=manifest) as log:
+    with aiven_object.AivenSegmentFile(location, keyring=keys, manifest=manifest) as log:
         segment = SegmentFiles(base, log=log)  # type: ignore[arg-type]
         for index_name, attr in _REMOTE_INDEXES:
             try:
-                data = aiven_object.read_index(location, index_name, manifest=manifest)
+                data = aiven_object.read_index(location, index_name, keyring=keys, manifest=manifest)
             except RemoteObjectError as exc:
                 report.files += 1
                 report.problems.append(Problem(str(exc.path), exc.kind, exc.message, position=exc.position))

@@ -8,7 +8,9 @@ copies its jars and their runtime dependencies:
   (LocalTieredStorage) are on Maven Central (4.4.0 has the broker only), KRaft mode;
 - 3.9.2: the newest 3.9 broker, KRaft and ZooKeeper mode (ZooKeeper 3.8 comes with it);
 - clients-3.9.1: the fixture writer's kafka-clients 3.9.1 with the codec libraries at the versions
-  the committed fixtures were written with, and Jackson for its JsonConverters.
+  the committed fixtures were written with, and Jackson for its JsonConverters;
+- aiven-crypto: Bouncy Castle and zstd-jni at the versions Aiven's tiered-storage-for-apache-kafka uses,
+  which tests/remote/java/AivenObjects.java drives as Aiven does (Aiven's jars are not on Maven Central).
 
 A set is fetched once: a stamp holding its pom's digest marks it complete.
 

@@ -21,7 +21,9 @@ from kafkalog.arrow import reader as arrow
 from kafkalog.log.segment import SegmentReader
 from kafkalog.model import Batch
 from kafkalog.dataset import fs
-from kafkalog.dataset.options import DEFAULT_ROWS_PER_BATCH, PERMISSIVE
+from kafkalog.dataset.options import DEFAULT_ROWS_PER_BATCH, FAILFAST, PERMISSIVE
+from kafkalog.errors import RemoteObjectError
+from kafkalog.fast.columns import damage_rows
 
 ABORT = "ABORT"
 
@@ -33,6 +35,8 @@ class DecodeOptions:
     rows_per_batch: int = DEFAULT_ROWS_PER_BATCH
     #: Stop at the first undamaged v2 batch whose base offset is >= this (an exclusive end offset).
     stop_offset: int | None = None
+    #: The private keys of encrypted Aiven remote segments (option remotePrivateKey).
+    private_keys: str | None = None
 
 
 def decode_segment_range(
@@ -51,7 +55,15 @@ def decode_segment_range(
     FAILFAST raises the first damage as a `DamagedDataError` naming file and byte position.
     """
     name = segment if segment is not None else (source if isinstance(source, str) else None)
-    file = fs.open_binary(source) if isinstance(source, str) else None
+    try:
+        file = fs.open_binary(source, options.private_keys) if isinstance(source, str) else None
+    except RemoteObjectError as exc:
+        # A remote segment whose manifest does not read: its one damage row, the other segments read on.
+        if options.mode == FAILFAST:
+            raise
+        if options.mode == PERMISSIVE:
+            yield from damage_rows([exc], name).to_batches()
+        return
     try:
         yield from arrow.read_segment(file if file is not None else source, name=name, start=start, end=end,
                                     topic=topic, partition=partition, mode=options.mode,
@@ -65,6 +77,7 @@ def decode_segment_range(
 def scan_transaction_markers(
     ranges: list[tuple[str, int, int]],
     lookahead: list[tuple[str, int, int]] = (),
+    private_keys: str | None = None,
 ) -> dict[int, list[tuple[int, str]]]:
     """Transaction markers that decide the transactions of `ranges`: producer id -> [(offset, type)].
 
@@ -77,7 +90,7 @@ def scan_transaction_markers(
     pending: set[int] = set()
 
     def scan(location: str, start: int, end: int, in_range: bool) -> bool:
-        with fs.open_binary(location) as f:
+        with fs.open_binary(location, private_keys) as f:
             reader = SegmentReader(f, name=location, start=start, end=end, decode_records=False)
             for batch in reader:
                 if not batch.is_transactional:

@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from typing import BinaryIO
 from urllib.parse import urlparse
 
+from kafkalog.remote import aiven_object
+from kafkalog.remote.aiven_keys import keyring
+
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 READ_AHEAD_BYTES = 8 * 1024 * 1024
@@ -121,8 +124,17 @@ def expand(pattern: str) -> list[FileInfo]:
     return sorted((i for i in level if i is not None), key=lambda f: f.location)
 
 
-def open_binary(location: str) -> BinaryIO:
-    """A seekable binary file object for reading `location`."""
+def open_binary(location: str, private_keys: str | None = None) -> BinaryIO:
+    """A seekable binary file object for reading `location`; an Aiven remote segment's `.rsm-manifest`
+    opens as the segment, read from the `.log` object beside it (`kafkalog.remote.aiven_object`), decrypted
+    with `private_keys` (`kafkalog.remote.aiven_keys.keyring`) when it is encrypted."""
+    if location.endswith(aiven_object.MANIFEST_SUFFIX):
+        return aiven_object.open_segment(location, open_object, keyring(private_keys))  # type: ignore[return-value]
+    return open_object(location)
+
+
+def open_object(location: str) -> BinaryIO:
+    """The bytes at `location` as they are stored."""
     if not has_scheme(location):
         return open(location, "rb")
     filesystem, path, _ = _split_uri(location)

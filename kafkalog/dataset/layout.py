@@ -26,9 +26,12 @@ __all__ = ["IndexEntry", "TimeIndexEntry", "segment_base_offset", "topic_partiti
            "skip_directory", "read_offset_index", "read_time_index"]
 
 
+MANIFEST_SUFFIX = ".rsm-manifest"  # an Aiven remote segment (kafkalog.remote.aiven_object)
+
+
 def segment_base_offset(name: str) -> int | None:
     """The base offset in a segment file name, None when it is not a Kafka segment name."""
-    if not name.endswith(".log"):
+    if not name.endswith((".log", MANIFEST_SUFFIX)):
         return None
     try:
         return base_offset_of(name)
@@ -45,7 +48,11 @@ def topic_partition(directory_name: str) -> tuple[str | None, int | None]:
 
 
 def is_segment_file(name: str) -> bool:
-    return name.endswith(".log")
+    return name.endswith((".log", MANIFEST_SUFFIX))
+
+
+def is_manifest(name: str) -> bool:
+    return name.endswith(MANIFEST_SUFFIX)
 
 
 def skip_directory(name: str) -> bool:
@@ -54,6 +61,8 @@ def skip_directory(name: str) -> bool:
 
 
 def _index_location(segment_location: str, suffix: str) -> str | None:
+    if is_manifest(segment_location):
+        return None  # an Aiven segment's indexes are inside its .indexes object: read the whole segment
     location = segment_location[: -len(".log")] + suffix
     found = fs.info(location)
     return None if found is None or found.is_dir else location

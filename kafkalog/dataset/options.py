@@ -49,6 +49,8 @@ OPTIONS = {
     "decode": "true/false (default false): add key_decoded and value_decoded, internal-topic records as JSON",
     "remoteRoot": "a tiered-storage root (Kafka's LocalTieredStorage dir, a path or URI): its remote segments "
                   "are read before the local ones of the same partitions, each segment once",
+    "remotePrivateKey": "[ID=]PEM file(s), comma-separated: the RSA private key(s) that unwrap the data keys of "
+                        "encrypted Aiven remote segments",
 }
 
 #: Options of Spark's Kafka source that only tune a consumer talking to a broker: accepted, no effect.
@@ -85,6 +87,7 @@ class ReadOptions:
     rows_per_batch: int = DEFAULT_ROWS_PER_BATCH
     decode: bool = False  # internal topics (kafkalog.arrow.internal_topics)
     remote_root: str | None = None
+    remote_private_key: str | None = None  # kafkalog.remote.aiven_keys: loaded where ranges are read
 
     @property
     def read_committed(self) -> bool:
@@ -199,6 +202,8 @@ def parse_options(options: Mapping[str, str], *, streaming: bool = False) -> Rea
         kw["decode"] = _bool("decode", given["decode"])
     if "remoteRoot" in given:
         kw["remote_root"] = str(given["remoteRoot"]).strip() or None
+    if "remotePrivateKey" in given:
+        kw["remote_private_key"] = str(given["remotePrivateKey"]).strip() or None
     for name, attr in (("maxPartitionBytes", "max_partition_bytes"), ("rowsPerBatch", "rows_per_batch"),
                        ("minPartitions", "min_partitions"), ("maxOffsetsPerTrigger", "max_offsets_per_trigger")):
         if name in given:

@@ -82,11 +82,18 @@ def _segments(files) -> list[Segment]:
     for directory in sorted(by_dir):
         topic, partition = layout.topic_partition(fs.basename(directory))
         entries = by_dir[directory]
+        # An Aiven segment is its manifest: the `.log` object beside it is not a segment file.
+        manifests = {f.name[: -len(layout.MANIFEST_SUFFIX)] for f in entries if layout.is_manifest(f.name)}
+        entries = [f for f in entries if not (f.name.endswith(".log") and f.name[: -len(".log")] in manifests)]
         kafka = sorted((layout.segment_base_offset(f.name), f) for f in entries
                        if layout.segment_base_offset(f.name) is not None)
         other = sorted((f for f in entries if layout.segment_base_offset(f.name) is None), key=lambda f: f.location)
         for i, (base, f) in enumerate(kafka):
             nxt = kafka[i + 1][0] if i + 1 < len(kafka) else None
+            if layout.is_manifest(f.name):
+                r = remote.aiven_segment(f)
+                out.append(Segment(f.location, r.size, r.topic, r.partition, base, nxt))
+                continue
             out.append(Segment(f.location, f.size, topic, partition, base, nxt))
         out.extend(Segment(f.location, f.size, topic, partition, None) for f in other)
     return out

@@ -10,19 +10,109 @@ kafka-storage test jar) keeps plain Kafka files under its `dir`:
 (`RemoteTopicPartitionDirectory`, `RemoteLogSegmentFileset`; the ids are Kafka's 22-character base64
 `Uuid`s). A root is that `dir`, its `kafka-tiered-storage` folder, or one partition folder, on the local
 disk or behind a URI (`kafkalog.dataset.fs`). A remote segment reads as a local one does.
+
+Aiven's `tiered-storage-for-apache-kafka` keeps each segment as three objects (`ObjectKeyFactory`):
+
+    <prefix><topic>-<topic id>/<partition>/<start offset:020d>-<segment id>.rsm-manifest  .log  .indexes
+
+A root is the folder of the prefix (or any folder up to three levels above the topic folders); a segment
+is known by its manifest's location, and reads through `kafkalog.remote.aiven_object`.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kafkalog.dataset import fs
+from kafkalog.errors import RemoteObjectError
+from kafkalog.formats.internal_topics import REMOTE_LOG_METADATA, decode_record
+from kafkalog.log.segment import SegmentReader
+from kafkalog.remote import aiven_object
 
 #: `RemoteTopicPartitionDirectory`'s name: topic, partition and the topic's id.
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)-(?P<topic_id>[A-Za-z0-9_-]{22})$")
 #: `RemoteLogSegmentFileset`'s name of a segment's records.
 _SEGMENT = re.compile(r"^(?P<base>\d{20})-(?P<segment_id>[A-Za-z0-9_-]{22})\.log$")
 ROOT_DIR_NAME = "kafka-tiered-storage"  # LocalTieredStorage.ROOT_STORAGE_DIR_NAME
+#: Aiven's `<topic>-<topic id>` folder, its `<partition>` folders and its segments' manifests.
+_AIVEN_TOPIC_DIR = re.compile(r"^(?P<topic>.+)-(?P<topic_id>[A-Za-z0-9_-]{22})$")
+_AIVEN_PARTITION_DIR = re.compile(r"^\d+$")
+_AIVEN_MANIFEST = re.compile(r"^(?P<base>\d{20})-(?P<segment_id>[A-Za-z0-9_-]{22})\.rsm-manifest$")
+#: How deep under a root Aiven's topic folders are looked for (the prefix may hold folders).
+_AIVEN_SEARCH_DEPTH = 3
+
+
+#: `RemoteLogSegmentState` ids.
+COPY_SEGMENT_STARTED, COPY_SEGMENT_FINISHED, DELETE_SEGMENT_STARTED, DELETE_SEGMENT_FINISHED = 0, 1, 2, 3
+METADATA_TOPIC = "__remote_log_metadata"  # TopicBasedRemoteLogMetadataManagerConfig.REMOTE_LOG_METADATA_TOPIC_NAME
+
+
+@dataclass
+class SegmentState:
+    """What `__remote_log_metadata` says of one remote segment, its latest state last."""
+
+    segment_id: str
+    topic: str
+    topic_id: str
+    partition: int
+    start_offset: int | None = None
+    end_offset: int | None = None
+    state: int = COPY_SEGMENT_STARTED
+
+
+@dataclass
+class RemoteLogMetadata:
+    """Every remote segment `__remote_log_metadata` names, by segment id, and the partitions it covers."""
+
+    segments: dict[str, SegmentState] = field(default_factory=dict)
+
+    def covers(self, topic_id: str, partition: int | None) -> bool:
+        return any(s.topic_id == topic_id and s.partition == partition for s in self.segments.values())
+
+    def copied(self, segment_id: str) -> bool:
+        """COPY_SEGMENT_FINISHED and not deleted since (RemoteLogSegmentState, RemoteLogLeaderEpochState)."""
+        found = self.segments.get(segment_id)
+        return found is not None and found.state == COPY_SEGMENT_FINISHED
+
+
+def read_remote_log_metadata(log_dir: str) -> RemoteLogMetadata | None:
+    """The remote segments' states from the `__remote_log_metadata-N` partitions of a log directory (each
+    partition's records in offset order: a segment's events all go to one of them), None when it has none."""
+    found = fs.info(log_dir)
+    if found is None or not found.is_dir:
+        return None
+    partitions = [e for e in fs.listdir(found.location)
+                  if e.is_dir and re.fullmatch(rf"{METADATA_TOPIC}-\d+", e.name)]
+    if not partitions:
+        return None
+    out = RemoteLogMetadata()
+    for directory in partitions:
+        logs = sorted((e for e in fs.listdir(directory.location) if not e.is_dir and re.fullmatch(r"\d{20}\.log", e.name)),
+                      key=lambda e: e.name)
+        for log in logs:
+            with fs.open_binary(log.location) as f, SegmentReader(f, name=log.location) as reader:
+                for batch in reader:
+                    for record in batch.records:
+                        if record.control_type is None:
+                            _apply(out, decode_record(REMOTE_LOG_METADATA, record.key, record.value).value)
+    return out
+
+
+def _apply(out: RemoteLogMetadata, value: dict | None) -> None:
+    if not value:
+        return
+    data = value.get("data") or {}
+    if value.get("type") in ("RemoteLogSegmentMetadataRecord", "RemoteLogSegmentMetadataUpdateRecord"):
+        rid = data.get("remoteLogSegmentId") or {}
+        tip = rid.get("topicIdPartition") or {}
+        state = out.segments.setdefault(rid.get("id"), SegmentState(rid.get("id"), tip.get("name"), tip.get("id"),
+                                                                     tip.get("partition")))
+        if "startOffset" in data:
+            state.start_offset, state.end_offset = data.get("startOffset"), data.get("endOffset")
+        state.state = data.get("remoteLogSegmentState", state.state)
+    elif value.get("type") == "RemoteLogSegmentMetadataSnapshotRecord" and data.get("segmentId") in out.segments:
+        out.segments[data["segmentId"]].state = data.get("remoteLogSegmentState", COPY_SEGMENT_FINISHED)
 
 
 @dataclass(frozen=True)
@@ -34,6 +124,8 @@ class RemoteSegment:
     topic_id: str
     base_offset: int
     segment_id: str
+    #: The last offset, where the manifest or `__remote_log_metadata` says it; None otherwise.
+    end_offset: int | None = None
 
 
 def list_remote_segments(root: str) -> list[RemoteSegment]:
@@ -49,7 +141,66 @@ def list_remote_segments(root: str) -> list[RemoteSegment]:
             if segment and not entry.is_dir:
                 out.append(RemoteSegment(entry.location, entry.size, match["topic"], int(match["partition"]),
                                          match["topic_id"], int(segment["base"]), segment["segment_id"]))
+    for directory in _aiven_partition_dirs(found, _AIVEN_SEARCH_DEPTH):
+        for entry in fs.listdir(directory.location):
+            if not entry.is_dir and _AIVEN_MANIFEST.match(entry.name):
+                out.append(aiven_segment(entry))
     return sorted(out, key=lambda s: (s.topic, s.partition, s.base_offset, s.segment_id))
+
+
+def chosen(segments: list[RemoteSegment], metadata: RemoteLogMetadata | None) -> list[RemoteSegment]:
+    """The remote segments to read: where `__remote_log_metadata` covers a partition, those it says were
+    copied (COPY_SEGMENT_FINISHED, not deleted since), with its end offsets; the others as found."""
+    if metadata is None:
+        return segments
+    out = []
+    for s in segments:
+        if not metadata.covers(s.topic_id, s.partition):
+            out.append(s)
+        elif metadata.copied(s.segment_id):
+            end = metadata.segments[s.segment_id].end_offset
+            out.append(dataclasses.replace(s, end_offset=end if end is not None else s.end_offset))
+    return out
+
+
+def aiven_segment(found: fs.FileInfo) -> RemoteSegment:
+    """An Aiven segment by its manifest: topic, partition and ids from the manifest's metadata (else from its
+    key), its size the segment's. A manifest that does not read keeps a size of 1, so that reading it reports
+    why (`kafkalog.dataset.decode`)."""
+    name = _AIVEN_MANIFEST.match(found.name)
+    partition_dir = fs.parent(found.location)
+    topic_dir = _AIVEN_TOPIC_DIR.match(fs.basename(fs.parent(partition_dir)))
+    topic = topic_dir["topic"] if topic_dir else None
+    topic_id = topic_dir["topic_id"] if topic_dir else ""
+    partition = int(fs.basename(partition_dir)) if _AIVEN_PARTITION_DIR.match(fs.basename(partition_dir)) else None
+    base = int(name["base"]) if name else 0
+    segment_id = name["segment_id"] if name else ""
+    try:
+        manifest = aiven_object.read_manifest(found.location, fs.open_object)
+    except RemoteObjectError:
+        return RemoteSegment(found.location, 1, topic, partition, topic_id, base, segment_id)
+    meta = manifest.metadata or {}
+    segment = meta.get("remoteLogSegmentId") or {}
+    tip = segment.get("topicIdPartition") or {}
+    tp = tip.get("topicPartition") or {}
+    return RemoteSegment(found.location, manifest.original_file_size, tp.get("topic", topic),
+                         tp.get("partition", partition), tip.get("topicId", topic_id),
+                         manifest.start_offset if manifest.start_offset is not None else base,
+                         segment.get("id", segment_id), manifest.end_offset)
+
+
+def _aiven_partition_dirs(root: fs.FileInfo, depth: int) -> list[fs.FileInfo]:
+    """Aiven's `<partition>` folders under `<topic>-<topic id>` folders, at most `depth` levels down."""
+    if _AIVEN_PARTITION_DIR.match(root.name) and _AIVEN_TOPIC_DIR.match(fs.basename(fs.parent(root.location))):
+        return [root]
+    entries = [e for e in fs.listdir(root.location) if e.is_dir]
+    if _AIVEN_TOPIC_DIR.match(root.name):
+        partitions = [e for e in entries if _AIVEN_PARTITION_DIR.match(e.name)]
+        if partitions:
+            return partitions
+    if depth == 0:
+        return []
+    return [d for e in entries for d in _aiven_partition_dirs(e, depth - 1)]
 
 
 def _partition_dirs(root: fs.FileInfo) -> list[fs.FileInfo]:

@@ -39,13 +39,15 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = Pu
     """The rows of one planned range, options and pushed filters applied, in the DataFrame's shape."""
     markers = None
     if options.read_committed:
-        markers = decode.scan_transaction_markers([(rng.segment.location, rng.start, rng.end)], list(rng.lookahead))
+        markers = decode.scan_transaction_markers([(rng.segment.location, rng.start, rng.end)], list(rng.lookahead),
+                                                  options.remote_private_key)
     seg = rng.segment
     # failOnDataLoss=false: decode everything, then drop damaged batches with a warning.
     warn = options.explicit_mode is None and options.mode == DROPMALFORMED
     decode_options = decode.DecodeOptions(
         validate_checksums=options.validate_checksums, mode=PERMISSIVE if warn else options.mode,
-        rows_per_batch=options.rows_per_batch, stop_offset=rng.bounds.end)
+        rows_per_batch=options.rows_per_batch, stop_offset=rng.bounds.end,
+        private_keys=options.remote_private_key)
     raws = decode.decode_segment_range(seg.location, start=rng.start, end=rng.end, segment=seg.location,
                                        topic=seg.topic, partition=seg.partition, options=decode_options)
     if warn:

@@ -10,6 +10,7 @@ with that id. The user hands kafkalog the private keys, as `ID=PATH` or a bare `
 """
 from __future__ import annotations
 
+import functools
 import threading
 from dataclasses import dataclass, field
 
@@ -74,6 +75,17 @@ class Keyring:
             "not the key pair this segment was encrypted with", path=name)
 
 
-#: The process's keys: what the CLI's --private-key and the readers' remotePrivateKey option load (a Spark
-#: task loads its own, from the options it is given).
-KEYRING = Keyring()
+def keyring(specs: str | list[str] | tuple[str, ...] | None) -> Keyring:
+    """The keys `specs` names (as `Keyring.load` takes them), loaded once per process for the same names:
+    each read names its keys (a Spark task gets them with its options), nothing is shared between reads
+    that name other keys."""
+    if not specs:
+        return Keyring()
+    return _keyring(tuple(s.strip() for s in (specs.split(",") if isinstance(specs, str) else specs) if s.strip()))
+
+
+@functools.lru_cache(maxsize=32)
+def _keyring(specs: tuple[str, ...]) -> Keyring:
+    ring = Keyring()
+    ring.load(list(specs))
+    return ring

@@ -26,7 +26,7 @@ from kaitaistruct import KaitaiStream, KaitaiStructError
 
 from kafkalog._generated.aiven_encrypted_chunk import AivenEncryptedChunk
 from kafkalog.errors import RemoteObjectError
-from kafkalog.remote.aiven_keys import KEYRING, Keyring
+from kafkalog.remote.aiven_keys import Keyring
 from kafkalog.remote.aiven_manifest import Chunk, Manifest, parse_manifest
 
 MANIFEST_SUFFIX = ".rsm-manifest"
@@ -65,14 +65,14 @@ def read_manifest(location: str, opener: Opener = open_local) -> Manifest:
 class AivenSegmentFile:
     """The segment a manifest describes, as a seekable binary file of `manifest.original_file_size` bytes."""
 
-    def __init__(self, manifest_location: str, opener: Opener = open_local, keyring: Keyring = KEYRING,
+    def __init__(self, manifest_location: str, opener: Opener = open_local, keyring: Keyring | None = None,
                  manifest: Manifest | None = None):
         self.name = manifest_location
         self.manifest = manifest if manifest is not None else read_manifest(manifest_location, opener)
         self.log_location = sibling(manifest_location, LOG_SUFFIX)
         self.size = self.manifest.original_file_size
         self._opener = opener
-        self._keyring = keyring
+        self._keyring = keyring if keyring is not None else Keyring()
         self._object: BinaryIO | None = None
         self._object_size = 0
         self._key: bytes | None = None
@@ -194,7 +194,7 @@ def decode_piece(raw: bytes, manifest: Manifest, data_key: Callable[[], bytes], 
     return data
 
 
-def read_index(manifest_location: str, index_name: str, opener: Opener = open_local, keyring: Keyring = KEYRING,
+def read_index(manifest_location: str, index_name: str, opener: Opener = open_local, keyring: Keyring | None = None,
                manifest: Manifest | None = None) -> bytes | None:
     """The bytes of one of the segment's indexes (`offset`, `timestamp`, `producerSnapshot`, `leaderEpoch`,
     `transaction`) from its `.indexes` object; None where the manifest has none."""
@@ -223,11 +223,11 @@ def read_index(manifest_location: str, index_name: str, opener: Opener = open_lo
 
     def data_key() -> bytes:
         enc = manifest.encryption
-        return keyring.unwrap(enc.key_id, enc.wrapped_key, manifest_location)
+        return (keyring or Keyring()).unwrap(enc.key_id, enc.wrapped_key, manifest_location)
 
     return decode_piece(raw, manifest, data_key, original, location, position, 0, f"{index_name} index",
                         compressed=False)
 
 
-def open_segment(manifest_location: str, opener: Opener = open_local, keyring: Keyring = KEYRING) -> AivenSegmentFile:
+def open_segment(manifest_location: str, opener: Opener = open_local, keyring: Keyring | None = None) -> AivenSegmentFile:
     return AivenSegmentFile(manifest_location, opener, keyring)

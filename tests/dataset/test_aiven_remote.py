@@ -1,0 +1,119 @@
+"""Aiven remote segments in the dataset reader: one `.rsm-manifest` read as its segment; a log directory with
+an Aiven remote root read as the whole partition, each segment once; through s3:// on a real S3-protocol
+server, in read_arrow and Spark; an unreadable remote segment a damage row that stops no other segment."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import kafkalog
+from kafkalog.errors import KafkalogError
+from tests.dataset.s3_server import environment, s3_server, upload
+from tests.paths import ROOT
+from tests.remote import aiven_writer
+from tests.remote.test_aiven import PARTITION, SEGMENT, TOPIC_ID
+
+BASES = sorted(p.stem for p in PARTITION.glob("*.log"))
+
+
+@pytest.fixture(scope="module")
+def key():
+    return aiven_writer.rsa_key()
+
+
+def _tier(tmp_path, key, remote_count: int, local_from: int, prefix: str = "tiered/"):
+    """orders-0's first `remote_count` segments as Aiven objects (each in another combination of chunking,
+    compression and encryption) under a root with a prefix, its segments from `local_from` on in a log dir."""
+    root = tmp_path / "bucket"
+    for i, base in enumerate(BASES[:remote_count]):
+        nxt = PARTITION / f"{BASES[i + 1]}.snapshot" if i + 1 < len(BASES) else None
+        aiven_writer.write_segment(root, PARTITION / f"{base}.log", topic="orders", partition=0, topic_id=TOPIC_ID,
+                                   segment_id=f"{i:022d}".replace("0", "B"), chunk_size=(1000, 4096, 1 << 20)[i % 3],
+                                   compression=i % 2 == 1, key=key if i % 4 in (1, 2) else None,
+                                   producer_snapshot=nxt if nxt and nxt.exists() else None, prefix=prefix)
+    local = tmp_path / "data" / "orders-0"
+    local.mkdir(parents=True)
+    for base in BASES[local_from:]:
+        for f in PARTITION.glob(f"{base}.*"):
+            shutil.copy(f, local / f.name)
+    pem = aiven_writer.write_pem(key, tmp_path / "key.pem")
+    return tmp_path / "data", root, pem
+
+
+def test_one_manifest_reads_as_its_segment(tmp_path, key):
+    written = aiven_writer.write_segment(tmp_path, SEGMENT, topic="orders", partition=0, topic_id=TOPIC_ID,
+                                         segment_id="C" * 22, chunk_size=1000, compression=True, key=key)
+    pem = aiven_writer.write_pem(key, tmp_path / "key.pem")
+    got = kafkalog.read_table(str(written.manifest), remotePrivateKey=str(pem), includeKafkalogColumns=True)
+    want = kafkalog.read_table(str(SEGMENT), includeKafkalogColumns=True)
+    for column in ("offset", "key", "value", "timestamp", "batch_position"):
+        assert got.column(column).equals(want.column(column)), column
+    # the topic and partition come from the manifest, as the folder of a local segment gives them
+    assert set(got.column("topic").to_pylist()) == {"orders"} and set(got.column("partition").to_pylist()) == {0}
+    assert set(got.column("segment").to_pylist()) == {str(written.manifest)}
+    # the .log object beside it is not read as a segment of its own
+    folder = kafkalog.read_table(str(written.manifest.parent), remotePrivateKey=str(pem))
+    assert folder.column("offset").to_pylist() == want.column("offset").to_pylist()
+
+
+@pytest.mark.parametrize("remote_count, local_from", [(3, 3), (3, 2), (5, 4), (1, 0)])
+def test_log_directory_and_aiven_root_give_the_whole_partition_once(tmp_path, key, remote_count, local_from):
+    whole = kafkalog.read_table(PARTITION)
+    data, root, pem = _tier(tmp_path, key, remote_count, local_from)
+    for path in (root, root / "tiered", root / "tiered" / f"orders-{TOPIC_ID}"):
+        got = kafkalog.read_table(data, remoteRoot=str(path), remotePrivateKey=f"key1={pem}")
+        assert got.column("offset").to_pylist() == whole.column("offset").to_pylist()
+        assert got.column("value").equals(whole.column("value"))
+    part = kafkalog.read_table(data, remoteRoot=str(root), remotePrivateKey=str(pem),
+                               startingOffsets=60, endingOffsets=250)
+    assert part.column("offset").to_pylist() == [o for o in whole.column("offset").to_pylist() if 60 <= o < 250]
+
+
+def test_an_encrypted_segment_without_its_key_is_damage_and_the_rest_reads(tmp_path, key):
+    data, root, _ = _tier(tmp_path, key, 3, 3)  # segment 1 (106..206) and 2 (207..311) are encrypted
+    with pytest.raises(KafkalogError, match="encrypted with key pair 'key1' and no private key was given"):
+        kafkalog.read_table(data, remoteRoot=str(root), remotePrivateKey="")
+    got = kafkalog.read_table(data, remoteRoot=str(root), mode="PERMISSIVE", includeKafkalogColumns=True)
+    damage = [d for d in got.column("damage").to_pylist() if d]
+    assert len(damage) == 2 and all("no private key was given" in d for d in damage)
+    whole = kafkalog.read_table(PARTITION).column("offset").to_pylist()
+    offsets = [o for o in got.column("offset").to_pylist() if o is not None]
+    assert offsets == [o for o in whole if o < 106 or o >= 312]
+
+
+SPARK_READ = """
+import json, sys
+from pyspark.sql import SparkSession
+import kafkalog.spark
+spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+         .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+kafkalog.spark.register(spark)
+df = (spark.read.format("kafkalog").option("remoteRoot", sys.argv[2]).option("remotePrivateKey", sys.argv[3])
+      .load(sys.argv[1]))
+print(json.dumps(sorted(r.offset for r in df.select("offset").collect())))
+spark.stop()
+"""
+
+
+def test_aiven_objects_on_a_real_s3_server_read_arrow_and_spark(tmp_path, key):
+    data, root, pem = _tier(tmp_path, key, 4, 3)
+    whole = kafkalog.read_table(PARTITION).column("offset").to_pylist()
+    with s3_server(tmp_path / "s3.log") as env:
+        upload(env, data, "aiven-test/data")
+        upload(env, root, "aiven-test/remote")
+        with environment(env):
+            got = kafkalog.read_table("s3://aiven-test/data", remoteRoot="s3://aiven-test/remote",
+                                      remotePrivateKey=str(pem), includeKafkalogColumns=True)
+        assert got.column("offset").to_pylist() == whole
+        assert any(s.endswith(".rsm-manifest") and s.startswith("s3://aiven-test/remote/tiered/")
+                   for s in got.column("segment").to_pylist())
+        run_env = {**os.environ, **env, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
+        res = subprocess.run([sys.executable, "-c", SPARK_READ, "s3://aiven-test/data", "s3://aiven-test/remote",
+                              str(pem)], capture_output=True, text=True, env=run_env, cwd=ROOT, timeout=300)
+        assert res.returncode == 0, res.stderr[-3000:]
+        assert json.loads(res.stdout.strip().splitlines()[-1]) == whole
