@@ -20,14 +20,11 @@ is known by its manifest's location, and reads through `kafkalog.remote.aiven_ob
 """
 from __future__ import annotations
 
-import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kafkalog.dataset import fs
 from kafkalog.errors import RemoteObjectError
-from kafkalog.formats.internal_topics import REMOTE_LOG_METADATA, decode_record
-from kafkalog.log.segment import SegmentReader
 from kafkalog.remote import aiven_object
 
 #: `RemoteTopicPartitionDirectory`'s name: topic, partition and the topic's id.
@@ -41,78 +38,6 @@ _AIVEN_PARTITION_DIR = re.compile(r"^\d+$")
 _AIVEN_MANIFEST = re.compile(r"^(?P<base>\d{20})-(?P<segment_id>[A-Za-z0-9_-]{22})\.rsm-manifest$")
 #: How deep under a root Aiven's topic folders are looked for (the prefix may hold folders).
 _AIVEN_SEARCH_DEPTH = 3
-
-
-#: `RemoteLogSegmentState` ids.
-COPY_SEGMENT_STARTED, COPY_SEGMENT_FINISHED, DELETE_SEGMENT_STARTED, DELETE_SEGMENT_FINISHED = 0, 1, 2, 3
-METADATA_TOPIC = "__remote_log_metadata"  # TopicBasedRemoteLogMetadataManagerConfig.REMOTE_LOG_METADATA_TOPIC_NAME
-
-
-@dataclass
-class SegmentState:
-    """What `__remote_log_metadata` says of one remote segment, its latest state last."""
-
-    segment_id: str
-    topic: str
-    topic_id: str
-    partition: int
-    start_offset: int | None = None
-    end_offset: int | None = None
-    state: int = COPY_SEGMENT_STARTED
-
-
-@dataclass
-class RemoteLogMetadata:
-    """Every remote segment `__remote_log_metadata` names, by segment id, and the partitions it covers."""
-
-    segments: dict[str, SegmentState] = field(default_factory=dict)
-
-    def covers(self, topic_id: str, partition: int | None) -> bool:
-        return any(s.topic_id == topic_id and s.partition == partition for s in self.segments.values())
-
-    def copied(self, segment_id: str) -> bool:
-        """COPY_SEGMENT_FINISHED and not deleted since (RemoteLogSegmentState, RemoteLogLeaderEpochState)."""
-        found = self.segments.get(segment_id)
-        return found is not None and found.state == COPY_SEGMENT_FINISHED
-
-
-def read_remote_log_metadata(log_dir: str) -> RemoteLogMetadata | None:
-    """The remote segments' states from the `__remote_log_metadata-N` partitions of a log directory (each
-    partition's records in offset order: a segment's events all go to one of them), None when it has none."""
-    found = fs.info(log_dir)
-    if found is None or not found.is_dir:
-        return None
-    partitions = [e for e in fs.listdir(found.location)
-                  if e.is_dir and re.fullmatch(rf"{METADATA_TOPIC}-\d+", e.name)]
-    if not partitions:
-        return None
-    out = RemoteLogMetadata()
-    for directory in partitions:
-        logs = sorted((e for e in fs.listdir(directory.location) if not e.is_dir and re.fullmatch(r"\d{20}\.log", e.name)),
-                      key=lambda e: e.name)
-        for log in logs:
-            with fs.open_binary(log.location) as f, SegmentReader(f, name=log.location) as reader:
-                for batch in reader:
-                    for record in batch.records:
-                        if record.control_type is None:
-                            _apply(out, decode_record(REMOTE_LOG_METADATA, record.key, record.value).value)
-    return out
-
-
-def _apply(out: RemoteLogMetadata, value: dict | None) -> None:
-    if not value:
-        return
-    data = value.get("data") or {}
-    if value.get("type") in ("RemoteLogSegmentMetadataRecord", "RemoteLogSegmentMetadataUpdateRecord"):
-        rid = data.get("remoteLogSegmentId") or {}
-        tip = rid.get("topicIdPartition") or {}
-        state = out.segments.setdefault(rid.get("id"), SegmentState(rid.get("id"), tip.get("name"), tip.get("id"),
-                                                                     tip.get("partition")))
-        if "startOffset" in data:
-            state.start_offset, state.end_offset = data.get("startOffset"), data.get("endOffset")
-        state.state = data.get("remoteLogSegmentState", state.state)
-    elif value.get("type") == "RemoteLogSegmentMetadataSnapshotRecord" and data.get("segmentId") in out.segments:
-        out.segments[data["segmentId"]].state = data.get("remoteLogSegmentState", COPY_SEGMENT_FINISHED)
 
 
 @dataclass(frozen=True)
@@ -146,21 +71,6 @@ def list_remote_segments(root: str) -> list[RemoteSegment]:
             if not entry.is_dir and _AIVEN_MANIFEST.match(entry.name):
                 out.append(aiven_segment(entry))
     return sorted(out, key=lambda s: (s.topic, s.partition, s.base_offset, s.segment_id))
-
-
-def chosen(segments: list[RemoteSegment], metadata: RemoteLogMetadata | None) -> list[RemoteSegment]:
-    """The remote segments to read: where `__remote_log_metadata` covers a partition, those it says were
-    copied (COPY_SEGMENT_FINISHED, not deleted since), with its end offsets; the others as found."""
-    if metadata is None:
-        return segments
-    out = []
-    for s in segments:
-        if not metadata.covers(s.topic_id, s.partition):
-            out.append(s)
-        elif metadata.copied(s.segment_id):
-            end = metadata.segments[s.segment_id].end_offset
-            out.append(dataclasses.replace(s, end_offset=end if end is not None else s.end_offset))
-    return out
 
 
 def aiven_segment(found: fs.FileInfo) -> RemoteSegment:

@@ -34,6 +34,8 @@ from Crypto.Hash import SHA3_512
 from Crypto.PublicKey import RSA
 from Crypto.Signature import pss
 
+from kafkalog.log.segment import SegmentReader
+
 KEY_PAIR_ID = "key1"
 
 
@@ -83,9 +85,12 @@ class Written:
 def write_segment(root: Path, segment: Path, *, topic: str, partition: int, topic_id: str, segment_id: str,
                   chunk_size: int, compression: bool = False, key: RSA.RsaKey | None = None,
                   producer_snapshot: Path | None = None, leader_epoch: bytes = b"0\n0\n", prefix: str = "",
-                  end_offset: int = 0, max_timestamp: int = -1) -> Written:
+                  end_offset: int | None = None, max_timestamp: int = -1) -> Written:
     """The three objects of `segment` (with its .index/.timeindex/.txnindex beside it) under `root`."""
     base = int(segment.name.split(".")[0])
+    if end_offset is None:  # as the broker's RemoteLogManager says it: the segment's last offset
+        with SegmentReader(str(segment), decode_records=False) as reader:
+            end_offset = max((b.last_offset for b in reader), default=base)
     main = f"{topic}-{topic_id}/{partition}/{base:020d}-{segment_id}"
     folder = root / (prefix + main).rsplit("/", 1)[0]
     folder.mkdir(parents=True, exist_ok=True)
