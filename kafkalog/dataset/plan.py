@@ -13,6 +13,7 @@ one task.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kafkalog.errors import UsageError
@@ -107,7 +108,9 @@ def plan(path: str, options: ReadOptions, pushed: Pushed = Pushed(), exact_end: 
     """
     segments = list_segments(path)
     if options.remote_root is not None:
-        segments = stitched(segments, _remote_segments(options.remote_root))
+        states = remote.segment_states(_log_dirs(path, segments))
+        segments = stitched(segments, _remote_segments(options.remote_root), states,
+                            lambda message: offsets.report_data_loss(options, message))
     segments = [s for s in segments if options.wants(s.topic, s.partition) and pushed.wants(s.topic, s.partition)]
     ranges: list[SegmentRange] = []
     across = options.remote_root is not None  # a partition's segments lie in two places
@@ -149,19 +152,42 @@ def _remote_segments(root: str) -> list[remote.RemoteSegment]:
         raise UsageError(f"option remoteRoot: no such directory: {root}") from None
 
 
-def stitched(local: list[Segment], remotes: list[remote.RemoteSegment]) -> list[Segment]:
+def _log_dirs(path: str, local: list[Segment]) -> list[str]:
+    """The log directories a read names: where `__remote_log_metadata` would be."""
+    dirs = {fs.parent(fs.parent(s.location)) for s in local}
+    found = fs.info(path)
+    if found is not None and found.is_dir:
+        dirs |= {found.location, fs.parent(found.location)}
+    return sorted(d for d in dirs if d)
+
+
+def stitched(local: list[Segment], remotes: list[remote.RemoteSegment],
+             states: dict[str, remote.SegmentState] | None = None,
+             report: Callable[[str], None] | None = None) -> list[Segment]:
     """A partition's whole history: its remote segments, then its local ones, in offset order; a segment
-    both remote and local (the same start offset) is read once, from the local disk."""
+    both remote and local (the same start offset) is read once, from the local disk.
+
+    With `states` (`__remote_log_metadata`), only the segments whose copy finished are read, and offsets
+    that no remote or local segment holds are `report`ed as data loss."""
+    if states is not None:
+        remotes = [r for r in remotes if r.segment_id in states and states[r.segment_id].readable]
     groups: dict[object, list[Segment]] = {}
     for seg in local:
         groups.setdefault(partition_key(seg), []).append(seg)
+    ends: dict[str, int] = {}
     for r in remotes:
         group = groups.setdefault((r.topic, r.partition), [])
         if not any(s.base_offset == r.base_offset for s in group):
             group.append(Segment(r.location, r.size, r.topic, r.partition, r.base_offset))
+            if states is not None:
+                ends[r.location] = states[r.segment_id].end_offset
+            elif r.end_offset is not None:  # without the metadata, an Aiven manifest still says where it ends
+                ends[r.location] = r.end_offset
     out: list[Segment] = []
     for group in groups.values():
         kafka = sorted((s for s in group if s.base_offset is not None), key=lambda s: s.base_offset)
+        if (states is not None or ends) and report is not None:
+            _report_gaps(kafka, ends, report)
         for i, s in enumerate(kafka):
             nxt = kafka[i + 1].base_offset if i + 1 < len(kafka) else None
             out.append(Segment(s.location, s.size, s.topic, s.partition, s.base_offset, nxt))
@@ -230,6 +256,19 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
         return whole
     bounds_ = cuts + [end_pos]
     return [SegmentRange(seg, a, b, bounds=bounds) for a, b in zip(bounds_, bounds_[1:])]
+
+
+def _report_gaps(kafka: list[Segment], ends: dict[str, int], report: Callable[[str], None]) -> None:
+    """Offsets between a partition's remote segments, or between them and its local ones, that no segment
+    holds (a tiered log has no holes: it is never compacted)."""
+    expected: int | None = None
+    for seg in kafka:
+        if expected is not None and seg.base_offset > expected:
+            report(f"{seg.topic}-{seg.partition}: offsets [{expected}, {seg.base_offset}) are in no remote or "
+                   f"local segment")
+        if seg.location not in ends:
+            return  # the local log: Kafka's own to keep whole
+        expected = max(expected or 0, ends[seg.location] + 1)
 
 
 def _split(ranges: list[SegmentRange], wanted: int) -> list[SegmentRange]:

@@ -31,7 +31,7 @@ from kafkalog.dataset import plan
 from kafkalog.dataset.options import OPTIONS, ReadOptions, parse_options
 from kafkalog.dataset.rows import read_range
 from kafkalog.dataset.schema import output_arrow_schema
-from kafkalog.errors import KafkalogError, UsageError
+from kafkalog.errors import UsageError
 
 Paths = str | os.PathLike | Sequence[str | os.PathLike]
 
@@ -89,8 +89,6 @@ def plan_read(path: Paths, options: Mapping[str, object], *, threads: int = 1) -
     for one in _paths(path):
         try:
             ranges.extend(plan.plan(one, read_options))
-        except KafkalogError:
-            raise
         except OSError as e:
             raise UsageError(f"{one}: cannot read: {e.strerror or e}") from None
     schema = output_arrow_schema(read_options.include_headers, read_options.kafkalog_columns)
@@ -106,8 +104,9 @@ def read_arrow(path: Paths, *, threads: int | None = None, **options: object) ->
     them). `options` are the Kafka source's (`kafkalog.dataset.options.OPTIONS`), named as in Spark
     (``includeHeaders=True``, ``**{"kafka.isolation.level": "read_committed"}``) or in snake_case
     (``include_headers=True``). `threads` decode byte ranges at once; the rows come out in the order one
-    thread gives. The default is one: more do not yet read faster (docs/performance.md#threads). Bad input and damage, under the default
-    ``failOnDataLoss=true``, raise a `KafkalogError` naming the file and byte position.
+    thread gives. The default is one: more do not yet read faster (docs/performance.md#threads). Bad
+    input and damage, under the default ``failOnDataLoss=true``, raise a `KafkalogError` naming the
+    file and byte position.
     """
     n = threads if threads is not None else DEFAULT_THREADS
     if n < 1:

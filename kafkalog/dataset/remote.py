@@ -17,6 +17,11 @@ Aiven's `tiered-storage-for-apache-kafka` keeps each segment as three objects (`
 
 A root is the folder of the prefix (or any folder up to three levels above the topic folders); a segment
 is known by its manifest's location, and reads through `kafkalog.remote.aiven_object`.
+
+Which remote segments belong to the log is what `__remote_log_metadata` says, as the broker's
+`TopicBasedRemoteLogMetadataManager` reads it: each segment's last state, of which only
+COPY_SEGMENT_FINISHED is readable (a copy that never finished, or a segment being deleted, is not),
+with the offsets it covers. Without that topic, the files' names are all there is.
 """
 from __future__ import annotations
 
@@ -25,6 +30,8 @@ from dataclasses import dataclass
 
 from kafkalog.dataset import fs
 from kafkalog.errors import RemoteObjectError
+from kafkalog.formats.internal_topics import decode_record, decoder_for_topic
+from kafkalog.log.segment import SegmentReader
 from kafkalog.remote import aiven_object
 
 #: `RemoteTopicPartitionDirectory`'s name: topic, partition and the topic's id.
@@ -121,3 +128,64 @@ def _partition_dirs(root: fs.FileInfo) -> list[fs.FileInfo]:
     if nested:
         entries += [e for e in fs.listdir(nested[0].location) if e.is_dir]
     return [e for e in entries if _PARTITION_DIR.match(e.name)]
+
+
+METADATA_TOPIC = "__remote_log_metadata"
+#: RemoteLogSegmentState: COPY_SEGMENT_STARTED 0, COPY_SEGMENT_FINISHED 1, DELETE_SEGMENT_STARTED 2,
+#: DELETE_SEGMENT_FINISHED 3.
+COPY_SEGMENT_FINISHED = 1
+
+
+@dataclass(frozen=True)
+class SegmentState:
+    """A remote segment as `__remote_log_metadata` last describes it."""
+
+    segment_id: str
+    topic: str
+    partition: int
+    start_offset: int
+    end_offset: int
+    state: int
+
+    @property
+    def readable(self) -> bool:
+        return self.state == COPY_SEGMENT_FINISHED
+
+
+def segment_states(log_dirs: list[str]) -> dict[str, SegmentState] | None:
+    """Every remote segment's last state, from the `__remote_log_metadata` partitions in `log_dirs`, by segment
+    id; None when there are none (then the files' names are all there is)."""
+    partitions = [e for d in log_dirs for e in fs.listdir(d)
+                  if e.is_dir and re.fullmatch(rf"{METADATA_TOPIC}-\d+", e.name)]
+    if not partitions:
+        return None
+    decoder = decoder_for_topic(METADATA_TOPIC)
+    states: dict[str, SegmentState] = {}
+    for directory in partitions:
+        logs = sorted((e for e in fs.listdir(directory.location) if _LOG.match(e.name)), key=lambda e: e.name)
+        for entry in logs:
+            with fs.open_binary(entry.location) as f, SegmentReader(f, name=entry.location) as reader:
+                for batch in reader:
+                    for record in batch.records:
+                        decoded = decode_record(decoder, record.key, record.value, record.control_type)
+                        if decoded.value is not None:
+                            _apply(states, decoded.value)
+    return states
+
+
+_LOG = re.compile(r"^\d{20}\.log$")
+
+
+def _apply(states: dict[str, SegmentState], value: dict) -> None:
+    data = value["data"]
+    if value["type"] == "RemoteLogSegmentMetadataRecord":
+        segment = data["remoteLogSegmentId"]
+        tp = segment["topicIdPartition"]
+        states[segment["id"]] = SegmentState(segment["id"], tp["name"], tp["partition"], data["startOffset"],
+                                             data["endOffset"], data["remoteLogSegmentState"])
+    elif value["type"] == "RemoteLogSegmentMetadataUpdateRecord":
+        known = states.get(data["remoteLogSegmentId"]["id"])
+        if known is not None:
+            states[known.segment_id] = SegmentState(known.segment_id, known.topic, known.partition,
+                                                    known.start_offset, known.end_offset,
+                                                    data["remoteLogSegmentState"])

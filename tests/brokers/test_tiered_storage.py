@@ -4,6 +4,8 @@ the old ones from remote storage), each once, through read_arrow, Spark and `kaf
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 
@@ -11,7 +13,7 @@ import pytest
 
 import kafkalog
 from kafkalog.dataset import remote
-from kafkalog.errors import UsageError
+from kafkalog.errors import DataLossError, UsageError
 from tests.brokers.test_consumer_reading import consumed, data_partitions
 
 pytestmark = pytest.mark.broker
@@ -75,3 +77,37 @@ def test_dump_reads_a_remote_segment_as_a_local_one(tiered_4x):
 def test_a_missing_remote_root_is_a_usage_error(tiered_4x):
     with pytest.raises(UsageError, match="remoteRoot: no such directory"):
         kafkalog.read_table(tiered_4x.data_dir, remoteRoot=str(tiered_4x.work / "nowhere"))
+
+
+@pytest.fixture
+def tiered_copy(tiered_4x, tmp_path):
+    shutil.copytree(tiered_4x.data_dir, tmp_path / "data")
+    shutil.copytree(tiered_4x.work / "remote", tmp_path / "remote")
+    return tmp_path / "data", tmp_path / "remote"
+
+
+def test_only_segments_whose_copy_finished_are_read(tiered_4x, tiered_copy):
+    """A remote file `__remote_log_metadata` does not list as COPY_SEGMENT_FINISHED is not read: here half a
+    copy of a segment under another id, as a copy that failed and was retried leaves, whose id sorts first."""
+    data, root = tiered_copy
+    first = remote.list_remote_segments(str(root))[0]
+    stray = first.location.replace(first.segment_id, "-" * 22)
+    with open(first.location, "rb") as f, open(stray, "wb") as out:
+        out.write(f.read()[: first.size // 2])
+    assert remote.list_remote_segments(str(root))[0].location == stray
+    table = kafkalog.read_table(data, subscribe="tiered", remoteRoot=str(root))
+    assert sorted(_offsets(table, first.partition)) == [r[0] for r in _consumer(tiered_4x)[first.partition]]
+
+
+def test_a_missing_remote_segment_is_data_loss(tiered_4x, tiered_copy, caplog):
+    data, root = tiered_copy
+    gone = [s for s in remote.list_remote_segments(str(root)) if s.partition == 0][1]
+    os.remove(gone.location)
+    states = remote.segment_states([str(data)])
+    end = states[gone.segment_id].end_offset
+    with pytest.raises(DataLossError, match=rf"tiered-0: offsets \[{gone.base_offset}, {end + 1}\) are in no remote"):
+        kafkalog.read_table(data, subscribe="tiered", remoteRoot=str(root))
+    lenient = kafkalog.read_table(data, subscribe="tiered", remoteRoot=str(root), failOnDataLoss=False)
+    want = [r[0] for r in _consumer(tiered_4x)[0] if not gone.base_offset <= r[0] <= end]
+    assert sorted(_offsets(lenient, 0)) == want
+    assert "are in no remote or local segment" in caplog.text

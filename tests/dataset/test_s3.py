@@ -1,32 +1,20 @@
 """Tiered history in object storage: a log directory and a LocalTieredStorage root uploaded to a real
-S3-protocol server on 127.0.0.1 read through s3:// URIs as they do from the local disk, in Python and in
-Spark (a local SparkSession in its own process, whose Python workers get the same S3 settings)."""
+S3-protocol server on 127.0.0.1 read through s3:// URIs as they do from the local disk: in Python, and with
+`kafkalog ingest`, the command that reads them with Spark's data source (in its own process, whose Spark
+workers get the same S3 settings) into Parquet."""
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 
+import pyarrow.parquet as pq
 import pytest
 
 import kafkalog
 from tests.dataset.s3_server import environment, s3_server, upload
 from tests.dataset.test_remote_root import ORDERS, _tier
 from tests.paths import ROOT
-
-SPARK_READ = """
-import json, sys
-from pyspark.sql import SparkSession
-import kafkalog.spark
-spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
-         .config("spark.sql.session.timeZone", "UTC").getOrCreate())
-kafkalog.spark.register(spark)
-df = spark.read.format("kafkalog").option("remoteRoot", sys.argv[2]).load(sys.argv[1])
-print(json.dumps(sorted(r.offset for r in df.select("offset").collect())))
-spark.stop()
-"""
-
 
 @pytest.fixture(scope="module")
 def bucket(tmp_path_factory):
@@ -49,9 +37,12 @@ def test_read_arrow_reads_log_directory_and_remote_root_through_s3(bucket):
     assert any("/remote/" in s for s in got.column("segment").to_pylist())
 
 
-def test_spark_reads_the_same_uris(bucket):
-    env = {**os.environ, **bucket, "PYTHONPATH": str(ROOT), "PYSPARK_PYTHON": sys.executable}
-    res = subprocess.run([sys.executable, "-c", SPARK_READ, "s3://kafkalog-test/data", "s3://kafkalog-test/remote"],
-                         capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+def test_the_ingest_command_reads_the_same_uris_into_parquet(bucket, tmp_path):
+    env = {**os.environ, **bucket, "PYSPARK_PYTHON": sys.executable}
+    out = tmp_path / "parquet"
+    res = subprocess.run([sys.executable, "-m", "kafkalog.cli", "ingest", "s3://kafkalog-test/data",
+                          "--option", "remoteRoot=s3://kafkalog-test/remote", "--master", "local[1]",
+                          "--output", str(out)], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
     assert res.returncode == 0, res.stderr[-3000:]
-    assert json.loads(res.stdout.strip().splitlines()[-1]) == kafkalog.read_table(ORDERS).column("offset").to_pylist()
+    written = pq.read_table(out)
+    assert sorted(written.column("offset").to_pylist()) == kafkalog.read_table(ORDERS).column("offset").to_pylist()
