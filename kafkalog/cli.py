@@ -23,6 +23,8 @@ from kafkalog.formats import internal_topics
 from kafkalog.log import file_kinds
 from kafkalog.log.segment import SegmentReader
 from kafkalog.progress import ByteProgress
+from kafkalog.dataset import remote as remote_roots
+from kafkalog.dataset.fs import has_scheme
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import keyring
 
@@ -229,6 +231,22 @@ def _dump_targets(names: list[str], forced: str | None) -> list[tuple[Path, str 
     return targets
 
 
+def _remote_targets(root: str | None) -> list[tuple[Path, str, None]]:
+    """--remote-root: every remote segment under a tiered-storage root (LocalTieredStorage's `.log` files,
+    Aiven's `.rsm-manifest`s), by topic, partition and start offset."""
+    if root is None:
+        return []
+    if has_scheme(root):
+        raise UsageError(f"--remote-root {root}: dump and verify read local paths; read_arrow, Spark and ingest "
+                         "read URIs (option remoteRoot)")
+    try:
+        segments = remote_roots.list_remote_segments(root)
+    except FileNotFoundError:
+        raise UsageError(f"--remote-root {root}: no such directory") from None
+    return [(Path(s.location), file_kinds.RSM_MANIFEST if s.location.endswith(aiven_object.MANIFEST_SUFFIX)
+             else file_kinds.LOG, None) for s in segments]
+
+
 def _record_bytes(targets) -> int:
     total = 0
     for path, kind, partitions in targets:
@@ -244,7 +262,10 @@ def _record_bytes(targets) -> int:
 
 def _dump(args: argparse.Namespace) -> int:
     keyring(args.private_key)  # a key that does not load is a usage error before anything is printed
-    targets = _dump_targets(args.files, args.type)
+    if not args.files and args.remote_root is None:
+        raise UsageError("dump: name a FILE, or a tiered-storage root with --remote-root")
+    remote_targets = _remote_targets(args.remote_root)
+    targets = remote_targets + _dump_targets(args.files, args.type)
     opts = DumpOptions(format=args.format, full=args.full, shallow=args.shallow, max_bytes=args.max_bytes,
                        decode=args.decode, kafka_version=args.kafka_version,
                        private_keys=tuple(args.private_key))
@@ -260,6 +281,8 @@ def _dump(args: argparse.Namespace) -> int:
     try:
         for path, kind, partitions in targets:
             if partitions is None:
+                if fmt == "json" and remote_targets:  # several segments of a remote root: say whose lines follow
+                    out.write(dump_format.dumps({"type": "file", "path": str(path)}) + "\n")
                 ok = dump_files.dump_file(path, kind, fmt, out, dump_log) and ok
                 continue
             for partition in partitions:
@@ -295,6 +318,9 @@ def _verify(args: argparse.Namespace) -> int:
         progress = ByteProgress.for_stderr(total)
     try:
         report = verify.verify_path(path, progress, kind=args.type, private_keys=tuple(args.private_key))
+        for remote_path, remote_kind, _ in _remote_targets(args.remote_root):
+            verify.verify_path(remote_path, progress, kind=remote_kind, private_keys=tuple(args.private_key),
+                               report=report)
     finally:
         if progress is not None:
             progress.close()
@@ -356,7 +382,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "(<offset>-<epoch>.checkpoint, bootstrap.checkpoint), partition directories and log "
                     "directories (every partition). Exit status: 0 when every file is whole and every "
                     "checksum holds, 1 when anything was damaged, 2 for a usage error.")
-    dump.add_argument("files", nargs="+", metavar="FILE")
+    dump.add_argument("files", nargs="*", metavar="FILE")
+    dump.add_argument("--remote-root", metavar="DIR",
+                      help="also dump every remote segment under this tiered-storage root (Kafka's LocalTieredStorage "
+                           "dir, Aiven's bucket folder), by topic, partition and start offset, before the FILEs")
     dump.add_argument("--format", choices=("text", "json", "kafka"), default="text",
                       help="text (default); json: one JSON object per line; kafka: the lines of Kafka's "
                            "kafka-dump-log.sh --deep-iteration --print-data-log (see --kafka-version)")
@@ -392,6 +421,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="text (default) or json: one JSON object per line")
     check.add_argument("--type", choices=file_kinds.KINDS, metavar="KIND",
                        help="check PATH as this kind whatever its name: " + ", ".join(file_kinds.KINDS))
+    check.add_argument("--remote-root", metavar="DIR",
+                       help="also check every remote segment under this tiered-storage root (as dump's)")
     check.add_argument("--private-key", action="append", default=[], metavar="[ID=]PEM",
                        help="as dump's: the private key of an encrypted Aiven remote segment; repeatable")
     check.set_defaults(run=_verify)

@@ -126,7 +126,7 @@ class _LogSummary:
 
 
 def verify_path(path: str | os.PathLike, progress: ByteProgress | None = None, kind: str | None = None,
-                private_keys: tuple[str, ...] = ()) -> VerifyReport:
+                private_keys: tuple[str, ...] = (), report: VerifyReport | None = None) -> VerifyReport:
     """Verify a file (a segment's `.log` with its index files, or any one file of a partition), a partition
     directory or a log directory.
 
@@ -135,7 +135,7 @@ def verify_path(path: str | os.PathLike, progress: ByteProgress | None = None, k
     reported as checked that was not. `private_keys` decrypt an encrypted Aiven remote segment (`.rsm-manifest`).
     """
     path = Path(path)
-    report = VerifyReport()
+    report = report if report is not None else VerifyReport()  # (several paths into one report)
     if path.is_file():
         _verify_file(path, kind_of(path, kind), report, progress, private_keys)
     elif path.is_dir():

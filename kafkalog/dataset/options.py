@@ -47,7 +47,7 @@ OPTIONS = {
     "maxPartitionBytes": "split segments larger than this into byte ranges (default 134217728 = 128 MiB)",
     "rowsPerBatch": "rows per Arrow batch handed to Spark (default 10000)",
     "decode": "true/false (default false): add key_decoded and value_decoded, internal-topic records as JSON",
-    "remoteRoot": "a tiered-storage root (Kafka's LocalTieredStorage dir, a path or URI): its remote segments "
+    "remoteRoot": "a tiered-storage root (Kafka's LocalTieredStorage dir or Aiven's bucket, a path or URI): its remote segments "
                   "are read before the local ones of the same partitions, each segment once",
     "remotePrivateKey": "[ID=]PEM file(s), comma-separated: the RSA private key(s) that unwrap the data keys of "
                         "encrypted Aiven remote segments",

@@ -38,7 +38,7 @@ from kafkalog.formats.internal_topics import (
 )
 from kafkalog.formats.message_set import inner_checksums
 from kafkalog.formats.record_batch import control_type_code, coordinator_epoch
-from kafkalog.log.file_kinds import BOOTSTRAP, KRAFT_SNAPSHOT, LOG, kraft_snapshot_id
+from kafkalog.log.file_kinds import BOOTSTRAP, KRAFT_SNAPSHOT, LOG, RSM_MANIFEST, kraft_snapshot_id
 from kafkalog.model import Batch, Record
 
 RECORD_INDENT = "|"  # DumpLogSegments.RecordIndent
@@ -53,6 +53,9 @@ def file_lines(path: Path, kind: str) -> list[str]:
     """What DumpLogSegments prints after `Dumping <file>` for a record-batch file."""
     if kind == LOG:
         stem = path.name.split(".")[0]
+        return [f"Log starting offset: {int(stem)}"] if stem.isdigit() else []
+    if kind == RSM_MANIFEST:  # the lines of the segment it stands for: `<base offset>-<segment id>.rsm-manifest`
+        stem = path.name.split("-")[0]
         return [f"Log starting offset: {int(stem)}"] if stem.isdigit() else []
     if kind == BOOTSTRAP:
         return ["KRaft bootstrap snapshot"]

@@ -179,7 +179,9 @@ class SegmentReader:
                 if self._readable_end is None and exc.readable_until > pos:
                     self._readable_end = exc.readable_until
                     continue
-                self._fail(type(exc)(str(exc), path=self.name, position=pos, readable_until=exc.readable_until))
+                # Placed in the segment; the message names the object and its byte when it is another file.
+                text = exc.message if exc.path in (None, self.name) else str(exc)
+                self._fail(type(exc)(text, path=self.name, position=pos, readable_until=exc.readable_until))
                 return
 
     def _entries_from(self, pos: int) -> Iterator[tuple[bytes, int, np.ndarray]]:

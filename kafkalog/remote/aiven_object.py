@@ -78,6 +78,8 @@ class AivenSegmentFile:
         self._key: bytes | None = None
         self._cached: tuple[int, bytes] | None = None
         self._pos = 0
+        #: How many chunks were read and decoded (a sequential read decodes each once).
+        self.chunks_decoded = 0
 
     # -- file protocol --------------------------------------------------------------------------------------
 
@@ -123,6 +125,7 @@ class AivenSegmentFile:
         data = decode_piece(raw, self.manifest, self._data_key, chunk.original_size, self.log_location,
                             chunk.transformed_position, chunk.original_position, f"chunk {chunk.index}")
         self._cached = (chunk.index, data)
+        self.chunks_decoded += 1
         return data
 
     def _read_object(self, chunk: Chunk) -> bytes:

@@ -21,7 +21,7 @@ def key():
     return aiven_writer.rsa_key()
 
 
-@pytest.mark.parametrize("fmt", ["json", "text"])
+@pytest.mark.parametrize("fmt", ["json", "text", "kafka"])
 def test_dump_of_a_manifest_prints_the_segments_lines(tmp_path, key, fmt):
     written = write(tmp_path, key, chunk_size=4096, compression=True)
     pem = aiven_writer.write_pem(key, tmp_path / "key.pem")
@@ -66,3 +66,20 @@ def test_encrypted_segment_without_its_key(tmp_path, key):
     result = run("dump", "--format", "json", str(written.manifest))
     assert result.returncode == 1
     assert "encrypted with key pair 'key1' and no private key was given" in result.stdout + result.stderr
+
+
+def test_dump_and_verify_a_log_directory_with_its_remote_root(tmp_path, key):
+    from tests.dataset.test_aiven_remote import _tier
+    data, root, pem = _tier(tmp_path, key, 3, 3)
+    dumped = run("dump", "--format", "json", "--private-key", str(pem), "--remote-root", str(root), str(data))
+    assert dumped.returncode == 0, dumped.stderr
+    lines = [json.loads(line) for line in dumped.stdout.splitlines()]
+    whole = run("dump", "--format", "json", str(PARTITION))
+    want = [json.loads(line)["offset"] for line in whole.stdout.splitlines() if '"type":"record"' in line]
+    assert [d["offset"] for d in lines if d["type"] == "record"] == want
+    files = [d["path"] for d in lines if d["type"] == "file"]
+    assert [f.endswith(".rsm-manifest") for f in files[:4]] == [True, True, True, False]  # remote ones first
+    checked = run("verify", "--private-key", str(pem), "--remote-root", str(root), str(data))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "1 partition(s), 5 segment(s)" in checked.stdout and "OK" in checked.stdout
+    assert run("dump", "--remote-root", "s3://bucket/x").returncode == 2

@@ -204,3 +204,13 @@ def test_manifest_that_is_not_one(tmp_path):
     written.manifest.write_text('{"version":"2"}')
     with pytest.raises(RemoteObjectError, match='version \'2\': kafkalog reads version "1"'):
         aiven_object.read_manifest(str(written.manifest))
+
+
+def test_a_sequential_read_decodes_each_chunk_once(tmp_path, key):
+    # One decoded chunk is kept: SegmentReader's reads, which end inside a chunk and start again there,
+    # never make a chunk be fetched and decrypted twice.
+    written = write(tmp_path, key, chunk_size=1000, compression=True)
+    ring = keyring_with(tmp_path, key)
+    with aiven_object.open_segment(str(written.manifest), keyring=ring) as f, SegmentReader(f) as reader:
+        assert sum(len(b.records) for b in reader) == 106
+        assert f.chunks_decoded == len(f.manifest.chunks) == 17
