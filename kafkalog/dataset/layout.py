@@ -15,10 +15,15 @@ Files are opened through `kafkalog.dataset.fs`, so the same code reads local pat
 """
 from __future__ import annotations
 
+import io
+from typing import BinaryIO
+
+from kafkalog.errors import RemoteObjectError
 from kafkalog.fast import index as fast_index
 from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry, base_offset_of
 from kafkalog.log.partition import parse_partition_dir_name
 from kafkalog.dataset import fs
+from kafkalog.remote import aiven_object
 
 IndexEntry = OffsetIndexEntry
 
@@ -61,20 +66,42 @@ def skip_directory(name: str) -> bool:
 
 
 def _index_location(segment_location: str, suffix: str) -> str | None:
-    if is_manifest(segment_location):
-        return None  # an Aiven segment's indexes are inside its .indexes object: read the whole segment
     location = segment_location[: -len(".log")] + suffix
     found = fs.info(location)
     return None if found is None or found.is_dir else location
 
 
+#: An Aiven segment's index files, by their names in its manifest.
+_AIVEN_INDEXES = {".index": "offset", ".timeindex": "timestamp"}
+
+
+def _open_index(segment_location: str, suffix: str) -> tuple[BinaryIO, str] | None:
+    """A segment's index file and its name; an Aiven segment's from its `.indexes` object. None when there is
+    none to trust: missing, or an Aiven index that does not read (encrypted: the planner has no keys; the
+    segment is then read whole, and reading it reports what is wrong)."""
+    if is_manifest(segment_location):
+        name = _AIVEN_INDEXES[suffix]
+        try:
+            manifest = aiven_object.read_manifest(segment_location, fs.open_object)
+            if manifest.encryption is not None:
+                return None
+            data = aiven_object.read_index(segment_location, name, fs.open_object, manifest=manifest)
+        except RemoteObjectError:
+            return None
+        where = aiven_object.sibling(segment_location, aiven_object.INDEXES_SUFFIX)
+        return (io.BytesIO(data), f"{where} ({name} index)") if data else None
+    location = _index_location(segment_location, suffix)
+    return None if location is None else (fs.open_binary(location), location)
+
+
 def read_offset_index(segment_location: str, base_offset: int, log_size: int) -> list[IndexEntry]:
     """The trustworthy entries of a segment's ``.index``: increasing offsets and positions inside the log."""
-    location = _index_location(segment_location, ".index")
-    if location is None:
+    opened = _open_index(segment_location, ".index")
+    if opened is None:
         return []
+    f, location = opened
     out: list[IndexEntry] = []
-    with fs.open_binary(location) as f, OffsetIndex(f, base_offset=base_offset, name=location) as index:
+    with f, OffsetIndex(f, base_offset=base_offset, name=location) as index:
         for entry in fast_index.entries(index):
             if entry.offset < base_offset or entry.position < 0 or entry.position >= log_size:
                 break
@@ -86,11 +113,12 @@ def read_offset_index(segment_location: str, base_offset: int, log_size: int) ->
 
 def read_time_index(segment_location: str, base_offset: int) -> list[TimeIndexEntry]:
     """The trustworthy entries of a segment's ``.timeindex``: increasing timestamps, non-decreasing offsets."""
-    location = _index_location(segment_location, ".timeindex")
-    if location is None:
+    opened = _open_index(segment_location, ".timeindex")
+    if opened is None:
         return []
+    f, location = opened
     out: list[TimeIndexEntry] = []
-    with fs.open_binary(location) as f, TimeIndex(f, base_offset=base_offset, name=location) as index:
+    with f, TimeIndex(f, base_offset=base_offset, name=location) as index:
         for entry in fast_index.entries(index):
             if entry.offset < base_offset:
                 break

@@ -11,9 +11,12 @@ A variable chunk index keeps its sizes as base64 of a zstd frame of the binary c
 from __future__ import annotations
 
 import base64
-import io
 import binascii
+import io
+import itertools
 import json
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import zstandard
@@ -40,6 +43,44 @@ class Chunk:
     transformed_size: int
 
 
+class Chunks(Sequence[Chunk]):
+    """A segment's chunks, each made when asked for: a manifest claiming billions of tiny chunks costs
+    nothing until they are read (a fixed index is arithmetic; a variable one keeps its sizes' running sums,
+    8 bytes a chunk, from sizes that took at least a byte each of the bounded `transformedChunks`)."""
+
+    def __init__(self, original_chunk_size: int, original_file_size: int, count: int,
+                 fixed: tuple[int, int] | None = None, sizes: list[int] | None = None):
+        self.original_chunk_size = original_chunk_size
+        self.original_file_size = original_file_size
+        self._count = count
+        self._fixed = fixed
+        self._starts = array("q", itertools.accumulate(sizes, initial=0)) if sizes is not None else None
+
+    def __len__(self) -> int:
+        return self._count
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self._count))]
+        if i < 0:
+            i += self._count
+        if not 0 <= i < self._count:
+            raise IndexError(i)
+        original_size = (self.original_chunk_size if i < self._count - 1
+                         else self.original_file_size - (self._count - 1) * self.original_chunk_size)
+        if self._fixed is not None:
+            size = self._fixed[0] if i < self._count - 1 else self._fixed[1]
+            return Chunk(i, i * self.original_chunk_size, original_size, i * self._fixed[0], size)
+        start, end = self._starts[i], self._starts[i + 1]
+        return Chunk(i, i * self.original_chunk_size, original_size, start, end - start)
+
+    @property
+    def transformed_size(self) -> int:
+        if self._fixed is not None:
+            return self._fixed[0] * max(self._count - 1, 0) + (self._fixed[1] if self._count else 0)
+        return self._starts[-1]
+
+
 @dataclass(frozen=True)
 class Encryption:
     key_id: str  # the operator's key pair the data key was wrapped with
@@ -52,7 +93,7 @@ class Manifest:
     name: str
     original_file_size: int
     original_chunk_size: int
-    chunks: list[Chunk]
+    chunks: Chunks
     compression: bool
     encryption: Encryption | None
     #: index name -> (position, size) in the `.indexes` object; None where the manifest says null.
@@ -65,7 +106,7 @@ class Manifest:
     @property
     def transformed_size(self) -> int:
         """How many bytes the `.log` object holds by the manifest."""
-        return sum(c.transformed_size for c in self.chunks)
+        return self.chunks.transformed_size
 
     @property
     def start_offset(self) -> int | None:
@@ -97,10 +138,11 @@ def parse_manifest(data: bytes, name: str) -> Manifest:
         count = -(-original_file_size // original_chunk_size)  # FixedSizeChunkIndex.chunkCount: ceil
         transformed = _int(index, "transformedChunkSize", name, minimum=0)
         final = _int(index, "finalTransformedChunkSize", name, minimum=0)
-        sizes = [transformed] * max(count - 1, 0) + ([final] if count else [])
+        chunks = Chunks(original_chunk_size, original_file_size, count, fixed=(transformed, final))
     elif kind == "variable":
         sizes = chunk_sizes(index.get("transformedChunks"), name)
         count = len(sizes)
+        chunks = Chunks(original_chunk_size, original_file_size, count, sizes=sizes)
         # The original sizes follow from the count: every chunk but the last is originalChunkSize.
         if count and not (count - 1) * original_chunk_size < original_file_size <= count * original_chunk_size:
             raise RemoteObjectError(
@@ -108,13 +150,6 @@ def parse_manifest(data: bytes, name: str) -> Manifest:
                 f"{original_file_size} bytes", path=name)
     else:
         raise RemoteObjectError(f"chunk index type {kind!r}: Aiven writes \"fixed\" or \"variable\"", path=name)
-    chunks: list[Chunk] = []
-    original = transformed_pos = 0
-    for i, size in enumerate(sizes):
-        original_size = original_chunk_size if i < count - 1 else original_file_size - (count - 1) * original_chunk_size
-        chunks.append(Chunk(i, original, original_size, transformed_pos, size))
-        original += original_size
-        transformed_pos += size
     encryption = None
     if doc.get("encryption") is not None:
         enc = _object(doc, "encryption", name)

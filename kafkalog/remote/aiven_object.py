@@ -25,6 +25,7 @@ from Crypto.Cipher import AES
 from kaitaistruct import KaitaiStream, KaitaiStructError
 
 from kafkalog._generated.aiven_encrypted_chunk import AivenEncryptedChunk
+from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES
 from kafkalog.errors import RemoteObjectError
 from kafkalog.remote.aiven_keys import Keyring
 from kafkalog.remote.aiven_manifest import Chunk, Manifest, parse_manifest
@@ -34,6 +35,9 @@ LOG_SUFFIX = ".log"
 INDEXES_SUFFIX = ".indexes"
 IV_SIZE = 12  # SegmentEncryptionMetadataV1.IV_SIZE
 TAG_SIZE = 16  # AesEncryptionProvider.GCM_TAG_LENGTH / 8
+#: The most one chunk may decode to (Aiven's `chunk.size` is a few MiB): memory is bounded by it, not by
+#: what a manifest claims.
+MAX_CHUNK_BYTES = DEFAULT_MAX_DECOMPRESSED_BYTES
 #: A manifest is a few KiB; more than this is not one.
 MAX_MANIFEST_BYTES = 64 * 1024 * 1024
 
@@ -121,6 +125,10 @@ class AivenSegmentFile:
         """The segment's bytes of one chunk, read from the object and decoded (the last one is kept)."""
         if self._cached is not None and self._cached[0] == chunk.index:
             return self._cached[1]
+        if chunk.original_size > MAX_CHUNK_BYTES:
+            raise RemoteObjectError(
+                f"chunk {chunk.index}: the manifest says {chunk.original_size} bytes, above the limit of "
+                f"{MAX_CHUNK_BYTES} kafkalog decodes at once", path=self.name, readable_until=chunk.original_position)
         raw = self._read_object(chunk)
         data = decode_piece(raw, self.manifest, self._data_key, chunk.original_size, self.log_location,
                             chunk.transformed_position, chunk.original_position, f"chunk {chunk.index}")

@@ -214,3 +214,21 @@ def test_a_sequential_read_decodes_each_chunk_once(tmp_path, key):
     with aiven_object.open_segment(str(written.manifest), keyring=ring) as f, SegmentReader(f) as reader:
         assert sum(len(b.records) for b in reader) == 106
         assert f.chunks_decoded == len(f.manifest.chunks) == 17
+
+
+def test_counts_a_manifest_claims_cost_nothing_until_read(tmp_path):
+    written = write(tmp_path, None)
+    manifest = json.loads(written.manifest.read_text())
+    manifest["chunkIndex"] = {"type": "fixed", "originalChunkSize": 1, "originalFileSize": 2**31 - 1,
+                              "transformedChunkSize": 1, "finalTransformedChunkSize": 1}
+    written.manifest.write_text(json.dumps(manifest))
+    m = aiven_object.read_manifest(str(written.manifest))  # two billion chunks, none made
+    assert len(m.chunks) == 2**31 - 1 and m.chunks[-1].transformed_position == 2**31 - 2
+    offsets, damage = _records_of(written.manifest, Keyring())  # the object's bytes, then where it ends
+    assert len(offsets) == 106 and "the manifest places chunk 16111 at bytes 16111..16112 and the object has " \
+        "16111 bytes" in str(damage[0])
+    manifest["chunkIndex"] = {"type": "fixed", "originalChunkSize": 2**31 - 1, "originalFileSize": 2**31 - 1,
+                              "transformedChunkSize": 2**31 - 1, "finalTransformedChunkSize": 2**31 - 1}
+    written.manifest.write_text(json.dumps(manifest))
+    offsets, damage = _records_of(written.manifest, Keyring())
+    assert offsets == [] and "above the limit of 268435456 kafkalog decodes at once" in str(damage[0])
