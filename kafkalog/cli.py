@@ -227,6 +227,9 @@ def _dump_targets(names: list[str], forced: str | None) -> list[tuple[Path, str 
             kind = file_kinds.kind_of(path, forced)
             if kind is None:
                 raise file_kinds.unknown_kind(path)
+            manifest = file_kinds.aiven_manifest_of(path) if forced is None else None
+            if manifest is not None:  # an Aiven .log object: its segment, through the manifest beside it
+                path, kind = manifest, file_kinds.RSM_MANIFEST
             targets.append((path, kind, None))
     return targets
 

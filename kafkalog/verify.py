@@ -57,6 +57,7 @@ from kafkalog.log.file_kinds import (
     LEADER_EPOCH,
     LOG,
     RSM_MANIFEST,
+    aiven_manifest_of,
     SNAPSHOT,
     directory_partitions,
     kind_of,
@@ -137,6 +138,9 @@ def verify_path(path: str | os.PathLike, progress: ByteProgress | None = None, k
     path = Path(path)
     report = report if report is not None else VerifyReport()  # (several paths into one report)
     if path.is_file():
+        manifest = aiven_manifest_of(path) if kind is None else None
+        if manifest is not None:  # an Aiven .log object: its segment, through the manifest beside it
+            path, kind = manifest, RSM_MANIFEST
         _verify_file(path, kind_of(path, kind), report, progress, private_keys)
     elif path.is_dir():
         if kind is not None:

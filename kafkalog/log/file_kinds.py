@@ -49,6 +49,15 @@ def kind_of(path: Path, forced: str | None = None) -> str | None:
     return _SUFFIXES.get(path.suffix)
 
 
+def aiven_manifest_of(path: Path) -> Path | None:
+    """The `.rsm-manifest` beside an Aiven `.log` object: the object's bytes are chunks (maybe compressed and
+    encrypted), and the segment is read through its manifest."""
+    if path.suffix != ".log":
+        return None
+    manifest = path.with_suffix(".rsm-manifest")
+    return manifest if manifest.is_file() else None
+
+
 def kraft_snapshot_id(path: Path) -> tuple[int, int] | None:
     """(end offset, epoch) from a KRaft snapshot's name, None for another name."""
     match = _KRAFT_SNAPSHOT_NAME.match(path.name)

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from tests.dataset.test_aiven_remote import _tier
 from tests.remote import aiven_writer
 from tests.remote.test_aiven import PARTITION, SEGMENT, write
 from kafkalog.remote.aiven_manifest import parse_manifest
@@ -69,7 +70,6 @@ def test_encrypted_segment_without_its_key(tmp_path, key):
 
 
 def test_dump_and_verify_a_log_directory_with_its_remote_root(tmp_path, key):
-    from tests.dataset.test_aiven_remote import _tier
     data, root, pem = _tier(tmp_path, key, 3, 3)
     dumped = run("dump", "--format", "json", "--private-key", str(pem), "--remote-root", str(root), str(data))
     assert dumped.returncode == 0, dumped.stderr
@@ -83,3 +83,14 @@ def test_dump_and_verify_a_log_directory_with_its_remote_root(tmp_path, key):
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "1 partition(s), 5 segment(s)" in checked.stdout and "OK" in checked.stdout
     assert run("dump", "--remote-root", "s3://bucket/x").returncode == 2
+
+
+def test_an_aiven_log_object_reads_through_its_manifest(tmp_path, key):
+    written = write(tmp_path, key, chunk_size=1000, compression=True)
+    pem = aiven_writer.write_pem(key, tmp_path / "key.pem")
+    by_object = run("dump", "--format", "json", "--private-key", str(pem), str(written.log))
+    by_manifest = run("dump", "--format", "json", "--private-key", str(pem), str(written.manifest))
+    assert by_object.returncode == 0 and by_object.stdout == by_manifest.stdout
+    assert run("verify", "--private-key", str(pem), str(written.log)).returncode == 0
+    raw = run("dump", "--type", "log", str(written.log))  # --type log: the object's bytes as they are
+    assert raw.returncode == 1

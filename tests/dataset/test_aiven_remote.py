@@ -12,6 +12,8 @@ import sys
 import pytest
 
 import kafkalog
+from kafkalog.dataset import plan
+from kafkalog.dataset.options import parse_options
 from kafkalog.errors import KafkalogError
 from tests.dataset.s3_server import environment, s3_server, upload
 from tests.paths import ROOT
@@ -133,8 +135,6 @@ def test_offsets_missing_between_remote_segments_or_at_the_seam_are_data_loss(tm
 
 @pytest.mark.parametrize("encrypted", [False, True])
 def test_offsets_start_inside_an_aiven_segment_through_its_indexes_object(tmp_path, key, encrypted):
-    from kafkalog.dataset import plan
-    from kafkalog.dataset.options import parse_options
     written = aiven_writer.write_segment(tmp_path, SEGMENT, topic="orders", partition=0, topic_id=TOPIC_ID,
                                          segment_id="D" * 22, chunk_size=1000, compression=True,
                                          key=key if encrypted else None)
