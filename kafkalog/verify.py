@@ -198,7 +198,8 @@ class _NamedBytes(io.BytesIO):
 
 
 def _name(source) -> str:
-    return str(getattr(source, "name", None) or source)
+    """A file's name in problems: the path, or what a remote segment's index is known by."""
+    return source.name if isinstance(source, _NamedBytes) else str(source)
 
 
 #: A remote segment's indexes checked as a local segment's: (name in the manifest, `SegmentFiles` field).
