@@ -67,7 +67,7 @@ def _spark(spark, path, options) -> pa.Table:
 # Every option set on the log directory; on the other paths, the sets whose planning depends on the path.
 CASES = [("log dir", o) for o in OPTIONS] + [
     (p, o) for p in PATHS if p != "log dir"
-    for o in ("defaults", "headers", "offsets JSON", "timestamps", "read_committed", "permissive", "lenient")]
+    for o in ("defaults", "offsets JSON", "timestamps", "read_committed")]
 
 
 @pytest.mark.parametrize("path_name, option_set", CASES)
