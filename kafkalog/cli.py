@@ -18,13 +18,16 @@ from kafkalog import verify
 from kafkalog.dump import files as dump_files
 from kafkalog.dump import kafka_dump_log as kafka_format
 from kafkalog.dump import records as dump_format
+from kafkalog.dump import registry_lines
 from kafkalog.errors import KafkalogError, TruncatedError, UsageError
 from kafkalog.formats import internal_topics
 from kafkalog.log import file_kinds
 from kafkalog.log.segment import SegmentReader
 from kafkalog.progress import ByteProgress
 from kafkalog.dataset import remote as remote_roots
+from kafkalog.dataset import registry_values
 from kafkalog.dataset.fs import has_scheme
+from kafkalog.registry.values import ValueDecoder, is_registry_topic
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import keyring
 
@@ -41,6 +44,7 @@ class DumpOptions:
     decode: str | None = None  # --decode: internal-topic decoder (default: by the partition directory's name)
     kafka_version: str = kafka_format.DEFAULT_KAFKA_VERSION  # --kafka-version: whose kafka-dump-log.sh lines
     private_keys: tuple[str, ...] = ()  # --private-key: for encrypted Aiven remote segments
+    values: ValueDecoder | None = None  # --decode-values: registry-framed keys and values, with their schema store
 
 
 class _Prefix:
@@ -112,6 +116,8 @@ class _Lines:
 
 def _dump_ours(path: Path, reader: SegmentReader, opts: DumpOptions, out: TextIO) -> bool:
     decoder = internal_topics.decoder_for_path(path, opts.decode)
+    topic = internal_topics.topic_of_path(path)
+    values = opts.values if opts.values is not None and is_registry_topic(topic) else None
     undecodable = False
     if opts.format == "json":
         batch_line, error_line = dump_format.batch_json, dump_format.error_json
@@ -134,14 +140,19 @@ def _dump_ours(path: Path, reader: SegmentReader, opts: DumpOptions, out: TextIO
         for damage in reader.damage[printed:len(reader.damage) - len(batch.damage)]:
             emit(error_line(damage))
         emit(batch_line(batch))
-        compiled = run_lines.of(batch.records) if dump_format.raw_records(batch, decoder) else None
+        compiled = (run_lines.of(batch.records)
+                    if dump_format.raw_records(batch, decoder) and (values is None or batch.is_control) else None)
         if compiled is not None:
             lines.lines(compiled)
         for record in batch.records if compiled is None else ():
             line, problem = internal_topics.dump_hook(record_line(record), record, decoder, str(path), batch.position)
+            problems = [problem] if problem is not None else []
+            if values is not None and record.control_type is None:
+                line, more = registry_lines.add_values(line, record, values, topic, str(path), batch.position)
+                problems += more
             emit(line)
-            if problem is not None:
-                emit(error_line(problem))
+            for p in problems:
+                emit(error_line(p))
                 undecodable = True
         for damage in batch.damage:
             emit(error_line(damage))
@@ -271,7 +282,7 @@ def _dump(args: argparse.Namespace) -> int:
     targets = remote_targets + _dump_targets(args.files, args.type)
     opts = DumpOptions(format=args.format, full=args.full, shallow=args.shallow, max_bytes=args.max_bytes,
                        decode=args.decode, kafka_version=args.kafka_version,
-                       private_keys=tuple(args.private_key))
+                       private_keys=tuple(args.private_key), values=_value_decoder(args))
     if not sys.stdout.isatty():  # dumping to a file or a pipe: progress on the terminal, if there is one
         opts.progress = ByteProgress.for_stderr(_record_bytes(targets))
     out = sys.stdout
@@ -301,6 +312,28 @@ def _dump(args: argparse.Namespace) -> int:
         if opts.progress is not None:
             opts.progress.close()
     return EXIT_OK if ok else EXIT_DAMAGED
+
+
+def _value_decoder(args: argparse.Namespace) -> ValueDecoder | None:
+    """--decode-values: a decoder over the schemas of --schema-registry, else of the `_schemas-0` beside the FILEs."""
+    if not args.decode_values:
+        if args.schema_registry or args.validate_json_schema:
+            raise UsageError("--schema-registry and --validate-json-schema go with --decode-values")
+        return None
+    if args.format == "kafka":
+        raise UsageError("--decode-values adds to the lines of --format text and json, not kafka-dump-log.sh's")
+    location = args.schema_registry
+    for name in args.files if location is None else ():
+        location = registry_values.find_schemas_partition(str(Path(name).absolute()))
+        if location is not None:
+            break
+    if location is None:
+        raise UsageError(f"--decode-values: no {registry_values.SCHEMAS_PARTITION} directory in the log directory of "
+                         "the FILEs; name the schemas with --schema-registry")
+    store = registry_values.load_store(location)
+    for problem in store.problems:
+        print(f"kafkalog: schema registry: {problem}", file=sys.stderr)
+    return ValueDecoder(store, validate_json=args.validate_json_schema)
 
 
 def _verify(args: argparse.Namespace) -> int:
@@ -404,6 +437,16 @@ def build_parser() -> argparse.ArgumentParser:
     dump.add_argument("--decode", choices=internal_topics.DECODERS, default=None,
                       help="decode keys and values as the records of an internal topic (default: by the "
                            "partition directory's name, e.g. __consumer_offsets-7; control records always)")
+    dump.add_argument("--decode-values", action="store_true",
+                      help="decode keys and values framed for a schema registry (Avro, Protobuf, JSON Schema) with "
+                           "the schemas of the _schemas-0 partition in the FILEs' log directory (or --schema-registry): "
+                           "key_decoded, key_schema, value_decoded, value_schema")
+    dump.add_argument("--schema-registry", metavar="PATH",
+                      help="with --decode-values: the schemas' source: a _schemas partition directory, a log directory "
+                           "holding one, a registry's GET /schemas?deleted=true answer saved as JSON, a Karapace v1 "
+                           "backup, or a directory of <id>.avsc/.proto/.json files")
+    dump.add_argument("--validate-json-schema", action="store_true",
+                      help="with --decode-values: check JSON Schema values against their schema")
     dump.add_argument("--max-bytes", type=_positive, metavar="N",
                       help="read only the batches within the first N bytes of each segment or snapshot (KIP-824)")
     dump.add_argument("--private-key", action="append", default=[], metavar="[ID=]PEM",

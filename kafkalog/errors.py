@@ -132,3 +132,11 @@ class DataLossError(KafkalogError):
     """Offsets asked for are no longer in the files (failOnDataLoss=true), as Kafka's source reports."""
 
     kind = "data_loss"
+
+
+class UndecodableValueError(DamagedDataError):
+    """A record key or value framed for a schema registry that does not decode with its schema: an id the schema
+    store lacks, bytes too short for the prefix, a body its schema does not read, a schema or reference that does
+    not resolve. The record and its raw bytes stay; only the decoded form is missing."""
+
+    kind = "undecodable_value"

@@ -51,6 +51,17 @@ OPTIONS = {
                   "are read before the local ones of the same partitions, each segment once",
     "remotePrivateKey": "[ID=]PEM file(s), comma-separated: the RSA private key(s) that unwrap the data keys of "
                         "encrypted Aiven remote segments",
+    "valueFormat": "registry: add value_decoded (JSON text), value_schema (id, subject, version, format) and value_error, "
+                   "values framed for a schema registry decoded with the schemas of the `_schemas` topic",
+    "keyFormat": "registry: the same for keys (key_decoded, key_schema, key_error)",
+    "valueSubject": "SUBJECT: add value_typed, typed from that subject's latest Avro or Protobuf schema (as spark-avro and "
+                    "spark-protobuf type them); values written with older versions are read through Avro's schema resolution",
+    "keySubject": "SUBJECT: the same for keys (key_typed)",
+    "schemaRegistry": "where the schemas come from: a `_schemas` partition directory, a log directory holding one, a "
+                      "registry's GET /schemas?deleted=true answer saved as JSON, a Karapace v1 backup, or a directory of "
+                      "<id>.avsc/.proto/.json files (default: the `_schemas-0` of the log directory read)",
+    "validateJsonSchema": "true/false (default false): check JSON Schema values against their schema; a mismatch is "
+                          "their value_error",
 }
 
 #: Options of Spark's Kafka source that only tune a consumer talking to a broker: accepted, no effect.
@@ -88,6 +99,18 @@ class ReadOptions:
     decode: bool = False  # internal topics (kafkalog.arrow.internal_topics)
     remote_root: str | None = None
     remote_private_key: str | None = None  # kafkalog.remote.aiven_keys: loaded where ranges are read
+    # Schema-registry values (kafkalog.dataset.registry_values)
+    key_format: str | None = None
+    value_format: str | None = None
+    key_subject: str | None = None
+    value_subject: str | None = None
+    schema_registry: str | None = None
+    validate_json_schema: bool = False
+
+    @property
+    def registry(self) -> bool:
+        """Whether the read decodes registry-framed keys or values."""
+        return bool(self.key_format or self.value_format or self.key_subject or self.value_subject)
 
     @property
     def read_committed(self) -> bool:
@@ -204,6 +227,18 @@ def parse_options(options: Mapping[str, str], *, streaming: bool = False) -> Rea
         kw["remote_root"] = str(given["remoteRoot"]).strip() or None
     if "remotePrivateKey" in given:
         kw["remote_private_key"] = str(given["remotePrivateKey"]).strip() or None
+    for name, attr in (("keyFormat", "key_format"), ("valueFormat", "value_format")):
+        if name in given:
+            fmt = str(given[name]).strip().lower()
+            if fmt not in ("registry", "binary", ""):
+                raise UsageError(f"option {name}: expected registry (or binary, the default), got {given[name]!r}")
+            kw[attr] = "registry" if fmt == "registry" else None
+    for name, attr in (("keySubject", "key_subject"), ("valueSubject", "value_subject"),
+                       ("schemaRegistry", "schema_registry")):
+        if name in given:
+            kw[attr] = str(given[name]).strip() or None
+    if "validateJsonSchema" in given:
+        kw["validate_json_schema"] = _bool("validateJsonSchema", given["validateJsonSchema"])
     for name, attr in (("maxPartitionBytes", "max_partition_bytes"), ("rowsPerBatch", "rows_per_batch"),
                        ("minPartitions", "min_partitions"), ("maxOffsetsPerTrigger", "max_offsets_per_trigger")):
         if name in given:

@@ -29,6 +29,7 @@ import pyarrow as pa
 
 from kafkalog.dataset import plan
 from kafkalog.dataset.options import OPTIONS, ReadOptions, parse_options
+from kafkalog.dataset.registry_values import RegistryColumns
 from kafkalog.dataset.rows import read_range
 from kafkalog.dataset.schema import output_arrow_schema
 from kafkalog.errors import UsageError
@@ -76,6 +77,8 @@ class Read:
     ranges: list[plan.SegmentRange]
     options: ReadOptions
     schema: pa.Schema
+    #: Registry-framed keys and values to decode (valueFormat, valueSubject, ...), with their schema store.
+    registry: RegistryColumns | None = None
 
 
 def plan_read(path: Paths, options: Mapping[str, object], *, threads: int = 1) -> Read:
@@ -94,7 +97,10 @@ def plan_read(path: Paths, options: Mapping[str, object], *, threads: int = 1) -
     schema = output_arrow_schema(read_options.include_headers, read_options.kafkalog_columns)
     if read_options.decode:
         schema = schema.append(pa.field("key_decoded", pa.string())).append(pa.field("value_decoded", pa.string()))
-    return Read(ranges, read_options, schema)
+    registry = RegistryColumns.for_read(_paths(path)[0], read_options) if read_options.registry else None
+    if registry is not None:
+        schema = registry.schema(schema)
+    return Read(ranges, read_options, schema, registry)
 
 
 def read_arrow(path: Paths, *, threads: int | None = None, **options: object) -> pa.RecordBatchReader:
@@ -131,7 +137,7 @@ def _paths(path: Paths) -> list[str]:
 def _batches(read: Read, threads: int) -> Iterator[pa.RecordBatch]:
     if threads == 1 or len(read.ranges) <= 1:
         for rng in read.ranges:
-            yield from read_range(rng, read.options)
+            yield from read_range(rng, read.options, registry=read.registry)
         return
     yield from _Ahead(read, threads)
 
@@ -177,7 +183,7 @@ class _Ahead:
 
     def _fill(self, rng: plan.SegmentRange, out: queue.Queue) -> None:
         try:
-            for batch in read_range(rng, self.read.options):
+            for batch in read_range(rng, self.read.options, registry=self.read.registry):
                 if not self._put(out, batch):
                     return
         except BaseException as e:  # handed to the consumer, who raises it in order

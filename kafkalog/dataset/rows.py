@@ -19,6 +19,7 @@ from kafkalog.dataset import decode, plan
 from kafkalog.dataset.filters import Pushed
 from kafkalog.dataset.offsets import Bounds
 from kafkalog.dataset.options import DROPMALFORMED, PERMISSIVE, ReadOptions
+from kafkalog.dataset.registry_values import RegistryColumns
 from kafkalog.dataset.schema import ARROW_SCHEMA, ARROW_TIMESTAMP, output_arrow_schema
 
 # Spark's TimestampType: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999Z
@@ -35,8 +36,10 @@ def path_option(options: dict[str, str]) -> str:
     return lowered["path"]
 
 
-def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = Pushed()) -> Iterator[pa.RecordBatch]:
-    """The rows of one planned range, options and pushed filters applied, in the DataFrame's shape."""
+def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = Pushed(),
+               registry: RegistryColumns | None = None) -> Iterator[pa.RecordBatch]:
+    """The rows of one planned range, options and pushed filters applied, in the DataFrame's shape;
+    with `registry`, registry-framed keys and values decoded (`kafkalog.dataset.registry_values`)."""
     markers = None
     if options.read_committed:
         markers = decode.scan_transaction_markers([(rng.segment.location, rng.start, rng.end)], list(rng.lookahead),
@@ -61,6 +64,8 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = Pu
             key, value = internal_topics_arrow.decoded_columns(raw)
             out = pa.RecordBatch.from_arrays([*out.columns, key, value],
                                              names=[*out.schema.names, "key_decoded", "value_decoded"])
+        if registry is not None:
+            out = registry.add(out, raw)
         mask = pushed.mask(out)
         if mask is not None:
             out = out.filter(mask)

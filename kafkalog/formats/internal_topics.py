@@ -1,4 +1,5 @@
-"""Kafka's internal topics decoded: consumer offsets, transactions, share groups, KRaft metadata.
+"""Kafka's internal topics decoded: consumer offsets, transactions, share groups, KRaft metadata, and a
+schema registry's `_schemas` (JSON, `kafkalog.formats.schemas_topic`).
 
 Specs: the `kafka_*_record.ksy` families, `kafka_raft_control_record.ksy`, `kafka_consumer_protocol.ksy`,
 `kafka_message_common.ksy`. No fast-path twin: records are decoded one at a time when asked for.
@@ -51,12 +52,13 @@ from kafkalog._generated import (
 )
 from kafkalog._generated.kafka_control_record import KafkaControlRecord
 from kafkalog.errors import UndecodableRecordError, UsageError
+from kafkalog.formats import schemas_topic
 from kafkalog.model import Record
 
-OFFSETS, TRANSACTIONS, SHARE, METADATA, REMOTE_LOG_METADATA, NONE = (
-    "offsets", "transactions", "share", "metadata", "remote-log-metadata", "none")
+OFFSETS, TRANSACTIONS, SHARE, METADATA, REMOTE_LOG_METADATA, SCHEMAS, NONE = (
+    "offsets", "transactions", "share", "metadata", "remote-log-metadata", "schemas", "none")
 #: The values of `kafkalog dump --decode`.
-DECODERS = (OFFSETS, TRANSACTIONS, SHARE, METADATA, REMOTE_LOG_METADATA, NONE)
+DECODERS = (OFFSETS, TRANSACTIONS, SHARE, METADATA, REMOTE_LOG_METADATA, SCHEMAS, NONE)
 #: Only control records are decoded (a topic that is not internal).
 CONTROL_ONLY = "control"
 
@@ -66,6 +68,8 @@ TOPIC_DECODERS = {
     "__share_group_state": SHARE,
     "__cluster_metadata": METADATA,
     "__remote_log_metadata": REMOTE_LOG_METADATA,
+    # A schema registry's topic (Confluent's and Karapace's default name): JSON, not a Kafka schema.
+    schemas_topic.SCHEMAS_TOPIC: SCHEMAS,
 }
 _SPECS = {
     OFFSETS: kafka_group_coordinator_record,
@@ -127,8 +131,10 @@ def decode_record(decoder: str | None, key: bytes | None, value: bytes | None,
             return Decoded()
         if decoder in (OFFSETS, TRANSACTIONS, SHARE):
             return _coordinator(_SPECS[decoder], key, value, as_kafka_prints)
+        if decoder == SCHEMAS:
+            return Decoded(*schemas_topic.decode_record(key, value))
         return Decoded(value=None if value is None else _framed(_SPECS[decoder], value, as_kafka_prints))
-    except _Undecodable as e:
+    except (_Undecodable, schemas_topic.SchemasRecordError) as e:
         return Decoded(error=str(e))
 
 

@@ -15,6 +15,7 @@ Streaming is `kafkalog.spark.stream`.
 """
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 import pyarrow as pa
@@ -24,6 +25,7 @@ from kafkalog.arrow import internal_topics as internal_topics_arrow
 from kafkalog.dataset import plan
 from kafkalog.dataset.filters import Pushed, translate
 from kafkalog.dataset.options import decode_flag, parse_options, schema_flags
+from kafkalog.dataset.registry_values import RegistryColumns
 from kafkalog.dataset.rows import path_option, read_range
 from kafkalog.dataset.schema import output_ddl
 from kafkalog.spark.stream import KafkaLogStreamReader
@@ -38,7 +40,13 @@ class KafkaLogDataSource(DataSource):
 
     def schema(self) -> str:
         options = dict(self.options)
-        return output_ddl(*schema_flags(options)) + (internal_topics_arrow.DECODED_DDL if decode_flag(options) else "")
+        ddl = output_ddl(*schema_flags(options)) + (internal_topics_arrow.DECODED_DDL if decode_flag(options) else "")
+        parsed = parse_options(options)
+        if parsed.registry:
+            # The typed columns' types come from the schema store: read it here, on the driver.
+            registry = RegistryColumns.for_read(path_option(options), parsed)
+            ddl += registry.spark_ddl(re.findall(r"`([^`]+)`", ddl))
+        return ddl
 
     def reader(self, schema) -> "KafkaLogReader":
         return KafkaLogPushdownReader(dict(self.options))
@@ -63,6 +71,7 @@ class KafkaLogReader(DataSourceReader):
         self.path = path_option(options)
         self.options = parse_options(options)
         self.pushed = Pushed()
+        self.registry = RegistryColumns.for_read(self.path, self.options) if self.options.registry else None
 
     def partitions(self) -> list[InputPartition]:
         ranges = plan.plan(self.path, self.options, self.pushed)
@@ -74,7 +83,7 @@ class KafkaLogReader(DataSourceReader):
         rng = partition.value
         if rng is None:
             return
-        yield from read_range(rng, self.options, self.pushed)
+        yield from read_range(rng, self.options, self.pushed, self.registry)
 
 
 class KafkaLogPushdownReader(KafkaLogReader):

@@ -28,6 +28,7 @@ from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 from kafkalog.errors import UsageError
 from kafkalog.dataset import offsets, plan
 from kafkalog.dataset.options import EARLIEST, LATEST, parse_options
+from kafkalog.dataset.registry_values import RegistryColumns
 from kafkalog.dataset.rows import path_option, read_range
 
 try:  # PySpark 4.2+: read limits and Trigger.AvailableNow for Python sources
@@ -56,6 +57,8 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def __init__(self, options: dict[str, str]):
         self.path = path_option(options)
         self.options = parse_options(options, streaming=True)
+        # Schemas registered while the query runs are read again by the next query, not by this one.
+        self.registry = RegistryColumns.for_read(self.path, self.options) if self.options.registry else None
         #: Trigger.AvailableNow: the latest offsets when the query started; never read past them.
         self.target: dict[TopicPartition, int] | None = None
 
@@ -150,7 +153,7 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return [InputPartition(r) for r in plan.plan(self.path, opts, exact_end=True)]
 
     def read(self, partition: InputPartition):
-        yield from read_range(partition.value, self.options)
+        yield from read_range(partition.value, self.options, registry=self.registry)
 
     def commit(self, end: dict) -> None:
         """Nothing to do: the files are only read."""

@@ -1,0 +1,109 @@
+"""Avro bodies, decoded with fastavro (the library confluent-kafka's `AvroDeserializer` runs).
+
+    schema = compile_avro(store, store.by_id(4))     # parsed once, its references' named types first
+    value = decode_avro(schema, body)                 # fastavro's Python values, unions unwrapped
+    value = decode_avro(schema, body, reader)         # resolved to a reader schema (Avro's resolution rules)
+    plain_json(value)                                 # bytes as base64, logical types as ISO text
+
+A schema's references name other subjects' versions whose named types it uses; they are parsed
+first into the same set of names, depth first, as the registry's `AvroSchemaProvider` does.
+"""
+from __future__ import annotations
+
+import base64
+import datetime
+import decimal
+import json
+import math
+import uuid
+from dataclasses import dataclass
+from io import BytesIO
+from typing import Any
+
+import fastavro
+from fastavro.read import SchemaResolutionError
+
+from kafkalog.errors import UndecodableValueError
+from kafkalog.registry.store import Schema, SchemaStore
+
+#: How deep references may nest before they are taken for a cycle.
+MAX_REFERENCE_DEPTH = 32
+
+
+@dataclass(frozen=True)
+class AvroSchema:
+    """A parsed Avro schema, ready for fastavro, and its JSON form (for type mapping)."""
+
+    id: int
+    parsed: Any
+    named: dict[str, Any]
+
+
+def compile_avro(store: SchemaStore, schema: Schema) -> AvroSchema:
+    """Parse `schema` with its references' named types; UndecodableValueError when a schema or reference does not parse."""
+    named: dict[str, Any] = {}
+    _parse_references(store, schema, named, 0, {schema.id})
+    parsed = _parse(schema, named)
+    return AvroSchema(schema.id, parsed, named)
+
+
+def decode_avro(schema: AvroSchema, body: bytes, reader: AvroSchema | None = None) -> Any:
+    """The value an Avro body holds (resolved to `reader` when given); UndecodableValueError when it does not read."""
+    try:
+        return fastavro.schemaless_reader(BytesIO(body), schema.parsed, reader.parsed if reader else None)
+    except SchemaResolutionError as e:
+        raise UndecodableValueError(f"written with schema id {schema.id}, it does not resolve to schema id "
+                             f"{reader.id if reader else '?'}: {e}") from None
+    except EOFError:
+        raise UndecodableValueError(f"the Avro body of {len(body)} bytes ends before the value of schema id {schema.id} "
+                             "is whole") from None
+    except Exception as e:  # fastavro's readers raise what the bytes make them raise
+        raise UndecodableValueError(f"the Avro body does not decode with schema id {schema.id}: "
+                             f"{type(e).__name__}: {e}") from None
+
+
+def plain_json(value: Any) -> Any:
+    """fastavro's Python values as plain JSON: unions unwrapped (as read), bytes and fixed as base64,
+    decimals as exact text, dates, times and timestamps as ISO 8601, UUIDs as text."""
+    if isinstance(value, dict):
+        return {k: plain_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain_json(v) for v in value]
+    if isinstance(value, (bytes, bytearray)):
+        return base64.b64encode(value).decode()
+    if isinstance(value, (datetime.datetime, datetime.date, datetime.time)):
+        return value.isoformat()
+    if isinstance(value, decimal.Decimal):
+        return str(value)
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    return value
+
+
+def _parse_references(store: SchemaStore, schema: Schema, named: dict[str, Any], depth: int, seen: set[int]) -> None:
+    if depth > MAX_REFERENCE_DEPTH:
+        raise UndecodableValueError(f"schema id {schema.id}: references nest deeper than {MAX_REFERENCE_DEPTH}")
+    for ref in schema.references:
+        target = store.resolve(ref)
+        if target is None:
+            raise UndecodableValueError(f"schema id {schema.id}: its reference {ref.name!r} to subject {ref.subject!r} "
+                              f"version {ref.version} is not in the schema store")
+        if target.id in seen:
+            continue
+        seen.add(target.id)
+        _parse_references(store, target, named, depth + 1, seen)
+        _parse(target, named)
+
+
+def _parse(schema: Schema, named: dict[str, Any]) -> Any:
+    try:
+        text = json.loads(schema.text)
+    except ValueError as e:
+        # A bare name such as "string" is JSON too; anything else is not an Avro schema.
+        raise UndecodableValueError(f"schema id {schema.id} is not Avro schema JSON: {e}") from None
+    try:
+        return fastavro.parse_schema(text, named_schemas=named)
+    except Exception as e:
+        raise UndecodableValueError(f"schema id {schema.id} does not parse as Avro: {type(e).__name__}: {e}") from None

@@ -1,0 +1,84 @@
+"""JSON Schema bodies: the value is JSON text; validated against its schema only when asked (`jsonschema`).
+
+    compiled = compile_json_schema(store, store.by_id(9))   # the schema and its `$ref`s, checked once
+    value = decode_json(compiled, body, validate=True)
+
+References name other subjects' schemas by the URI a `$ref` uses (`"$ref": "customer.json"`);
+they are registered under those names for the validator, as the registry's `JsonSchemaProvider`
+resolves them.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import jsonschema
+import referencing
+import referencing.exceptions
+from referencing.jsonschema import DRAFT7
+
+from kafkalog.errors import UndecodableValueError
+from kafkalog.registry.store import Schema, SchemaStore
+
+MAX_REFERENCE_DEPTH = 32
+
+
+@dataclass(frozen=True)
+class JsonSchema:
+    id: int
+    schema: Any
+    registry: referencing.Registry
+
+
+def compile_json_schema(store: SchemaStore, schema: Schema) -> JsonSchema:
+    resources: dict[str, Any] = {}
+    _collect(store, schema, resources, 0)
+    document = _load(schema)
+    registry = referencing.Registry().with_resources(
+        (name, referencing.Resource.from_contents(doc, default_specification=DRAFT7)) for name, doc in resources.items())
+    try:
+        jsonschema.validators.validator_for(document, default=jsonschema.Draft7Validator).check_schema(document)
+    except jsonschema.SchemaError as e:
+        raise UndecodableValueError(f"schema id {schema.id} is not a valid JSON Schema: {e.message}") from None
+    return JsonSchema(schema.id, document, registry)
+
+
+def decode_json(schema: JsonSchema, body: bytes, *, validate: bool = False) -> Any:
+    """The JSON value of a body; with `validate`, UndecodableValueError when it does not match its schema."""
+    try:
+        value = json.loads(body)
+    except (UnicodeDecodeError, ValueError) as e:
+        raise UndecodableValueError(f"the JSON body of {len(body)} bytes (schema id {schema.id}) is not JSON: {e}") from None
+    if validate:
+        cls = jsonschema.validators.validator_for(schema.schema, default=jsonschema.Draft7Validator)
+        try:
+            error = jsonschema.exceptions.best_match(cls(schema.schema, registry=schema.registry).iter_errors(value))
+        except referencing.exceptions.Unresolvable as e:
+            raise UndecodableValueError(f"schema id {schema.id}: a $ref does not resolve: {e}") from None
+        if error is not None:
+            where = "/".join(str(p) for p in error.absolute_path) or "the value"
+            raise UndecodableValueError(f"the JSON value does not match schema id {schema.id} at {where}: "
+                                        f"{error.message}")
+    return value
+
+
+def _collect(store: SchemaStore, schema: Schema, resources: dict[str, Any], depth: int) -> None:
+    if depth > MAX_REFERENCE_DEPTH:
+        raise UndecodableValueError(f"schema id {schema.id}: references nest deeper than {MAX_REFERENCE_DEPTH}")
+    for ref in schema.references:
+        if ref.name in resources:
+            continue
+        target = store.resolve(ref)
+        if target is None:
+            raise UndecodableValueError(f"schema id {schema.id}: its reference {ref.name!r} to subject "
+                                        f"{ref.subject!r} version {ref.version} is not in the schema store")
+        resources[ref.name] = _load(target)
+        _collect(store, target, resources, depth + 1)
+
+
+def _load(schema: Schema) -> Any:
+    try:
+        return json.loads(schema.text)
+    except ValueError as e:
+        raise UndecodableValueError(f"schema id {schema.id} is not JSON Schema JSON: {e}") from None

@@ -1,0 +1,186 @@
+"""Protobuf bodies: the schema's `.proto` text compiled in-process, the message decoded by `protobuf`.
+
+    compiled = compile_protobuf(store, store.by_id(7))   # protoc (grpcio-tools) into a descriptor set, once
+    message = decode_protobuf(compiled, [1, 0], body)     # the message the indexes name
+    plain_json(message)   # proto3's JSON mapping, field names as written, fields without presence included
+
+A registry keeps a Protobuf schema as `.proto` text, or (as confluent-kafka's Python serializer
+registers it) as base64 of a serialized `FileDescriptorProto`; both are read. References name the
+files a schema imports (`import "customer.proto"`), each another subject's version; Google's
+well-known types (`google/protobuf/*.proto`) come with grpcio-tools, as the serializers take them
+without a reference.
+"""
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+import re
+import tempfile
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import grpc_tools
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
+from google.protobuf.message import DecodeError, Message
+from grpc_tools import protoc
+
+from kafkalog.errors import UndecodableValueError
+from kafkalog.registry.store import Schema, SchemaStore
+
+#: Google's well-known types, shipped with grpcio-tools.
+WELL_KNOWN_INCLUDE = str(Path(grpc_tools.__file__).parent / "_proto")
+MAX_REFERENCE_DEPTH = 32
+_BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]+$")
+#: protoc's errors go to the process's stderr: compile one schema at a time while it is redirected.
+_PROTOC_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class ProtobufSchema:
+    """A compiled schema: its file in its own descriptor pool (versions of one file may define the same names)."""
+
+    id: int
+    file: descriptor_pb2.FileDescriptorProto
+    pool: descriptor_pool.DescriptorPool
+
+    def message_name(self, indexes: list[int]) -> str:
+        """The full name of the message the indexes name (top-level index, then nested ones)."""
+        candidates = list(self.file.message_type)
+        name = self.file.package
+        for depth, i in enumerate(indexes):
+            if i >= len(candidates):
+                raise UndecodableValueError(f"message indexes {indexes} name no message of schema id {self.id} "
+                                            f"(level {depth} has {len(candidates)})")
+            message = candidates[i]
+            name = f"{name}.{message.name}" if name else message.name
+            candidates = list(message.nested_type)
+        return name
+
+
+def compile_protobuf(store: SchemaStore, schema: Schema) -> ProtobufSchema:
+    """Compile a schema and its references; UndecodableValueError when one does not compile or resolve."""
+    files: dict[str, str | descriptor_pb2.FileDescriptorProto] = {}
+    _collect_references(store, schema, files, 0, set())
+    main_name = f"kafkalog_schema_{schema.id}.proto"
+    files[main_name] = _serialized(schema.text) or schema.text
+    protos = _compile(files, main_name, schema.id)
+    pool = descriptor_pool.DescriptorPool()
+    for proto in _dependency_order(protos):
+        try:
+            pool.Add(proto)
+        except (TypeError, ValueError) as e:
+            raise UndecodableValueError(f"schema id {schema.id}: {proto.name} does not load: {e}") from None
+    return ProtobufSchema(schema.id, protos[main_name], pool)
+
+
+def decode_protobuf(schema: ProtobufSchema, indexes: list[int], body: bytes) -> Message:
+    name = schema.message_name(indexes)
+    cls = message_factory.GetMessageClass(schema.pool.FindMessageTypeByName(name))
+    try:
+        return cls.FromString(body)
+    except (DecodeError, RuntimeError, ValueError) as e:
+        raise UndecodableValueError(f"the Protobuf body of {len(body)} bytes does not decode as {name} "
+                                    f"(schema id {schema.id}): {e}") from None
+
+
+def plain_json(message: Message) -> dict[str, Any]:
+    """proto3's canonical JSON mapping (int64 as text, bytes as base64, enums by name, well-known types as
+    their JSON), with the field names of the `.proto` and every field without presence shown."""
+    return json_format.MessageToDict(message, preserving_proto_field_name=True,
+                                     always_print_fields_with_no_presence=True)
+
+
+def _collect_references(store: SchemaStore, schema: Schema, files: dict, depth: int, seen: set[str]) -> None:
+    if depth > MAX_REFERENCE_DEPTH:
+        raise UndecodableValueError(f"schema id {schema.id}: references nest deeper than {MAX_REFERENCE_DEPTH}")
+    for ref in schema.references:
+        if ref.name in seen or ref.name.startswith("google/protobuf/"):
+            continue
+        seen.add(ref.name)
+        target = store.resolve(ref)
+        if target is None:
+            raise UndecodableValueError(f"schema id {schema.id}: its import {ref.name!r} (subject {ref.subject!r} "
+                                        f"version {ref.version}) is not in the schema store")
+        _collect_references(store, target, files, depth + 1, seen)
+        files[ref.name] = _serialized(target.text, ref.name) or target.text
+
+
+def _serialized(text: str, name: str | None = None) -> descriptor_pb2.FileDescriptorProto | None:
+    """A schema kept as base64 of a serialized FileDescriptorProto (confluent-kafka's Python serializer)."""
+    if "syntax" in text or "message" in text or not _BASE64.match(text):
+        return None
+    try:
+        proto = descriptor_pb2.FileDescriptorProto.FromString(base64.b64decode(text, validate=False))
+    except (binascii.Error, DecodeError, ValueError):
+        return None
+    if name is not None:
+        proto.name = name
+    return proto
+
+
+def _compile(files: dict[str, str | descriptor_pb2.FileDescriptorProto], main: str,
+             schema_id: int) -> dict[str, descriptor_pb2.FileDescriptorProto]:
+    """Every file as a FileDescriptorProto: text compiled by protoc, serialized ones as they are."""
+    out = {name: f for name, f in files.items() if isinstance(f, descriptor_pb2.FileDescriptorProto)}
+    texts = {name: f for name, f in files.items() if isinstance(f, str)}
+    if not texts:
+        return out
+    with tempfile.TemporaryDirectory(prefix="kafkalog-proto-") as tmp:
+        for name, text in texts.items():
+            path = Path(tmp, "src", name)
+            if not path.resolve().is_relative_to(Path(tmp, "src").resolve()):
+                raise UndecodableValueError(f"schema id {schema_id}: import name {name!r} leaves its directory")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        descriptor_set = Path(tmp, "set.pb")
+        args = ["protoc", f"-I{Path(tmp, 'src')}", f"-I{WELL_KNOWN_INCLUDE}", "--include_imports",
+                f"--descriptor_set_out={descriptor_set}"]
+        if out:
+            given = descriptor_pb2.FileDescriptorSet(file=list(out.values()))
+            Path(tmp, "given.pb").write_bytes(given.SerializeToString())
+            args.append(f"--descriptor_set_in={Path(tmp, 'given.pb')}")
+        targets = [main] if main in texts else sorted(texts)
+        with _PROTOC_LOCK, _stderr_to(Path(tmp, "errors.txt")):
+            code = protoc.main([*args, *targets])
+        if code != 0:
+            errors = Path(tmp, "errors.txt").read_text(errors="replace").strip().replace(str(Path(tmp, "src")) + "/", "")
+            raise UndecodableValueError(f"schema id {schema_id} does not compile as Protobuf: "
+                                        f"{errors or f'protoc exit {code}'}")
+        compiled = descriptor_pb2.FileDescriptorSet.FromString(descriptor_set.read_bytes())
+    for proto in compiled.file:
+        out.setdefault(proto.name, proto)
+    return out
+
+
+def _dependency_order(protos: dict[str, descriptor_pb2.FileDescriptorProto]) -> Iterator[descriptor_pb2.FileDescriptorProto]:
+    done: set[str] = set()
+
+    def visit(name: str, depth: int) -> Iterator[descriptor_pb2.FileDescriptorProto]:
+        if name in done or name not in protos or depth > MAX_REFERENCE_DEPTH:
+            return
+        done.add(name)
+        for dep in protos[name].dependency:
+            yield from visit(dep, depth + 1)
+        yield protos[name]
+
+    for name in list(protos):
+        yield from visit(name, 0)
+
+
+@contextmanager
+def _stderr_to(path: Path) -> Iterator[None]:
+    """File descriptor 2 into `path` (protoc writes its diagnostics there, not to Python's sys.stderr)."""
+    saved = os.dup(2)
+    try:
+        with open(path, "wb") as f:
+            os.dup2(f.fileno(), 2)
+            try:
+                yield
+            finally:
+                os.dup2(saved, 2)
+    finally:
+        os.close(saved)

@@ -1,0 +1,190 @@
+"""A schema store: every schema a registry registered, rebuilt offline from its `_schemas` records.
+
+    store = SchemaStore.from_records((offset, key, value) for each `_schemas` record, in offset order)
+    store.by_id(4)                         # the Schema an id names (also after its versions were deleted)
+    store.version_for(4, topic="orders", is_key=False)   # the subject/version it is best known by
+    store.latest("orders-value")           # the newest version not deleted
+
+Replay follows the registries' readers (Confluent's `KafkaStoreReaderThread`, Karapace's
+`schema_reader`): a SCHEMA record registers or rewrites a version (`deleted: true` is a soft
+delete); a tombstone of a SCHEMA key is a hard delete; DELETE_SUBJECT soft-deletes the versions up to
+its `version`; CLEAR_SUBJECT hard-deletes the soft-deleted ones. CONFIG, MODE, NOOP and CONTEXT
+records say nothing about schemas.
+
+An id stays decodable after its versions are deleted, soft or hard, as long as its schema text is in
+the records: the data written with it still exists. Such a version is reported with its deleted state.
+
+Other sources (`from_export`): a registry's answer to `GET /schemas?deleted=true` saved as JSON, a
+Karapace v1 backup (`karapace_schema_backup`: a JSON list of `[key, value]` texts), or a directory of schema files named
+`<id>.avsc`, `<id>.proto` or `<id>.json`.
+"""
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from kafkalog.formats import schemas_topic
+from kafkalog.formats.schemas_topic import (
+    AVRO, CLEAR_SUBJECT, DELETE_SUBJECT, JSON, PROTOBUF, SCHEMA, Reference, SchemasRecordError, SchemaValue,
+)
+
+#: Schema-file suffixes of a directory of schema files, and their formats.
+FILE_FORMATS = {".avsc": AVRO, ".proto": PROTOBUF, ".json": JSON}
+#: "Not deleted", "soft" (deleted, still listed with ?deleted=true), "hard" (gone from the registry).
+LIVE, SOFT, HARD = "live", "soft", "hard"
+
+
+@dataclass(frozen=True)
+class Schema:
+    """One schema: what an id names. The same text under several subjects shares its id."""
+
+    id: int
+    schema_type: str
+    text: str
+    references: tuple[Reference, ...] = ()
+    md5: bytes | None = None
+
+
+@dataclass(frozen=True)
+class Version:
+    """A subject's version of a schema, and whether it was deleted."""
+
+    subject: str
+    version: int
+    id: int
+    state: str = LIVE
+
+
+@dataclass
+class SchemaStore:
+    """Schemas by id, subjects' versions, and what could not be read (`problems`, one line each)."""
+
+    schemas: dict[int, Schema] = field(default_factory=dict)
+    versions: dict[tuple[str, int], Version] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+    #: Where the store came from, for messages ("_schemas-0 of /data", "export.json").
+    source: str = ""
+
+    # ------------------------------------------------------------------ building
+
+    @classmethod
+    def from_records(cls, records: Iterable[tuple[int | None, bytes | None, bytes | None]], source: str = "") -> "SchemaStore":
+        """Replay `_schemas` records `(offset, key, value)` in offset order."""
+        store = cls(source=source)
+        for offset, key, value in records:
+            try:
+                store._apply(schemas_topic.parse_key(key), key, value)
+            except SchemasRecordError as e:
+                store.problems.append(f"{source or '_schemas'}: offset {offset}: {e}")
+        return store
+
+    @classmethod
+    def from_export(cls, path: str | os.PathLike) -> "SchemaStore":
+        """A registry export: `GET /schemas?deleted=true` as JSON, a Karapace backup, or a directory of schema files."""
+        p = Path(path)
+        store = cls(source=str(p))
+        if p.is_dir():
+            store._add_files(p)
+            return store
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            raise SchemasRecordError(f"{p}: not a registry export (JSON): {e}") from None
+        if isinstance(data, list) and all(isinstance(e, dict) for e in data):
+            for entry in data:
+                store._add_export_entry(entry)
+            return store
+        if isinstance(data, list) and all(isinstance(e, list) and len(e) == 2 for e in data):
+            # Karapace's v1 backup: [[key JSON text, value JSON text or null], ...] in the topic's order.
+            return cls.from_records(((i, _text(k), _text(v)) for i, (k, v) in enumerate(data)), str(p))
+        raise SchemasRecordError(f"{p}: neither a registry's GET /schemas answer nor a Karapace v1 backup")
+
+    def _apply(self, key: dict[str, Any], raw_key: bytes | None, raw_value: bytes | None) -> None:
+        keytype = key["keytype"]
+        if keytype == SCHEMA:
+            value = schemas_topic.parse_value(key, raw_value)
+            where = (key["subject"], key["version"])
+            if value is None:  # tombstone: the version is gone; its id's text stays for the data written with it
+                old = self.versions.get(where)
+                if old is not None:
+                    self.versions[where] = Version(old.subject, old.version, old.id, HARD)
+                return
+            assert isinstance(value, SchemaValue)
+            self.schemas[value.id] = Schema(value.id, value.schema_type, value.schema, value.references, value.md5)
+            self.versions[(value.subject, value.version)] = Version(
+                value.subject, value.version, value.id, SOFT if value.deleted else LIVE)
+        elif keytype == DELETE_SUBJECT and raw_value is not None:
+            fields = schemas_topic.parse_value(key, raw_value).fields  # type: ignore[union-attr]
+            upto = fields.get("version")
+            for (subject, version), v in list(self.versions.items()):
+                if subject == key["subject"] and v.state == LIVE and (not isinstance(upto, int) or version <= upto):
+                    self.versions[(subject, version)] = Version(subject, version, v.id, SOFT)
+        elif keytype == CLEAR_SUBJECT and raw_value is not None:
+            for (subject, version), v in list(self.versions.items()):
+                if subject == key["subject"] and v.state == SOFT:
+                    self.versions[(subject, version)] = Version(subject, version, v.id, HARD)
+
+    def _add_export_entry(self, entry: dict[str, Any]) -> None:
+        try:
+            key = {"keytype": SCHEMA, "subject": entry.get("subject"), "version": entry.get("version")}
+            value = schemas_topic.parse_value(key, json.dumps(entry).encode())
+        except SchemasRecordError as e:
+            self.problems.append(f"{self.source}: {e}")
+            return
+        assert isinstance(value, SchemaValue)
+        self.schemas[value.id] = Schema(value.id, value.schema_type, value.schema, value.references, value.md5)
+        self.versions[(value.subject, value.version)] = Version(value.subject, value.version, value.id,
+                                                                SOFT if value.deleted else LIVE)
+
+    def _add_files(self, directory: Path) -> None:
+        for f in sorted(directory.iterdir()):
+            fmt = FILE_FORMATS.get(f.suffix)
+            if fmt is None or not f.stem.isdigit():
+                continue
+            self.schemas[int(f.stem)] = Schema(int(f.stem), fmt, f.read_text(encoding="utf-8"))
+
+    # ------------------------------------------------------------------ lookups
+
+    def by_id(self, schema_id: int) -> Schema | None:
+        return self.schemas.get(schema_id)
+
+    def by_guid(self, guid: uuid.UUID) -> Schema | None:
+        """The schema whose MD5 (`md5` in `_schemas`) is this GUID's bytes (magic-1 framing)."""
+        for schema in self.schemas.values():
+            if schema.md5 == guid.bytes:
+                return schema
+        return None
+
+    def version_for(self, schema_id: int, topic: str | None = None, is_key: bool = False) -> Version | None:
+        """The subject and version an id is known by: under the topic's own subject (`<topic>-key` / `-value`,
+        the default TopicNameStrategy) if it is there, else the first subject that has it; live versions first."""
+        found = [v for v in self.versions.values() if v.id == schema_id]
+        if not found:
+            return None
+        own = f"{topic}-{'key' if is_key else 'value'}" if topic else None
+        order = {LIVE: 0, SOFT: 1, HARD: 2}
+        return min(found, key=lambda v: (v.subject != own, order[v.state], v.subject, -v.version))
+
+    def latest(self, subject: str) -> Version | None:
+        """The subject's newest version that is not deleted."""
+        live = [v for v in self.versions.values() if v.subject == subject and v.state == LIVE]
+        return max(live, key=lambda v: v.version) if live else None
+
+    def resolve(self, ref: Reference) -> Schema | None:
+        """The schema a reference names (version -1: the subject's latest)."""
+        if ref.version == -1:
+            v = self.latest(ref.subject)
+        else:
+            v = self.versions.get((ref.subject, ref.version))
+        return self.schemas.get(v.id) if v is not None else None
+
+    def subjects(self) -> list[str]:
+        return sorted({s for s, _ in self.versions})
+
+
+def _text(obj: Any) -> bytes | None:
+    return None if obj is None else (obj.encode() if isinstance(obj, str) else json.dumps(obj).encode())
