@@ -96,8 +96,10 @@ def parse_key(data: bytes | None) -> dict[str, Any]:
 
 
 def parse_value(key: dict[str, Any], data: bytes | None) -> SchemaValue | OtherValue | None:
-    """A `_schemas` value for its parsed key; None for a tombstone (a hard delete of a SCHEMA key)."""
-    if data is None:
+    """A `_schemas` value for its parsed key; None for a tombstone (a hard delete of a SCHEMA key).
+
+    Karapace writes its tombstones as empty values, Confluent's registry as null ones: both delete."""
+    if not data:
         return None
     value = _json(data, "value")
     if not isinstance(value, dict):

@@ -203,7 +203,7 @@ def _field_type(f: pb.FieldDescriptor, seen: tuple[str, ...]) -> pa.DataType:
 
 
 def _repeated(f: pb.FieldDescriptor) -> bool:
-    return f.label == pb.FieldDescriptor.LABEL_REPEATED
+    return f.is_repeated
 
 
 def _single_type(f: pb.FieldDescriptor, seen: tuple[str, ...]) -> pa.DataType:

@@ -68,6 +68,9 @@ def compile_protobuf(store: SchemaStore, schema: Schema) -> ProtobufSchema:
     main_name = f"kafkalog_schema_{schema.id}.proto"
     files[main_name] = _serialized(schema.text) or schema.text
     protos = _compile(files, main_name, schema.id)
+    for proto in protos.values():
+        for message in proto.message_type:
+            _restore_map_entries(message, f"{proto.package}.{message.name}" if proto.package else message.name)
     pool = descriptor_pool.DescriptorPool()
     for proto in _dependency_order(protos):
         try:
@@ -92,6 +95,29 @@ def plain_json(message: Message) -> dict[str, Any]:
     their JSON), with the field names of the `.proto` and every field without presence shown."""
     return json_format.MessageToDict(message, preserving_proto_field_name=True,
                                      always_print_fields_with_no_presence=True)
+
+
+def _restore_map_entries(message: descriptor_pb2.DescriptorProto, full_name: str) -> None:
+    """Mark the entry messages of map fields that a registry wrote out as plain messages.
+
+    Karapace keeps a Protobuf schema registered as a serialized descriptor (confluent-kafka's Python
+    serializer registers it so) as `.proto` text in which `map<string, int32> counters = 4;` has
+    become `repeated CountersEntry counters = 4;` with a nested `message CountersEntry {key = 1;
+    value = 2;}`: the same bytes on the wire, but no longer a map. protoc's own entry message has
+    exactly that shape and name, so such a pair is taken for the map it was, as the deserializer
+    with the application's classes reads it."""
+    nested = {n.name: n for n in message.nested_type}
+    for f in message.field:
+        entry_name = "".join(part[:1].upper() + part[1:] for part in f.name.split("_")) + "Entry"
+        entry = nested.get(entry_name)
+        if (entry is None or f.label != descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED
+                or f.type_name.lstrip(".") != f"{full_name}.{entry_name}" or entry.nested_type or entry.enum_type):
+            continue
+        numbers = {(x.name, x.number) for x in entry.field}
+        if numbers == {("key", 1), ("value", 2)} and not entry.options.map_entry:
+            entry.options.map_entry = True
+    for n in message.nested_type:
+        _restore_map_entries(n, f"{full_name}.{n.name}")
 
 
 def _collect_references(store: SchemaStore, schema: Schema, files: dict, depth: int, seen: set[str]) -> None:
