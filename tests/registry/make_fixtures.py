@@ -14,8 +14,8 @@ the records through it, registering every schema in tests/registry/schemas/ as t
 - `framed-in-header`: the schema id in the `__value_schema_id` header (confluent-kafka's `SchemaId` framing)
   and the Avro body alone in the value;
 - `raw`: values framed for no registry, and a tombstone on `orders`.
-Karapace (3.15, and every version up to 6) takes references for Protobuf schemas only: Avro and JSON Schema
-references are refused (error 44302), so only `events` has them.
+Karapace 3.15 (the newest that runs on Python 3.11) takes references for Protobuf schemas only: Avro and
+JSON Schema references are refused (error 44302), so only `events` has them.
 Before anything stops, a consumer reads every record back and the matching real deserializer
 (AvroDeserializer, ProtobufDeserializer, JSONDeserializer) decodes it against the live registry: that
 is `expected.jsonl`. `registry.json` is what the registry answers for every subject, version and id.
