@@ -10,11 +10,14 @@ import shutil
 import struct
 import subprocess
 import sys
+from io import BytesIO
 from pathlib import Path
 
 import pytest
+from kaitaistruct import KaitaiStream
 
 import kafkalog
+from kafkalog._generated.schema_registry_framing import SchemaRegistryFraming
 from kafkalog.dataset.registry_values import load_store
 from kafkalog.errors import UndecodableValueError
 from kafkalog.registry.store import SchemaStore
@@ -133,3 +136,16 @@ def test_options_and_paths_that_cannot_be(tmp_path):
         kafkalog.read_table(DATA / "clicks-0", valueSubject="clicks-value")
     with pytest.raises(kafkalog.KafkalogError, match="option valueFormat: expected registry"):
         kafkalog.read_table(DATA / "orders-0", valueFormat="avro")
+
+
+def test_the_web_ide_samples_parse_with_the_spec():
+    samples = Path(__file__).resolve().parents[2] / "samples" / "registry"
+
+    def parse(name: str) -> SchemaRegistryFraming:
+        return SchemaRegistryFraming(KaitaiStream(BytesIO((samples / name).read_bytes())))
+    assert (parse("orders-value-avro.bin").schema_id, len(parse("orders-value-avro.bin").body)) == (3, 106)
+    protobuf = parse("events-value-protobuf.bin")
+    indexes = SchemaRegistryFraming.MessageIndexes(KaitaiStream(BytesIO(protobuf.body)))
+    assert (protobuf.schema_id, [i.value for i in indexes.indexes]) == (8, [1, 0])
+    header = parse("value-schema-id-header.bin")
+    assert (header.schema_id, header.body) == (1, b"")
