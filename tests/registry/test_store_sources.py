@@ -105,3 +105,12 @@ def test_delete_subject_and_clear_subject_records():
     assert store.latest("s").version == 3 and store.by_id(1) is not None
     assert store.problems == ["_schemas-0: offset 5: key 'not json' is not JSON: Expecting value: line 1 column 1 "
                               "(char 0)"]
+
+
+def test_arrays_of_items_written_in_no_bytes_are_refused_not_counted(tmp_path):
+    store = _export(tmp_path, [{"subject": "s", "version": 1, "id": 1,
+                                "schema": json.dumps({"type": "array", "items": "null"})}])
+    # a block claiming 2^62 items in 9 bytes: refused at once, never made
+    got = ValueDecoder(store).decode(b"\x00\x00\x00\x00\x01" + b"\xfe" + b"\xff" * 7 + b"\x7f", None, topic="t")
+    assert got.error == ("schema id 1 has an array whose items are written in no bytes; kafkalog does not decode it: "
+                         "its item counts alone could claim unbounded memory")
