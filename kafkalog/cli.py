@@ -25,7 +25,7 @@ from kafkalog.log import file_kinds
 from kafkalog.log.segment import SegmentReader
 from kafkalog.progress import ByteProgress
 from kafkalog.dataset import remote as remote_roots
-from kafkalog.dataset import registry_values
+from kafkalog.dataset import layout, registry_values
 from kafkalog.dataset.fs import has_scheme
 from kafkalog.registry.values import ValueDecoder, is_registry_topic
 from kafkalog.remote import aiven_object
@@ -245,9 +245,14 @@ def _dump_targets(names: list[str], forced: str | None) -> list[tuple[Path, str 
     return targets
 
 
-def _remote_targets(root: str | None) -> list[tuple[Path, str, None]]:
+def _remote_targets(root: str | None, local: list[tuple[Path, str | None, list[Path] | None]] = ()
+                    ) -> list[tuple[Path, str, None]]:
     """--remote-root: every remote segment under a tiered-storage root (LocalTieredStorage's `.log` files,
-    Aiven's `.rsm-manifest`s), by topic, partition and start offset."""
+    Aiven's `.rsm-manifest`s), by topic, partition and start offset.
+
+    With `local` targets (dump's FILEs), the history is stitched as read_arrow stitches it: a segment both
+    remote and local is printed once, from the local disk, and where the log directories hold
+    `__remote_log_metadata`, only the segments whose copy finished are printed."""
     if root is None:
         return []
     if has_scheme(root):
@@ -257,6 +262,17 @@ def _remote_targets(root: str | None) -> list[tuple[Path, str, None]]:
         segments = remote_roots.list_remote_segments(root)
     except FileNotFoundError:
         raise UsageError(f"--remote-root {root}: no such directory") from None
+    if local:
+        on_disk: set[tuple[str | None, int | None, int | None]] = set()
+        log_dirs: set[str] = set()
+        for path, kind, partitions in local:
+            for partition in partitions or ([path.parent] if kind == file_kinds.LOG else []):
+                topic, number = layout.topic_partition(partition.name)
+                on_disk |= {(topic, number, layout.segment_base_offset(f.name)) for f in partition.glob("*.log")}
+                log_dirs.add(str(partition.parent.absolute()))
+        states = remote_roots.segment_states(sorted(log_dirs))
+        segments = [s for s in segments if (s.topic, s.partition, s.base_offset) not in on_disk
+                    and (states is None or (s.segment_id in states and states[s.segment_id].readable))]
     return [(Path(s.location), file_kinds.RSM_MANIFEST if s.location.endswith(aiven_object.MANIFEST_SUFFIX)
              else file_kinds.LOG, None) for s in segments]
 
@@ -278,8 +294,9 @@ def _dump(args: argparse.Namespace) -> int:
     keyring(args.private_key)  # a key that does not load is a usage error before anything is printed
     if not args.files and args.remote_root is None:
         raise UsageError("dump: name a FILE, or a tiered-storage root with --remote-root")
-    remote_targets = _remote_targets(args.remote_root)
-    targets = remote_targets + _dump_targets(args.files, args.type)
+    local_targets = _dump_targets(args.files, args.type)
+    remote_targets = _remote_targets(args.remote_root, local_targets)
+    targets = remote_targets + local_targets
     opts = DumpOptions(format=args.format, full=args.full, shallow=args.shallow, max_bytes=args.max_bytes,
                        decode=args.decode, kafka_version=args.kafka_version,
                        private_keys=tuple(args.private_key), values=_value_decoder(args))

@@ -134,6 +134,13 @@ class DataLossError(KafkalogError):
     kind = "data_loss"
 
 
+class OffsetGapError(DamagedDataError):
+    """Offsets a tiered partition's history must hold (it is never compacted) that no remote or local segment
+    holds: a remote segment missing from the remote storage root. A damage row in PERMISSIVE mode."""
+
+    kind = "offset_gap"
+
+
 class UndecodableValueError(DamagedDataError):
     """A record key or value framed for a schema registry that does not decode with its schema: an id the schema
     store lacks, bytes too short for the prefix, a body its schema does not read, a schema or reference that does

@@ -21,7 +21,7 @@ from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_
 from kafkalog.dataset import fs, layout, offsets, remote
 from kafkalog.dataset.filters import Pushed
 from kafkalog.dataset.offsets import Bounds
-from kafkalog.dataset.options import ReadOptions
+from kafkalog.dataset.options import PERMISSIVE, ReadOptions
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,8 @@ class SegmentRange:
     lookahead: tuple[tuple[str, int, int], ...] = field(default=())
     #: The offsets of the partition to return; the reader filters its rows by them.
     bounds: Bounds = field(default=Bounds())
+    #: PERMISSIVE: offsets missing before `segment` in a tiered partition's history, read as one damage row.
+    gap: str | None = None
 
 
 def list_segments(path: str) -> list[Segment]:
@@ -107,10 +109,16 @@ def plan(path: str, options: ReadOptions, pushed: Pushed = Pushed(), exact_end: 
     wanted offset, so that a batch still being appended is never read.
     """
     segments = list_segments(path)
+    gaps: dict[str, str] = {}  # PERMISSIVE: the location of the segment after a gap -> the gap
+
+    def report(message: str, after: Segment) -> None:
+        if options.explicit_mode == PERMISSIVE:
+            gaps[after.location] = message
+        else:
+            offsets.report_data_loss(options, message)
     if options.remote_root is not None:
         states = remote.segment_states(_log_dirs(path, segments))
-        segments = stitched(segments, _remote_segments(options.remote_root), states,
-                            lambda message: offsets.report_data_loss(options, message))
+        segments = stitched(segments, _remote_segments(options.remote_root), states, report)
     segments = [s for s in segments if options.wants(s.topic, s.partition) and pushed.wants(s.topic, s.partition)]
     ranges: list[SegmentRange] = []
     across = options.remote_root is not None  # a partition's segments lie in two places
@@ -122,7 +130,10 @@ def plan(path: str, options: ReadOptions, pushed: Pushed = Pushed(), exact_end: 
         if bounds.empty:
             continue
         for seg in group:
-            ranges.extend(_ranges(seg, bounds, options.max_partition_bytes, exact_end))
+            seg_ranges = _ranges(seg, bounds, options.max_partition_bytes, exact_end)
+            if seg.location in gaps and seg_ranges:
+                ranges.append(SegmentRange(seg, 0, 0, bounds=bounds, gap=gaps[seg.location]))
+            ranges.extend(seg_ranges)
     if options.min_partitions and len(ranges) < options.min_partitions:
         ranges = _split(ranges, options.min_partitions)
     if options.read_committed:
@@ -163,12 +174,12 @@ def _log_dirs(path: str, local: list[Segment]) -> list[str]:
 
 def stitched(local: list[Segment], remotes: list[remote.RemoteSegment],
              states: dict[str, remote.SegmentState] | None = None,
-             report: Callable[[str], None] | None = None) -> list[Segment]:
+             report: Callable[[str, Segment], None] | None = None) -> list[Segment]:
     """A partition's whole history: its remote segments, then its local ones, in offset order; a segment
     both remote and local (the same start offset) is read once, from the local disk.
 
     With `states` (`__remote_log_metadata`), only the segments whose copy finished are read, and offsets
-    that no remote or local segment holds are `report`ed as data loss."""
+    that no remote or local segment holds are `report`ed as data loss, with the segment that follows them."""
     if states is not None:
         remotes = [r for r in remotes if r.segment_id in states and states[r.segment_id].readable]
     groups: dict[object, list[Segment]] = {}
@@ -258,14 +269,14 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
     return [SegmentRange(seg, a, b, bounds=bounds) for a, b in zip(bounds_, bounds_[1:])]
 
 
-def _report_gaps(kafka: list[Segment], ends: dict[str, int], report: Callable[[str], None]) -> None:
+def _report_gaps(kafka: list[Segment], ends: dict[str, int], report: Callable[[str, Segment], None]) -> None:
     """Offsets between a partition's remote segments, or between them and its local ones, that no segment
     holds (a tiered log has no holes: it is never compacted)."""
     expected: int | None = None
     for seg in kafka:
         if expected is not None and seg.base_offset > expected:
             report(f"{seg.topic}-{seg.partition}: offsets [{expected}, {seg.base_offset}) are in no remote or "
-                   f"local segment")
+                   f"local segment", seg)
         if seg.location not in ends:
             return  # the local log: Kafka's own to keep whole
         expected = max(expected or 0, ends[seg.location] + 1)

@@ -14,7 +14,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kafkalog.arrow import internal_topics as internal_topics_arrow
-from kafkalog.errors import UsageError
+from kafkalog.errors import OffsetGapError, UsageError
+from kafkalog.fast.columns import damage_rows
 from kafkalog.dataset import decode, plan
 from kafkalog.dataset.filters import Pushed
 from kafkalog.dataset.offsets import Bounds
@@ -51,8 +52,11 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = Pu
         validate_checksums=options.validate_checksums, mode=PERMISSIVE if warn else options.mode,
         rows_per_batch=options.rows_per_batch, stop_offset=rng.bounds.end,
         private_keys=options.remote_private_key)
-    raws = decode.decode_segment_range(seg.location, start=rng.start, end=rng.end, segment=seg.location,
-                                       topic=seg.topic, partition=seg.partition, options=decode_options)
+    if rng.gap is not None:  # offsets missing from a tiered partition's history, in PERMISSIVE mode
+        raws = iter(damage_rows([OffsetGapError(rng.gap, path=seg.location, position=0)], seg.location).to_batches())
+    else:
+        raws = decode.decode_segment_range(seg.location, start=rng.start, end=rng.end, segment=seg.location,
+                                           topic=seg.topic, partition=seg.partition, options=decode_options)
     if warn:
         raws = skip_damaged_batches(raws)
     for raw in raws:

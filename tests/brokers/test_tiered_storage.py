@@ -111,3 +111,38 @@ def test_a_missing_remote_segment_is_data_loss(tiered_4x, tiered_copy, caplog):
     want = [r[0] for r in _consumer(tiered_4x)[0] if not gone.base_offset <= r[0] <= end]
     assert sorted(_offsets(lenient, 0)) == want
     assert "are in no remote or local segment" in caplog.text
+    # PERMISSIVE: the gap is a damage row of its own, where it lies in the partition's history
+    permissive = kafkalog.read_table(data, subscribe="tiered", remoteRoot=str(root), mode="PERMISSIVE").to_pylist()
+    damage = [i for i, r in enumerate(permissive) if r["damage"]]
+    assert len(damage) == 1
+    row = permissive[damage[0]]
+    assert row["damage"] == (f"OffsetGapError: tiered-0: offsets [{gone.base_offset}, {end + 1}) are in no remote "
+                             "or local segment")
+    before = [r["offset"] for r in permissive[:damage[0]] if r["partition"] == 0]
+    assert before and max(before) < gone.base_offset
+    assert sorted(r["offset"] for r in permissive if r["partition"] == 0) == want
+
+
+def test_dump_with_the_remote_root_prints_the_whole_history_once(tiered_4x, tiered_copy):
+    """`kafkalog dump --remote-root ROOT PARTITIONS...` stitches as read_arrow does: a half copy the metadata
+    does not list is not printed, and a segment both remote and local is printed once, from the disk."""
+    data, root = tiered_copy
+    segments = [s for s in remote.list_remote_segments(str(root)) if s.partition == 0]
+    shutil.copy(segments[0].location, data / "tiered-0" / f"{segments[0].base_offset:020d}.log")
+    stray = segments[1].location.replace(segments[1].segment_id, "-" * 22)
+    shutil.copy(segments[1].location, stray)
+    res = subprocess.run([sys.executable, "-m", "kafkalog.cli", "dump", "--remote-root", str(root),
+                          str(data / "tiered-0"), str(data / "tiered-1")], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    printed: dict[int, list[int]] = {0: [], 1: []}
+    files = []
+    partition = None
+    for line in res.stdout.splitlines():
+        if line.startswith("Dumping "):
+            files.append(line[len("Dumping "):])
+            partition = int(os.path.basename(os.path.dirname(files[-1])).split("-")[1])
+        elif line.startswith("| offset: "):
+            printed[partition].append(int(line.split()[2]))
+    assert stray not in files and segments[0].location not in files
+    for p, rows in _consumer(tiered_4x).items():
+        assert sorted(printed[p]) == [r[0] for r in rows], p

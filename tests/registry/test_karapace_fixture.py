@@ -174,3 +174,13 @@ def test_spark_gives_the_json_and_the_typed_columns(spark):
 def test_a_protobuf_typed_column_follows_spark_protobuf(spark):
     table = kafkalog.read_table(DATA / "events-0", keySubject="events-key", mode="PERMISSIVE")
     assert [r["key_typed"] for r in table.to_pylist()] == [{"id": f"e{i}"} for i in range(4)]
+
+
+def test_decode_and_value_format_share_one_value_decoded_column():
+    table = kafkalog.read_table(DATA, decode=True, valueFormat="registry")
+    assert table.column_names.count("value_decoded") == 1
+    rows = table.to_pylist()
+    schemas = [json.loads(r["value_decoded"]) for r in rows if r["topic"] == "_schemas" and r["value_decoded"]]
+    assert (schemas[0]["subject"], schemas[0]["version"], schemas[0]["id"]) == ("customer", 1, 1)
+    orders = [json.loads(r["value_decoded"]) for r in rows if r["topic"] == "orders" and r["value_decoded"]]
+    assert [o["id"] for o in orders] == list(range(1, 13))
