@@ -44,7 +44,6 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
         share_group_state_partition_metadata = 15
         consumer_group_regular_expression = 16
         streams_group_metadata = 17
-        streams_group_partition_metadata = 18
         streams_group_member_metadata = 19
         streams_group_target_assignment_metadata = 20
         streams_group_target_assignment_member = 21
@@ -119,9 +118,6 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
         elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_metadata:
             pass
             self.message = KafkaGroupCoordinatorRecord.StreamsGroupMetadataKey(17, self._io, self, self._root)
-        elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_partition_metadata:
-            pass
-            self.message = KafkaGroupCoordinatorRecord.StreamsGroupPartitionMetadataKey(18, self._io, self, self._root)
         elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_target_assignment_member:
             pass
             self.message = KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMemberKey(21, self._io, self, self._root)
@@ -194,9 +190,6 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             pass
             self.message._fetch_instances()
         elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_metadata:
-            pass
-            self.message._fetch_instances()
-        elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_partition_metadata:
             pass
             self.message._fetch_instances()
         elif _on == KafkaGroupCoordinatorRecord.RecordType.streams_group_target_assignment_member:
@@ -756,10 +749,10 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
 
     class ConsumerGroupRegularExpressionKey(KaitaiStruct):
-        """ConsumerGroupRegularExpressionKey: Kafka's message schema, versions 16 (flexible versions none).
+        """ConsumerGroupRegularExpressionKey: Kafka's message schema, versions 16 (flexible versions none). API key 16.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/f0f48ddbb314c61fcc892cd4451123a0586790cf/group-coordinator/src/main/resources/common/message/ConsumerGroupRegularExpressionKey.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupRegularExpressionKey.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.ConsumerGroupRegularExpressionKey, self).__init__(_io)
@@ -780,10 +773,10 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
 
     class ConsumerGroupRegularExpressionValue(KaitaiStruct):
-        """ConsumerGroupRegularExpressionValue: Kafka's message schema, versions 0 (flexible versions 0+).
+        """ConsumerGroupRegularExpressionValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 16.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/f0f48ddbb314c61fcc892cd4451123a0586790cf/group-coordinator/src/main/resources/common/message/ConsumerGroupRegularExpressionValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupRegularExpressionValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.ConsumerGroupRegularExpressionValue, self).__init__(_io)
@@ -1365,10 +1358,10 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
 
     class ShareGroupMetadataValue(KaitaiStruct):
-        """ShareGroupMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+).
+        """ShareGroupMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 11.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ShareGroupMetadataValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ShareGroupMetadataValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.ShareGroupMetadataValue, self).__init__(_io)
@@ -1379,6 +1372,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _read(self):
             self.epoch = self._io.read_s4be()
+            self.metadata_hash = self._io.read_s8be()
             self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
 
 
@@ -1555,7 +1549,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
         """ShareGroupStatePartitionMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 15.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/25002b6a64b07c60e5777685732620ad6df6bbd5/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.ShareGroupStatePartitionMetadataValue, self).__init__(_io)
@@ -1624,7 +1618,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             """TopicInfo: a struct of Kafka's ShareGroupStatePartitionMetadataValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/25002b6a64b07c60e5777685732620ad6df6bbd5/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaGroupCoordinatorRecord.ShareGroupStatePartitionMetadataValue.TopicInfo, self).__init__(_io)
@@ -1650,7 +1644,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             """TopicPartitionsInfo: a struct of Kafka's ShareGroupStatePartitionMetadataValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/25002b6a64b07c60e5777685732620ad6df6bbd5/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaGroupCoordinatorRecord.ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo, self).__init__(_io)
@@ -1670,7 +1664,6 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                         self.partitions.append(self._io.read_s4be())
 
 
-                self.create_timestamp = self._io.read_s8be()
                 self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
 
 
@@ -1839,7 +1832,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
         """StreamsGroupCurrentMemberAssignmentKey: Kafka's message schema, versions 22 (flexible versions none). API key 22.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/75a150ae8002d03ad7061727797012f3e1f153e3/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentKey.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentKey.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentKey, self).__init__(_io)
@@ -1860,10 +1853,10 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
 
     class StreamsGroupCurrentMemberAssignmentValue(KaitaiStruct):
-        """StreamsGroupCurrentMemberAssignmentValue: Kafka's message schema, versions 0 (flexible versions 0+).
+        """StreamsGroupCurrentMemberAssignmentValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 22.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/5096058a08e6ac2bfb8c1aa2d55c98891ff780aa/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue, self).__init__(_io)
@@ -1983,7 +1976,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             """TaskIds: a struct of Kafka's StreamsGroupCurrentMemberAssignmentValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/5096058a08e6ac2bfb8c1aa2d55c98891ff780aa/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIds, self).__init__(_io)
@@ -2002,7 +1995,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                         self.partitions.append(self._io.read_s4be())
 
 
-                self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+                self.tagged_fields = KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIdsTaggedFields(self.schema_version, self._io, self, self._root)
 
 
             def _fetch_instances(self):
@@ -2018,12 +2011,116 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 self.tagged_fields._fetch_instances()
 
 
+        class TaskIdsTagAssignmentEpochs(KaitaiStruct):
+            """Tagged field 0 of TaskIds (AssignmentEpochs).
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIdsTagAssignmentEpochs, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.len_assignment_epochs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_assignment_epochs.is_null)):
+                    pass
+                    self.assignment_epochs = []
+                    for i in range(self.len_assignment_epochs.count):
+                        self.assignment_epochs.append(self._io.read_s4be())
+
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.len_assignment_epochs._fetch_instances()
+                if (not (self.len_assignment_epochs.is_null)):
+                    pass
+                    for i in range(len(self.assignment_epochs)):
+                        pass
+
+
+
+
+        class TaskIdsTaggedField(KaitaiStruct):
+            """One tagged field of TaskIds: known tags parsed, others kept as bytes.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIdsTaggedField, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.tag = kafka_varint.KafkaVarint(self._io)
+                self.len_value = kafka_varint.KafkaVarint(self._io)
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
+                    _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                    self.value = KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIdsTagAssignmentEpochs(self.schema_version, _io__raw_value, self, self._root)
+                else:
+                    pass
+                    self.value = self._io.read_bytes(self.len_value.unsigned_value)
+
+
+            def _fetch_instances(self):
+                pass
+                self.tag._fetch_instances()
+                self.len_value._fetch_instances()
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self.value._fetch_instances()
+                else:
+                    pass
+
+
+        class TaskIdsTaggedFields(KaitaiStruct):
+            """Tagged-field section of TaskIds: a count, then the fields.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIdsTaggedFields, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.num_fields = kafka_varint.KafkaVarint(self._io)
+                self.fields = []
+                for i in range(self.num_fields.unsigned_value):
+                    self.fields.append(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIdsTaggedField(self.schema_version, self._io, self, self._root))
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.num_fields._fetch_instances()
+                for i in range(len(self.fields)):
+                    pass
+                    self.fields[i]._fetch_instances()
+
+
+
 
     class StreamsGroupMemberMetadataKey(KaitaiStruct):
         """StreamsGroupMemberMetadataKey: Kafka's message schema, versions 19 (flexible versions none). API key 19.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/7e11ea85e0c7aafa334fe9bebfc278c88c0ae5ad/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataKey.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataKey.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataKey, self).__init__(_io)
@@ -2044,10 +2141,10 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
 
     class StreamsGroupMemberMetadataValue(KaitaiStruct):
-        """StreamsGroupMemberMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+).
+        """StreamsGroupMemberMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 19.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataValue, self).__init__(_io)
@@ -2105,7 +2202,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             """Endpoint: a struct of Kafka's StreamsGroupMemberMetadataValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataValue.Endpoint, self).__init__(_io)
@@ -2130,7 +2227,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             """KeyValue: a struct of Kafka's StreamsGroupMemberMetadataValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataValue.KeyValue, self).__init__(_io)
@@ -2157,7 +2254,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
         """StreamsGroupMetadataKey: Kafka's message schema, versions 17 (flexible versions none). API key 17.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/292aff5e7fccf15ac0b111363ca19906f5a619c0/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataKey.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataKey.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.StreamsGroupMetadataKey, self).__init__(_io)
@@ -2179,7 +2276,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
         """StreamsGroupMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 17.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue, self).__init__(_io)
@@ -2191,37 +2288,21 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
         def _read(self):
             self.epoch = self._io.read_s4be()
             self.metadata_hash = self._io.read_s8be()
-            self.len_assignment_configs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_assignment_configs.is_null)):
-                pass
-                self.assignment_configs = []
-                for i in range(self.len_assignment_configs.count):
-                    self.assignment_configs.append(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.AssignmentConfig(self.schema_version, self._io, self, self._root))
-
-
             self.tagged_fields = KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.StreamsGroupMetadataValueTaggedFields(self.schema_version, self._io, self, self._root)
 
 
         def _fetch_instances(self):
             pass
-            self.len_assignment_configs._fetch_instances()
-            if (not (self.len_assignment_configs.is_null)):
-                pass
-                for i in range(len(self.assignment_configs)):
-                    pass
-                    self.assignment_configs[i]._fetch_instances()
-
-
             self.tagged_fields._fetch_instances()
 
-        class AssignmentConfig(KaitaiStruct):
-            """AssignmentConfig: a struct of Kafka's StreamsGroupMetadataValue schema.
+        class LastAssignmentConfig(KaitaiStruct):
+            """LastAssignmentConfig: a struct of Kafka's StreamsGroupMetadataValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
-                super(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.AssignmentConfig, self).__init__(_io)
+                super(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.LastAssignmentConfig, self).__init__(_io)
                 self._parent = _parent
                 self._root = _root
                 self.schema_version = schema_version
@@ -2240,11 +2321,47 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 self.tagged_fields._fetch_instances()
 
 
+        class StreamsGroupMetadataValueTagLastAssignmentConfigs(KaitaiStruct):
+            """Tagged field 1 of StreamsGroupMetadataValue (LastAssignmentConfigs).
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.StreamsGroupMetadataValueTagLastAssignmentConfigs, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.len_last_assignment_configs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_last_assignment_configs.is_null)):
+                    pass
+                    self.last_assignment_configs = []
+                    for i in range(self.len_last_assignment_configs.count):
+                        self.last_assignment_configs.append(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.LastAssignmentConfig(self.schema_version, self._io, self, self._root))
+
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.len_last_assignment_configs._fetch_instances()
+                if (not (self.len_last_assignment_configs.is_null)):
+                    pass
+                    for i in range(len(self.last_assignment_configs)):
+                        pass
+                        self.last_assignment_configs[i]._fetch_instances()
+
+
+
+
         class StreamsGroupMetadataValueTagValidatedTopologyEpoch(KaitaiStruct):
             """Tagged field 0 of StreamsGroupMetadataValue (ValidatedTopologyEpoch).
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.StreamsGroupMetadataValueTagValidatedTopologyEpoch, self).__init__(_io)
@@ -2265,7 +2382,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             """One tagged field of StreamsGroupMetadataValue: known tags parsed, others kept as bytes.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.StreamsGroupMetadataValueTaggedField, self).__init__(_io)
@@ -2283,6 +2400,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                     self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
                     _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
                     self.value = KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.StreamsGroupMetadataValueTagValidatedTopologyEpoch(self.schema_version, _io__raw_value, self, self._root)
+                elif _on == 1:
+                    pass
+                    self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
+                    _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                    self.value = KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.StreamsGroupMetadataValueTagLastAssignmentConfigs(self.schema_version, _io__raw_value, self, self._root)
                 else:
                     pass
                     self.value = self._io.read_bytes(self.len_value.unsigned_value)
@@ -2296,6 +2418,9 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 if _on == 0:
                     pass
                     self.value._fetch_instances()
+                elif _on == 1:
+                    pass
+                    self.value._fetch_instances()
                 else:
                     pass
 
@@ -2304,7 +2429,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             """Tagged-field section of StreamsGroupMetadataValue: a count, then the fields.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.StreamsGroupMetadataValueTaggedFields, self).__init__(_io)
@@ -2331,153 +2456,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
 
 
-    class StreamsGroupPartitionMetadataKey(KaitaiStruct):
-        """StreamsGroupPartitionMetadataKey: Kafka's message schema, versions 18 (flexible versions none).
-        
-        .. seealso::
-           Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadataKey.json
-        """
-        def __init__(self, schema_version, _io, _parent=None, _root=None):
-            super(KafkaGroupCoordinatorRecord.StreamsGroupPartitionMetadataKey, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-            self.schema_version = schema_version
-            self._read()
-
-        def _read(self):
-            self.group_id = kafka_message_common.KafkaMessageCommon.StringField(False, self._io)
-
-
-        def _fetch_instances(self):
-            pass
-            self.group_id._fetch_instances()
-
-
-    class StreamsGroupPartitionMetadataValue(KaitaiStruct):
-        """StreamsGroupPartitionMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+).
-        
-        .. seealso::
-           Source - https://github.com/apache/kafka/blob/44e616aa774b73381b8238059d2b091238c2df4e/group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadataValue.json
-        """
-        def __init__(self, schema_version, _io, _parent=None, _root=None):
-            super(KafkaGroupCoordinatorRecord.StreamsGroupPartitionMetadataValue, self).__init__(_io)
-            self._parent = _parent
-            self._root = _root
-            self.schema_version = schema_version
-            self._read()
-
-        def _read(self):
-            self.len_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_topics.is_null)):
-                pass
-                self.topics = []
-                for i in range(self.len_topics.count):
-                    self.topics.append(KafkaGroupCoordinatorRecord.StreamsGroupPartitionMetadataValue.TopicMetadata(self.schema_version, self._io, self, self._root))
-
-
-            self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
-
-
-        def _fetch_instances(self):
-            pass
-            self.len_topics._fetch_instances()
-            if (not (self.len_topics.is_null)):
-                pass
-                for i in range(len(self.topics)):
-                    pass
-                    self.topics[i]._fetch_instances()
-
-
-            self.tagged_fields._fetch_instances()
-
-        class PartitionMetadata(KaitaiStruct):
-            """PartitionMetadata: a struct of Kafka's StreamsGroupPartitionMetadataValue schema.
-            
-            .. seealso::
-               Source - https://github.com/apache/kafka/blob/44e616aa774b73381b8238059d2b091238c2df4e/group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadataValue.json
-            """
-            def __init__(self, schema_version, _io, _parent=None, _root=None):
-                super(KafkaGroupCoordinatorRecord.StreamsGroupPartitionMetadataValue.PartitionMetadata, self).__init__(_io)
-                self._parent = _parent
-                self._root = _root
-                self.schema_version = schema_version
-                self._read()
-
-            def _read(self):
-                self.partition = self._io.read_s4be()
-                self.len_racks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_racks.is_null)):
-                    pass
-                    self.racks = []
-                    for i in range(self.len_racks.count):
-                        self.racks.append(kafka_message_common.KafkaMessageCommon.StringField(True, self._io))
-
-
-                self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
-
-
-            def _fetch_instances(self):
-                pass
-                self.len_racks._fetch_instances()
-                if (not (self.len_racks.is_null)):
-                    pass
-                    for i in range(len(self.racks)):
-                        pass
-                        self.racks[i]._fetch_instances()
-
-
-                self.tagged_fields._fetch_instances()
-
-
-        class TopicMetadata(KaitaiStruct):
-            """TopicMetadata: a struct of Kafka's StreamsGroupPartitionMetadataValue schema.
-            
-            .. seealso::
-               Source - https://github.com/apache/kafka/blob/44e616aa774b73381b8238059d2b091238c2df4e/group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadataValue.json
-            """
-            def __init__(self, schema_version, _io, _parent=None, _root=None):
-                super(KafkaGroupCoordinatorRecord.StreamsGroupPartitionMetadataValue.TopicMetadata, self).__init__(_io)
-                self._parent = _parent
-                self._root = _root
-                self.schema_version = schema_version
-                self._read()
-
-            def _read(self):
-                self.topic_id = kafka_message_common.KafkaMessageCommon.Uuid(self._io)
-                self.topic_name = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
-                self.num_partitions = self._io.read_s4be()
-                self.len_partition_metadata = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_partition_metadata.is_null)):
-                    pass
-                    self.partition_metadata = []
-                    for i in range(self.len_partition_metadata.count):
-                        self.partition_metadata.append(KafkaGroupCoordinatorRecord.StreamsGroupPartitionMetadataValue.PartitionMetadata(self.schema_version, self._io, self, self._root))
-
-
-                self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
-
-
-            def _fetch_instances(self):
-                pass
-                self.topic_id._fetch_instances()
-                self.topic_name._fetch_instances()
-                self.len_partition_metadata._fetch_instances()
-                if (not (self.len_partition_metadata.is_null)):
-                    pass
-                    for i in range(len(self.partition_metadata)):
-                        pass
-                        self.partition_metadata[i]._fetch_instances()
-
-
-                self.tagged_fields._fetch_instances()
-
-
-
     class StreamsGroupTargetAssignmentMemberKey(KaitaiStruct):
         """StreamsGroupTargetAssignmentMemberKey: Kafka's message schema, versions 21 (flexible versions none). API key 21.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/b617af2a892fd306b52c6348cb4482507a6c7d10/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberKey.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberKey.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMemberKey, self).__init__(_io)
@@ -2501,7 +2484,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
         """StreamsGroupTargetAssignmentMemberValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 21.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/75a150ae8002d03ad7061727797012f3e1f153e3/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMemberValue, self).__init__(_io)
@@ -2570,7 +2553,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             """TaskIds: a struct of Kafka's StreamsGroupTargetAssignmentMemberValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/75a150ae8002d03ad7061727797012f3e1f153e3/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMemberValue.TaskIds, self).__init__(_io)
@@ -2607,10 +2590,10 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
 
     class StreamsGroupTargetAssignmentMetadataKey(KaitaiStruct):
-        """StreamsGroupTargetAssignmentMetadataKey: Kafka's message schema, versions 20 (flexible versions none).
+        """StreamsGroupTargetAssignmentMetadataKey: Kafka's message schema, versions 20 (flexible versions none). API key 20.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataKey.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataKey.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMetadataKey, self).__init__(_io)
@@ -2632,7 +2615,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
         """StreamsGroupTargetAssignmentMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 20.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/5c1644fc05a8ef4b56b72b01d622e94b8298ac3e/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMetadataValue, self).__init__(_io)
@@ -2643,19 +2626,109 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _read(self):
             self.assignment_epoch = self._io.read_s4be()
-            self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+            self.tagged_fields = KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMetadataValue.StreamsGroupTargetAssignmentMetadataValueTaggedFields(self.schema_version, self._io, self, self._root)
 
 
         def _fetch_instances(self):
             pass
             self.tagged_fields._fetch_instances()
 
+        class StreamsGroupTargetAssignmentMetadataValueTagAssignmentTimestamp(KaitaiStruct):
+            """Tagged field 0 of StreamsGroupTargetAssignmentMetadataValue (AssignmentTimestamp).
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMetadataValue.StreamsGroupTargetAssignmentMetadataValueTagAssignmentTimestamp, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.assignment_timestamp = self._io.read_s8be()
+
+
+            def _fetch_instances(self):
+                pass
+
+
+        class StreamsGroupTargetAssignmentMetadataValueTaggedField(KaitaiStruct):
+            """One tagged field of StreamsGroupTargetAssignmentMetadataValue: known tags parsed, others kept as bytes.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMetadataValue.StreamsGroupTargetAssignmentMetadataValueTaggedField, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.tag = kafka_varint.KafkaVarint(self._io)
+                self.len_value = kafka_varint.KafkaVarint(self._io)
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
+                    _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                    self.value = KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMetadataValue.StreamsGroupTargetAssignmentMetadataValueTagAssignmentTimestamp(self.schema_version, _io__raw_value, self, self._root)
+                else:
+                    pass
+                    self.value = self._io.read_bytes(self.len_value.unsigned_value)
+
+
+            def _fetch_instances(self):
+                pass
+                self.tag._fetch_instances()
+                self.len_value._fetch_instances()
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self.value._fetch_instances()
+                else:
+                    pass
+
+
+        class StreamsGroupTargetAssignmentMetadataValueTaggedFields(KaitaiStruct):
+            """Tagged-field section of StreamsGroupTargetAssignmentMetadataValue: a count, then the fields.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMetadataValue.StreamsGroupTargetAssignmentMetadataValueTaggedFields, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.num_fields = kafka_varint.KafkaVarint(self._io)
+                self.fields = []
+                for i in range(self.num_fields.unsigned_value):
+                    self.fields.append(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMetadataValue.StreamsGroupTargetAssignmentMetadataValueTaggedField(self.schema_version, self._io, self, self._root))
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.num_fields._fetch_instances()
+                for i in range(len(self.fields)):
+                    pass
+                    self.fields[i]._fetch_instances()
+
+
+
 
     class StreamsGroupTopologyKey(KaitaiStruct):
-        """StreamsGroupTopologyKey: Kafka's message schema, versions 23 (flexible versions none).
+        """StreamsGroupTopologyKey: Kafka's message schema, versions 23 (flexible versions none). API key 23.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyKey.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyKey.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.StreamsGroupTopologyKey, self).__init__(_io)
@@ -2674,10 +2747,10 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
 
     class StreamsGroupTopologyValue(KaitaiStruct):
-        """StreamsGroupTopologyValue: Kafka's message schema, versions 0 (flexible versions 0+).
+        """StreamsGroupTopologyValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 23.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue, self).__init__(_io)
@@ -2715,7 +2788,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             """CopartitionGroup: a struct of Kafka's StreamsGroupTopologyValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.CopartitionGroup, self).__init__(_io)
@@ -2782,7 +2855,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             """Subtopology: a struct of Kafka's StreamsGroupTopologyValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.Subtopology, self).__init__(_io)
@@ -2902,7 +2975,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             """TopicConfig: a struct of Kafka's StreamsGroupTopologyValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.TopicConfig, self).__init__(_io)
@@ -2928,7 +3001,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             """TopicInfo: a struct of Kafka's StreamsGroupTopologyValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.TopicInfo, self).__init__(_io)
@@ -3013,9 +3086,6 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             elif _on == 17:
                 pass
                 self.message = KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue(self.version, self._io, self, self._root)
-            elif _on == 18:
-                pass
-                self.message = KafkaGroupCoordinatorRecord.StreamsGroupPartitionMetadataValue(self.version, self._io, self, self._root)
             elif _on == 19:
                 pass
                 self.message = KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataValue(self.version, self._io, self, self._root)
@@ -3088,9 +3158,6 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 pass
                 self.message._fetch_instances()
             elif _on == 17:
-                pass
-                self.message._fetch_instances()
-            elif _on == 18:
                 pass
                 self.message._fetch_instances()
             elif _on == 19:

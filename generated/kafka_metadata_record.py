@@ -680,7 +680,7 @@ class KafkaMetadataRecord(KaitaiStruct):
         """ClearElrRecord: Kafka's message schema, versions 0 (flexible versions 0+). API key 28.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/9e1f0bb07f5d0d8e81360d103868b0333f5c054e/metadata/src/main/resources/common/metadata/ClearElrRecord.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/ClearElrRecord.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaMetadataRecord.ClearElrRecord, self).__init__(_io)

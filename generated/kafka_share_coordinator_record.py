@@ -84,7 +84,7 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
         """ShareSnapshotValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 0.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaShareCoordinatorRecord.ShareSnapshotValue, self).__init__(_io)
@@ -127,7 +127,7 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
             """Tagged field 0 of ShareSnapshotValue (DeliveryCompleteCount).
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaShareCoordinatorRecord.ShareSnapshotValue.ShareSnapshotValueTagDeliveryCompleteCount, self).__init__(_io)
@@ -148,7 +148,7 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
             """One tagged field of ShareSnapshotValue: known tags parsed, others kept as bytes.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaShareCoordinatorRecord.ShareSnapshotValue.ShareSnapshotValueTaggedField, self).__init__(_io)
@@ -187,7 +187,7 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
             """Tagged-field section of ShareSnapshotValue: a count, then the fields.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaShareCoordinatorRecord.ShareSnapshotValue.ShareSnapshotValueTaggedFields, self).__init__(_io)
@@ -217,7 +217,7 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
             """StateBatch: a struct of Kafka's ShareSnapshotValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaShareCoordinatorRecord.ShareSnapshotValue.StateBatch, self).__init__(_io)
@@ -269,7 +269,7 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
         """ShareUpdateValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 1.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaShareCoordinatorRecord.ShareUpdateValue, self).__init__(_io)
@@ -309,7 +309,7 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
             """Tagged field 0 of ShareUpdateValue (DeliveryCompleteCount).
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaShareCoordinatorRecord.ShareUpdateValue.ShareUpdateValueTagDeliveryCompleteCount, self).__init__(_io)
@@ -330,7 +330,7 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
             """One tagged field of ShareUpdateValue: known tags parsed, others kept as bytes.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaShareCoordinatorRecord.ShareUpdateValue.ShareUpdateValueTaggedField, self).__init__(_io)
@@ -369,7 +369,7 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
             """Tagged-field section of ShareUpdateValue: a count, then the fields.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaShareCoordinatorRecord.ShareUpdateValue.ShareUpdateValueTaggedFields, self).__init__(_io)
@@ -399,7 +399,7 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
             """StateBatch: a struct of Kafka's ShareUpdateValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaShareCoordinatorRecord.ShareUpdateValue.StateBatch, self).__init__(_io)

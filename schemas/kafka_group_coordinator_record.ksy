@@ -49,7 +49,6 @@ seq:
       record_type::share_group_state_partition_metadata: share_group_state_partition_metadata_key(15)
       record_type::consumer_group_regular_expression: consumer_group_regular_expression_key(16)
       record_type::streams_group_metadata: streams_group_metadata_key(17)
-      record_type::streams_group_partition_metadata: streams_group_partition_metadata_key(18)
       record_type::streams_group_member_metadata: streams_group_member_metadata_key(19)
       record_type::streams_group_target_assignment_metadata: streams_group_target_assignment_metadata_key(20)
       record_type::streams_group_target_assignment_member: streams_group_target_assignment_member_key(21)
@@ -92,7 +91,6 @@ types:
           15: share_group_state_partition_metadata_value(version)
           16: consumer_group_regular_expression_value(version)
           17: streams_group_metadata_value(version)
-          18: streams_group_partition_metadata_value(version)
           19: streams_group_member_metadata_value(version)
           20: streams_group_target_assignment_metadata_value(version)
           21: streams_group_target_assignment_member_value(version)
@@ -471,8 +469,8 @@ types:
           doc: Version of the ConsumerGroupMemberMetadataValue.
         seq:
         - id: classic_member_metadata_marker
-          type: kafka_varint
           doc: 'Whether `classic_member_metadata` follows: 0 (null) or not (an unsigned varint).'
+          type: kafka_varint
         - id: classic_member_metadata
           type: classic_member_metadata(schema_version)
           if: classic_member_metadata_marker.unsigned_value > 0
@@ -856,12 +854,16 @@ types:
     - id: epoch
       type: s4
       doc: The group epoch. (Kafka field `epoch`, int32, versions 0+.)
+    - id: metadata_hash
+      type: s8
+      doc: The hash of all topics in the group. (Kafka field `metadataHash`, int64, versions 0+.)
     - id: tagged_fields
       doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
       type: kafka_message_common::tagged_fields
     -webide-representation: ShareGroupMetadataValue
-    doc: 'ShareGroupMetadataValue: Kafka''s message schema, versions 0 (flexible versions 0+).'
-    doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ShareGroupMetadataValue.json
+    doc: 'ShareGroupMetadataValue: Kafka''s message schema, versions 0 (flexible versions 0+). API key
+      11.'
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ShareGroupMetadataValue.json
   share_group_target_assignment_metadata_key:
     params:
     - id: schema_version
@@ -1085,11 +1087,11 @@ types:
     -webide-representation: ShareGroupStatePartitionMetadataValue
     doc: 'ShareGroupStatePartitionMetadataValue: Kafka''s message schema, versions 0 (flexible versions
       0+). API key 15.'
-    doc-ref: https://github.com/apache/kafka/blob/25002b6a64b07c60e5777685732620ad6df6bbd5/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
     types:
       topic_partitions_info:
         doc: 'TopicPartitionsInfo: a struct of Kafka''s ShareGroupStatePartitionMetadataValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/25002b6a64b07c60e5777685732620ad6df6bbd5/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
         params:
         - id: schema_version
           type: s2
@@ -1110,17 +1112,13 @@ types:
           if: not len_partitions.is_null
           type: s4
           doc: The partitions. (Kafka field `partitions`, []int32, versions 0+.)
-        - id: create_timestamp
-          type: s8
-          doc: Timestamp at which topic added to init state. (Kafka field `createTimestamp`, int64, versions
-            0+.)
         - id: tagged_fields
           doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
           type: kafka_message_common::tagged_fields
         -webide-representation: TopicPartitionsInfo
       topic_info:
         doc: 'TopicInfo: a struct of Kafka''s ShareGroupStatePartitionMetadataValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/25002b6a64b07c60e5777685732620ad6df6bbd5/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ShareGroupStatePartitionMetadataValue.json
         params:
         - id: schema_version
           type: s2
@@ -1149,8 +1147,9 @@ types:
       type: kafka_message_common::string_field(false)
       doc: The regular expression. (Kafka field `regularExpression`, string, versions 16.)
     -webide-representation: ConsumerGroupRegularExpressionKey
-    doc: 'ConsumerGroupRegularExpressionKey: Kafka''s message schema, versions 16 (flexible versions none).'
-    doc-ref: https://github.com/apache/kafka/blob/f0f48ddbb314c61fcc892cd4451123a0586790cf/group-coordinator/src/main/resources/common/message/ConsumerGroupRegularExpressionKey.json
+    doc: 'ConsumerGroupRegularExpressionKey: Kafka''s message schema, versions 16 (flexible versions none).
+      API key 16.'
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupRegularExpressionKey.json
   consumer_group_regular_expression_value:
     params:
     - id: schema_version
@@ -1177,8 +1176,8 @@ types:
       type: kafka_message_common::tagged_fields
     -webide-representation: ConsumerGroupRegularExpressionValue
     doc: 'ConsumerGroupRegularExpressionValue: Kafka''s message schema, versions 0 (flexible versions
-      0+).'
-    doc-ref: https://github.com/apache/kafka/blob/f0f48ddbb314c61fcc892cd4451123a0586790cf/group-coordinator/src/main/resources/common/message/ConsumerGroupRegularExpressionValue.json
+      0+). API key 16.'
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupRegularExpressionValue.json
   streams_group_metadata_key:
     params:
     - id: schema_version
@@ -1191,7 +1190,7 @@ types:
     -webide-representation: StreamsGroupMetadataKey
     doc: 'StreamsGroupMetadataKey: Kafka''s message schema, versions 17 (flexible versions none). API
       key 17.'
-    doc-ref: https://github.com/apache/kafka/blob/292aff5e7fccf15ac0b111363ca19906f5a619c0/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataKey.json
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataKey.json
   streams_group_metadata_value:
     params:
     - id: schema_version
@@ -1204,27 +1203,30 @@ types:
     - id: metadata_hash
       type: s8
       doc: The hash of all topics in the group. (Kafka field `metadataHash`, int64, versions 0+.)
-    - id: len_assignment_configs
-      type: kafka_message_common::array_header(true)
-      doc: 'Element count of `assignment_configs` (-1 or compact 0: null).'
-    - id: assignment_configs
-      repeat: expr
-      repeat-expr: len_assignment_configs.count
-      if: not len_assignment_configs.is_null
-      type: assignment_config(schema_version)
-      doc: Assignment configuration parameters as key-value pairs. (Kafka field `assignmentConfigs`, []AssignmentConfig,
-        versions 0+.)
     - id: tagged_fields
       doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
       type: streams_group_metadata_value_tagged_fields(schema_version)
     -webide-representation: StreamsGroupMetadataValue
     doc: 'StreamsGroupMetadataValue: Kafka''s message schema, versions 0 (flexible versions 0+). API key
       17.'
-    doc-ref: https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
     types:
-      assignment_config:
-        doc: 'AssignmentConfig: a struct of Kafka''s StreamsGroupMetadataValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+      streams_group_metadata_value_tag_validated_topology_epoch:
+        doc: Tagged field 0 of StreamsGroupMetadataValue (ValidatedTopologyEpoch).
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupMetadataValue.
+        seq:
+        - id: validated_topology_epoch
+          type: s4
+          doc: The topology epoch whose topics are validated to be present in a valid configuration in
+            the metadata. (Kafka field `validatedTopologyEpoch`, int32, versions 0+.)
+        -webide-representation: ValidatedTopologyEpoch
+      last_assignment_config:
+        doc: 'LastAssignmentConfig: a struct of Kafka''s StreamsGroupMetadataValue schema.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
         params:
         - id: schema_version
           type: s2
@@ -1239,23 +1241,29 @@ types:
         - id: tagged_fields
           doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
           type: kafka_message_common::tagged_fields
-        -webide-representation: AssignmentConfig
-      streams_group_metadata_value_tag_validated_topology_epoch:
-        doc: Tagged field 0 of StreamsGroupMetadataValue (ValidatedTopologyEpoch).
-        doc-ref: https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+        -webide-representation: LastAssignmentConfig
+      streams_group_metadata_value_tag_last_assignment_configs:
+        doc: Tagged field 1 of StreamsGroupMetadataValue (LastAssignmentConfigs).
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
         params:
         - id: schema_version
           type: s2
           doc: Version of the StreamsGroupMetadataValue.
         seq:
-        - id: validated_topology_epoch
-          type: s4
-          doc: The topology epoch whose topics where validated to be present in a valid configuration
-            in the metadata. (Kafka field `validatedTopologyEpoch`, int32, versions 0+.)
-        -webide-representation: ValidatedTopologyEpoch
+        - id: len_last_assignment_configs
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `last_assignment_configs` (-1 or compact 0: null).'
+        - id: last_assignment_configs
+          repeat: expr
+          repeat-expr: len_last_assignment_configs.count
+          if: not len_last_assignment_configs.is_null
+          type: last_assignment_config(schema_version)
+          doc: The last used configuration parameters as key-value pairs. (Kafka field `lastAssignmentConfigs`,
+            []LastAssignmentConfig, versions 0+, nullable in 0+.)
+        -webide-representation: LastAssignmentConfigs
       streams_group_metadata_value_tagged_field:
         doc: 'One tagged field of StreamsGroupMetadataValue: known tags parsed, others kept as bytes.'
-        doc-ref: https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
         params:
         - id: schema_version
           type: s2
@@ -1273,11 +1281,12 @@ types:
             switch-on: tag.unsigned_value
             cases:
               0: streams_group_metadata_value_tag_validated_topology_epoch(schema_version)
+              1: streams_group_metadata_value_tag_last_assignment_configs(schema_version)
           doc: The field; bytes when the tag is unknown.
         -webide-representation: tag {tag.unsigned_value:dec}
       streams_group_metadata_value_tagged_fields:
         doc: 'Tagged-field section of StreamsGroupMetadataValue: a count, then the fields.'
-        doc-ref: https://github.com/apache/kafka/blob/1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMetadataValue.json
         params:
         - id: schema_version
           type: s2
@@ -1292,97 +1301,6 @@ types:
           repeat-expr: num_fields.unsigned_value
           doc: The tagged fields.
         -webide-representation: '{num_fields.unsigned_value:dec} tagged fields'
-  streams_group_partition_metadata_key:
-    params:
-    - id: schema_version
-      type: s2
-      doc: Version of the StreamsGroupPartitionMetadataKey the bytes were written with.
-    seq:
-    - id: group_id
-      type: kafka_message_common::string_field(false)
-      doc: The group ID. (Kafka field `groupId`, string, versions 18.)
-    -webide-representation: StreamsGroupPartitionMetadataKey
-    doc: 'StreamsGroupPartitionMetadataKey: Kafka''s message schema, versions 18 (flexible versions none).'
-    doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadataKey.json
-  streams_group_partition_metadata_value:
-    params:
-    - id: schema_version
-      type: s2
-      doc: Version of the StreamsGroupPartitionMetadataValue the bytes were written with.
-    seq:
-    - id: len_topics
-      type: kafka_message_common::array_header(true)
-      doc: 'Element count of `topics` (-1 or compact 0: null).'
-    - id: topics
-      repeat: expr
-      repeat-expr: len_topics.count
-      if: not len_topics.is_null
-      type: topic_metadata(schema_version)
-      doc: The list of topic metadata. (Kafka field `topics`, []TopicMetadata, versions 0+.)
-    - id: tagged_fields
-      doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
-      type: kafka_message_common::tagged_fields
-    -webide-representation: StreamsGroupPartitionMetadataValue
-    doc: 'StreamsGroupPartitionMetadataValue: Kafka''s message schema, versions 0 (flexible versions 0+).'
-    doc-ref: https://github.com/apache/kafka/blob/44e616aa774b73381b8238059d2b091238c2df4e/group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadataValue.json
-    types:
-      topic_metadata:
-        doc: 'TopicMetadata: a struct of Kafka''s StreamsGroupPartitionMetadataValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/44e616aa774b73381b8238059d2b091238c2df4e/group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadataValue.json
-        params:
-        - id: schema_version
-          type: s2
-          doc: Version of the StreamsGroupPartitionMetadataValue the bytes were written with.
-        seq:
-        - id: topic_id
-          type: kafka_message_common::uuid
-          doc: The topic id. (Kafka field `topicId`, uuid, versions 0+.)
-        - id: topic_name
-          type: kafka_message_common::string_field(true)
-          doc: The topic name. (Kafka field `topicName`, string, versions 0+.)
-        - id: num_partitions
-          type: s4
-          doc: The number of partitions of the topic. (Kafka field `numPartitions`, int32, versions 0+.)
-        - id: len_partition_metadata
-          type: kafka_message_common::array_header(true)
-          doc: 'Element count of `partition_metadata` (-1 or compact 0: null).'
-        - id: partition_metadata
-          repeat: expr
-          repeat-expr: len_partition_metadata.count
-          if: not len_partition_metadata.is_null
-          type: partition_metadata(schema_version)
-          doc: Partitions mapped to a set of racks. If the rack information is unavailable for all the
-            partitions, an empty list is stored (Kafka field `partitionMetadata`, []PartitionMetadata,
-            versions 0+.)
-        - id: tagged_fields
-          doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
-          type: kafka_message_common::tagged_fields
-        -webide-representation: TopicMetadata
-      partition_metadata:
-        doc: 'PartitionMetadata: a struct of Kafka''s StreamsGroupPartitionMetadataValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/44e616aa774b73381b8238059d2b091238c2df4e/group-coordinator/src/main/resources/common/message/StreamsGroupPartitionMetadataValue.json
-        params:
-        - id: schema_version
-          type: s2
-          doc: Version of the StreamsGroupPartitionMetadataValue the bytes were written with.
-        seq:
-        - id: partition
-          type: s4
-          doc: The partition number. (Kafka field `partition`, int32, versions 0+.)
-        - id: len_racks
-          type: kafka_message_common::array_header(true)
-          doc: 'Element count of `racks` (-1 or compact 0: null).'
-        - id: racks
-          repeat: expr
-          repeat-expr: len_racks.count
-          if: not len_racks.is_null
-          type: kafka_message_common::string_field(true)
-          doc: The set of racks that the partition is mapped to. (Kafka field `racks`, []string, versions
-            0+.)
-        - id: tagged_fields
-          doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
-          type: kafka_message_common::tagged_fields
-        -webide-representation: PartitionMetadata
   streams_group_member_metadata_key:
     params:
     - id: schema_version
@@ -1398,7 +1316,7 @@ types:
     -webide-representation: StreamsGroupMemberMetadataKey
     doc: 'StreamsGroupMemberMetadataKey: Kafka''s message schema, versions 19 (flexible versions none).
       API key 19.'
-    doc-ref: https://github.com/apache/kafka/blob/7e11ea85e0c7aafa334fe9bebfc278c88c0ae5ad/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataKey.json
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataKey.json
   streams_group_member_metadata_value:
     params:
     - id: schema_version
@@ -1429,8 +1347,8 @@ types:
       doc: Identity of the streams instance that may have multiple consumers. (Kafka field `processId`,
         string, versions 0+.)
     - id: user_endpoint_marker
-      type: s1
       doc: 'Whether `user_endpoint` follows: negative (null) or not (an int8).'
+      type: s1
     - id: user_endpoint
       type: endpoint(schema_version)
       if: user_endpoint_marker >= 0
@@ -1449,12 +1367,13 @@ types:
       doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
       type: kafka_message_common::tagged_fields
     -webide-representation: StreamsGroupMemberMetadataValue
-    doc: 'StreamsGroupMemberMetadataValue: Kafka''s message schema, versions 0 (flexible versions 0+).'
-    doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
+    doc: 'StreamsGroupMemberMetadataValue: Kafka''s message schema, versions 0 (flexible versions 0+).
+      API key 19.'
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
     types:
       endpoint:
         doc: 'Endpoint: a struct of Kafka''s StreamsGroupMemberMetadataValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
         params:
         - id: schema_version
           type: s2
@@ -1472,7 +1391,7 @@ types:
         -webide-representation: Endpoint
       key_value:
         doc: 'KeyValue: a struct of Kafka''s StreamsGroupMemberMetadataValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupMemberMetadataValue.json
         params:
         - id: schema_version
           type: s2
@@ -1499,8 +1418,8 @@ types:
       doc: The group ID. (Kafka field `groupId`, string, versions 20.)
     -webide-representation: StreamsGroupTargetAssignmentMetadataKey
     doc: 'StreamsGroupTargetAssignmentMetadataKey: Kafka''s message schema, versions 20 (flexible versions
-      none).'
-    doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataKey.json
+      none). API key 20.'
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataKey.json
   streams_group_target_assignment_metadata_value:
     params:
     - id: schema_version
@@ -1512,11 +1431,65 @@ types:
       doc: The assignment epoch. (Kafka field `assignmentEpoch`, int32, versions 0+.)
     - id: tagged_fields
       doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
-      type: kafka_message_common::tagged_fields
+      type: streams_group_target_assignment_metadata_value_tagged_fields(schema_version)
     -webide-representation: StreamsGroupTargetAssignmentMetadataValue
     doc: 'StreamsGroupTargetAssignmentMetadataValue: Kafka''s message schema, versions 0 (flexible versions
       0+). API key 20.'
-    doc-ref: https://github.com/apache/kafka/blob/5c1644fc05a8ef4b56b72b01d622e94b8298ac3e/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataValue.json
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataValue.json
+    types:
+      streams_group_target_assignment_metadata_value_tag_assignment_timestamp:
+        doc: Tagged field 0 of StreamsGroupTargetAssignmentMetadataValue (AssignmentTimestamp).
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupTargetAssignmentMetadataValue.
+        seq:
+        - id: assignment_timestamp
+          type: s8
+          doc: The time at which the assignment calculation finished. (Kafka field `assignmentTimestamp`,
+            int64, versions 0+.)
+        -webide-representation: AssignmentTimestamp
+      streams_group_target_assignment_metadata_value_tagged_field:
+        doc: 'One tagged field of StreamsGroupTargetAssignmentMetadataValue: known tags parsed, others
+          kept as bytes.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupTargetAssignmentMetadataValue.
+        seq:
+        - id: tag
+          type: kafka_varint
+          doc: The tag (unsigned varint).
+        - id: len_value
+          type: kafka_varint
+          doc: Size of the field's bytes (unsigned varint).
+        - id: value
+          size: len_value.unsigned_value
+          type:
+            switch-on: tag.unsigned_value
+            cases:
+              0: streams_group_target_assignment_metadata_value_tag_assignment_timestamp(schema_version)
+          doc: The field; bytes when the tag is unknown.
+        -webide-representation: tag {tag.unsigned_value:dec}
+      streams_group_target_assignment_metadata_value_tagged_fields:
+        doc: 'Tagged-field section of StreamsGroupTargetAssignmentMetadataValue: a count, then the fields.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupTargetAssignmentMetadataValue.
+        seq:
+        - id: num_fields
+          type: kafka_varint
+          doc: Number of tagged fields (unsigned varint).
+        - id: fields
+          type: streams_group_target_assignment_metadata_value_tagged_field(schema_version)
+          repeat: expr
+          repeat-expr: num_fields.unsigned_value
+          doc: The tagged fields.
+        -webide-representation: '{num_fields.unsigned_value:dec} tagged fields'
   streams_group_target_assignment_member_key:
     params:
     - id: schema_version
@@ -1532,7 +1505,7 @@ types:
     -webide-representation: StreamsGroupTargetAssignmentMemberKey
     doc: 'StreamsGroupTargetAssignmentMemberKey: Kafka''s message schema, versions 21 (flexible versions
       none). API key 21.'
-    doc-ref: https://github.com/apache/kafka/blob/b617af2a892fd306b52c6348cb4482507a6c7d10/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberKey.json
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberKey.json
   streams_group_target_assignment_member_value:
     params:
     - id: schema_version
@@ -1575,11 +1548,11 @@ types:
     -webide-representation: StreamsGroupTargetAssignmentMemberValue
     doc: 'StreamsGroupTargetAssignmentMemberValue: Kafka''s message schema, versions 0 (flexible versions
       0+). API key 21.'
-    doc-ref: https://github.com/apache/kafka/blob/75a150ae8002d03ad7061727797012f3e1f153e3/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberValue.json
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberValue.json
     types:
       task_ids:
         doc: 'TaskIds: a struct of Kafka''s StreamsGroupTargetAssignmentMemberValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/75a150ae8002d03ad7061727797012f3e1f153e3/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTargetAssignmentMemberValue.json
         params:
         - id: schema_version
           type: s2
@@ -1617,7 +1590,7 @@ types:
     -webide-representation: StreamsGroupCurrentMemberAssignmentKey
     doc: 'StreamsGroupCurrentMemberAssignmentKey: Kafka''s message schema, versions 22 (flexible versions
       none). API key 22.'
-    doc-ref: https://github.com/apache/kafka/blob/75a150ae8002d03ad7061727797012f3e1f153e3/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentKey.json
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentKey.json
   streams_group_current_member_assignment_value:
     params:
     - id: schema_version
@@ -1701,12 +1674,12 @@ types:
       type: kafka_message_common::tagged_fields
     -webide-representation: StreamsGroupCurrentMemberAssignmentValue
     doc: 'StreamsGroupCurrentMemberAssignmentValue: Kafka''s message schema, versions 0 (flexible versions
-      0+).'
-    doc-ref: https://github.com/apache/kafka/blob/5096058a08e6ac2bfb8c1aa2d55c98891ff780aa/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
+      0+). API key 22.'
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
     types:
       task_ids:
         doc: 'TaskIds: a struct of Kafka''s StreamsGroupCurrentMemberAssignmentValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/5096058a08e6ac2bfb8c1aa2d55c98891ff780aa/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
         params:
         - id: schema_version
           type: s2
@@ -1714,7 +1687,7 @@ types:
         seq:
         - id: subtopology_id
           type: kafka_message_common::string_field(true)
-          doc: The subtopology identifier. (Kafka field `subtopologyId`, string, versions 0+.)
+          doc: The subtopology ID. (Kafka field `subtopologyId`, string, versions 0+.)
         - id: len_partitions
           type: kafka_message_common::array_header(true)
           doc: 'Element count of `partitions` (-1 or compact 0: null).'
@@ -1727,8 +1700,67 @@ types:
             []int32, versions 0+.)
         - id: tagged_fields
           doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
-          type: kafka_message_common::tagged_fields
+          type: task_ids_tagged_fields(schema_version)
         -webide-representation: TaskIds
+      task_ids_tag_assignment_epochs:
+        doc: Tagged field 0 of TaskIds (AssignmentEpochs).
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupCurrentMemberAssignmentValue.
+        seq:
+        - id: len_assignment_epochs
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `assignment_epochs` (-1 or compact 0: null).'
+        - id: assignment_epochs
+          repeat: expr
+          repeat-expr: len_assignment_epochs.count
+          if: not len_assignment_epochs.is_null
+          type: s4
+          doc: The epoch at which the partition was assigned to the member. Used to fence zombie commits
+            requests. Of the same length as Partitions. Only defined for active tasks. (Kafka field `assignmentEpochs`,
+            []int32, versions 0+, nullable in 0+.)
+        -webide-representation: AssignmentEpochs
+      task_ids_tagged_field:
+        doc: 'One tagged field of TaskIds: known tags parsed, others kept as bytes.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupCurrentMemberAssignmentValue.
+        seq:
+        - id: tag
+          type: kafka_varint
+          doc: The tag (unsigned varint).
+        - id: len_value
+          type: kafka_varint
+          doc: Size of the field's bytes (unsigned varint).
+        - id: value
+          size: len_value.unsigned_value
+          type:
+            switch-on: tag.unsigned_value
+            cases:
+              0: task_ids_tag_assignment_epochs(schema_version)
+          doc: The field; bytes when the tag is unknown.
+        -webide-representation: tag {tag.unsigned_value:dec}
+      task_ids_tagged_fields:
+        doc: 'Tagged-field section of TaskIds: a count, then the fields.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupCurrentMemberAssignmentValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the StreamsGroupCurrentMemberAssignmentValue.
+        seq:
+        - id: num_fields
+          type: kafka_varint
+          doc: Number of tagged fields (unsigned varint).
+        - id: fields
+          type: task_ids_tagged_field(schema_version)
+          repeat: expr
+          repeat-expr: num_fields.unsigned_value
+          doc: The tagged fields.
+        -webide-representation: '{num_fields.unsigned_value:dec} tagged fields'
   streams_group_topology_key:
     params:
     - id: schema_version
@@ -1739,8 +1771,9 @@ types:
       type: kafka_message_common::string_field(false)
       doc: The group ID. (Kafka field `groupId`, string, versions 23.)
     -webide-representation: StreamsGroupTopologyKey
-    doc: 'StreamsGroupTopologyKey: Kafka''s message schema, versions 23 (flexible versions none).'
-    doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyKey.json
+    doc: 'StreamsGroupTopologyKey: Kafka''s message schema, versions 23 (flexible versions none). API
+      key 23.'
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyKey.json
   streams_group_topology_value:
     params:
     - id: schema_version
@@ -1764,12 +1797,13 @@ types:
       doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
       type: kafka_message_common::tagged_fields
     -webide-representation: StreamsGroupTopologyValue
-    doc: 'StreamsGroupTopologyValue: Kafka''s message schema, versions 0 (flexible versions 0+).'
-    doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+    doc: 'StreamsGroupTopologyValue: Kafka''s message schema, versions 0 (flexible versions 0+). API key
+      23.'
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
     types:
       subtopology:
         doc: 'Subtopology: a struct of Kafka''s StreamsGroupTopologyValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
         params:
         - id: schema_version
           type: s2
@@ -1844,7 +1878,7 @@ types:
         -webide-representation: Subtopology
       topic_info:
         doc: 'TopicInfo: a struct of Kafka''s StreamsGroupTopologyValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
         params:
         - id: schema_version
           type: s2
@@ -1877,7 +1911,7 @@ types:
         -webide-representation: TopicInfo
       topic_config:
         doc: 'TopicConfig: a struct of Kafka''s StreamsGroupTopologyValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
         params:
         - id: schema_version
           type: s2
@@ -1895,7 +1929,7 @@ types:
         -webide-representation: TopicConfig
       copartition_group:
         doc: 'CopartitionGroup: a struct of Kafka''s StreamsGroupTopologyValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/59bf751f9dc2e78a84a66940ec836457447b8db0/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/StreamsGroupTopologyValue.json
         params:
         - id: schema_version
           type: s2
@@ -1956,7 +1990,6 @@ enums:
     15: share_group_state_partition_metadata
     16: consumer_group_regular_expression
     17: streams_group_metadata
-    18: streams_group_partition_metadata
     19: streams_group_member_metadata
     20: streams_group_target_assignment_metadata
     21: streams_group_target_assignment_member

@@ -1389,7 +1389,7 @@ types:
       type: kafka_message_common::tagged_fields
     -webide-representation: ClearElrRecord
     doc: 'ClearElrRecord: Kafka''s message schema, versions 0 (flexible versions 0+). API key 28.'
-    doc-ref: https://github.com/apache/kafka/blob/9e1f0bb07f5d0d8e81360d103868b0333f5c054e/metadata/src/main/resources/common/metadata/ClearElrRecord.json
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/ClearElrRecord.json
 enums:
   api_key:
     0: register_broker

@@ -112,11 +112,11 @@ types:
       type: share_snapshot_value_tagged_fields(schema_version)
     -webide-representation: ShareSnapshotValue
     doc: 'ShareSnapshotValue: Kafka''s message schema, versions 0 (flexible versions 0+). API key 0.'
-    doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
     types:
       state_batch:
         doc: 'StateBatch: a struct of Kafka''s ShareSnapshotValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
         params:
         - id: schema_version
           type: s2
@@ -141,7 +141,7 @@ types:
         -webide-representation: StateBatch
       share_snapshot_value_tag_delivery_complete_count:
         doc: Tagged field 0 of ShareSnapshotValue (DeliveryCompleteCount).
-        doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
         params:
         - id: schema_version
           type: s2
@@ -154,7 +154,7 @@ types:
         -webide-representation: DeliveryCompleteCount
       share_snapshot_value_tagged_field:
         doc: 'One tagged field of ShareSnapshotValue: known tags parsed, others kept as bytes.'
-        doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
         params:
         - id: schema_version
           type: s2
@@ -176,7 +176,7 @@ types:
         -webide-representation: tag {tag.unsigned_value:dec}
       share_snapshot_value_tagged_fields:
         doc: 'Tagged-field section of ShareSnapshotValue: a count, then the fields.'
-        doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareSnapshotValue.json
         params:
         - id: schema_version
           type: s2
@@ -240,11 +240,11 @@ types:
       type: share_update_value_tagged_fields(schema_version)
     -webide-representation: ShareUpdateValue
     doc: 'ShareUpdateValue: Kafka''s message schema, versions 0 (flexible versions 0+). API key 1.'
-    doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
     types:
       state_batch:
         doc: 'StateBatch: a struct of Kafka''s ShareUpdateValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
         params:
         - id: schema_version
           type: s2
@@ -269,7 +269,7 @@ types:
         -webide-representation: StateBatch
       share_update_value_tag_delivery_complete_count:
         doc: Tagged field 0 of ShareUpdateValue (DeliveryCompleteCount).
-        doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
         params:
         - id: schema_version
           type: s2
@@ -282,7 +282,7 @@ types:
         -webide-representation: DeliveryCompleteCount
       share_update_value_tagged_field:
         doc: 'One tagged field of ShareUpdateValue: known tags parsed, others kept as bytes.'
-        doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
         params:
         - id: schema_version
           type: s2
@@ -304,7 +304,7 @@ types:
         -webide-representation: tag {tag.unsigned_value:dec}
       share_update_value_tagged_fields:
         doc: 'Tagged-field section of ShareUpdateValue: a count, then the fields.'
-        doc-ref: https://github.com/apache/kafka/blob/0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/share-coordinator/src/main/resources/common/message/ShareUpdateValue.json
         params:
         - id: schema_version
           type: s2

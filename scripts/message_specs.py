@@ -44,32 +44,37 @@ METADATA_DIR = "metadata/src/main/resources/common/metadata"
 STORAGE_DIR = "storage/src/main/resources/message"
 CLIENTS_DIR = "clients/src/main/resources/common/message"
 
-# The apache/kafka commit the schemas were read from (trunk, October 2024), and the commits of
-# the newer files passed with --extra.
+# The apache/kafka commit the schemas were read from (trunk, October 2024), and the newer files passed
+# with --extra: Kafka 4.3.1's, as its jars on Maven Central carry them (`common/message/*.json` in
+# kafka-group-coordinator, kafka-share-coordinator, kafka-metadata: `unzip -j JAR '*.json' -d DIR`).
+# 4.3.1 is the newest broker the tests run; its share-group values changed in 4.1 without a version bump
+# (ShareGroupMetadataValue gained MetadataHash, ShareGroupStatePartitionMetadataValue's topics), so the
+# 4.0 preview's layout is not read, as Kafka 4.3.1 does not read it.
 KAFKA_COMMIT = "1eb7644349cb07139d6a3c1ad1986979647cac99"
-EXTRA_COMMITS = {
-    "ClearElrRecord.json": (METADATA_DIR, "9e1f0bb07f5d0d8e81360d103868b0333f5c054e"),
-    "ConsumerGroupRegularExpressionKey.json": (GROUP_DIR, "f0f48ddbb314c61fcc892cd4451123a0586790cf"),
-    "ConsumerGroupRegularExpressionValue.json": (GROUP_DIR, "f0f48ddbb314c61fcc892cd4451123a0586790cf"),
-    # KIP-1071 streams groups (record types 17-23) and the newest share group state (Kafka 4.1/4.2).
-    "StreamsGroupMetadataKey.json": (GROUP_DIR, "292aff5e7fccf15ac0b111363ca19906f5a619c0"),
-    "StreamsGroupMetadataValue.json": (GROUP_DIR, "1291a9305c6cbb5e25c0349eea3aa2cfbde1c5fe"),
-    "StreamsGroupPartitionMetadataKey.json": (GROUP_DIR, "59bf751f9dc2e78a84a66940ec836457447b8db0"),
-    "StreamsGroupPartitionMetadataValue.json": (GROUP_DIR, "44e616aa774b73381b8238059d2b091238c2df4e"),
-    "StreamsGroupMemberMetadataKey.json": (GROUP_DIR, "7e11ea85e0c7aafa334fe9bebfc278c88c0ae5ad"),
-    "StreamsGroupMemberMetadataValue.json": (GROUP_DIR, "59bf751f9dc2e78a84a66940ec836457447b8db0"),
-    "StreamsGroupTargetAssignmentMetadataKey.json": (GROUP_DIR, "59bf751f9dc2e78a84a66940ec836457447b8db0"),
-    "StreamsGroupTargetAssignmentMetadataValue.json": (GROUP_DIR, "5c1644fc05a8ef4b56b72b01d622e94b8298ac3e"),
-    "StreamsGroupTargetAssignmentMemberKey.json": (GROUP_DIR, "b617af2a892fd306b52c6348cb4482507a6c7d10"),
-    "StreamsGroupTargetAssignmentMemberValue.json": (GROUP_DIR, "75a150ae8002d03ad7061727797012f3e1f153e3"),
-    "StreamsGroupCurrentMemberAssignmentKey.json": (GROUP_DIR, "75a150ae8002d03ad7061727797012f3e1f153e3"),
-    "StreamsGroupCurrentMemberAssignmentValue.json": (GROUP_DIR, "5096058a08e6ac2bfb8c1aa2d55c98891ff780aa"),
-    "StreamsGroupTopologyKey.json": (GROUP_DIR, "59bf751f9dc2e78a84a66940ec836457447b8db0"),
-    "StreamsGroupTopologyValue.json": (GROUP_DIR, "59bf751f9dc2e78a84a66940ec836457447b8db0"),
-    "ShareGroupStatePartitionMetadataValue.json": (GROUP_DIR, "25002b6a64b07c60e5777685732620ad6df6bbd5"),
-    "ShareSnapshotValue.json": (SHARE_DIR, "0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8"),
-    "ShareUpdateValue.json": (SHARE_DIR, "0c9eef59f75de8c0235dcc5740c47b1a18a0a6d8"),
-}
+NEWER = "4.3.1"
+EXTRA_COMMITS = {name: (directory, NEWER) for name, directory in (
+    ("ClearElrRecord.json", METADATA_DIR),
+    ("ConsumerGroupRegularExpressionKey.json", GROUP_DIR),
+    ("ConsumerGroupRegularExpressionValue.json", GROUP_DIR),
+    # KIP-1071 streams groups (record types 17, 19-23; 18, StreamsGroupPartitionMetadata, was dropped before
+    # any release carried it)
+    ("StreamsGroupMetadataKey.json", GROUP_DIR),
+    ("StreamsGroupMetadataValue.json", GROUP_DIR),
+    ("StreamsGroupMemberMetadataKey.json", GROUP_DIR),
+    ("StreamsGroupMemberMetadataValue.json", GROUP_DIR),
+    ("StreamsGroupTargetAssignmentMetadataKey.json", GROUP_DIR),
+    ("StreamsGroupTargetAssignmentMetadataValue.json", GROUP_DIR),
+    ("StreamsGroupTargetAssignmentMemberKey.json", GROUP_DIR),
+    ("StreamsGroupTargetAssignmentMemberValue.json", GROUP_DIR),
+    ("StreamsGroupCurrentMemberAssignmentKey.json", GROUP_DIR),
+    ("StreamsGroupCurrentMemberAssignmentValue.json", GROUP_DIR),
+    ("StreamsGroupTopologyKey.json", GROUP_DIR),
+    ("StreamsGroupTopologyValue.json", GROUP_DIR),
+    ("ShareGroupMetadataValue.json", GROUP_DIR),
+    ("ShareGroupStatePartitionMetadataValue.json", GROUP_DIR),
+    ("ShareSnapshotValue.json", SHARE_DIR),
+    ("ShareUpdateValue.json", SHARE_DIR),
+)}
 
 REMOTE_LOG = ["RemoteLogSegmentMetadataRecord", "RemoteLogSegmentMetadataUpdateRecord",
               "RemotePartitionDeleteMetadataRecord", "RemoteLogSegmentMetadataSnapshotRecord"]
@@ -165,7 +170,7 @@ def default_of(f: dict):
     """A tagged field's value when absent, as Kafka's generated classes default it."""
     d = f.get("default")
     t = f["type"]
-    if d == "null":
+    if d == "null" or ("default" in f and d is None):  # "default": null, as JSON null or as text
         return None
     if t.startswith("[]"):
         return []
