@@ -227,10 +227,10 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
 
     class ConsumerGroupCurrentMemberAssignmentValue(KaitaiStruct):
-        """ConsumerGroupCurrentMemberAssignmentValue: Kafka's message schema, versions 0 (flexible versions 0+).
+        """ConsumerGroupCurrentMemberAssignmentValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 8.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ConsumerGroupCurrentMemberAssignmentValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupCurrentMemberAssignmentValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.ConsumerGroupCurrentMemberAssignmentValue, self).__init__(_io)
@@ -286,7 +286,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             """TopicPartitions: a struct of Kafka's ConsumerGroupCurrentMemberAssignmentValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ConsumerGroupCurrentMemberAssignmentValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupCurrentMemberAssignmentValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaGroupCoordinatorRecord.ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions, self).__init__(_io)
@@ -305,7 +305,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                         self.partitions.append(self._io.read_s4be())
 
 
-                self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+                self.tagged_fields = KafkaGroupCoordinatorRecord.ConsumerGroupCurrentMemberAssignmentValue.TopicPartitionsTaggedFields(self.schema_version, self._io, self, self._root)
 
 
             def _fetch_instances(self):
@@ -319,6 +319,110 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
 
                 self.tagged_fields._fetch_instances()
+
+
+        class TopicPartitionsTagAssignmentEpochs(KaitaiStruct):
+            """Tagged field 0 of TopicPartitions (AssignmentEpochs).
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupCurrentMemberAssignmentValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.ConsumerGroupCurrentMemberAssignmentValue.TopicPartitionsTagAssignmentEpochs, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.len_assignment_epochs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_assignment_epochs.is_null)):
+                    pass
+                    self.assignment_epochs = []
+                    for i in range(self.len_assignment_epochs.count):
+                        self.assignment_epochs.append(self._io.read_s4be())
+
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.len_assignment_epochs._fetch_instances()
+                if (not (self.len_assignment_epochs.is_null)):
+                    pass
+                    for i in range(len(self.assignment_epochs)):
+                        pass
+
+
+
+
+        class TopicPartitionsTaggedField(KaitaiStruct):
+            """One tagged field of TopicPartitions: known tags parsed, others kept as bytes.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupCurrentMemberAssignmentValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.ConsumerGroupCurrentMemberAssignmentValue.TopicPartitionsTaggedField, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.tag = kafka_varint.KafkaVarint(self._io)
+                self.len_value = kafka_varint.KafkaVarint(self._io)
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
+                    _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                    self.value = KafkaGroupCoordinatorRecord.ConsumerGroupCurrentMemberAssignmentValue.TopicPartitionsTagAssignmentEpochs(self.schema_version, _io__raw_value, self, self._root)
+                else:
+                    pass
+                    self.value = self._io.read_bytes(self.len_value.unsigned_value)
+
+
+            def _fetch_instances(self):
+                pass
+                self.tag._fetch_instances()
+                self.len_value._fetch_instances()
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self.value._fetch_instances()
+                else:
+                    pass
+
+
+        class TopicPartitionsTaggedFields(KaitaiStruct):
+            """Tagged-field section of TopicPartitions: a count, then the fields.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupCurrentMemberAssignmentValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.ConsumerGroupCurrentMemberAssignmentValue.TopicPartitionsTaggedFields, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.num_fields = kafka_varint.KafkaVarint(self._io)
+                self.fields = []
+                for i in range(self.num_fields.unsigned_value):
+                    self.fields.append(KafkaGroupCoordinatorRecord.ConsumerGroupCurrentMemberAssignmentValue.TopicPartitionsTaggedField(self.schema_version, self._io, self, self._root))
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.num_fields._fetch_instances()
+                for i in range(len(self.fields)):
+                    pass
+                    self.fields[i]._fetch_instances()
+
 
 
 
@@ -584,10 +688,10 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
 
     class ConsumerGroupMetadataValue(KaitaiStruct):
-        """ConsumerGroupMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+).
+        """ConsumerGroupMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 3.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ConsumerGroupMetadataValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupMetadataValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.ConsumerGroupMetadataValue, self).__init__(_io)
@@ -598,12 +702,102 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _read(self):
             self.epoch = self._io.read_s4be()
-            self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+            self.tagged_fields = KafkaGroupCoordinatorRecord.ConsumerGroupMetadataValue.ConsumerGroupMetadataValueTaggedFields(self.schema_version, self._io, self, self._root)
 
 
         def _fetch_instances(self):
             pass
             self.tagged_fields._fetch_instances()
+
+        class ConsumerGroupMetadataValueTagMetadataHash(KaitaiStruct):
+            """Tagged field 0 of ConsumerGroupMetadataValue (MetadataHash).
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.ConsumerGroupMetadataValue.ConsumerGroupMetadataValueTagMetadataHash, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.metadata_hash = self._io.read_s8be()
+
+
+            def _fetch_instances(self):
+                pass
+
+
+        class ConsumerGroupMetadataValueTaggedField(KaitaiStruct):
+            """One tagged field of ConsumerGroupMetadataValue: known tags parsed, others kept as bytes.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.ConsumerGroupMetadataValue.ConsumerGroupMetadataValueTaggedField, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.tag = kafka_varint.KafkaVarint(self._io)
+                self.len_value = kafka_varint.KafkaVarint(self._io)
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
+                    _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                    self.value = KafkaGroupCoordinatorRecord.ConsumerGroupMetadataValue.ConsumerGroupMetadataValueTagMetadataHash(self.schema_version, _io__raw_value, self, self._root)
+                else:
+                    pass
+                    self.value = self._io.read_bytes(self.len_value.unsigned_value)
+
+
+            def _fetch_instances(self):
+                pass
+                self.tag._fetch_instances()
+                self.len_value._fetch_instances()
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self.value._fetch_instances()
+                else:
+                    pass
+
+
+        class ConsumerGroupMetadataValueTaggedFields(KaitaiStruct):
+            """Tagged-field section of ConsumerGroupMetadataValue: a count, then the fields.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.ConsumerGroupMetadataValue.ConsumerGroupMetadataValueTaggedFields, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.num_fields = kafka_varint.KafkaVarint(self._io)
+                self.fields = []
+                for i in range(self.num_fields.unsigned_value):
+                    self.fields.append(KafkaGroupCoordinatorRecord.ConsumerGroupMetadataValue.ConsumerGroupMetadataValueTaggedField(self.schema_version, self._io, self, self._root))
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.num_fields._fetch_instances()
+                for i in range(len(self.fields)):
+                    pass
+                    self.fields[i]._fetch_instances()
+
+
 
 
     class ConsumerGroupPartitionMetadataKey(KaitaiStruct):
@@ -936,10 +1130,10 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
 
     class ConsumerGroupTargetAssignmentMetadataValue(KaitaiStruct):
-        """ConsumerGroupTargetAssignmentMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+).
+        """ConsumerGroupTargetAssignmentMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 6.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ConsumerGroupTargetAssignmentMetadataValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupTargetAssignmentMetadataValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.ConsumerGroupTargetAssignmentMetadataValue, self).__init__(_io)
@@ -950,12 +1144,102 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _read(self):
             self.assignment_epoch = self._io.read_s4be()
-            self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+            self.tagged_fields = KafkaGroupCoordinatorRecord.ConsumerGroupTargetAssignmentMetadataValue.ConsumerGroupTargetAssignmentMetadataValueTaggedFields(self.schema_version, self._io, self, self._root)
 
 
         def _fetch_instances(self):
             pass
             self.tagged_fields._fetch_instances()
+
+        class ConsumerGroupTargetAssignmentMetadataValueTagAssignmentTimestamp(KaitaiStruct):
+            """Tagged field 0 of ConsumerGroupTargetAssignmentMetadataValue (AssignmentTimestamp).
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupTargetAssignmentMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.ConsumerGroupTargetAssignmentMetadataValue.ConsumerGroupTargetAssignmentMetadataValueTagAssignmentTimestamp, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.assignment_timestamp = self._io.read_s8be()
+
+
+            def _fetch_instances(self):
+                pass
+
+
+        class ConsumerGroupTargetAssignmentMetadataValueTaggedField(KaitaiStruct):
+            """One tagged field of ConsumerGroupTargetAssignmentMetadataValue: known tags parsed, others kept as bytes.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupTargetAssignmentMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.ConsumerGroupTargetAssignmentMetadataValue.ConsumerGroupTargetAssignmentMetadataValueTaggedField, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.tag = kafka_varint.KafkaVarint(self._io)
+                self.len_value = kafka_varint.KafkaVarint(self._io)
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
+                    _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                    self.value = KafkaGroupCoordinatorRecord.ConsumerGroupTargetAssignmentMetadataValue.ConsumerGroupTargetAssignmentMetadataValueTagAssignmentTimestamp(self.schema_version, _io__raw_value, self, self._root)
+                else:
+                    pass
+                    self.value = self._io.read_bytes(self.len_value.unsigned_value)
+
+
+            def _fetch_instances(self):
+                pass
+                self.tag._fetch_instances()
+                self.len_value._fetch_instances()
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self.value._fetch_instances()
+                else:
+                    pass
+
+
+        class ConsumerGroupTargetAssignmentMetadataValueTaggedFields(KaitaiStruct):
+            """Tagged-field section of ConsumerGroupTargetAssignmentMetadataValue: a count, then the fields.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupTargetAssignmentMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.ConsumerGroupTargetAssignmentMetadataValue.ConsumerGroupTargetAssignmentMetadataValueTaggedFields, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.num_fields = kafka_varint.KafkaVarint(self._io)
+                self.fields = []
+                for i in range(self.num_fields.unsigned_value):
+                    self.fields.append(KafkaGroupCoordinatorRecord.ConsumerGroupTargetAssignmentMetadataValue.ConsumerGroupTargetAssignmentMetadataValueTaggedField(self.schema_version, self._io, self, self._root))
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.num_fields._fetch_instances()
+                for i in range(len(self.fields)):
+                    pass
+                    self.fields[i]._fetch_instances()
+
+
 
 
     class GroupMetadataKey(KaitaiStruct):
@@ -1118,10 +1402,10 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
 
     class OffsetCommitValue(KaitaiStruct):
-        """OffsetCommitValue: Kafka's message schema, versions 0-4 (flexible versions 4+).
+        """OffsetCommitValue: Kafka's message schema, versions 0-4 (flexible versions 4+). API key 1.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/OffsetCommitValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/OffsetCommitValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.OffsetCommitValue, self).__init__(_io)
@@ -1144,7 +1428,7 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             if self.schema_version >= 4:
                 pass
-                self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+                self.tagged_fields = KafkaGroupCoordinatorRecord.OffsetCommitValue.OffsetCommitValueTaggedFields(self.schema_version, self._io, self, self._root)
 
 
 
@@ -1160,6 +1444,97 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             if self.schema_version >= 4:
                 pass
                 self.tagged_fields._fetch_instances()
+
+
+        class OffsetCommitValueTagTopicId(KaitaiStruct):
+            """Tagged field 0 of OffsetCommitValue (topicId).
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/OffsetCommitValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.OffsetCommitValue.OffsetCommitValueTagTopicId, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.topic_id = kafka_message_common.KafkaMessageCommon.Uuid(self._io)
+
+
+            def _fetch_instances(self):
+                pass
+                self.topic_id._fetch_instances()
+
+
+        class OffsetCommitValueTaggedField(KaitaiStruct):
+            """One tagged field of OffsetCommitValue: known tags parsed, others kept as bytes.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/OffsetCommitValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.OffsetCommitValue.OffsetCommitValueTaggedField, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.tag = kafka_varint.KafkaVarint(self._io)
+                self.len_value = kafka_varint.KafkaVarint(self._io)
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
+                    _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                    self.value = KafkaGroupCoordinatorRecord.OffsetCommitValue.OffsetCommitValueTagTopicId(self.schema_version, _io__raw_value, self, self._root)
+                else:
+                    pass
+                    self.value = self._io.read_bytes(self.len_value.unsigned_value)
+
+
+            def _fetch_instances(self):
+                pass
+                self.tag._fetch_instances()
+                self.len_value._fetch_instances()
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self.value._fetch_instances()
+                else:
+                    pass
+
+
+        class OffsetCommitValueTaggedFields(KaitaiStruct):
+            """Tagged-field section of OffsetCommitValue: a count, then the fields.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/OffsetCommitValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.OffsetCommitValue.OffsetCommitValueTaggedFields, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.num_fields = kafka_varint.KafkaVarint(self._io)
+                self.fields = []
+                for i in range(self.num_fields.unsigned_value):
+                    self.fields.append(KafkaGroupCoordinatorRecord.OffsetCommitValue.OffsetCommitValueTaggedField(self.schema_version, self._io, self, self._root))
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.num_fields._fetch_instances()
+                for i in range(len(self.fields)):
+                    pass
+                    self.fields[i]._fetch_instances()
+
 
 
 
@@ -1806,10 +2181,10 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
 
     class ShareGroupTargetAssignmentMetadataValue(KaitaiStruct):
-        """ShareGroupTargetAssignmentMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+).
+        """ShareGroupTargetAssignmentMetadataValue: Kafka's message schema, versions 0 (flexible versions 0+). API key 12.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ShareGroupTargetAssignmentMetadataValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ShareGroupTargetAssignmentMetadataValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaGroupCoordinatorRecord.ShareGroupTargetAssignmentMetadataValue, self).__init__(_io)
@@ -1820,12 +2195,102 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _read(self):
             self.assignment_epoch = self._io.read_s4be()
-            self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+            self.tagged_fields = KafkaGroupCoordinatorRecord.ShareGroupTargetAssignmentMetadataValue.ShareGroupTargetAssignmentMetadataValueTaggedFields(self.schema_version, self._io, self, self._root)
 
 
         def _fetch_instances(self):
             pass
             self.tagged_fields._fetch_instances()
+
+        class ShareGroupTargetAssignmentMetadataValueTagAssignmentTimestamp(KaitaiStruct):
+            """Tagged field 0 of ShareGroupTargetAssignmentMetadataValue (AssignmentTimestamp).
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ShareGroupTargetAssignmentMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.ShareGroupTargetAssignmentMetadataValue.ShareGroupTargetAssignmentMetadataValueTagAssignmentTimestamp, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.assignment_timestamp = self._io.read_s8be()
+
+
+            def _fetch_instances(self):
+                pass
+
+
+        class ShareGroupTargetAssignmentMetadataValueTaggedField(KaitaiStruct):
+            """One tagged field of ShareGroupTargetAssignmentMetadataValue: known tags parsed, others kept as bytes.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ShareGroupTargetAssignmentMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.ShareGroupTargetAssignmentMetadataValue.ShareGroupTargetAssignmentMetadataValueTaggedField, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.tag = kafka_varint.KafkaVarint(self._io)
+                self.len_value = kafka_varint.KafkaVarint(self._io)
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
+                    _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                    self.value = KafkaGroupCoordinatorRecord.ShareGroupTargetAssignmentMetadataValue.ShareGroupTargetAssignmentMetadataValueTagAssignmentTimestamp(self.schema_version, _io__raw_value, self, self._root)
+                else:
+                    pass
+                    self.value = self._io.read_bytes(self.len_value.unsigned_value)
+
+
+            def _fetch_instances(self):
+                pass
+                self.tag._fetch_instances()
+                self.len_value._fetch_instances()
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self.value._fetch_instances()
+                else:
+                    pass
+
+
+        class ShareGroupTargetAssignmentMetadataValueTaggedFields(KaitaiStruct):
+            """Tagged-field section of ShareGroupTargetAssignmentMetadataValue: a count, then the fields.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ShareGroupTargetAssignmentMetadataValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaGroupCoordinatorRecord.ShareGroupTargetAssignmentMetadataValue.ShareGroupTargetAssignmentMetadataValueTaggedFields, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.num_fields = kafka_varint.KafkaVarint(self._io)
+                self.fields = []
+                for i in range(self.num_fields.unsigned_value):
+                    self.fields.append(KafkaGroupCoordinatorRecord.ShareGroupTargetAssignmentMetadataValue.ShareGroupTargetAssignmentMetadataValueTaggedField(self.schema_version, self._io, self, self._root))
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.num_fields._fetch_instances()
+                for i in range(len(self.fields)):
+                    pass
+                    self.fields[i]._fetch_instances()
+
+
 
 
     class StreamsGroupCurrentMemberAssignmentKey(KaitaiStruct):

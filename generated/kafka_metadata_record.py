@@ -490,10 +490,10 @@ class KafkaMetadataRecord(KaitaiStruct):
 
 
     class BrokerRegistrationChangeRecord(KaitaiStruct):
-        """BrokerRegistrationChangeRecord: Kafka's message schema, versions 0-2 (flexible versions 0+). API key 17.
+        """BrokerRegistrationChangeRecord: Kafka's message schema, versions 0-3 (flexible versions 0+). API key 17.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaMetadataRecord.BrokerRegistrationChangeRecord, self).__init__(_io)
@@ -512,11 +512,47 @@ class KafkaMetadataRecord(KaitaiStruct):
             pass
             self.tagged_fields._fetch_instances()
 
+        class BrokerRegistrationChangeRecordTagCordonedLogDirs(KaitaiStruct):
+            """Tagged field 3 of BrokerRegistrationChangeRecord (CordonedLogDirs).
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaMetadataRecord.BrokerRegistrationChangeRecord.BrokerRegistrationChangeRecordTagCordonedLogDirs, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.len_cordoned_log_dirs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_cordoned_log_dirs.is_null)):
+                    pass
+                    self.cordoned_log_dirs = []
+                    for i in range(self.len_cordoned_log_dirs.count):
+                        self.cordoned_log_dirs.append(kafka_message_common.KafkaMessageCommon.Uuid(self._io))
+
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.len_cordoned_log_dirs._fetch_instances()
+                if (not (self.len_cordoned_log_dirs.is_null)):
+                    pass
+                    for i in range(len(self.cordoned_log_dirs)):
+                        pass
+                        self.cordoned_log_dirs[i]._fetch_instances()
+
+
+
+
         class BrokerRegistrationChangeRecordTagFenced(KaitaiStruct):
             """Tagged field 0 of BrokerRegistrationChangeRecord (Fenced).
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaMetadataRecord.BrokerRegistrationChangeRecord.BrokerRegistrationChangeRecordTagFenced, self).__init__(_io)
@@ -537,7 +573,7 @@ class KafkaMetadataRecord(KaitaiStruct):
             """Tagged field 1 of BrokerRegistrationChangeRecord (InControlledShutdown).
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaMetadataRecord.BrokerRegistrationChangeRecord.BrokerRegistrationChangeRecordTagInControlledShutdown, self).__init__(_io)
@@ -558,7 +594,7 @@ class KafkaMetadataRecord(KaitaiStruct):
             """Tagged field 2 of BrokerRegistrationChangeRecord (LogDirs).
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaMetadataRecord.BrokerRegistrationChangeRecord.BrokerRegistrationChangeRecordTagLogDirs, self).__init__(_io)
@@ -594,7 +630,7 @@ class KafkaMetadataRecord(KaitaiStruct):
             """One tagged field of BrokerRegistrationChangeRecord: known tags parsed, others kept as bytes.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaMetadataRecord.BrokerRegistrationChangeRecord.BrokerRegistrationChangeRecordTaggedField, self).__init__(_io)
@@ -622,6 +658,11 @@ class KafkaMetadataRecord(KaitaiStruct):
                     self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
                     _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
                     self.value = KafkaMetadataRecord.BrokerRegistrationChangeRecord.BrokerRegistrationChangeRecordTagLogDirs(self.schema_version, _io__raw_value, self, self._root)
+                elif _on == 3:
+                    pass
+                    self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
+                    _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                    self.value = KafkaMetadataRecord.BrokerRegistrationChangeRecord.BrokerRegistrationChangeRecordTagCordonedLogDirs(self.schema_version, _io__raw_value, self, self._root)
                 else:
                     pass
                     self.value = self._io.read_bytes(self.len_value.unsigned_value)
@@ -641,6 +682,9 @@ class KafkaMetadataRecord(KaitaiStruct):
                 elif _on == 2:
                     pass
                     self.value._fetch_instances()
+                elif _on == 3:
+                    pass
+                    self.value._fetch_instances()
                 else:
                     pass
 
@@ -649,7 +693,7 @@ class KafkaMetadataRecord(KaitaiStruct):
             """Tagged-field section of BrokerRegistrationChangeRecord: a count, then the fields.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaMetadataRecord.BrokerRegistrationChangeRecord.BrokerRegistrationChangeRecordTaggedFields, self).__init__(_io)
@@ -1696,10 +1740,10 @@ class KafkaMetadataRecord(KaitaiStruct):
 
 
     class RegisterBrokerRecord(KaitaiStruct):
-        """RegisterBrokerRecord: Kafka's message schema, versions 0-3 (flexible versions 0+). API key 0.
+        """RegisterBrokerRecord: Kafka's message schema, versions 0-4 (flexible versions 0+). API key 0.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaMetadataRecord.RegisterBrokerRecord, self).__init__(_io)
@@ -1776,7 +1820,7 @@ class KafkaMetadataRecord(KaitaiStruct):
             """BrokerEndpoint: a struct of Kafka's RegisterBrokerRecord schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaMetadataRecord.RegisterBrokerRecord.BrokerEndpoint, self).__init__(_io)
@@ -1804,7 +1848,7 @@ class KafkaMetadataRecord(KaitaiStruct):
             """BrokerFeature: a struct of Kafka's RegisterBrokerRecord schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaMetadataRecord.RegisterBrokerRecord.BrokerFeature, self).__init__(_io)
@@ -1826,11 +1870,47 @@ class KafkaMetadataRecord(KaitaiStruct):
                 self.tagged_fields._fetch_instances()
 
 
+        class RegisterBrokerRecordTagCordonedLogDirs(KaitaiStruct):
+            """Tagged field 1 of RegisterBrokerRecord (CordonedLogDirs).
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaMetadataRecord.RegisterBrokerRecord.RegisterBrokerRecordTagCordonedLogDirs, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.len_cordoned_log_dirs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.len_cordoned_log_dirs.is_null)):
+                    pass
+                    self.cordoned_log_dirs = []
+                    for i in range(self.len_cordoned_log_dirs.count):
+                        self.cordoned_log_dirs.append(kafka_message_common.KafkaMessageCommon.Uuid(self._io))
+
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.len_cordoned_log_dirs._fetch_instances()
+                if (not (self.len_cordoned_log_dirs.is_null)):
+                    pass
+                    for i in range(len(self.cordoned_log_dirs)):
+                        pass
+                        self.cordoned_log_dirs[i]._fetch_instances()
+
+
+
+
         class RegisterBrokerRecordTagLogDirs(KaitaiStruct):
             """Tagged field 0 of RegisterBrokerRecord (LogDirs).
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaMetadataRecord.RegisterBrokerRecord.RegisterBrokerRecordTagLogDirs, self).__init__(_io)
@@ -1866,7 +1946,7 @@ class KafkaMetadataRecord(KaitaiStruct):
             """One tagged field of RegisterBrokerRecord: known tags parsed, others kept as bytes.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaMetadataRecord.RegisterBrokerRecord.RegisterBrokerRecordTaggedField, self).__init__(_io)
@@ -1884,6 +1964,11 @@ class KafkaMetadataRecord(KaitaiStruct):
                     self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
                     _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
                     self.value = KafkaMetadataRecord.RegisterBrokerRecord.RegisterBrokerRecordTagLogDirs(self.schema_version, _io__raw_value, self, self._root)
+                elif _on == 1:
+                    pass
+                    self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
+                    _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                    self.value = KafkaMetadataRecord.RegisterBrokerRecord.RegisterBrokerRecordTagCordonedLogDirs(self.schema_version, _io__raw_value, self, self._root)
                 else:
                     pass
                     self.value = self._io.read_bytes(self.len_value.unsigned_value)
@@ -1897,6 +1982,9 @@ class KafkaMetadataRecord(KaitaiStruct):
                 if _on == 0:
                     pass
                     self.value._fetch_instances()
+                elif _on == 1:
+                    pass
+                    self.value._fetch_instances()
                 else:
                     pass
 
@@ -1905,7 +1993,7 @@ class KafkaMetadataRecord(KaitaiStruct):
             """Tagged-field section of RegisterBrokerRecord: a count, then the fields.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaMetadataRecord.RegisterBrokerRecord.RegisterBrokerRecordTaggedFields, self).__init__(_io)

@@ -79,7 +79,7 @@ class KafkaRemoteLogMetadataRecord(KaitaiStruct):
         """RemoteLogSegmentMetadataRecord: Kafka's message schema, versions 0 (flexible versions 0+). API key 0.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataRecord, self).__init__(_io)
@@ -106,7 +106,7 @@ class KafkaRemoteLogMetadataRecord(KaitaiStruct):
             self.segment_size_in_bytes = self._io.read_s4be()
             self.custom_metadata = kafka_message_common.KafkaMessageCommon.BytesField(True, self._io)
             self.remote_log_segment_state = self._io.read_s1()
-            self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+            self.tagged_fields = KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataRecord.RemoteLogSegmentMetadataRecordTaggedFields(self.schema_version, self._io, self, self._root)
 
 
         def _fetch_instances(self):
@@ -127,7 +127,7 @@ class KafkaRemoteLogMetadataRecord(KaitaiStruct):
             """RemoteLogSegmentIdEntry: a struct of Kafka's RemoteLogSegmentMetadataRecord schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataRecord.RemoteLogSegmentIdEntry, self).__init__(_io)
@@ -149,11 +149,102 @@ class KafkaRemoteLogMetadataRecord(KaitaiStruct):
                 self.tagged_fields._fetch_instances()
 
 
+        class RemoteLogSegmentMetadataRecordTagTxnIndexEmpty(KaitaiStruct):
+            """Tagged field 0 of RemoteLogSegmentMetadataRecord (TxnIndexEmpty).
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataRecord.RemoteLogSegmentMetadataRecordTagTxnIndexEmpty, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.txn_index_empty = kafka_message_common.KafkaMessageCommon.Boolean(self._io)
+
+
+            def _fetch_instances(self):
+                pass
+                self.txn_index_empty._fetch_instances()
+
+
+        class RemoteLogSegmentMetadataRecordTaggedField(KaitaiStruct):
+            """One tagged field of RemoteLogSegmentMetadataRecord: known tags parsed, others kept as bytes.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataRecord.RemoteLogSegmentMetadataRecordTaggedField, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.tag = kafka_varint.KafkaVarint(self._io)
+                self.len_value = kafka_varint.KafkaVarint(self._io)
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
+                    _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                    self.value = KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataRecord.RemoteLogSegmentMetadataRecordTagTxnIndexEmpty(self.schema_version, _io__raw_value, self, self._root)
+                else:
+                    pass
+                    self.value = self._io.read_bytes(self.len_value.unsigned_value)
+
+
+            def _fetch_instances(self):
+                pass
+                self.tag._fetch_instances()
+                self.len_value._fetch_instances()
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self.value._fetch_instances()
+                else:
+                    pass
+
+
+        class RemoteLogSegmentMetadataRecordTaggedFields(KaitaiStruct):
+            """Tagged-field section of RemoteLogSegmentMetadataRecord: a count, then the fields.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataRecord.RemoteLogSegmentMetadataRecordTaggedFields, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.num_fields = kafka_varint.KafkaVarint(self._io)
+                self.fields = []
+                for i in range(self.num_fields.unsigned_value):
+                    self.fields.append(KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataRecord.RemoteLogSegmentMetadataRecordTaggedField(self.schema_version, self._io, self, self._root))
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.num_fields._fetch_instances()
+                for i in range(len(self.fields)):
+                    pass
+                    self.fields[i]._fetch_instances()
+
+
+
         class SegmentLeaderEpochEntry(KaitaiStruct):
             """SegmentLeaderEpochEntry: a struct of Kafka's RemoteLogSegmentMetadataRecord schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataRecord.SegmentLeaderEpochEntry, self).__init__(_io)
@@ -177,7 +268,7 @@ class KafkaRemoteLogMetadataRecord(KaitaiStruct):
             """TopicIdPartitionEntry: a struct of Kafka's RemoteLogSegmentMetadataRecord schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataRecord.TopicIdPartitionEntry, self).__init__(_io)
@@ -205,7 +296,7 @@ class KafkaRemoteLogMetadataRecord(KaitaiStruct):
         """RemoteLogSegmentMetadataSnapshotRecord: Kafka's message schema, versions 0 (flexible versions 0+). API key 3.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/storage/src/main/resources/message/RemoteLogSegmentMetadataSnapshotRecord.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataSnapshotRecord.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataSnapshotRecord, self).__init__(_io)
@@ -232,7 +323,7 @@ class KafkaRemoteLogMetadataRecord(KaitaiStruct):
             self.segment_size_in_bytes = self._io.read_s4be()
             self.custom_metadata = kafka_message_common.KafkaMessageCommon.BytesField(True, self._io)
             self.remote_log_segment_state = self._io.read_s1()
-            self.tagged_fields = kafka_message_common.KafkaMessageCommon.TaggedFields(self._io)
+            self.tagged_fields = KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataSnapshotRecord.RemoteLogSegmentMetadataSnapshotRecordTaggedFields(self.schema_version, self._io, self, self._root)
 
 
         def _fetch_instances(self):
@@ -249,11 +340,102 @@ class KafkaRemoteLogMetadataRecord(KaitaiStruct):
             self.custom_metadata._fetch_instances()
             self.tagged_fields._fetch_instances()
 
+        class RemoteLogSegmentMetadataSnapshotRecordTagTxnIndexEmpty(KaitaiStruct):
+            """Tagged field 0 of RemoteLogSegmentMetadataSnapshotRecord (TxnIndexEmpty).
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataSnapshotRecord.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataSnapshotRecord.RemoteLogSegmentMetadataSnapshotRecordTagTxnIndexEmpty, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.txn_index_empty = kafka_message_common.KafkaMessageCommon.Boolean(self._io)
+
+
+            def _fetch_instances(self):
+                pass
+                self.txn_index_empty._fetch_instances()
+
+
+        class RemoteLogSegmentMetadataSnapshotRecordTaggedField(KaitaiStruct):
+            """One tagged field of RemoteLogSegmentMetadataSnapshotRecord: known tags parsed, others kept as bytes.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataSnapshotRecord.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataSnapshotRecord.RemoteLogSegmentMetadataSnapshotRecordTaggedField, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.tag = kafka_varint.KafkaVarint(self._io)
+                self.len_value = kafka_varint.KafkaVarint(self._io)
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
+                    _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                    self.value = KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataSnapshotRecord.RemoteLogSegmentMetadataSnapshotRecordTagTxnIndexEmpty(self.schema_version, _io__raw_value, self, self._root)
+                else:
+                    pass
+                    self.value = self._io.read_bytes(self.len_value.unsigned_value)
+
+
+            def _fetch_instances(self):
+                pass
+                self.tag._fetch_instances()
+                self.len_value._fetch_instances()
+                _on = self.tag.unsigned_value
+                if _on == 0:
+                    pass
+                    self.value._fetch_instances()
+                else:
+                    pass
+
+
+        class RemoteLogSegmentMetadataSnapshotRecordTaggedFields(KaitaiStruct):
+            """Tagged-field section of RemoteLogSegmentMetadataSnapshotRecord: a count, then the fields.
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataSnapshotRecord.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataSnapshotRecord.RemoteLogSegmentMetadataSnapshotRecordTaggedFields, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.num_fields = kafka_varint.KafkaVarint(self._io)
+                self.fields = []
+                for i in range(self.num_fields.unsigned_value):
+                    self.fields.append(KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataSnapshotRecord.RemoteLogSegmentMetadataSnapshotRecordTaggedField(self.schema_version, self._io, self, self._root))
+
+
+
+            def _fetch_instances(self):
+                pass
+                self.num_fields._fetch_instances()
+                for i in range(len(self.fields)):
+                    pass
+                    self.fields[i]._fetch_instances()
+
+
+
         class SegmentLeaderEpochEntry(KaitaiStruct):
             """SegmentLeaderEpochEntry: a struct of Kafka's RemoteLogSegmentMetadataSnapshotRecord schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/storage/src/main/resources/message/RemoteLogSegmentMetadataSnapshotRecord.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataSnapshotRecord.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataSnapshotRecord.SegmentLeaderEpochEntry, self).__init__(_io)

@@ -71,10 +71,10 @@ class KafkaTransactionLogRecord(KaitaiStruct):
 
 
     class TransactionLogValue(KaitaiStruct):
-        """TransactionLogValue: Kafka's message schema, versions 0-1 (flexible versions 1+).
+        """TransactionLogValue: Kafka's message schema, versions 0-1 (flexible versions 1+). API key 0.
         
         .. seealso::
-           Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+           Source - https://github.com/apache/kafka/blob/4.3.1/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
         """
         def __init__(self, schema_version, _io, _parent=None, _root=None):
             super(KafkaTransactionLogRecord.TransactionLogValue, self).__init__(_io)
@@ -123,7 +123,7 @@ class KafkaTransactionLogRecord(KaitaiStruct):
             """PartitionsSchema: a struct of Kafka's TransactionLogValue schema.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaTransactionLogRecord.TransactionLogValue.PartitionsSchema, self).__init__(_io)
@@ -168,7 +168,7 @@ class KafkaTransactionLogRecord(KaitaiStruct):
             """Tagged field 2 of TransactionLogValue (ClientTransactionVersion).
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaTransactionLogRecord.TransactionLogValue.TransactionLogValueTagClientTransactionVersion, self).__init__(_io)
@@ -185,11 +185,32 @@ class KafkaTransactionLogRecord(KaitaiStruct):
                 pass
 
 
+        class TransactionLogValueTagNextProducerEpoch(KaitaiStruct):
+            """Tagged field 3 of TransactionLogValue (NextProducerEpoch).
+            
+            .. seealso::
+               Source - https://github.com/apache/kafka/blob/4.3.1/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+            """
+            def __init__(self, schema_version, _io, _parent=None, _root=None):
+                super(KafkaTransactionLogRecord.TransactionLogValue.TransactionLogValueTagNextProducerEpoch, self).__init__(_io)
+                self._parent = _parent
+                self._root = _root
+                self.schema_version = schema_version
+                self._read()
+
+            def _read(self):
+                self.next_producer_epoch = self._io.read_s2be()
+
+
+            def _fetch_instances(self):
+                pass
+
+
         class TransactionLogValueTagNextProducerId(KaitaiStruct):
             """Tagged field 1 of TransactionLogValue (NextProducerId).
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaTransactionLogRecord.TransactionLogValue.TransactionLogValueTagNextProducerId, self).__init__(_io)
@@ -210,7 +231,7 @@ class KafkaTransactionLogRecord(KaitaiStruct):
             """Tagged field 0 of TransactionLogValue (PreviousProducerId).
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaTransactionLogRecord.TransactionLogValue.TransactionLogValueTagPreviousProducerId, self).__init__(_io)
@@ -231,7 +252,7 @@ class KafkaTransactionLogRecord(KaitaiStruct):
             """One tagged field of TransactionLogValue: known tags parsed, others kept as bytes.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaTransactionLogRecord.TransactionLogValue.TransactionLogValueTaggedField, self).__init__(_io)
@@ -259,6 +280,11 @@ class KafkaTransactionLogRecord(KaitaiStruct):
                     self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
                     _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
                     self.value = KafkaTransactionLogRecord.TransactionLogValue.TransactionLogValueTagClientTransactionVersion(self.schema_version, _io__raw_value, self, self._root)
+                elif _on == 3:
+                    pass
+                    self._raw_value = self._io.read_bytes(self.len_value.unsigned_value)
+                    _io__raw_value = KaitaiStream(BytesIO(self._raw_value))
+                    self.value = KafkaTransactionLogRecord.TransactionLogValue.TransactionLogValueTagNextProducerEpoch(self.schema_version, _io__raw_value, self, self._root)
                 else:
                     pass
                     self.value = self._io.read_bytes(self.len_value.unsigned_value)
@@ -278,6 +304,9 @@ class KafkaTransactionLogRecord(KaitaiStruct):
                 elif _on == 2:
                     pass
                     self.value._fetch_instances()
+                elif _on == 3:
+                    pass
+                    self.value._fetch_instances()
                 else:
                     pass
 
@@ -286,7 +315,7 @@ class KafkaTransactionLogRecord(KaitaiStruct):
             """Tagged-field section of TransactionLogValue: a count, then the fields.
             
             .. seealso::
-               Source - https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+               Source - https://github.com/apache/kafka/blob/4.3.1/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
             """
             def __init__(self, schema_version, _io, _parent=None, _root=None):
                 super(KafkaTransactionLogRecord.TransactionLogValue.TransactionLogValueTaggedFields, self).__init__(_io)

@@ -123,28 +123,82 @@ types:
     seq:
     - id: offset
       type: s8
-      doc: The offset field. (Kafka field `offset`, int64, versions 0+.)
+      doc: The offset that the consumer wants to store (for this partition). (Kafka field `offset`, int64,
+        versions 0+.)
     - id: leader_epoch
       type: s4
       if: schema_version >= 3
-      doc: The leaderEpoch field. (Kafka field `leaderEpoch`, int32, versions 3+.)
+      doc: The leader epoch of the last consumed record. (Kafka field `leaderEpoch`, int32, versions 3+.)
     - id: metadata
       type: kafka_message_common::string_field(schema_version >= 4)
-      doc: The metadata field. (Kafka field `metadata`, string, versions 0+.)
+      doc: Any metadata the client wants to keep. (Kafka field `metadata`, string, versions 0+.)
     - id: commit_timestamp
       type: s8
-      doc: The commitTimestamp field. (Kafka field `commitTimestamp`, int64, versions 0+.)
+      doc: The time at which the commit was added to the log. (Kafka field `commitTimestamp`, int64, versions
+        0+.)
     - id: expire_timestamp
       type: s8
       if: schema_version >= 1 and schema_version <= 1
-      doc: The expireTimestamp field. (Kafka field `expireTimestamp`, int64, versions 1.)
+      doc: The time at which the offset will expire. (Kafka field `expireTimestamp`, int64, versions 1.)
     - id: tagged_fields
       doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
-      type: kafka_message_common::tagged_fields
+      type: offset_commit_value_tagged_fields(schema_version)
       if: schema_version >= 4
     -webide-representation: OffsetCommitValue
-    doc: 'OffsetCommitValue: Kafka''s message schema, versions 0-4 (flexible versions 4+).'
-    doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/OffsetCommitValue.json
+    doc: 'OffsetCommitValue: Kafka''s message schema, versions 0-4 (flexible versions 4+). API key 1.'
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/OffsetCommitValue.json
+    types:
+      offset_commit_value_tag_topic_id:
+        doc: Tagged field 0 of OffsetCommitValue (topicId).
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/OffsetCommitValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the OffsetCommitValue.
+        seq:
+        - id: topic_id
+          type: kafka_message_common::uuid
+          doc: The topic id of the committed offset. (Kafka field `topicId`, uuid, versions 0+.)
+        -webide-representation: topicId
+      offset_commit_value_tagged_field:
+        doc: 'One tagged field of OffsetCommitValue: known tags parsed, others kept as bytes.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/OffsetCommitValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the OffsetCommitValue.
+        seq:
+        - id: tag
+          type: kafka_varint
+          doc: The tag (unsigned varint).
+        - id: len_value
+          type: kafka_varint
+          doc: Size of the field's bytes (unsigned varint).
+        - id: value
+          size: len_value.unsigned_value
+          type:
+            switch-on: tag.unsigned_value
+            cases:
+              0: offset_commit_value_tag_topic_id(schema_version)
+          doc: The field; bytes when the tag is unknown.
+        -webide-representation: tag {tag.unsigned_value:dec}
+      offset_commit_value_tagged_fields:
+        doc: 'Tagged-field section of OffsetCommitValue: a count, then the fields.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/OffsetCommitValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the OffsetCommitValue.
+        seq:
+        - id: num_fields
+          type: kafka_varint
+          doc: Number of tagged fields (unsigned varint).
+        - id: fields
+          type: offset_commit_value_tagged_field(schema_version)
+          repeat: expr
+          repeat-expr: num_fields.unsigned_value
+          doc: The tagged fields.
+        -webide-representation: '{num_fields.unsigned_value:dec} tagged fields'
   group_metadata_key:
     params:
     - id: schema_version
@@ -259,10 +313,63 @@ types:
       doc: The group epoch. (Kafka field `epoch`, int32, versions 0+.)
     - id: tagged_fields
       doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
-      type: kafka_message_common::tagged_fields
+      type: consumer_group_metadata_value_tagged_fields(schema_version)
     -webide-representation: ConsumerGroupMetadataValue
-    doc: 'ConsumerGroupMetadataValue: Kafka''s message schema, versions 0 (flexible versions 0+).'
-    doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ConsumerGroupMetadataValue.json
+    doc: 'ConsumerGroupMetadataValue: Kafka''s message schema, versions 0 (flexible versions 0+). API
+      key 3.'
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupMetadataValue.json
+    types:
+      consumer_group_metadata_value_tag_metadata_hash:
+        doc: Tagged field 0 of ConsumerGroupMetadataValue (MetadataHash).
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ConsumerGroupMetadataValue.
+        seq:
+        - id: metadata_hash
+          type: s8
+          doc: The hash of all topics in the group. (Kafka field `metadataHash`, int64, versions 0+.)
+        -webide-representation: MetadataHash
+      consumer_group_metadata_value_tagged_field:
+        doc: 'One tagged field of ConsumerGroupMetadataValue: known tags parsed, others kept as bytes.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ConsumerGroupMetadataValue.
+        seq:
+        - id: tag
+          type: kafka_varint
+          doc: The tag (unsigned varint).
+        - id: len_value
+          type: kafka_varint
+          doc: Size of the field's bytes (unsigned varint).
+        - id: value
+          size: len_value.unsigned_value
+          type:
+            switch-on: tag.unsigned_value
+            cases:
+              0: consumer_group_metadata_value_tag_metadata_hash(schema_version)
+          doc: The field; bytes when the tag is unknown.
+        -webide-representation: tag {tag.unsigned_value:dec}
+      consumer_group_metadata_value_tagged_fields:
+        doc: 'Tagged-field section of ConsumerGroupMetadataValue: a count, then the fields.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ConsumerGroupMetadataValue.
+        seq:
+        - id: num_fields
+          type: kafka_varint
+          doc: Number of tagged fields (unsigned varint).
+        - id: fields
+          type: consumer_group_metadata_value_tagged_field(schema_version)
+          repeat: expr
+          repeat-expr: num_fields.unsigned_value
+          doc: The tagged fields.
+        -webide-representation: '{num_fields.unsigned_value:dec} tagged fields'
   consumer_group_partition_metadata_key:
     params:
     - id: schema_version
@@ -542,11 +649,65 @@ types:
       doc: The assignment epoch. (Kafka field `assignmentEpoch`, int32, versions 0+.)
     - id: tagged_fields
       doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
-      type: kafka_message_common::tagged_fields
+      type: consumer_group_target_assignment_metadata_value_tagged_fields(schema_version)
     -webide-representation: ConsumerGroupTargetAssignmentMetadataValue
     doc: 'ConsumerGroupTargetAssignmentMetadataValue: Kafka''s message schema, versions 0 (flexible versions
-      0+).'
-    doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ConsumerGroupTargetAssignmentMetadataValue.json
+      0+). API key 6.'
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupTargetAssignmentMetadataValue.json
+    types:
+      consumer_group_target_assignment_metadata_value_tag_assignment_timestamp:
+        doc: Tagged field 0 of ConsumerGroupTargetAssignmentMetadataValue (AssignmentTimestamp).
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupTargetAssignmentMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ConsumerGroupTargetAssignmentMetadataValue.
+        seq:
+        - id: assignment_timestamp
+          type: s8
+          doc: The time at which the assignment calculation finished. (Kafka field `assignmentTimestamp`,
+            int64, versions 0+.)
+        -webide-representation: AssignmentTimestamp
+      consumer_group_target_assignment_metadata_value_tagged_field:
+        doc: 'One tagged field of ConsumerGroupTargetAssignmentMetadataValue: known tags parsed, others
+          kept as bytes.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupTargetAssignmentMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ConsumerGroupTargetAssignmentMetadataValue.
+        seq:
+        - id: tag
+          type: kafka_varint
+          doc: The tag (unsigned varint).
+        - id: len_value
+          type: kafka_varint
+          doc: Size of the field's bytes (unsigned varint).
+        - id: value
+          size: len_value.unsigned_value
+          type:
+            switch-on: tag.unsigned_value
+            cases:
+              0: consumer_group_target_assignment_metadata_value_tag_assignment_timestamp(schema_version)
+          doc: The field; bytes when the tag is unknown.
+        -webide-representation: tag {tag.unsigned_value:dec}
+      consumer_group_target_assignment_metadata_value_tagged_fields:
+        doc: 'Tagged-field section of ConsumerGroupTargetAssignmentMetadataValue: a count, then the fields.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupTargetAssignmentMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ConsumerGroupTargetAssignmentMetadataValue.
+        seq:
+        - id: num_fields
+          type: kafka_varint
+          doc: Number of tagged fields (unsigned varint).
+        - id: fields
+          type: consumer_group_target_assignment_metadata_value_tagged_field(schema_version)
+          repeat: expr
+          repeat-expr: num_fields.unsigned_value
+          doc: The tagged fields.
+        -webide-representation: '{num_fields.unsigned_value:dec} tagged fields'
   consumer_group_target_assignment_member_key:
     params:
     - id: schema_version
@@ -669,12 +830,12 @@ types:
       type: kafka_message_common::tagged_fields
     -webide-representation: ConsumerGroupCurrentMemberAssignmentValue
     doc: 'ConsumerGroupCurrentMemberAssignmentValue: Kafka''s message schema, versions 0 (flexible versions
-      0+).'
-    doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ConsumerGroupCurrentMemberAssignmentValue.json
+      0+). API key 8.'
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupCurrentMemberAssignmentValue.json
     types:
       topic_partitions:
         doc: 'TopicPartitions: a struct of Kafka''s ConsumerGroupCurrentMemberAssignmentValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ConsumerGroupCurrentMemberAssignmentValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupCurrentMemberAssignmentValue.json
         params:
         - id: schema_version
           type: s2
@@ -694,8 +855,67 @@ types:
           doc: The partition Ids. (Kafka field `partitions`, []int32, versions 0+.)
         - id: tagged_fields
           doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
-          type: kafka_message_common::tagged_fields
+          type: topic_partitions_tagged_fields(schema_version)
         -webide-representation: TopicPartitions
+      topic_partitions_tag_assignment_epochs:
+        doc: Tagged field 0 of TopicPartitions (AssignmentEpochs).
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupCurrentMemberAssignmentValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ConsumerGroupCurrentMemberAssignmentValue.
+        seq:
+        - id: len_assignment_epochs
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `assignment_epochs` (-1 or compact 0: null).'
+        - id: assignment_epochs
+          repeat: expr
+          repeat-expr: len_assignment_epochs.count
+          if: not len_assignment_epochs.is_null
+          type: s4
+          doc: The epoch at which the partition was assigned to the member. Used to fence zombie commits
+            requests. Of the same length as Partitions. (Kafka field `assignmentEpochs`, []int32, versions
+            0+, nullable in 0+.)
+        -webide-representation: AssignmentEpochs
+      topic_partitions_tagged_field:
+        doc: 'One tagged field of TopicPartitions: known tags parsed, others kept as bytes.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupCurrentMemberAssignmentValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ConsumerGroupCurrentMemberAssignmentValue.
+        seq:
+        - id: tag
+          type: kafka_varint
+          doc: The tag (unsigned varint).
+        - id: len_value
+          type: kafka_varint
+          doc: Size of the field's bytes (unsigned varint).
+        - id: value
+          size: len_value.unsigned_value
+          type:
+            switch-on: tag.unsigned_value
+            cases:
+              0: topic_partitions_tag_assignment_epochs(schema_version)
+          doc: The field; bytes when the tag is unknown.
+        -webide-representation: tag {tag.unsigned_value:dec}
+      topic_partitions_tagged_fields:
+        doc: 'Tagged-field section of TopicPartitions: a count, then the fields.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ConsumerGroupCurrentMemberAssignmentValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ConsumerGroupCurrentMemberAssignmentValue.
+        seq:
+        - id: num_fields
+          type: kafka_varint
+          doc: Number of tagged fields (unsigned varint).
+        - id: fields
+          type: topic_partitions_tagged_field(schema_version)
+          repeat: expr
+          repeat-expr: num_fields.unsigned_value
+          doc: The tagged fields.
+        -webide-representation: '{num_fields.unsigned_value:dec} tagged fields'
   share_group_partition_metadata_key:
     params:
     - id: schema_version
@@ -888,11 +1108,65 @@ types:
       doc: The assignment epoch. (Kafka field `assignmentEpoch`, int32, versions 0+.)
     - id: tagged_fields
       doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
-      type: kafka_message_common::tagged_fields
+      type: share_group_target_assignment_metadata_value_tagged_fields(schema_version)
     -webide-representation: ShareGroupTargetAssignmentMetadataValue
     doc: 'ShareGroupTargetAssignmentMetadataValue: Kafka''s message schema, versions 0 (flexible versions
-      0+).'
-    doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/group-coordinator/src/main/resources/common/message/ShareGroupTargetAssignmentMetadataValue.json
+      0+). API key 12.'
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ShareGroupTargetAssignmentMetadataValue.json
+    types:
+      share_group_target_assignment_metadata_value_tag_assignment_timestamp:
+        doc: Tagged field 0 of ShareGroupTargetAssignmentMetadataValue (AssignmentTimestamp).
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ShareGroupTargetAssignmentMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ShareGroupTargetAssignmentMetadataValue.
+        seq:
+        - id: assignment_timestamp
+          type: s8
+          doc: The time at which the assignment calculation finished. (Kafka field `assignmentTimestamp`,
+            int64, versions 0+.)
+        -webide-representation: AssignmentTimestamp
+      share_group_target_assignment_metadata_value_tagged_field:
+        doc: 'One tagged field of ShareGroupTargetAssignmentMetadataValue: known tags parsed, others kept
+          as bytes.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ShareGroupTargetAssignmentMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ShareGroupTargetAssignmentMetadataValue.
+        seq:
+        - id: tag
+          type: kafka_varint
+          doc: The tag (unsigned varint).
+        - id: len_value
+          type: kafka_varint
+          doc: Size of the field's bytes (unsigned varint).
+        - id: value
+          size: len_value.unsigned_value
+          type:
+            switch-on: tag.unsigned_value
+            cases:
+              0: share_group_target_assignment_metadata_value_tag_assignment_timestamp(schema_version)
+          doc: The field; bytes when the tag is unknown.
+        -webide-representation: tag {tag.unsigned_value:dec}
+      share_group_target_assignment_metadata_value_tagged_fields:
+        doc: 'Tagged-field section of ShareGroupTargetAssignmentMetadataValue: a count, then the fields.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/group-coordinator/src/main/resources/common/message/ShareGroupTargetAssignmentMetadataValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the ShareGroupTargetAssignmentMetadataValue.
+        seq:
+        - id: num_fields
+          type: kafka_varint
+          doc: Number of tagged fields (unsigned varint).
+        - id: fields
+          type: share_group_target_assignment_metadata_value_tagged_field(schema_version)
+          repeat: expr
+          repeat-expr: num_fields.unsigned_value
+          doc: The tagged fields.
+        -webide-representation: '{num_fields.unsigned_value:dec} tagged fields'
   share_group_target_assignment_member_key:
     params:
     - id: schema_version

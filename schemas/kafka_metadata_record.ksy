@@ -126,13 +126,13 @@ types:
       doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
       type: register_broker_record_tagged_fields(schema_version)
     -webide-representation: RegisterBrokerRecord
-    doc: 'RegisterBrokerRecord: Kafka''s message schema, versions 0-3 (flexible versions 0+). API key
+    doc: 'RegisterBrokerRecord: Kafka''s message schema, versions 0-4 (flexible versions 0+). API key
       0.'
-    doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
     types:
       broker_endpoint:
         doc: 'BrokerEndpoint: a struct of Kafka''s RegisterBrokerRecord schema.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
         params:
         - id: schema_version
           type: s2
@@ -156,7 +156,7 @@ types:
         -webide-representation: BrokerEndpoint
       broker_feature:
         doc: 'BrokerFeature: a struct of Kafka''s RegisterBrokerRecord schema.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
         params:
         - id: schema_version
           type: s2
@@ -179,7 +179,7 @@ types:
         -webide-representation: BrokerFeature
       register_broker_record_tag_log_dirs:
         doc: Tagged field 0 of RegisterBrokerRecord (LogDirs).
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
         params:
         - id: schema_version
           type: s2
@@ -196,9 +196,29 @@ types:
           doc: Log directories configured in this broker which are available. (Kafka field `logDirs`,
             []uuid, versions 0+.)
         -webide-representation: LogDirs
+      register_broker_record_tag_cordoned_log_dirs:
+        doc: Tagged field 1 of RegisterBrokerRecord (CordonedLogDirs).
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the RegisterBrokerRecord.
+        seq:
+        - id: len_cordoned_log_dirs
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `cordoned_log_dirs` (-1 or compact 0: null).'
+        - id: cordoned_log_dirs
+          repeat: expr
+          repeat-expr: len_cordoned_log_dirs.count
+          if: not len_cordoned_log_dirs.is_null
+          type: kafka_message_common::uuid
+          doc: Log directories that are cordoned. This is initially null before the broker starts sending
+            the value via its heartbeats. (Kafka field `cordonedLogDirs`, []uuid, versions 0+, nullable
+            in 4+.)
+        -webide-representation: CordonedLogDirs
       register_broker_record_tagged_field:
         doc: 'One tagged field of RegisterBrokerRecord: known tags parsed, others kept as bytes.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
         params:
         - id: schema_version
           type: s2
@@ -216,11 +236,12 @@ types:
             switch-on: tag.unsigned_value
             cases:
               0: register_broker_record_tag_log_dirs(schema_version)
+              1: register_broker_record_tag_cordoned_log_dirs(schema_version)
           doc: The field; bytes when the tag is unknown.
         -webide-representation: tag {tag.unsigned_value:dec}
       register_broker_record_tagged_fields:
         doc: 'Tagged-field section of RegisterBrokerRecord: a count, then the fields.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/RegisterBrokerRecord.json
         params:
         - id: schema_version
           type: s2
@@ -935,13 +956,13 @@ types:
       doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
       type: broker_registration_change_record_tagged_fields(schema_version)
     -webide-representation: BrokerRegistrationChangeRecord
-    doc: 'BrokerRegistrationChangeRecord: Kafka''s message schema, versions 0-2 (flexible versions 0+).
+    doc: 'BrokerRegistrationChangeRecord: Kafka''s message schema, versions 0-3 (flexible versions 0+).
       API key 17.'
-    doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
     types:
       broker_registration_change_record_tag_fenced:
         doc: Tagged field 0 of BrokerRegistrationChangeRecord (Fenced).
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
         params:
         - id: schema_version
           type: s2
@@ -954,7 +975,7 @@ types:
         -webide-representation: Fenced
       broker_registration_change_record_tag_in_controlled_shutdown:
         doc: Tagged field 1 of BrokerRegistrationChangeRecord (InControlledShutdown).
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
         params:
         - id: schema_version
           type: s2
@@ -967,7 +988,7 @@ types:
         -webide-representation: InControlledShutdown
       broker_registration_change_record_tag_log_dirs:
         doc: Tagged field 2 of BrokerRegistrationChangeRecord (LogDirs).
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
         params:
         - id: schema_version
           type: s2
@@ -984,9 +1005,28 @@ types:
           doc: Log directories configured in this broker which are available. (Kafka field `logDirs`,
             []uuid, versions 0+.)
         -webide-representation: LogDirs
+      broker_registration_change_record_tag_cordoned_log_dirs:
+        doc: Tagged field 3 of BrokerRegistrationChangeRecord (CordonedLogDirs).
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the BrokerRegistrationChangeRecord.
+        seq:
+        - id: len_cordoned_log_dirs
+          type: kafka_message_common::array_header(true)
+          doc: 'Element count of `cordoned_log_dirs` (-1 or compact 0: null).'
+        - id: cordoned_log_dirs
+          repeat: expr
+          repeat-expr: len_cordoned_log_dirs.count
+          if: not len_cordoned_log_dirs.is_null
+          type: kafka_message_common::uuid
+          doc: Log directories that are cordoned or null if no change. (Kafka field `cordonedLogDirs`,
+            []uuid, versions 0+, nullable in 3+.)
+        -webide-representation: CordonedLogDirs
       broker_registration_change_record_tagged_field:
         doc: 'One tagged field of BrokerRegistrationChangeRecord: known tags parsed, others kept as bytes.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
         params:
         - id: schema_version
           type: s2
@@ -1006,11 +1046,12 @@ types:
               0: broker_registration_change_record_tag_fenced(schema_version)
               1: broker_registration_change_record_tag_in_controlled_shutdown(schema_version)
               2: broker_registration_change_record_tag_log_dirs(schema_version)
+              3: broker_registration_change_record_tag_cordoned_log_dirs(schema_version)
           doc: The field; bytes when the tag is unknown.
         -webide-representation: tag {tag.unsigned_value:dec}
       broker_registration_change_record_tagged_fields:
         doc: 'Tagged-field section of BrokerRegistrationChangeRecord: a count, then the fields.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/metadata/src/main/resources/common/metadata/BrokerRegistrationChangeRecord.json
         params:
         - id: schema_version
           type: s2

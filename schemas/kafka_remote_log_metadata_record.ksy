@@ -71,11 +71,11 @@ types:
       doc: Broker id from which this event is generated. (Kafka field `brokerId`, int32, versions 0+.)
     - id: max_timestamp_ms
       type: s8
-      doc: Maximum timestamp in milli seconds with in this segment. (Kafka field `maxTimestampMs`, int64,
+      doc: Maximum timestamp in milliseconds with in this segment. (Kafka field `maxTimestampMs`, int64,
         versions 0+.)
     - id: event_timestamp_ms
       type: s8
-      doc: Epoch time in milli seconds at which this event is generated. (Kafka field `eventTimestampMs`,
+      doc: Epoch time in milliseconds at which this event is generated. (Kafka field `eventTimestampMs`,
         int64, versions 0+.)
     - id: len_segment_leader_epochs
       type: kafka_message_common::array_header(true)
@@ -99,15 +99,15 @@ types:
         `remoteLogSegmentState`, int8, versions 0+.)
     - id: tagged_fields
       doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
-      type: kafka_message_common::tagged_fields
+      type: remote_log_segment_metadata_record_tagged_fields(schema_version)
     -webide-representation: RemoteLogSegmentMetadataRecord
     doc: 'RemoteLogSegmentMetadataRecord: Kafka''s message schema, versions 0 (flexible versions 0+).
       API key 0.'
-    doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
     types:
       remote_log_segment_id_entry:
         doc: 'RemoteLogSegmentIdEntry: a struct of Kafka''s RemoteLogSegmentMetadataRecord schema.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
         params:
         - id: schema_version
           type: s2
@@ -126,7 +126,7 @@ types:
         -webide-representation: RemoteLogSegmentIdEntry
       topic_id_partition_entry:
         doc: 'TopicIdPartitionEntry: a struct of Kafka''s RemoteLogSegmentMetadataRecord schema.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
         params:
         - id: schema_version
           type: s2
@@ -147,7 +147,7 @@ types:
         -webide-representation: TopicIdPartitionEntry
       segment_leader_epoch_entry:
         doc: 'SegmentLeaderEpochEntry: a struct of Kafka''s RemoteLogSegmentMetadataRecord schema.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
         params:
         - id: schema_version
           type: s2
@@ -163,6 +163,58 @@ types:
           doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
           type: kafka_message_common::tagged_fields
         -webide-representation: SegmentLeaderEpochEntry
+      remote_log_segment_metadata_record_tag_txn_index_empty:
+        doc: Tagged field 0 of RemoteLogSegmentMetadataRecord (TxnIndexEmpty).
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the RemoteLogSegmentMetadataRecord.
+        seq:
+        - id: txn_index_empty
+          type: kafka_message_common::boolean
+          doc: Flag to indicate if the transaction index is empty. (Kafka field `txnIndexEmpty`, bool,
+            versions 0+.)
+        -webide-representation: TxnIndexEmpty
+      remote_log_segment_metadata_record_tagged_field:
+        doc: 'One tagged field of RemoteLogSegmentMetadataRecord: known tags parsed, others kept as bytes.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the RemoteLogSegmentMetadataRecord.
+        seq:
+        - id: tag
+          type: kafka_varint
+          doc: The tag (unsigned varint).
+        - id: len_value
+          type: kafka_varint
+          doc: Size of the field's bytes (unsigned varint).
+        - id: value
+          size: len_value.unsigned_value
+          type:
+            switch-on: tag.unsigned_value
+            cases:
+              0: remote_log_segment_metadata_record_tag_txn_index_empty(schema_version)
+          doc: The field; bytes when the tag is unknown.
+        -webide-representation: tag {tag.unsigned_value:dec}
+      remote_log_segment_metadata_record_tagged_fields:
+        doc: 'Tagged-field section of RemoteLogSegmentMetadataRecord: a count, then the fields.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataRecord.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the RemoteLogSegmentMetadataRecord.
+        seq:
+        - id: num_fields
+          type: kafka_varint
+          doc: Number of tagged fields (unsigned varint).
+        - id: fields
+          type: remote_log_segment_metadata_record_tagged_field(schema_version)
+          repeat: expr
+          repeat-expr: num_fields.unsigned_value
+          doc: The tagged fields.
+        -webide-representation: '{num_fields.unsigned_value:dec} tagged fields'
   remote_log_segment_metadata_update_record:
     params:
     - id: schema_version
@@ -333,15 +385,15 @@ types:
       doc: State of the remote log segment (Kafka field `remoteLogSegmentState`, int8, versions 0+.)
     - id: tagged_fields
       doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
-      type: kafka_message_common::tagged_fields
+      type: remote_log_segment_metadata_snapshot_record_tagged_fields(schema_version)
     -webide-representation: RemoteLogSegmentMetadataSnapshotRecord
     doc: 'RemoteLogSegmentMetadataSnapshotRecord: Kafka''s message schema, versions 0 (flexible versions
       0+). API key 3.'
-    doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/storage/src/main/resources/message/RemoteLogSegmentMetadataSnapshotRecord.json
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataSnapshotRecord.json
     types:
       segment_leader_epoch_entry:
         doc: 'SegmentLeaderEpochEntry: a struct of Kafka''s RemoteLogSegmentMetadataSnapshotRecord schema.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/storage/src/main/resources/message/RemoteLogSegmentMetadataSnapshotRecord.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataSnapshotRecord.json
         params:
         - id: schema_version
           type: s2
@@ -357,6 +409,59 @@ types:
           doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
           type: kafka_message_common::tagged_fields
         -webide-representation: SegmentLeaderEpochEntry
+      remote_log_segment_metadata_snapshot_record_tag_txn_index_empty:
+        doc: Tagged field 0 of RemoteLogSegmentMetadataSnapshotRecord (TxnIndexEmpty).
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataSnapshotRecord.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the RemoteLogSegmentMetadataSnapshotRecord.
+        seq:
+        - id: txn_index_empty
+          type: kafka_message_common::boolean
+          doc: Flag to indicate if the transaction index is empty. (Kafka field `txnIndexEmpty`, bool,
+            versions 0+.)
+        -webide-representation: TxnIndexEmpty
+      remote_log_segment_metadata_snapshot_record_tagged_field:
+        doc: 'One tagged field of RemoteLogSegmentMetadataSnapshotRecord: known tags parsed, others kept
+          as bytes.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataSnapshotRecord.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the RemoteLogSegmentMetadataSnapshotRecord.
+        seq:
+        - id: tag
+          type: kafka_varint
+          doc: The tag (unsigned varint).
+        - id: len_value
+          type: kafka_varint
+          doc: Size of the field's bytes (unsigned varint).
+        - id: value
+          size: len_value.unsigned_value
+          type:
+            switch-on: tag.unsigned_value
+            cases:
+              0: remote_log_segment_metadata_snapshot_record_tag_txn_index_empty(schema_version)
+          doc: The field; bytes when the tag is unknown.
+        -webide-representation: tag {tag.unsigned_value:dec}
+      remote_log_segment_metadata_snapshot_record_tagged_fields:
+        doc: 'Tagged-field section of RemoteLogSegmentMetadataSnapshotRecord: a count, then the fields.'
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/storage/src/main/resources/message/RemoteLogSegmentMetadataSnapshotRecord.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the RemoteLogSegmentMetadataSnapshotRecord.
+        seq:
+        - id: num_fields
+          type: kafka_varint
+          doc: Number of tagged fields (unsigned varint).
+        - id: fields
+          type: remote_log_segment_metadata_snapshot_record_tagged_field(schema_version)
+          repeat: expr
+          repeat-expr: num_fields.unsigned_value
+          doc: The tagged fields.
+        -webide-representation: '{num_fields.unsigned_value:dec} tagged fields'
 enums:
   api_key:
     0: remote_log_segment_metadata

@@ -73,16 +73,16 @@ types:
     seq:
     - id: producer_id
       type: s8
-      doc: Producer id in use by the transactional id (Kafka field `producerId`, int64, versions 0+.)
+      doc: Producer id in use by the transactional id. (Kafka field `producerId`, int64, versions 0+.)
     - id: producer_epoch
       type: s2
-      doc: Epoch associated with the producer id (Kafka field `producerEpoch`, int16, versions 0+.)
+      doc: Epoch associated with the producer id. (Kafka field `producerEpoch`, int16, versions 0+.)
     - id: transaction_timeout_ms
       type: s4
-      doc: Transaction timeout in milliseconds (Kafka field `transactionTimeoutMs`, int32, versions 0+.)
+      doc: Transaction timeout in milliseconds. (Kafka field `transactionTimeoutMs`, int32, versions 0+.)
     - id: transaction_status
       type: s1
-      doc: TransactionState the transaction is in (Kafka field `transactionStatus`, int8, versions 0+.)
+      doc: TransactionState the transaction is in. (Kafka field `transactionStatus`, int8, versions 0+.)
     - id: len_transaction_partitions
       type: kafka_message_common::array_header(schema_version >= 1)
       doc: 'Element count of `transaction_partitions` (-1 or compact 0: null).'
@@ -91,27 +91,27 @@ types:
       repeat-expr: len_transaction_partitions.count
       if: not len_transaction_partitions.is_null
       type: partitions_schema(schema_version)
-      doc: Set of partitions involved in the transaction (Kafka field `transactionPartitions`, []PartitionsSchema,
+      doc: Partitions involved in the transaction. (Kafka field `transactionPartitions`, []PartitionsSchema,
         versions 0+, nullable in 0+.)
     - id: transaction_last_update_timestamp_ms
       type: s8
-      doc: Time the transaction was last updated (Kafka field `transactionLastUpdateTimestampMs`, int64,
+      doc: Time the transaction was last updated. (Kafka field `transactionLastUpdateTimestampMs`, int64,
         versions 0+.)
     - id: transaction_start_timestamp_ms
       type: s8
-      doc: Time the transaction was started (Kafka field `transactionStartTimestampMs`, int64, versions
+      doc: Time the transaction was started. (Kafka field `transactionStartTimestampMs`, int64, versions
         0+.)
     - id: tagged_fields
       doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
       type: transaction_log_value_tagged_fields(schema_version)
       if: schema_version >= 1
     -webide-representation: TransactionLogValue
-    doc: 'TransactionLogValue: Kafka''s message schema, versions 0-1 (flexible versions 1+).'
-    doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+    doc: 'TransactionLogValue: Kafka''s message schema, versions 0-1 (flexible versions 1+). API key 0.'
+    doc-ref: https://github.com/apache/kafka/blob/4.3.1/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
     types:
       partitions_schema:
         doc: 'PartitionsSchema: a struct of Kafka''s TransactionLogValue schema.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
         params:
         - id: schema_version
           type: s2
@@ -119,7 +119,7 @@ types:
         seq:
         - id: topic
           type: kafka_message_common::string_field(schema_version >= 1)
-          doc: The Topic field. (Kafka field `topic`, string, versions 0+.)
+          doc: Topic involved in the transaction. (Kafka field `topic`, string, versions 0+.)
         - id: len_partition_ids
           type: kafka_message_common::array_header(schema_version >= 1)
           doc: 'Element count of `partition_ids` (-1 or compact 0: null).'
@@ -128,7 +128,8 @@ types:
           repeat-expr: len_partition_ids.count
           if: not len_partition_ids.is_null
           type: s4
-          doc: The PartitionIds field. (Kafka field `partitionIds`, []int32, versions 0+.)
+          doc: Partition ids involved in the transaction. (Kafka field `partitionIds`, []int32, versions
+            0+.)
         - id: tagged_fields
           doc: Tagged fields (flexible versions only); unknown tags kept as bytes.
           type: kafka_message_common::tagged_fields
@@ -136,7 +137,7 @@ types:
         -webide-representation: PartitionsSchema
       transaction_log_value_tag_previous_producer_id:
         doc: Tagged field 0 of TransactionLogValue (PreviousProducerId).
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
         params:
         - id: schema_version
           type: s2
@@ -144,12 +145,12 @@ types:
         seq:
         - id: previous_producer_id
           type: s8
-          doc: Producer id used by the last committed transaction (Kafka field `previousProducerId`, int64,
-            versions 0+.)
+          doc: Producer id used by the last committed transaction. (Kafka field `previousProducerId`,
+            int64, versions 0+.)
         -webide-representation: PreviousProducerId
       transaction_log_value_tag_next_producer_id:
         doc: Tagged field 1 of TransactionLogValue (NextProducerId).
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
         params:
         - id: schema_version
           type: s2
@@ -157,12 +158,25 @@ types:
         seq:
         - id: next_producer_id
           type: s8
-          doc: Latest producer ID sent to the producer for the given transactional ID (Kafka field `nextProducerId`,
+          doc: Latest producer ID sent to the producer for the given transactional id. (Kafka field `nextProducerId`,
             int64, versions 0+.)
         -webide-representation: NextProducerId
+      transaction_log_value_tag_next_producer_epoch:
+        doc: Tagged field 3 of TransactionLogValue (NextProducerEpoch).
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+        params:
+        - id: schema_version
+          type: s2
+          doc: Version of the TransactionLogValue.
+        seq:
+        - id: next_producer_epoch
+          type: s2
+          doc: Producer epoch associated with the NextProducerId (Kafka field `nextProducerEpoch`, int16,
+            versions 0+.)
+        -webide-representation: NextProducerEpoch
       transaction_log_value_tag_client_transaction_version:
         doc: Tagged field 2 of TransactionLogValue (ClientTransactionVersion).
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
         params:
         - id: schema_version
           type: s2
@@ -170,12 +184,12 @@ types:
         seq:
         - id: client_transaction_version
           type: s2
-          doc: The transaction version used by the client (Kafka field `clientTransactionVersion`, int16,
+          doc: The transaction version used by the client. (Kafka field `clientTransactionVersion`, int16,
             versions 0+.)
         -webide-representation: ClientTransactionVersion
       transaction_log_value_tagged_field:
         doc: 'One tagged field of TransactionLogValue: known tags parsed, others kept as bytes.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
         params:
         - id: schema_version
           type: s2
@@ -194,12 +208,13 @@ types:
             cases:
               0: transaction_log_value_tag_previous_producer_id(schema_version)
               1: transaction_log_value_tag_next_producer_id(schema_version)
+              3: transaction_log_value_tag_next_producer_epoch(schema_version)
               2: transaction_log_value_tag_client_transaction_version(schema_version)
           doc: The field; bytes when the tag is unknown.
         -webide-representation: tag {tag.unsigned_value:dec}
       transaction_log_value_tagged_fields:
         doc: 'Tagged-field section of TransactionLogValue: a count, then the fields.'
-        doc-ref: https://github.com/apache/kafka/blob/1eb7644349cb07139d6a3c1ad1986979647cac99/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
+        doc-ref: https://github.com/apache/kafka/blob/4.3.1/transaction-coordinator/src/main/resources/common/message/TransactionLogValue.json
         params:
         - id: schema_version
           type: s2

@@ -70,6 +70,18 @@ EXTRA_COMMITS = {name: (directory, NEWER) for name, directory in (
     ("StreamsGroupCurrentMemberAssignmentValue.json", GROUP_DIR),
     ("StreamsGroupTopologyKey.json", GROUP_DIR),
     ("StreamsGroupTopologyValue.json", GROUP_DIR),
+    # Tagged fields added since (Kafka 4.x writes them): MetadataHash, AssignmentTimestamp, AssignmentEpochs,
+    # NextProducerEpoch, TxnIndexEmpty, CordonedLogDirs; RegisterBrokerRecord v4, BrokerRegistrationChangeRecord v3.
+    ("OffsetCommitValue.json", GROUP_DIR),
+    ("ConsumerGroupMetadataValue.json", GROUP_DIR),
+    ("ConsumerGroupTargetAssignmentMetadataValue.json", GROUP_DIR),
+    ("ConsumerGroupCurrentMemberAssignmentValue.json", GROUP_DIR),
+    ("ShareGroupTargetAssignmentMetadataValue.json", GROUP_DIR),
+    ("TransactionLogValue.json", TXN_DIR),
+    ("RegisterBrokerRecord.json", METADATA_DIR),
+    ("BrokerRegistrationChangeRecord.json", METADATA_DIR),
+    ("RemoteLogSegmentMetadataRecord.json", STORAGE_DIR),
+    ("RemoteLogSegmentMetadataSnapshotRecord.json", STORAGE_DIR),
     ("ShareGroupMetadataValue.json", GROUP_DIR),
     ("ShareGroupStatePartitionMetadataValue.json", GROUP_DIR),
     ("ShareSnapshotValue.json", SHARE_DIR),
@@ -166,6 +178,10 @@ def and_(*conds: str | None) -> str | None:
     return " and ".join(f"({c})" if " or " in c else c for c in conds)
 
 
+def _is_struct(t: str) -> bool:
+    return not t.startswith("[]") and t not in PRIMITIVES and t not in ("bool", "string", "uuid", "bytes", "records")
+
+
 def default_of(f: dict):
     """A tagged field's value when absent, as Kafka's generated classes default it."""
     d = f.get("default")
@@ -208,6 +224,11 @@ class SpecWriter:
         self.sources = sources
         self.tagged: dict[str, list] = {}  # catalog: "Message.Struct" -> [(tag, name, default)]
         self.names: dict[str, str] = {}  # kaitai id -> Kafka JSON name
+        # catalog: "Spec.Message[.Struct]" -> its fields' names in the schema's order, tagged ones where declared
+        # (Kafka's JsonConverters write them so); only structs with tagged fields need it.
+        self.order: dict[str, tuple[str, ...]] = {}
+        # catalog: tagged-field section -> its struct-typed fields, which the JsonConverters write even when null
+        self.tagged_structs: dict[str, tuple[str, ...]] = {}
 
     def ref(self, name: str) -> str:
         return self.sources[name]
@@ -238,6 +259,9 @@ class SpecWriter:
                 tags.append(f)
                 continue
             seq.extend(self.field_attrs(msg, f, valid, flex_cond, structs, common))
+        if tags:
+            path = (self.family.spec_id, snake(msg)) if top else (self.family.spec_id, snake(msg), snake(sname))
+            self.order[".".join(cls_name(x) for x in path)] = tuple(camel(f["name"]) for f in fields)
         t: dict = {}
         if not top:
             t["doc"] = f"{sname}: a struct of Kafka's {msg} schema."
@@ -278,6 +302,9 @@ class SpecWriter:
         # Keyed by the Python class the compiler makes of the section type.
         qual = ".".join(cls_name(x) for x in (self.family.spec_id, snake(msg), f"{base}_tagged_fields"))
         self.tagged[qual] = catalog
+        structs_tagged = tuple(camel(f["name"]) for f in tags if _is_struct(f["type"]))
+        if structs_tagged:
+            self.tagged_structs[qual] = structs_tagged
         field_type = f"{base}_tagged_field"
         structs[field_type] = {
             "doc": f"One tagged field of {sname}: known tags parsed, others kept as bytes.",
@@ -518,7 +545,40 @@ def write_yaml(path: Path, doc: dict) -> str:
     return header + yaml.safe_dump(doc, sort_keys=False, width=100, allow_unicode=True)
 
 
-def build(kafka: Path, extra: Path | None) -> dict[str, str]:
+def older_view(schemas: dict[str, dict], older: Path) -> dict:
+    """What an older Kafka's decoders know of each message (its schema files in `older`): the newest version
+    of each, and the tagged fields (by message, anywhere in it) that it does not have, which its
+    JsonConverters do not print."""
+    max_versions: dict[str, int] = {}
+    unknown_tags: dict[str, tuple[str, ...]] = {}
+
+    def tagged(fields: list[dict], common: dict[str, list]) -> set[str]:
+        names = set()
+        for f in fields:
+            if "tag" in f:
+                names.add(camel(f["name"]))
+            inner = f.get("fields") or common.get(f["type"].removeprefix("[]"), [])
+            names |= tagged(inner, common)
+        return names
+
+    for p in sorted(older.glob("*.json")):
+        old = load_schema(p)
+        name = old.get("name")
+        if name not in schemas:
+            continue
+        new = schemas[name]
+        versions = parse_versions(old.get("validVersions"))
+        if versions and not name.endswith("Key") and versions[1] is not None:
+            max_versions[name] = versions[1]
+        common_old = {c["name"]: c.get("fields", []) for c in old.get("commonStructs", [])}
+        common_new = {c["name"]: c.get("fields", []) for c in new.get("commonStructs", [])}
+        missing = tagged(new.get("fields", []), common_new) - tagged(old.get("fields", []), common_old)
+        if missing:
+            unknown_tags[name] = tuple(sorted(missing))
+    return {"max_versions": max_versions, "unknown_tags": unknown_tags}
+
+
+def build(kafka: Path, extra: Path | None, older: Path | None = None) -> dict[str, str]:
     sources: dict[str, str] = {}
     schemas: dict[str, dict] = {}
 
@@ -539,7 +599,8 @@ def build(kafka: Path, extra: Path | None) -> dict[str, str]:
         return found
 
     out: dict[str, str] = {}
-    catalog: dict = {"coordinator": {}, "framed": {}, "control": {}, "consumer_protocol": {}, "tagged": {}, "names": {}}
+    catalog: dict = {"coordinator": {}, "framed": {}, "control": {}, "consumer_protocol": {}, "tagged": {}, "names": {},
+                     "order": {}, "tagged_structs": {}}
 
     # Coordinator families: key = int16 record type + key message, value = int16 version + value.
     coord = [
@@ -614,6 +675,8 @@ def build(kafka: Path, extra: Path | None) -> dict[str, str]:
         catalog["coordinator"][spec_id] = {r: v for r, v in rtypes.items()}
         catalog["tagged"].update(w.tagged)
         catalog["names"].update(w.names)
+        catalog["order"].update(w.order)
+        catalog["tagged_structs"].update(w.tagged_structs)
 
     # Framed families: unsigned varint frame version, api key, version, then the record.
     framed = [
@@ -661,6 +724,8 @@ def build(kafka: Path, extra: Path | None) -> dict[str, str]:
         catalog["framed"][spec_id] = apis
         catalog["tagged"].update(w.tagged)
         catalog["names"].update(w.names)
+        catalog["order"].update(w.order)
+        catalog["tagged_structs"].update(w.tagged_structs)
 
     # KRaft control records: value = int16 version + message; the type comes from the key.
     add_dir(CLIENTS_DIR, list(RAFT_CONTROL.values()) + CONSUMER_PROTOCOL)
@@ -693,6 +758,8 @@ def build(kafka: Path, extra: Path | None) -> dict[str, str]:
     catalog["control"] = {k: (n, parse_versions(schemas[n]["validVersions"])[1]) for k, n in RAFT_CONTROL.items()}
     catalog["tagged"].update(w.tagged)
     catalog["names"].update(w.names)
+    catalog["order"].update(w.order)
+    catalog["tagged_structs"].update(w.tagged_structs)
 
     # The classic consumer protocol's subscription and assignment (nested in GroupMetadataValue).
     spec_id = "kafka_consumer_protocol"
@@ -723,8 +790,14 @@ def build(kafka: Path, extra: Path | None) -> dict[str, str]:
     catalog["consumer_protocol"] = {n: parse_versions(schemas[n]["validVersions"])[1] for n in CONSUMER_PROTOCOL}
     catalog["tagged"].update(w.tagged)
     catalog["names"].update(w.names)
+    catalog["order"].update(w.order)
+    catalog["tagged_structs"].update(w.tagged_structs)
 
     out[COMMON] = write_yaml(SCHEMAS / f"{COMMON}.ksy", common_spec())
+    if older is not None:
+        view = older_view(schemas, older)
+        catalog["kafka_39_versions"] = view["max_versions"]
+        catalog["kafka_39_unknown_tags"] = view["unknown_tags"]
     out["__fields__"] = field_lists(schemas, catalog)
     out["__catalog__"] = catalog_text(catalog)
     return out
@@ -766,9 +839,13 @@ def catalog_text(catalog: dict) -> str:
              "Generated by scripts/message_specs.py from Kafka's message schemas, beside the specs it",
              "writes; regenerate rather than edit.",
              '"""', ""]
-    for key in ("coordinator", "framed", "control", "consumer_protocol", "tagged", "names"):
+    for key in ("coordinator", "framed", "control", "consumer_protocol", "tagged", "names", "order", "tagged_structs",
+                "kafka_39_versions", "kafka_39_unknown_tags"):
+        if key not in catalog:
+            continue
         lines.append(f"{key.upper()} = {{")
-        for k, v in sorted(catalog[key].items(), key=lambda kv: str(kv[0]) if key in ("tagged", "names") else kv[0]):
+        by_name = key in ("tagged", "names", "order", "tagged_structs", "kafka_39_versions", "kafka_39_unknown_tags")
+        for k, v in sorted(catalog[key].items(), key=lambda kv: str(kv[0]) if by_name else kv[0]):
             if isinstance(v, dict):
                 lines.append(f"    {k!r}: {{")
                 for k2, v2 in sorted(v.items()):
@@ -785,9 +862,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--kafka", type=Path, required=True, help="apache/kafka checkout")
     ap.add_argument("--extra", type=Path, help="folder of newer schema files (see EXTRA_COMMITS)")
+    ap.add_argument("--kafka-39", type=Path,
+                    help="folder of Kafka 3.9's schema files (its jars' common/message/*.json and common/metadata/*.json): "
+                         "what `kafkalog dump --format kafka --kafka-version 3.9` leaves out")
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args(argv)
-    out = build(args.kafka, args.extra)
+    out = build(args.kafka, args.extra, args.kafka_39)
     special = {"__catalog__": CATALOG, "__fields__": FIELD_LISTS}
     targets = {name: special.get(name, SCHEMAS / f"{name}.ksy") for name in out}
     if args.check:

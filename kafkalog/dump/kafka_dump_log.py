@@ -34,6 +34,8 @@ from kafkalog.formats.internal_topics import (
     SHARE,
     TRANSACTIONS,
     decode_record,
+    framed_record_type,
+    record_type as coordinator_record_type,
     snake_case,
 )
 from kafkalog.formats.message_set import inner_checksums
@@ -115,7 +117,7 @@ def record_line(batch: Batch, record: Record, legacy_check: tuple[int, bool] | N
         line += f" isValid: {_bool(legacy_check[1])} crc: {legacy_check[0]}{brace}"
     if batch.is_control:
         return line + _control(record, kafka_version)
-    decoded = _decoded_contents(record, decoder)
+    decoded = _decoded_contents(record, decoder, kafka_version)
     if decoded is not None:
         return line + decoded
     if record.key is not None:
@@ -151,30 +153,60 @@ def _control(record: Record, kafka_version: str) -> str:
 
 _COORDINATOR_DECODERS = (OFFSETS, TRANSACTIONS, SHARE)
 _UNKNOWN_RECORD_TYPE = re.compile(r"^unknown record type (-?\d+) ")
+#: The __consumer_offsets record types each version's decoder knows: Kafka 3.9's `GroupCoordinatorRecordSerde`
+#: reads the classic and consumer-group ones (0-8); Kafka 4's `CoordinatorRecordType` has all but 9 (the share
+#: group preview's ShareGroupPartitionMetadata, dropped) and 18 (never released).
+_GROUP_RECORD_TYPES = {"3.9": frozenset(range(9)), "4": frozenset(range(24)) - {9, 18}}
+#: Kafka 4's record type 0 is LegacyOffsetCommitKey, whose value it reads at version 0 only.
+_LEGACY_OFFSET_COMMIT = 0
+#: A value whose bytes end too soon, as Kafka's `CoordinatorRecordSerde.readMessage` words the
+#: BufferUnderflowException (which has no message).
+_TRUNCATED_VALUE = re.compile(r"^\w+Value version (\d+): the bytes end before the message does")
+#: MetadataRecordType's constants where Kafka's name (the schema's `name`) is not the schema file's.
+_METADATA_TYPE_NAMES = {"ZkMigrationRecord": "ZK_MIGRATION_STATE_RECORD"}
+#: The metadata record types Kafka 3.9's `MetadataRecordSerde` knows (ClearElrRecord, 28, came in 4.0).
+_METADATA_TYPES_39 = frozenset(range(28))
 
 
-def _decoded_contents(record: Record, decoder: str | None) -> str | None:
+def _decoded_contents(record: Record, decoder: str | None, kafka_version: str) -> str | None:
     """` key: ... payload: ...` of an internal topic's record as DumpLogSegments' decoders print them
-    (`CoordinatorRecordMessageParser`, `ClusterMetadataLogMessageParser`); None where the raw bytes
-    are printed. Where Kafka's decoder says an exception's message, kafkalog says its own reason."""
+    (`CoordinatorRecordMessageParser`, `ClusterMetadataLogMessageParser`) in `kafka_version`; None where
+    the raw bytes are printed. Where Kafka's decoder says an exception's message, kafkalog says Kafka's
+    words for a value cut short, and its own reason otherwise."""
     if decoder in _COORDINATOR_DECODERS and record.key is not None:
-        decoded = decode_record(decoder, record.key, record.value, as_kafka_prints=True)
+        record_type = coordinator_record_type(record.key)
+        if decoder == OFFSETS and record_type is not None and record_type not in _GROUP_RECORD_TYPES[kafka_version]:
+            return f" key: Unknown record type {record_type} at offset {record.offset}, skipping."
+        decoded = decode_record(decoder, record.key, record.value, as_kafka_prints=kafka_version)
         if decoded.error is not None:
             unknown = _UNKNOWN_RECORD_TYPE.match(decoded.error)
             if unknown:
                 return f" key: Unknown record type {unknown.group(1)} at offset {record.offset}, skipping."
+            cut = _TRUNCATED_VALUE.match(decoded.error)
+            if cut:
+                return (f" key: Error at offset {record.offset}, skipping. Could not read record with version "
+                        f"{cut.group(1)} from value's buffer due to: null.")
             return f" key: Error at offset {record.offset}, skipping. {escape(decoded.error)}"
+        if (decoder == OFFSETS and kafka_version == "4" and record_type == _LEGACY_OFFSET_COMMIT
+                and decoded.value is not None and decoded.value["version"] != 0):
+            return (f" key: Error at offset {record.offset}, skipping. Found an unknown record version "
+                    f"{decoded.value['version']} for {record_type} type")
         # The key's envelope carries the record type where a value's carries its version.
         key = _json({"type": str(decoded.key["version"]), "data": decoded.key["data"]})
         payload = "<DELETE>" if decoded.value is None else _json(
             {"version": str(decoded.value["version"]), "data": decoded.value["data"]})
         return f" key: {key} payload: {payload}"
     if decoder == METADATA and record.value is not None:
-        decoded = decode_record(decoder, record.key, record.value, as_kafka_prints=True)
+        api_key = framed_record_type(record.value)
+        if kafka_version == "3.9" and api_key is not None and api_key not in _METADATA_TYPES_39:
+            return (f" payload: Error at {record.offset}, skipping. org.apache.kafka.common.errors."
+                    f"UnsupportedVersionException: Unknown metadata id {api_key}")
+        decoded = decode_record(decoder, record.key, record.value, as_kafka_prints=kafka_version)
         if decoded.error is not None or decoded.value is None:
             return f" payload: Error at {record.offset}, skipping. {escape(decoded.error or 'no value')}"
         # MetadataRecordType's constant: RegisterBrokerRecord -> REGISTER_BROKER_RECORD
-        return " payload: " + _json({"type": snake_case(decoded.value["type"]).upper(),
+        name = decoded.value["type"]
+        return " payload: " + _json({"type": _METADATA_TYPE_NAMES.get(name) or snake_case(name).upper(),
                                      "version": decoded.value["version"], "data": decoded.value["data"]})
     return None
 

@@ -120,20 +120,24 @@ def decoder_for_path(path: str | Path, override: str | None = None) -> str | Non
 # ----------------------------------------------------------------------------- decoding
 
 def decode_record(decoder: str | None, key: bytes | None, value: bytes | None,
-                  control_type: str | None = None, *, as_kafka_prints: bool = False) -> Decoded:
-    """Decode one record's key and value with `decoder` (a DECODERS name, CONTROL_ONLY or None)."""
+                  control_type: str | None = None, *, as_kafka_prints: bool | str = False) -> Decoded:
+    """Decode one record's key and value with `decoder` (a DECODERS name, CONTROL_ONLY or None).
+
+    `as_kafka_prints`: as the JsonConverters of DumpLogSegments' decoders write them, of Kafka 4 (True, "4")
+    or of Kafka 3.9 ("3.9", which does not know the tagged fields added since)."""
     if decoder is None:
         return Decoded()
+    kafka: str | None = ("4" if as_kafka_prints is True else as_kafka_prints) or None
     try:
         if control_type is not None:
-            return Decoded(value=_control_value(control_type, value, as_kafka_prints))
+            return Decoded(value=_control_value(control_type, value, kafka))
         if decoder == CONTROL_ONLY:
             return Decoded()
         if decoder in (OFFSETS, TRANSACTIONS, SHARE):
-            return _coordinator(_SPECS[decoder], key, value, as_kafka_prints)
+            return _coordinator(_SPECS[decoder], key, value, kafka)
         if decoder == SCHEMAS:
             return Decoded(*schemas_topic.decode_record(key, value))
-        return Decoded(value=None if value is None else _framed(_SPECS[decoder], value, as_kafka_prints))
+        return Decoded(value=None if value is None else _framed(_SPECS[decoder], value, kafka))
     except (_Undecodable, schemas_topic.SchemasRecordError) as e:
         return Decoded(error=str(e))
 
@@ -156,6 +160,11 @@ def _parse(what: str, make: Callable[[KaitaiStream], KaitaiStruct], data: bytes)
     return obj, io.size() - io.pos()
 
 
+def record_type(key: bytes | None) -> int | None:
+    """A coordinator key's record type (its leading int16); None for a key too short to have one."""
+    return _int16_prefix(key) if key is not None and len(key) >= 2 else None
+
+
 def _int16_prefix(data: bytes) -> int:
     """The int16 a coordinator key, a coordinator value or a KRaft control record starts with (at least 2 bytes)."""
     return kafka_message_common.KafkaMessageCommon.Int16Prefix(KaitaiStream(BytesIO(data))).value
@@ -168,7 +177,7 @@ def _reason(e: Exception) -> str:
     return "a length or count that does not fit the bytes"
 
 
-def _coordinator(spec: ModuleType, key: bytes | None, value: bytes | None, kafka: bool) -> Decoded:
+def _coordinator(spec: ModuleType, key: bytes | None, value: bytes | None, kafka: str | None) -> Decoded:
     types = catalog.COORDINATOR[_spec_id(spec)]
     if key is None:
         raise _Undecodable("null key: a coordinator record always has a key")
@@ -200,7 +209,7 @@ def _coordinator(spec: ModuleType, key: bytes | None, value: bytes | None, kafka
     return out
 
 
-def _framed(spec: ModuleType, value: bytes, kafka: bool) -> dict[str, Any]:
+def _framed(spec: ModuleType, value: bytes, kafka: str | None) -> dict[str, Any]:
     apis = catalog.FRAMED[_spec_id(spec)]
     frame, api_key, version = _frame_header(value)
     if frame != 1:
@@ -213,6 +222,16 @@ def _framed(spec: ModuleType, value: bytes, kafka: bool) -> dict[str, Any]:
         raise _Undecodable(f"{name} version {version}: {len(obj.trailing)} byte(s) of garbage after the record"
                            + (f" (kafkalog knows versions up to {max_version})" if version > max_version else ""))
     return {"type": name, "version": version, "data": _data(obj.message, kafka)}
+
+
+def framed_record_type(value: bytes | None) -> int | None:
+    """A framed record's (KRaft metadata, remote-log metadata) API key; None when its header does not read."""
+    if value is None:
+        return None
+    try:
+        return _frame_header(value)[1]
+    except _Undecodable:
+        return None
 
 
 def _frame_header(value: bytes) -> tuple[int, int, int]:
@@ -228,7 +247,7 @@ def _frame_header(value: bytes) -> tuple[int, int, int]:
     return out[0], out[1], out[2]
 
 
-def _control_value(control_type: str, value: bytes | None, kafka: bool) -> dict[str, Any] | None:
+def _control_value(control_type: str, value: bytes | None, kafka: str | None) -> dict[str, Any] | None:
     if value is None:
         return None
     if control_type in ("COMMIT", "ABORT"):
@@ -249,7 +268,7 @@ def _control_value(control_type: str, value: bytes | None, kafka: bool) -> dict[
     return {"type": name, "version": version, "data": _data(obj.message, kafka)}
 
 
-def _consumer_protocol(group: dict[str, Any], kafka: bool) -> None:
+def _consumer_protocol(group: dict[str, Any], kafka: str | None) -> None:
     """Replace the members' subscription and assignment bytes by their decoding, as DumpLogSegments does."""
     cls = kafka_consumer_protocol.KafkaConsumerProtocol
     for member in group.get("members") or []:
@@ -267,7 +286,7 @@ def _consumer_protocol(group: dict[str, Any], kafka: bool) -> None:
             member[field] = data if kafka else {"type": name, "version": obj.version, "data": data}
 
 
-def _envelope(name: str, version: int, message: KaitaiStruct, kafka: bool = False) -> dict[str, Any]:
+def _envelope(name: str, version: int, message: KaitaiStruct, kafka: str | None = None) -> dict[str, Any]:
     return {"type": name, "version": version, "data": _data(message, kafka)}
 
 
@@ -292,7 +311,7 @@ def _common_types():
     return kafka_message_common.KafkaMessageCommon
 
 
-def _value(v: Any, kafka: bool) -> Any:
+def _value(v: Any, kafka: str | None) -> Any:
     c = _common_types()
     if isinstance(v, list):
         return [_value(x, kafka) for x in v]
@@ -309,7 +328,7 @@ def _value(v: Any, kafka: bool) -> Any:
     return v
 
 
-def _data(obj: KaitaiStruct, kafka: bool = False) -> dict[str, Any]:
+def _data(obj: KaitaiStruct, kafka: str | None = None) -> dict[str, Any]:
     """A message or struct's fields, in schema order, by Kafka's names.
 
     With `kafka`, as Kafka's JsonConverters write them (what DumpLogSegments' decoders print): a
@@ -330,10 +349,13 @@ def _data(obj: KaitaiStruct, kafka: bool = False) -> dict[str, Any]:
                 out[catalog.NAMES[attr[:-len("_marker")]]] = None
             continue
         out[catalog.NAMES[attr]] = _value(v, kafka)
+    order = catalog.ORDER.get(type(obj).__qualname__) if kafka else None
+    if order:  # tagged fields where the schema declares them, as Kafka's JsonConverters write them
+        out = {**{name: out[name] for name in order if name in out}, **out}
     return out
 
 
-def _tagged(version: int, section: KaitaiStruct, out: dict[str, Any], kafka: bool) -> None:
+def _tagged(version: int, section: KaitaiStruct, out: dict[str, Any], kafka: str | None) -> None:
     unknown = []
     for f in section.fields:
         value = getattr(f, "value", None)
@@ -342,7 +364,17 @@ def _tagged(version: int, section: KaitaiStruct, out: dict[str, Any], kafka: boo
         else:
             unknown.append({"tag": f.tag.unsigned_value,
                             "data": base64.b64encode(value if value is not None else f.data).decode("ascii")})
+    always = catalog.TAGGED_STRUCTS.get(type(section).__qualname__, ())
+    # Kafka 3.9's generated classes do not have the tagged fields added since: unknown tags, not printed.
+    too_new = catalog.KAFKA_39_UNKNOWN_TAGS.get(type(section).__qualname__.split(".")[1], ()) if kafka == "3.9" else ()
     for tag, name, default, versions in catalog.TAGGED.get(type(section).__qualname__, ()):
+        if name in too_new:
+            out.pop(name, None)
+            continue
+        if kafka and name in always:
+            # A struct-typed tagged field defaults to an empty struct, not null: present in the bytes, even
+            # as null, it differs from its default and the JsonConverters write it; absent, they do not.
+            continue
         if kafka:
             if name in out and out[name] == default:
                 del out[name]
