@@ -20,6 +20,7 @@ on one line and cannot drive the terminal.
 """
 from __future__ import annotations
 
+import base64
 import json
 import re
 from pathlib import Path
@@ -31,6 +32,7 @@ from kafkalog.formats.internal_topics import (
     CONTROL_ONLY,
     METADATA,
     OFFSETS,
+    REMOTE_LOG_METADATA,
     SHARE,
     TRANSACTIONS,
     decode_record,
@@ -134,7 +136,7 @@ def run_lines() -> RunLines:
 
 def raw_data_records(batch: Batch, decoder: str | None) -> bool:
     """Whether `record_line` prints a batch's records with their raw keys and values (v2 data, no decoder)."""
-    return batch.magic >= 2 and not batch.is_control and decoder not in (*_COORDINATOR_DECODERS, METADATA)
+    return batch.magic >= 2 and not batch.is_control and decoder not in (*_COORDINATOR_DECODERS, METADATA, REMOTE_LOG_METADATA)
 
 
 def _control(record: Record, kafka_version: str) -> str:
@@ -173,6 +175,8 @@ def _decoded_contents(record: Record, decoder: str | None, kafka_version: str) -
     (`CoordinatorRecordMessageParser`, `ClusterMetadataLogMessageParser`) in `kafka_version`; None where
     the raw bytes are printed. Where Kafka's decoder says an exception's message, kafkalog says Kafka's
     words for a value cut short, and its own reason otherwise."""
+    if decoder == TRANSACTIONS and kafka_version == "3.9" and record.key is not None:
+        return _transaction_log_39(record)
     if decoder in _COORDINATOR_DECODERS and record.key is not None:
         record_type = coordinator_record_type(record.key)
         if decoder == OFFSETS and record_type is not None and record_type not in _GROUP_RECORD_TYPES[kafka_version]:
@@ -208,7 +212,172 @@ def _decoded_contents(record: Record, decoder: str | None, kafka_version: str) -
         name = decoded.value["type"]
         return " payload: " + _json({"type": _METADATA_TYPE_NAMES.get(name) or snake_case(name).upper(),
                                      "version": decoded.value["version"], "data": decoded.value["data"]})
+    if decoder == REMOTE_LOG_METADATA and record.value is not None:
+        return " payload: " + _remote_log_metadata(record, kafka_version)
     return None
+
+
+#: Kafka 3.9's TransactionState case objects by id (`TransactionState.fromId`).
+_TRANSACTION_STATES_39 = ("Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort",
+                          "Dead", "PrepareEpochFence")
+
+
+def _transaction_log_39(record: Record) -> str:
+    """Kafka 3.9's `--transaction-log-decoder` (core's `TransactionLog.formatRecordKeyAndValue`, Scala)."""
+    decoded = decode_record(TRANSACTIONS, record.key, record.value, as_kafka_prints="3.9")
+    if decoded.key is None:
+        version = coordinator_record_type(record.key)
+        return f" key: unknown::version={version}" if version is not None else ""
+    key = f" key: transaction_metadata::transactionalId={escape(decoded.key['data']['transactionalId'])}"
+    if decoded.error is not None:
+        return f"{key} payload: Error: {escape(decoded.error)}"
+    if decoded.value is None:
+        return f"{key} payload: <DELETE>"
+    d = decoded.value["data"]
+    status = d["transactionStatus"]
+    if not 0 <= status < len(_TRANSACTION_STATES_39):
+        # Kafka 3.9's tool dies here (IllegalStateException); kafkalog says so and goes on.
+        return f"{key} payload: Error: Unknown transaction state id {status} from the transaction status message"
+    state = _TRANSACTION_STATES_39[status]
+    partitions = [] if state == "Empty" else _scala_hash_set_order(d["transactionPartitions"] or [])
+    return (f"{key} payload: producerId:{d['producerId']},producerEpoch:{d['producerEpoch']},state={state},"
+            f"partitions=[{','.join(escape(f'{t}-{p}') for t, p in partitions)}],"
+            f"txnLastUpdateTimestamp={d['transactionLastUpdateTimestampMs']},txnTimeoutMs={d['transactionTimeoutMs']}")
+
+
+def _scala_hash_set_order(topics: list[dict]) -> list[tuple[str, int]]:
+    """The order a Scala 2.13 `mutable.HashSet[TopicPartition]` iterates the partitions in, as
+    `TransactionMetadata.addPartitions` fills it topic by topic (`++=` of an immutable set): buckets by
+    improved hash, each bucket's nodes by hash. `addAll` first takes the topic's size as a hint; a set of
+    up to 4 (Set1..Set4) is added one `add` at a time, which grows the table at 3/4 full, a larger one
+    (an immutable HashSet) node by node without growing it."""
+    table_size, size = 16, 0
+    nodes: list[tuple[int, int, tuple[str, int]]] = []  # (improved hash, insertion order, partition)
+    for entry in topics:
+        group = [(entry["topic"], p) for p in dict.fromkeys(entry["partitionIds"])]
+        table_size = max(table_size, _table_size_for(int((len(group) + 1) / 0.75)))  # sizeHint
+        for tp in group:
+            h = _java_int(31 * _java_int(31 + tp[1]) + _java_string_hash(tp[0]))
+            h = _java_int(h ^ ((h & 0xFFFFFFFF) >> 16))
+            if any(n[0] == h and n[2] == tp for n in nodes):
+                continue
+            if len(group) <= 4 and size + 1 >= int(table_size * 0.75):
+                table_size *= 2
+            nodes.append((h, len(nodes), tp))
+            size += 1
+    return [tp for _, _, tp in sorted(nodes, key=lambda n: (n[0] & (table_size - 1), n[0], n[1]))]
+
+
+def _table_size_for(capacity: int) -> int:
+    n = max(capacity - 1, 4)
+    return min(1 << n.bit_length(), 1 << 30)  # Integer.highestOneBit(n) * 2
+
+
+def _java_int(v: int) -> int:
+    v &= 0xFFFFFFFF
+    return v - (1 << 32) if v >= 1 << 31 else v
+
+
+def _java_string_hash(s: str) -> int:
+    """Java's String.hashCode: over UTF-16 code units."""
+    units = s.encode("utf-16-be", "surrogatepass")
+    h = 0
+    for i in range(0, len(units), 2):
+        h = (31 * h + (units[i] << 8 | units[i + 1])) & 0xFFFFFFFF
+    return _java_int(h)
+
+
+#: RemoteLogSegmentState and RemotePartitionDeleteState by id (`forId`; an unknown id is null).
+_SEGMENT_STATES = {0: "COPY_SEGMENT_STARTED", 1: "COPY_SEGMENT_FINISHED", 2: "DELETE_SEGMENT_STARTED",
+                   3: "DELETE_SEGMENT_FINISHED"}
+_PARTITION_DELETE_STATES = {0: "DELETE_PARTITION_MARKED", 1: "DELETE_PARTITION_STARTED", 2: "DELETE_PARTITION_FINISHED"}
+
+
+class _JavaError(Exception):
+    """What a Java constructor of the remote-log metadata classes throws, with its message."""
+
+
+def _remote_log_metadata(record: Record, kafka_version: str) -> str:
+    """`--remote-log-metadata-decoder`: the toString() of what `RemoteLogMetadataSerde.deserialize` makes of the
+    record (kafka-storage-api's RemoteLogSegmentMetadata, RemoteLogSegmentMetadataUpdate,
+    RemotePartitionDeleteMetadata, RemoteLogSegmentMetadataSnapshot), or the message of what it throws."""
+    decoded = decode_record(REMOTE_LOG_METADATA, record.key, record.value, as_kafka_prints=kafka_version)
+    if decoded.error is not None or decoded.value is None:
+        return f"Error at offset {record.offset}, skipping. {escape(decoded.error or 'no value')}"
+    kind, d = decoded.value["type"], decoded.value["data"]
+    try:
+        if kind == "RemoteLogSegmentMetadataRecord":
+            text = _segment_metadata(d, kafka_version)
+        elif kind == "RemoteLogSegmentMetadataUpdateRecord":
+            state = _state(d["remoteLogSegmentState"], "state can not be null")
+            text = (f"RemoteLogSegmentMetadataUpdate{{remoteLogSegmentId={_segment_id(d['remoteLogSegmentId'])}, "
+                    f"customMetadata={_custom(d.get('customMetadata'))}, state={state}, "
+                    f"eventTimestampMs={d['eventTimestampMs']}, brokerId={d['brokerId']}}}")
+        elif kind == "RemotePartitionDeleteMetadataRecord":
+            state = _PARTITION_DELETE_STATES.get(d["remotePartitionDeleteState"])
+            if state is None:
+                raise _JavaError("null")  # Objects.requireNonNull(state): no message
+            text = (f"RemotePartitionDeleteMetadata{{topicPartition={_topic_id_partition(d['topicIdPartition'])}, "
+                    f"state={state}, eventTimestampMs={d['eventTimestampMs']}, brokerId={d['brokerId']}}}")
+        else:  # RemoteLogSegmentMetadataSnapshotRecord
+            state = _state(d["remoteLogSegmentState"], "state can not be null")
+            epochs = _epochs(d["segmentLeaderEpochs"])
+            text = (f"RemoteLogSegmentMetadataSnapshot{{segmentId={d['segmentId']}, startOffset={d['startOffset']}, "
+                    f"endOffset={d['endOffset']}, maxTimestampMs={d['maxTimestampMs']}, segmentLeaderEpochs={epochs}, "
+                    f"segmentSizeInBytes={d['segmentSizeInBytes']}, customMetadata={_custom(d.get('customMetadata'))}, "
+                    f"state={state}{_txn_idx_empty(d, kafka_version)}}}")
+    except _JavaError as e:
+        return f"Error at offset {record.offset}, skipping. {e}"
+    return escape(text)
+
+
+def _segment_metadata(d: dict, kafka_version: str) -> str:
+    # RemoteLogSegmentMetadataTransform: the metadata first (its checks), then the update's state.
+    start, end = d["startOffset"], d["endOffset"]
+    if start < 0:
+        raise _JavaError(f"Unexpected start offset = {start}. StartOffset for a remote segment cannot be negative")
+    if end < start:
+        raise _JavaError(f"Unexpected end offset = {end}. EndOffset for a remote segment cannot be less than "
+                         f"startOffset = {start}")
+    epochs = _epochs(d["segmentLeaderEpochs"])
+    state = _state(d["remoteLogSegmentState"], "state can not be null")
+    return (f"RemoteLogSegmentMetadata{{remoteLogSegmentId={_segment_id(d['remoteLogSegmentId'])}, startOffset={start}, "
+            f"endOffset={end}, brokerId={d['brokerId']}, maxTimestampMs={d['maxTimestampMs']}, "
+            f"eventTimestampMs={d['eventTimestampMs']}, segmentLeaderEpochs={epochs}, "
+            f"segmentSizeInBytes={d['segmentSizeInBytes']}, customMetadata={_custom(d.get('customMetadata'))}, "
+            f"state={state}{_txn_idx_empty(d, kafka_version)}}}")
+
+
+def _state(state_id: int, message: str) -> str:
+    state = _SEGMENT_STATES.get(state_id)
+    if state is None:
+        raise _JavaError(message)
+    return state
+
+
+def _epochs(entries: list[dict]) -> str:
+    """A HashMap of leader epoch -> start offset, shown as the TreeMap the metadata keeps: {0=0, 3=150}."""
+    by_epoch = {e["leaderEpoch"]: e["offset"] for e in entries}
+    if not by_epoch:
+        raise _JavaError("segmentLeaderEpochs can not be null or empty")
+    return "{" + ", ".join(f"{k}={v}" for k, v in sorted(by_epoch.items())) + "}"
+
+
+def _segment_id(d: dict) -> str:
+    return f"RemoteLogSegmentId{{topicIdPartition={_topic_id_partition(d['topicIdPartition'])}, id={d['id']}}}"
+
+
+def _topic_id_partition(d: dict) -> str:
+    return f"{d['id']}:{d['name']}-{d['partition']}"
+
+
+def _custom(data: str | None) -> str:
+    return "Optional.empty" if data is None else f"Optional[CustomMetadata{{{len(base64.b64decode(data))} bytes}}]"
+
+
+def _txn_idx_empty(d: dict, kafka_version: str) -> str:
+    """Kafka 4's toString() ends in txnIdxEmpty (the tagged TxnIndexEmpty, false when absent); 3.9's has none."""
+    return "" if kafka_version == "3.9" else f", txnIdxEmpty={_bool(bool(d.get('txnIndexEmpty', False)))}"
 
 
 def _json(obj: dict) -> str:

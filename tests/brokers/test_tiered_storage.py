@@ -15,6 +15,8 @@ import kafkalog
 from kafkalog.dataset import remote
 from kafkalog.errors import DataLossError, UsageError
 from tests.brokers.test_consumer_reading import consumed, data_partitions
+from tests.brokers.test_kafka_dump_log import _ours
+from tests.dump import dump_log_segments as dls
 
 pytestmark = pytest.mark.broker
 
@@ -146,3 +148,14 @@ def test_dump_with_the_remote_root_prints_the_whole_history_once(tiered_4x, tier
     assert stray not in files and segments[0].location not in files
     for p, rows in _consumer(tiered_4x).items():
         assert sorted(printed[p]) == [r[0] for r in rows], p
+
+
+def test_remote_log_metadata_prints_as_the_brokers_own_tool_prints(tiered_4x):
+    """`--remote-log-metadata-decoder` prints the toString() of Kafka's remote-log metadata objects: the
+    real broker's COPY_SEGMENT_STARTED / FINISHED records, with their leader epochs and sizes."""
+    files = sorted(tiered_4x.data_dir.glob("__remote_log_metadata-*/*.log"))
+    dumped = dls.run(tiered_4x.version, files, "--deep-iteration", "--print-data-log", "--remote-log-metadata-decoder")
+    assert any("RemoteLogSegmentMetadata{" in line for d in dumped.values() for line in d.lines)
+    for f, theirs in dumped.items():
+        assert theirs.exception is None
+        assert _ours(f, "4") == theirs.lines, f
