@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -171,13 +172,20 @@ def test_control_characters_never_reach_the_terminal(tmp_path):
 # --- exit status --------------------------------------------------------------------------------
 
 def test_usage_errors_exit_2_everywhere(tmp_path):
+    cases = []
     for args in (["dump"], ["dump", "/no/such/file.log"], ["verify", "/no/such"], ["frobnicate"],
                  ["dump", "--bogus", str(SEGMENTS / "v2-none.log")], ["dump", "--max-bytes", "lots", "x.log"],
                  ["ingest", "/no/such/dir", "--output", str(tmp_path / "out")],
                  ["ingest", str(SEGMENTS / "v2-none.log"), "--output", str(tmp_path / "out"), "--option", "bogus=1"],
                  ["ingest", str(SEGMENTS / "v2-none.log"), "--output", str(tmp_path / "out"), "--option", "novalue"],
-                 ["ingest", str(SEGMENTS / "v2-none.log")], ["ingest", "--frob"]):
-        result = run(*args)
+                 ["ingest", str(SEGMENTS / "v2-none.log")], ["ingest", "--frob"],
+                 ["dump", "--decode-values", str(SEGMENTS / "v2-none.log")],
+                 ["dump", "--schema-registry", "x.json", str(SEGMENTS / "v2-none.log")]):
+        cases.append(args)
+    # Independent processes, each mostly start-up: run them side by side.
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda args: run(*args), cases))
+    for args, result in zip(cases, results):
         assert result.returncode == 2, (args, result.returncode, result.stderr)
         no_traceback(result)
 
