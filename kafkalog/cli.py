@@ -25,7 +25,7 @@ from kafkalog.log import file_kinds
 from kafkalog.log.segment import SegmentReader
 from kafkalog.progress import ByteProgress
 from kafkalog.dataset import remote as remote_roots
-from kafkalog.dataset import layout, registry_values
+from kafkalog.dataset import fs, layout, registry_values
 from kafkalog.dataset.fs import has_scheme
 from kafkalog.registry.values import ValueDecoder, is_registry_topic
 from kafkalog.remote import aiven_object
@@ -72,11 +72,15 @@ class _Prefix:
         return data
 
 
-def dump_segment(path: Path, kind: str, opts: DumpOptions, out: TextIO) -> bool:
+def dump_segment(path: Path | str, kind: str, opts: DumpOptions, out: TextIO) -> bool:
     """Print one record-batch file (a segment, a KRaft snapshot); True when it was whole and every checksum held."""
     # An Aiven remote segment reads from its `.log` object, chunk by chunk, as the segment it was made from.
-    opened = (aiven_object.open_segment(str(path), keyring=keyring(opts.private_keys))
-              if kind == file_kinds.RSM_MANIFEST else open(path, "rb"))
+    if has_scheme(str(path)):  # a remote segment behind a URI (s3://...), read through pyarrow.fs
+        opened = (aiven_object.open_segment(str(path), fs.open_object, keyring(opts.private_keys))
+                  if kind == file_kinds.RSM_MANIFEST else fs.open_object(str(path)))
+    else:
+        opened = (aiven_object.open_segment(str(path), keyring=keyring(opts.private_keys))
+                  if kind == file_kinds.RSM_MANIFEST else open(path, "rb"))
     with opened as f:
         source: BinaryIO = f if opts.max_bytes is None else _Prefix(f, opts.max_bytes)  # type: ignore[assignment]
         with SegmentReader(source, name=str(path), decode_records=not opts.shallow) as reader:
@@ -222,8 +226,11 @@ def _file_done(opts: DumpOptions, reader: SegmentReader) -> None:
 
 def _dump_targets(names: list[str], forced: str | None) -> list[tuple[Path, str | None, list[Path] | None]]:
     """(path, kind, partition directories) for each argument; a UsageError for one kafkalog cannot read."""
-    targets = []
+    targets: list = []
     for name in names:
+        if has_scheme(name):
+            targets.append(_uri_target(name, forced))
+            continue
         path = Path(name)
         if not path.exists():
             raise UsageError(f"{name}: no such file or directory")
@@ -245,6 +252,19 @@ def _dump_targets(names: list[str], forced: str | None) -> list[tuple[Path, str 
     return targets
 
 
+def _uri_target(uri: str, forced: str | None) -> tuple[str, str, None]:
+    """A segment or an Aiven manifest behind a URI: dumped as a local one is; other files are read locally."""
+    found = fs.info(uri)
+    if found is None:
+        raise UsageError(f"{uri}: no such object")
+    kind = forced or file_kinds.kind_of(Path(fs.basename(uri)), None)
+    if found.is_dir or kind not in (file_kinds.LOG, file_kinds.RSM_MANIFEST):
+        raise UsageError(f"{uri}: dump reads segments (.log) and Aiven manifests (.rsm-manifest) behind URIs, and a "
+                         "tiered-storage root with --remote-root; read a log directory at a URI with read_arrow or "
+                         "kafkalog ingest")
+    return uri, kind, None
+
+
 def _remote_targets(root: str | None, local: list[tuple[Path, str | None, list[Path] | None]] = ()
                     ) -> list[tuple[Path, str, None]]:
     """--remote-root: every remote segment under a tiered-storage root (LocalTieredStorage's `.log` files,
@@ -252,12 +272,10 @@ def _remote_targets(root: str | None, local: list[tuple[Path, str | None, list[P
 
     With `local` targets (dump's FILEs), the history is stitched as read_arrow stitches it: a segment both
     remote and local is printed once, from the local disk, and where the log directories hold
-    `__remote_log_metadata`, only the segments whose copy finished are printed."""
+    `__remote_log_metadata`, only the segments whose copy finished, on the partition's leader epoch
+    lineage, are printed."""
     if root is None:
         return []
-    if has_scheme(root):
-        raise UsageError(f"--remote-root {root}: dump and verify read local paths; read_arrow, Spark and ingest "
-                         "read URIs (option remoteRoot)")
     try:
         segments = remote_roots.list_remote_segments(root)
     except FileNotFoundError:
@@ -265,22 +283,34 @@ def _remote_targets(root: str | None, local: list[tuple[Path, str | None, list[P
     if local:
         on_disk: set[tuple[str | None, int | None, int | None]] = set()
         log_dirs: set[str] = set()
+        lineages: dict[tuple[str | None, int | None], list[tuple[int, int]] | None] = {}
         for path, kind, partitions in local:
             for partition in partitions or ([path.parent] if kind == file_kinds.LOG else []):
                 topic, number = layout.topic_partition(partition.name)
                 on_disk |= {(topic, number, layout.segment_base_offset(f.name)) for f in partition.glob("*.log")}
                 log_dirs.add(str(partition.parent.absolute()))
+                lineages[(topic, number)] = remote_roots.leader_epoch_lineage(str(partition))
         states = remote_roots.segment_states(sorted(log_dirs))
-        segments = [s for s in segments if (s.topic, s.partition, s.base_offset) not in on_disk
-                    and (states is None or (s.segment_id in states and states[s.segment_id].readable))]
-    return [(Path(s.location), file_kinds.RSM_MANIFEST if s.location.endswith(aiven_object.MANIFEST_SUFFIX)
-             else file_kinds.LOG, None) for s in segments]
+
+        def belongs(s: remote_roots.RemoteSegment) -> bool:
+            if states is None:
+                return True
+            state = states.get(s.segment_id)
+            lineage = lineages.get((s.topic, s.partition))
+            return (state is not None and state.readable
+                    and (lineage is None or remote_roots.within_lineage(state, lineage)))
+        segments = [s for s in segments if (s.topic, s.partition, s.base_offset) not in on_disk and belongs(s)]
+    return [(s.location if has_scheme(s.location) else Path(s.location),
+             file_kinds.RSM_MANIFEST if s.location.endswith(aiven_object.MANIFEST_SUFFIX) else file_kinds.LOG, None)
+            for s in segments]
 
 
 def _record_bytes(targets) -> int:
     total = 0
     for path, kind, partitions in targets:
-        if partitions is None:
+        if partitions is None and isinstance(path, str):  # behind a URI
+            total += fs.info(path).size
+        elif partitions is None:
             total += path.stat().st_size if kind in file_kinds.RECORD_FILES else 0
         else:
             files = file_kinds.record_files(partitions)
@@ -355,6 +385,9 @@ def _value_decoder(args: argparse.Namespace) -> ValueDecoder | None:
 
 def _verify(args: argparse.Namespace) -> int:
     keyring(args.private_key)
+    if args.remote_root is not None and has_scheme(args.remote_root):
+        raise UsageError(f"--remote-root {args.remote_root}: verify checks local files (a segment beside its index "
+                         "files); dump, read_arrow, Spark and ingest read URIs")
     path = Path(args.path)
     if not path.exists():
         raise UsageError(f"{args.path}: no such file or directory")

@@ -178,13 +178,17 @@ def stitched(local: list[Segment], remotes: list[remote.RemoteSegment],
     """A partition's whole history: its remote segments, then its local ones, in offset order; a segment
     both remote and local (the same start offset) is read once, from the local disk.
 
-    With `states` (`__remote_log_metadata`), only the segments whose copy finished are read, and offsets
+    With `states` (`__remote_log_metadata`), only the segments whose copy finished and that lie on the local
+    partition's leader epoch lineage (its `leader-epoch-checkpoint`) are read, and offsets
     that no remote or local segment holds are `report`ed as data loss, with the segment that follows them."""
-    if states is not None:
-        remotes = [r for r in remotes if r.segment_id in states and states[r.segment_id].readable]
     groups: dict[object, list[Segment]] = {}
     for seg in local:
         groups.setdefault(partition_key(seg), []).append(seg)
+    if states is not None:
+        lineages = {key: remote.leader_epoch_lineage(fs.parent(segs[0].location)) for key, segs in groups.items()}
+        remotes = [r for r in remotes if r.segment_id in states and states[r.segment_id].readable
+                   and (lineages.get((r.topic, r.partition)) is None
+                        or remote.within_lineage(states[r.segment_id], lineages[(r.topic, r.partition)]))]
     ends: dict[str, int] = {}
     for r in remotes:
         group = groups.setdefault((r.topic, r.partition), [])

@@ -29,7 +29,8 @@ import re
 from dataclasses import dataclass
 
 from kafkalog.dataset import fs
-from kafkalog.errors import RemoteObjectError
+from kafkalog.errors import DamagedDataError, RemoteObjectError
+from kafkalog.formats.leader_epoch_checkpoint import parse_leader_epoch_checkpoint
 from kafkalog.formats.internal_topics import decode_record, decoder_for_topic
 from kafkalog.log.segment import SegmentReader
 from kafkalog.remote import aiven_object
@@ -146,10 +147,73 @@ class SegmentState:
     start_offset: int
     end_offset: int
     state: int
+    #: (leader epoch, its first offset in the segment), as the segment's metadata lists them.
+    leader_epochs: tuple[tuple[int, int], ...] = ()
 
     @property
     def readable(self) -> bool:
         return self.state == COPY_SEGMENT_FINISHED
+
+
+LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint"
+
+
+def leader_epoch_lineage(partition_dir: str) -> list[tuple[int, int]] | None:
+    """A local partition's leader epochs and their start offsets (its `leader-epoch-checkpoint`); None without one."""
+    location = fs.join(partition_dir, LEADER_EPOCH_CHECKPOINT)
+    if fs.info(location) is None:
+        return None
+    try:
+        checkpoint = parse_leader_epoch_checkpoint(fs.read_bytes(location).decode("utf-8", "replace"), location)
+    except DamagedDataError:
+        return None
+    return [(e.epoch, e.start_offset) for e in checkpoint.entries] or None
+
+
+def within_lineage(state: SegmentState, lineage: list[tuple[int, int]]) -> bool:
+    """Whether a remote segment lies on the partition's leader epoch lineage, as the broker's
+    `RemoteLogManager.isRemoteSegmentWithinLeaderEpochs` decides (a segment an old leader copied before an
+    unclean election, whose epochs the lineage does not have or has elsewhere, is not part of the log).
+    The log end offset's own check is left to the local log, which kafkalog reads as it is."""
+    epochs = dict(sorted(lineage))
+    segment = _filtered(dict(sorted(state.leader_epochs)))
+    if not segment or not epochs:
+        return True
+    keys = list(epochs)
+    last = max(segment)
+    if last < keys[0] or last > keys[-1]:
+        return False
+    first = min((e for e in segment if e >= keys[0]), default=None)
+    if first is None:
+        return False
+    seg_keys = sorted(segment)
+    for epoch in seg_keys:
+        offset = segment[epoch]
+        if epoch < first:
+            continue
+        if epoch not in epochs:
+            return False
+        lower = [k for k in keys if k < epoch]
+        if epoch == first and lower and offset < epochs[epoch]:
+            return False
+        higher = [k for k in keys if k > epoch]
+        if epoch == last and higher and state.end_offset > epochs[higher[0]] - 1:
+            return False
+        seg_higher = [k for k in seg_keys if k > epoch]
+        if epoch != last and (not higher or not seg_higher or (higher[0], epochs[higher[0]]) != (
+                seg_higher[0], segment[seg_higher[0]])):
+            return False
+    return True
+
+
+def _filtered(epochs: dict[int, int]) -> dict[int, int]:
+    """`buildFilteredLeaderEpochMap`: epochs that hold no record (the next one starts at the same offset) dropped."""
+    out: dict[int, int] = {}
+    items = list(epochs.items())
+    for (epoch, offset), nxt in zip(items, items[1:] + [None]):
+        if nxt is None or nxt[1] != offset:
+            out[epoch] = offset
+    return out
 
 
 def segment_states(log_dirs: list[str]) -> dict[str, SegmentState] | None:
@@ -181,11 +245,12 @@ def _apply(states: dict[str, SegmentState], value: dict) -> None:
     if value["type"] == "RemoteLogSegmentMetadataRecord":
         segment = data["remoteLogSegmentId"]
         tp = segment["topicIdPartition"]
+        epochs = tuple((e["leaderEpoch"], e["offset"]) for e in data.get("segmentLeaderEpochs") or ())
         states[segment["id"]] = SegmentState(segment["id"], tp["name"], tp["partition"], data["startOffset"],
-                                             data["endOffset"], data["remoteLogSegmentState"])
+                                             data["endOffset"], data["remoteLogSegmentState"], epochs)
     elif value["type"] == "RemoteLogSegmentMetadataUpdateRecord":
         known = states.get(data["remoteLogSegmentId"]["id"])
         if known is not None:
             states[known.segment_id] = SegmentState(known.segment_id, known.topic, known.partition,
                                                     known.start_offset, known.end_offset,
-                                                    data["remoteLogSegmentState"])
+                                                    data["remoteLogSegmentState"], known.leader_epochs)

@@ -159,3 +159,20 @@ def test_remote_log_metadata_prints_as_the_brokers_own_tool_prints(tiered_4x):
     for f, theirs in dumped.items():
         assert theirs.exception is None
         assert _ours(f, "4") == theirs.lines, f
+
+
+def test_remote_segments_off_the_leader_epoch_lineage_are_not_read(tiered_4x, tiered_copy):
+    """A partition whose leader-epoch-checkpoint says a new leader's epoch began inside its remote history (as
+    after an unclean election): the remote segments that go past that offset under the old epoch are not
+    part of the log, as the broker would not serve them, and what they held is data loss."""
+    data, root = tiered_copy
+    segments = [s for s in remote.list_remote_segments(str(root)) if s.partition == 0]
+    states = remote.segment_states([str(data)])
+    cut = segments[1].base_offset + 1
+    (data / "tiered-0" / "leader-epoch-checkpoint").write_text(f"0\n2\n0 0\n1 {cut}\n")
+    kept_end = states[segments[0].segment_id].end_offset
+    with pytest.raises(DataLossError, match=rf"tiered-0: offsets \[{kept_end + 1}, \d+\) are in no remote"):
+        kafkalog.read_table(data, subscribe="tiered", remoteRoot=str(root))
+    lenient = kafkalog.read_table(data, subscribe="tiered", remoteRoot=str(root), failOnDataLoss=False)
+    offsets = sorted(_offsets(lenient, 0))
+    assert offsets[: kept_end + 1] == list(range(kept_end + 1)) and kept_end + 1 not in offsets
