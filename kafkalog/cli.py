@@ -254,7 +254,10 @@ def _dump_targets(names: list[str], forced: str | None) -> list[tuple[Path, str 
 
 def _uri_target(uri: str, forced: str | None) -> tuple[str, str, None]:
     """A segment or an Aiven manifest behind a URI: dumped as a local one is; other files are read locally."""
-    found = fs.info(uri)
+    try:
+        found = fs.info(uri)
+    except OSError as e:
+        raise UsageError(f"{uri}: cannot read it: {e}") from None
     if found is None:
         raise UsageError(f"{uri}: no such object")
     kind = forced or file_kinds.kind_of(Path(fs.basename(uri)), None)
@@ -280,6 +283,8 @@ def _remote_targets(root: str | None, local: list[tuple[Path, str | None, list[P
         segments = remote_roots.list_remote_segments(root)
     except FileNotFoundError:
         raise UsageError(f"--remote-root {root}: no such directory") from None
+    except OSError as e:  # a URI whose store does not answer
+        raise UsageError(f"--remote-root {root}: cannot list it: {e}") from None
     if local:
         on_disk: set[tuple[str | None, int | None, int | None]] = set()
         log_dirs: set[str] = set()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -13,8 +14,9 @@ from tests.remote.test_aiven import PARTITION, SEGMENT, write
 from kafkalog.remote.aiven_manifest import parse_manifest
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kafkalog.cli", *args], capture_output=True, text=True)
+def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kafkalog.cli", *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +84,9 @@ def test_dump_and_verify_a_log_directory_with_its_remote_root(tmp_path, key):
     checked = run("verify", "--private-key", str(pem), "--remote-root", str(root), str(data))
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "1 partition(s), 5 segment(s)" in checked.stdout and "OK" in checked.stdout
-    assert run("dump", "--remote-root", "s3://bucket/x").returncode == 2
+    assert run("verify", "--remote-root", "s3://bucket/x", str(data)).returncode == 2  # verify reads local files
+    unreachable = run("dump", "--remote-root", "s3://bucket/x", env={"AWS_ENDPOINT_URL": "http://127.0.0.1:9"})
+    assert unreachable.returncode == 2 and unreachable.stderr.startswith("kafkalog: --remote-root s3://bucket/x: ")
 
 
 def test_an_aiven_log_object_reads_through_its_manifest(tmp_path, key):

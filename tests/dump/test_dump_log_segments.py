@@ -28,18 +28,14 @@ FILES = sorted(p for tree in (SAMPLES, FIXTURES / "segments", FIXTURES / "partit
 
 # Internal-topic records print as Kafka's decoders print them (their JsonConverters' JSON: tagged fields where
 # the schema declares them, at their defaults left out; the record types and versions each Kafka version
-# knows; Kafka's words for a value cut short), except:
-# - the remote-log-metadata decoder prints Java objects' toString(), which kafkalog does not imitate;
+# knows; Kafka's words for a value cut short; the remote-log metadata objects' toString()), except:
 # - Kafka 3.9 fails on the RegisterBrokerRecord v4 (Kafka 4's) of the hand-made metadata log ("Failed to
 #   deserialize record with type 0") for a reason its classes do not say, where it reads v3 of
 #   BrokerRegistrationChangeRecord, also past its versions, without a complaint.
-_INTERNAL = {
-    "tests/fixtures/internal/__remote_log_metadata-0/00000000000000000000.log",
-}
 KNOWN_DIFFERENT = {
-    "3.9.2": _INTERNAL | {"tests/fixtures/internal/__cluster_metadata-0/00000000000000000000.log",
-                          "tests/fixtures/internal/__cluster_metadata-0/00000000000000000100-0000000001.checkpoint"},
-    "4.3.1": _INTERNAL,
+    "3.9.2": {"tests/fixtures/internal/__cluster_metadata-0/00000000000000000000.log",
+              "tests/fixtures/internal/__cluster_metadata-0/00000000000000000100-0000000001.checkpoint"},
+    "4.3.1": set(),
 }
 
 
