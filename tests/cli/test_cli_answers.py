@@ -147,8 +147,11 @@ def test_a_metadata_log_directory_is_read_whole(metadata_log_dir):
 @pytest.mark.parametrize("env", [{"PYTHONIOENCODING": "ascii"}, {"LC_ALL": "C", "LANG": "C", "PYTHONUTF8": "0"},
                                  {"PYTHONIOENCODING": "latin-1"}])
 def test_any_stdout_encoding(env):
-    for fmt in ("text", "kafka", "json"):
-        result = run("dump", "--format", fmt, "--full", str(SEGMENTS / "v2-headers.log"), env=env)
+    formats = ("text", "kafka", "json")
+    with ThreadPoolExecutor(3) as pool:
+        results = list(pool.map(lambda fmt: run("dump", "--format", fmt, "--full", str(SEGMENTS / "v2-headers.log"),
+                                                env=env), formats))
+    for fmt, result in zip(formats, results):
         no_traceback(result)
         assert result.returncode == 0, result.stderr
         if fmt == "json":
