@@ -26,10 +26,6 @@ from fastavro.read import SchemaResolutionError
 from kafkalog.errors import UndecodableValueError
 from kafkalog.registry.store import Schema, SchemaStore
 
-#: How deep references may nest before they are taken for a cycle.
-MAX_REFERENCE_DEPTH = 32
-
-
 @dataclass(frozen=True)
 class AvroSchema:
     """A parsed Avro schema, ready for fastavro, and its JSON form (for type mapping)."""
@@ -42,7 +38,8 @@ class AvroSchema:
 def compile_avro(store: SchemaStore, schema: Schema) -> AvroSchema:
     """Parse `schema` with its references' named types; UndecodableValueError when a schema or reference does not parse."""
     named: dict[str, Any] = {}
-    _parse_references(store, schema, named, 0, {schema.id})
+    for _, referenced in store.references(schema):  # their named types first
+        _parse(referenced, named)
     parsed = _parse(schema, named)
     empty = _zero_size_items(parsed, named, set())
     if empty is not None:
@@ -133,21 +130,6 @@ def _zero_size_items(s: Any, named: dict[str, Any], seen: set[str]) -> str | Non
     if isinstance(t, (list, dict)):
         return _zero_size_items(t, named, seen)
     return None
-
-
-def _parse_references(store: SchemaStore, schema: Schema, named: dict[str, Any], depth: int, seen: set[int]) -> None:
-    if depth > MAX_REFERENCE_DEPTH:
-        raise UndecodableValueError(f"schema id {schema.id}: references nest deeper than {MAX_REFERENCE_DEPTH}")
-    for ref in schema.references:
-        target = store.resolve(ref)
-        if target is None:
-            raise UndecodableValueError(f"schema id {schema.id}: its reference {ref.name!r} to subject {ref.subject!r} "
-                              f"version {ref.version} is not in the schema store")
-        if target.id in seen:
-            continue
-        seen.add(target.id)
-        _parse_references(store, target, named, depth + 1, seen)
-        _parse(target, named)
 
 
 def _parse(schema: Schema, named: dict[str, Any]) -> Any:

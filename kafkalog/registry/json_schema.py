@@ -21,9 +21,6 @@ from referencing.jsonschema import DRAFT7
 from kafkalog.errors import UndecodableValueError
 from kafkalog.registry.store import Schema, SchemaStore
 
-MAX_REFERENCE_DEPTH = 32
-
-
 @dataclass(frozen=True)
 class JsonSchema:
     id: int
@@ -32,8 +29,7 @@ class JsonSchema:
 
 
 def compile_json_schema(store: SchemaStore, schema: Schema) -> JsonSchema:
-    resources: dict[str, Any] = {}
-    _collect(store, schema, resources, 0)
+    resources = {ref.name: _load(target) for ref, target in store.references(schema)}
     document = _load(schema)
     registry = referencing.Registry().with_resources(
         (name, referencing.Resource.from_contents(doc, default_specification=DRAFT7)) for name, doc in resources.items())
@@ -61,20 +57,6 @@ def decode_json(schema: JsonSchema, body: bytes, *, validate: bool = False) -> A
             raise UndecodableValueError(f"the JSON value does not match schema id {schema.id} at {where}: "
                                         f"{error.message}")
     return value
-
-
-def _collect(store: SchemaStore, schema: Schema, resources: dict[str, Any], depth: int) -> None:
-    if depth > MAX_REFERENCE_DEPTH:
-        raise UndecodableValueError(f"schema id {schema.id}: references nest deeper than {MAX_REFERENCE_DEPTH}")
-    for ref in schema.references:
-        if ref.name in resources:
-            continue
-        target = store.resolve(ref)
-        if target is None:
-            raise UndecodableValueError(f"schema id {schema.id}: its reference {ref.name!r} to subject "
-                                        f"{ref.subject!r} version {ref.version} is not in the schema store")
-        resources[ref.name] = _load(target)
-        _collect(store, target, resources, depth + 1)
 
 
 def _load(schema: Schema) -> Any:

@@ -29,11 +29,10 @@ from google.protobuf.message import DecodeError, Message
 from grpc_tools import protoc
 
 from kafkalog.errors import UndecodableValueError
-from kafkalog.registry.store import Schema, SchemaStore
+from kafkalog.registry.store import MAX_REFERENCE_DEPTH, Schema, SchemaStore
 
 #: Google's well-known types, shipped with grpcio-tools.
 WELL_KNOWN_INCLUDE = str(Path(grpc_tools.__file__).parent / "_proto")
-MAX_REFERENCE_DEPTH = 32
 _BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]+$")
 #: protoc's errors go to the process's stderr: compile one schema at a time while it is redirected.
 _PROTOC_LOCK = threading.Lock()
@@ -63,8 +62,10 @@ class ProtobufSchema:
 
 def compile_protobuf(store: SchemaStore, schema: Schema) -> ProtobufSchema:
     """Compile a schema and its references; UndecodableValueError when one does not compile or resolve."""
-    files: dict[str, str | descriptor_pb2.FileDescriptorProto] = {}
-    _collect_references(store, schema, files, 0, set())
+    # Google's well-known types come with grpcio-tools: the serializers import them without a reference.
+    files: dict[str, str | descriptor_pb2.FileDescriptorProto] = {
+        ref.name: _serialized(target.text, ref.name) or target.text
+        for ref, target in store.references(schema, skip=("google/protobuf/",))}
     main_name = f"kafkalog_schema_{schema.id}.proto"
     files[main_name] = _serialized(schema.text) or schema.text
     protos = _compile(files, main_name, schema.id)
@@ -118,21 +119,6 @@ def _restore_map_entries(message: descriptor_pb2.DescriptorProto, full_name: str
             entry.options.map_entry = True
     for n in message.nested_type:
         _restore_map_entries(n, f"{full_name}.{n.name}")
-
-
-def _collect_references(store: SchemaStore, schema: Schema, files: dict, depth: int, seen: set[str]) -> None:
-    if depth > MAX_REFERENCE_DEPTH:
-        raise UndecodableValueError(f"schema id {schema.id}: references nest deeper than {MAX_REFERENCE_DEPTH}")
-    for ref in schema.references:
-        if ref.name in seen or ref.name.startswith("google/protobuf/"):
-            continue
-        seen.add(ref.name)
-        target = store.resolve(ref)
-        if target is None:
-            raise UndecodableValueError(f"schema id {schema.id}: its import {ref.name!r} (subject {ref.subject!r} "
-                                        f"version {ref.version}) is not in the schema store")
-        _collect_references(store, target, files, depth + 1, seen)
-        files[ref.name] = _serialized(target.text, ref.name) or target.text
 
 
 def _serialized(text: str, name: str | None = None) -> descriptor_pb2.FileDescriptorProto | None:

@@ -27,11 +27,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
+from kafkalog.errors import UndecodableValueError
 from kafkalog.formats import schemas_topic
 from kafkalog.formats.schemas_topic import (
     AVRO, CLEAR_SUBJECT, DELETE_SUBJECT, JSON, PROTOBUF, SCHEMA, Reference, SchemasRecordError, SchemaValue,
 )
 
+#: How deep references may nest before they are taken for a cycle.
+MAX_REFERENCE_DEPTH = 32
 #: Schema-file suffixes of a directory of schema files, and their formats.
 FILE_FORMATS = {".avsc": AVRO, ".proto": PROTOBUF, ".json": JSON}
 #: "Not deleted", "soft" (deleted, still listed with ?deleted=true), "hard" (gone from the registry).
@@ -181,6 +184,29 @@ class SchemaStore:
         else:
             v = self.versions.get((ref.subject, ref.version))
         return self.schemas.get(v.id) if v is not None else None
+
+    def references(self, schema: Schema, skip: tuple[str, ...] = ()) -> list[tuple[Reference, Schema]]:
+        """Every schema `schema` refers to, directly or through others, those it depends on first, each
+        reference name once (names starting with one of `skip` left out). UndecodableValueError names a
+        reference the store cannot resolve, or references nested deeper than MAX_REFERENCE_DEPTH."""
+        out: list[tuple[Reference, Schema]] = []
+        seen: set[str] = set()
+
+        def walk(current: Schema, depth: int) -> None:
+            if depth > MAX_REFERENCE_DEPTH:
+                raise UndecodableValueError(f"schema id {schema.id}: references nest deeper than {MAX_REFERENCE_DEPTH}")
+            for ref in current.references:
+                if ref.name in seen or (skip and ref.name.startswith(skip)):
+                    continue
+                seen.add(ref.name)
+                target = self.resolve(ref)
+                if target is None:
+                    raise UndecodableValueError(f"schema id {current.id}: its reference {ref.name!r} (subject "
+                                                f"{ref.subject!r} version {ref.version}) is not in the schema store")
+                walk(target, depth + 1)
+                out.append((ref, target))
+        walk(schema, 0)
+        return out
 
     def subjects(self) -> list[str]:
         return sorted({s for s, _ in self.versions})

@@ -51,11 +51,6 @@ class DecodedValue:
     schema: SchemaRef | None = None
     error: str | None = None
 
-    @property
-    def named(self) -> bool:
-        """Whether the bytes named a schema (framed, or with the schema-id header)."""
-        return self.schema is not None or self.error is not None
-
     def decoded_json(self) -> str | None:
         """`decoded` as JSON text; None when nothing was decoded."""
         return _json(self.decoded) if self.schema is not None and self.error is None else None

@@ -76,7 +76,7 @@ def test_a_schema_that_does_not_parse_and_a_reference_that_does_not_resolve(tmp_
     bad = decoder.decode(ORDER, None, topic="orders")
     assert bad.error.startswith("schema id 3 does not parse as Avro") and bad.schema.id == 3
     unresolved = decoder.decode(EVENT, None, topic="events")
-    assert unresolved.error == ("schema id 8: its import 'common.proto' (subject 'common.proto' version 1) is not in "
+    assert unresolved.error == ("schema id 8: its reference 'common.proto' (subject 'common.proto' version 1) is not in "
                                 "the schema store")
     # a spoilt schema is compiled once: the next record says the same without compiling again
     assert decoder.decode(ORDER, None, topic="orders").error == bad.error
