@@ -108,18 +108,8 @@ def plan(path: str, options: ReadOptions, pushed: Pushed = Pushed(), exact_end: 
     `exact_end` (streaming) ends each range right after the batch holding the partition's last
     wanted offset, so that a batch still being appended is never read.
     """
-    segments = list_segments(path)
     gaps: dict[str, str] = {}  # PERMISSIVE: the location of the segment after a gap -> the gap
-
-    def report(message: str, after: Segment) -> None:
-        if options.explicit_mode == PERMISSIVE:
-            gaps[after.location] = message
-        else:
-            offsets.report_data_loss(options, message)
-    if options.remote_root is not None:
-        states = remote.segment_states(_log_dirs(path, segments))
-        segments = stitched(segments, _remote_segments(options.remote_root), states, report)
-    segments = [s for s in segments if options.wants(s.topic, s.partition) and pushed.wants(s.topic, s.partition)]
+    segments = wanted_segments(path, options, pushed, gaps)
     ranges: list[SegmentRange] = []
     across = options.remote_root is not None  # a partition's segments lie in two places
     groups = by_partition(segments, across)
@@ -139,6 +129,24 @@ def plan(path: str, options: ReadOptions, pushed: Pushed = Pushed(), exact_end: 
     if options.read_committed:
         ranges = _with_lookahead(ranges, segments, across)
     return ranges
+
+
+def wanted_segments(path: str, options: ReadOptions, pushed: Pushed = Pushed(),
+                    gaps: dict[str, str] | None = None) -> list[Segment]:
+    """The segments under `path` that the options select, a tiered partition's remote ones stitched before
+    its local ones (option remoteRoot). Offsets no segment holds are data loss, reported per the options,
+    or with `gaps` given and mode=PERMISSIVE, recorded there by the location of the segment they precede."""
+    segments = list_segments(path)
+
+    def report(message: str, after: Segment) -> None:
+        if options.explicit_mode == PERMISSIVE and gaps is not None:
+            gaps[after.location] = message
+        else:
+            offsets.report_data_loss(options, message)
+    if options.remote_root is not None:
+        states = remote.segment_states(_log_dirs(path, segments))
+        segments = stitched(segments, _remote_segments(options.remote_root), states, report)
+    return [s for s in segments if options.wants(s.topic, s.partition) and pushed.wants(s.topic, s.partition)]
 
 
 def by_partition(segments: list[Segment], across: bool = False) -> list[list[Segment]]:

@@ -64,8 +64,9 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def _partitions(self) -> dict[TopicPartition, list[plan.Segment]]:
         found = {}
-        for group in plan.by_partition([s for s in plan.list_segments(self.path)
-                                        if self.options.wants(s.topic, s.partition)]):
+        # With remoteRoot, a tiered partition's remote segments come first: its history starts there.
+        for group in plan.by_partition(plan.wanted_segments(self.path, self.options),
+                                       across=self.options.remote_root is not None):
             seg = group[0]
             if seg.topic is None:
                 raise UsageError(f"streaming reads partition directories named topic-N; {seg.location} is not in one")

@@ -8,6 +8,7 @@ from pathlib import Path
 import kafka_fixtures  # scripts/kafka_fixtures.py (pytest's pythonpath)
 import pytest
 
+from tests.dataset.test_remote_root import ORDERS, _tier
 from tests.paths import ROOT
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("javac") is None,
@@ -141,3 +142,13 @@ def test_read_committed_waits_for_open_transactions(spark, tail, tmp_path):
     tail.append(1)  # 13
     run(spark, tail.dir, cp, seen, **options)
     assert sum(seen, []) == [0, 1, 2, 3, 4, 5, 6, 7, 8, 13]
+
+
+def test_a_stream_reads_a_tiered_partition_from_its_remote_history(spark, tmp_path):
+    """With remoteRoot, a stream from the earliest offsets starts in the remote segments and goes on into the
+    local ones, each offset once (orders-0's first three segments remote, the third also local)."""
+    data, root = _tier(tmp_path, 3, 2)
+    seen: list[list[int]] = []
+    run(spark, data, tmp_path / "cp", seen, remoteRoot=str(root), maxOffsetsPerTrigger="200")
+    whole = sorted(r.offset for r in spark.read.format("kafkalog").load(str(ORDERS)).select("offset").collect())
+    assert sum(seen, []) == whole and len(seen) > 1
