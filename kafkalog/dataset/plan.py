@@ -145,7 +145,10 @@ def wanted_segments(path: str, options: ReadOptions, pushed: Pushed = Pushed(),
             offsets.report_data_loss(options, message)
     if options.remote_root is not None:
         states = remote.segment_states(_log_dirs(path, segments))
-        segments = stitched(segments, _remote_segments(options.remote_root), states, report)
+        remotes = _remote_segments(options.remote_root)
+        if states is not None:  # Aiven segments whose custom metadata puts them where listing does not look
+            remotes += remote.segments_by_custom_metadata(options.remote_root, states, {r.segment_id for r in remotes})
+        segments = stitched(segments, remotes, states, report)
     return [s for s in segments if options.wants(s.topic, s.partition) and pushed.wants(s.topic, s.partition)]
 
 

@@ -25,6 +25,7 @@ with the offsets it covers. Without that topic, the files' names are all there i
 """
 from __future__ import annotations
 
+import base64
 import re
 from dataclasses import dataclass
 
@@ -34,6 +35,7 @@ from kafkalog.formats.leader_epoch_checkpoint import parse_leader_epoch_checkpoi
 from kafkalog.formats.internal_topics import decode_record, decoder_for_topic
 from kafkalog.log.segment import SegmentReader
 from kafkalog.remote import aiven_object
+from kafkalog.remote.aiven_custom_metadata import parse_custom_metadata
 
 #: `RemoteTopicPartitionDirectory`'s name: topic, partition and the topic's id.
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)-(?P<topic_id>[A-Za-z0-9_-]{22})$")
@@ -79,6 +81,26 @@ def list_remote_segments(root: str) -> list[RemoteSegment]:
             if not entry.is_dir and _AIVEN_MANIFEST.match(entry.name):
                 out.append(aiven_segment(entry))
     return sorted(out, key=lambda s: (s.topic, s.partition, s.base_offset, s.segment_id))
+
+
+def segments_by_custom_metadata(root: str, states: dict[str, SegmentState],
+                                known: set[str]) -> list[RemoteSegment]:
+    """Aiven segments that `__remote_log_metadata` places by their custom metadata (`object_prefix` +
+    `object_key`, as Aiven's `ObjectKeyFactory` makes keys from it) and that listing the root did not find
+    (`known` segment ids): objects written under an earlier prefix or key. The manifest is looked for under
+    the root with the prefix, then without it (a root that is the prefix's own folder)."""
+    out: list[RemoteSegment] = []
+    for state in states.values():
+        meta = parse_custom_metadata(state.custom_metadata)
+        if state.segment_id in known or not state.readable or meta is None or not meta.object_key:
+            continue
+        names = [f"{meta.object_prefix or ''}{meta.object_key}", meta.object_key]
+        for name in dict.fromkeys(names):
+            found = fs.info(fs.join(root, name + aiven_object.MANIFEST_SUFFIX))
+            if found is not None and not found.is_dir:
+                out.append(aiven_segment(found))
+                break
+    return out
 
 
 def aiven_segment(found: fs.FileInfo) -> RemoteSegment:
@@ -149,6 +171,8 @@ class SegmentState:
     state: int
     #: (leader epoch, its first offset in the segment), as the segment's metadata lists them.
     leader_epochs: tuple[tuple[int, int], ...] = ()
+    #: What the remote storage manager returned for the segment (Aiven's: where its objects are).
+    custom_metadata: bytes | None = None
 
     @property
     def readable(self) -> bool:
@@ -246,11 +270,13 @@ def _apply(states: dict[str, SegmentState], value: dict) -> None:
         segment = data["remoteLogSegmentId"]
         tp = segment["topicIdPartition"]
         epochs = tuple((e["leaderEpoch"], e["offset"]) for e in data.get("segmentLeaderEpochs") or ())
+        custom = base64.b64decode(data["customMetadata"]) if data.get("customMetadata") else None
         states[segment["id"]] = SegmentState(segment["id"], tp["name"], tp["partition"], data["startOffset"],
-                                             data["endOffset"], data["remoteLogSegmentState"], epochs)
+                                             data["endOffset"], data["remoteLogSegmentState"], epochs, custom)
     elif value["type"] == "RemoteLogSegmentMetadataUpdateRecord":
         known = states.get(data["remoteLogSegmentId"]["id"])
         if known is not None:
+            custom = base64.b64decode(data["customMetadata"]) if data.get("customMetadata") else known.custom_metadata
             states[known.segment_id] = SegmentState(known.segment_id, known.topic, known.partition,
                                                     known.start_offset, known.end_offset,
-                                                    data["remoteLogSegmentState"], known.leader_epochs)
+                                                    data["remoteLogSegmentState"], known.leader_epochs, custom)

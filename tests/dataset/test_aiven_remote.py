@@ -9,12 +9,14 @@ import shutil
 import subprocess
 import sys
 
+import kafka_jars  # scripts/kafka_jars.py (pytest's pythonpath)
 import pytest
 
 import kafkalog
 from kafkalog.dataset import plan
 from kafkalog.dataset.options import parse_options
 from kafkalog.errors import KafkalogError
+from tests.brokers.harness import java
 from tests.dataset.s3_server import environment, s3_server, upload
 from tests.paths import ROOT
 from tests.remote import aiven_writer
@@ -148,3 +150,34 @@ def test_offsets_start_inside_an_aiven_segment_through_its_indexes_object(tmp_pa
     assert rng.start == (0 if encrypted else local)
     got = kafkalog.read_table(str(written.manifest), **options).column("offset").to_pylist()
     assert got == [o for o in kafkalog.read_table(str(SEGMENT)).column("offset").to_pylist() if o >= 60]
+
+
+def test_objects_found_where_the_segments_custom_metadata_puts_them(tmp_path, key):
+    """Aiven's storage manager returns a segment's object prefix and key as custom metadata, which the broker
+    keeps in `__remote_log_metadata`; objects written under an earlier prefix and key are found there, where
+    listing the root's default layout does not look. The metadata is written by Kafka's own classes
+    (RemoteLogMetadataSerde, and Kafka's protocol types for Aiven's tagged fields)."""
+    segment_id = "AAAAAAAAAAAAAAAAAAAAAQ"
+    old = aiven_writer.write_segment(tmp_path / "old", PARTITION / f"{BASES[0]}.log", topic="orders", partition=0,
+                                     topic_id=TOPIC_ID, segment_id=segment_id, chunk_size=4096)
+    root = tmp_path / "bucket"
+    (root / "archive" / "k").mkdir(parents=True)
+    for written in (old.manifest, old.log, old.indexes):
+        shutil.move(written, root / "archive" / "k" / ("seg-0" + written.name[written.name.index("."):]))
+    records = kafkalog.read_table(PARTITION / f"{BASES[0]}.log").column("offset").to_pylist()
+    metadata = tmp_path / "data" / "__remote_log_metadata-0"
+    metadata.mkdir(parents=True)
+    cp = os.pathsep.join(kafka_jars.classpath("4.3.1"))
+    subprocess.run([java(), "-cp", cp, str(ROOT / "tests" / "remote" / "java" / "RemoteLogMetadataRecords.java"),
+                    str(metadata / "00000000000000000000.log"), "orders", "0", TOPIC_ID, segment_id, "0",
+                    str(max(records)), "5000", "archive/", "k/seg-0"], check=True, capture_output=True, timeout=120)
+    table = kafkalog.read_table(tmp_path / "data", subscribe="orders", remoteRoot=str(root), includeKafkalogColumns=True)
+    assert table.column("offset").to_pylist() == records
+    assert set(table.column("segment").to_pylist()) == {str(root / "archive" / "k" / "seg-0.rsm-manifest")}
+    # the prefix is optional in the root: a root that is the prefix's own folder finds them too
+    inner = kafkalog.read_table(tmp_path / "data", subscribe="orders", remoteRoot=str(root / "archive"))
+    assert inner.column("offset").to_pylist() == records
+    # without the metadata, listing the root's default layout does not find them
+    shutil.rmtree(metadata)
+    metadata.mkdir()
+    assert kafkalog.read_table(tmp_path / "data", subscribe="orders", remoteRoot=str(root)).num_rows == 0

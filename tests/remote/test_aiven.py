@@ -18,6 +18,7 @@ from kafkalog.errors import EncryptionKeyError, RemoteObjectError
 from kafkalog.log.segment import SegmentReader
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import Keyring
+from kafkalog.remote.aiven_custom_metadata import CustomMetadata, parse_custom_metadata
 from kafkalog.remote.aiven_manifest import chunk_sizes, parse_manifest
 from tests.paths import FIXTURES, SAMPLES
 from tests.remote import aiven_writer
@@ -247,3 +248,9 @@ def test_the_web_ide_samples_parse_with_their_specs():
     assert sizes("chunk-sizes-orders-0.bin") == [1477, 1489, 1483, 1561]
     chunk = AivenEncryptedChunk(KaitaiStream(open(SAMPLES / "aiven" / "encrypted-chunk.bin", "rb")))
     assert (len(chunk.iv), len(chunk.ciphertext), len(chunk.tag)) == (12, 1449, 16)
+
+
+def test_the_custom_metadata_sample_parses_with_its_spec():
+    meta = parse_custom_metadata((SAMPLES / "aiven" / "segment-custom-metadata.bin").read_bytes())
+    assert meta == CustomMetadata(5000, "other/", "custom/seg-1")
+    assert parse_custom_metadata(b"") is None and parse_custom_metadata(b"\x05\x00") is None
