@@ -310,7 +310,7 @@ def main() -> int:
             for row in expected:
                 f.write(json.dumps(row, sort_keys=True) + "\n")
         (dest / "registry.json").write_text(json.dumps({**answers, "deletes": notes}, indent=1, sort_keys=True) + "\n")
-        versions = {"broker": broker.version, "karapace": "3.15.0", "confluent-kafka": confluent_kafka.version()[0],
+        versions = {"broker": broker.version, "karapace": "3.15.0", "confluent-kafka": confluent_kafka.__version__,
                     "made": time.strftime("%Y-%m-%d")}
         (dest / "versions.json").write_text(json.dumps(versions, indent=1) + "\n")
         print(f"wrote {dest}: {len(expected)} records")
