@@ -390,15 +390,16 @@ def _value_decoder(args: argparse.Namespace) -> ValueDecoder | None:
 
 def _verify(args: argparse.Namespace) -> int:
     keyring(args.private_key)
-    if args.remote_root is not None and has_scheme(args.remote_root):
-        raise UsageError(f"--remote-root {args.remote_root}: verify checks local files (a segment beside its index "
-                         "files); dump, read_arrow, Spark and ingest read URIs")
-    path = Path(args.path)
-    if not path.exists():
+    remote = has_scheme(args.path)
+    path = args.path if remote else Path(args.path)
+    if not remote and not path.exists():
         raise UsageError(f"{args.path}: no such file or directory")
     progress = None
     if sys.stderr.isatty():
-        if path.is_dir():
+        if remote:
+            found = fs.info(args.path)
+            total = found.size if found is not None else 0
+        elif path.is_dir():
             partitions = file_kinds.directory_partitions(path) or []
             files = file_kinds.record_files(partitions)
             if (path / file_kinds.BOOTSTRAP_CHECKPOINT).is_file():
@@ -517,13 +518,15 @@ def build_parser() -> argparse.ArgumentParser:
                     "--index-sanity-check), snapshots, transaction indexes and the leader epoch checkpoint. "
                     "Prints each problem and a summary. Exit status: 0 when all is well, 1 on any problem, "
                     "2 for a usage error (including a file whose kind its name does not say, without --type).")
-    check.add_argument("path", metavar="PATH", help="a file, partition directory or log directory")
+    check.add_argument("path", metavar="PATH", help="a file, partition directory or log directory; behind a URI "
+                                                    "(s3://...), a segment or an Aiven .rsm-manifest")
     check.add_argument("--format", choices=("text", "json"), default="text",
                        help="text (default) or json: one JSON object per line")
     check.add_argument("--type", choices=file_kinds.KINDS, metavar="KIND",
                        help="check PATH as this kind whatever its name: " + ", ".join(file_kinds.KINDS))
     check.add_argument("--remote-root", metavar="DIR",
-                       help="also check every remote segment under this tiered-storage root (as dump's)")
+                       help="also check every remote segment under this tiered-storage root, a directory or a URI "
+                            "(as dump's)")
     check.add_argument("--private-key", action="append", default=[], metavar="[ID=]PEM",
                        help="as dump's: the private key of an encrypted Aiven remote segment; repeatable")
     check.set_defaults(run=_verify)

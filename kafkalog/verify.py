@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kafkalog.dataset import fs
 from kafkalog.errors import (
     DamagedDataError,
     RemoteObjectError,
@@ -134,9 +135,15 @@ def verify_path(path: str | os.PathLike, progress: ByteProgress | None = None, k
     A file is taken for the kind its name says (`kafkalog.log.file_kinds.kind_of`), or for `kind` when given;
     a `UsageError` says so when neither tells, and when a directory holds no Kafka files: nothing is
     reported as checked that was not. `private_keys` decrypt an encrypted Aiven remote segment (`.rsm-manifest`).
+
+    Behind a URI (`s3://…`, any `pyarrow.fs` scheme), a segment's `.log` with the index files beside it, or an
+    Aiven `.rsm-manifest`, is verified as on disk.
     """
-    path = Path(path)
     report = report if report is not None else VerifyReport()  # (several paths into one report)
+    if isinstance(path, str) and fs.has_scheme(path):
+        _verify_uri(path, kind, report, progress, private_keys)
+        return report
+    path = Path(path)
     if path.is_file():
         manifest = aiven_manifest_of(path) if kind is None else None
         if manifest is not None:  # an Aiven .log object: its segment, through the manifest beside it
@@ -189,6 +196,39 @@ def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: B
         verify_segment(segment, report, progress)
 
 
+def _verify_uri(uri: str, kind: str | None, report: VerifyReport, progress: ByteProgress | None,
+                private_keys: tuple[str, ...]) -> None:
+    """A remote segment behind a URI: read in blocks from the store, its index files whole (a few MiB)."""
+    try:
+        found = fs.info(uri)
+    except OSError as exc:
+        raise UsageError(f"{uri}: cannot read it: {exc}") from None
+    if found is None:
+        raise UsageError(f"{uri}: no such object")
+    kind = kind or kind_of(Path(fs.basename(uri)), None)
+    if found.is_dir or kind not in (LOG, RSM_MANIFEST):
+        raise UsageError(f"{uri}: verify reads segments (.log) and Aiven manifests (.rsm-manifest) behind URIs, and a "
+                         "tiered-storage root with --remote-root; copy other files to a local disk to verify them")
+    if kind == RSM_MANIFEST:
+        _verify_remote_segment(uri, report, progress, keyring(private_keys), fs.open_object)
+        return
+    segment = SegmentFiles(0)
+    try:
+        segment.base_offset = base_offset_of(fs.basename(uri))
+    except ValueError:
+        pass
+    if uri.endswith(".log"):
+        stem = uri[: -len(".log")]
+        for suffix in (".index", ".timeindex", ".txnindex"):
+            beside = fs.info(stem + suffix)
+            if beside is not None and not beside.is_dir:
+                setattr(segment, suffix[1:], _NamedBytes(fs.read_bytes(stem + suffix), stem + suffix))
+    with fs.open_object(uri) as log:
+        log.name = uri  # problems name the object as the user did
+        segment.log = log  # type: ignore[assignment]
+        verify_segment(segment, report, progress)
+
+
 class _NamedBytes(io.BytesIO):
     """An index read out of a remote object, known by where it came from."""
 
@@ -198,34 +238,35 @@ class _NamedBytes(io.BytesIO):
 
 
 def _name(source) -> str:
-    """A file's name in problems: the path, or what a remote segment's index is known by."""
-    return source.name if isinstance(source, _NamedBytes) else str(source)
+    """A file's name in problems: the path, or what a remote object is known by."""
+    return str(source) if isinstance(source, (str, os.PathLike)) else str(source.name)
 
 
 #: A remote segment's indexes checked as a local segment's: (name in the manifest, `SegmentFiles` field).
 _REMOTE_INDEXES = (("offset", "index"), ("timestamp", "timeindex"), ("transaction", "txnindex"))
 
 
-def _verify_remote_segment(path: Path, report: VerifyReport, progress: ByteProgress | None, keys: Keyring) -> None:
+def _verify_remote_segment(path: Path | str, report: VerifyReport, progress: ByteProgress | None, keys: Keyring,
+                           opener: aiven_object.Opener = aiven_object.open_local) -> None:
     """An Aiven remote segment: its batches read from the `.log` object, its offset, time and transaction
     indexes from the `.indexes` object, checked as a local segment's files are."""
     location = str(path)
     try:
-        manifest = aiven_object.read_manifest(location)
+        manifest = aiven_object.read_manifest(location, opener)
     except RemoteObjectError as exc:
         report.files += 1
         report.problems.append(Problem(location, exc.kind, exc.message, position=exc.position))
         return
     try:
-        base = base_offset_of(path)
+        base = base_offset_of(fs.basename(location))
     except ValueError:
         base = manifest.start_offset or 0
     indexes_location = aiven_object.sibling(location, aiven_object.INDEXES_SUFFIX)
-    with aiven_object.AivenSegmentFile(location, keyring=keys, manifest=manifest) as log:
+    with aiven_object.AivenSegmentFile(location, opener, keyring=keys, manifest=manifest) as log:
         segment = SegmentFiles(base, log=log)  # type: ignore[arg-type]
         for index_name, attr in _REMOTE_INDEXES:
             try:
-                data = aiven_object.read_index(location, index_name, keyring=keys, manifest=manifest)
+                data = aiven_object.read_index(location, index_name, opener, keyring=keys, manifest=manifest)
             except RemoteObjectError as exc:
                 report.files += 1
                 report.problems.append(Problem(str(exc.path), exc.kind, exc.message, position=exc.position))

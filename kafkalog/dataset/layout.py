@@ -24,6 +24,7 @@ from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, Tim
 from kafkalog.log.partition import parse_partition_dir_name
 from kafkalog.dataset import fs
 from kafkalog.remote import aiven_object
+from kafkalog.remote.aiven_keys import keyring
 
 IndexEntry = OffsetIndexEntry
 
@@ -75,17 +76,17 @@ def _index_location(segment_location: str, suffix: str) -> str | None:
 _AIVEN_INDEXES = {".index": "offset", ".timeindex": "timestamp"}
 
 
-def _open_index(segment_location: str, suffix: str) -> tuple[BinaryIO, str] | None:
-    """A segment's index file and its name; an Aiven segment's from its `.indexes` object. None when there is
-    none to trust: missing, or an Aiven index that does not read (encrypted: the planner has no keys; the
-    segment is then read whole, and reading it reports what is wrong)."""
+def _open_index(segment_location: str, suffix: str, private_keys: str | None = None) -> tuple[BinaryIO, str] | None:
+    """A segment's index file and its name; an Aiven segment's from its `.indexes` object, decrypted with
+    `private_keys` when it is encrypted. None when there is none to trust: missing, or an Aiven index that does
+    not read (no key, a wrong key, damage: the segment is then read whole, and reading it reports what is
+    wrong)."""
     if is_manifest(segment_location):
         name = _AIVEN_INDEXES[suffix]
         try:
             manifest = aiven_object.read_manifest(segment_location, fs.open_object)
-            if manifest.encryption is not None:
-                return None
-            data = aiven_object.read_index(segment_location, name, fs.open_object, manifest=manifest)
+            data = aiven_object.read_index(segment_location, name, fs.open_object, keyring(private_keys),
+                                           manifest=manifest)
         except RemoteObjectError:
             return None
         where = aiven_object.sibling(segment_location, aiven_object.INDEXES_SUFFIX)
@@ -94,9 +95,10 @@ def _open_index(segment_location: str, suffix: str) -> tuple[BinaryIO, str] | No
     return None if location is None else (fs.open_binary(location), location)
 
 
-def read_offset_index(segment_location: str, base_offset: int, log_size: int) -> list[IndexEntry]:
+def read_offset_index(segment_location: str, base_offset: int, log_size: int,
+                      private_keys: str | None = None) -> list[IndexEntry]:
     """The trustworthy entries of a segment's ``.index``: increasing offsets and positions inside the log."""
-    opened = _open_index(segment_location, ".index")
+    opened = _open_index(segment_location, ".index", private_keys)
     if opened is None:
         return []
     f, location = opened
@@ -111,9 +113,9 @@ def read_offset_index(segment_location: str, base_offset: int, log_size: int) ->
     return out
 
 
-def read_time_index(segment_location: str, base_offset: int) -> list[TimeIndexEntry]:
+def read_time_index(segment_location: str, base_offset: int, private_keys: str | None = None) -> list[TimeIndexEntry]:
     """The trustworthy entries of a segment's ``.timeindex``: increasing timestamps, non-decreasing offsets."""
-    opened = _open_index(segment_location, ".timeindex")
+    opened = _open_index(segment_location, ".timeindex", private_keys)
     if opened is None:
         return []
     f, location = opened

@@ -49,11 +49,12 @@ def latest_offset(segments) -> tuple[int, int] | None:
         return None
     seg = segments[-1]
     start = 0
-    index = layout.read_offset_index(seg.location, seg.base_offset, seg.size) if seg.base_offset is not None else []
+    index = ([] if seg.base_offset is None
+             else layout.read_offset_index(seg.location, seg.base_offset, seg.size, seg.private_keys))
     if index:
         start = index[-1].position
     nxt, end = seg.base_offset if seg.base_offset is not None else 0, start
-    for batch in _batches(seg.location, start, seg.size, decode=False):
+    for batch in _batches(seg.location, start, seg.size, decode=False, private_keys=seg.private_keys):
         if batch.damage:
             break
         nxt, end = batch.last_offset + 1, batch.position + batch.size
@@ -62,10 +63,10 @@ def latest_offset(segments) -> tuple[int, int] | None:
 
 def batch_end_position(seg, offset: int) -> int | None:
     """The byte position just after the batch holding `offset` in segment `seg`, None if not found."""
-    index = layout.read_offset_index(seg.location, seg.base_offset, seg.size)
+    index = layout.read_offset_index(seg.location, seg.base_offset, seg.size, seg.private_keys)
     i = bisect.bisect_right([e.offset for e in index], offset) - 1
     start = index[i].position if i >= 0 else 0
-    for batch in _batches(seg.location, start, seg.size, decode=False):
+    for batch in _batches(seg.location, start, seg.size, decode=False, private_keys=seg.private_keys):
         if batch.last_offset >= offset:
             return batch.position + batch.size
     return None
@@ -78,23 +79,25 @@ def offset_for_timestamp(segments, timestamp: int) -> int | None:
         if seg.base_offset is not None:
             # Time index entries are (largest timestamp so far, its offset): nothing up to the
             # offset of the last entry below `timestamp` can qualify.
-            below = [t for t in layout.read_time_index(seg.location, seg.base_offset) if t.timestamp < timestamp]
-            index = layout.read_offset_index(seg.location, seg.base_offset, seg.size)
+            times = layout.read_time_index(seg.location, seg.base_offset, seg.private_keys)
+            below = [t for t in times if t.timestamp < timestamp]
+            index = layout.read_offset_index(seg.location, seg.base_offset, seg.size, seg.private_keys)
             if below and index:
                 i = bisect.bisect_right([e.offset for e in index], below[-1].offset + 1) - 1
                 start = index[i].position if i >= 0 else 0
-        for batch in _batches(seg.location, start, seg.size, decode=False):
+        for batch in _batches(seg.location, start, seg.size, decode=False, private_keys=seg.private_keys):
             if batch.magic >= 2 and batch.max_timestamp < timestamp:
                 continue
-            for full in _batches(seg.location, batch.position, batch.position + 1, decode=True):
+            for full in _batches(seg.location, batch.position, batch.position + 1, decode=True,
+                                 private_keys=seg.private_keys):
                 for record in full.records:
                     if record.timestamp >= timestamp:
                         return record.offset
     return None
 
 
-def _batches(location: str, start: int, end: int, decode: bool):
-    with fs.open_binary(location) as f:
+def _batches(location: str, start: int, end: int, decode: bool, private_keys: str | None = None):
+    with fs.open_binary(location, private_keys) as f:
         yield from SegmentReader(f, name=location, start=start, end=end, decode_records=decode)
 
 
@@ -171,9 +174,10 @@ def last_stable_offset(segments, begin: int, end: int) -> int:
             continue
         if seg.base_offset >= end:
             break
-        index = layout.read_offset_index(seg.location, seg.base_offset, seg.size)
+        index = layout.read_offset_index(seg.location, seg.base_offset, seg.size, seg.private_keys)
         i = bisect.bisect_right([e.offset for e in index], begin) - 1
-        for batch in _batches(seg.location, index[i].position if i >= 0 else 0, seg.size, decode=False):
+        start = index[i].position if i >= 0 else 0
+        for batch in _batches(seg.location, start, seg.size, decode=False, private_keys=seg.private_keys):
             if batch.damage or batch.base_offset >= end:
                 break
             if batch.last_offset < begin or not batch.is_transactional:

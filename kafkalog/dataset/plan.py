@@ -13,6 +13,7 @@ one task.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -34,6 +35,8 @@ class Segment:
     base_offset: int | None
     #: The base offset of the next segment in the same directory: every offset here is below it.
     next_base_offset: int | None = None
+    #: The private keys (option remotePrivateKey) that open an encrypted Aiven segment and its indexes.
+    private_keys: str | None = None
 
 
 @dataclass(frozen=True)
@@ -149,7 +152,8 @@ def wanted_segments(path: str, options: ReadOptions, pushed: Pushed = Pushed(),
         if states is not None:  # Aiven segments whose custom metadata puts them where listing does not look
             remotes += remote.segments_by_custom_metadata(options.remote_root, states, {r.segment_id for r in remotes})
         segments = stitched(segments, remotes, states, report)
-    return [s for s in segments if options.wants(s.topic, s.partition) and pushed.wants(s.topic, s.partition)]
+    return [dataclasses.replace(s, private_keys=options.remote_private_key) for s in segments
+            if options.wants(s.topic, s.partition) and pushed.wants(s.topic, s.partition)]
 
 
 def by_partition(segments: list[Segment], across: bool = False) -> list[list[Segment]]:
@@ -240,11 +244,11 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
     wants_end = bounds.end is not None
     if seg.base_offset is None or not (seg.size > max_bytes or wants_start or wants_end):
         return whole
-    index = layout.read_offset_index(seg.location, seg.base_offset, seg.size)
+    index = layout.read_offset_index(seg.location, seg.base_offset, seg.size, seg.private_keys)
     if exact_end and bounds.end is not None and (seg.next_base_offset is None or seg.next_base_offset > bounds.end):
         stop = offsets.batch_end_position(seg, bounds.end - 1)
         if stop is not None:
-            seg = Segment(seg.location, stop, seg.topic, seg.partition, seg.base_offset, seg.next_base_offset)
+            seg = dataclasses.replace(seg, size=stop)
             index = [e for e in index if e.position < stop]
             whole = [SegmentRange(seg, 0, seg.size, bounds=bounds)]
     if not index:
@@ -256,7 +260,7 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
     if bounds.min_timestamp is not None:
         # Time index entries are (max timestamp so far, its offset): every record up to that
         # offset has a timestamp <= the entry's, so none of them can be >= a larger start.
-        times = layout.read_time_index(seg.location, seg.base_offset)
+        times = layout.read_time_index(seg.location, seg.base_offset, seg.private_keys)
         below = [t for t in times if t.timestamp < bounds.min_timestamp]
         if below:
             target = max(target, below[-1].offset + 1)
@@ -310,7 +314,7 @@ def _split(ranges: list[SegmentRange], wanted: int) -> list[SegmentRange]:
         r = max(candidates, key=lambda r: r.end - r.start)
         seg = r.segment
         if seg.location not in indexes:
-            indexes[seg.location] = layout.read_offset_index(seg.location, seg.base_offset, seg.size)
+            indexes[seg.location] = layout.read_offset_index(seg.location, seg.base_offset, seg.size, seg.private_keys)
         inside = {e.position: e for e in indexes[seg.location] if r.start < e.position < r.end}
         middle = (r.start + r.end) / 2
         cut = min(inside, key=lambda p: abs(p - middle), default=None)
@@ -327,7 +331,7 @@ def _positions_sound(seg: Segment, used: dict[int, layout.IndexEntry], end_pos: 
     positions = [p for p in used if p != 0]
     if not positions:
         return True
-    with fs.open_binary(seg.location) as f:
+    with fs.open_binary(seg.location, seg.private_keys) as f:
         for p in positions:
             f.seek(p)
             head = f.read(HEADER_SIZE_UP_TO_MAGIC)

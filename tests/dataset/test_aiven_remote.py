@@ -121,6 +121,14 @@ def test_aiven_objects_on_a_real_s3_server_read_arrow_and_spark(tmp_path, key):
                               str(pem)], capture_output=True, text=True, env=run_env, cwd=ROOT, timeout=300)
         assert res.returncode == 0, res.stderr[-3000:]
         assert json.loads(res.stdout.strip().splitlines()[-1]) == whole
+        # verify of an encrypted segment's manifest behind its URI: what it says of the local objects
+        manifest = next(root.rglob(f"{BASES[1]}-*.rsm-manifest"))
+        uri = "s3://aiven-test/remote/" + manifest.relative_to(root).as_posix()
+        verify = [sys.executable, "-m", "kafkalog.cli", "verify", "--private-key", str(pem)]
+        in_s3 = subprocess.run(verify + [uri], capture_output=True, text=True, env={**os.environ, **env})
+        on_disk = subprocess.run(verify + [str(manifest)], capture_output=True, text=True)
+        assert in_s3.returncode == on_disk.returncode == 0, in_s3.stdout + in_s3.stderr
+        assert in_s3.stdout == on_disk.stdout and "1 segment(s), 3 file(s)" in in_s3.stdout
 
 
 def test_offsets_missing_between_remote_segments_or_at_the_seam_are_data_loss(tmp_path, key, caplog):
@@ -145,11 +153,17 @@ def test_offsets_start_inside_an_aiven_segment_through_its_indexes_object(tmp_pa
     [rng] = plan.plan(str(written.manifest), parse_options(options))
     local = plan.plan(str(SEGMENT), parse_options(options))[0].start
     assert local > 0
-    # the offset index inside .indexes places the start as the local .index does, so the chunks before it are
-    # never fetched; an encrypted one's index needs the key, which planning has not: read from the start
-    assert rng.start == (0 if encrypted else local)
+    # the offset index inside .indexes (decrypted with the read's key) places the start as the local .index
+    # does, so the chunks before it are never fetched
+    assert rng.start == local
     got = kafkalog.read_table(str(written.manifest), **options).column("offset").to_pylist()
     assert got == [o for o in kafkalog.read_table(str(SEGMENT)).column("offset").to_pylist() if o >= 60]
+    if encrypted:
+        # without the key nothing places the start: the segment is planned whole, and reading it says why
+        [rng] = plan.plan(str(written.manifest), parse_options({"startingOffsets": "60"}))
+        assert rng.start == 0
+        with pytest.raises(KafkalogError, match="no private key was given"):
+            kafkalog.read_table(str(written.manifest), startingOffsets="60")
 
 
 def test_objects_found_where_the_segments_custom_metadata_puts_them(tmp_path, key):

@@ -75,3 +75,44 @@ def test_dump_reads_remote_segments_and_a_remote_root_through_s3(bucket, tiered)
     one = subprocess.run([sys.executable, "-m", "kafkalog.cli", "dump", files[0]], capture_output=True, text=True,
                          env=env)
     assert one.returncode == 0 and one.stdout.startswith(f"Dumping {files[0]}\n"), one.stderr[-2000:]
+
+
+def _verify(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kafkalog.cli", "verify", *args], capture_output=True, text=True,
+                          env={**os.environ, **(env or {})})
+
+
+def test_verify_checks_remote_segments_and_a_remote_root_through_s3(bucket, tiered, tmp_path):
+    """`kafkalog verify` of a segment behind an s3:// URI (its index files read from beside it), and of a
+    remote root with the local partition, reports what it reports on the local copies; a damaged object is
+    named by its URI and the byte, and the other segments are still checked."""
+    _, data, root = tiered
+    on_disk = _verify("--remote-root", str(root), str(data / "orders-0"))
+    in_s3 = _verify("--remote-root", "s3://kafkalog-test/remote", str(data / "orders-0"), env=bucket)
+    assert on_disk.returncode == in_s3.returncode == 0, in_s3.stderr[-2000:]
+    assert in_s3.stdout == on_disk.stdout
+    assert "1 partition(s), 6 segment(s)" in in_s3.stdout  # 3 remote, 3 local: the one both hold checked twice
+
+    local_log = sorted(root.rglob("*.log"))[1]
+    relative = local_log.relative_to(root).as_posix()
+    one = _verify(f"s3://kafkalog-test/remote/{relative}", env=bucket)
+    assert one.returncode == 0, one.stderr[-2000:]
+    assert one.stdout == _verify(str(local_log)).stdout
+    assert "3 file(s)" in one.stdout  # the .log, and its .index and .timeindex from beside it
+
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    for f in local_log.parent.glob(local_log.name.removesuffix(".log") + ".*"):
+        data_ = bytearray(f.read_bytes())
+        if f.suffix == ".log":
+            data_[200] ^= 0xFF  # inside the first batch: its CRC no longer matches
+        (damaged / f.name).write_bytes(bytes(data_))
+    upload(bucket, damaged, "kafkalog-test/damaged")
+    uri = f"s3://kafkalog-test/damaged/{local_log.name}"
+    bad = _verify(uri, env=bucket)
+    local_bad = _verify(str(damaged / local_log.name))
+    assert bad.returncode == local_bad.returncode == 1
+    assert bad.stdout == local_bad.stdout.replace(str(damaged / local_log.name), uri)
+    assert bad.stdout.startswith(f"{uri}: byte ")
+    missing = _verify("s3://kafkalog-test/damaged/00000000000000000000-none.log", env=bucket)
+    assert missing.returncode == 2 and "no such object" in missing.stderr
