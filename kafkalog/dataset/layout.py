@@ -18,6 +18,8 @@ from __future__ import annotations
 import io
 from typing import BinaryIO
 
+import numpy as np
+
 from kafkalog.errors import RemoteObjectError
 from kafkalog.fast import index as fast_index
 from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry, base_offset_of
@@ -102,15 +104,13 @@ def read_offset_index(segment_location: str, base_offset: int, log_size: int,
     if opened is None:
         return []
     f, location = opened
-    out: list[IndexEntry] = []
     with f, OffsetIndex(f, base_offset=base_offset, name=location) as index:
-        for entry in fast_index.entries(index):
-            if entry.offset < base_offset or entry.position < 0 or entry.position >= log_size:
-                break
-            if out and (entry.offset <= out[-1].offset or entry.position <= out[-1].position):
-                break
-            out.append(entry)
-    return out
+        slots = fast_index.slot_columns(index)[:, :len(index)]
+    offsets, positions = base_offset + slots[0], slots[1]
+    sound = (offsets >= base_offset) & (positions >= 0) & (positions < log_size)
+    sound[1:] &= (offsets[1:] > offsets[:-1]) & (positions[1:] > positions[:-1])
+    n = _sound_prefix(sound)
+    return [IndexEntry(o, p) for o, p in zip(offsets[:n].tolist(), positions[:n].tolist())]
 
 
 def read_time_index(segment_location: str, base_offset: int, private_keys: str | None = None) -> list[TimeIndexEntry]:
@@ -119,12 +119,16 @@ def read_time_index(segment_location: str, base_offset: int, private_keys: str |
     if opened is None:
         return []
     f, location = opened
-    out: list[TimeIndexEntry] = []
     with f, TimeIndex(f, base_offset=base_offset, name=location) as index:
-        for entry in fast_index.entries(index):
-            if entry.offset < base_offset:
-                break
-            if out and (entry.timestamp <= out[-1].timestamp or entry.offset < out[-1].offset):
-                break
-            out.append(entry)
-    return out
+        slots = fast_index.slot_columns(index)[:, :len(index)]
+    timestamps, offsets = slots[0], base_offset + slots[1]
+    sound = offsets >= base_offset
+    sound[1:] &= (timestamps[1:] > timestamps[:-1]) & (offsets[1:] >= offsets[:-1])
+    n = _sound_prefix(sound)
+    return [TimeIndexEntry(t, o) for t, o in zip(timestamps[:n].tolist(), offsets[:n].tolist())]
+
+
+def _sound_prefix(sound: np.ndarray) -> int:
+    """How many entries are trusted: those before the first that is not (the rest of a damaged index is ignored)."""
+    bad = np.flatnonzero(~sound)
+    return int(bad[0]) if len(bad) else len(sound)
