@@ -19,13 +19,14 @@ from kafkalog.dump import files as dump_files
 from kafkalog.dump import kafka_dump_log as kafka_format
 from kafkalog.dump import records as dump_format
 from kafkalog.dump import registry_lines
-from kafkalog.errors import KafkalogError, TruncatedError, UsageError
+from kafkalog.errors import KafkalogError, OffsetGapError, TruncatedError, UsageError
 from kafkalog.formats import internal_topics
 from kafkalog.log import file_kinds
 from kafkalog.log.segment import SegmentReader
 from kafkalog.progress import ByteProgress
 from kafkalog.dataset import remote as remote_roots
-from kafkalog.dataset import fs, layout, registry_values
+from kafkalog.dataset import fs, plan, registry_values
+from kafkalog.dataset.options import PERMISSIVE, parse_options
 from kafkalog.dataset.fs import has_scheme
 from kafkalog.registry.values import ValueDecoder, is_registry_topic
 from kafkalog.remote import aiven_object
@@ -268,46 +269,51 @@ def _uri_target(uri: str, forced: str | None) -> tuple[str, str, None]:
     return uri, kind, None
 
 
-def _remote_targets(root: str | None, local: list[tuple[Path, str | None, list[Path] | None]] = ()
-                    ) -> list[tuple[Path, str, None]]:
+@dataclass
+class _Remote:
+    """What --remote-root adds to dump's and verify's targets: the remote segments to read, and the offsets
+    of a stitched history that no remote or local segment holds, by the location of the segment after them."""
+
+    targets: list[tuple[Path | str, str, None]]
+    gaps: dict[str, str]
+
+
+def _remote_targets(root: str | None, local: list[tuple[Path, str | None, list[Path] | None]] = (),
+                    private_keys: tuple[str, ...] = ()) -> _Remote:
     """--remote-root: every remote segment under a tiered-storage root (LocalTieredStorage's `.log` files,
     Aiven's `.rsm-manifest`s), by topic, partition and start offset.
 
-    With `local` targets (dump's FILEs), the history is stitched as read_arrow stitches it: a segment both
-    remote and local is printed once, from the local disk, and where the log directories hold
-    `__remote_log_metadata`, only the segments whose copy finished, on the partition's leader epoch
-    lineage, are printed."""
+    With `local` targets (dump's FILEs), the history is stitched by the planner read_arrow and Spark use
+    (`kafkalog.dataset.plan.wanted_segments`): a segment both remote and local is printed once, from the local
+    disk; where the log directories hold `__remote_log_metadata`, only the segments whose copy finished, on the
+    partition's leader epoch lineage, are printed, Aiven's objects are found where their custom metadata puts
+    them, and offsets no segment holds are reported as data loss."""
     if root is None:
-        return []
+        return _Remote([], {})
     try:
-        segments = remote_roots.list_remote_segments(root)
-    except FileNotFoundError:
-        raise UsageError(f"--remote-root {root}: no such directory") from None
+        found = fs.info(root)
+        if found is None or not found.is_dir:
+            raise UsageError(f"--remote-root {root}: no such directory")
+        if not local:
+            locations = [s.location for s in remote_roots.list_remote_segments(root)]
+            return _Remote([_remote_target(location) for location in locations], {})
+        options = parse_options({"remoteRoot": root, "mode": PERMISSIVE,
+                                 **({"remotePrivateKey": ",".join(private_keys)} if private_keys else {})})
+        # Each FILE as read_arrow would take it: a log or partition directory, or the partition of a segment.
+        paths = [str(path) if dirs else str(path.parent) for path, kind, dirs in local if dirs or kind == file_kinds.LOG]
+        gaps: dict[str, str] = {}
+        remote: list[str] = []
+        for path in dict.fromkeys(paths):
+            on_disk = {s.location for s in plan.list_segments(path)}
+            remote += [s.location for s in plan.wanted_segments(path, options, gaps=gaps) if s.location not in on_disk]
     except OSError as e:  # a URI whose store does not answer
         raise UsageError(f"--remote-root {root}: cannot list it: {e}") from None
-    if local:
-        on_disk: set[tuple[str | None, int | None, int | None]] = set()
-        log_dirs: set[str] = set()
-        lineages: dict[tuple[str | None, int | None], list[tuple[int, int]] | None] = {}
-        for path, kind, partitions in local:
-            for partition in partitions or ([path.parent] if kind == file_kinds.LOG else []):
-                topic, number = layout.topic_partition(partition.name)
-                on_disk |= {(topic, number, layout.segment_base_offset(f.name)) for f in partition.glob("*.log")}
-                log_dirs.add(str(partition.parent.absolute()))
-                lineages[(topic, number)] = remote_roots.leader_epoch_lineage(str(partition))
-        states = remote_roots.segment_states(sorted(log_dirs))
+    return _Remote([_remote_target(location) for location in dict.fromkeys(remote)], gaps)
 
-        def belongs(s: remote_roots.RemoteSegment) -> bool:
-            if states is None:
-                return True
-            state = states.get(s.segment_id)
-            lineage = lineages.get((s.topic, s.partition))
-            return (state is not None and state.readable
-                    and (lineage is None or remote_roots.within_lineage(state, lineage)))
-        segments = [s for s in segments if (s.topic, s.partition, s.base_offset) not in on_disk and belongs(s)]
-    return [(s.location if has_scheme(s.location) else Path(s.location),
-             file_kinds.RSM_MANIFEST if s.location.endswith(aiven_object.MANIFEST_SUFFIX) else file_kinds.LOG, None)
-            for s in segments]
+
+def _remote_target(location: str) -> tuple[Path | str, str, None]:
+    kind = file_kinds.RSM_MANIFEST if location.endswith(aiven_object.MANIFEST_SUFFIX) else file_kinds.LOG
+    return (location if has_scheme(location) else Path(location)), kind, None
 
 
 def _record_bytes(targets) -> int:
@@ -330,7 +336,8 @@ def _dump(args: argparse.Namespace) -> int:
     if not args.files and args.remote_root is None:
         raise UsageError("dump: name a FILE, or a tiered-storage root with --remote-root")
     local_targets = _dump_targets(args.files, args.type)
-    remote_targets = _remote_targets(args.remote_root, local_targets)
+    remote = _remote_targets(args.remote_root, local_targets, tuple(args.private_key))
+    remote_targets = remote.targets
     targets = remote_targets + local_targets
     opts = DumpOptions(format=args.format, full=args.full, shallow=args.shallow, max_bytes=args.max_bytes,
                        decode=args.decode, kafka_version=args.kafka_version,
@@ -343,9 +350,27 @@ def _dump(args: argparse.Namespace) -> int:
     def dump_log(path: Path, kind: str) -> bool:
         return dump_segment(path, kind, opts, out)
 
+    def gap(location: str) -> bool:
+        """Offsets missing before this segment of a stitched history: data loss, said where it is."""
+        message = remote.gaps.pop(location, None)
+        if message is None:
+            return True
+        damage = OffsetGapError(message, path=location, position=0)
+        if fmt == "json":
+            out.write(dump_format.dumps(dump_format.error_json(damage)) + "\n")
+        elif fmt == "text":
+            out.write(dump_format.error_text(damage) + "\n")
+        else:  # kafka-dump-log.sh's lines only: the rest goes to stderr
+            print(f"kafkalog dump: {damage}", file=sys.stderr)
+        return False
+
     ok = True
     try:
-        for path, kind, partitions in targets:
+        for n, (path, kind, partitions) in enumerate(targets):
+            ok = gap(str(path)) and ok
+            if n == len(remote_targets):  # the seam: offsets missing between the remote segments and the local log
+                for location in list(remote.gaps):
+                    ok = gap(location) and ok
             if partitions is None:
                 if fmt == "json" and remote_targets:  # several segments of a remote root: say whose lines follow
                     out.write(dump_format.dumps({"type": "file", "path": str(path)}) + "\n")
@@ -410,7 +435,7 @@ def _verify(args: argparse.Namespace) -> int:
         progress = ByteProgress.for_stderr(total)
     try:
         report = verify.verify_path(path, progress, kind=args.type, private_keys=tuple(args.private_key))
-        for remote_path, remote_kind, _ in _remote_targets(args.remote_root):
+        for remote_path, remote_kind, _ in _remote_targets(args.remote_root).targets:
             verify.verify_path(remote_path, progress, kind=remote_kind, private_keys=tuple(args.private_key),
                                report=report)
     finally:

@@ -141,6 +141,22 @@ def test_offsets_missing_between_remote_segments_or_at_the_seam_are_data_loss(tm
     got = kafkalog.read_table(data, remoteRoot=str(root), remotePrivateKey=str(pem), failOnDataLoss="false")
     assert got.column("offset").to_pylist() == [o for o in whole if o < 106 or 207 <= o < 312 or o >= 417]
     assert "offsets [106, 207) are in no remote or local segment" in caplog.text and "[312, 417)" in caplog.text
+    # kafkalog dump prints what there is, each gap an error line where it lies, and exits 1
+    dumped = subprocess.run([sys.executable, "-m", "kafkalog.cli", "dump", "--format", "json", "--private-key",
+                             str(pem), "--remote-root", str(root), str(data)], capture_output=True, text=True)
+    assert dumped.returncode == 1, dumped.stderr
+    lines = [json.loads(line) for line in dumped.stdout.splitlines()]
+    every = subprocess.run([sys.executable, "-m", "kafkalog.cli", "dump", "--format", "json", str(PARTITION)],
+                           capture_output=True, text=True).stdout.splitlines()
+    every = [json.loads(line)["offset"] for line in every if '"type":"record"' in line]  # control records too
+    assert [d["offset"] for d in lines if d["type"] == "record"] == [o for o in every if o < 106 or 207 <= o < 312
+                                                                     or o >= 417]
+    errors = [(i, d) for i, d in enumerate(lines) if d["type"] == "error"]
+    assert [d["message"] for _, d in errors] == [f"orders-0: offsets [{a}, {b}) are in no remote or local segment"
+                                                 for a, b in ((106, 207), (312, 417))]
+    # each just before the lines of the segment that follows it
+    assert [lines[i + 1]["type"] for i, _ in errors] == ["file", "partition"]
+    assert lines[errors[0][0] + 1]["path"].endswith(".rsm-manifest") and BASES[2] in lines[errors[0][0] + 1]["path"]
 
 
 @pytest.mark.parametrize("encrypted", [False, True])
@@ -188,6 +204,16 @@ def test_objects_found_where_the_segments_custom_metadata_puts_them(tmp_path, ke
     table = kafkalog.read_table(tmp_path / "data", subscribe="orders", remoteRoot=str(root), includeKafkalogColumns=True)
     assert table.column("offset").to_pylist() == records
     assert set(table.column("segment").to_pylist()) == {str(root / "archive" / "k" / "seg-0.rsm-manifest")}
+    # kafkalog dump stitches with the same planner: it finds them too
+    dumped = subprocess.run([sys.executable, "-m", "kafkalog.cli", "dump", "--format", "json", "--remote-root",
+                             str(root), str(tmp_path / "data")], capture_output=True, text=True)
+    assert dumped.returncode == 0, dumped.stderr
+    lines = [json.loads(line) for line in dumped.stdout.splitlines()]
+    assert [d["path"] for d in lines if d["type"] == "file"][0] == str(root / "archive" / "k" / "seg-0.rsm-manifest")
+    segment = subprocess.run([sys.executable, "-m", "kafkalog.cli", "dump", "--format", "json",
+                              str(PARTITION / f"{BASES[0]}.log")], capture_output=True, text=True).stdout.splitlines()
+    segment = [json.loads(line) for line in segment if '"type":"record"' in line]  # control records too
+    assert [d for d in lines if d["type"] == "record"][:len(segment)] == segment
     # the prefix is optional in the root: a root that is the prefix's own folder finds them too
     inner = kafkalog.read_table(tmp_path / "data", subscribe="orders", remoteRoot=str(root / "archive"))
     assert inner.column("offset").to_pylist() == records
