@@ -230,7 +230,7 @@ def _dump_targets(names: list[str], forced: str | None) -> list[tuple[Path, str 
     targets: list = []
     for name in names:
         if has_scheme(name):
-            targets.append(_uri_target(name, forced))
+            targets += _uri_targets(name, forced)
             continue
         path = Path(name)
         if not path.exists():
@@ -253,20 +253,26 @@ def _dump_targets(names: list[str], forced: str | None) -> list[tuple[Path, str 
     return targets
 
 
-def _uri_target(uri: str, forced: str | None) -> tuple[str, str, None]:
-    """A segment or an Aiven manifest behind a URI: dumped as a local one is; other files are read locally."""
+def _uri_targets(uri: str, forced: str | None) -> list[tuple[str, str, None]]:
+    """A segment or an Aiven manifest behind a URI, dumped as a local one is; behind a directory URI (a partition
+    or log directory), every segment the planner finds there (`kafkalog.dataset.plan.list_segments`), by
+    partition and offset."""
     try:
         found = fs.info(uri)
+        if found is not None and found.is_dir and forced is None:
+            segments = plan.list_segments(uri)
+            if not segments:
+                raise UsageError(f"{uri}: no Kafka segments here")
+            return [(s.location, _remote_target(s.location)[1], None) for s in segments]
     except OSError as e:
         raise UsageError(f"{uri}: cannot read it: {e}") from None
     if found is None:
         raise UsageError(f"{uri}: no such object")
     kind = forced or file_kinds.kind_of(Path(fs.basename(uri)), None)
     if found.is_dir or kind not in (file_kinds.LOG, file_kinds.RSM_MANIFEST):
-        raise UsageError(f"{uri}: dump reads segments (.log) and Aiven manifests (.rsm-manifest) behind URIs, and a "
-                         "tiered-storage root with --remote-root; read a log directory at a URI with read_arrow or "
-                         "kafkalog ingest")
-    return uri, kind, None
+        raise UsageError(f"{uri}: dump reads segments (.log), Aiven manifests (.rsm-manifest) and the segments of "
+                         "directories behind URIs; copy other files to a local disk to dump them")
+    return [(uri, kind, None)]
 
 
 @dataclass
@@ -372,7 +378,8 @@ def _dump(args: argparse.Namespace) -> int:
                 for location in list(remote.gaps):
                     ok = gap(location) and ok
             if partitions is None:
-                if fmt == "json" and remote_targets:  # several segments of a remote root: say whose lines follow
+                if fmt == "json" and (remote_targets or len(targets) > len(args.files)):
+                    # several segments of a remote root or a directory URI: say whose lines follow
                     out.write(dump_format.dumps({"type": "file", "path": str(path)}) + "\n")
                 ok = dump_files.dump_file(path, kind, fmt, out, dump_log) and ok
                 continue

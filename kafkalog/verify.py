@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kafkalog.dataset import fs
+from kafkalog.dataset import fs, plan
 from kafkalog.errors import (
     DamagedDataError,
     RemoteObjectError,
@@ -137,7 +137,8 @@ def verify_path(path: str | os.PathLike, progress: ByteProgress | None = None, k
     reported as checked that was not. `private_keys` decrypt an encrypted Aiven remote segment (`.rsm-manifest`).
 
     Behind a URI (`s3://…`, any `pyarrow.fs` scheme), a segment's `.log` with the index files beside it, or an
-    Aiven `.rsm-manifest`, is verified as on disk.
+    Aiven `.rsm-manifest`, is verified as on disk; behind a directory URI, each segment under it is, without the
+    checks across a partition's files (snapshots, checkpoint, overlaps), which need them on a disk.
     """
     report = report if report is not None else VerifyReport()  # (several paths into one report)
     if isinstance(path, str) and fs.has_scheme(path):
@@ -205,10 +206,19 @@ def _verify_uri(uri: str, kind: str | None, report: VerifyReport, progress: Byte
         raise UsageError(f"{uri}: cannot read it: {exc}") from None
     if found is None:
         raise UsageError(f"{uri}: no such object")
+    if found.is_dir and kind is None:
+        # A partition or log directory: every segment the planner finds there, each with its index files.
+        segments = plan.list_segments(uri)
+        if not segments:
+            raise UsageError(f"{uri}: no Kafka segments here")
+        report.partitions += len({fs.parent(s.location) for s in segments})
+        for segment in segments:
+            _verify_uri(segment.location, None, report, progress, private_keys)
+        return
     kind = kind or kind_of(Path(fs.basename(uri)), None)
     if found.is_dir or kind not in (LOG, RSM_MANIFEST):
-        raise UsageError(f"{uri}: verify reads segments (.log) and Aiven manifests (.rsm-manifest) behind URIs, and a "
-                         "tiered-storage root with --remote-root; copy other files to a local disk to verify them")
+        raise UsageError(f"{uri}: verify reads segments (.log), Aiven manifests (.rsm-manifest) and the segments of "
+                         "directories behind URIs; copy other files to a local disk to verify them")
     if kind == RSM_MANIFEST:
         _verify_remote_segment(uri, report, progress, keyring(private_keys), fs.open_object)
         return

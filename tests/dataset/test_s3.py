@@ -116,3 +116,29 @@ def test_verify_checks_remote_segments_and_a_remote_root_through_s3(bucket, tier
     assert bad.stdout.startswith(f"{uri}: byte ")
     missing = _verify("s3://kafkalog-test/damaged/00000000000000000000-none.log", env=bucket)
     assert missing.returncode == 2 and "no such object" in missing.stderr
+
+
+def test_dump_and_verify_read_a_log_directory_behind_a_uri(bucket, tiered):
+    """A log directory behind a URI: dump prints every segment the planner finds there, each after a file line,
+    with the records it prints from the local disk; verify checks each, with its index files."""
+    _, data, _ = tiered
+    env = {**os.environ, **bucket}
+
+    def dump(path: str) -> list[dict]:
+        res = subprocess.run([sys.executable, "-m", "kafkalog.cli", "dump", "--format", "json", path],
+                             capture_output=True, text=True, env=env)
+        assert res.returncode == 0, res.stderr[-2000:]
+        return [json.loads(line) for line in res.stdout.splitlines()]
+
+    remote, local = dump("s3://kafkalog-test/data"), dump(str(data))
+    assert [d for d in remote if d["type"] == "record"] == [d for d in local if d["type"] == "record"]
+    files = [d["path"] for d in remote if d["type"] == "file"]
+    assert files == [f"s3://kafkalog-test/data/orders-0/{p.name}" for p in sorted((data / "orders-0").glob("*.log"))]
+    checked = _verify("s3://kafkalog-test/data", env=bucket)
+    on_disk = _verify(str(data))
+    assert checked.returncode == on_disk.returncode == 0, checked.stdout + checked.stderr
+    counts = [line.split(", ", 3)[3] for line in (checked.stdout.splitlines()[-1], on_disk.stdout.splitlines()[-1])]
+    assert counts[0].split(":")[0] == counts[1].split(":")[0]  # the same batches, records and index entries
+    assert checked.stdout.splitlines()[-1].startswith("1 partition(s), 3 segment(s), 9 file(s)")
+    empty = _verify("s3://kafkalog-test/nothing-here", env=bucket)
+    assert empty.returncode == 2, empty.stdout + empty.stderr
