@@ -21,19 +21,22 @@ _COLUMNS = ["offset", "timestamp", "sequence", "key", "value", "headers", "contr
 class TableRecords(Sequence):
     """The records in rows [start, end) of a `kafkalog.arrow.reader.SCHEMA` table, as a read-only sequence of `Record`."""
 
-    def __init__(self, table: pa.Table, start: int, end: int):
+    def __init__(self, table: pa.Table | None, start: int, end: int):
         #: The whole table the rows are part of (a fast-path run), and the rows: consumers that work on
         #: columns (`kafkalog.fast.json_lines`) take a run at a time.
-        self.source, self.start, self.end = table, start, end
-        self._table = table.select(_COLUMNS).slice(start, end - start) if end > start else None
+        self.source, self.start, self.end = table, start, end if table is None else min(end, table.num_rows)
+        # Made when asked for: `dump` formats a whole run from `source` and never needs a batch's own slice.
+        self._table: pa.Table | None = None
         self._cache: tuple[int, list[Record]] | None = None
 
     def __len__(self) -> int:
-        return 0 if self._table is None else self._table.num_rows
+        return max(0, self.end - self.start)
 
     @property
     def table(self) -> pa.Table | None:
         """The records' columns (offset, timestamp, sequence, key, value, headers, control_type); None when empty."""
+        if self._table is None and self.end > self.start:
+            self._table = self.source.select(_COLUMNS).slice(self.start, self.end - self.start)
         return self._table
 
     def __iter__(self) -> Iterator[Record]:
@@ -68,7 +71,7 @@ class TableRecords(Sequence):
     def _block(self, start: int) -> list[Record]:
         if self._cache is not None and self._cache[0] == start:
             return self._cache[1]
-        block = self._table.slice(start, BLOCK).combine_chunks()
+        block = self.table.slice(start, BLOCK).combine_chunks()
         cols = block.select(_COLUMNS[:5] + ["control_type"]).to_pydict()
         # Headers from the flat key and value arrays: a dict per header would cost four times more.
         lists = block.column("headers").chunk(0) if block.num_rows else None
