@@ -308,13 +308,11 @@ def _remote_targets(root: str | None, local: list[tuple[Path, str | None, list[P
         # Each FILE as read_arrow would take it: a log or partition directory, or the partition of a segment.
         paths = [str(path) if dirs else str(path.parent) for path, kind, dirs in local if dirs or kind == file_kinds.LOG]
         gaps: dict[str, str] = {}
-        remote: list[str] = []
-        for path in dict.fromkeys(paths):
-            on_disk = {s.location for s in plan.list_segments(path)}
-            remote += [s.location for s in plan.wanted_segments(path, options, gaps=gaps) if s.location not in on_disk]
+        on_disk = {s.location for path in paths for s in plan.list_segments(path)}
+        remote = [s.location for s in plan.wanted_segments(paths, options, gaps=gaps) if s.location not in on_disk]
     except OSError as e:  # a URI whose store does not answer
         raise UsageError(f"--remote-root {root}: cannot list it: {e}") from None
-    return _Remote([_remote_target(location) for location in dict.fromkeys(remote)], gaps)
+    return _Remote([_remote_target(location) for location in remote], gaps)
 
 
 def _remote_target(location: str) -> tuple[Path | str, str, None]:

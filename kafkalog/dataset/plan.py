@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from kafkalog.errors import UsageError
@@ -105,8 +105,9 @@ def _segments(files) -> list[Segment]:
     return out
 
 
-def plan(path: str, options: ReadOptions, pushed: Pushed = Pushed(), exact_end: bool = False) -> list[SegmentRange]:
-    """The byte ranges to read, one task each, in segment order.
+def plan(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = Pushed(),
+         exact_end: bool = False) -> list[SegmentRange]:
+    """The byte ranges to read, one task each, in segment order; `path` one path or several, read as one.
 
     `exact_end` (streaming) ends each range right after the batch holding the partition's last
     wanted offset, so that a batch still being appended is never read.
@@ -134,12 +135,14 @@ def plan(path: str, options: ReadOptions, pushed: Pushed = Pushed(), exact_end: 
     return ranges
 
 
-def wanted_segments(path: str, options: ReadOptions, pushed: Pushed = Pushed(),
+def wanted_segments(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = Pushed(),
                     gaps: dict[str, str] | None = None) -> list[Segment]:
-    """The segments under `path` that the options select, a tiered partition's remote ones stitched before
+    """The segments under `path` (one path, or several read as one: each segment once, each partition's
+    history stitched once) that the options select, a tiered partition's remote ones stitched before
     its local ones (option remoteRoot). Offsets no segment holds are data loss, reported per the options,
     or with `gaps` given and mode=PERMISSIVE, recorded there by the location of the segment they precede."""
-    segments = list_segments(path)
+    paths = [path] if isinstance(path, str) else list(path)
+    segments = list({s.location: s for p in paths for s in list_segments(p)}.values())
 
     def report(message: str, after: Segment) -> None:
         if options.explicit_mode == PERMISSIVE and gaps is not None:
@@ -147,7 +150,7 @@ def wanted_segments(path: str, options: ReadOptions, pushed: Pushed = Pushed(),
         else:
             offsets.report_data_loss(options, message)
     if options.remote_root is not None:
-        states = remote.segment_states(_log_dirs(path, segments))
+        states = remote.segment_states(_log_dirs(paths, segments))
         remotes = _remote_segments(options.remote_root)
         if states is not None:  # Aiven segments whose custom metadata puts them where listing does not look
             remotes += remote.segments_by_custom_metadata(options.remote_root, states, {r.segment_id for r in remotes})
@@ -178,12 +181,13 @@ def _remote_segments(root: str) -> list[remote.RemoteSegment]:
         raise UsageError(f"option remoteRoot: no such directory: {root}") from None
 
 
-def _log_dirs(path: str, local: list[Segment]) -> list[str]:
+def _log_dirs(paths: list[str], local: list[Segment]) -> list[str]:
     """The log directories a read names: where `__remote_log_metadata` would be."""
     dirs = {fs.parent(fs.parent(s.location)) for s in local}
-    found = fs.info(path)
-    if found is not None and found.is_dir:
-        dirs |= {found.location, fs.parent(found.location)}
+    for path in paths:
+        found = fs.info(path)
+        if found is not None and found.is_dir:
+            dirs |= {found.location, fs.parent(found.location)}
     return sorted(d for d in dirs if d)
 
 

@@ -88,12 +88,12 @@ def plan_read(path: Paths, options: Mapping[str, object], *, threads: int = 1) -
     if threads > 1 and "maxPartitionBytes" not in given:
         # Large segments are cut at offset-index entries so that the threads can share them.
         read_options = dataclasses.replace(read_options, max_partition_bytes=THREAD_RANGE_BYTES)
-    ranges: list[plan.SegmentRange] = []
-    for one in _paths(path):
-        try:
-            ranges.extend(plan.plan(one, read_options))
-        except OSError as e:
-            raise UsageError(f"{one}: cannot read: {e.strerror or e}") from None
+    paths = _paths(path)
+    try:
+        # Several paths are planned as one read: a partition in two of them is stitched once (remoteRoot).
+        ranges = plan.plan(paths, read_options)
+    except OSError as e:
+        raise UsageError(f"{', '.join(paths)}: cannot read: {e.strerror or e}") from None
     schema = output_arrow_schema(read_options.include_headers, read_options.kafkalog_columns)
     if read_options.decode:
         schema = schema.append(pa.field("key_decoded", pa.string())).append(pa.field("value_decoded", pa.string()))
