@@ -125,7 +125,7 @@ def _dump_ours(path: Path, reader: SegmentReader, opts: DumpOptions, out: TextIO
     values = opts.values if opts.values is not None and is_registry_topic(topic) else None
     undecodable = False
     if opts.format == "json":
-        batch_line, error_line = dump_format.batch_json, dump_format.error_json
+        batch_line, error_line = dump_format.batch_json_line, dump_format.error_json
         record_line = dump_format.record_json
         run_lines = dump_format.json_run_lines()
     else:

@@ -43,6 +43,32 @@ def batch_json(batch: Batch) -> dict[str, Any]:
     }
 
 
+def _json_value(value: object) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    return json.dumps(value, ensure_ascii=True)
+
+
+def batch_json_line(batch: Batch) -> str:
+    """`dumps(batch_json(batch))` written directly: the line of every batch, where `json`'s encoder would cost
+    as much as the compiled lines of the batch's records."""
+    b, v = batch, _json_value
+    return (f'{{"type":"batch","position":{v(b.position)},"size":{v(b.size)},"magic":{v(b.magic)},'
+            f'"base_offset":{v(b.base_offset)},"last_offset":{v(b.last_offset)},"count":{v(b.count)},'
+            f'"compression":{v(b.compression)},"crc":{v(b.crc)},"crc_valid":{v(b.crc_valid)},'
+            f'"timestamp_type":{v(b.timestamp_type)},"max_timestamp":{v(b.max_timestamp)},'
+            f'"producer_id":{v(b.producer_id)},"producer_epoch":{v(b.producer_epoch)},'
+            f'"base_sequence":{v(b.base_sequence)},"last_sequence":{v(b.last_sequence)},'
+            f'"partition_leader_epoch":{v(b.partition_leader_epoch)},"is_transactional":{v(b.is_transactional)},'
+            f'"is_control":{v(b.is_control)},"delete_horizon_ms":{v(b.delete_horizon_ms)}}}')
+
+
 def record_json(record: Record) -> dict[str, Any]:
     return {
         "type": "record",

@@ -16,7 +16,16 @@ import pytest
 
 from kafkalog import cli
 from kafkalog.dump import kafka_dump_log
-from kafkalog.dump.records import dumps, json_run_lines, raw_records, record_json, record_text, text_run_lines
+from kafkalog.dump.records import (
+    batch_json,
+    batch_json_line,
+    dumps,
+    json_run_lines,
+    raw_records,
+    record_json,
+    record_text,
+    text_run_lines,
+)
 from kafkalog.fast import json_lines, kafka_lines, text_lines
 from kafkalog.fast.columns import SCHEMA
 from kafkalog.log.record_list import TableRecords
@@ -39,6 +48,7 @@ def test_every_batch_of_every_fixture(path):
     compiled = 0
     with SegmentReader(path) as reader:
         for batch in reader:
+            assert batch_json_line(batch) == dumps(batch_json(batch)), (path, batch.position)
             if raw_records(batch, None):
                 for lines, whole in ((text, False), (full, True)):
                     got = lines.of(batch.records)
