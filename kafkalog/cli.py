@@ -12,25 +12,32 @@ import sys
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import BinaryIO, TextIO
+from typing import TYPE_CHECKING, BinaryIO, TextIO
 
-from kafkalog import verify
 from kafkalog.dump import files as dump_files
 from kafkalog.dump import kafka_dump_log as kafka_format
 from kafkalog.dump import records as dump_format
-from kafkalog.dump import registry_lines
 from kafkalog.errors import KafkalogError, OffsetGapError, TruncatedError, UsageError
 from kafkalog.formats import internal_topics
 from kafkalog.log import file_kinds
 from kafkalog.log.segment import SegmentReader
 from kafkalog.progress import ByteProgress
-from kafkalog.dataset import remote as remote_roots
-from kafkalog.dataset import fs, plan, registry_values
-from kafkalog.dataset.options import PERMISSIVE, parse_options
+from kafkalog.dataset import fs
 from kafkalog.dataset.fs import has_scheme
-from kafkalog.registry.values import ValueDecoder, is_registry_topic
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import keyring
+
+if TYPE_CHECKING:
+    from kafkalog.registry.values import ValueDecoder
+
+# Start-up: a command on a small file must not pay for what it does not use. The dataset planner (pyarrow's
+# compute and the kernels), verify's checks, the schema-registry decoders and Spark are imported by the
+# commands and options that need them. (A small input is also read without the kernels: FAST_PATH_MIN_BYTES.)
+
+#: Record-batch bytes in a command from which `dump` reads through the compiled kernels: loading numba and
+#: the cached kernels costs about a second, which the object path (the Kaitai parsers, 25,000-40,000 records
+#: a second) spends on about 4 MB; below it the kernels would cost more than they save.
+FAST_PATH_MIN_BYTES = 4 * 1024 * 1024
 
 EXIT_OK, EXIT_DAMAGED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
@@ -46,6 +53,7 @@ class DumpOptions:
     kafka_version: str = kafka_format.DEFAULT_KAFKA_VERSION  # --kafka-version: whose kafka-dump-log.sh lines
     private_keys: tuple[str, ...] = ()  # --private-key: for encrypted Aiven remote segments
     values: ValueDecoder | None = None  # --decode-values: registry-framed keys and values, with their schema store
+    fast: bool = True  # through the compiled kernels (False: the Kaitai parsers alone, for small inputs)
 
 
 class _Prefix:
@@ -84,7 +92,7 @@ def dump_segment(path: Path | str, kind: str, opts: DumpOptions, out: TextIO) ->
                   if kind == file_kinds.RSM_MANIFEST else open(path, "rb"))
     with opened as f:
         source: BinaryIO = f if opts.max_bytes is None else _Prefix(f, opts.max_bytes)  # type: ignore[assignment]
-        with SegmentReader(source, name=str(path), decode_records=not opts.shallow) as reader:
+        with SegmentReader(source, name=str(path), decode_records=not opts.shallow, fast=opts.fast) as reader:
             if opts.format == "kafka":
                 return _dump_kafka(path, kind, reader, source, opts, out)
             return _dump_ours(path, reader, opts, out)
@@ -122,18 +130,23 @@ class _Lines:
 def _dump_ours(path: Path, reader: SegmentReader, opts: DumpOptions, out: TextIO) -> bool:
     decoder = internal_topics.decoder_for_path(path, opts.decode)
     topic = internal_topics.topic_of_path(path)
-    values = opts.values if opts.values is not None and is_registry_topic(topic) else None
+    values = None
+    if opts.values is not None:
+        from kafkalog.dump import registry_lines  # (start-up: see the imports)
+        from kafkalog.registry.values import is_registry_topic
+
+        values = opts.values if is_registry_topic(topic) else None
     undecodable = False
     if opts.format == "json":
         batch_line, error_line = dump_format.batch_json_line, dump_format.error_json
         record_line = dump_format.record_json
-        run_lines = dump_format.json_run_lines()
+        run_lines = dump_format.json_run_lines() if reader.fast else None
     else:
         batch_line, error_line = dump_format.batch_text, dump_format.error_text
 
         def record_line(record):
             return dump_format.record_text(record, full=opts.full)
-        run_lines = dump_format.text_run_lines(opts.full)
+        run_lines = dump_format.text_run_lines(opts.full) if reader.fast else None
         out.write(f"Dumping {path}\n")
     lines = _Lines.to(out)
 
@@ -145,8 +158,8 @@ def _dump_ours(path: Path, reader: SegmentReader, opts: DumpOptions, out: TextIO
         for damage in reader.damage[printed:len(reader.damage) - len(batch.damage)]:
             emit(error_line(damage))
         emit(batch_line(batch))
-        compiled = (run_lines.of(batch.records)
-                    if dump_format.raw_records(batch, decoder) and (values is None or batch.is_control) else None)
+        compiled = (run_lines.of(batch.records) if run_lines is not None and dump_format.raw_records(batch, decoder)
+                    and (values is None or batch.is_control) else None)
         if compiled is not None:
             lines.lines(compiled)
         for record in batch.records if compiled is None else ():
@@ -177,12 +190,12 @@ def _dump_kafka(path: Path, kind: str, reader: SegmentReader, source: BinaryIO, 
     for line in kafka_format.file_lines(path, kind):
         out.write(line + "\n")
     valid_bytes = 0
-    run_lines = kafka_format.run_lines()
+    run_lines = kafka_format.run_lines() if reader.fast else None
     lines = _Lines.to(out)
     for batch in reader:
         lines.line(kafka_format.batch_line(batch))
-        compiled = (run_lines.of(batch.records, batch.timestamp_type)
-                    if not opts.shallow and kafka_format.raw_data_records(batch, decoder) else None)
+        compiled = (run_lines.of(batch.records, batch.timestamp_type) if run_lines is not None and not opts.shallow
+                    and kafka_format.raw_data_records(batch, decoder) else None)
         if compiled is not None:
             lines.lines(compiled)
         elif not opts.shallow:
@@ -257,6 +270,8 @@ def _uri_targets(uri: str, forced: str | None) -> list[tuple[str, str, None]]:
     """A segment or an Aiven manifest behind a URI, dumped as a local one is; behind a directory URI (a partition
     or log directory), every segment the planner finds there (`kafkalog.dataset.plan.list_segments`), by
     partition and offset."""
+    from kafkalog.dataset import plan  # (start-up: see the imports)
+
     try:
         found = fs.info(uri)
         if found is not None and found.is_dir and forced is None:
@@ -296,6 +311,10 @@ def _remote_targets(root: str | None, local: list[tuple[Path, str | None, list[P
     them, and offsets no segment holds are reported as data loss."""
     if root is None:
         return _Remote([], {})
+    from kafkalog.dataset import plan  # (start-up: see the imports)
+    from kafkalog.dataset import remote as remote_roots
+    from kafkalog.dataset.options import PERMISSIVE, parse_options
+
     try:
         found = fs.info(root)
         if found is None or not found.is_dir:
@@ -346,8 +365,10 @@ def _dump(args: argparse.Namespace) -> int:
     opts = DumpOptions(format=args.format, full=args.full, shallow=args.shallow, max_bytes=args.max_bytes,
                        decode=args.decode, kafka_version=args.kafka_version,
                        private_keys=tuple(args.private_key), values=_value_decoder(args))
+    total = _record_bytes(targets)
+    opts.fast = total >= FAST_PATH_MIN_BYTES
     if not sys.stdout.isatty():  # dumping to a file or a pipe: progress on the terminal, if there is one
-        opts.progress = ByteProgress.for_stderr(_record_bytes(targets))
+        opts.progress = ByteProgress.for_stderr(total)
     out = sys.stdout
     fmt = args.format
 
@@ -404,6 +425,8 @@ def _value_decoder(args: argparse.Namespace) -> ValueDecoder | None:
         return None
     if args.format == "kafka":
         raise UsageError("--decode-values adds to the lines of --format text and json, not kafka-dump-log.sh's")
+    from kafkalog.dataset import registry_values  # (start-up: see the imports)
+    from kafkalog.registry.values import ValueDecoder
     location = args.schema_registry
     for name in args.files if location is None else ():
         location = registry_values.find_schemas_partition(str(Path(name).absolute()))
@@ -418,28 +441,46 @@ def _value_decoder(args: argparse.Namespace) -> ValueDecoder | None:
     return ValueDecoder(store, validate_json=args.validate_json_schema)
 
 
+def _index_bytes(path: Path | str) -> int:
+    """The bytes of the index files verify reads with `path`: beside a segment, or in a directory's partitions."""
+    if isinstance(path, str):
+        return 0
+    if path.is_dir():
+        dirs = file_kinds.directory_partitions(path) or []
+        return sum(f.stat().st_size for d in dirs for f in d.iterdir() if f.suffix in (".index", ".timeindex"))
+    if path.suffix in (".index", ".timeindex"):
+        return path.stat().st_size
+    return sum(p.stat().st_size for p in (path.with_suffix(".index"), path.with_suffix(".timeindex")) if p.is_file())
+
+
 def _verify(args: argparse.Namespace) -> int:
+    from kafkalog import verify  # (start-up: see the imports)
+
     keyring(args.private_key)
     remote = has_scheme(args.path)
     path = args.path if remote else Path(args.path)
     if not remote and not path.exists():
         raise UsageError(f"{args.path}: no such file or directory")
     progress = None
+    if remote:
+        found = fs.info(args.path)
+        total = found.size if found is not None else 0
+    elif path.is_dir():
+        partitions = file_kinds.directory_partitions(path) or []
+        files = file_kinds.record_files(partitions)
+        if (path / file_kinds.BOOTSTRAP_CHECKPOINT).is_file():
+            files.append(path / file_kinds.BOOTSTRAP_CHECKPOINT)
+        total = sum(p.stat().st_size for p in files)
+    else:
+        total = path.stat().st_size
     if sys.stderr.isatty():
-        if remote:
-            found = fs.info(args.path)
-            total = found.size if found is not None else 0
-        elif path.is_dir():
-            partitions = file_kinds.directory_partitions(path) or []
-            files = file_kinds.record_files(partitions)
-            if (path / file_kinds.BOOTSTRAP_CHECKPOINT).is_file():
-                files.append(path / file_kinds.BOOTSTRAP_CHECKPOINT)
-            total = sum(p.stat().st_size for p in files)
-        else:
-            total = path.stat().st_size
         progress = ByteProgress.for_stderr(total)
+    # The kernels for a large input, or one whose index files are large (a preallocated 10 MiB .index is a
+    # million slots, which only they read in time); the Kaitai parsers alone for the rest.
+    fast = args.remote_root is not None or remote or total + _index_bytes(path) >= FAST_PATH_MIN_BYTES
     try:
-        report = verify.verify_path(path, progress, kind=args.type, private_keys=tuple(args.private_key))
+        report = verify.verify_path(path, progress, kind=args.type, private_keys=tuple(args.private_key),
+                                    report=verify.VerifyReport(fast=fast))
         for remote_path, remote_kind, _ in _remote_targets(args.remote_root).targets:
             verify.verify_path(remote_path, progress, kind=remote_kind, private_keys=tuple(args.private_key),
                                report=report)

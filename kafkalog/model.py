@@ -4,6 +4,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from kafkalog.errors import DamagedDataError
 
 NO_TIMESTAMP = -1
@@ -72,3 +74,30 @@ class Batch:
     @property
     def end_position(self) -> int:
         return self.position + self.size
+
+
+@dataclass
+class BatchColumns:
+    """The batches of a run as columns: what `kafkalog verify` checks across many batches
+    (`kafkalog.log.segment.SegmentReader.scan_columns`)."""
+
+    position: np.ndarray
+    end_position: np.ndarray
+    base_offset: np.ndarray
+    last_offset: np.ndarray
+    max_timestamp: np.ndarray
+    records: np.ndarray  # records parsed and handed out
+    aborts: list[tuple[int, int]]  # (producer id, offset) of each ABORT marker
+    damage: list[DamagedDataError]  # in file order, undecodable entries' included
+
+    @classmethod
+    def of(cls, batches: list[Batch], damage: list[DamagedDataError]) -> "BatchColumns":
+        """The columns of batches read one by one (the object path)."""
+
+        def column(values: list[int]) -> np.ndarray:
+            return np.array(values, dtype=np.int64)
+        return cls(column([b.position for b in batches]), column([b.position + b.size for b in batches]),
+                   column([b.base_offset for b in batches]), column([b.last_offset for b in batches]),
+                   column([b.max_timestamp for b in batches]), column([len(b.records) for b in batches]),
+                   [(b.producer_id, r.offset) for b in batches for r in b.records if r.control_type == "ABORT"],
+                   damage)

@@ -40,13 +40,12 @@ from pathlib import Path
 
 import numpy as np
 
-from kafkalog.dataset import fs, plan
+from kafkalog.dataset import fs
 from kafkalog.errors import (
     DamagedDataError,
     RemoteObjectError,
     UsageError,
 )
-from kafkalog.fast import index as fast_index
 from kafkalog.formats.index import OffsetIndex, TimeIndex, base_offset_of
 from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoint
 from kafkalog.formats.producer_snapshot import read_snapshot
@@ -104,6 +103,9 @@ class VerifyReport:
     records: int = 0
     index_entries: int = 0
     files: int = 0
+    #: How the checks read: through the compiled kernels, or (False, for a small input, whose start-up they would
+    #: not repay) through the Kaitai parsers alone. The same problems either way.
+    fast: bool = True
 
     @property
     def ok(self) -> bool:
@@ -208,6 +210,8 @@ def _verify_uri(uri: str, kind: str | None, report: VerifyReport, progress: Byte
         raise UsageError(f"{uri}: no such object")
     if found.is_dir and kind is None:
         # A partition or log directory: every segment the planner finds there, each with its index files.
+        from kafkalog.dataset import plan  # (start-up: pyarrow's compute and the kernels, for directories only)
+
         segments = plan.list_segments(uri)
         if not segments:
             raise UsageError(f"{uri}: no Kafka segments here")
@@ -338,7 +342,7 @@ def _verify_log(segment: SegmentFiles, report: VerifyReport, progress: ByteProgr
     positions, last_offsets, max_timestamps = [], [], []
     aborts: set[tuple[int, int]] = set()
     first = last = None
-    with SegmentReader(segment.log) as reader:
+    with SegmentReader(segment.log, fast=report.fast) as reader:
         # A run of batches at a time, as columns: only the batches with a problem are looked at one by one.
         for run in reader.scan_columns():
             n = len(run.position)
@@ -379,10 +383,19 @@ def _verify_log(segment: SegmentFiles, report: VerifyReport, progress: ByteProgr
     return _LogSummary(size, joined(positions), joined(last_offsets), joined(max_timestamps), aborts, first, last)
 
 
+def _slot_columns(index, report: VerifyReport) -> np.ndarray:
+    """Every slot of an index file by column: through the kernels, or the Kaitai parser for a small input."""
+    if not report.fast:
+        return index.slot_table()
+    from kafkalog.fast import index as fast_index  # numba, only for an input large enough to repay it (start-up)
+
+    return fast_index.slot_columns(index)
+
+
 def _slot_problems(index, name: str, report: VerifyReport, entry_name: str) -> np.ndarray:
     """The index's entries (its slot columns up to the end marker), after the problems of its slots."""
     report.files += 1
-    slots = fast_index.slot_columns(index)
+    slots = _slot_columns(index, report)
     count = len(index)
     report.index_entries += count
     if index.trailing_bytes:
@@ -520,7 +533,7 @@ def _time_index_sanity(index, name: str, report: VerifyReport) -> None:
     file, so the last slot of a time index a killed broker left preallocated (zeros) has timestamp 0."""
     if not index.slots:
         return
-    every = fast_index.slot_columns(index)
+    every = _slot_columns(index, report)
     first, last = int(every[0, 0]), int(every[0, -1])
     if last < first:
         # A note, not a problem: a running broker's active segment has such an index, and Kafka rebuilds it

@@ -21,7 +21,6 @@ from typing import BinaryIO
 import numpy as np
 
 from kafkalog.errors import RemoteObjectError
-from kafkalog.fast import index as fast_index
 from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry, base_offset_of
 from kafkalog.log.partition import parse_partition_dir_name
 from kafkalog.dataset import fs
@@ -103,6 +102,8 @@ def read_offset_index(segment_location: str, base_offset: int, log_size: int,
     opened = _open_index(segment_location, ".index", private_keys)
     if opened is None:
         return []
+    from kafkalog.fast import index as fast_index  # numba: not at the start-up of a command that plans nothing
+
     f, location = opened
     with f, OffsetIndex(f, base_offset=base_offset, name=location) as index:
         slots = fast_index.slot_columns(index)[:, :len(index)]
@@ -118,6 +119,8 @@ def read_time_index(segment_location: str, base_offset: int, private_keys: str |
     opened = _open_index(segment_location, ".timeindex", private_keys)
     if opened is None:
         return []
+    from kafkalog.fast import index as fast_index  # (start-up: as above)
+
     f, location = opened
     with f, TimeIndex(f, base_offset=base_offset, name=location) as index:
         slots = fast_index.slot_columns(index)[:, :len(index)]

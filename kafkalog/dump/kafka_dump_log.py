@@ -27,7 +27,6 @@ from pathlib import Path
 
 from kafkalog.dump.records import escape
 from kafkalog.dump.run_lines import RunLines
-from kafkalog.fast import kafka_lines
 from kafkalog.formats.internal_topics import (
     CONTROL_ONLY,
     METADATA,
@@ -131,6 +130,8 @@ def record_line(batch: Batch, record: Record, legacy_check: tuple[int, bool] | N
 
 def run_lines() -> RunLines:
     """`record_line`'s lines of v2 data batches, written a run at a time by `kafkalog.fast.kafka_lines`."""
+    from kafkalog.fast import kafka_lines  # numba, loaded only when the fast path runs (start-up)
+
     return RunLines(kafka_lines.record_lines)
 
 

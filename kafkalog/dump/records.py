@@ -8,7 +8,6 @@ from typing import Any
 
 from kafkalog.dump.run_lines import RunLines
 from kafkalog.errors import DamagedDataError
-from kafkalog.fast import json_lines, text_lines
 from kafkalog.formats.internal_topics import CONTROL_ONLY
 from kafkalog.formats.record_batch import coordinator_epoch
 from kafkalog.model import Batch, Record
@@ -85,12 +84,16 @@ def record_json(record: Record) -> dict[str, Any]:
 def json_run_lines() -> RunLines:
     """JSON record lines written a run at a time by `kafkalog.fast.json_lines` (the bytes `record_json` and
     `dumps` write)."""
+    from kafkalog.fast import json_lines  # numba, loaded only when the fast path runs (start-up)
+
     return RunLines(json_lines.record_lines)
 
 
 def text_run_lines(full: bool) -> RunLines:
     """Text record lines written a run at a time by `kafkalog.fast.text_lines` (the text `record_text`
     writes); `full`: keys and values whole."""
+    from kafkalog.fast import text_lines  # numba, loaded only when the fast path runs (start-up)
+
     return RunLines(partial(text_lines.record_lines, full=full))
 
 

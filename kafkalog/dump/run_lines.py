@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-
-import numpy as np
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from kafkalog.log.record_list import TableRecords
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @dataclass

@@ -25,7 +25,7 @@ from kafkalog.fast.columns import batch_rows
 from kafkalog.fast.options import WalkOptions
 from kafkalog.formats import message_set, record_batch
 from kafkalog.javaint import increment_sequence, s64
-from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE, Batch
+from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE, Batch, BatchColumns
 
 
 @dataclass
@@ -157,20 +157,6 @@ class Items:
 
     def __iter__(self) -> Iterator[Item]:
         return (self[i] for i in range(len(self)))
-
-
-@dataclass
-class BatchColumns:
-    """The batches of a run as columns: what `kafkalog verify` checks across many batches."""
-
-    position: np.ndarray
-    end_position: np.ndarray
-    base_offset: np.ndarray
-    last_offset: np.ndarray
-    max_timestamp: np.ndarray
-    records: np.ndarray  # records parsed and handed out
-    aborts: list[tuple[int, int]]  # (producer id, offset) of each ABORT marker
-    damage: list[DamagedDataError]  # in file order, undecodable entries' included
 
 
 def batch_columns(run: Run, path: str | None) -> BatchColumns:

@@ -171,6 +171,16 @@ class _Index(Generic[E]):
         self.bytes_read += len(data)
         return data
 
+    def slot_table(self) -> np.ndarray:
+        """Every slot of the file as the spec's fields by column (`fields`), each slot read by the Kaitai parser:
+        the object path's twin of `kafkalog.fast.index.slot_columns`, for small files."""
+        data = self.slot_bytes()
+        table = np.empty((len(self.fields), self.slots), dtype=np.int64)
+        for n in range(self.slots):
+            slot = self._parse_slot(data[n * self.entry_size:(n + 1) * self.entry_size])
+            table[:, n] = [getattr(slot, name) for name in self.fields]
+        return table
+
     def entries_of(self, columns: np.ndarray) -> list[E]:
         """Entries from the slots' fields by column (`fields` order), as `kafkalog.fast.index` reads them."""
         return [self._entry(SimpleNamespace(**dict(zip(self.fields, values)))) for values in columns.T.tolist()]

@@ -26,6 +26,8 @@ KRAFT_VERSION, KRAFT_VOTERS) are decoded in every topic.
 from __future__ import annotations
 
 import base64
+import functools
+import importlib
 import json
 import re
 from dataclasses import dataclass
@@ -41,13 +43,8 @@ from kafkalog._generated import (
 )
 from kafkalog._generated import (
     kafka_consumer_protocol,
-    kafka_group_coordinator_record,
     kafka_message_common,
-    kafka_metadata_record,
     kafka_raft_control_record,
-    kafka_remote_log_metadata_record,
-    kafka_share_coordinator_record,
-    kafka_transaction_log_record,
     kafka_varint,
 )
 from kafkalog._generated.kafka_control_record import KafkaControlRecord
@@ -71,16 +68,23 @@ TOPIC_DECODERS = {
     # A schema registry's topic (Confluent's and Karapace's default name): JSON, not a Kafka schema.
     schemas_topic.SCHEMAS_TOPIC: SCHEMAS,
 }
+#: Each family's generated parser module. They are imported when a record of theirs is first decoded: together
+#: they take a tenth of a second to import, which a dump of a topic that is not internal need not pay.
 _SPECS = {
-    OFFSETS: kafka_group_coordinator_record,
-    TRANSACTIONS: kafka_transaction_log_record,
-    SHARE: kafka_share_coordinator_record,
-    METADATA: kafka_metadata_record,
-    REMOTE_LOG_METADATA: kafka_remote_log_metadata_record,
+    OFFSETS: "kafka_group_coordinator_record",
+    TRANSACTIONS: "kafka_transaction_log_record",
+    SHARE: "kafka_share_coordinator_record",
+    METADATA: "kafka_metadata_record",
+    REMOTE_LOG_METADATA: "kafka_remote_log_metadata_record",
 }
 _RAFT_CONTROL_TYPES = {"LEADER_CHANGE": 2, "SNAPSHOT_HEADER": 3, "SNAPSHOT_FOOTER": 4, "KRAFT_VERSION": 5,
                        "KRAFT_VOTERS": 6}
 _PARTITION_DIR = re.compile(r"^(.+)-(\d+)$")
+
+
+@functools.cache
+def _spec(decoder: str) -> ModuleType:
+    return importlib.import_module(f"kafkalog._generated.{_SPECS[decoder]}")
 
 
 @dataclass
@@ -134,10 +138,10 @@ def decode_record(decoder: str | None, key: bytes | None, value: bytes | None,
         if decoder == CONTROL_ONLY:
             return Decoded()
         if decoder in (OFFSETS, TRANSACTIONS, SHARE):
-            return _coordinator(_SPECS[decoder], key, value, kafka)
+            return _coordinator(_spec(decoder), key, value, kafka)
         if decoder == SCHEMAS:
             return Decoded(*schemas_topic.decode_record(key, value))
-        return Decoded(value=None if value is None else _framed(_SPECS[decoder], value, kafka))
+        return Decoded(value=None if value is None else _framed(_spec(decoder), value, kafka))
     except (_Undecodable, schemas_topic.SchemasRecordError) as e:
         return Decoded(error=str(e))
 

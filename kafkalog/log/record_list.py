@@ -8,11 +8,12 @@ memory in proportion to its bytes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Iterator, overload
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Iterator, overload
 
 from kafkalog.model import Header, Record
+
+if TYPE_CHECKING:
+    import pyarrow as pa  # (the tables come from the fast path, which imports pyarrow itself)
 
 BLOCK = 4096
 _COLUMNS = ["offset", "timestamp", "sequence", "key", "value", "headers", "control_type"]

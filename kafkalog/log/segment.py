@@ -23,14 +23,14 @@ import numpy as np
 
 from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, decompression_limit
 from kafkalog.errors import CorruptStructureError, DamagedDataError, RemoteObjectError, TruncatedError
-from kafkalog.fast import kernels, runs
-from kafkalog.fast import segment as fast_segment
-from kafkalog.fast.runs import BatchColumns
 from kafkalog.formats import message_set, record_batch
 from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
 from kafkalog.log.record_list import TableRecords
-from kafkalog.model import Batch
+from kafkalog.model import Batch, BatchColumns
 from kafkalog.sources import Source, open_source
+
+# The fast path (`kafkalog.fast`: numba and the compiled kernels, about a second to load) is imported by the
+# methods that run it, so that a reader with `fast=False` (the CLI's, for a small file) never loads it.
 
 DEFAULT_MAX_ENTRY_BYTES = 256 * 1024 * 1024
 #: How much of the file is read at once; a larger entry is read on its own.
@@ -38,6 +38,8 @@ CHUNK_BYTES = 8 * 1024 * 1024
 MIN_ENTRY_BYTES = LOG_OVERHEAD + MIN_ENTRY_SIZE
 
 _ZERO_SCAN_LIMIT = 64 * 1024 * 1024
+#: Batches in one `scan_columns` run on the object path.
+_OBJECT_RUN = 1024
 
 
 class SegmentReader:
@@ -93,6 +95,8 @@ class SegmentReader:
         if not self.fast:
             yield from self._reference_batches()
             return
+        from kafkalog.fast import runs  # (start-up: see the top of this module)
+        from kafkalog.fast import segment as fast_segment
 
         for run in fast_segment.decode_runs(self, records=self.decode_records, record_columns_only=True):
             for item in run.items:
@@ -118,6 +122,8 @@ class SegmentReader:
         Every record is parsed and checked as when reading them, but none is
         made into an object: what `kafkalog verify` needs, at the speed of the kernels.
         """
+        from kafkalog.fast import runs  # (start-up: see the top of this module)
+        from kafkalog.fast import segment as fast_segment
 
         for run in fast_segment.decode_runs(self, columns=False):
             for item in run.items:
@@ -135,8 +141,21 @@ class SegmentReader:
                 yield batch, item.row_end - item.row_start, controls
 
     def scan_columns(self) -> Iterator[BatchColumns]:
-        """`scan`, a run of batches at a time as columns (`kafkalog.fast.runs.BatchColumns`): no object per
+        """`scan`, a run of batches at a time as columns (`kafkalog.model.BatchColumns`): no object per
         plain batch, for checks across batches at the speed of the kernels."""
+        if not self.fast:
+            # The object path: every batch and record decoded by the Kaitai parsers, a chunk of batches at a time.
+            batches: list[Batch] = []
+            seen = len(self.damage)
+            for batch in self._reference_batches():
+                batches.append(batch)
+                if len(batches) == _OBJECT_RUN:
+                    yield self._object_run(batches, seen)
+                    batches, seen = [], len(self.damage)
+            yield self._object_run(batches, seen)
+            return
+        from kafkalog.fast import runs  # (start-up: see the top of this module)
+        from kafkalog.fast import segment as fast_segment
 
         for run in fast_segment.decode_runs(self, columns=False):
             columns = runs.batch_columns(run, self.name)
@@ -144,6 +163,10 @@ class SegmentReader:
             if len(run.items):
                 self.position = int(run.items.position[-1] + run.items.size[-1])
             yield columns
+
+    def _object_run(self, batches: list[Batch], seen: int) -> BatchColumns:
+        # The damage of the run's entries, in file order, as the fast path's runs give it (and `damage` has it).
+        return BatchColumns.of(batches, self.damage[seen:])
 
     def _reference_batches(self) -> Iterator[Batch]:
         """Every entry decoded by the generated Kaitai parsers alone (`fast=False`)."""
@@ -185,6 +208,11 @@ class SegmentReader:
                 return
 
     def _entries_from(self, pos: int) -> Iterator[tuple[bytes, int, np.ndarray]]:
+        if not self.fast:
+            yield from self._entries_one_by_one(pos)
+            return
+        from kafkalog.fast import kernels  # (start-up: see the top of this module)
+
         self.position = pos
         while pos < self.end:
             self.position = pos
@@ -209,6 +237,18 @@ class SegmentReader:
                 magic = entry_header(entry).magic
                 yield entry, pos, np.array([[0, length, magic]], dtype=np.int64)
                 pos += LOG_OVERHEAD + length
+
+    def _entries_one_by_one(self, pos: int) -> Iterator[tuple[bytes, int, np.ndarray]]:
+        """`_entries_from` without the kernels: each entry's header read and checked on its own (the object
+        path, whose cost is in the Kaitai parsers anyway)."""
+        while pos < self.end:
+            self.position = pos
+            length = self._check_entry(pos)
+            if length is None:
+                return
+            entry = self._read(pos, LOG_OVERHEAD + length)
+            yield entry, pos, np.array([[0, length, entry_header(entry).magic]], dtype=np.int64)
+            pos += LOG_OVERHEAD + length
 
     def _chunk_length(self, pos: int) -> int:
         """How much to read at `pos`: a chunk, or less where the file or the range ends sooner."""

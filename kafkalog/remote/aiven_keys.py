@@ -14,15 +14,21 @@ import functools
 import threading
 from dataclasses import dataclass, field
 
-from Crypto.Cipher import PKCS1_OAEP
-from Crypto.Hash import SHA3_512
-from Crypto.PublicKey import RSA
-from Crypto.Signature import pss
+from typing import TYPE_CHECKING
 
 from kafkalog.errors import EncryptionKeyError, UsageError
 
+if TYPE_CHECKING:
+    from Crypto.PublicKey.RSA import RsaKey
+
+# PyCryptodome is imported where a key is loaded or used: most reads open no encrypted segment, and every
+# command would otherwise pay for it at start-up.
+
 
 def _mgf1_sha3_512(seed: bytes, length: int) -> bytes:
+    from Crypto.Hash import SHA3_512  # (start-up: see above)
+    from Crypto.Signature import pss
+
     return pss.MGF1(seed, length, SHA3_512)
 
 
@@ -30,7 +36,7 @@ def _mgf1_sha3_512(seed: bytes, length: int) -> bytes:
 class Keyring:
     """Private keys by key pair id (None: a key given without an id, tried for every id)."""
 
-    keys: dict[str | None, list[RSA.RsaKey]] = field(default_factory=dict)
+    keys: dict[str | None, list["RsaKey"]] = field(default_factory=dict)
     loaded: set[str] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -38,6 +44,8 @@ class Keyring:
         """Add the keys `specs` names: `ID=PATH` or `PATH`, several separated by commas; each PEM file once."""
         if not specs:
             return
+        from Crypto.PublicKey import RSA  # (start-up: see above)
+
         if isinstance(specs, str):
             specs = [s for s in specs.split(",")]
         for spec in (s.strip() for s in specs):
@@ -57,6 +65,9 @@ class Keyring:
 
     def unwrap(self, key_id: str, wrapped: bytes, name: str) -> bytes:
         """The AES data key wrapped in a manifest's `dataKey` (`RsaEncryptionProvider.decryptDataKey`)."""
+        from Crypto.Cipher import PKCS1_OAEP  # (start-up: see above)
+        from Crypto.Hash import SHA3_512
+
         candidates = self.keys.get(key_id, []) + self.keys.get(None, [])
         if not candidates:
             raise EncryptionKeyError(

@@ -21,7 +21,6 @@ import os
 from typing import BinaryIO, Callable
 
 import zstandard
-from Crypto.Cipher import AES
 from kaitaistruct import KaitaiStream, KaitaiStructError
 
 from kafkalog._generated.aiven_encrypted_chunk import AivenEncryptedChunk
@@ -188,6 +187,8 @@ def decode_piece(raw: bytes, manifest: Manifest, data_key: Callable[[], bytes], 
             key = data_key()
         except RemoteObjectError as exc:
             raise type(exc)(exc.message, path=exc.path, position=exc.position, readable_until=readable_until) from None
+        from Crypto.Cipher import AES  # only for an encrypted segment: not at every command's start-up
+
         cipher = AES.new(key, AES.MODE_GCM, nonce=framed.iv, mac_len=TAG_SIZE)
         cipher.update(manifest.encryption.aad)
         try:

@@ -1,0 +1,59 @@
+"""A small input is read without the compiled kernels, and says the same.
+
+`kafkalog dump` and `verify` read through numba's kernels only when the input is large enough to repay
+loading them (`kafkalog.cli.FAST_PATH_MIN_BYTES`); below it the Kaitai parsers alone read it. What they
+print must not depend on that: every sample and fixture is dumped in the three formats, and verified, both
+ways, and the output compared byte for byte. The start-up itself is measured in benchmarks/startup.py;
+here what it rests on is checked: which modules a command on a small file loads.
+"""
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import pytest
+
+from kafkalog import cli
+from tests.paths import FIXTURES, ROOT, SAMPLES
+
+FILES = sorted([*SAMPLES.glob("*.log"), *(FIXTURES / "segments").glob("*.log")])
+DIRECTORIES = sorted([*(FIXTURES / "partitions").glob("*-[0-9]"), *(FIXTURES / "internal").glob("*-[0-9]")])
+NEVER_FOR_A_SMALL_FILE = ("numba", "pandas", "pyspark", "Crypto.Cipher", "fastavro", "grpc_tools", "jsonschema",
+                          "pyarrow.compute", "pyarrow.fs")
+
+
+def _run(monkeypatch, args: list[str], fast: bool) -> tuple[int, bytes, str]:
+    monkeypatch.setattr(cli, "FAST_PATH_MIN_BYTES", 0 if fast else 1 << 62)
+    raw, err = io.BytesIO(), io.StringIO()
+    out = io.TextIOWrapper(raw, encoding="utf-8")
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", err)
+    code = cli.main(args)
+    out.flush()
+    return code, raw.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("path", FILES + DIRECTORIES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_kernels_and_the_kaitai_parsers_print_the_same(monkeypatch, path):
+    for args in (["dump", "--format", "json"], ["dump", "--format", "text", "--full"], ["dump", "--format", "kafka"],
+                 ["verify", "--format", "json"]):
+        fast = _run(monkeypatch, [*args, str(path)], fast=True)
+        slow = _run(monkeypatch, [*args, str(path)], fast=False)
+        assert slow == fast, (args, path)
+        assert fast[1] or fast[0] != 0 or path.stat().st_size == 0, (args, path)  # something was printed
+
+
+def test_a_small_file_is_read_without_numba_and_what_it_does_not_use(tmp_path):
+    script = ("import sys\nfrom kafkalog import cli\n"
+              f"for args in {[['dump', '--format', f] for f in ('json', 'text', 'kafka')] + [['verify']]!r}:\n"
+              f"    assert cli.main([*args, {str(SAMPLES / 'v2-gzip.log')!r}]) == 0\n"
+              f"print(sorted(m for m in {NEVER_FOR_A_SMALL_FILE!r} if m in sys.modules), file=sys.stderr)\n")
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    assert res.stderr.strip().splitlines()[-1] == "[]"
+    # and a large one (here: any, with the threshold at 0) is read through the kernels
+    script = script.replace("from kafkalog import cli\n", "from kafkalog import cli\ncli.FAST_PATH_MIN_BYTES = 0\n")
+    res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    assert "'numba'" in res.stderr.strip().splitlines()[-1]
