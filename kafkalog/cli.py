@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, BinaryIO, TextIO
 from kafkalog.dump import files as dump_files
 from kafkalog.dump import kafka_dump_log as kafka_format
 from kafkalog.dump import records as dump_format
+from kafkalog.dump.run_lines import RunLines
 from kafkalog.errors import KafkalogError, OffsetGapError, TruncatedError, UsageError
 from kafkalog.formats import internal_topics
 from kafkalog.log import file_kinds
@@ -53,7 +54,7 @@ class DumpOptions:
     kafka_version: str = kafka_format.DEFAULT_KAFKA_VERSION  # --kafka-version: whose kafka-dump-log.sh lines
     private_keys: tuple[str, ...] = ()  # --private-key: for encrypted Aiven remote segments
     values: ValueDecoder | None = None  # --decode-values: registry-framed keys and values, with their schema store
-    fast: bool = True  # through the compiled kernels (False: the Kaitai parsers alone, for small inputs)
+    fast: bool | None = True  # the kernels; None: the Kaitai parsers until a batch holds many records (small inputs)
 
 
 class _Prefix:
@@ -140,20 +141,27 @@ def _dump_ours(path: Path, reader: SegmentReader, opts: DumpOptions, out: TextIO
     if opts.format == "json":
         batch_line, error_line = dump_format.batch_json_line, dump_format.error_json
         record_line = dump_format.record_json
-        run_lines = dump_format.json_run_lines() if reader.fast else None
+
+        def new_run_lines() -> RunLines:
+            return dump_format.json_run_lines()
     else:
         batch_line, error_line = dump_format.batch_text, dump_format.error_text
 
         def record_line(record):
             return dump_format.record_text(record, full=opts.full)
-        run_lines = dump_format.text_run_lines(opts.full) if reader.fast else None
+
+        def new_run_lines() -> RunLines:
+            return dump_format.text_run_lines(opts.full)
         out.write(f"Dumping {path}\n")
     lines = _Lines.to(out)
 
     def emit(line: dict | str) -> None:
         lines.line(dump_format.dumps(line) if isinstance(line, dict) else line)
     printed = 0
+    run_lines: RunLines | None = None  # the compiled record lines, once the reader runs the kernels
     for batch in reader:
+        if run_lines is None and reader.fast:
+            run_lines = new_run_lines()
         # Damage found before this batch (an entry that could not be decoded) comes first.
         for damage in reader.damage[printed:len(reader.damage) - len(batch.damage)]:
             emit(error_line(damage))
@@ -190,9 +198,11 @@ def _dump_kafka(path: Path, kind: str, reader: SegmentReader, source: BinaryIO, 
     for line in kafka_format.file_lines(path, kind):
         out.write(line + "\n")
     valid_bytes = 0
-    run_lines = kafka_format.run_lines() if reader.fast else None
+    run_lines: RunLines | None = None  # the compiled record lines, once the reader runs the kernels
     lines = _Lines.to(out)
     for batch in reader:
+        if run_lines is None and reader.fast:
+            run_lines = kafka_format.run_lines()
         lines.line(kafka_format.batch_line(batch))
         compiled = (run_lines.of(batch.records, batch.timestamp_type) if run_lines is not None and not opts.shallow
                     and kafka_format.raw_data_records(batch, decoder) else None)
@@ -325,7 +335,8 @@ def _remote_targets(root: str | None, local: list[tuple[Path, str | None, list[P
         options = parse_options({"remoteRoot": root, "mode": PERMISSIVE,
                                  **({"remotePrivateKey": ",".join(private_keys)} if private_keys else {})})
         # Each FILE as read_arrow would take it: a log or partition directory, or the partition of a segment.
-        paths = [str(path) if dirs else str(path.parent) for path, kind, dirs in local if dirs or kind == file_kinds.LOG]
+        paths = [str(path) if dirs else str(path.parent)
+                 for path, kind, dirs in local if dirs or kind == file_kinds.LOG]
         gaps: dict[str, str] = {}
         on_disk = {s.location for path in paths for s in plan.list_segments(path)}
         remote = [s.location for s in plan.wanted_segments(paths, options, gaps=gaps) if s.location not in on_disk]
@@ -366,7 +377,7 @@ def _dump(args: argparse.Namespace) -> int:
                        decode=args.decode, kafka_version=args.kafka_version,
                        private_keys=tuple(args.private_key), values=_value_decoder(args))
     total = _record_bytes(targets)
-    opts.fast = total >= FAST_PATH_MIN_BYTES
+    opts.fast = True if total >= FAST_PATH_MIN_BYTES else None
     if not sys.stdout.isatty():  # dumping to a file or a pipe: progress on the terminal, if there is one
         opts.progress = ByteProgress.for_stderr(total)
     out = sys.stdout
@@ -477,7 +488,7 @@ def _verify(args: argparse.Namespace) -> int:
         progress = ByteProgress.for_stderr(total)
     # The kernels for a large input, or one whose index files are large (a preallocated 10 MiB .index is a
     # million slots, which only they read in time); the Kaitai parsers alone for the rest.
-    fast = args.remote_root is not None or remote or total + _index_bytes(path) >= FAST_PATH_MIN_BYTES
+    fast = True if args.remote_root is not None or remote or total + _index_bytes(path) >= FAST_PATH_MIN_BYTES else None
     try:
         report = verify.verify_path(path, progress, kind=args.type, private_keys=tuple(args.private_key),
                                     report=verify.VerifyReport(fast=fast))

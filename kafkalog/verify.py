@@ -103,9 +103,10 @@ class VerifyReport:
     records: int = 0
     index_entries: int = 0
     files: int = 0
-    #: How the checks read: through the compiled kernels, or (False, for a small input, whose start-up they would
-    #: not repay) through the Kaitai parsers alone. The same problems either way.
-    fast: bool = True
+    #: How the checks read: through the compiled kernels, or (None, for a small input, whose start-up they would
+    #: not repay) through the Kaitai parsers until a batch holds many records (`SegmentReader`'s `fast`). The same
+    #: problems either way.
+    fast: bool | None = True
 
     @property
     def ok(self) -> bool:

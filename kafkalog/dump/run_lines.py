@@ -29,8 +29,8 @@ class RunLines:
         """The lines of a batch's records, or None when the object path made them (no columns to format).
         `args` go to the formatter: a run is formatted again when they change (rarely: a batch's
         timestamp type)."""
-        if not isinstance(records, TableRecords):
-            return None
+        if not isinstance(records, TableRecords) or not len(records):
+            return None  # (no rows: nothing to write, and perhaps no table to write them from)
         if len(self._key) != 1 + len(args) or self._key[0] is not records.source or self._key[1:] != args:
             self._text, self._starts = self.write(records.source, *args)
             self._key = (records.source, *args)

@@ -13,7 +13,7 @@ from kafkalog._generated.kafka_control_record import KafkaControlRecord
 from kafkalog._generated.kafka_record import KafkaRecord
 from kafkalog._generated.kafka_record_batch import KafkaRecordBatch
 from kafkalog.checksums import v2_crc
-from kafkalog.compression import CODEC_NAMES, NONE
+from kafkalog.compression import CODEC_NAMES, NONE, decompress
 from kafkalog.errors import (
     ChecksumError,
     CorruptStructureError,
@@ -24,6 +24,19 @@ from kafkalog.errors import (
 from kafkalog.formats.parse_errors import PARSE_ERRORS, describe
 from kafkalog.javaint import increment_sequence, s64
 from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE, Batch, Header, Record
+
+
+def records_extent(entry: bytes) -> tuple[int, int] | None:
+    """What reading a v2 batch's records would take: the count its header declares, and the bytes of its records
+    once decompressed (none of them parsed); None when the header does not parse or the records do not
+    decompress."""
+    try:
+        parsed = KafkaRecordBatch(KaitaiStream(BytesIO(entry)))
+        codec = int(parsed.attributes.compression)
+        data = parsed.records_data.data
+        return parsed.records_count, len(data) if codec == NONE else len(decompress(codec, data))
+    except (*PARSE_ERRORS, DecompressionError):
+        return None
 
 
 def decode_batch(entry: bytes, position: int, path: str | None, decode_records: bool = True) -> Batch:

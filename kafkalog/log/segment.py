@@ -40,6 +40,11 @@ MIN_ENTRY_BYTES = LOG_OVERHEAD + MIN_ENTRY_SIZE
 _ZERO_SCAN_LIMIT = 64 * 1024 * 1024
 #: Batches in one `scan_columns` run on the object path.
 _OBJECT_RUN = 1024
+#: With `fast=None`, an entry declaring or spanning this many records is read by the kernels (the Kaitai parsers read
+#: 25,000-40,000 records a second; a hostile batch of a million records in a few kilobytes would take them a minute).
+MANY_RECORDS = 4096
+#: ... and an entry whose records decompress to this many bytes.
+MANY_BYTES = 1024 * 1024
 
 
 class SegmentReader:
@@ -61,7 +66,7 @@ class SegmentReader:
         strict: bool = False,
         max_entry_bytes: int = DEFAULT_MAX_ENTRY_BYTES,
         max_decompressed_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES,
-        fast: bool = True,
+        fast: bool | None = True,
     ):
         self._file, self._owns_file, default_name = open_source(source)
         self.name = name if name is not None else default_name
@@ -72,7 +77,8 @@ class SegmentReader:
         self.strict = strict
         self.max_entry_bytes = max_entry_bytes
         self.max_decompressed_bytes = max_decompressed_bytes
-        #: Decode v2 batches with the compiled kernels (False: the Kaitai parsers alone, the reference).
+        #: Decode v2 batches with the compiled kernels (False: the Kaitai parsers alone, the reference; None: the
+        #: Kaitai parsers until an entry may hold many records, then the kernels: what costs least on a small file).
         self.fast = fast
         #: Every problem found so far, in file order.
         self.damage: list[DamagedDataError] = []
@@ -94,7 +100,8 @@ class SegmentReader:
     def __iter__(self) -> Iterator[Batch]:
         if not self.fast:
             yield from self._reference_batches()
-            return
+            if not self.fast:  # (None: the object path may hand the rest to the kernels)
+                return
         from kafkalog.fast import runs  # (start-up: see the top of this module)
         from kafkalog.fast import segment as fast_segment
 
@@ -153,7 +160,8 @@ class SegmentReader:
                     yield self._object_run(batches, seen)
                     batches, seen = [], len(self.damage)
             yield self._object_run(batches, seen)
-            return
+            if not self.fast:  # (None: the object path may hand the rest to the kernels)
+                return
         from kafkalog.fast import runs  # (start-up: see the top of this module)
         from kafkalog.fast import segment as fast_segment
 
@@ -169,11 +177,17 @@ class SegmentReader:
         return BatchColumns.of(batches, self.damage[seen:])
 
     def _reference_batches(self) -> Iterator[Batch]:
-        """Every entry decoded by the generated Kaitai parsers alone (`fast=False`)."""
+        """Every entry decoded by the generated Kaitai parsers alone (`fast=False`); with `fast=None`, until an
+        entry that may hold more records than they read in a moment: from there on, `fast` is True and `start`
+        is that entry's position, for the kernels to read the rest."""
         for chunk, base, table in self.entries():
             for pos, length, _ in table.tolist():
                 self.position = base + pos
-                batch = self._decode(chunk[pos:pos + LOG_OVERHEAD + length], base + pos)
+                entry = chunk[pos:pos + LOG_OVERHEAD + length]
+                if self.fast is None and _many_records(entry):
+                    self.fast, self.start = True, base + pos
+                    return
+                batch = self._decode(entry, base + pos)
                 self.position = base + pos + LOG_OVERHEAD + length
                 if batch is None:
                     continue
@@ -322,6 +336,20 @@ class SegmentReader:
         if self._file.read(n).count(0) == n:
             return f"; the remaining {n} bytes are all zero (unused space of a preallocated segment)"
         return ""
+
+
+def _many_records(entry: bytes) -> bool:
+    """Whether an entry may hold more than the object path should read: a v2 batch that declares `MANY_RECORDS`
+    or more, whose offsets span as many, or whose records decompress to `MANY_BYTES` or more (a record of a
+    million empty headers is a few hundred bytes compressed); a damaged one (the kernels say the same, sooner);
+    and a legacy entry (a compressed wrapper's message count is in no header)."""
+    header = entry_header(entry)
+    if not header.has_v2:
+        return True
+    with decompression_limit(MANY_BYTES):  # what is past it needs no more decompressing to be "many"
+        extent = record_batch.records_extent(entry)
+    return (extent is None or max(extent[0], header.v2.last_offset_delta) >= MANY_RECORDS
+            or extent[1] >= MANY_BYTES)
 
 
 def read_batches(source: Source, **options) -> Iterator[Batch]:

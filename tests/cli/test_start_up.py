@@ -15,6 +15,8 @@ import sys
 import pytest
 
 from kafkalog import cli
+from kafkalog.log import segment
+from kafkalog.log.segment import SegmentReader
 from tests.paths import FIXTURES, ROOT, SAMPLES
 
 FILES = sorted([*SAMPLES.glob("*.log"), *(FIXTURES / "segments").glob("*.log")])
@@ -23,8 +25,9 @@ NEVER_FOR_A_SMALL_FILE = ("numba", "pandas", "pyspark", "Crypto.Cipher", "fastav
                           "pyarrow.compute", "pyarrow.fs")
 
 
-def _run(monkeypatch, args: list[str], fast: bool) -> tuple[int, bytes, str]:
+def _run(monkeypatch, args: list[str], fast: bool, many: int = segment.MANY_RECORDS) -> tuple[int, bytes, str]:
     monkeypatch.setattr(cli, "FAST_PATH_MIN_BYTES", 0 if fast else 1 << 62)
+    monkeypatch.setattr(segment, "MANY_RECORDS", many)
     raw, err = io.BytesIO(), io.StringIO()
     out = io.TextIOWrapper(raw, encoding="utf-8")
     monkeypatch.setattr(sys, "stdout", out)
@@ -41,6 +44,8 @@ def test_the_kernels_and_the_kaitai_parsers_print_the_same(monkeypatch, path):
         fast = _run(monkeypatch, [*args, str(path)], fast=True)
         slow = _run(monkeypatch, [*args, str(path)], fast=False)
         assert slow == fast, (args, path)
+        # the object path handing the rest of a file to the kernels at its first batch of 3 offsets or more
+        assert _run(monkeypatch, [*args, str(path)], fast=False, many=3) == fast, (args, path)
         assert fast[1] or fast[0] != 0 or path.stat().st_size == 0, (args, path)  # something was printed
 
 
@@ -57,3 +62,14 @@ def test_a_small_file_is_read_without_numba_and_what_it_does_not_use(tmp_path):
     res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
     assert res.returncode == 0, res.stderr
     assert "'numba'" in res.stderr.strip().splitlines()[-1]
+
+
+def test_a_batch_of_many_records_is_left_to_the_kernels():
+    """A small file read the small way: by the Kaitai parsers, until a batch that may hold more records than they
+    read in a moment (a million records in a few kilobytes, say): from that batch on, by the kernels."""
+    with SegmentReader(SAMPLES / "v2-gzip.log", fast=None) as reader:
+        assert sum(len(b.records) for b in reader) == 6 and reader.fast is None
+    hostile = FIXTURES / "hostile" / "v2-zstd-1m-records.log"
+    with SegmentReader(hostile, fast=None) as reader:
+        counts = [len(b.records) for b in reader]
+        assert reader.fast is True and sum(counts) == 1_000_000
