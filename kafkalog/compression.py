@@ -16,7 +16,8 @@ Each codec is read in the framing Kafka's Java client writes:
 * zstd: one or more zstd frames, with or without the content size.
 
 Output is bounded: more than `max_decompressed_bytes()` bytes from one batch
-is reported as an error instead of filling memory (a decompression bomb).
+is reported as an error instead of filling memory (a decompression bomb), unless
+it is read a piece at a time with `stream`, as the fast path reads such a batch.
 """
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ import re
 import struct
 import threading
 import zlib
-from typing import Iterator
+from typing import Callable, Iterator
 
 import lz4.frame
 import snappy
@@ -157,6 +158,44 @@ def decompress_into(codec: int, data, magic: int, limit: int | None, out: Output
         raise DecompressionError(f"{CODEC_NAMES[codec]} data is corrupt: {_reason(exc)}") from exc
 
 
+def stream(codec: int, data, magic: int = 2, limit: int | None = None) -> Iterator[bytes]:
+    """The output of `data`, written with `codec`, a piece at a time: for a batch that decompresses past the
+    limit, which Kafka's reader streams whole. Pieces are about a MiB (a zstd call can give up to 32 MiB);
+    only a snappy block, which decompresses in one call, must itself fit under `limit`. After the pieces that
+    decompressed before damage, a `DecompressionError` says what it is, as `decompress` does."""
+    limit = max_decompressed_bytes() if limit is None else limit
+    if codec == NONE:
+        yield bytes(data)
+        return
+    if codec not in _DECODERS:
+        raise DecompressionError(f"unknown compression codec {codec}")
+    if codec == ZSTD and magic < 2:
+        raise DecompressionError(f"zstd compression in a magic {magic} message (Kafka allows it only in v2 batches)")
+    data = bytes(data)
+    if codec == GZIP:
+        chunks = _gunzip_chunks(data)
+    elif codec == SNAPPY:
+        chunks = _unsnappy_chunks(data, lambda: limit, limit)
+    elif codec == LZ4:
+        chunks = _unlz4_chunks(_lz4_frame(data, magic))
+    else:
+        chunks = _unzstd_chunks(data, _STEP)
+    try:
+        yield from chunks
+    except DecompressionError:
+        raise
+    except Exception as exc:  # each codec library raises its own types
+        raise DecompressionError(f"{CODEC_NAMES[codec]} data is corrupt: {_reason(exc)}") from exc
+
+
+def _fill(chunks: Iterator[bytes], codec: str, limit: int, out: Output) -> None:
+    """A codec's pieces into `out`, refused past `limit`."""
+    for chunk in chunks:
+        out += chunk
+        if len(out) > limit:
+            raise _too_large(codec, limit)
+
+
 def _reason(exc: Exception) -> str:
     """What a codec library's exception says, without its function names and error codes."""
     text = str(exc).strip()
@@ -192,14 +231,16 @@ def _too_large(codec: str, limit: int) -> DecompressionLimitError:
 
 
 def _gunzip(data: bytes, limit: int, magic: int, out: Output) -> None:
-    if _gunzip_whole(data, limit, out):
-        return
-    # The deflate body is inflated raw and the trailer checked here, as Java's
-    # GZIPInputStream does, so that a bad trailer still leaves all the data.
+    if not _gunzip_whole(data, limit, out):
+        _fill(_gunzip_chunks(data), "gzip", limit, out)
+
+
+def _gunzip_chunks(data: bytes) -> Iterator[bytes]:
+    """A gzip stream inflated a step at a time. The deflate body is inflated raw and the trailer checked
+    here, as Java's GZIPInputStream does, so that a bad trailer still leaves all the data."""
     rest = data
     first = True
     while True:
-        start = len(out)
         d = zlib.decompressobj(wbits=-zlib.MAX_WBITS)
         try:
             buf = _gzip_body(rest)
@@ -208,29 +249,33 @@ def _gunzip(data: bytes, limit: int, magic: int, out: Output) -> None:
                 raise
             return  # GZIPInputStream.readTrailer ignores a malformed member after the first
         first = False
+        crc = size = 0
         while True:
-            # At most a step of output a call: one call's output is a copy on its way into `out`.
-            step = min(limit + 1 - len(out), _STEP)
+            # At most a step of output a call: one call's output is a copy on its way to the caller.
             before = d.copy()
             try:
-                chunk = d.decompress(buf, step)
+                chunk = d.decompress(buf, _STEP)
             except zlib.error:
                 # zlib drops the output of a failing call: redo it in smaller
-                # steps to keep what decompressed before the damage.
-                _salvage(before, buf, limit, out)
+                # steps to keep what decompressed before the damage (less than a step).
+                salvaged = Output()
+                _salvage(before, buf, _STEP, salvaged)
+                if len(salvaged):
+                    yield bytes(salvaged.written())
                 raise
-            out += chunk
-            if len(out) > limit:
-                raise _too_large("gzip", limit)
+            if chunk:
+                crc = zlib.crc32(chunk, crc)
+                size += len(chunk)
+                yield chunk
             if d.eof:
                 break
             buf = d.unconsumed_tail
-            if not buf and len(chunk) < step:
+            if not buf and len(chunk) < _STEP:
                 break
         if not d.eof or len(d.unused_data) < 8:
             raise DecompressionError("gzip stream ends before its end (truncated)")
-        crc, size = struct.unpack_from("<II", d.unused_data)
-        if crc != isal_zlib.crc32(out.written()[start:]) or size != (len(out) - start) & 0xFFFFFFFF:
+        want_crc, want_size = struct.unpack_from("<II", d.unused_data)
+        if want_crc != crc or want_size != size & 0xFFFFFFFF:
             raise DecompressionError("gzip trailer does not match the data (corrupt gzip trailer)")
         rest = d.unused_data[8:]
         # Java's GZIPInputStream reads further members and ignores trailing bytes that are not one.
@@ -336,8 +381,14 @@ def _unsnappy_block(block: bytes, room: int, limit: int) -> bytes:
 
 
 def _unsnappy(data: bytes, limit: int, magic: int, out: Output) -> None:
+    _fill(_unsnappy_chunks(data, lambda: limit - len(out), limit), "snappy", limit, out)
+
+
+def _unsnappy_chunks(data: bytes, room: Callable[[], int], limit: int) -> Iterator[bytes]:
+    """snappy-java's stream framing a block at a time, or one raw block; a block declaring more than `room()`
+    is refused before it is decompressed (python-snappy allocates what it declares)."""
     if not data.startswith(XERIAL_MAGIC):
-        out += _unsnappy_block(data, limit, limit)
+        yield _unsnappy_block(data, room(), limit)
         return
     if len(data) < _XERIAL_HEADER_LEN:
         raise DecompressionError("snappy stream header is truncated")
@@ -350,7 +401,7 @@ def _unsnappy(data: bytes, limit: int, magic: int, out: Output) -> None:
         if n < 0 or pos + n > len(data):
             raise DecompressionError(
                 f"snappy block at stream byte {pos - 4} declares {n} bytes, {len(data) - pos} remain")
-        out += _unsnappy_block(data[pos:pos + n], limit - len(out), limit)
+        yield _unsnappy_block(data[pos:pos + n], room(), limit)
         pos += n
 
 
@@ -402,9 +453,12 @@ def _fix_lz4_header_checksum(data: bytes) -> bytes:
     return data[:hc_pos] + bytes([hc]) + data[hc_pos + 1:]
 
 
+def _lz4_frame(data: bytes, magic: int) -> bytes:
+    return _fix_lz4_header_checksum(data) if magic == 0 else data
+
+
 def _unlz4(data: bytes, limit: int, magic: int, out: Output) -> None:
-    if magic == 0:
-        data = _fix_lz4_header_checksum(data)
+    data = _lz4_frame(data, magic)
     if _LZ4_MAX_RATIO * len(data) <= limit - len(out):
         # The usual batch: one call, which cannot pass the limit. Where it fails, the
         # slices below find what decompressed before the damage.
@@ -416,15 +470,17 @@ def _unlz4(data: bytes, limit: int, magic: int, out: Output) -> None:
         if whole is not None and d.eof:
             out += whole
             return
+    _fill(_unlz4_chunks(data), "lz4", limit, out)
+
+
+def _unlz4_chunks(data: bytes) -> Iterator[bytes]:
+    """An LZ4 frame fed a slice at a time, so that the blocks before a damaged one are kept; each call's output
+    is at most a step (python-lz4 allocates max_length up front)."""
     d = lz4.frame.LZ4FrameDecompressor()
-    # Fed a slice at a time so that the blocks before a damaged one are kept; each call's output
-    # is at most a step (python-lz4 allocates max_length up front).
     for i in range(0, len(data), _LZ4_SLICE):
-        out += d.decompress(data[i:i + _LZ4_SLICE], max_length=min(limit + 1 - len(out), _STEP))
-        while not d.eof and not d.needs_input and len(out) <= limit:
-            out += d.decompress(b"", max_length=min(limit + 1 - len(out), _STEP))
-        if len(out) > limit:
-            raise _too_large("lz4", limit)
+        yield d.decompress(data[i:i + _LZ4_SLICE], max_length=_STEP)
+        while not d.eof and not d.needs_input:
+            yield d.decompress(b"", max_length=_STEP)
         if d.eof:
             return
     raise DecompressionError("lz4 frame ends before its end mark (truncated)")
@@ -439,21 +495,26 @@ def _zstd_context() -> zstandard.ZstdDecompressor:
 
 
 def _unzstd(data: bytes, limit: int, magic: int, out: Output) -> None:
-    # Kafka's zstd-jni stream reads frame after frame, and Java may omit the
-    # content size. Input goes in slices small enough that even the most
-    # compressible block (_ZSTD_MAX_RATIO) cannot take one call's output far
-    # past the limit, and large enough that an ordinary batch takes a call or two.
+    _fill(_unzstd_chunks(data, limit - len(out)), "zstd", limit, out)
+
+
+def _unzstd_chunks(data: bytes, budget: int) -> Iterator[bytes]:
+    """zstd frames, one after the other, as Kafka's zstd-jni stream reads them (Java may omit the content
+    size). Input goes in slices small enough that even the most compressible block (_ZSTD_MAX_RATIO) cannot
+    take one call's output far past `budget`, and large enough that an ordinary batch takes a call or two."""
     dctx = _zstd_context()
     view = memoryview(data)
+    produced = 0
     while len(view):
         dobj = dctx.decompressobj()
         fed = 0
         while fed < len(view) and not dobj.eof:
-            step = max(_ZSTD_SLICE, (limit - len(out)) // _ZSTD_MAX_RATIO)
-            out += dobj.decompress(view[fed:fed + step])
+            step = max(_ZSTD_SLICE, (budget - produced) // _ZSTD_MAX_RATIO)
+            chunk = dobj.decompress(view[fed:fed + step])
             fed += step
-            if len(out) > limit:
-                raise _too_large("zstd", limit)
+            if chunk:
+                produced += len(chunk)
+                yield chunk
         if not dobj.eof:
             raise DecompressionError("zstd frame ends before its last block (truncated)")
         rest = dobj.unused_data
