@@ -21,6 +21,7 @@ from kafkalog.dump.run_lines import RunLines
 from kafkalog.errors import KafkalogError, OffsetGapError, TruncatedError, UsageError
 from kafkalog.formats import internal_topics
 from kafkalog.log import file_kinds
+from kafkalog.log.record_list import StreamedRecords, parts_of
 from kafkalog.log.segment import SegmentReader
 from kafkalog.progress import ByteProgress
 from kafkalog.dataset import fs
@@ -93,7 +94,9 @@ def dump_segment(path: Path | str, kind: str, opts: DumpOptions, out: TextIO) ->
                   if kind == file_kinds.RSM_MANIFEST else open(path, "rb"))
     with opened as f:
         source: BinaryIO = f if opts.max_bytes is None else _Prefix(f, opts.max_bytes)  # type: ignore[assignment]
-        with SegmentReader(source, name=str(path), decode_records=not opts.shallow, fast=opts.fast) as reader:
+        # Its batches' records in parts past a window: what is printed is not held.
+        with SegmentReader(source, name=str(path), decode_records=not opts.shallow, fast=opts.fast,
+                           batch_parts=True) as reader:
             if opts.format == "kafka":
                 return _dump_kafka(path, kind, reader, source, opts, out)
             return _dump_ours(path, reader, opts, out)
@@ -166,20 +169,22 @@ def _dump_ours(path: Path, reader: SegmentReader, opts: DumpOptions, out: TextIO
         for damage in reader.damage[printed:len(reader.damage) - len(batch.damage)]:
             emit(error_line(damage))
         emit(batch_line(batch))
-        compiled = (run_lines.of(batch.records) if run_lines is not None and dump_format.raw_records(batch, decoder)
-                    and (values is None or batch.is_control) else None)
-        if compiled is not None:
-            lines.lines(compiled)
-        for record in batch.records if compiled is None else ():
-            line, problem = internal_topics.dump_hook(record_line(record), record, decoder, str(path), batch.position)
-            problems = [problem] if problem is not None else []
-            if values is not None and record.control_type is None:
-                line, more = registry_lines.add_values(line, record, values, topic, str(path), batch.position)
-                problems += more
-            emit(line)
-            for p in problems:
-                emit(error_line(p))
-                undecodable = True
+        for records in parts_of(batch.records):  # (one, but a batch read past the decompression limit has parts)
+            compiled = (run_lines.of(records) if run_lines is not None and dump_format.raw_records(batch, decoder)
+                        and (values is None or batch.is_control) else None)
+            if compiled is not None:
+                lines.lines(compiled)
+            for record in records if compiled is None else ():
+                line, problem = internal_topics.dump_hook(record_line(record), record, decoder, str(path),
+                                                          batch.position)
+                problems = [problem] if problem is not None else []
+                if values is not None and record.control_type is None:
+                    line, more = registry_lines.add_values(line, record, values, topic, str(path), batch.position)
+                    problems += more
+                emit(line)
+                for p in problems:
+                    emit(error_line(p))
+                    undecodable = True
         for damage in batch.damage:
             emit(error_line(damage))
         printed = len(reader.damage)
@@ -204,9 +209,13 @@ def _dump_kafka(path: Path, kind: str, reader: SegmentReader, source: BinaryIO, 
         if run_lines is None and reader.fast:
             run_lines = kafka_format.run_lines()
         lines.line(kafka_format.batch_line(batch))
-        compiled = (run_lines.of(batch.records, batch.timestamp_type) if run_lines is not None and not opts.shallow
-                    and kafka_format.raw_data_records(batch, decoder) else None)
-        if compiled is not None:
+        formatted = run_lines is not None and not opts.shallow and kafka_format.raw_data_records(batch, decoder)
+        streamed = isinstance(batch.records, StreamedRecords)  # a batch read past the decompression limit, in parts
+        compiled = run_lines.of(batch.records, batch.timestamp_type) if formatted and not streamed else None
+        if formatted and streamed:
+            for records in batch.records.parts():
+                lines.lines(run_lines.of(records, batch.timestamp_type) or memoryview(b""))
+        elif compiled is not None:
             lines.lines(compiled)
         elif not opts.shallow:
             checks = []
@@ -214,7 +223,7 @@ def _dump_kafka(path: Path, kind: str, reader: SegmentReader, source: BinaryIO, 
                 source.seek(batch.position)
                 checks = kafka_format.legacy_checksums(source.read(batch.size), batch)
             for n, record in enumerate(batch.records):
-                check = checks[n] if len(checks) == len(batch.records) else (batch.crc, batch.crc_valid)
+                check = checks[n] if checks and len(checks) == len(batch.records) else (batch.crc, batch.crc_valid)
                 lines.line(kafka_format.record_line(batch, record, check, opts.kafka_version, decoder))
         valid_bytes += batch.size
         _progress(opts, batch.end_position, path)

@@ -80,11 +80,13 @@ class DecompressionError(DamagedDataError):
 
 
 class DecompressionLimitError(DecompressionError):
-    """Compressed data that decompresses to more than `max_decompressed_bytes`: refused whole.
+    """More decompressed bytes than `max_decompressed_bytes` lets kafkalog hold at once.
 
     Kafka's reader has no such limit; kafkalog has one so that a small batch cannot
-    fill memory (a decompression bomb). The batch gives no records; raise the limit to
-    read it.
+    fill memory (a decompression bomb). The fast path reads a batch past it a window
+    at a time, as Kafka streams it, so what is refused is a single record (or the
+    bytes after a batch's declared records) that does not fit, and, on the object
+    path alone (`fast=False`), a batch past it. Raise the limit to read it.
     """
 
 

@@ -66,7 +66,8 @@ class Batch:
     is_transactional: bool
     is_control: bool
     delete_horizon_ms: int | None
-    #: The records; a list, or for batches the fast path decoded a sequence that makes them a block at a time.
+    #: The records; a list, or for batches the fast path decoded a sequence that makes them a block at a time,
+    #: or for a batch read past the decompression limit its parts as they come (`log.record_list.StreamedRecords`).
     records: Sequence[Record] = field(default_factory=list)
     #: Damage found inside this batch (CRC mismatch, data that does not decompress or parse).
     damage: list[DamagedDataError] = field(default_factory=list)

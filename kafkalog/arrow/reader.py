@@ -11,7 +11,10 @@ milliseconds (-1 for none). This is what `kafkalog.read_arrow` (and so the
 Spark reader, the UDFs and `kafkalog ingest`) decodes each byte range through.
 
 Decoding is the compiled fast path (`kafkalog.fast.segment`) unless `fast=False`
-asks for the Kaitai parsers alone; both give the same rows and damage.
+asks for the Kaitai parsers alone; both give the same rows and damage, except for
+a batch whose records decompress past `max_decompressed_bytes`: the fast path
+reads it as a stream, a window at a time (`kafkalog.fast.streamed_batch`), where
+the Kaitai parsers, which hold a batch whole, refuse it.
 """
 from __future__ import annotations
 
@@ -20,7 +23,6 @@ from typing import Iterator
 import numpy as np
 import pyarrow as pa
 
-from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES
 from kafkalog.errors import ChecksumError, DamagedDataError, UsageError
 from kafkalog.fast import segment as fast_segment
 from kafkalog.fast.columns import SCHEMA, damage_rows
@@ -45,7 +47,7 @@ def read_segment(
     rows_per_batch: int = DEFAULT_ROWS_PER_BATCH,
     stop_offset: int | None = None,
     max_entry_bytes: int = DEFAULT_MAX_ENTRY_BYTES,
-    max_decompressed_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES,
+    max_decompressed_bytes: int | None = None,
     fast: bool = True,
 ) -> Iterator[pa.RecordBatch]:
     """The records of the entries that start in bytes [start, end) of one segment, as `SCHEMA` batches.
@@ -66,8 +68,11 @@ def read_segment(
                            max_decompressed_bytes=max_decompressed_bytes)
     out = _Output(rows_per_batch)
     with reader:
-        runs = fast_segment.decode_runs(reader, topic, partition, reference=not fast)
+        # DROPMALFORMED leaves a damaged batch out whole: it is held whole up to the limit, not handed out in parts.
+        runs = fast_segment.decode_runs(reader, topic, partition, reference=not fast,
+                                        whole_batches=mode == DROPMALFORMED)
         stopped = False
+        streamed = _Streamed()
         for run in runs:
             items = run.items
             if not len(items):
@@ -82,6 +87,14 @@ def read_segment(
             for i in sorted(look):
                 item = items[i]
                 damages = _counted(item.damage, validate_checksums)
+                if (item.more or item.part) and not (stop_offset is not None and item.part == 0
+                                                     and item.base_offset >= stop_offset and not damages):
+                    # A part of a batch read past the decompression limit (each the last item of its run).
+                    if item.row_start > kept:
+                        out.add(run.table.slice(kept, item.row_start - kept))
+                    kept = None
+                    streamed.part(out, run.table, item, damages, mode, reader.name)
+                    continue
                 clean = not damages and item.is_batch
                 if clean and not (stop_offset is not None and item.magic >= 2 and item.base_offset >= stop_offset):
                     continue
@@ -127,6 +140,29 @@ def _damage_only(out: "_Output", damages: list[DamagedDataError], mode: str, seg
         raise damages[0]
     if damages and mode == PERMISSIVE:
         out.add(damage_rows(damages, segment))
+
+
+class _Streamed:
+    """The parts of a batch read past the decompression limit, whose rows go out before its end is known.
+
+    Its damage is said after its last part, as after a batch read whole. FAILFAST raises it where it is
+    found; DROPMALFORMED leaves out the parts from the one where it is found (those before are already out).
+    """
+
+    def __init__(self):
+        self.damage: list[DamagedDataError] = []
+
+    def part(self, out: "_Output", table: pa.Table, item, damages: list[DamagedDataError], mode: str,
+             segment: str | None) -> None:
+        if item.part == 0:
+            self.damage = []
+        if damages and mode == FAILFAST:
+            raise damages[0]
+        self.damage += damages
+        if item.row_end > item.row_start and not (self.damage and mode == DROPMALFORMED):
+            out.add(table.slice(item.row_start, item.row_end - item.row_start))
+        if not item.more and self.damage and mode == PERMISSIVE:
+            out.add(damage_rows(self.damage, segment))
 
 
 class _Output:

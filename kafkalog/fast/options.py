@@ -30,6 +30,9 @@ class WalkOptions:
     columns: bool = True
     #: Only the columns a `Record` holds.
     record_columns_only: bool = False
+    #: A batch whose records decompress past this many bytes is read in parts, a window at a time
+    #: (`kafkalog.fast.streamed_batch`); at most the limit.
+    stream_bytes: int = 1 << 62
     #: Columns whose value is the same on many rows, made once and sliced.
     repeated: Repeated = field(default_factory=Repeated)
 

@@ -14,7 +14,6 @@ same rows and the same damage.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterator
 
 import crc32c
@@ -28,12 +27,14 @@ from kafkalog._generated.kafka_control_record import KafkaControlRecord
 from kafkalog._generated.kafka_record import KafkaRecord
 from kafkalog.checksums import V2_CRC_START
 from kafkalog.compression import NONE, Output, decompress_into
-from kafkalog.errors import DamagedDataError, DecompressionError
+from kafkalog.errors import DamagedDataError, DecompressionError, DecompressionLimitError
 from kafkalog.fast import kernels
 from kafkalog.fast import message_set as fast_legacy
 from kafkalog.fast.columns import RECORD_SCHEMA, SCHEMA, binary_arrays
 from kafkalog.fast.options import WalkOptions
+from kafkalog.fast.record_groups import GROUP_BYTES, Group, RecordTables, Sections
 from kafkalog.fast.runs import Item, Run, RunBuilder
+from kafkalog.fast.streamed_batch import StreamedBatch
 from kafkalog.formats import record_batch
 from kafkalog.formats.framing import LOG_OVERHEAD
 from kafkalog.formats.parse_errors import PARSE_ERRORS
@@ -41,59 +42,10 @@ from kafkalog.formats.parse_errors import PARSE_ERRORS
 #: Record rows of one walk before the rows so far are turned into Arrow (the tables are reused). Not a
 #: power of two: the tables are column-major, and columns a power of two apart share cache sets.
 TABLE_ROWS = (1 << 15) + 61
-#: Decompressed bytes held for one walk before it runs: little enough to stay in a core's cache from the
-#: codec's output to the walk and the Arrow copies.
-GROUP_BYTES = 4 * 1024 * 1024
 
 CONTROL_NAMES = [t.name.upper() for t in sorted(KafkaControlRecord.ControlType, key=lambda t: t.value)]
 _CONTROL_CODES = {t.value: i for i, t in enumerate(sorted(KafkaControlRecord.ControlType, key=lambda t: t.value))}
 _CONTROL_NAMES = pa.array(CONTROL_NAMES + ["UNKNOWN"])
-
-
-@dataclass(slots=True)
-class RecordTables:
-    """The column-major tables (`t[column, row]`) the kernels fill, reused from walk to walk."""
-
-    rec: np.ndarray  # records (`k.KAFKA_RECORD__*` columns)
-    hdr: np.ndarray  # record headers (`k.KAFKA_RECORD__HEADER__*`); grows when a walk needs more
-    row_section: np.ndarray  # each record row's section
-    ctl: np.ndarray  # one control key (`k.KAFKA_CONTROL_RECORD__*`)
-
-    @classmethod
-    def make(cls, rows: int) -> "RecordTables":
-        return cls(np.empty((k.KAFKA_RECORD__WIDTH, rows), dtype=np.int64),
-                   np.empty((k.KAFKA_RECORD__HEADER__WIDTH, rows), dtype=np.int64),
-                   np.empty(rows, dtype=np.int64),
-                   np.empty((k.KAFKA_CONTROL_RECORD__WIDTH, 1), dtype=np.int64))
-
-
-@dataclass(slots=True)
-class Sections:
-    """The records sections of a group's batches, and how far `walk_sections` got in each."""
-
-    pos: np.ndarray  # where each section starts in the group's buffer
-    end: np.ndarray  # and ends
-    count: np.ndarray  # records each batch declares
-    partial: np.ndarray  # 1 for what decompressed before damage
-    good: np.ndarray  # records parsed
-    err: np.ndarray  # `kernels.SECTION_*`: what stopped the section, 0 for nothing
-    err_pos: np.ndarray  # where
-    trailing_at: np.ndarray  # the record with bytes after its body, or -1
-    rows: np.ndarray  # rows each section has given so far
-
-    @classmethod
-    def of(cls, group: "Group") -> "Sections":
-        n = group.count
-        partial = np.zeros(n, dtype=np.int64)
-        partial[list(group.partial)] = 1
-        return cls(group.starts, group.starts + group.lengths, group.hdr[:, k.KAFKA_RECORD_BATCH__RECORDS_COUNT].copy(),
-                   partial, np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
-                   np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64))
-
-    def walk(self, buf: np.ndarray, state: np.ndarray, tables: RecordTables) -> tuple[int, int, int]:
-        """Parse records from where `state` says until the sections end or a table is full."""
-        return kernels.walk_sections(buf, self.pos, self.end, self.count, self.partial, state, tables.rec, tables.hdr,
-                                     tables.row_section, self.good, self.err, self.err_pos, self.trailing_at)
 
 
 class BatchWalker:
@@ -106,7 +58,7 @@ class BatchWalker:
         self.output = Output()
 
     def batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, hdr: np.ndarray,
-                 group: "Group", run: RunBuilder, magic_damage: list[DamagedDataError] | None = None
+                 group: Group, run: RunBuilder, magic_damage: list[DamagedDataError] | None = None
                  ) -> Iterator[Run]:
         """v2 batches (`entries`, their headers `hdr`) into the group: all uncompressed or all compressed."""
         pos = entries[:, kernels.ENTRY_POS]
@@ -147,7 +99,21 @@ class BatchWalker:
         for j, (codec, p, n) in enumerate(zip(codecs.tolist(), data_pos.tolist(), data_len.tolist())):
             starts.append(output.start)
             try:
-                decompress_into(codec, view[p:p + n], 2, self.options.limit, output)
+                decompress_into(codec, view[p:p + n], 2, self.options.stream_bytes, output)
+            except DecompressionLimitError:
+                # Past `stream_bytes` (a window, or the limit): read as a stream, a window at a time, as Kafka
+                # reads it; after the batches before it are walked.
+                starts.pop()
+                if j > i:
+                    group.add(hdr[i:j], position[i:j], size[i:j], magic[i:j], np.array(starts, dtype=np.int64),
+                              np.array(lengths, dtype=np.int64), _shifted(damage, i, j), partial, buf)
+                yield from self.walk(group, run)
+                yield from StreamedBatch(self, view[p:p + n], hdr[j], int(position[j]), int(size[j]), int(magic[j]),
+                                         damage.get(j, [])).read(run)
+                group.use(output)
+                starts, lengths, partial = [], [], {}
+                i = j + 1
+                continue
             except DecompressionError as exc:
                 # The records that decompressed before the damage are handed out, as Kafka's streams do;
                 # past the limit, none.
@@ -166,8 +132,9 @@ class BatchWalker:
 
     # -- walking the records of a group of batches --------------------------------------------------------------
 
-    def walk(self, group: "Group", run: RunBuilder) -> Iterator[Run]:
+    def walk(self, group: Group, run: RunBuilder) -> Iterator[Run]:
         if not group.count:
+            group.clear()  # (it may have been readied for compressed batches that did not come)
             return
         group.seal()
         buf, hdr = group.buffer, group.hdr
@@ -178,13 +145,13 @@ class BatchWalker:
         while True:
             why, nrows, nhdr = sections.walk(buf, state, self.tables)
             if why == kernels.WALK_HEADERS_FULL:
-                self.tables.hdr = np.empty((self.tables.hdr.shape[0], 2 * self.tables.hdr.shape[1] + 61), dtype=np.int64)
+                self.tables.grow_headers()
                 continue
             if nrows:
                 if self.options.columns:
-                    run.add_table(pa.Table.from_batches([self._columns(buf, hdr, group, nrows, nhdr)]))
+                    run.add_table(pa.Table.from_batches([self.columns(buf, hdr, group, nrows, nhdr)]))
                 else:
-                    self._controls_only(buf, hdr, group, nrows)
+                    self.controls_only(buf, hdr, group, nrows)
                     run.add_rows(nrows)
                 sections.rows += np.bincount(self.tables.row_section[:nrows], minlength=nsec)
             done_upto = int(state[0])
@@ -208,7 +175,7 @@ class BatchWalker:
                 yield run.finish()
         group.clear()
 
-    def _finish_section(self, run: RunBuilder, group: "Group", s: int) -> None:
+    def _finish_section(self, run: RunBuilder, group: Group, s: int) -> None:
         """The item of section `s`, which is not a plain whole batch: its rows and its damage, in the reference
         path's order and words."""
         sections = group.sections
@@ -226,7 +193,7 @@ class BatchWalker:
             # What decompressed before the damage: the records in it, less the last declared one.
             emitted = examined = rows - 1 if count and rows == count else rows
             if 0 <= trailing_at < emitted:
-                rec = self._kaitai_record(group, s)
+                rec = self.kaitai_record(group, s)
                 failure = record_batch.record_trailing_damage(trailing_at, len(rec.body.trailing), rec.length.value,
                                                               self.options.path, position)
                 emitted = examined = trailing_at
@@ -238,11 +205,11 @@ class BatchWalker:
                                                          group.offset_of_last.get(s) if rows else None, self.options.path,
                                                          position)
         elif err == kernels.BODY_TRAILING:
-            rec = self._kaitai_record(group, s)
+            rec = self.kaitai_record(group, s)
             failure = record_batch.record_trailing_damage(int(sections.good[s]), len(rec.body.trailing),
                                                           rec.length.value, self.options.path, position)
         elif err != 0:
-            failure = self._parse_damage(group, s, int(sections.good[s]), count, position)
+            failure = self.parse_damage(group, s, int(sections.good[s]), count, position)
         damage = list(group.damage.get(s, [])) + [d for i, d in group.control_damage.pop(s, []) if i < examined]
         if failure is not None:
             damage.append(failure)
@@ -253,16 +220,16 @@ class BatchWalker:
         run.add_item(Item(position, size, magic, header[k.KAFKA_RECORD_BATCH__BASE_OFFSET], row_start,
                           row_start + emitted, damage, header=header, controls=controls))
 
-    def _parse_damage(self, group: "Group", s: int, index: int, count: int, position: int) -> DamagedDataError:
+    def parse_damage(self, group: Group, s: int, index: int, count: int, position: int) -> DamagedDataError:
         try:
-            self._kaitai_record(group, s)
+            self.kaitai_record(group, s)
         except PARSE_ERRORS as exc:
             return record_batch.record_parse_damage(index, count, exc, self.options.path, position)
         raise AssertionError(f"{self.options.path}: byte {position}: the kernel and the Kaitai parser disagree on record "
                              f"{index}")  # a generator bug, not a property of the data
 
     @staticmethod
-    def _kaitai_record(group: "Group", s: int) -> KafkaRecord:
+    def kaitai_record(group: Group, s: int) -> KafkaRecord:
         """The record where a section's damage is, read by the Kaitai parser at the same place in the same bytes."""
         sections = group.sections
         io = KaitaiStream(BytesIO(group.buffer[sections.pos[s]:sections.end[s]].tobytes()))
@@ -271,7 +238,7 @@ class BatchWalker:
 
     # -- Arrow columns of the rows of one walk ------------------------------------------------------------------
 
-    def _columns(self, buf: np.ndarray, hdr: np.ndarray, group: "Group", n: int, nhdr: int) -> pa.RecordBatch:
+    def columns(self, buf: np.ndarray, hdr: np.ndarray, group: Group, n: int, nhdr: int) -> pa.RecordBatch:
         rec = self.tables.rec
         rs = self.tables.row_section[:n]
         offset = np.empty(n, dtype=np.int64)
@@ -331,7 +298,7 @@ class BatchWalker:
         }
         return pa.RecordBatch.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)
 
-    def _controls_only(self, buf: np.ndarray, hdr: np.ndarray, group: "Group", n: int) -> None:
+    def controls_only(self, buf: np.ndarray, hdr: np.ndarray, group: Group, n: int) -> None:
         """Without columns: the offsets of each section's last row, and the control records' offsets and types."""
         rs = self.tables.row_section[:n]
         offset = np.empty(n, dtype=np.int64)
@@ -385,7 +352,7 @@ class BatchWalker:
         return pc.if_else(pa.array(codes < 0), pa.scalar(None, pa.string()), taken)
 
 
-def _note_last_offsets(group: "Group", rs: np.ndarray, offset: np.ndarray) -> None:
+def _note_last_offsets(group: Group, rs: np.ndarray, offset: np.ndarray) -> None:
     """The offset of the last row in this walk of each section with bytes after its declared records: its
     damage is worded with it. (The walk has set the damage of every section whose last rows these are.)"""
     first = int(rs[0])
@@ -396,61 +363,10 @@ def _note_last_offsets(group: "Group", rs: np.ndarray, offset: np.ndarray) -> No
             group.offset_of_last[s] = int(offset[rows[-1]])
 
 
-def _index_in_section(group: "Group", rs: np.ndarray, row: int) -> int:
+def _index_in_section(group: Group, rs: np.ndarray, row: int) -> int:
     """Which record of its batch a row of this walk is (rows of a batch are consecutive, after earlier walks')."""
     s = rs[row]
     return int(group.sections.rows[s]) + row - int(np.searchsorted(rs, s, side="left"))
-
-
-class Group:
-    """v2 batches waiting to be walked together: their headers and where their records are, in blocks."""
-
-    def __init__(self):
-        self.clear()
-
-    def clear(self) -> None:
-        self.blocks: list[tuple[np.ndarray, ...]] = []
-        self.count = 0
-        self.bytes = 0
-        #: Sparse, by section: the damage found before the walk, and the decompression error of a section
-        #: that is what decompressed before it.
-        self.damage: dict[int, list[DamagedDataError]] = {}
-        self.partial: dict[int, DamagedDataError] = {}
-        self.control_damage: dict[int, list[tuple[int, DamagedDataError]]] = {}  # (record index, damage)
-        self.offset_of_last: dict[int, int] = {}
-        self.controls: dict[int, list[tuple[int, int, str]]] = {}  # (record index, offset, type)
-        self.sections: Sections | None = None  # while the group is walked
-        self.chunk: np.ndarray | None = None
-        self.buffer: np.ndarray | None = None  # (a view of the output buffer holds it at its size)
-        #: The buffer the sections of compressed batches are decompressed into; None when the sections are
-        #: in the chunk (uncompressed batches).
-        self.output: Output | None = None
-
-    def use(self, output: Output) -> None:
-        if self.output is None:
-            output.clear(2 * GROUP_BYTES)  # (a group holds GROUP_BYTES and one batch more)
-            self.output = output
-
-    def add(self, hdr: np.ndarray, position: np.ndarray, size: np.ndarray, magic: np.ndarray, starts: np.ndarray,
-            lengths: np.ndarray, damage: dict[int, list[DamagedDataError]], partial: dict[int, DamagedDataError],
-            chunk: np.ndarray) -> None:
-        """Batches with their headers and where their records are: chunk[starts:starts + lengths] when they are
-        not compressed, else in the output buffer (what decompressed before the error in `partial`). `damage`
-        and `partial` are keyed by the index in these batches."""
-        self.blocks.append((hdr, position, size, magic, starts, lengths))
-        self.damage.update((self.count + i, d) for i, d in damage.items())
-        self.partial.update((self.count + i, e) for i, e in partial.items())
-        self.count += len(hdr)
-        self.bytes += int(lengths.sum())
-        self.chunk = chunk
-
-    def seal(self) -> None:
-        """The blocks as whole columns, for the walk: `hdr`, `positions`, `sizes`, `magics`, `starts`,
-        `lengths`, and the `buffer` the sections are in."""
-        hdr, self.positions, self.sizes, self.magics, self.starts, self.lengths = (
-            np.concatenate(column) if len(self.blocks) > 1 else column[0] for column in zip(*self.blocks))
-        self.hdr = np.ascontiguousarray(hdr)
-        self.buffer = self.chunk if self.output is None else np.frombuffer(self.output.buffer, dtype=np.uint8)
 
 
 def _shifted(damage: dict[int, list], start: int, end: int) -> dict[int, list]:

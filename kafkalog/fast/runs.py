@@ -48,6 +48,10 @@ class Item:
     #: The v2 header as the kernel read it (a list; `k.KAFKA_RECORD_BATCH__*` fields), or a legacy entry's
     #: columns (`fast_legacy`), for the batches the fast path decoded.
     header: list[int] | np.ndarray | None = None
+    #: A batch read past the decompression limit comes in parts, each the last entry of its run
+    #: (`kafkalog.fast.streamed_batch`): which part this is, and whether more follow in the next runs.
+    part: int = 0
+    more: bool = False
 
 
 @dataclass

@@ -25,14 +25,16 @@ from kafkalog.fast import kernels
 from kafkalog.fast import message_set as fast_legacy
 from kafkalog.fast import record_batch as fast_v2
 from kafkalog.fast.options import WalkOptions
+from kafkalog.fast.record_groups import Group
 from kafkalog.fast.runs import Item, Run, RunBuilder, decode_reference
+from kafkalog.fast import streamed_batch
 from kafkalog.formats import record_batch
 from kafkalog.formats.framing import LOG_OVERHEAD
 
 
 def decode_runs(reader, topic: str | None = None, partition: int | None = None, *, reference: bool = False,
                 records: bool = True, columns: bool = True, record_columns_only: bool = False,
-                table_rows: int | None = None) -> Iterator[Run]:
+                whole_batches: bool = False, table_rows: int | None = None) -> Iterator[Run]:
     """The runs of a `SegmentReader`'s range, in file order; structural damage is left in `reader.damage`.
 
     `reference=True` decodes every entry with the Kaitai parsers alone;
@@ -41,9 +43,13 @@ def decode_runs(reader, topic: str | None = None, partition: int | None = None, 
     only each control record's offset and type (`Item.controls`);
     `record_columns_only=True` makes the `RECORD_COLUMNS` only (what a
     `Record` holds), a third of the memory of every column.
+    A batch whose records decompress past a window (`streamed_batch.WINDOW_BYTES`)
+    is read in parts (`Item.part`); with `whole_batches=True` only one past the
+    reader's `max_decompressed_bytes`, which it could not hold.
     """
-    options = WalkOptions(reader.name, topic, partition, reader.max_decompressed_bytes, records, columns,
-                          record_columns_only)
+    limit = reader.max_decompressed_bytes
+    options = WalkOptions(reader.name, topic, partition, limit, records, columns, record_columns_only,
+                          stream_bytes=limit if whole_batches else min(limit, streamed_batch.WINDOW_BYTES))
     walker = _EntryWalker(options, table_rows or fast_v2.TABLE_ROWS)
     for chunk, base, entries in reader.entries():
         reader.position = base
@@ -105,7 +111,7 @@ class _EntryWalker:
             kind[v2[bulk]] = 1
         cuts = (np.flatnonzero(np.diff(kind)) + 1).tolist()
 
-        group = fast_v2.Group()
+        group = Group()
         plain = _Plain(messages)
         run = RunBuilder()
         view = memoryview(chunk)

@@ -89,3 +89,42 @@ class TableRecords(Sequence):
         ]
         self._cache = (start, records)
         return records
+
+
+class StreamedRecords:
+    """The records of a batch read past the decompression limit (`kafkalog.fast.streamed_batch`): a part at a
+    time, each a `TableRecords`, made as they are read. They can be read once, in order; their number is
+    known only at the end, so there is no len()."""
+
+    def __init__(self, first: TableRecords, rest: Iterator[TableRecords]):
+        self.first = first
+        self.rest = rest
+        self._started = False
+
+    def parts(self) -> Iterator[TableRecords]:
+        if self._started:
+            raise RuntimeError("the records of a batch read past the decompression limit are read once")
+        self._started = True
+        yield self.first
+        yield from self.rest
+
+    def __iter__(self) -> Iterator[Record]:
+        for part in self.parts():
+            yield from part
+
+    def drain(self) -> None:
+        """Read the parts no one read, so that the reader goes on after the batch."""
+        for _ in self.rest:
+            pass
+
+    def __repr__(self) -> str:
+        return "StreamedRecords(a batch read past the decompression limit)"
+
+
+def parts_of(records: Sequence[Record] | StreamedRecords) -> Iterator[Sequence[Record]]:
+    """A batch's records as the sequences they come in: one, or a streamed batch's parts."""
+    if isinstance(records, StreamedRecords):
+        yield from records.parts()
+    else:
+        yield records
+

@@ -21,11 +21,12 @@ from typing import BinaryIO, Iterator
 
 import numpy as np
 
-from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES, decompression_limit
+from kafkalog.compression import decompression_limit
+from kafkalog.compression import max_decompressed_bytes as compression_limit
 from kafkalog.errors import CorruptStructureError, DamagedDataError, RemoteObjectError, TruncatedError
 from kafkalog.formats import message_set, record_batch
 from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
-from kafkalog.log.record_list import TableRecords
+from kafkalog.log.record_list import StreamedRecords, TableRecords
 from kafkalog.model import Batch, BatchColumns
 from kafkalog.sources import Source, open_source
 
@@ -52,7 +53,9 @@ class SegmentReader:
 
     `start` must be the position of an entry (0, or a position from an offset
     index); every entry that starts before `end` is read whole, so byte ranges
-    that meet at entry boundaries read every batch exactly once.
+    that meet at entry boundaries read every batch exactly once. A batch whose
+    records decompress past `max_decompressed_bytes` (or past a window, with
+    `batch_parts=True`) has its records in parts, `StreamedRecords`, read once.
     """
 
     def __init__(
@@ -65,8 +68,9 @@ class SegmentReader:
         decode_records: bool = True,
         strict: bool = False,
         max_entry_bytes: int = DEFAULT_MAX_ENTRY_BYTES,
-        max_decompressed_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES,
+        max_decompressed_bytes: int | None = None,
         fast: bool | None = True,
+        batch_parts: bool = False,
     ):
         self._file, self._owns_file, default_name = open_source(source)
         self.name = name if name is not None else default_name
@@ -76,7 +80,14 @@ class SegmentReader:
         self.decode_records = decode_records
         self.strict = strict
         self.max_entry_bytes = max_entry_bytes
-        self.max_decompressed_bytes = max_decompressed_bytes
+        #: The most bytes one batch is held in when decompressed (None: `compression.decompression_limit`'s, by
+        #: default DEFAULT_MAX_DECOMPRESSED_BYTES); the kernels read a batch past it a window at a time.
+        self.max_decompressed_bytes = max_decompressed_bytes if max_decompressed_bytes is not None \
+            else compression_limit()
+        #: True: a batch whose records decompress past a window (4 MiB) comes with them in parts
+        #: (`StreamedRecords`), in memory bounded by the window; False: held whole up to
+        #: `max_decompressed_bytes` (a sequence), in parts only past it.
+        self.batch_parts = batch_parts
         #: Decode v2 batches with the compiled kernels (False: the Kaitai parsers alone, the reference; None: the
         #: Kaitai parsers until an entry may hold many records, then the kernels: what costs least on a small file).
         self.fast = fast
@@ -105,7 +116,9 @@ class SegmentReader:
         from kafkalog.fast import runs  # (start-up: see the top of this module)
         from kafkalog.fast import segment as fast_segment
 
-        for run in fast_segment.decode_runs(self, records=self.decode_records, record_columns_only=True):
+        decoded = iter(fast_segment.decode_runs(self, records=self.decode_records, record_columns_only=True,
+                                               whole_batches=not self.batch_parts))
+        for run in decoded:
             for item in run.items:
                 self.position = item.position
                 if not item.is_batch:
@@ -117,11 +130,28 @@ class SegmentReader:
                 batch = runs.batch_of(item, self.name)
                 if item.batch is None and self.decode_records:
                     batch.records = TableRecords(run.table, item.row_start, item.row_end)
+                    if item.more:
+                        batch.records = StreamedRecords(batch.records, self._later_parts(decoded, batch))
                 self.position = item.position + item.size
                 self.damage.extend(batch.damage)
                 if self.strict and batch.damage:
                     raise batch.damage[0]
                 yield batch
+                if item.more:
+                    batch.records.drain()
+
+    def _later_parts(self, decoded: Iterator, batch: Batch) -> Iterator[TableRecords]:
+        """The parts after the first of a batch read past the decompression limit, each alone in its run; the
+        damage found at its end goes to the batch and to the reader's damage."""
+        for run in decoded:
+            item = run.items[0]
+            batch.damage.extend(item.damage)
+            self.damage.extend(item.damage)
+            if self.strict and item.damage:
+                raise item.damage[0]
+            yield TableRecords(run.table, item.row_start, item.row_end)
+            if not item.more:
+                return
 
     def scan(self) -> Iterator[tuple[Batch, int, list[tuple[int, str]]]]:
         """Each batch (without its records) with its number of records and its control records' (offset, type).

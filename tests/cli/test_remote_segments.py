@@ -84,9 +84,8 @@ def test_dump_and_verify_a_log_directory_with_its_remote_root(tmp_path, key):
     checked = run("verify", "--private-key", str(pem), "--remote-root", str(root), str(data))
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "1 partition(s), 5 segment(s)" in checked.stdout and "OK" in checked.stdout
+    # (dump lists a remote root through the same code: its store's retries take seconds, once is enough)
     unreachable = run("verify", "--remote-root", "s3://bucket/x", str(data), env={"AWS_ENDPOINT_URL": "http://127.0.0.1:9"})
-    assert unreachable.returncode == 2 and unreachable.stderr.startswith("kafkalog: --remote-root s3://bucket/x: ")
-    unreachable = run("dump", "--remote-root", "s3://bucket/x", env={"AWS_ENDPOINT_URL": "http://127.0.0.1:9"})
     assert unreachable.returncode == 2 and unreachable.stderr.startswith("kafkalog: --remote-root s3://bucket/x: ")
 
 

@@ -1,0 +1,121 @@
+"""v2 batches waiting to be walked together by the fast path, and the tables the kernels fill.
+
+Shared by `kafkalog.fast.record_batch` (groups of whole batches) and `kafkalog.fast.streamed_batch` (a window of
+one batch past the decompression limit). Specs: `kafka_record_batch.ksy` and `kafka_record.ksy`, whose
+kernels (`generated/kafka_kernels.py`) write the tables; twin: the object path's `kafkalog.formats.record_batch`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kafkalog._generated import kafka_kernels as k
+from kafkalog.compression import Output
+from kafkalog.errors import DamagedDataError
+from kafkalog.fast import kernels
+
+#: Decompressed bytes held for one walk before it runs: little enough to stay in a core's cache from the
+#: codec's output to the walk and the Arrow copies.
+GROUP_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class RecordTables:
+    """The column-major tables (`t[column, row]`) the kernels fill, reused from walk to walk."""
+
+    rec: np.ndarray  # records (`k.KAFKA_RECORD__*` columns)
+    hdr: np.ndarray  # record headers (`k.KAFKA_RECORD__HEADER__*`); grows when a walk needs more
+    row_section: np.ndarray  # each record row's section
+    ctl: np.ndarray  # one control key (`k.KAFKA_CONTROL_RECORD__*`)
+
+    def grow_headers(self) -> None:
+        """Room for twice the header rows: a walk stopped with WALK_HEADERS_FULL."""
+        self.hdr = np.empty((self.hdr.shape[0], 2 * self.hdr.shape[1] + 61), dtype=np.int64)
+
+    @classmethod
+    def make(cls, rows: int) -> "RecordTables":
+        return cls(np.empty((k.KAFKA_RECORD__WIDTH, rows), dtype=np.int64),
+                   np.empty((k.KAFKA_RECORD__HEADER__WIDTH, rows), dtype=np.int64),
+                   np.empty(rows, dtype=np.int64),
+                   np.empty((k.KAFKA_CONTROL_RECORD__WIDTH, 1), dtype=np.int64))
+
+
+@dataclass(slots=True)
+class Sections:
+    """The records sections of a group's batches, and how far `walk_sections` got in each."""
+
+    pos: np.ndarray  # where each section starts in the group's buffer
+    end: np.ndarray  # and ends
+    count: np.ndarray  # records each batch declares
+    partial: np.ndarray  # 1 for what decompressed before damage
+    good: np.ndarray  # records parsed
+    err: np.ndarray  # `kernels.SECTION_*`: what stopped the section, 0 for nothing
+    err_pos: np.ndarray  # where
+    trailing_at: np.ndarray  # the record with bytes after its body, or -1
+    rows: np.ndarray  # rows each section has given so far
+
+    @classmethod
+    def of(cls, group: "Group") -> "Sections":
+        n = group.count
+        partial = np.zeros(n, dtype=np.int64)
+        partial[list(group.partial)] = 1
+        return cls(group.starts, group.starts + group.lengths, group.hdr[:, k.KAFKA_RECORD_BATCH__RECORDS_COUNT].copy(),
+                   partial, np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
+                   np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64))
+
+    def walk(self, buf: np.ndarray, state: np.ndarray, tables: RecordTables) -> tuple[int, int, int]:
+        """Parse records from where `state` says until the sections end or a table is full."""
+        return kernels.walk_sections(buf, self.pos, self.end, self.count, self.partial, state, tables.rec, tables.hdr,
+                                     tables.row_section, self.good, self.err, self.err_pos, self.trailing_at)
+
+
+class Group:
+    """v2 batches waiting to be walked together: their headers and where their records are, in blocks."""
+
+    def __init__(self):
+        self.clear()
+
+    def clear(self) -> None:
+        self.blocks: list[tuple[np.ndarray, ...]] = []
+        self.count = 0
+        self.bytes = 0
+        #: Sparse, by section: the damage found before the walk, and the decompression error of a section
+        #: that is what decompressed before it.
+        self.damage: dict[int, list[DamagedDataError]] = {}
+        self.partial: dict[int, DamagedDataError] = {}
+        self.control_damage: dict[int, list[tuple[int, DamagedDataError]]] = {}  # (record index, damage)
+        self.offset_of_last: dict[int, int] = {}
+        self.controls: dict[int, list[tuple[int, int, str]]] = {}  # (record index, offset, type)
+        self.sections: Sections | None = None  # while the group is walked
+        self.chunk: np.ndarray | None = None
+        self.buffer: np.ndarray | None = None  # (a view of the output buffer holds it at its size)
+        #: The buffer the sections of compressed batches are decompressed into; None when the sections are
+        #: in the chunk (uncompressed batches).
+        self.output: Output | None = None
+
+    def use(self, output: Output) -> None:
+        if self.output is None:
+            output.clear(2 * GROUP_BYTES)  # (a group holds GROUP_BYTES and one batch more)
+            self.output = output
+
+    def add(self, hdr: np.ndarray, position: np.ndarray, size: np.ndarray, magic: np.ndarray, starts: np.ndarray,
+            lengths: np.ndarray, damage: dict[int, list[DamagedDataError]], partial: dict[int, DamagedDataError],
+            chunk: np.ndarray) -> None:
+        """Batches with their headers and where their records are: chunk[starts:starts + lengths] when they are
+        not compressed, else in the output buffer (what decompressed before the error in `partial`). `damage`
+        and `partial` are keyed by the index in these batches."""
+        self.blocks.append((hdr, position, size, magic, starts, lengths))
+        self.damage.update((self.count + i, d) for i, d in damage.items())
+        self.partial.update((self.count + i, e) for i, e in partial.items())
+        self.count += len(hdr)
+        self.bytes += int(lengths.sum())
+        self.chunk = chunk
+
+    def seal(self) -> None:
+        """The blocks as whole columns, for the walk: `hdr`, `positions`, `sizes`, `magics`, `starts`,
+        `lengths`, and the `buffer` the sections are in."""
+        hdr, self.positions, self.sizes, self.magics, self.starts, self.lengths = (
+            np.concatenate(column) if len(self.blocks) > 1 else column[0] for column in zip(*self.blocks))
+        self.hdr = np.ascontiguousarray(hdr)
+        self.buffer = self.chunk if self.output is None else np.frombuffer(self.output.buffer, dtype=np.uint8)
