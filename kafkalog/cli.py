@@ -172,8 +172,8 @@ def _dump_ours(path: Path, reader: SegmentReader, opts: DumpOptions, out: TextIO
         for records in parts_of(batch.records):  # (one, but a batch read past the decompression limit has parts)
             compiled = (run_lines.of(records) if run_lines is not None and dump_format.raw_records(batch, decoder)
                         and (values is None or batch.is_control) else None)
-            if compiled is not None:
-                lines.lines(compiled)
+            for text in compiled or ():
+                lines.lines(text)
             for record in records if compiled is None else ():
                 line, problem = internal_topics.dump_hook(record_line(record), record, decoder, str(path),
                                                           batch.position)
@@ -214,14 +214,24 @@ def _dump_kafka(path: Path, kind: str, reader: SegmentReader, source: BinaryIO, 
         compiled = run_lines.of(batch.records, batch.timestamp_type) if formatted and not streamed else None
         if formatted and streamed:
             for records in batch.records.parts():
-                lines.lines(run_lines.of(records, batch.timestamp_type) or memoryview(b""))
+                for text in run_lines.of(records, batch.timestamp_type) or ():
+                    lines.lines(text)
         elif compiled is not None:
-            lines.lines(compiled)
+            for text in compiled:
+                lines.lines(text)
         elif not opts.shallow:
             checks = []
             if batch.magic < 2:  # each record's own CRC: Kafka's deep iteration prints it
                 source.seek(batch.position)
-                checks = kafka_format.legacy_checksums(source.read(batch.size), batch)
+                entry = source.read(batch.size)
+                written = kafka_format.legacy_lines(batch, entry, opts.kafka_version, decoder)
+                if written is not None:
+                    for text in written:
+                        lines.lines(text)
+                    valid_bytes += batch.size
+                    _progress(opts, batch.end_position, path)
+                    continue
+                checks = kafka_format.legacy_checksums(entry, batch)
             for n, record in enumerate(batch.records):
                 check = checks[n] if checks and len(checks) == len(batch.records) else (batch.crc, batch.crc_valid)
                 lines.line(kafka_format.record_line(batch, record, check, opts.kafka_version, decoder))

@@ -23,10 +23,13 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
+
 from kafkalog.dump.records import escape
-from kafkalog.dump.run_lines import RunLines
+from kafkalog.dump.run_lines import BLOCK_ROWS, RunLines
 from kafkalog.formats.internal_topics import (
     CONTROL_ONLY,
     METADATA,
@@ -41,6 +44,7 @@ from kafkalog.formats.internal_topics import (
 )
 from kafkalog.formats.message_set import inner_checksums
 from kafkalog.formats.record_batch import control_type_code, coordinator_epoch
+from kafkalog.log.record_list import TableRecords
 from kafkalog.log.file_kinds import BOOTSTRAP, KRAFT_SNAPSHOT, LOG, RSM_MANIFEST, kraft_snapshot_id
 from kafkalog.model import Batch, Record
 
@@ -137,7 +141,7 @@ def run_lines() -> RunLines:
 
 def raw_data_records(batch: Batch, decoder: str | None) -> bool:
     """Whether `record_line` prints a batch's records with their raw keys and values (v2 data, no decoder)."""
-    return batch.magic >= 2 and not batch.is_control and decoder not in (*_COORDINATOR_DECODERS, METADATA, REMOTE_LOG_METADATA)
+    return batch.magic >= 2 and not batch.is_control and decoder not in _RECORD_DECODERS
 
 
 def _control(record: Record, kafka_version: str) -> str:
@@ -155,6 +159,8 @@ def _control(record: Record, kafka_version: str) -> str:
 
 
 _COORDINATOR_DECODERS = (OFFSETS, TRANSACTIONS, SHARE)
+#: The decoders whose topics' records are printed decoded, not as raw keys and values.
+_RECORD_DECODERS = (*_COORDINATOR_DECODERS, METADATA, REMOTE_LOG_METADATA)
 _UNKNOWN_RECORD_TYPE = re.compile(r"^unknown record type (-?\d+) ")
 #: The __consumer_offsets record types each version's decoder knows: Kafka 3.9's `GroupCoordinatorRecordSerde`
 #: reads the classic and consumer-group ones (0-8); Kafka 4's `CoordinatorRecordType` has all but 9 (the share
@@ -383,6 +389,34 @@ def _txn_idx_empty(d: dict, kafka_version: str) -> str:
 
 def _json(obj: dict) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def legacy_lines(batch: Batch, entry: bytes, kafka_version: str = DEFAULT_KAFKA_VERSION,
+                 decoder: str | None = None) -> Iterator[memoryview] | None:
+    """`record_line`'s lines of a magic 0/1 entry the fast path read, each with its message's checksum, written
+    by `kafkalog.fast.kafka_lines` a block of rows at a time; None for one the object path read, or whose
+    records an internal topic's decoder prints."""
+    records = batch.records
+    if not isinstance(records, TableRecords) or not len(records) or decoder in _RECORD_DECODERS:
+        return None
+    # numba, loaded only when the fast path runs (start-up)
+    from kafkalog.fast import kafka_lines  # noqa: PLC0415
+    from kafkalog.fast import message_set as fast_legacy  # noqa: PLC0415
+
+    n = len(records)
+    found = fast_legacy.inner_checksums(entry) if batch.compression != "none" else None
+    if found is not None and len(found[0]) == n:
+        crc, valid = found
+    else:  # an uncompressed message, or inner messages that do not read whole: the entry's own, as Kafka prints
+        crc, valid = np.full(n, batch.crc, dtype=np.int64), np.full(n, batch.crc_valid, dtype=np.bool_)
+
+    def blocks() -> Iterator[memoryview]:
+        for a in range(0, n, BLOCK_ROWS):
+            b = min(n, a + BLOCK_ROWS)
+            yield memoryview(kafka_lines.legacy_record_lines(records.source.slice(records.start + a, b - a),
+                                                             batch.timestamp_type, crc[a:b], valid[a:b],
+                                                             kafka_version == "3.9"))
+    return blocks()
 
 
 def legacy_checksums(entry: bytes, batch: Batch) -> list[tuple[int, bool]]:

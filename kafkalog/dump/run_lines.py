@@ -6,7 +6,7 @@ The formatters write the same bytes as the printers that take one `Record` at a 
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -14,6 +14,11 @@ from kafkalog.log.record_list import TableRecords
 
 if TYPE_CHECKING:
     import numpy as np
+
+
+#: A batch of more rows than this has its lines formatted a block at a time (a run's lines are formatted
+#: whole, once for all its batches).
+BLOCK_ROWS = 65536
 
 
 @dataclass
@@ -25,13 +30,21 @@ class RunLines:
     _text: np.ndarray | None = None
     _starts: np.ndarray | None = None
 
-    def of(self, records, *args: object) -> memoryview | None:
-        """The lines of a batch's records, or None when the object path made them (no columns to format).
-        `args` go to the formatter: a run is formatted again when they change (rarely: a batch's
-        timestamp type)."""
+    def of(self, records, *args: object) -> Iterator[memoryview] | None:
+        """The lines of a batch's records, a block at a time, or None when the object path made them (no
+        columns to format). `args` go to the formatter: a run is formatted again when they change (rarely: a
+        batch's timestamp type)."""
         if not isinstance(records, TableRecords) or not len(records):
             return None  # (no rows: nothing to write, and perhaps no table to write them from)
+        if len(records) > BLOCK_ROWS:
+            return self._blocks(records, args)
         if len(self._key) != 1 + len(args) or self._key[0] is not records.source or self._key[1:] != args:
             self._text, self._starts = self.write(records.source, *args)
             self._key = (records.source, *args)
-        return memoryview(self._text[self._starts[records.start]:self._starts[records.end]])
+        return iter((memoryview(self._text[self._starts[records.start]:self._starts[records.end]]),))
+
+    def _blocks(self, records: TableRecords, args: tuple) -> Iterator[memoryview]:
+        """A large batch's lines, formatted a block of its rows at a time: its lines are never all held."""
+        for start in range(records.start, records.end, BLOCK_ROWS):
+            text, starts = self.write(records.source.slice(start, min(BLOCK_ROWS, records.end - start)), *args)
+            yield memoryview(text[:starts[-1]])

@@ -1,8 +1,9 @@
-"""`kafkalog dump --format kafka`'s record lines of v2 data batches, written a run at a time by a compiled loop.
+"""`kafkalog dump --format kafka`'s record lines of v2 data batches and legacy messages, written by a compiled loop.
 
 Twin: `kafkalog.dump.kafka_dump_log.record_line`, which writes one record at a time in Python and
-stays the reference (and writes every other line: legacy messages with their checksums, control
-records, decoded internal topics). The lines here are the same text, as UTF-8 bytes: DumpLogSegments'
+stays the reference (and writes every other line: control records, decoded internal topics). v2 lines
+are written a run at a time (`record_lines`), a legacy entry's with each message's checksum
+(`legacy_record_lines`). The lines here are the same text, as UTF-8 bytes: DumpLogSegments'
 ``| offset: ... keySize: ... valueSize: ... sequence: ... headerKeys: [...] key: ... payload: ...``,
 keys and values decoded as UTF-8 with U+FFFD for what is not (Python's "replace", which is Java's), and
 control characters escaped as `kafkalog.dump.records.escape` does.
@@ -26,6 +27,11 @@ _HEADER_KEYS = np.frombuffer(b" headerKeys: [", dtype=np.uint8)
 _KEY = np.frombuffer(b"] key: ", dtype=np.uint8)
 _NO_KEY = np.frombuffer(b"]", dtype=np.uint8)
 _PAYLOAD = np.frombuffer(b" payload: ", dtype=np.uint8)
+_IS_VALID = np.frombuffer(b" isValid: ", dtype=np.uint8)
+_CRC = np.frombuffer(b" crc: ", dtype=np.uint8)
+_TRUE = np.frombuffer(b"true", dtype=np.uint8)
+_FALSE = np.frombuffer(b"false", dtype=np.uint8)
+_LEGACY_KEY = np.frombuffer(b" key: ", dtype=np.uint8)
 _FIXED = sum(len(p) for p in (_OFFSET, _KEY_SIZE, _VALUE_SIZE, _SEQUENCE, _HEADER_KEYS, _KEY, _PAYLOAD)) + 4
 
 
@@ -88,3 +94,58 @@ def _write(out, starts, offset, timestamp, sequence, ts_type, k_off, k_data, k_m
         out[p] = 10
         p += 1
     starts[len(offset)] = p
+
+
+def legacy_record_lines(table: pa.Table, timestamp_type: str, crc: np.ndarray, valid: np.ndarray, brace: bool
+                        ) -> np.ndarray:
+    """The lines of the records of a magic 0 or 1 entry (rows of `table`: offset, timestamp, key and value),
+    each with its message's (crc, isValid) and, for Kafka 3's tool, its stray brace (`brace`), as UTF-8."""
+    n = table.num_rows
+    if n == 0:
+        return np.empty(0, dtype=np.uint8)
+    c = RecordColumns.of(table)
+    ts_type = np.frombuffer(timestamp_type.encode("ascii"), dtype=np.uint8)
+    size = n * (_FIXED + len(_IS_VALID) + len(_CRC) + 5 + 1 + 4 * 20 + len(ts_type)) + 4 * (c.key.total + c.value.total)
+    out = np.empty(size, dtype=np.uint8)
+    used = _write_legacy(out, c.offset, c.timestamp, ts_type, c.key.offsets, c.key.data, c.key.bitmap, c.key.bit,
+                         c.value.offsets, c.value.data, c.value.bitmap, c.value.bit,
+                         np.ascontiguousarray(crc, dtype=np.int64), np.ascontiguousarray(valid, dtype=np.bool_), brace)
+    return out[:used]
+
+
+@nb.njit(cache=True, nogil=True)
+def _write_legacy(out, offset, timestamp, ts_type, k_off, k_data, k_map, k_bit, v_off, v_data, v_map, v_bit, crc,
+                  valid, brace):
+    p = 0
+    for r in range(len(offset)):
+        p = put(out, p, _OFFSET)
+        p = put_int(out, p, offset[r])
+        out[p] = 32
+        p += 1
+        p = put(out, p, ts_type)
+        out[p] = 58  # ':'
+        out[p + 1] = 32
+        p = put_int(out, p + 2, timestamp[r])
+        has_key = is_valid(k_map, k_bit, r)
+        has_value = is_valid(v_map, v_bit, r)
+        p = put(out, p, _KEY_SIZE)
+        p = put_int(out, p, k_off[r + 1] - k_off[r] if has_key else -1)
+        p = put(out, p, _VALUE_SIZE)
+        p = put_int(out, p, v_off[r + 1] - v_off[r] if has_value else -1)
+        p = put(out, p, _IS_VALID)
+        p = put(out, p, _TRUE if valid[r] else _FALSE)
+        p = put(out, p, _CRC)
+        p = put_int(out, p, crc[r])
+        if brace:
+            out[p] = 125  # '}'
+            p += 1
+        if has_key:
+            p = put(out, p, _LEGACY_KEY)
+            p = put_escaped_text(out, p, k_data, k_off[r], k_off[r + 1])
+        if has_value:
+            p = put(out, p, _PAYLOAD)
+            p = put_escaped_text(out, p, v_data, v_off[r], v_off[r + 1])
+        out[p] = 10
+        p += 1
+    return p
+

@@ -33,6 +33,7 @@ from kafkalog.errors import DamagedDataError
 from kafkalog.fast import kernels
 from kafkalog.fast.columns import HEADERS_TYPE, SCHEMA, binary_arrays
 from kafkalog.fast.options import WalkOptions
+from kafkalog.formats.framing import LOG_OVERHEAD
 from kafkalog.model import (
     CREATE_TIME,
     LOG_APPEND_TIME,
@@ -56,6 +57,8 @@ VALUE_POS, VALUE_SIZE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__POS, k.KAFKA
 VALUE_LENGTH = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE_LENGTH
 WRAPPED_POS = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__POS
 WRAPPED_SIZE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__SIZE
+MESSAGE_POS = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__POS
+MESSAGE_SIZE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__SIZE
 WIDTH = k.KAFKA_MESSAGE_SET__ENTRY__WIDTH
 #: Inner messages parsed per kernel call (not a power of two: the table is column-major).
 WALK_ROWS = (1 << 15) + 61
@@ -154,6 +157,41 @@ def wrapper_rows(view: memoryview, entry: np.ndarray, position: int, options: Wa
             break
     table = pa.concat_tables(pieces) if pieces else SCHEMA.empty_table()
     return table, first if first is not None else int(entry[OFFSET])
+
+
+def inner_checksums(entry: bytes) -> tuple[np.ndarray, np.ndarray] | None:
+    """(stored CRC, whether it matches) of each inner message of a compressed wrapper entry, as Kafka's deep
+    iteration reports them: the twin of `kafkalog.formats.message_set.inner_checksums`, which says [] where
+    this says None (the wrapper or its inner messages do not read whole)."""
+    buf = np.frombuffer(entry, dtype=np.uint8)
+    wrapper = np.empty((WIDTH, 1), dtype=np.int64)
+    errors = np.zeros(1, dtype=np.int64)
+    kernels.parse_legacy_entries(buf, np.array([[0, len(entry) - LOG_OVERHEAD, 0]], dtype=np.int64),
+                                 np.zeros(1, dtype=np.int64), wrapper, errors)
+    if errors[0] != 0 or wrapper[VALUE_LENGTH, 0] < 0:
+        return None
+    start = int(wrapper[WRAPPED_POS, 0])
+    try:
+        data = decompress(int(wrapper[CODEC, 0]), buf[start:start + int(wrapper[WRAPPED_SIZE, 0])],
+                          int(wrapper[MAGIC, 0]))
+    except DamagedDataError:
+        return None
+    inner = np.empty((WIDTH, WALK_ROWS), dtype=np.int64)
+    view = memoryview(data)
+    crcs, valid, pos = [], [], 0
+    while True:
+        n, err, pos = kernels.walk_messages(np.frombuffer(data, dtype=np.uint8), pos, len(data), inner)
+        stored = inner[CRC, :n].copy()
+        at, size = inner[MESSAGE_POS, :n].tolist(), inner[MESSAGE_SIZE, :n].tolist()
+        # CRC-32 from each message's magic byte to its end (after its own CRC field)
+        computed = [zlib.crc32(view[a + 4:a + z]) for a, z in zip(at, size)]
+        crcs.append(stored)
+        valid.append(np.array(computed, dtype=np.int64) == stored)
+        if err != 1:
+            break
+    if err != 0 or pos != len(data):  # (the Kaitai parsers read to the end: a few trailing bytes do not parse)
+        return None
+    return np.concatenate(crcs), np.concatenate(valid)
 
 
 def batch_of(entry: np.ndarray, position: int, size: int, base_offset: int) -> Batch:

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pytest
 
 from kafkalog import cli
-from kafkalog.dump import kafka_dump_log
+from kafkalog.dump import kafka_dump_log, run_lines
 from kafkalog.dump.records import (
     batch_json,
     batch_json_line,
@@ -41,8 +41,15 @@ def _reference(records) -> str:
     return "".join(dumps(record_json(r)) + "\n" for r in records)
 
 
+def _joined(blocks) -> bytes | None:
+    return None if blocks is None else b"".join(blocks)
+
+
+@pytest.mark.parametrize("block", [run_lines.BLOCK_ROWS, 2])
 @pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_every_batch_of_every_fixture(path):
+def test_every_batch_of_every_fixture(monkeypatch, path, block):
+    """A batch's lines, from its run's lines or (past BLOCK_ROWS rows) a block of its rows at a time."""
+    monkeypatch.setattr(run_lines, "BLOCK_ROWS", block)
     json, kafka = json_run_lines(), kafka_dump_log.run_lines()
     text, full = text_run_lines(False), text_run_lines(True)
     compiled = 0
@@ -51,19 +58,45 @@ def test_every_batch_of_every_fixture(path):
             assert batch_json_line(batch) == dumps(batch_json(batch)), (path, batch.position)
             if raw_records(batch, None):
                 for lines, whole in ((text, False), (full, True)):
-                    got = lines.of(batch.records)
+                    got = _joined(lines.of(batch.records))
                     if got is not None:
                         assert str(got, "utf-8") == "".join(record_text(r, whole) + "\n" for r in batch.records)
-            got = json.of(batch.records)
+            got = _joined(json.of(batch.records))
             if got is not None:
                 assert str(got, "ascii") == _reference(batch.records), (path, batch.position)
                 compiled += len(batch.records)
             if kafka_dump_log.raw_data_records(batch, None):
-                got = kafka.of(batch.records, batch.timestamp_type)
+                got = _joined(kafka.of(batch.records, batch.timestamp_type))
                 if got is not None:
                     assert str(got, "utf-8") == "".join(kafka_dump_log.record_line(batch, r) + "\n"
                                                         for r in batch.records), (path, batch.position)
     assert compiled or not path.stat().st_size or path.name.startswith("damaged"), path
+
+
+@pytest.mark.parametrize("block", [run_lines.BLOCK_ROWS, 2])
+def test_legacy_lines_are_the_one_record_printers(monkeypatch, block):
+    """`--format kafka`'s lines of magic 0/1 entries, each record with its message's checksum, written by the
+    compiled loop: the lines `record_line` writes with the object path's checksums, in both Kafka versions."""
+    monkeypatch.setattr(run_lines, "BLOCK_ROWS", block)
+    written = 0
+    for path in FILES:
+        data = path.read_bytes()
+        with SegmentReader(path) as reader:
+            for batch in reader:
+                if batch.magic >= 2:
+                    continue
+                entry = data[batch.position:batch.end_position]
+                checks = kafka_dump_log.legacy_checksums(entry, batch)
+                for version in kafka_dump_log.KAFKA_VERSIONS:
+                    got = _joined(kafka_dump_log.legacy_lines(batch, entry, version))
+                    if got is None:
+                        continue
+                    want = "".join(kafka_dump_log.record_line(
+                        batch, r, checks[n] if len(checks) == len(batch.records) else (batch.crc, batch.crc_valid),
+                        version) + "\n" for n, r in enumerate(batch.records))
+                    assert str(got, "utf-8") == want, (path, batch.position, version)
+                    written += len(batch.records)
+    assert written > 100
 
 
 def _text(rng: random.Random) -> str:
