@@ -184,6 +184,12 @@ def put_escaped_text(out, p, data, i, end):
     """data[i:end] decoded as UTF-8 with U+FFFD for each maximal invalid subpart (Python's "replace", as
     Java's decoder does too), control characters escaped as `kafkalog.dump.records.escape` does."""
     while i < end:
+        b = data[i]
+        if 0x20 <= b < 0x7F:  # printable ASCII, most text: as it is, without decoding
+            out[p] = b
+            p += 1
+            i += 1
+            continue
         c, n, ok = next_code_point(data, i, end)
         if not ok:
             c = np.uint32(0xFFFD)
