@@ -55,26 +55,33 @@ def record_lines(table: pa.Table, timestamp_type: str) -> tuple[np.ndarray, np.n
     return out[:starts[n]], starts
 
 
+@nb.njit(cache=True, nogil=True, inline="always")
+def _put_start(out, p, offset, ts_type, timestamp, key_size, value_size):
+    """What every record line starts with: `| offset: O <type>: T keySize: K valueSize: V`."""
+    p = put(out, p, _OFFSET)
+    p = put_int(out, p, offset)
+    out[p] = 32
+    p += 1
+    p = put(out, p, ts_type)
+    out[p] = 58  # ':'
+    out[p + 1] = 32
+    p = put_int(out, p + 2, timestamp)
+    p = put(out, p, _KEY_SIZE)
+    p = put_int(out, p, key_size)
+    p = put(out, p, _VALUE_SIZE)
+    return put_int(out, p, value_size)
+
+
 @nb.njit(cache=True, nogil=True)
 def _write(out, starts, offset, timestamp, sequence, ts_type, k_off, k_data, k_map, k_bit, v_off, v_data,
            v_map, v_bit, list_off, hk_off, hk_data):
     p = 0
     for r in range(len(offset)):
         starts[r] = p
-        p = put(out, p, _OFFSET)
-        p = put_int(out, p, offset[r])
-        out[p] = 32
-        p += 1
-        p = put(out, p, ts_type)
-        out[p] = 58  # ':'
-        out[p + 1] = 32
-        p = put_int(out, p + 2, timestamp[r])
         has_key = is_valid(k_map, k_bit, r)
         has_value = is_valid(v_map, v_bit, r)
-        p = put(out, p, _KEY_SIZE)
-        p = put_int(out, p, k_off[r + 1] - k_off[r] if has_key else -1)
-        p = put(out, p, _VALUE_SIZE)
-        p = put_int(out, p, v_off[r + 1] - v_off[r] if has_value else -1)
+        p = _put_start(out, p, offset[r], ts_type, timestamp[r], k_off[r + 1] - k_off[r] if has_key else -1,
+                       v_off[r + 1] - v_off[r] if has_value else -1)
         p = put(out, p, _SEQUENCE)
         p = put_int(out, p, sequence[r])
         p = put(out, p, _HEADER_KEYS)
@@ -118,20 +125,10 @@ def _write_legacy(out, offset, timestamp, ts_type, k_off, k_data, k_map, k_bit, 
                   valid, brace):
     p = 0
     for r in range(len(offset)):
-        p = put(out, p, _OFFSET)
-        p = put_int(out, p, offset[r])
-        out[p] = 32
-        p += 1
-        p = put(out, p, ts_type)
-        out[p] = 58  # ':'
-        out[p + 1] = 32
-        p = put_int(out, p + 2, timestamp[r])
         has_key = is_valid(k_map, k_bit, r)
         has_value = is_valid(v_map, v_bit, r)
-        p = put(out, p, _KEY_SIZE)
-        p = put_int(out, p, k_off[r + 1] - k_off[r] if has_key else -1)
-        p = put(out, p, _VALUE_SIZE)
-        p = put_int(out, p, v_off[r + 1] - v_off[r] if has_value else -1)
+        p = _put_start(out, p, offset[r], ts_type, timestamp[r], k_off[r + 1] - k_off[r] if has_key else -1,
+                       v_off[r + 1] - v_off[r] if has_value else -1)
         p = put(out, p, _IS_VALID)
         p = put(out, p, _TRUE if valid[r] else _FALSE)
         p = put(out, p, _CRC)
