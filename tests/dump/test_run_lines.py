@@ -45,8 +45,13 @@ def _joined(blocks) -> bytes | None:
     return None if blocks is None else b"".join(blocks)
 
 
-@pytest.mark.parametrize("block", [run_lines.BLOCK_ROWS, 2])
-@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+# Every file a run at a time; the samples and segment fixtures also in blocks of 2 rows.
+BLOCKS = [(p, run_lines.BLOCK_ROWS) for p in FILES] + [(p, 2) for p in FILES
+                                                       if p.parent in (SAMPLES, FIXTURES / "segments")]
+
+
+@pytest.mark.parametrize(("path", "block"), BLOCKS, ids=lambda c: f"{c.parent.name}/{c.name}" if hasattr(c, "name")
+                         else str(c))
 def test_every_batch_of_every_fixture(monkeypatch, path, block):
     """A batch's lines, from its run's lines or (past BLOCK_ROWS rows) a block of its rows at a time."""
     monkeypatch.setattr(run_lines, "BLOCK_ROWS", block)

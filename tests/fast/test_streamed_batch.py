@@ -35,8 +35,8 @@ LIMIT_MIB = 256
 
 
 SMALL = [p for p in FILES if p.parent != HOSTILE]
-CASES = [(p, w) for p in SMALL for w in (7, 64, 4096)] + [(p, w) for p in FILES if p.parent == HOSTILE
-                                                          for w in (4096, 1 << 20)]
+# Windows of 7 bytes cut every record of the small files; the hostile files' millions of records, 64 KiB.
+CASES = [(p, w) for p in SMALL for w in (7, 4096)] + [(p, 1 << 16) for p in FILES if p.parent == HOSTILE]
 
 
 @pytest.mark.parametrize(("path", "window"), CASES, ids=lambda c: f"{c.parent.name}/{c.name}" if hasattr(c, "name")
