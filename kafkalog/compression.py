@@ -188,6 +188,26 @@ def stream(codec: int, data, magic: int = 2, limit: int | None = None) -> Iterat
         raise DecompressionError(f"{CODEC_NAMES[codec]} data is corrupt: {_reason(exc)}") from exc
 
 
+def declared_size(codec: int, data) -> int | None:
+    """The fewest bytes `data` decompresses to, as its framing declares it (None where it does not): a gzip
+    stream's last member's size (modulo 2^32), the first zstd frame's or LZ4 frame's content size, a raw
+    snappy block's length. A batch that declares more than a window is streamed at once, not first
+    decompressed until the window is full."""
+    try:
+        if codec == GZIP and len(data) >= 18:
+            return int.from_bytes(bytes(data[-4:]), "little")
+        if codec == ZSTD:
+            size = zstandard.frame_content_size(bytes(data[:18]))
+            return size if size >= 0 else None
+        if codec == LZ4:
+            return lz4.frame.get_frame_info(bytes(data[:19])).get("content_size") or None
+        if codec == SNAPPY and not bytes(data[:8]) == XERIAL_MAGIC:
+            return _raw_snappy_length(bytes(data[:5]))
+    except Exception:  # noqa: BLE001  (a header that does not read: the decoder says why)
+        return None
+    return None
+
+
 def _fill(chunks: Iterator[bytes], codec: str, limit: int, out: Output) -> None:
     """A codec's pieces into `out`, refused past `limit`."""
     for chunk in chunks:

@@ -26,7 +26,7 @@ from kafkalog._generated import kafka_kernels as k
 from kafkalog._generated.kafka_control_record import KafkaControlRecord
 from kafkalog._generated.kafka_record import KafkaRecord
 from kafkalog.checksums import V2_CRC_START
-from kafkalog.compression import NONE, Output, decompress_into
+from kafkalog.compression import NONE, Output, declared_size, decompress_into
 from kafkalog.errors import DamagedDataError, DecompressionError, DecompressionLimitError
 from kafkalog.fast import kernels
 from kafkalog.fast import message_set as fast_legacy
@@ -97,13 +97,20 @@ class BatchWalker:
         starts, lengths, partial = [], [], {}
         i = 0
         for j, (codec, p, n) in enumerate(zip(codecs.tolist(), data_pos.tolist(), data_len.tolist())):
-            starts.append(output.start)
-            try:
-                decompress_into(codec, view[p:p + n], 2, self.options.stream_bytes, output)
-            except DecompressionLimitError:
-                # Past `stream_bytes` (a window, or the limit): read as a stream, a window at a time, as Kafka
-                # reads it; after the batches before it are walked.
-                starts.pop()
+            # A batch whose records decompress past `stream_bytes` (a window, or the limit) is read as a stream, a
+            # window at a time, as Kafka reads it. One that says so in its framing is not decompressed first.
+            declared = declared_size(codec, view[p:p + n])
+            streamed = declared is not None and declared > self.options.stream_bytes
+            if not streamed:
+                try:
+                    decompress_into(codec, view[p:p + n], 2, self.options.stream_bytes, output)
+                except DecompressionLimitError:
+                    streamed = True
+                except DecompressionError as exc:
+                    # The records that decompressed before the damage are handed out, as Kafka's streams do.
+                    partial[j - i] = exc
+            if streamed:
+                # After the batches before it are walked.
                 if j > i:
                     group.add(hdr[i:j], position[i:j], size[i:j], magic[i:j], np.array(starts, dtype=np.int64),
                               np.array(lengths, dtype=np.int64), _shifted(damage, i, j), partial, buf)
@@ -114,10 +121,7 @@ class BatchWalker:
                 starts, lengths, partial = [], [], {}
                 i = j + 1
                 continue
-            except DecompressionError as exc:
-                # The records that decompressed before the damage are handed out, as Kafka's streams do;
-                # past the limit, none.
-                partial[j - i] = exc
+            starts.append(output.start)
             lengths.append(len(output))
             output.next()
             if output.end >= GROUP_BYTES or j == len(hdr) - 1:
