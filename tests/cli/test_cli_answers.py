@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
-import select
 import shutil
 import signal
 import subprocess
@@ -19,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.kafka_reference import SEGMENTS
+from tests.terminal import with_stderr_on_a_terminal
 from tests.paths import ROOT as REPO
 
 PARTITIONS = REPO / "tests" / "fixtures" / "partitions"
@@ -249,45 +248,16 @@ def test_max_bytes_reads_the_batches_within_the_first_n_bytes():
 
 # --- progress on a terminal ---------------------------------------------------------------------
 
-def _with_stderr_on_a_terminal(args: list[str], stdout) -> tuple[int, str]:
-    main, secondary = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "kafkalog.cli", *args], stdout=stdout, stderr=secondary)
-    os.close(secondary)
-    seen = b""
-    while True:
-        ready, _, _ = select.select([main], [], [], 30)
-        if not ready:
-            break
-        try:
-            chunk = os.read(main, 4096)
-        except OSError:  # the terminal closed with the process
-            break
-        if not chunk:
-            break
-        seen += chunk
-    os.close(main)
-    return proc.wait(timeout=60), seen.decode("utf-8", "replace")
-
-
 def test_progress_by_bytes_on_a_terminal_only(tmp_path):
     partition = PARTITIONS / "orders-0"
     total = sum(p.stat().st_size for p in partition.glob("*.log"))
-    status, shown = _with_stderr_on_a_terminal(["verify", str(partition)], subprocess.DEVNULL)
+    status, shown = with_stderr_on_a_terminal(["verify", str(partition)], subprocess.DEVNULL)
     assert status == 0 and " / " in shown and "KiB" in shown and "%" in shown
     assert f"{total / 1024:.1f} KiB" in shown
     with open(tmp_path / "out.txt", "w") as out:
-        status, shown = _with_stderr_on_a_terminal(["dump", str(partition)], out)
+        status, shown = with_stderr_on_a_terminal(["dump", str(partition)], out)
     assert status == 0 and f"{total / 1024:.1f} KiB" in shown
     assert "\r" not in (tmp_path / "out.txt").read_text()
     # Not a terminal: nothing but the results.
     quiet = run("verify", str(partition))
     assert quiet.stderr == ""
-
-
-def test_ingest_shows_progress_on_a_terminal(tmp_path):
-    partition = PARTITIONS / "payments-0"
-    total = sum(p.stat().st_size for p in partition.glob("*.log"))
-    status, shown = _with_stderr_on_a_terminal(["ingest", str(partition), "--output", str(tmp_path / "out"),
-                                                "--master", "local[1]"], subprocess.DEVNULL)
-    assert status == 0
-    assert f"ingest  {total / 1024:.1f} KiB / {total / 1024:.1f} KiB (100%)" in shown

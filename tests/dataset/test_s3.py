@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -16,6 +17,7 @@ import kafkalog
 from tests.dataset.s3_server import environment, s3_server, upload
 from tests.dataset.test_remote_root import ORDERS, _tier
 from tests.paths import ROOT
+from tests.terminal import with_stderr_on_a_terminal
 
 @pytest.fixture(scope="module")
 def tiered(tmp_path_factory):
@@ -44,15 +46,20 @@ def test_read_arrow_reads_log_directory_and_remote_root_through_s3(bucket):
     assert any("/remote/" in s for s in got.column("segment").to_pylist())
 
 
-def test_the_ingest_command_reads_the_same_uris_into_parquet(bucket, tmp_path):
+def test_the_ingest_command_reads_the_same_uris_into_parquet_with_progress_on_a_terminal(bucket, tmp_path):
+    """`kafkalog ingest` of the bucket through Spark writes the records the local files hold; on a terminal it
+    shows its progress by the bytes of the segments it planned, to 100%. (One Spark run for both: each costs
+    a JVM and its Python workers.)"""
     env = {**os.environ, **bucket, "PYSPARK_PYTHON": sys.executable}
     out = tmp_path / "parquet"
-    res = subprocess.run([sys.executable, "-m", "kafkalog.cli", "ingest", "s3://kafkalog-test/data",
-                          "--option", "remoteRoot=s3://kafkalog-test/remote", "--master", "local[1]",
-                          "--output", str(out)], capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
-    assert res.returncode == 0, res.stderr[-3000:]
+    status, shown = with_stderr_on_a_terminal(["ingest", "s3://kafkalog-test/data", "--option",
+                                               "remoteRoot=s3://kafkalog-test/remote", "--master", "local[1]",
+                                               "--output", str(out)], subprocess.DEVNULL, env=env, cwd=ROOT)
+    assert status == 0, shown[-3000:]
     written = pq.read_table(out)
     assert sorted(written.column("offset").to_pylist()) == kafkalog.read_table(ORDERS).column("offset").to_pylist()
+    done = re.findall(r"ingest  (\d+\.\d KiB) / (\d+\.\d KiB) \(100%\)", shown)
+    assert done and done[-1][0] == done[-1][1], shown[-2000:]
 
 
 def test_dump_reads_remote_segments_and_a_remote_root_through_s3(bucket, tiered):
