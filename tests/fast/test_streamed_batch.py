@@ -35,8 +35,10 @@ LIMIT_MIB = 256
 
 
 SMALL = [p for p in FILES if p.parent != HOSTILE]
-# Windows of 7 bytes cut every record of the small files; the hostile files' millions of records, 64 KiB.
-CASES = [(p, w) for p in SMALL for w in (7, 4096)] + [(p, 1 << 16) for p in FILES if p.parent == HOSTILE]
+# Windows of 7 bytes cut every record of the small files; the hostile files' millions of records, 64 KiB (the
+# bad deflate block's 4.8 million records in windows: test_a_damaged_batch_read_in_windows_keeps_its_mode).
+CASES = [(p, 7) for p in SMALL] + [(p, 1 << 16) for p in FILES
+                                   if p.parent == HOSTILE and p.name != "v2-gzip-bad-deflate-block.log"]
 
 
 @pytest.mark.parametrize(("path", "window"), CASES, ids=lambda c: f"{c.parent.name}/{c.name}" if hasattr(c, "name")
