@@ -16,6 +16,7 @@ Files are opened through `kafkalog.dataset.fs`, so the same code reads local pat
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 from typing import BinaryIO
 
 import numpy as np
@@ -29,8 +30,8 @@ from kafkalog.remote.aiven_keys import keyring
 
 IndexEntry = OffsetIndexEntry
 
-__all__ = ["IndexEntry", "TimeIndexEntry", "segment_base_offset", "topic_partition", "is_segment_file",
-           "skip_directory", "read_offset_index", "read_time_index"]
+__all__ = ["IndexEntry", "IndexColumns", "TimeIndexEntry", "segment_base_offset", "topic_partition",
+           "is_segment_file", "skip_directory", "offset_index_columns", "read_time_index"]
 
 
 MANIFEST_SUFFIX = ".rsm-manifest"  # an Aiven remote segment (kafkalog.remote.aiven_object)
@@ -96,12 +97,31 @@ def _open_index(segment_location: str, suffix: str, private_keys: str | None = N
     return None if location is None else (fs.open_binary(location), location)
 
 
-def read_offset_index(segment_location: str, base_offset: int, log_size: int,
-                      private_keys: str | None = None) -> list[IndexEntry]:
+@dataclass(frozen=True)
+class IndexColumns:
+    """A segment's trusted offset-index entries as two int64 columns: planning a large segment looks at
+    thousands of entries, and makes an `IndexEntry` only of those it uses."""
+
+    offsets: np.ndarray
+    positions: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def entry(self, i: int) -> IndexEntry:
+        return IndexEntry(int(self.offsets[i]), int(self.positions[i]))
+
+    def floor(self, offset: int) -> int:
+        """The index of the last entry whose offset is <= `offset`, -1 when there is none."""
+        return int(np.searchsorted(self.offsets, offset, side="right")) - 1
+
+
+def offset_index_columns(segment_location: str, base_offset: int, log_size: int,
+                         private_keys: str | None = None) -> IndexColumns:
     """The trustworthy entries of a segment's ``.index``: increasing offsets and positions inside the log."""
     opened = _open_index(segment_location, ".index", private_keys)
     if opened is None:
-        return []
+        return IndexColumns(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
     from kafkalog.fast import index as fast_index  # numba: not at the start-up of a command that plans nothing
 
     f, location = opened
@@ -111,7 +131,7 @@ def read_offset_index(segment_location: str, base_offset: int, log_size: int,
     sound = (offsets >= base_offset) & (positions >= 0) & (positions < log_size)
     sound[1:] &= (offsets[1:] > offsets[:-1]) & (positions[1:] > positions[:-1])
     n = _sound_prefix(sound)
-    return [IndexEntry(o, p) for o, p in zip(offsets[:n].tolist(), positions[:n].tolist())]
+    return IndexColumns(offsets[:n], positions[:n])
 
 
 def read_time_index(segment_location: str, base_offset: int, private_keys: str | None = None) -> list[TimeIndexEntry]:

@@ -13,7 +13,6 @@ offsets a partition is read between.
 """
 from __future__ import annotations
 
-import bisect
 import logging
 from dataclasses import dataclass
 
@@ -49,10 +48,10 @@ def latest_offset(segments) -> tuple[int, int] | None:
         return None
     seg = segments[-1]
     start = 0
-    index = ([] if seg.base_offset is None
-             else layout.read_offset_index(seg.location, seg.base_offset, seg.size, seg.private_keys))
-    if index:
-        start = index[-1].position
+    if seg.base_offset is not None:
+        index = layout.offset_index_columns(seg.location, seg.base_offset, seg.size, seg.private_keys)
+        if len(index):
+            start = int(index.positions[-1])
     nxt, end = seg.base_offset if seg.base_offset is not None else 0, start
     for batch in _batches(seg.location, start, seg.size, decode=False, private_keys=seg.private_keys):
         if batch.damage:
@@ -63,9 +62,7 @@ def latest_offset(segments) -> tuple[int, int] | None:
 
 def batch_end_position(seg, offset: int) -> int | None:
     """The byte position just after the batch holding `offset` in segment `seg`, None if not found."""
-    index = layout.read_offset_index(seg.location, seg.base_offset, seg.size, seg.private_keys)
-    i = bisect.bisect_right([e.offset for e in index], offset) - 1
-    start = index[i].position if i >= 0 else 0
+    start = _floor_position(seg, offset)
     for batch in _batches(seg.location, start, seg.size, decode=False, private_keys=seg.private_keys):
         if batch.last_offset >= offset:
             return batch.position + batch.size
@@ -81,10 +78,8 @@ def offset_for_timestamp(segments, timestamp: int) -> int | None:
             # offset of the last entry below `timestamp` can qualify.
             times = layout.read_time_index(seg.location, seg.base_offset, seg.private_keys)
             below = [t for t in times if t.timestamp < timestamp]
-            index = layout.read_offset_index(seg.location, seg.base_offset, seg.size, seg.private_keys)
-            if below and index:
-                i = bisect.bisect_right([e.offset for e in index], below[-1].offset + 1) - 1
-                start = index[i].position if i >= 0 else 0
+            if below:
+                start = _floor_position(seg, below[-1].offset + 1)
         for batch in _batches(seg.location, start, seg.size, decode=False, private_keys=seg.private_keys):
             if batch.magic >= 2 and batch.max_timestamp < timestamp:
                 continue
@@ -94,6 +89,13 @@ def offset_for_timestamp(segments, timestamp: int) -> int | None:
                     if record.timestamp >= timestamp:
                         return record.offset
     return None
+
+
+def _floor_position(seg, offset: int) -> int:
+    """Where the offset index says to start reading for `offset`: its last entry at or below it, else 0."""
+    index = layout.offset_index_columns(seg.location, seg.base_offset, seg.size, seg.private_keys)
+    i = index.floor(offset)
+    return int(index.positions[i]) if i >= 0 else 0
 
 
 def _batches(location: str, start: int, end: int, decode: bool, private_keys: str | None = None):
@@ -174,9 +176,7 @@ def last_stable_offset(segments, begin: int, end: int) -> int:
             continue
         if seg.base_offset >= end:
             break
-        index = layout.read_offset_index(seg.location, seg.base_offset, seg.size, seg.private_keys)
-        i = bisect.bisect_right([e.offset for e in index], begin) - 1
-        start = index[i].position if i >= 0 else 0
+        start = _floor_position(seg, begin)
         for batch in _batches(seg.location, start, seg.size, decode=False, private_keys=seg.private_keys):
             if batch.damage or batch.base_offset >= end:
                 break

@@ -12,10 +12,11 @@ one task.
 """
 from __future__ import annotations
 
-import bisect
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from kafkalog.errors import UsageError
 from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
@@ -248,16 +249,16 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
     wants_end = bounds.end is not None
     if seg.base_offset is None or not (seg.size > max_bytes or wants_start or wants_end):
         return whole
-    index = layout.read_offset_index(seg.location, seg.base_offset, seg.size, seg.private_keys)
+    index = layout.offset_index_columns(seg.location, seg.base_offset, seg.size, seg.private_keys)
     if exact_end and bounds.end is not None and (seg.next_base_offset is None or seg.next_base_offset > bounds.end):
         stop = offsets.batch_end_position(seg, bounds.end - 1)
         if stop is not None:
             seg = dataclasses.replace(seg, size=stop)
-            index = [e for e in index if e.position < stop]
+            kept = index.positions < stop
+            index = layout.IndexColumns(index.offsets[kept], index.positions[kept])
             whole = [SegmentRange(seg, 0, seg.size, bounds=bounds)]
-    if not index:
+    if not len(index):
         return whole
-    offsets_ = [e.offset for e in index]
 
     start_pos, end_pos = 0, seg.size
     target = bounds.start if bounds.start is not None else seg.base_offset
@@ -269,23 +270,29 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
         if below:
             target = max(target, below[-1].offset + 1)
     if target > seg.base_offset:
-        i = bisect.bisect_right(offsets_, target) - 1  # largest entry with offset <= target
+        i = index.floor(target)  # largest entry with offset <= target
         if i >= 0:
-            start_pos = index[i].position
+            start_pos = int(index.positions[i])
     if bounds.end is not None:
         # Records from entry j+1's position on have offsets > entry j's offset >= end - 1.
-        j = bisect.bisect_left(offsets_, bounds.end - 1)
+        j = int(np.searchsorted(index.offsets, bounds.end - 1, side="left"))
         if j + 1 < len(index):
-            end_pos = index[j + 1].position
+            end_pos = int(index.positions[j + 1])
     if end_pos <= start_pos:
         # The index places nothing in range; read from start_pos anyway and let the filters decide.
         end_pos = min(start_pos + 1, seg.size)
 
+    # Cut at the first entry at least max_bytes past the last cut, again and again (positions increase).
     cuts = [start_pos]
-    for e in index:
-        if start_pos < e.position < end_pos and e.position - cuts[-1] >= max_bytes:
-            cuts.append(e.position)
-    used = {e.position: e for e in index if e.position in cuts or e.position == end_pos}
+    inside = index.positions[(index.positions > start_pos) & (index.positions < end_pos)]
+    while True:
+        k = int(np.searchsorted(inside, cuts[-1] + max_bytes, side="left"))
+        if k >= len(inside):
+            break
+        cuts.append(int(inside[k]))
+    at = np.searchsorted(index.positions, cuts + [end_pos])
+    used = {int(index.positions[i]): index.entry(int(i)) for i in at
+            if i < len(index) and int(index.positions[i]) in (*cuts, end_pos)}
     if not _positions_sound(seg, used, end_pos):
         return whole
     bounds_ = cuts + [end_pos]
@@ -309,7 +316,7 @@ def _split(ranges: list[SegmentRange], wanted: int) -> list[SegmentRange]:
     """minPartitions: cut the largest ranges at offset-index positions until there are `wanted` of them."""
     out = list(ranges)
     unsplittable: set[tuple[str, int, int]] = set()
-    indexes: dict[str, list[layout.IndexEntry]] = {}
+    indexes: dict[str, layout.IndexColumns] = {}
     while len(out) < wanted:
         candidates = [r for r in out if (r.segment.location, r.start, r.end) not in unsplittable
                       and r.segment.base_offset is not None]
@@ -318,8 +325,11 @@ def _split(ranges: list[SegmentRange], wanted: int) -> list[SegmentRange]:
         r = max(candidates, key=lambda r: r.end - r.start)
         seg = r.segment
         if seg.location not in indexes:
-            indexes[seg.location] = layout.read_offset_index(seg.location, seg.base_offset, seg.size, seg.private_keys)
-        inside = {e.position: e for e in indexes[seg.location] if r.start < e.position < r.end}
+            indexes[seg.location] = layout.offset_index_columns(seg.location, seg.base_offset, seg.size,
+                                                                seg.private_keys)
+        index = indexes[seg.location]
+        inside = {int(index.positions[i]): index.entry(int(i))
+                  for i in np.flatnonzero((index.positions > r.start) & (index.positions < r.end))}
         middle = (r.start + r.end) / 2
         cut = min(inside, key=lambda p: abs(p - middle), default=None)
         if cut is None or not _positions_sound(seg, {cut: inside[cut]}, r.end):
