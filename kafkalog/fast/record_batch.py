@@ -28,6 +28,7 @@ from kafkalog._generated.kafka_record import KafkaRecord
 from kafkalog.checksums import V2_CRC_START
 from kafkalog.compression import NONE, Output, declared_size, decompress_into
 from kafkalog.errors import DamagedDataError, DecompressionError, DecompressionLimitError
+from kafkalog.fast import checksums as fast_checksums
 from kafkalog.fast import kernels
 from kafkalog.fast import message_set as fast_legacy
 from kafkalog.fast.columns import RECORD_SCHEMA, SCHEMA, binary_arrays
@@ -65,11 +66,15 @@ class BatchWalker:
         size = LOG_OVERHEAD + entries[:, kernels.ENTRY_LENGTH]
         position = base + pos
         magic = entries[:, kernels.ENTRY_MAGIC]
-        # The CRC-32C of each batch, from its attributes to its end: one call each.
-        crc = [crc32c.crc32c(view[p + V2_CRC_START:p + n]) for p, n in zip(pos.tolist(), size.tolist())]
+        # The CRC-32C of each batch, from its attributes to its end.
+        if fast_checksums.AVAILABLE:
+            crc = fast_checksums.crc32c_spans(buf, pos + V2_CRC_START, size - V2_CRC_START).astype(np.int64)
+        else:
+            crc = np.array([crc32c.crc32c(view[p + V2_CRC_START:p + n]) for p, n in zip(pos.tolist(), size.tolist())],
+                           dtype=np.int64)
         damage = {0: list(magic_damage)} if magic_damage else {}
-        for i in np.flatnonzero(np.array(crc, dtype=np.int64) != hdr[:, k.KAFKA_RECORD_BATCH__CRC]).tolist():
-            damage.setdefault(i, []).append(record_batch.crc_damage(crc[i], int(hdr[i, k.KAFKA_RECORD_BATCH__CRC]),
+        for i in np.flatnonzero(crc != hdr[:, k.KAFKA_RECORD_BATCH__CRC]).tolist():
+            damage.setdefault(i, []).append(record_batch.crc_damage(int(crc[i]), int(hdr[i, k.KAFKA_RECORD_BATCH__CRC]),
                                                                     self.options.path, int(position[i])))
         if not self.options.records:  # headers only
             run.add_batches(position, size, magic, hdr, np.zeros(len(hdr), dtype=np.int64), damage)

@@ -1,0 +1,38 @@
+"""The fast path's CRC-32C of many spans (`kafkalog.fast.checksums`) against python-crc32c's, one span at a time."""
+from __future__ import annotations
+
+import os
+import sys
+
+import crc32c
+import numpy as np
+import pytest
+
+from kafkalog.fast import checksums
+
+
+def test_isal_symbol_is_used_on_this_platform():
+    # CI's Linux wheels of python-isal export crc32_iscsi; without it the threads would share the GIL again.
+    if sys.platform == "linux":
+        assert checksums.AVAILABLE
+
+
+@pytest.mark.skipif(not checksums.AVAILABLE, reason="python-isal does not export crc32_iscsi here")
+def test_spans_match_crc32c():
+    rng = np.random.default_rng(7)
+    data = os.urandom(70_000)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    # Empty spans, single bytes, unaligned starts, and spans past 32 KiB (where python-crc32c changes mode).
+    start = np.array([0, 0, 1, 3, 17, 100, 5, 0] + rng.integers(0, 30_000, 50).tolist(), dtype=np.int64)
+    length = np.array([0, 1, 1, 7, 64, 40_000, 33_000, 70_000] + rng.integers(0, 40_000, 50).tolist(), dtype=np.int64)
+    got = checksums.crc32c_spans(buf, start, length)
+    assert got.tolist() == [crc32c.crc32c(data[s:s + n]) for s, n in zip(start.tolist(), length.tolist())]
+
+
+@pytest.mark.skipif(not checksums.AVAILABLE, reason="python-isal does not export crc32_iscsi here")
+def test_span_outside_the_buffer_is_refused():
+    buf = np.zeros(10, dtype=np.uint8)
+    with pytest.raises(ValueError):
+        checksums.crc32c_spans(buf, np.array([5]), np.array([6]))
+    with pytest.raises(ValueError):
+        checksums.crc32c_spans(buf, np.array([-1]), np.array([2]))
