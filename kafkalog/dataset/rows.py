@@ -29,6 +29,10 @@ MAX_TIMESTAMP_MS = 253402300799999
 
 log = logging.getLogger("kafkalog.dataset")
 
+#: Rows decoded and shaped together before they are cut into `rowsPerBatch` batches: the shaping's calls
+#: are per batch, and each lets the other threads' GIL waits in.
+SHAPED_ROWS = 65536
+
 
 def path_option(options: dict[str, str]) -> str:
     lowered = {k.lower(): v for k, v in options.items()}
@@ -50,7 +54,7 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = Pu
     warn = options.explicit_mode is None and options.mode == DROPMALFORMED
     decode_options = decode.DecodeOptions(
         validate_checksums=options.validate_checksums, mode=PERMISSIVE if warn else options.mode,
-        rows_per_batch=options.rows_per_batch, stop_offset=rng.bounds.end,
+        rows_per_batch=max(options.rows_per_batch, SHAPED_ROWS), stop_offset=rng.bounds.end,
         private_keys=options.remote_private_key)
     if rng.gap is not None:  # offsets missing from a tiered partition's history, in PERMISSIVE mode
         raws = iter(damage_rows([OffsetGapError(rng.gap, path=seg.location, position=0)], seg.location).to_batches())
@@ -73,8 +77,8 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = Pu
         mask = pushed.mask(out)
         if mask is not None:
             out = out.filter(mask)
-        if out.num_rows:
-            yield out
+        for start in range(0, out.num_rows, options.rows_per_batch):
+            yield out.slice(start, options.rows_per_batch)
 
 
 def to_output(raw: pa.RecordBatch, options: ReadOptions) -> pa.RecordBatch:

@@ -95,6 +95,17 @@ def test_threads_give_the_rows_of_one_thread_in_its_order(path_name):
         assert kafkalog.read_table(PATHS[path_name], threads=n, **options).equals(one), n
 
 
+@pytest.mark.parametrize("rows", [1, 7, 10000])
+def test_rows_per_batch_bounds_every_batch_and_changes_no_row(rows):
+    # Rows are decoded and shaped in larger tables (dataset.rows.SHAPED_ROWS), then cut to the option's size.
+    options = {"includeKafkalogColumns": True, "mode": "PERMISSIVE", "includeControlRecords": True}
+    whole = kafkalog.read_table(PARTITIONS, **options)
+    batches = list(kafkalog.read_arrow(PARTITIONS, rowsPerBatch=rows, **options))
+    assert max(b.num_rows for b in batches) == min(rows, max(b.num_rows for b in whole.to_batches()))
+    assert all(b.num_rows for b in batches)
+    assert pa.Table.from_batches(batches).equals(whole)
+
+
 def test_snake_case_and_python_values_are_the_kafka_source_options():
     spark_names = kafkalog.read_table(PARTITIONS, subscribe="orders", includeHeaders="true",
                                       startingOffsets='{"orders":{"0":150,"1":-2}}',
