@@ -7,11 +7,16 @@ values 100-200 bytes, 1-2 headers) per codec, built once under --work. Each read
 Arrow batch of `read_arrow(partition, includeHeaders=True, threads=N)`; the fastest of --repeat runs
 counts. The target (issue 19): 2 threads at least 1.7x one thread on this 2-core machine.
 
+Beside it, what the machine itself allows: the same one-thread reading in N processes at once
+(each its own interpreter and GIL, started together at a barrier), as N x one process's time over
+the slowest of them. Threads cannot scale past that.
+
     python benchmarks/threads.py --records 1000000 --work /tmp/kafkalog-fast-path
 """
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import sys
 import tempfile
 import time
@@ -29,6 +34,28 @@ def read(partition: Path, threads: int) -> tuple[int, float, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     rows = sum(b.num_rows for b in kafkalog.read_arrow(partition, includeHeaders=True, threads=threads))
     return rows, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def _process(partition: str, repeat: int, barrier, out) -> None:
+    read(Path(partition), 1)  # warm
+    walls = []
+    for _ in range(repeat):
+        barrier.wait()
+        walls.append(read(Path(partition), 1)[1])
+    out.put(walls)
+
+
+def processes(partition: Path, n: int, repeat: int) -> float:
+    """The best, over `repeat` rounds started together, of the slowest of `n` processes' one-thread readings."""
+    ctx = multiprocessing.get_context("spawn")
+    barrier, out = ctx.Barrier(n), ctx.Queue()
+    workers = [ctx.Process(target=_process, args=(str(partition), repeat, barrier, out)) for _ in range(n)]
+    for w in workers:
+        w.start()
+    walls = [out.get() for _ in workers]
+    for w in workers:
+        w.join()
+    return min(max(round_) for round_ in zip(*walls))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,6 +85,11 @@ def main(argv: list[str] | None = None) -> int:
             rows, wall, cpu = best[n]
             assert rows == args.records, (codec, n, rows)
             print(f"| {codec} | {n} | {rows / wall / 1e6:.2f} M | {wall:.3f} | {cpu:.3f} | {one / wall:.2f} |")
+        alone = processes(partition, 1, args.repeat)
+        for n in counts[1:]:
+            together = processes(partition, n, args.repeat)
+            print(f"| {codec} | {n} processes at once, 1 thread each (the machine's ceiling) | "
+                  f"{n * args.records / together / 1e6:.2f} M | {together:.3f} each | | {n * alone / together:.2f} |")
     return 0
 
 
