@@ -106,6 +106,16 @@ class Output:
         self.end += n
         return self
 
+    def reserve(self, size: int) -> bool:
+        """A buffer of at least `size` bytes, for a writer that writes into it in place (the fast path's kernels);
+        False when a view of it keeps it from growing."""
+        if len(self.buffer) < size:
+            try:
+                self.buffer += bytes(size - len(self.buffer))
+            except BufferError:
+                return False
+        return True
+
     def written(self) -> memoryview:
         return memoryview(self.buffer)[self.start:self.end]
 

@@ -6,15 +6,11 @@ One call per batch from Python holds the GIL for its call overhead, and python-c
 whole of a batch under 32 KiB: with a thread per byte range, that serialized the threads. Here a
 kernel loops over the batches and calls ISA-L's `crc32_iscsi` (the CRC-32C, hardware-accelerated, in
 the copy of ISA-L that python-isal, a dependency for gzip, already carries and exports). numba links
-the call by the symbol's name, so the compiled kernel stays cacheable. Where python-isal's extension
+the call by the symbol's name (`jit.link`), so the compiled kernel stays cacheable. Where python-isal's extension
 does not export the symbol, `AVAILABLE` is False and callers use `kafkalog.checksums` per batch.
 """
 from __future__ import annotations
 
-import ctypes
-
-import isal.isal_zlib
-import llvmlite.binding as llvm
 import numba as nb
 import numpy as np
 from numba import types
@@ -23,23 +19,11 @@ from kafkalog.fast import jit
 
 jit.configure()
 
-_SYMBOL = "crc32_iscsi"
-
-
-def _exported() -> bool:
-    try:
-        getattr(ctypes.CDLL(isal.isal_zlib.__file__), _SYMBOL)
-    except (OSError, AttributeError):
-        return False
-    llvm.load_library_permanently(isal.isal_zlib.__file__)  # so that the JIT's linker finds the symbol by name
-    return True
-
-
-AVAILABLE = _exported()
+AVAILABLE = jit.link("isal.isal_zlib", ("crc32_iscsi",))
 
 # unsigned int crc32_iscsi(unsigned char *buffer, int len, unsigned int init_crc): no inversion of its own.
 # The pointer is passed as an address: the same register in every C calling convention numba targets.
-_crc32_iscsi = types.ExternalFunction(_SYMBOL, types.uint32(types.uintp, types.intc, types.uint32))
+_crc32_iscsi = types.ExternalFunction("crc32_iscsi", types.uint32(types.uintp, types.intc, types.uint32))
 
 
 @nb.njit(cache=True, nogil=True)

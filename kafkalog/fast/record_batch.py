@@ -4,8 +4,10 @@ Specs: `kafka_record_batch.ksy`, `kafka_record.ksy` and `kafka_control_record.ks
 kernels `parse_kafka_record_batch`, `parse_kafka_record`, `parse_kafka_record__header` and
 `parse_kafka_control_record` (`generated/kafka_kernels.py`), driven by `kafkalog.fast.kernels`.
 
-Per batch, in Python, only the CRC-32C and the codec call (into one output buffer reused by groups
-of about 4 MiB of records); then `walk_sections` parses every record of a group in one compiled
+The CRC-32C of many batches in one compiled call (`kafkalog.fast.checksums`), and their LZ4 or zstd records
+decompressed in one (`kafkalog.fast.compression`; gzip, snappy and what those calls do not take, one codec
+call per batch) into one output buffer reused by groups of about 4 MiB of records; then `walk_sections`
+parses every record of a group in one compiled
 loop, and Kafka's offset, timestamp and sequence rules are applied to whole columns. Damage the
 kernels find (a record that does not parse, bytes after a record or after the declared records, a
 control key that does not parse) is worded by `kafkalog.formats.record_batch`, and the record that
@@ -29,12 +31,14 @@ from kafkalog.checksums import V2_CRC_START
 from kafkalog.compression import NONE, Output, declared_size, decompress_into
 from kafkalog.errors import DamagedDataError, DecompressionError, DecompressionLimitError
 from kafkalog.fast import checksums as fast_checksums
+from kafkalog.fast import compression as fast_compression
 from kafkalog.fast import kernels
 from kafkalog.fast import message_set as fast_legacy
 from kafkalog.fast.columns import RECORD_SCHEMA, SCHEMA, binary_arrays
 from kafkalog.fast.options import WalkOptions
 from kafkalog.fast.record_groups import GROUP_BYTES, Group, RecordTables, Sections
 from kafkalog.fast.runs import Item, Run, RunBuilder
+from kafkalog.fast import streamed_batch
 from kafkalog.fast.streamed_batch import StreamedBatch
 from kafkalog.formats import record_batch
 from kafkalog.formats.framing import LOG_OVERHEAD
@@ -100,8 +104,30 @@ class BatchWalker:
         group.use(self.output)
         output = self.output
         starts, lengths, partial = [], [], {}
-        i = 0
-        for j, (codec, p, n) in enumerate(zip(codecs.tolist(), data_pos.tolist(), data_len.tolist())):
+        room = min(self.options.stream_bytes, streamed_batch.WINDOW_BYTES)
+        codec_list, pos_list, len_list = codecs.tolist(), data_pos.tolist(), data_len.tolist()
+        i = j = 0
+        while j < len(hdr):
+            # A run of LZ4 or zstd batches in one GIL-free call (`fast.compression`), up to the first it does not
+            # take; that one is read below, one codec call at a time, as every batch is without the kernels.
+            same = j + 1
+            while same < len(hdr) and codec_list[same] == codec_list[j]:
+                same += 1
+            taken = fast_compression.decompress_run(codec_list[j], buf, data_pos[j:same], data_len[j:same], output,
+                                                    room, GROUP_BYTES)
+            for length in taken.tolist():
+                starts.append(output.start)
+                lengths.append(length)
+                output.start += length  # (`decompress_run` moved `end` past them all)
+                j += 1
+                if output.start >= GROUP_BYTES or j == len(hdr):
+                    yield from self._close_compressed(group, run, hdr, position, size, magic, starts, lengths,
+                                                      damage, partial, buf, i, j)
+                    starts, lengths, partial = [], [], {}
+                    i = j
+            if j == len(hdr):
+                break
+            codec, p, n = codec_list[j], pos_list[j], len_list[j]
             # A batch whose records decompress past `stream_bytes` (a window, or the limit) is read as a stream, a
             # window at a time, as Kafka reads it. One that says so in its framing is not decompressed first.
             declared = declared_size(codec, view[p:p + n])
@@ -124,20 +150,28 @@ class BatchWalker:
                                          damage.get(j, [])).read(run)
                 group.use(output)
                 starts, lengths, partial = [], [], {}
-                i = j + 1
+                j += 1
+                i = j
                 continue
             starts.append(output.start)
             lengths.append(len(output))
             output.next()
-            if output.end >= GROUP_BYTES or j == len(hdr) - 1:
-                group.add(hdr[i:j + 1], position[i:j + 1], size[i:j + 1], magic[i:j + 1],
-                          np.array(starts, dtype=np.int64), np.array(lengths, dtype=np.int64),
-                          _shifted(damage, i, j + 1), partial, buf)
+            j += 1
+            if output.end >= GROUP_BYTES or j == len(hdr):
+                yield from self._close_compressed(group, run, hdr, position, size, magic, starts, lengths, damage,
+                                                  partial, buf, i, j)
                 starts, lengths, partial = [], [], {}
-                i = j + 1
-                if output.end >= GROUP_BYTES:
-                    yield from self.walk(group, run)
-                    group.use(output)
+                i = j
+
+    def _close_compressed(self, group: Group, run: RunBuilder, hdr, position, size, magic, starts: list[int],
+                          lengths: list[int], damage: dict, partial: dict, buf: np.ndarray, i: int, j: int
+                          ) -> Iterator[Run]:
+        """Compressed batches [i, j), decompressed, into the group; walked when the group is full."""
+        group.add(hdr[i:j], position[i:j], size[i:j], magic[i:j], np.array(starts, dtype=np.int64),
+                  np.array(lengths, dtype=np.int64), _shifted(damage, i, j), partial, buf)
+        if self.output.end >= GROUP_BYTES:
+            yield from self.walk(group, run)
+            group.use(self.output)
 
     # -- walking the records of a group of batches --------------------------------------------------------------
 

@@ -1,0 +1,133 @@
+"""LZ4 and zstd batches decompressed many at a time, in one compiled call without the GIL: the fast path's twin of
+`kafkalog.compression`.
+
+Spec: `kafka_record_batch.ksy`'s `records_data`, whose `attributes.compression` names the codec.
+
+One codec call per batch from Python holds the GIL around every 16 KiB batch, and with a thread per byte
+range the threads took turns. Here a kernel walks a run of batches of one codec and calls the C libraries
+that python-lz4 (`LZ4F_decompress`) and zstandard (`ZSTD_decompressDCtx`) carry and export, writing each
+batch after the last in the group's output buffer. It takes only what decompresses cleanly and within
+its room: at the first batch that does not (damage, a batch past the window, a buffer too small) it
+stops, and `kafkalog.compression` reads that batch one call at a time, as it reads every batch without
+this module, and says what is wrong in Kafka's words. A batch the kernel does take gives the bytes those
+same libraries give through Python:
+- LZ4: the first frame, to its end mark (what follows it is not read, as python-lz4's frame decompressor
+  leaves it), with its block and content checksums when the frame has them;
+- zstd: every frame, one after the other, and nothing else (what is not a frame fails the batch).
+
+numba links the calls by name (`jit.link`), so the compiled kernels stay cacheable. Where a library does not export
+its functions, `AVAILABLE` leaves that codec to `kafkalog.compression`.
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from kafkalog.compression import LZ4, ZSTD, Output
+from kafkalog.fast import jit
+
+jit.configure()
+
+_LZ4F_VERSION = 100
+AVAILABLE = {
+    LZ4: jit.link("lz4.frame._frame", ("LZ4F_createDecompressionContext", "LZ4F_freeDecompressionContext",
+                                       "LZ4F_decompress", "LZ4F_isError")),
+    # (zstandard carries its C library, with its symbols exported, in the `_cffi` module beside `backend_c`.)
+    ZSTD: jit.link("zstandard._cffi", ("ZSTD_createDCtx", "ZSTD_freeDCtx", "ZSTD_decompressDCtx", "ZSTD_isError")),
+}
+
+# Pointers and size_t go as uintp: the same register in every C calling convention numba targets.
+_p = types.uintp
+_lz4f_create = types.ExternalFunction("LZ4F_createDecompressionContext", _p(_p, types.uint32))
+_lz4f_free = types.ExternalFunction("LZ4F_freeDecompressionContext", _p(_p))
+_lz4f_decompress = types.ExternalFunction("LZ4F_decompress", _p(_p, _p, _p, _p, _p, _p))
+_lz4f_is_error = types.ExternalFunction("LZ4F_isError", types.uint32(_p))
+_zstd_create = types.ExternalFunction("ZSTD_createDCtx", _p())
+_zstd_free = types.ExternalFunction("ZSTD_freeDCtx", _p(_p))
+_zstd_decompress = types.ExternalFunction("ZSTD_decompressDCtx", _p(_p, _p, _p, _p, _p))
+_zstd_is_error = types.ExternalFunction("ZSTD_isError", types.uint32(_p))
+
+
+@nb.njit(cache=True, nogil=True)
+def _lz4_run(buf, pos, size, out, at, room, group_bytes, lengths):
+    """LZ4 frames `buf[pos[i]:pos[i] + size[i]]` one after the other into `out` from `at`; how many were taken."""
+    slot = np.zeros(1, dtype=np.uint64)
+    if _lz4f_is_error(_lz4f_create(slot.ctypes.data, _LZ4F_VERSION)):
+        return 0
+    dctx = slot[0]
+    sizes = np.zeros(2, dtype=np.uint64)  # in: room and input left; out: what a call wrote and read
+    src_base, out_base = buf.ctypes.data, out.ctypes.data
+    taken = 0
+    for i in range(len(pos)):
+        cap = min(room, len(out) - at)
+        src, left, produced = src_base + pos[i], size[i], 0
+        ended = False
+        while True:
+            sizes[0] = cap - produced
+            sizes[1] = left
+            hint = _lz4f_decompress(dctx, out_base + at + produced, sizes.ctypes.data, src,
+                                    sizes.ctypes.data + 8, 0)
+            if _lz4f_is_error(hint):
+                break
+            produced += sizes[0]
+            src += sizes[1]
+            left -= sizes[1]
+            if hint == 0:
+                ended = True
+                break
+            if sizes[0] == 0 and sizes[1] == 0:  # no room left, or no input: not for the kernel
+                break
+        if not ended:
+            break  # (the context is mid-frame: it is not used again)
+        lengths[i] = produced
+        at += produced
+        taken += 1
+        if at >= group_bytes:
+            break
+    _lz4f_free(dctx)
+    return taken
+
+
+@nb.njit(cache=True, nogil=True)
+def _zstd_run(buf, pos, size, out, at, room, group_bytes, lengths):
+    """zstd frames `buf[pos[i]:pos[i] + size[i]]` one after the other into `out` from `at`; how many were taken."""
+    dctx = _zstd_create()
+    if dctx == 0:
+        return 0
+    src_base, out_base = buf.ctypes.data, out.ctypes.data
+    taken = 0
+    for i in range(len(pos)):
+        if size[i] <= 0:
+            break  # (no frame at all: `kafkalog.compression` says what that gives)
+        cap = min(room, len(out) - at)
+        written = _zstd_decompress(dctx, out_base + at, cap, src_base + pos[i], size[i])
+        if _zstd_is_error(written):
+            break
+        lengths[i] = written
+        at += written
+        taken += 1
+        if at >= group_bytes:
+            break
+    _zstd_free(dctx)
+    return taken
+
+
+def decompress_run(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int,
+                   group_bytes: int) -> np.ndarray:
+    """Batches of one codec, `buf[pos[i]:pos[i] + size[i]]`, decompressed into `out` one after the other from its
+    `end`, each in at most `room` bytes, until the group holds `group_bytes` or a batch is not taken. The lengths
+    of those taken (`out.end` is moved past them); none when the codec is not `AVAILABLE` or the buffer cannot
+    grow to hold them."""
+    if not AVAILABLE.get(codec) or not len(pos) or not out.reserve(group_bytes + room):
+        return np.empty(0, dtype=np.int64)
+    if len(pos) and (pos.min() < 0 or size.min() < 0 or (pos + size).max() > len(buf)):
+        raise ValueError("a batch is not inside the buffer")  # a caller's bug: the kernel would read past it
+    lengths = np.empty(len(pos), dtype=np.int64)
+    target = np.frombuffer(out.buffer, dtype=np.uint8)
+    run = _lz4_run if codec == LZ4 else _zstd_run
+    taken = run(buf, np.ascontiguousarray(pos, dtype=np.int64), np.ascontiguousarray(size, dtype=np.int64), target,
+                out.end, room, group_bytes, lengths)
+    del target  # (a view would keep the buffer from growing)
+    out.end += int(lengths[:taken].sum())
+    return lengths[:taken]

@@ -1,0 +1,111 @@
+"""LZ4 and zstd batches decompressed in runs by the kernels (`kafkalog.fast.compression`) against
+`kafkalog.compression`, which reads one batch at a time through python-lz4 and zstandard (and is itself
+held to Kafka's reading in tests/test_compression.py).
+
+The batches are every LZ4 and zstd batch of the Kafka-written fixtures, whole and damaged (bytes of their
+compressed records flipped, cut short or followed by others). Whatever the kernel takes must be what
+`kafkalog.compression` gives; whatever it refuses or cannot hold, it must leave to it, untouched.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kafkalog.compression import LZ4, ZSTD, DecompressionError, Output, decompress
+from kafkalog.fast import compression as fast_compression
+from kafkalog.log.segment import SegmentReader
+from tests.paths import FIXTURES
+
+#: Kafka's DefaultRecordBatch.RECORDS_OFFSET: where a v2 batch's (compressed) records begin.
+RECORDS_OFFSET = 61
+CODECS = {"lz4": LZ4, "zstd": ZSTD}
+
+
+def _payloads() -> list[tuple[int, bytes, str]]:
+    found = []
+    for path in sorted(FIXTURES.rglob("*.log")):
+        data = path.read_bytes()
+        with SegmentReader(str(path), decode_records=False, fast=False) as reader:
+            for batch in reader:
+                if batch.magic == 2 and batch.compression in CODECS:
+                    payload = data[batch.position + RECORDS_OFFSET:batch.position + batch.size]
+                    found.append((CODECS[batch.compression], payload, f"{path.name}@{batch.position}"))
+    return found
+
+
+PAYLOADS = _payloads()
+
+
+def _damaged(payload: bytes, rng: random.Random) -> list[bytes]:
+    flips = []
+    for _ in range(6):
+        at = rng.randrange(len(payload))
+        flips.append(payload[:at] + bytes([payload[at] ^ (1 << rng.randrange(8))]) + payload[at + 1:])
+    return flips + [payload[:len(payload) // 2], payload[:-1], b"", payload + payload[:7], payload + payload]
+
+
+def _python(codec: int, payload: bytes, room: int) -> bytes | None:
+    try:
+        return decompress(codec, payload, 2, room)
+    except DecompressionError:
+        return None
+
+
+def _kernel(codec: int, payloads: list[bytes], room: int, group_bytes: int = 8 * 1024 * 1024
+            ) -> tuple[list[bytes], Output]:
+    buf = np.frombuffer(b"".join(payloads) or b"\0", dtype=np.uint8)
+    size = np.array([len(p) for p in payloads], dtype=np.int64)
+    pos = np.concatenate(([0], np.cumsum(size)[:-1])).astype(np.int64)
+    out = Output()
+    out += b"before"  # what a group already holds stays
+    out.next()
+    lengths = fast_compression.decompress_run(codec, buf, pos, size, out, room, group_bytes)
+    taken, at = [], len(b"before")
+    for n in lengths.tolist():
+        taken.append(bytes(out.buffer[at:at + n]))
+        at += n
+    assert out.end == at and bytes(out.buffer[:6]) == b"before"
+    return taken, out
+
+
+def test_the_fixtures_hold_both_codecs():
+    assert {codec for codec, _, _ in PAYLOADS} == {LZ4, ZSTD}
+    assert all(fast_compression.AVAILABLE.values())  # CI's wheels export both libraries' functions
+
+
+@pytest.mark.parametrize("codec,payload,where", PAYLOADS, ids=[w for _, _, w in PAYLOADS])
+def test_a_kafka_batch_whole_and_damaged(codec, payload, where):
+    rng = random.Random(where)
+    room = 4 * 1024 * 1024
+    for variant in [payload] + _damaged(payload, rng):
+        expected = _python(codec, variant, room)
+        taken, _ = _kernel(codec, [variant], room)
+        if taken:
+            assert taken == [expected], where
+        if variant == payload and expected is not None:
+            assert taken == [expected], where  # a Kafka batch that decompresses within the room is the kernel's
+
+
+@pytest.mark.parametrize("codec", [LZ4, ZSTD])
+def test_a_run_stops_at_the_first_batch_it_does_not_take(codec):
+    # The batches that decompress within the room (not the fixtures' damaged or million-record ones).
+    whole = [p for c, p, _ in PAYLOADS if c == codec and _python(codec, p, 4 * 1024 * 1024) is not None]
+    assert len(whole) > 10
+    for bad in range(len(whole)):
+        run = list(whole)
+        run[bad] = run[bad][:len(run[bad]) // 2]  # cut short: no end mark, or no last block
+        taken, _ = _kernel(codec, run, 4 * 1024 * 1024)
+        assert taken == [_python(codec, p, 4 * 1024 * 1024) for p in whole[:bad]]
+    # A batch larger than the room is left to the one-call path (which streams it or refuses it).
+    sizes = [len(_python(codec, p, 1 << 30)) for p in whole]
+    room = sorted(sizes)[len(sizes) // 2]
+    taken, _ = _kernel(codec, whole, room)
+    first_too_large = next((i for i, n in enumerate(sizes) if n > room), len(whole))
+    assert [len(t) for t in taken] == sizes[:first_too_large]
+    # The run ends with the batch that fills the group (the group is then walked).
+    group = sum(sizes[:2]) + len(b"before")
+    taken, _ = _kernel(codec, whole, 4 * 1024 * 1024, group)
+    assert [len(t) for t in taken] == sizes[:2]
