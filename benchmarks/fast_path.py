@@ -99,12 +99,20 @@ def read_kafkalog(segment: str, **options) -> int:
     import kafkalog
 
     rows = 0
-    for batch in kafkalog.read_arrow(segment, **options):
+    # Every column: the Kafka source's, headers, and kafkalog's batch fields and damage.
+    for batch in kafkalog.read_arrow(segment, includeHeaders=True, includeKafkalogColumns=True, mode="PERMISSIVE",
+                                     **options):
         damage = batch.num_rows - batch.column("damage").null_count
         if damage:
             raise RuntimeError(f"{segment}: {damage} damage row(s) in a Kafka-written corpus")
         rows += batch.num_rows
     return rows
+
+
+def read_kaitai(segment: str) -> int:
+    from kafkalog.arrow.reader import read_segment
+
+    return sum(batch.num_rows for batch in read_segment(segment, fast=False))
 
 
 def read_aiokafka(segment: str) -> int:
@@ -165,7 +173,7 @@ def reader_worker(spec: dict) -> dict:
         return kafka_java_worker(spec)
     read = {
         "kafkalog": read_kafkalog,
-        "kafkalog-kaitai": lambda s: read_kafkalog(s, fast=False),
+        "kafkalog-kaitai": read_kaitai,
         "aiokafka": read_aiokafka,
         "aiokafka-arrow": read_aiokafka_arrow,
     }[kind]
