@@ -106,15 +106,15 @@ class BatchWalker:
         starts, lengths, partial = [], [], {}
         room = min(self.options.stream_bytes, streamed_batch.WINDOW_BYTES)
         codec_list, pos_list, len_list = codecs.tolist(), data_pos.tolist(), data_len.tolist()
+        # Where each batch's run of batches of its codec ends.
+        changes = np.flatnonzero(np.diff(codecs)) + 1
+        run_end = np.append(changes, len(hdr))[np.searchsorted(changes, np.arange(len(hdr)), side="right")].tolist()
         i = j = 0
         while j < len(hdr):
             # A run of LZ4 or zstd batches in one GIL-free call (`fast.compression`), up to the first it does not
             # take; that one is read below, one codec call at a time, as every batch is without the kernels.
-            same = j + 1
-            while same < len(hdr) and codec_list[same] == codec_list[j]:
-                same += 1
-            taken = fast_compression.decompress_run(codec_list[j], buf, data_pos[j:same], data_len[j:same], output,
-                                                    room, GROUP_BYTES)
+            taken = fast_compression.decompress_run(codec_list[j], buf, data_pos[j:run_end[j]], data_len[j:run_end[j]],
+                                                    output, room, GROUP_BYTES)
             for length in taken.tolist():
                 starts.append(output.start)
                 lengths.append(length)
