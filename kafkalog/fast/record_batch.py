@@ -127,6 +127,8 @@ class BatchWalker:
                     i = j
             if j == len(hdr):
                 break
+            if len(taken) and i == j:
+                continue  # the group was full: the next run goes on in the next group
             codec, p, n = codec_list[j], pos_list[j], len_list[j]
             # A batch whose records decompress past `stream_bytes` (a window, or the limit) is read as a stream, a
             # window at a time, as Kafka reads it. One that says so in its framing is not decompressed first.
