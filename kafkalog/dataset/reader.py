@@ -18,9 +18,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import queue
 import re
 import threading
+from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -40,8 +40,9 @@ Paths = str | os.PathLike | Sequence[str | os.PathLike]
 THREAD_RANGE_BYTES = 16 * 1024 * 1024
 #: Until the work around the kernels lets go of the GIL, more threads do not read faster.
 DEFAULT_THREADS = 1
-#: Batches each range may decode ahead of the consumer.
-AHEAD_BATCHES = 4
+#: Bytes of Arrow batches each range may decode ahead of the consumer: most of a range (a 16 MiB range of
+#: LZ4 records is about 40 MiB of columns), so that the threads are not kept waiting for the consumer.
+AHEAD_BYTES = 48 * 1024 * 1024
 
 
 def _snake(name: str) -> str:
@@ -145,11 +146,44 @@ def _batches(read: Read, threads: int) -> Iterator[pa.RecordBatch]:
 _DONE = object()
 
 
+class _RangeQueue:
+    """The batches of one range waiting for the consumer: at most `limit` bytes of them (and always one, however
+    large), so that a range ahead can decode most of itself while the one before is handed out."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.items: deque[tuple[object, int]] = deque()
+        self.bytes = 0
+        self.changed = threading.Condition()
+
+    def put(self, item: object, size: int, stop: threading.Event) -> bool:
+        with self.changed:
+            while self.items and self.bytes + size > self.limit:
+                if stop.is_set():
+                    return False
+                self.changed.wait(0.1)
+            if stop.is_set():
+                return False
+            self.items.append((item, size))
+            self.bytes += size
+            self.changed.notify_all()
+            return True
+
+    def get(self) -> object:
+        with self.changed:
+            while not self.items:
+                self.changed.wait()
+            item, size = self.items.popleft()
+            self.bytes -= size
+            self.changed.notify_all()
+            return item
+
+
 class _Ahead:
     """Ranges decoded on a pool of threads, handed out in range order.
 
-    Each range fills a queue of at most `AHEAD_BATCHES` batches; at most `threads` ranges past the
-    one being handed out are started. Memory is so bounded by threads x batches, whatever the data.
+    Each range fills a queue of at most `AHEAD_BYTES` of batches; at most `threads` ranges past the one
+    being handed out are started. Memory is so bounded by threads x `AHEAD_BYTES`, whatever the data.
     """
 
     def __init__(self, read: Read, threads: int):
@@ -159,7 +193,7 @@ class _Ahead:
 
     def __iter__(self) -> Iterator[pa.RecordBatch]:
         ranges = self.read.ranges
-        queues: list[queue.Queue] = [queue.Queue(AHEAD_BATCHES) for _ in ranges]
+        queues = [_RangeQueue(AHEAD_BYTES) for _ in ranges]
         pool = ThreadPoolExecutor(self.threads, thread_name_prefix="kafkalog-read")
         started = 0
         try:
@@ -175,27 +209,15 @@ class _Ahead:
                         raise item
                     yield item
         finally:
-            self.stop.set()
-            for q in queues:  # unblock producers waiting on a full queue
-                while not q.empty():
-                    q.get_nowait()
+            self.stop.set()  # producers waiting for room see it and return
             pool.shutdown(wait=True, cancel_futures=True)
 
-    def _fill(self, rng: plan.SegmentRange, out: queue.Queue) -> None:
+    def _fill(self, rng: plan.SegmentRange, out: _RangeQueue) -> None:
         try:
             for batch in read_range(rng, self.read.options, registry=self.read.registry):
-                if not self._put(out, batch):
+                if not out.put(batch, batch.nbytes, self.stop):
                     return
         except BaseException as e:  # handed to the consumer, who raises it in order
-            self._put(out, e)
+            out.put(e, 0, self.stop)
             return
-        self._put(out, _DONE)
-
-    def _put(self, out: queue.Queue, item: object) -> bool:
-        while not self.stop.is_set():
-            try:
-                out.put(item, timeout=0.1)
-                return True
-            except queue.Full:
-                continue
-        return False
+        out.put(_DONE, 0, self.stop)

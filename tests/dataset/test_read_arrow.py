@@ -6,7 +6,10 @@ thread and on several.
 """
 from __future__ import annotations
 
+import gc
 import shutil
+import threading
+import time
 
 import pyarrow as pa
 import pytest
@@ -93,6 +96,19 @@ def test_threads_give_the_rows_of_one_thread_in_its_order(path_name):
     assert one.num_rows > 100
     for n in (2, 3, 8):
         assert kafkalog.read_table(PATHS[path_name], threads=n, **options).equals(one), n
+
+
+def test_threads_stop_when_the_reader_is_left_early():
+    before = {t.ident for t in threading.enumerate()}
+    reader = kafkalog.read_arrow(PATHS["log dir"], threads=3, maxPartitionBytes=2048, rowsPerBatch=1)
+    assert reader.read_next_batch().num_rows == 1
+    reader.close()
+    del reader  # (pyarrow lets go of the batches' generator, whose end stops the threads, only with the reader)
+    gc.collect()
+    deadline = time.monotonic() + 10
+    while {t.ident for t in threading.enumerate() if t.name.startswith("kafkalog-read")} - before:
+        assert time.monotonic() < deadline, "decoding threads still running after the reader is gone"
+        time.sleep(0.05)
 
 
 @pytest.mark.parametrize("rows", [1, 7, 10000])
