@@ -9,7 +9,8 @@ counts. The target (issue 19): 2 threads at least 1.7x one thread on this 2-core
 
 Beside it, what the machine itself allows: the same one-thread reading in N processes at once
 (each its own interpreter and GIL, started together at a barrier), as N x one process's time over
-the slowest of them. Threads cannot scale past that.
+the slowest of them; and a compiled loop without the GIL (a byte transform over 64 MiB) on N threads
+at once against one. Threads cannot scale past that.
 
     python benchmarks/threads.py --records 1000000 --work /tmp/kafkalog-fast-path
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import sys
+import threading
 import tempfile
 import time
 from pathlib import Path
@@ -58,6 +60,33 @@ def processes(partition: Path, n: int, repeat: int) -> float:
     return min(max(round_) for round_ in zip(*walls))
 
 
+def compiled_loop(n: int, repeat: int) -> float:
+    """N x the time of one thread running a GIL-free compiled loop, over the time of N running it at once."""
+    import numba
+    import numpy as np
+
+    @numba.njit(nogil=True)
+    def transform(a, b):
+        for i in range(len(a)):
+            b[i] = a[i] ^ (i & 0xFF)
+
+    arrays = [(np.ones(64 << 20, np.uint8), np.zeros(64 << 20, np.uint8)) for _ in range(n)]
+    transform(arrays[0][0][:8], arrays[0][1][:8])
+    alone = together = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        transform(*arrays[0])
+        alone = min(alone, time.perf_counter() - start)
+        workers = [threading.Thread(target=transform, args=pair) for pair in arrays]
+        start = time.perf_counter()
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        together = min(together, time.perf_counter() - start)
+    return n * alone / together
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--records", type=int, default=1_000_000)
@@ -69,6 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     counts = [int(n) for n in args.threads.split(",")]
     print(f"{args.records:,} records per partition, producer batch.size {args.batch_bytes}, best of {args.repeat}")
+    for n in counts[1:]:
+        print(f"A compiled loop without the GIL on {n} threads at once: {compiled_loop(n, args.repeat):.2f}x one thread")
+    print()
     print("| codec | threads | records/s (wall) | wall s | CPU s | x one thread (wall) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for codec in args.codecs.split(","):
