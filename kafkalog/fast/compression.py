@@ -50,66 +50,67 @@ _zstd_is_error = types.ExternalFunction("ZSTD_isError", types.uint32(_p))
 
 
 @nb.njit(cache=True, nogil=True)
-def _lz4_run(buf, pos, size, out, at, room, group_bytes, lengths):
-    """LZ4 frames `buf[pos[i]:pos[i] + size[i]]` one after the other into `out` from `at`; how many were taken."""
-    slot = np.zeros(1, dtype=np.uint64)
-    if _lz4f_is_error(_lz4f_create(slot.ctypes.data, _LZ4F_VERSION)):
-        return 0
-    dctx = slot[0]
-    sizes = np.zeros(2, dtype=np.uint64)  # in: room and input left; out: what a call wrote and read
-    src_base, out_base = buf.ctypes.data, out.ctypes.data
-    taken = 0
-    for i in range(len(pos)):
-        cap = min(room, len(out) - at)
-        src, left, produced = src_base + pos[i], size[i], 0
-        ended = False
-        while True:
-            sizes[0] = cap - produced
-            sizes[1] = left
-            hint = _lz4f_decompress(dctx, out_base + at + produced, sizes.ctypes.data, src,
-                                    sizes.ctypes.data + 8, 0)
-            if _lz4f_is_error(hint):
-                break
-            produced += sizes[0]
-            src += sizes[1]
-            left -= sizes[1]
-            if hint == 0:
-                ended = True
-                break
-            if sizes[0] == 0 and sizes[1] == 0:  # no room left, or no input: not for the kernel
-                break
-        if not ended:
-            break  # (the context is mid-frame: it is not used again)
-        lengths[i] = produced
-        at += produced
-        taken += 1
-        if at >= group_bytes:
-            break
-    _lz4f_free(dctx)
-    return taken
+def _lz4_frame(dctx, dst, cap, src, left, sizes):
+    """One LZ4 frame at `src` (`left` bytes) into `dst` (`cap` bytes): what it gives, or -1 when the kernel does not
+    take it (damage, no end mark, more than `cap`)."""
+    produced = np.int64(0)
+    while True:
+        sizes[0] = cap - produced  # in: room and input left; out: what the call wrote and read
+        sizes[1] = left
+        hint = _lz4f_decompress(dctx, dst + produced, sizes.ctypes.data, src, sizes.ctypes.data + 8, 0)
+        if _lz4f_is_error(hint):
+            return -1
+        produced += np.int64(sizes[0])  # (int64 throughout: uint64 with int64 would make floats)
+        src += np.int64(sizes[1])
+        left -= np.int64(sizes[1])
+        if hint == 0:
+            return produced  # the end mark (what follows the frame is not read)
+        if sizes[0] == 0 and sizes[1] == 0:  # no room left, or no input
+            return -1
 
 
 @nb.njit(cache=True, nogil=True)
-def _zstd_run(buf, pos, size, out, at, room, group_bytes, lengths):
-    """zstd frames `buf[pos[i]:pos[i] + size[i]]` one after the other into `out` from `at`; how many were taken."""
-    dctx = _zstd_create()
-    if dctx == 0:
-        return 0
+def _zstd_frames(dctx, dst, cap, src, left):
+    """Every zstd frame at `src` (`left` bytes) into `dst` (`cap` bytes): what they give, or -1 when the kernel does
+    not take them (damage, what is not a frame, more than `cap`, no frame at all)."""
+    if left <= 0:
+        return -1  # (`kafkalog.compression` says what an empty batch gives)
+    written = _zstd_decompress(dctx, dst, cap, src, left)
+    return -1 if _zstd_is_error(written) else np.int64(written)
+
+
+@nb.njit(cache=True, nogil=True)
+def _run(codec, buf, pos, size, out, at, room, group_bytes, lengths):
+    """Batches `buf[pos[i]:pos[i] + size[i]]` of `codec` one after the other into `out` from `at`, until one is not
+    taken or `group_bytes` are held; how many were taken."""
+    sizes = np.zeros(2, dtype=np.uint64)
+    if codec == LZ4:
+        if _lz4f_is_error(_lz4f_create(sizes.ctypes.data, _LZ4F_VERSION)):
+            return 0
+        dctx = np.uint64(sizes[0])
+    else:
+        dctx = _zstd_create()
+        if dctx == 0:
+            return 0
     src_base, out_base = buf.ctypes.data, out.ctypes.data
     taken = 0
     for i in range(len(pos)):
-        if size[i] <= 0:
-            break  # (no frame at all: `kafkalog.compression` says what that gives)
         cap = min(room, len(out) - at)
-        written = _zstd_decompress(dctx, out_base + at, cap, src_base + pos[i], size[i])
-        if _zstd_is_error(written):
-            break
-        lengths[i] = written
-        at += written
+        if codec == LZ4:
+            n = _lz4_frame(dctx, out_base + at, cap, src_base + pos[i], size[i], sizes)
+        else:
+            n = _zstd_frames(dctx, out_base + at, cap, src_base + pos[i], size[i])
+        if n < 0:
+            break  # (an LZ4 context left mid-frame is not used again)
+        lengths[i] = n
+        at += n
         taken += 1
         if at >= group_bytes:
             break
-    _zstd_free(dctx)
+    if codec == LZ4:
+        _lz4f_free(dctx)
+    else:
+        _zstd_free(dctx)
     return taken
 
 
@@ -125,8 +126,7 @@ def decompress_run(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.ndarra
         raise ValueError("a batch is not inside the buffer")  # a caller's bug: the kernel would read past it
     lengths = np.empty(len(pos), dtype=np.int64)
     target = np.frombuffer(out.buffer, dtype=np.uint8)
-    run = _lz4_run if codec == LZ4 else _zstd_run
-    taken = run(buf, np.ascontiguousarray(pos, dtype=np.int64), np.ascontiguousarray(size, dtype=np.int64), target,
+    taken = _run(codec, buf, np.ascontiguousarray(pos, dtype=np.int64), np.ascontiguousarray(size, dtype=np.int64), target,
                 out.end, room, group_bytes, lengths)
     del target  # (a view would keep the buffer from growing)
     out.end += int(lengths[:taken].sum())
