@@ -240,8 +240,12 @@ class Broker:
 
 
 def _cluster_id() -> str:
-    """A Kafka cluster id: a UUID as 22 characters of URL-safe base64."""
-    return base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+    """A Kafka cluster id: a UUID as 22 characters of URL-safe base64, never starting with "-" (which
+    kafka-storage's argument parser takes for an option, as Kafka's own Uuid.randomUuid avoids)."""
+    while True:
+        found = base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("=")
+        if not found.startswith("-"):
+            return found
 
 
 def compile_scenarios(version: str) -> Path:
