@@ -35,10 +35,10 @@ def _spans(buf, start, length, out):
 
 def crc32c_spans(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
     """The CRC-32C of each span ``buf[start[i]:start[i] + length[i]]`` (spans inside `buf`, lengths < 2 GiB)."""
-    start = np.asarray(start, dtype=np.int64)
-    length = np.asarray(length, dtype=np.int64)
+    start = np.ascontiguousarray(start, dtype=np.int64)
+    length = np.ascontiguousarray(length, dtype=np.int64)
     if len(start) and (start.min() < 0 or length.min() < 0 or (start + length).max() > len(buf)):
         raise ValueError("a span is not inside the buffer")  # a caller's bug: the kernel would read past it
     out = np.empty(len(start), dtype=np.uint32)
-    _spans(buf, np.ascontiguousarray(start, dtype=np.int64), np.ascontiguousarray(length, dtype=np.int64), out)
+    _spans(buf, start, length, out)
     return out

@@ -122,12 +122,13 @@ def decompress_run(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.ndarra
     grow to hold them."""
     if not AVAILABLE.get(codec) or not len(pos) or not out.reserve(group_bytes + room):
         return np.empty(0, dtype=np.int64)
-    if len(pos) and (pos.min() < 0 or size.min() < 0 or (pos + size).max() > len(buf)):
+    pos = np.ascontiguousarray(pos, dtype=np.int64)
+    size = np.ascontiguousarray(size, dtype=np.int64)
+    if pos.min() < 0 or size.min() < 0 or (pos + size).max() > len(buf):
         raise ValueError("a batch is not inside the buffer")  # a caller's bug: the kernel would read past it
     lengths = np.empty(len(pos), dtype=np.int64)
     target = np.frombuffer(out.buffer, dtype=np.uint8)
-    taken = _run(codec, buf, np.ascontiguousarray(pos, dtype=np.int64), np.ascontiguousarray(size, dtype=np.int64), target,
-                out.end, room, group_bytes, lengths)
+    taken = _run(codec, buf, pos, size, target, out.end, room, group_bytes, lengths)
     del target  # (a view would keep the buffer from growing)
     out.end += int(lengths[:taken].sum())
     return lengths[:taken]
