@@ -1,4 +1,4 @@
-"""LZ4 and zstd batches decompressed many at a time, in one compiled call without the GIL: the fast path's twin of
+"""LZ4, zstd and snappy batches decompressed many at a time, with the GIL let go: the fast path's twin of
 `kafkalog.compression`.
 
 Spec: `kafka_record_batch.ksy`'s `records_data`, whose `attributes.compression` names the codec.
@@ -13,18 +13,23 @@ this module, and says what is wrong in Kafka's words. A batch the kernel does ta
 same libraries give through Python:
 - LZ4: the first frame, to its end mark (what follows it is not read, as python-lz4's frame decompressor
   leaves it), with its block and content checksums when the frame has them;
-- zstd: every frame, one after the other, and nothing else (what is not a frame fails the batch).
+- zstd: every frame, one after the other, and nothing else (what is not a frame fails the batch);
+- snappy: snappy-java's stream framing, every block, or one raw block. A kernel finds the blocks and the
+  length each declares; then each block is one call of cramjam (the library python-snappy wraps), which
+  writes straight into the group's buffer and lets go of the GIL, not a Python walk of the framing, a
+  `bytes` copy and a copy into the buffer per block.
 
 numba links the calls by name (`jit.link`), so the compiled kernels stay cacheable. Where a library does not export
 its functions, `AVAILABLE` leaves that codec to `kafkalog.compression`.
 """
 from __future__ import annotations
 
+import cramjam
 import numba as nb
 import numpy as np
 from numba import types
 
-from kafkalog.compression import LZ4, ZSTD, Output
+from kafkalog.compression import LZ4, SNAPPY, XERIAL_MAGIC, ZSTD, Output
 from kafkalog.fast import jit
 
 jit.configure()
@@ -35,6 +40,7 @@ AVAILABLE = {
                                        "LZ4F_decompress", "LZ4F_isError")),
     # (zstandard carries its C library, with its symbols exported, in the `_cffi` module beside `backend_c`.)
     ZSTD: jit.link("zstandard._cffi", ("ZSTD_createDCtx", "ZSTD_freeDCtx", "ZSTD_decompressDCtx", "ZSTD_isError")),
+    SNAPPY: True,
 }
 
 # Pointers and size_t go as uintp: the same register in every C calling convention numba targets.
@@ -114,6 +120,116 @@ def _run(codec, buf, pos, size, out, at, room, group_bytes, lengths):
     return taken
 
 
+_XERIAL_MAGIC = np.frombuffer(XERIAL_MAGIC, dtype=np.uint8)
+#: snappy-java's stream header: the magic, then two int32 versions (which its reader does not check).
+_XERIAL_HEADER = 16
+
+
+@nb.njit(cache=True, nogil=True)
+def _snappy_length(buf, at, end):
+    """The uncompressed length a raw snappy block at `buf[at:end]` declares in its varint preamble (at most 5
+    bytes), or -1."""
+    n = np.int64(0)
+    for i in range(min(5, end - at)):
+        b = np.int64(buf[at + i])
+        n |= (b & 0x7F) << (7 * i)
+        if b < 0x80:
+            return n
+    return -1
+
+
+#: Blocks found per kernel call: 32 KiB of raw data each as snappy-java writes them, 128 MiB in all.
+_SNAPPY_BLOCKS = 4096
+
+
+@nb.njit(cache=True, nogil=True)
+def _snappy_blocks(buf, pos, size, room, cap, group_bytes, block_pos, block_size, block_out, batch_blocks):
+    """The raw snappy blocks of batches `buf[pos[i]:pos[i] + size[i]]`: each block's place, size and declared
+    output, and each batch's end in the blocks. It stops before the first batch whose framing is not clean, whose
+    blocks declare more than `room`, or more than the `cap` bytes left in all, or whose blocks do not fit in
+    `block_pos`; and after the batch that brings the output to `group_bytes`. How many batches it found, and
+    whether it stopped for want of room in `block_pos` (the batches after those may still be taken)."""
+    blocks = 0
+    written = np.int64(0)
+    for i in range(len(pos)):
+        start, end = pos[i], pos[i] + size[i]
+        total = np.int64(0)
+        framed = size[i] >= 8
+        for k in range(min(8, size[i])):
+            framed = framed and buf[start + k] == _XERIAL_MAGIC[k]
+        if not framed:  # one raw block: the whole batch
+            n = _snappy_length(buf, start, end)
+            if n < 0:
+                return i, False
+            if blocks == len(block_pos):
+                return i, True
+            block_pos[blocks], block_size[blocks], block_out[blocks] = start, end - start, n
+            blocks += 1
+            total = n
+        else:
+            at = start + _XERIAL_HEADER
+            if at > end:
+                return i, False
+            while at < end:
+                if at + 4 > end:
+                    return i, False
+                if blocks == len(block_pos):
+                    return i, True
+                length = np.int64(0)
+                for k in range(4):
+                    length = (length << 8) | np.int64(buf[at + k])
+                at += 4
+                if length >= 1 << 31 or at + length > end:  # (a negative int32)
+                    return i, False
+                n = _snappy_length(buf, at, at + length)
+                if n < 0:
+                    return i, False
+                block_pos[blocks], block_size[blocks], block_out[blocks] = at, length, n
+                blocks += 1
+                total += n
+                at += length
+        if total > room or written + total > cap:
+            return i, False
+        written += total
+        batch_blocks[i] = blocks
+        if written >= group_bytes:
+            return i + 1, False
+    return len(pos), False
+
+
+def _snappy_run(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int, group_bytes: int
+                ) -> np.ndarray:
+    block_pos, block_size, block_out = (np.empty(_SNAPPY_BLOCKS, dtype=np.int64) for _ in range(3))
+    batch_blocks = np.empty(len(pos), dtype=np.int64)
+    source = memoryview(buf)
+    lengths: list[int] = []
+    at = out.end
+    with memoryview(out.buffer) as target:  # (released before the buffer grows again)
+        while len(lengths) < len(pos) and at < group_bytes:
+            first = len(lengths)
+            found, full = _snappy_blocks(buf, pos[first:], size[first:], room, len(target) - at, group_bytes - at,
+                                         block_pos, block_size, block_out, batch_blocks)
+            block = 0
+            for i in range(found):
+                start = at
+                for k in range(block, int(batch_blocks[i])):
+                    s, n, written = int(block_pos[k]), int(block_size[k]), int(block_out[k])
+                    try:
+                        done = cramjam.snappy.decompress_raw_into(source[s:s + n], target[at:at + written]) == written
+                    except cramjam.DecompressionError:
+                        done = False
+                    if not done:  # left to `kafkalog.compression`, which says what is wrong
+                        out.end = start
+                        return np.array(lengths, dtype=np.int64)
+                    at += written
+                lengths.append(at - start)
+                block = int(batch_blocks[i])
+            if not full or found == 0:
+                break  # the group is full, or a batch is not taken (one with more blocks than a call finds, too)
+    out.end = at
+    return np.array(lengths, dtype=np.int64)
+
+
 def decompress_run(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int,
                    group_bytes: int) -> np.ndarray:
     """Batches of one codec, `buf[pos[i]:pos[i] + size[i]]`, decompressed into `out` one after the other from its
@@ -126,6 +242,8 @@ def decompress_run(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.ndarra
     size = np.ascontiguousarray(size, dtype=np.int64)
     if pos.min() < 0 or size.min() < 0 or (pos + size).max() > len(buf):
         raise ValueError("a batch is not inside the buffer")  # a caller's bug: the kernel would read past it
+    if codec == SNAPPY:
+        return _snappy_run(buf, pos, size, out, room, group_bytes)
     lengths = np.empty(len(pos), dtype=np.int64)
     target = np.frombuffer(out.buffer, dtype=np.uint8)
     taken = _run(codec, buf, pos, size, target, out.end, room, group_bytes, lengths)

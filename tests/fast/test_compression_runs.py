@@ -1,8 +1,8 @@
-"""LZ4 and zstd batches decompressed in runs by the kernels (`kafkalog.fast.compression`) against
-`kafkalog.compression`, which reads one batch at a time through python-lz4 and zstandard (and is itself
-held to Kafka's reading in tests/test_compression.py).
+"""LZ4, zstd and snappy batches decompressed in runs (`kafkalog.fast.compression`) against
+`kafkalog.compression`, which reads one batch at a time through python-lz4, zstandard and python-snappy (and
+is itself held to Kafka's reading in tests/test_compression.py).
 
-The batches are every LZ4 and zstd batch of the Kafka-written fixtures, whole and damaged (bytes of their
+The batches are every LZ4, zstd and snappy batch of the Kafka-written fixtures, whole and damaged (bytes of their
 compressed records flipped, cut short or followed by others). Whatever the kernel takes must be what
 `kafkalog.compression` gives; whatever it refuses or cannot hold, it must leave to it, untouched.
 """
@@ -13,15 +13,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import snappy
 
-from kafkalog.compression import LZ4, ZSTD, DecompressionError, Output, decompress
+from kafkalog.compression import LZ4, SNAPPY, ZSTD, DecompressionError, Output, decompress
 from kafkalog.fast import compression as fast_compression
 from kafkalog.log.segment import SegmentReader
 from tests.paths import FIXTURES
 
 #: Kafka's DefaultRecordBatch.RECORDS_OFFSET: where a v2 batch's (compressed) records begin.
 RECORDS_OFFSET = 61
-CODECS = {"lz4": LZ4, "zstd": ZSTD}
+CODECS = {"lz4": LZ4, "zstd": ZSTD, "snappy": SNAPPY}
 
 
 def _payloads() -> list[tuple[int, bytes, str]]:
@@ -71,9 +72,9 @@ def _kernel(codec: int, payloads: list[bytes], room: int, group_bytes: int = 8 *
     return taken, out
 
 
-def test_the_fixtures_hold_both_codecs():
-    assert {codec for codec, _, _ in PAYLOADS} == {LZ4, ZSTD}
-    assert all(fast_compression.AVAILABLE.values())  # CI's wheels export both libraries' functions
+def test_the_fixtures_hold_every_codec_taken():
+    assert {codec for codec, _, _ in PAYLOADS} == {LZ4, ZSTD, SNAPPY}
+    assert all(fast_compression.AVAILABLE.values())  # CI's wheels export both C libraries' functions
 
 
 @pytest.mark.parametrize("codec,payload,where", PAYLOADS, ids=[w for _, _, w in PAYLOADS])
@@ -89,7 +90,7 @@ def test_a_kafka_batch_whole_and_damaged(codec, payload, where):
             assert taken == [expected], where  # a Kafka batch that decompresses within the room is the kernel's
 
 
-@pytest.mark.parametrize("codec", [LZ4, ZSTD])
+@pytest.mark.parametrize("codec", [LZ4, ZSTD, SNAPPY])
 def test_a_run_stops_at_the_first_batch_it_does_not_take(codec):
     # The batches that decompress within the room (not the fixtures' damaged or million-record ones).
     whole = [p for c, p, _ in PAYLOADS if c == codec and _python(codec, p, 4 * 1024 * 1024) is not None]
@@ -109,3 +110,44 @@ def test_a_run_stops_at_the_first_batch_it_does_not_take(codec):
     group = sum(sizes[:2]) + len(b"before")
     taken, _ = _kernel(codec, whole, 4 * 1024 * 1024, group)
     assert [len(t) for t in taken] == sizes[:2]
+
+
+def _snappy_blocks(payload: bytes) -> int:
+    """How many raw blocks a snappy batch holds: snappy-java's framing a block at a time, or one raw block."""
+    if not payload.startswith(b"\x82SNAPPY\x00"):
+        return 1
+    pos, blocks = 16, 0
+    while pos < len(payload):
+        pos += 4 + int.from_bytes(payload[pos:pos + 4], "big")
+        blocks += 1
+    return blocks
+
+
+@pytest.mark.parametrize("most", [1, 2, 3, 4096])
+def test_snappy_blocks_are_found_a_kernel_call_at_a_time(monkeypatch, most):
+    # Fewer blocks a call than a run holds: the run goes on in further calls, and a batch of more blocks
+    # than one call finds is left to the one-call path.
+    monkeypatch.setattr(fast_compression, "_SNAPPY_BLOCKS", most)
+    room = 4 * 1024 * 1024
+    whole = [p for c, p, _ in PAYLOADS if c == SNAPPY and _python(SNAPPY, p, room) is not None]
+    blocks = [_snappy_blocks(p) for p in whole]
+    assert len(whole) > 10 and max(blocks) > 1  # (the fixtures hold batches of several blocks)
+    expected = [_python(SNAPPY, p, room) for p in whole]
+    taken, _ = _kernel(SNAPPY, whole, room, sum(map(len, expected)) + 64)
+    first_too_many = next((i for i, n in enumerate(blocks) if n > most), len(whole))
+    assert taken == expected[:first_too_many]
+
+
+def test_raw_snappy_blocks():
+    # Framed by no stream header: one raw block a batch (snappy-java's reader takes these as they are).
+    room = 4 * 1024 * 1024
+    records = [_python(SNAPPY, p, room) for c, p, _ in PAYLOADS if c == SNAPPY][:40]
+    raw = [snappy.compress(r) for r in records if r is not None]
+    taken, _ = _kernel(SNAPPY, raw, room)
+    assert taken == [r for r in records if r is not None]
+    rng = random.Random(7)
+    for payload in raw[:10]:
+        for variant in _damaged(payload, rng):
+            expected = _python(SNAPPY, variant, room)
+            taken, _ = _kernel(SNAPPY, [variant], room)
+            assert taken == ([] if expected is None else [expected])
