@@ -38,8 +38,18 @@ Paths = str | os.PathLike | Sequence[str | os.PathLike]
 
 #: Byte ranges a thread reads when there is more than one: small enough to share a large segment.
 THREAD_RANGE_BYTES = 16 * 1024 * 1024
-#: Until the work around the kernels lets go of the GIL, more threads do not read faster.
-DEFAULT_THREADS = 1
+
+
+def _cores() -> int:
+    """The cores this process may run on (a container's or a `taskset`'s, where the platform says)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+#: The cores, at most 8: each thread's range holds up to `AHEAD_BYTES` of batches ahead of the consumer.
+DEFAULT_THREADS = min(8, _cores())
 #: Bytes of Arrow batches each range may decode ahead of the consumer: most of a range (a 16 MiB range of
 #: LZ4 records is about 40 MiB of columns), so that the threads are not kept waiting for the consumer.
 AHEAD_BYTES = 48 * 1024 * 1024
@@ -111,7 +121,7 @@ def read_arrow(path: Paths, *, threads: int | None = None, **options: object) ->
     them). `options` are the Kafka source's (`kafkalog.dataset.options.OPTIONS`), named as in Spark
     (``includeHeaders=True``, ``**{"kafka.isolation.level": "read_committed"}``) or in snake_case
     (``include_headers=True``). `threads` decode byte ranges at once; the rows come out in the order one
-    thread gives. The default is one: more do not yet read faster (docs/performance.md#threads). Bad
+    thread gives. The default is the cores this process may use, at most 8. Bad
     input and damage, under the default ``failOnDataLoss=true``, raise a `KafkalogError` naming the
     file and byte position.
     """

@@ -17,6 +17,7 @@ header, are decoded: other bytes are not registry values and give nothing. Inter
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,6 +72,8 @@ class ValueDecoder:
         self.store = store
         self.validate_json = validate_json
         self._compiled: dict[int, object] = {}
+        # read_arrow's threads share one decoder: a schema is compiled once (protoc's in-process run included).
+        self._compiling = threading.Lock()
 
     def decode(self, data: bytes | None, headers: list[tuple[str, bytes | None]] | None = None, *,
                topic: str | None = None, is_key: bool = False) -> DecodedValue:
@@ -159,6 +162,15 @@ class ValueDecoder:
 
     def _compile(self, schema: Schema):
         if schema.id not in self._compiled:
+            with self._compiling:
+                self._compile_once(schema)
+        compiled = self._compiled[schema.id]
+        if isinstance(compiled, UndecodableValueError):
+            raise UndecodableValueError(compiled.message)
+        return compiled
+
+    def _compile_once(self, schema: Schema) -> None:
+        if schema.id not in self._compiled:
             try:
                 if schema.schema_type == AVRO:
                     self._compiled[schema.id] = avro.compile_avro(self.store, schema)
@@ -171,10 +183,6 @@ class ValueDecoder:
                                                 "which kafkalog does not decode (AVRO, PROTOBUF, JSON)")
             except UndecodableValueError as e:
                 self._compiled[schema.id] = e
-        compiled = self._compiled[schema.id]
-        if isinstance(compiled, UndecodableValueError):
-            raise UndecodableValueError(compiled.message)
-        return compiled
 
     def _where(self) -> str:
         return f" ({self.store.source})" if self.store.source else ""
@@ -182,6 +190,10 @@ class ValueDecoder:
     def __getstate__(self) -> dict:
         # Compiled schemas (descriptor pools) do not pickle: a Spark executor compiles its own.
         return {"store": self.store, "validate_json": self.validate_json, "_compiled": {}}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._compiling = threading.Lock()
 
 
 def _json(obj: Any) -> str:

@@ -7,6 +7,7 @@ thread and on several.
 from __future__ import annotations
 
 import gc
+import os
 import shutil
 import threading
 import time
@@ -96,6 +97,17 @@ def test_threads_give_the_rows_of_one_thread_in_its_order(path_name):
     assert one.num_rows > 100
     for n in (2, 3, 8):
         assert kafkalog.read_table(PATHS[path_name], threads=n, **options).equals(one), n
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one core here: the default is one thread")
+def test_the_default_decodes_on_the_cores():
+    before = {t.ident for t in threading.enumerate()}
+    reader = kafkalog.read_arrow(PATHS["log dir"], maxPartitionBytes=2048, rowsPerBatch=1)
+    assert reader.read_next_batch().num_rows == 1
+    started = {t.name for t in threading.enumerate() if t.ident not in before}
+    expected = min(8, len(os.sched_getaffinity(0)))
+    assert sum(name.startswith("kafkalog-read") for name in started) == expected
+    reader.close()
 
 
 def test_threads_stop_when_the_reader_is_left_early():
