@@ -10,7 +10,7 @@ the next run. Then, within one run and over the same segments:
 
 1. readers, each alone in a fresh process on one core (so that its peak RSS is its own),
    after a warm-up read of `samples/v2-<codec>.log` (so JIT compilation is not counted):
-   - `kafkalog`: `kafkalog.read_arrow(segment)`, every batch of Arrow columns;
+   - `kafkalog`: `kafkalog.read_arrow(segment, threads=1)`, every batch of Arrow columns;
    - `aiokafka objects`: aiokafka's C `MemoryRecords` / `DefaultRecordBatch`, CRC checked,
      every record's offset, timestamp, key, value and headers read as Python objects;
    - `aiokafka Arrow`: the same parsed into Arrow columns (offset, timestamp, key, value,
@@ -99,9 +99,10 @@ def read_kafkalog(segment: str, **options) -> int:
     import kafkalog
 
     rows = 0
-    # Every column: the Kafka source's, headers, and kafkalog's batch fields and damage.
+    # Every column: the Kafka source's, headers, and kafkalog's batch fields and damage; on one thread, as the
+    # other readers read (benchmarks/threads.py measures more).
     for batch in kafkalog.read_arrow(segment, includeHeaders=True, includeKafkalogColumns=True, mode="PERMISSIVE",
-                                     **options):
+                                     threads=1, **options):
         damage = batch.num_rows - batch.column("damage").null_count
         if damage:
             raise RuntimeError(f"{segment}: {damage} damage row(s) in a Kafka-written corpus")

@@ -1,5 +1,5 @@
-"""LZ4, zstd and snappy batches decompressed many at a time, with the GIL let go: the fast path's twin of
-`kafkalog.compression`.
+"""LZ4, zstd, snappy and gzip batches decompressed many at a time, with the GIL let go: the fast path's twin
+of `kafkalog.compression`.
 
 Spec: `kafka_record_batch.ksy`'s `records_data`, whose `attributes.compression` names the codec.
 
@@ -17,7 +17,9 @@ same libraries give through Python:
 - snappy: snappy-java's stream framing, every block, or one raw block. A kernel finds the blocks and the
   length each declares; then each block is one call of cramjam (the library python-snappy wraps), which
   writes straight into the group's buffer and lets go of the GIL, not a Python walk of the framing, a
-  `bytes` copy and a copy into the buffer per block.
+  `bytes` copy and a copy into the buffer per block;
+- gzip: one member, whole, trailer checked, by ISA-L's inflate (python-isal) a batch a call, with nothing
+  in between; more members, trailing bytes or damage are left to `kafkalog.compression`.
 
 numba links the calls by name (`jit.link`), so the compiled kernels stay cacheable. Where a library does not export
 its functions, `AVAILABLE` leaves that codec to `kafkalog.compression`.
@@ -27,9 +29,10 @@ from __future__ import annotations
 import cramjam
 import numba as nb
 import numpy as np
+from isal import isal_zlib
 from numba import types
 
-from kafkalog.compression import LZ4, SNAPPY, XERIAL_MAGIC, ZSTD, Output
+from kafkalog.compression import GZIP, LZ4, SNAPPY, XERIAL_MAGIC, ZSTD, Output
 from kafkalog.fast import jit
 
 jit.configure()
@@ -41,6 +44,7 @@ AVAILABLE = {
     # (zstandard carries its C library, with its symbols exported, in the `_cffi` module beside `backend_c`.)
     ZSTD: jit.link("zstandard._cffi", ("ZSTD_createDCtx", "ZSTD_freeDCtx", "ZSTD_decompressDCtx", "ZSTD_isError")),
     SNAPPY: True,
+    GZIP: True,
 }
 
 # Pointers and size_t go as uintp: the same register in every C calling convention numba targets.
@@ -230,6 +234,29 @@ def _snappy_run(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output,
     return np.array(lengths, dtype=np.int64)
 
 
+def _gzip_run(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int, group_bytes: int
+              ) -> np.ndarray:
+    source = memoryview(buf)
+    lengths: list[int] = []
+    at = out.end
+    with memoryview(out.buffer) as target:  # (released before the buffer grows again)
+        for p, n in zip(pos.tolist(), size.tolist()):
+            inflater = isal_zlib.decompressobj(wbits=31)  # a gzip member, its trailer checked
+            try:
+                inflated = inflater.decompress(source[p:p + n], min(room, len(target) - at) + 1)
+            except isal_zlib.error:
+                break
+            if not inflater.eof or inflater.unused_data or len(inflated) > min(room, len(target) - at):
+                break  # more members or bytes after one, cut short, or past the room: one call at a time
+            target[at:at + len(inflated)] = inflated
+            at += len(inflated)
+            lengths.append(len(inflated))
+            if at >= group_bytes:
+                break
+    out.end = at
+    return np.array(lengths, dtype=np.int64)
+
+
 def decompress_run(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int,
                    group_bytes: int) -> np.ndarray:
     """Batches of one codec, `buf[pos[i]:pos[i] + size[i]]`, decompressed into `out` one after the other from its
@@ -244,6 +271,8 @@ def decompress_run(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.ndarra
         raise ValueError("a batch is not inside the buffer")  # a caller's bug: the kernel would read past it
     if codec == SNAPPY:
         return _snappy_run(buf, pos, size, out, room, group_bytes)
+    if codec == GZIP:
+        return _gzip_run(buf, pos, size, out, room, group_bytes)
     lengths = np.empty(len(pos), dtype=np.int64)
     target = np.frombuffer(out.buffer, dtype=np.uint8)
     taken = _run(codec, buf, pos, size, target, out.end, room, group_bytes, lengths)

@@ -1,8 +1,8 @@
-"""LZ4, zstd and snappy batches decompressed in runs (`kafkalog.fast.compression`) against
-`kafkalog.compression`, which reads one batch at a time through python-lz4, zstandard and python-snappy (and
-is itself held to Kafka's reading in tests/test_compression.py).
+"""LZ4, zstd, snappy and gzip batches decompressed in runs (`kafkalog.fast.compression`) against
+`kafkalog.compression`, which reads one batch at a time through python-lz4, zstandard, python-snappy and
+python-isal (and is itself held to Kafka's reading in tests/test_compression.py).
 
-The batches are every LZ4, zstd and snappy batch of the Kafka-written fixtures, whole and damaged (bytes of their
+The batches are every LZ4, zstd, snappy and gzip batch of the Kafka-written fixtures, whole and damaged (bytes of their
 compressed records flipped, cut short or followed by others). Whatever the kernel takes must be what
 `kafkalog.compression` gives; whatever it refuses or cannot hold, it must leave to it, untouched.
 """
@@ -15,14 +15,14 @@ import numpy as np
 import pytest
 import snappy
 
-from kafkalog.compression import LZ4, SNAPPY, ZSTD, DecompressionError, Output, decompress
+from kafkalog.compression import GZIP, LZ4, SNAPPY, ZSTD, DecompressionError, Output, decompress
 from kafkalog.fast import compression as fast_compression
 from kafkalog.log.segment import SegmentReader
 from tests.paths import FIXTURES
 
 #: Kafka's DefaultRecordBatch.RECORDS_OFFSET: where a v2 batch's (compressed) records begin.
 RECORDS_OFFSET = 61
-CODECS = {"lz4": LZ4, "zstd": ZSTD, "snappy": SNAPPY}
+CODECS = {"lz4": LZ4, "zstd": ZSTD, "snappy": SNAPPY, "gzip": GZIP}
 
 
 def _payloads() -> list[tuple[int, bytes, str]]:
@@ -73,7 +73,7 @@ def _kernel(codec: int, payloads: list[bytes], room: int, group_bytes: int = 8 *
 
 
 def test_the_fixtures_hold_every_codec_taken():
-    assert {codec for codec, _, _ in PAYLOADS} == {LZ4, ZSTD, SNAPPY}
+    assert {codec for codec, _, _ in PAYLOADS} == {LZ4, ZSTD, SNAPPY, GZIP}
     assert all(fast_compression.AVAILABLE.values())  # CI's wheels export both C libraries' functions
 
 
@@ -90,7 +90,7 @@ def test_a_kafka_batch_whole_and_damaged(codec, payload, where):
             assert taken == [expected], where  # a Kafka batch that decompresses within the room is the kernel's
 
 
-@pytest.mark.parametrize("codec", [LZ4, ZSTD, SNAPPY])
+@pytest.mark.parametrize("codec", [LZ4, ZSTD, SNAPPY, GZIP])
 def test_a_run_stops_at_the_first_batch_it_does_not_take(codec):
     # The batches that decompress within the room (not the fixtures' damaged or million-record ones).
     whole = [p for c, p, _ in PAYLOADS if c == codec and _python(codec, p, 4 * 1024 * 1024) is not None]
