@@ -1,5 +1,5 @@
-"""LZ4, zstd, snappy and gzip batches decompressed many at a time, with the GIL let go: the fast path's twin
-of `kafkalog.compression`.
+"""LZ4, zstd, snappy and gzip batches decompressed many at a time, straight into a group's buffer: the fast
+path's twin of `kafkalog.compression`.
 
 Spec: `kafka_record_batch.ksy`'s `records_data`, whose `attributes.compression` names the codec.
 
@@ -19,7 +19,8 @@ same libraries give through Python:
   writes straight into the group's buffer and lets go of the GIL, not a Python walk of the framing, a
   `bytes` copy and a copy into the buffer per block;
 - gzip: one member, whole, trailer checked, by ISA-L's inflate (python-isal) a batch a call, with nothing
-  in between; more members, trailing bytes or damage are left to `kafkalog.compression`.
+  in between (python-isal holds the GIL while it inflates; zlib, which lets it go, takes twice as long);
+  more members, trailing bytes or damage are left to `kafkalog.compression`.
 
 numba links the calls by name (`jit.link`), so the compiled kernels stay cacheable. Where a library does not export
 its functions, `AVAILABLE` leaves that codec to `kafkalog.compression`.
