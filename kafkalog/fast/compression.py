@@ -242,12 +242,13 @@ def _gzip_run(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, r
     at = out.end
     with memoryview(out.buffer) as target:  # (released before the buffer grows again)
         for p, n in zip(pos.tolist(), size.tolist()):
+            cap = min(room, len(target) - at)
             inflater = isal_zlib.decompressobj(wbits=31)  # a gzip member, its trailer checked
             try:
-                inflated = inflater.decompress(source[p:p + n], min(room, len(target) - at) + 1)
+                inflated = inflater.decompress(source[p:p + n], cap + 1)
             except isal_zlib.error:
                 break
-            if not inflater.eof or inflater.unused_data or len(inflated) > min(room, len(target) - at):
+            if not inflater.eof or inflater.unused_data or len(inflated) > cap:
                 break  # more members or bytes after one, cut short, or past the room: one call at a time
             target[at:at + len(inflated)] = inflated
             at += len(inflated)

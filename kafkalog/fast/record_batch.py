@@ -6,12 +6,12 @@ kernels `parse_kafka_record_batch`, `parse_kafka_record`, `parse_kafka_record__h
 
 The CRC-32C of many batches in one compiled call (`kafkalog.fast.checksums`), and their LZ4 or zstd records
 decompressed in one, their snappy blocks and gzip members one call each (`kafkalog.fast.compression`; what
-those do not take, one `kafkalog.compression` call per batch) into one output buffer reused by groups of about 4 MiB of
-records; then `walk_sections` parses every record of a group in one compiled loop, and Kafka's offset,
-timestamp and sequence rules are applied to whole columns. Damage the kernels find (a record that does not
-parse, bytes after a record or after the declared records, a control key that does not parse) is worded by
-`kafkalog.formats.record_batch`, and the record that does not parse is shown to the Kaitai parser to say what
-is wrong with it, so both paths give the same rows and the same damage.
+those do not take, one `kafkalog.compression` call per batch) into one output buffer reused by groups of
+about 4 MiB of records; then `walk_sections` parses every record of a group in one compiled loop, and
+Kafka's offset, timestamp and sequence rules are applied to whole columns. Damage the kernels find (a record
+that does not parse, bytes after a record or after the declared records, a control key that does not parse)
+is worded by `kafkalog.formats.record_batch`, and the record that does not parse is shown to the Kaitai
+parser to say what is wrong with it, so both paths give the same rows and the same damage.
 """
 from __future__ import annotations
 
@@ -110,7 +110,7 @@ class BatchWalker:
         run_end = np.append(changes, len(hdr))[np.searchsorted(changes, np.arange(len(hdr)), side="right")].tolist()
         i = j = 0
         while j < len(hdr):
-            # A run of compressed batches of one codec (`fast.compression`, without the GIL), up to the first it does not
+            # A run of compressed batches of one codec (`fast.compression`), up to the first it does not
             # take; that one is read below, one codec call at a time, as every batch is without the kernels.
             taken = fast_compression.decompress_run(codec_list[j], buf, data_pos[j:run_end[j]], data_len[j:run_end[j]],
                                                     output, room, GROUP_BYTES)
