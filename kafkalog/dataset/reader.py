@@ -16,13 +16,11 @@ consumer, at most a few batches each, and handed out in the order one thread giv
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
-import threading
-from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -33,23 +31,12 @@ from kafkalog.dataset.registry_values import RegistryColumns
 from kafkalog.dataset.rows import read_range
 from kafkalog.dataset.schema import output_arrow_schema
 from kafkalog.errors import UsageError
+from kafkalog.threads import DEFAULT_THREADS, in_order
 
 Paths = str | os.PathLike | Sequence[str | os.PathLike]
 
 #: Byte ranges a thread reads when there is more than one: small enough to share a large segment.
 THREAD_RANGE_BYTES = 16 * 1024 * 1024
-
-
-def _cores() -> int:
-    """The cores this process may run on (a container's or a `taskset`'s, where the platform says)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
-
-
-#: The cores, at most 8: each thread's range holds up to `AHEAD_BYTES` of batches ahead of the consumer.
-DEFAULT_THREADS = min(8, _cores())
 #: Bytes of Arrow batches each range may decode ahead of the consumer: most of a range (a 16 MiB range of
 #: LZ4 records is about 40 MiB of columns), so that the threads are not kept waiting for the consumer.
 AHEAD_BYTES = 48 * 1024 * 1024
@@ -150,84 +137,11 @@ def _batches(read: Read, threads: int) -> Iterator[pa.RecordBatch]:
         for rng in read.ranges:
             yield from read_range(rng, read.options, registry=read.registry)
         return
-    yield from _Ahead(read, threads)
+    # Each range holds up to AHEAD_BYTES of batches ahead of the consumer, whatever the data.
+    pieces = [functools.partial(_range_batches, rng, read) for rng in read.ranges]
+    yield from in_order(pieces, threads, AHEAD_BYTES, name="kafkalog-read")
 
 
-_DONE = object()
-
-
-class _RangeQueue:
-    """The batches of one range waiting for the consumer: at most `limit` bytes of them (and always one, however
-    large), so that a range ahead can decode most of itself while the one before is handed out."""
-
-    def __init__(self, limit: int):
-        self.limit = limit
-        self.items: deque[tuple[object, int]] = deque()
-        self.bytes = 0
-        self.changed = threading.Condition()
-
-    def put(self, item: object, size: int, stop: threading.Event) -> bool:
-        with self.changed:
-            while self.items and self.bytes + size > self.limit:
-                if stop.is_set():
-                    return False
-                self.changed.wait(0.1)
-            if stop.is_set():
-                return False
-            self.items.append((item, size))
-            self.bytes += size
-            self.changed.notify_all()
-            return True
-
-    def get(self) -> object:
-        with self.changed:
-            while not self.items:
-                self.changed.wait()
-            item, size = self.items.popleft()
-            self.bytes -= size
-            self.changed.notify_all()
-            return item
-
-
-class _Ahead:
-    """Ranges decoded on a pool of threads, handed out in range order.
-
-    Each range fills a queue of at most `AHEAD_BYTES` of batches; at most `threads` ranges past the one
-    being handed out are started. Memory is so bounded by threads x `AHEAD_BYTES`, whatever the data.
-    """
-
-    def __init__(self, read: Read, threads: int):
-        self.read = read
-        self.threads = threads
-        self.stop = threading.Event()
-
-    def __iter__(self) -> Iterator[pa.RecordBatch]:
-        ranges = self.read.ranges
-        queues = [_RangeQueue(AHEAD_BYTES) for _ in ranges]
-        pool = ThreadPoolExecutor(self.threads, thread_name_prefix="kafkalog-read")
-        started = 0
-        try:
-            for i in range(len(ranges)):
-                while started < len(ranges) and started <= i + self.threads:
-                    pool.submit(self._fill, ranges[started], queues[started])
-                    started += 1
-                while True:
-                    item = queues[i].get()
-                    if item is _DONE:
-                        break
-                    if isinstance(item, BaseException):
-                        raise item
-                    yield item
-        finally:
-            self.stop.set()  # producers waiting for room see it and return
-            pool.shutdown(wait=True, cancel_futures=True)
-
-    def _fill(self, rng: plan.SegmentRange, out: _RangeQueue) -> None:
-        try:
-            for batch in read_range(rng, self.read.options, registry=self.read.registry):
-                if not out.put(batch, batch.nbytes, self.stop):
-                    return
-        except BaseException as e:  # handed to the consumer, who raises it in order
-            out.put(e, 0, self.stop)
-            return
-        out.put(_DONE, 0, self.stop)
+def _range_batches(rng: plan.SegmentRange, read: Read) -> Iterator[tuple[pa.RecordBatch, int]]:
+    for batch in read_range(rng, read.options, registry=read.registry):
+        yield batch, batch.nbytes
