@@ -28,6 +28,7 @@ from kafkalog.dataset import fs
 from kafkalog.dataset.fs import has_scheme
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import keyring
+from kafkalog.threads import DEFAULT_THREADS
 
 if TYPE_CHECKING:
     from kafkalog.registry.values import ValueDecoder
@@ -510,7 +511,7 @@ def _verify(args: argparse.Namespace) -> int:
     fast = True if args.remote_root is not None or remote or total + _index_bytes(path) >= FAST_PATH_MIN_BYTES else None
     try:
         report = verify.verify_path(path, progress, kind=args.type, private_keys=tuple(args.private_key),
-                                    report=verify.VerifyReport(fast=fast))
+                                    report=verify.VerifyReport(fast=fast, threads=args.threads))
         for remote_path, remote_kind, _ in _remote_targets(args.remote_root).targets:
             verify.verify_path(remote_path, progress, kind=remote_kind, private_keys=tuple(args.private_key),
                                report=report)
@@ -630,6 +631,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "(as dump's)")
     check.add_argument("--private-key", action="append", default=[], metavar="[ID=]PEM",
                        help="as dump's: the private key of an encrypted Aiven remote segment; repeatable")
+    check.add_argument("--threads", type=_positive, default=DEFAULT_THREADS, metavar="N",
+                       help="threads that check byte ranges of a large segment at once, cut at its offset index's "
+                            f"entries (default: the cores, at most 8: {DEFAULT_THREADS} here); the same report")
     check.set_defaults(run=_verify)
 
     ingest = commands.add_parser("ingest", help="read segments with Spark and write Parquet",

@@ -35,12 +35,13 @@ from __future__ import annotations
 import bisect
 import io
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from kafkalog.dataset import fs
+from kafkalog.dataset import fs, layout
 from kafkalog.errors import (
     DamagedDataError,
     RemoteObjectError,
@@ -68,10 +69,13 @@ from kafkalog.log.file_kinds import (
 )
 from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
+from kafkalog.log.segment_ranges import RANGE_BYTES, range_starts, read_in_ranges
 from kafkalog.log.segment_files import SegmentFiles
+from kafkalog.model import BatchColumns
 from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import Keyring, keyring
+from kafkalog.threads import DEFAULT_THREADS
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,9 @@ class VerifyReport:
     #: not repay) through the Kaitai parsers until a batch holds many records (`SegmentReader`'s `fast`). The same
     #: problems either way.
     fast: bool | None = True
+    #: Threads that read a large segment's byte ranges at once (`kafkalog.log.segment_ranges`). The same
+    #: problems, in the same order, however many.
+    threads: int = DEFAULT_THREADS
 
     @property
     def ok(self) -> bool:
@@ -343,38 +350,42 @@ def _verify_log(segment: SegmentFiles, report: VerifyReport, progress: ByteProgr
     positions, last_offsets, max_timestamps = [], [], []
     aborts: set[tuple[int, int]] = set()
     first = last = None
-    with SegmentReader(segment.log, fast=report.fast) as reader:
-        # A run of batches at a time, as columns: only the batches with a problem are looked at one by one.
-        for run in reader.scan_columns():
-            n = len(run.position)
-            if not n:
+    damage: list[DamagedDataError] = []
+    size = 0
+    # A run of batches at a time, as columns: only the batches with a problem are looked at one by one.
+    for run in _runs_of(segment, report):
+        if isinstance(run, SegmentReader):  # a reader done: its damage, in file order after the last's
+            damage += run.damage
+            size = run.size
+            continue
+        n = len(run.position)
+        if not n:
+            continue
+        if progress is not None:
+            progress.update(int(run.end_position[-1]), name)
+        report.batches += n
+        report.records += int(run.records.sum())
+        if first is None:
+            first = int(run.base_offset[0])
+            if first < segment.base_offset:
+                report.problems.append(Problem(name, "offset_below_base",
+                                               f"first batch's base offset {first} is below the "
+                                               f"segment's base offset {segment.base_offset}",
+                                               position=int(run.position[0])))
+        previous = np.concatenate(([last if last is not None else 0], run.last_offset[:-1]))
+        for i in np.flatnonzero(run.base_offset <= previous).tolist():
+            if i == 0 and last is None:
                 continue
-            if progress is not None:
-                progress.update(int(run.end_position[-1]), name)
-            report.batches += n
-            report.records += int(run.records.sum())
-            if first is None:
-                first = int(run.base_offset[0])
-                if first < segment.base_offset:
-                    report.problems.append(Problem(name, "offset_below_base",
-                                                   f"first batch's base offset {first} is below the "
-                                                   f"segment's base offset {segment.base_offset}",
-                                                   position=int(run.position[0])))
-            previous = np.concatenate(([last if last is not None else 0], run.last_offset[:-1]))
-            for i in np.flatnonzero(run.base_offset <= previous).tolist():
-                if i == 0 and last is None:
-                    continue
-                report.problems.append(Problem(name, "log_offsets_not_increasing",
-                                               f"batch base offset {run.base_offset[i]} is not above the previous "
-                                               f"batch's last offset {previous[i]}", position=int(run.position[i])))
-            last = int(run.last_offset[-1])
-            positions.append(run.position)
-            last_offsets.append(run.last_offset)
-            max_timestamps.append(run.max_timestamp)
-            aborts.update(run.aborts)
-        for damage in reader.damage:
-            report.problems.append(Problem(name, damage.kind, damage.message, position=damage.position))
-        size = reader.size
+            report.problems.append(Problem(name, "log_offsets_not_increasing",
+                                           f"batch base offset {run.base_offset[i]} is not above the previous "
+                                           f"batch's last offset {previous[i]}", position=int(run.position[i])))
+        last = int(run.last_offset[-1])
+        positions.append(run.position)
+        last_offsets.append(run.last_offset)
+        max_timestamps.append(run.max_timestamp)
+        aborts.update(run.aborts)
+    for d in damage:
+        report.problems.append(Problem(name, d.kind, d.message, position=d.position))
     if progress is not None:
         progress.file_done(size)
 
@@ -382,6 +393,40 @@ def _verify_log(segment: SegmentFiles, report: VerifyReport, progress: ByteProgr
         return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
 
     return _LogSummary(size, joined(positions), joined(last_offsets), joined(max_timestamps), aborts, first, last)
+
+
+def _runs_of(segment: SegmentFiles, report: VerifyReport) -> Iterator[BatchColumns | SegmentReader]:
+    """The log's runs of batches as columns, each reader after its runs: a large segment's byte ranges on
+    `report.threads` threads (`kafkalog.log.segment_ranges`), as one reader from the start gives them."""
+    cuts = _range_starts(segment, report)
+    if len(cuts) > 1:
+        yield from read_in_ranges(segment.log, cuts, _scan, report.threads, fast=report.fast)
+        return
+    with SegmentReader(segment.log, fast=report.fast) as reader:
+        yield from reader.scan_columns()
+    yield reader
+
+
+def _scan(reader: SegmentReader) -> Iterator[tuple[BatchColumns, int]]:
+    for run in reader.scan_columns():
+        yield run, 64 * len(run.position)
+
+
+def _range_starts(segment: SegmentFiles, report: VerifyReport) -> list[int]:
+    """Where the log's ranges start: [0] (read whole, by one reader) unless it is a large file on a disk with
+    its offset index beside it and there are threads to share it."""
+    log = segment.log
+    if report.threads < 2 or not isinstance(log, (str, os.PathLike)) or segment.index is None \
+            or Path(segment.index) != Path(log).with_suffix(".index"):
+        return [0]
+    size = os.path.getsize(log)
+    if size <= 2 * RANGE_BYTES:
+        return [0]
+    try:
+        index = layout.offset_index_columns(os.fspath(log), segment.base_offset, size)
+    except (DamagedDataError, OSError):
+        return [0]  # (the index's own checks report it)
+    return range_starts(index.positions, size, RANGE_BYTES)
 
 
 def _slot_columns(index, report: VerifyReport) -> np.ndarray:

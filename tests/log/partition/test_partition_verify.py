@@ -1,12 +1,14 @@
 """Verification: the broken-index fixture, healthy partitions, and damage made in scratch copies."""
 from __future__ import annotations
 
+import dataclasses
 import struct
 
 import pytest
 
+from kafkalog import verify
 from kafkalog.verify import verify_path
-from tests.log.partition.partition_expected import HEALTHY, PARTITIONS, copy_partition, partition
+from tests.log.partition.partition_expected import ALL, HEALTHY, PARTITIONS, copy_partition, partition
 
 
 def _where(problems):
@@ -110,3 +112,67 @@ def test_offsets_that_go_backwards_are_found_in_runs_of_any_size(tmp_path, monke
     monkeypatch.setattr(segment, "CHUNK_BYTES", 300)
     monkeypatch.setattr(fast_path, "TABLE_ROWS", 3)
     assert problems() == found
+
+
+def _ranged(monkeypatch) -> list[int]:
+    """Large segments made small: every segment of a few index entries is verified in ranges on threads; the
+    number of ranges of each ranged read is recorded, so that a test can see it happened."""
+    ranged: list[int] = []
+    real = verify.read_in_ranges
+
+    def read_in_ranges(path, cuts, *args, **kwargs):
+        ranged.append(len(cuts))
+        return real(path, cuts, *args, **kwargs)
+    monkeypatch.setattr(verify, "RANGE_BYTES", 1024)
+    monkeypatch.setattr(verify, "read_in_ranges", read_in_ranges)
+    return ranged
+
+
+def _report(path, threads):
+    report = verify_path(path, report=verify.VerifyReport(threads=threads))
+    return dataclasses.replace(report, threads=0), [str(p) for p in report.problems]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_threads_give_the_report_of_one_thread(name, monkeypatch):
+    one = _report(PARTITIONS / name, 1)
+    ranged = _ranged(monkeypatch)
+    assert _report(PARTITIONS / name, 2) == one
+    assert ranged and max(ranged) > 2  # (the segments were read in ranges)
+    assert _report(PARTITIONS / name, 3) == one
+
+
+def test_an_index_entry_inside_a_batch_does_not_cut_it(tmp_path, monkeypatch):
+    d = copy_partition("orders-0", tmp_path)
+    index = d / "00000000000000000106.index"
+    data = bytearray(index.read_bytes())
+    # Entry 2's position moved 20 bytes into its batch (still between entries 1 and 3): a range cut there would
+    # start inside a batch, and the range before it read past the cut.
+    relative, position = struct.unpack_from(">ii", data, 16)
+    struct.pack_into(">ii", data, 16, relative, position + 20)
+    index.write_bytes(bytes(data))
+    one = _report(d, 1)
+    assert ("00000000000000000106.index", 2) in _where(verify_path(d).problems)
+    ranged = _ranged(monkeypatch)
+    assert _report(d, 2) == one and ranged
+
+
+@pytest.mark.parametrize("damage", ["length", "crc"])
+def test_damage_in_a_range_is_reported_as_one_thread_reports_it(damage, tmp_path, monkeypatch):
+    d = copy_partition("orders-0", tmp_path)
+    log = d / "00000000000000000207.log"
+    data = bytearray(log.read_bytes())
+    starts, pos = [], 0
+    while pos + 12 <= len(data):
+        starts.append(pos)
+        pos += 12 + struct.unpack_from(">i", data, pos + 8)[0]
+    middle = starts[len(starts) // 2]
+    if damage == "length":  # the entry structure: reading the segment stops there
+        struct.pack_into(">i", data, middle + 8, 3)
+    else:  # inside a batch: its checksum fails, and reading goes on
+        data[middle + 70] ^= 0xFF
+    log.write_bytes(bytes(data))
+    one = _report(d, 1)
+    assert any("00000000000000000207.log" in p for p in one[1])
+    ranged = _ranged(monkeypatch)
+    assert _report(d, 2) == one and ranged
