@@ -12,17 +12,15 @@ import sys
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, TextIO
+from typing import TYPE_CHECKING
 
 from kafkalog.dump import files as dump_files
 from kafkalog.dump import kafka_dump_log as kafka_format
 from kafkalog.dump import records as dump_format
-from kafkalog.dump.run_lines import RunLines
-from kafkalog.errors import KafkalogError, OffsetGapError, TruncatedError, UsageError
+from kafkalog.dump.segment_lines import DumpOptions, dump_segment
+from kafkalog.errors import KafkalogError, OffsetGapError, UsageError
 from kafkalog.formats import internal_topics
 from kafkalog.log import file_kinds
-from kafkalog.log.record_list import StreamedRecords, parts_of
-from kafkalog.log.segment import SegmentReader
 from kafkalog.progress import ByteProgress
 from kafkalog.dataset import fs
 from kafkalog.dataset.fs import has_scheme
@@ -43,229 +41,6 @@ if TYPE_CHECKING:
 FAST_PATH_MIN_BYTES = 4 * 1024 * 1024
 
 EXIT_OK, EXIT_DAMAGED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-
-@dataclass
-class DumpOptions:
-    format: str = "text"  # text, json or kafka
-    full: bool = False  # whole keys and values in text output
-    shallow: bool = False  # batches only
-    max_bytes: int | None = None  # read only the first N bytes of each record-batch file (KIP-824)
-    progress: ByteProgress | None = None
-    decode: str | None = None  # --decode: internal-topic decoder (default: by the partition directory's name)
-    kafka_version: str = kafka_format.DEFAULT_KAFKA_VERSION  # --kafka-version: whose kafka-dump-log.sh lines
-    private_keys: tuple[str, ...] = ()  # --private-key: for encrypted Aiven remote segments
-    values: ValueDecoder | None = None  # --decode-values: registry-framed keys and values, with their schema store
-    fast: bool | None = True  # the kernels; None: the Kaitai parsers until a batch holds many records (small inputs)
-
-
-class _Prefix:
-    """The first `limit` bytes of a binary file, as a file: what `--max-bytes` lets a reader see."""
-
-    def __init__(self, f: BinaryIO, limit: int):
-        self._f = f
-        f.seek(0, os.SEEK_END)
-        self._size = min(limit, f.tell())
-        self._pos = 0
-        self.name = getattr(f, "name", None)
-
-    def seek(self, pos: int, whence: int = os.SEEK_SET) -> int:
-        self._pos = {os.SEEK_SET: pos, os.SEEK_CUR: self._pos + pos, os.SEEK_END: self._size + pos}[whence]
-        return self._pos
-
-    def tell(self) -> int:
-        return self._pos
-
-    def read(self, n: int = -1) -> bytes:
-        n = self._size - self._pos if n < 0 else max(0, min(n, self._size - self._pos))
-        self._f.seek(self._pos)
-        data = self._f.read(n)
-        self._pos += len(data)
-        return data
-
-
-def dump_segment(path: Path | str, kind: str, opts: DumpOptions, out: TextIO) -> bool:
-    """Print one record-batch file (a segment, a KRaft snapshot); True when it was whole and every checksum held."""
-    # An Aiven remote segment reads from its `.log` object, chunk by chunk, as the segment it was made from.
-    if has_scheme(str(path)):  # a remote segment behind a URI (s3://...), read through pyarrow.fs
-        opened = (aiven_object.open_segment(str(path), fs.open_object, keyring(opts.private_keys))
-                  if kind == file_kinds.RSM_MANIFEST else fs.open_object(str(path)))
-    else:
-        opened = (aiven_object.open_segment(str(path), keyring=keyring(opts.private_keys))
-                  if kind == file_kinds.RSM_MANIFEST else open(path, "rb"))
-    with opened as f:
-        source: BinaryIO = f if opts.max_bytes is None else _Prefix(f, opts.max_bytes)  # type: ignore[assignment]
-        # Its batches' records in parts past a window: what is printed is not held.
-        with SegmentReader(source, name=str(path), decode_records=not opts.shallow, fast=opts.fast,
-                           batch_parts=True) as reader:
-            if opts.format == "kafka":
-                return _dump_kafka(path, kind, reader, source, opts, out)
-            return _dump_ours(path, reader, opts, out)
-
-
-@dataclass
-class _Lines:
-    """Where dump's lines go: the text stream, or, where it writes UTF-8, its binary buffer, so that the
-    compiled record lines (`kafkalog.dump.run_lines`) go out without a decode or a copy."""
-
-    text: TextIO
-    binary: BinaryIO | None
-
-    @classmethod
-    def to(cls, out: TextIO) -> "_Lines":
-        utf8 = (getattr(out, "encoding", None) or "").lower().replace("-", "") == "utf8"
-        binary = getattr(out, "buffer", None) if utf8 else None
-        if binary is not None:
-            out.flush()  # what was written as text goes first
-        return cls(out, binary)
-
-    def line(self, text: str) -> None:
-        if self.binary is None:
-            self.text.write(text + "\n")
-        else:
-            self.binary.write(text.encode("utf-8", "backslashreplace") + b"\n")
-
-    def lines(self, data: memoryview) -> None:
-        if self.binary is None:
-            self.text.write(str(data, "utf-8"))
-        else:
-            self.binary.write(data)
-
-
-def _dump_ours(path: Path, reader: SegmentReader, opts: DumpOptions, out: TextIO) -> bool:
-    decoder = internal_topics.decoder_for_path(path, opts.decode)
-    topic = internal_topics.topic_of_path(path)
-    values = None
-    if opts.values is not None:
-        from kafkalog.dump import registry_lines  # (start-up: see the imports)
-        from kafkalog.registry.values import is_registry_topic
-
-        values = opts.values if is_registry_topic(topic) else None
-    undecodable = False
-    if opts.format == "json":
-        batch_line, error_line = dump_format.batch_json_line, dump_format.error_json
-        record_line = dump_format.record_json
-
-        def new_run_lines() -> RunLines:
-            return dump_format.json_run_lines()
-    else:
-        batch_line, error_line = dump_format.batch_text, dump_format.error_text
-
-        def record_line(record):
-            return dump_format.record_text(record, full=opts.full)
-
-        def new_run_lines() -> RunLines:
-            return dump_format.text_run_lines(opts.full)
-        out.write(f"Dumping {path}\n")
-    lines = _Lines.to(out)
-
-    def emit(line: dict | str) -> None:
-        lines.line(dump_format.dumps(line) if isinstance(line, dict) else line)
-    printed = 0
-    run_lines: RunLines | None = None  # the compiled record lines, once the reader runs the kernels
-    for batch in reader:
-        if run_lines is None and reader.fast:
-            run_lines = new_run_lines()
-        # Damage found before this batch (an entry that could not be decoded) comes first.
-        for damage in reader.damage[printed:len(reader.damage) - len(batch.damage)]:
-            emit(error_line(damage))
-        emit(batch_line(batch))
-        for records in parts_of(batch.records):  # (one, but a batch read past the decompression limit has parts)
-            compiled = (run_lines.of(records) if run_lines is not None and dump_format.raw_records(batch, decoder)
-                        and (values is None or batch.is_control) else None)
-            for text in compiled or ():
-                lines.lines(text)
-            for record in records if compiled is None else ():
-                line, problem = internal_topics.dump_hook(record_line(record), record, decoder, str(path),
-                                                          batch.position)
-                problems = [problem] if problem is not None else []
-                if values is not None and record.control_type is None:
-                    line, more = registry_lines.add_values(line, record, values, topic, str(path), batch.position)
-                    problems += more
-                emit(line)
-                for p in problems:
-                    emit(error_line(p))
-                    undecodable = True
-        for damage in batch.damage:
-            emit(error_line(damage))
-        printed = len(reader.damage)
-        _progress(opts, batch.end_position, path)
-    damage = _without_max_bytes_cut(reader, opts)
-    for d in damage[printed:]:
-        emit(error_line(d))
-    _file_done(opts, reader)
-    return not damage and not undecodable
-
-
-def _dump_kafka(path: Path, kind: str, reader: SegmentReader, source: BinaryIO, opts: DumpOptions,
-                out: TextIO) -> bool:
-    out.write(f"Dumping {path}\n")
-    decoder = internal_topics.decoder_for_path(path, opts.decode)
-    for line in kafka_format.file_lines(path, kind):
-        out.write(line + "\n")
-    valid_bytes = 0
-    run_lines: RunLines | None = None  # the compiled record lines, once the reader runs the kernels
-    lines = _Lines.to(out)
-    for batch in reader:
-        if run_lines is None and reader.fast:
-            run_lines = kafka_format.run_lines()
-        lines.line(kafka_format.batch_line(batch))
-        formatted = run_lines is not None and not opts.shallow and kafka_format.raw_data_records(batch, decoder)
-        streamed = isinstance(batch.records, StreamedRecords)  # a batch read past the decompression limit, in parts
-        compiled = run_lines.of(batch.records, batch.timestamp_type) if formatted and not streamed else None
-        if formatted and streamed:
-            for records in batch.records.parts():
-                for text in run_lines.of(records, batch.timestamp_type) or ():
-                    lines.lines(text)
-        elif compiled is not None:
-            for text in compiled:
-                lines.lines(text)
-        elif not opts.shallow:
-            checks = []
-            if batch.magic < 2:  # each record's own CRC: Kafka's deep iteration prints it
-                source.seek(batch.position)
-                entry = source.read(batch.size)
-                written = kafka_format.legacy_lines(batch, entry, opts.kafka_version, decoder)
-                if written is not None:
-                    for text in written:
-                        lines.lines(text)
-                    valid_bytes += batch.size
-                    _progress(opts, batch.end_position, path)
-                    continue
-                checks = kafka_format.legacy_checksums(entry, batch)
-            for n, record in enumerate(batch.records):
-                check = checks[n] if checks and len(checks) == len(batch.records) else (batch.crc, batch.crc_valid)
-                lines.line(kafka_format.record_line(batch, record, check, opts.kafka_version, decoder))
-        valid_bytes += batch.size
-        _progress(opts, batch.end_position, path)
-    damage = _without_max_bytes_cut(reader, opts)
-    # Kafka stops at a partial entry and says how many bytes it left; other damage goes to stderr,
-    # where it does not disturb the lines scripts parse.
-    if opts.max_bytes is None and reader.position < reader.size:
-        lines.line(f"Found {reader.size - valid_bytes} invalid bytes at the end of {path.name}")
-    for d in damage:
-        print(f"kafkalog dump: {d}", file=sys.stderr)
-    _file_done(opts, reader)
-    return not damage
-
-
-def _without_max_bytes_cut(reader: SegmentReader, opts: DumpOptions) -> list:
-    """The damage, less the entry cut by --max-bytes: reading stops there, as KIP-824's does."""
-    damage = list(reader.damage)
-    if opts.max_bytes is not None and reader.size >= opts.max_bytes and damage \
-            and isinstance(damage[-1], TruncatedError) and damage[-1].position == reader.position:
-        damage.pop()
-    return damage
-
-
-def _progress(opts: DumpOptions, done: int, path: Path) -> None:
-    if opts.progress is not None:
-        opts.progress.update(done, str(path))
-
-
-def _file_done(opts: DumpOptions, reader: SegmentReader) -> None:
-    if opts.progress is not None:
-        opts.progress.file_done(reader.size)
 
 
 def _dump_targets(names: list[str], forced: str | None) -> list[tuple[Path, str | None, list[Path] | None]]:
@@ -395,7 +170,7 @@ def _dump(args: argparse.Namespace) -> int:
     targets = remote_targets + local_targets
     opts = DumpOptions(format=args.format, full=args.full, shallow=args.shallow, max_bytes=args.max_bytes,
                        decode=args.decode, kafka_version=args.kafka_version,
-                       private_keys=tuple(args.private_key), values=_value_decoder(args))
+                       private_keys=tuple(args.private_key), values=_value_decoder(args), threads=args.threads)
     total = _record_bytes(targets)
     opts.fast = True if total >= FAST_PATH_MIN_BYTES else None
     if not sys.stdout.isatty():  # dumping to a file or a pipe: progress on the terminal, if there is one
@@ -610,6 +385,9 @@ def build_parser() -> argparse.ArgumentParser:
     dump.add_argument("--private-key", action="append", default=[], metavar="[ID=]PEM",
                       help="an RSA private key (PEM file) of the key pair an Aiven remote segment (.rsm-manifest) "
                            "was encrypted with, optionally for key pair ID only; repeatable")
+    dump.add_argument("--threads", type=_positive, default=DEFAULT_THREADS, metavar="N",
+                      help="threads that print byte ranges of a large segment at once, cut at its offset index's "
+                           f"entries (default: the cores, at most 8: {DEFAULT_THREADS} here); the same lines")
     dump.set_defaults(run=_dump)
 
     check = commands.add_parser(

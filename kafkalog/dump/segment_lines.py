@@ -1,0 +1,399 @@
+"""`kafkalog dump`'s lines of one record-batch file (a segment, a KRaft snapshot, a remote segment): kafkalog's
+text and JSON lines, and kafka-dump-log.sh's.
+
+A large segment on a disk is printed by readers of its byte ranges on threads (`kafkalog.log.segment_ranges`,
+cut at its offset index's entries): each range's lines are written into memory a block at a time, and handed
+out in file order, to be written by the caller's thread. The lines are the bytes one reader prints, whatever
+the index says (the ranges are checked to meet), so the threads change only how long it takes.
+"""
+from __future__ import annotations
+
+import functools
+import io
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO, TextIO
+
+from kafkalog.dataset import fs, layout
+from kafkalog.dataset.fs import has_scheme
+from kafkalog.dump import kafka_dump_log as kafka_format
+from kafkalog.dump import records as dump_format
+from kafkalog.dump.run_lines import RunLines
+from kafkalog.errors import DamagedDataError, KafkalogError, TruncatedError
+from kafkalog.formats import internal_topics
+from kafkalog.formats.index import base_offset_of
+from kafkalog.log import file_kinds
+from kafkalog.log.record_list import StreamedRecords, parts_of
+from kafkalog.log.segment import SegmentReader
+from kafkalog.log.segment_ranges import RANGE_BYTES, range_starts, read_in_ranges
+from kafkalog.progress import ByteProgress
+from kafkalog.remote import aiven_object
+from kafkalog.remote.aiven_keys import keyring
+
+if TYPE_CHECKING:
+    from kafkalog.registry.values import ValueDecoder
+
+#: Bytes of lines a range's thread writes before handing them out.
+BLOCK_BYTES = 1024 * 1024
+
+
+@dataclass
+class DumpOptions:
+    format: str = "text"  # text, json or kafka
+    full: bool = False  # whole keys and values in text output
+    shallow: bool = False  # batches only
+    max_bytes: int | None = None  # read only the first N bytes of each record-batch file (KIP-824)
+    progress: ByteProgress | None = None
+    decode: str | None = None  # --decode: internal-topic decoder (default: by the partition directory's name)
+    kafka_version: str = kafka_format.DEFAULT_KAFKA_VERSION  # --kafka-version: whose kafka-dump-log.sh lines
+    private_keys: tuple[str, ...] = ()  # --private-key: for encrypted Aiven remote segments
+    values: ValueDecoder | None = None  # --decode-values: registry-framed keys and values, with their schema store
+    fast: bool | None = True  # the kernels; None: the Kaitai parsers until a batch holds many records (small inputs)
+    threads: int = 1  # readers of a large segment's byte ranges at once
+
+
+class _Prefix:
+    """The first `limit` bytes of a binary file, as a file: what `--max-bytes` lets a reader see."""
+
+    def __init__(self, f: BinaryIO, limit: int):
+        self._f = f
+        f.seek(0, os.SEEK_END)
+        self._size = min(limit, f.tell())
+        self._pos = 0
+        self.name = getattr(f, "name", None)
+
+    def seek(self, pos: int, whence: int = os.SEEK_SET) -> int:
+        self._pos = {os.SEEK_SET: pos, os.SEEK_CUR: self._pos + pos, os.SEEK_END: self._size + pos}[whence]
+        return self._pos
+
+    def tell(self) -> int:
+        return self._pos
+
+    def read(self, n: int = -1) -> bytes:
+        if n < 0:
+            n = self._size - self._pos
+        n = max(0, min(n, self._size - self._pos))
+        self._f.seek(self._pos)
+        data = self._f.read(n)
+        self._pos += len(data)
+        return data
+
+
+def dump_segment(path: Path | str, kind: str, opts: DumpOptions, out: TextIO) -> bool:
+    """Print one record-batch file (a segment, a KRaft snapshot); True when it was whole and every checksum held."""
+    cuts = _range_starts(path, kind, opts, out)
+    if len(cuts) > 1:
+        return _dump_in_ranges(Path(path), kind, cuts, opts, out)
+    # An Aiven remote segment reads from its `.log` object, chunk by chunk, as the segment it was made from.
+    if has_scheme(str(path)):  # a remote segment behind a URI (s3://...), read through pyarrow.fs
+        opened = (aiven_object.open_segment(str(path), fs.open_object, keyring(opts.private_keys))
+                  if kind == file_kinds.RSM_MANIFEST else fs.open_object(str(path)))
+    else:
+        opened = (aiven_object.open_segment(str(path), keyring=keyring(opts.private_keys))
+                  if kind == file_kinds.RSM_MANIFEST else open(path, "rb"))
+    with opened as f:
+        source: BinaryIO = f if opts.max_bytes is None else _Prefix(f, opts.max_bytes)  # type: ignore[assignment]
+        printer = _printer(Path(path), kind, opts, source)
+        printer.header(out)
+        lines = Lines.to(out)
+        # Its batches' records in parts past a window: what is printed is not held.
+        with SegmentReader(source, name=str(path), decode_records=not opts.shallow, fast=opts.fast,
+                           batch_parts=True) as reader:
+            for end_position in printer.batches(reader, lines):
+                _progress(opts, end_position, path)
+            damage = _without_max_bytes_cut(reader, opts)
+            printer.trailing(damage, lines)
+            printer.end(reader, damage, lines, opts.max_bytes is None)
+        _file_done(opts, reader)
+        return not damage and not printer.undecodable
+
+
+@dataclass
+class Lines:
+    """Where dump's lines go: the text stream, or, where it writes UTF-8, its binary buffer, so that the
+    compiled record lines (`kafkalog.dump.run_lines`) go out without a decode or a copy."""
+
+    text: TextIO | None  # (None: a block of a range's lines, in memory)
+    binary: BinaryIO | None
+
+    @classmethod
+    def to(cls, out: TextIO) -> "Lines":
+        binary = _utf8_buffer(out)
+        if binary is not None:
+            out.flush()  # what was written as text goes first
+        return cls(out, binary)
+
+    def line(self, text: str) -> None:
+        if self.binary is None:
+            self.text.write(text + "\n")  # type: ignore[union-attr]
+        else:
+            self.binary.write(text.encode("utf-8", "backslashreplace") + b"\n")
+
+    def lines(self, data: memoryview) -> None:
+        if self.binary is None:
+            self.text.write(str(data, "utf-8"))  # type: ignore[union-attr]
+        else:
+            self.binary.write(data)
+
+
+def _utf8_buffer(out: TextIO) -> BinaryIO | None:
+    utf8 = (getattr(out, "encoding", None) or "").lower().replace("-", "") == "utf8"
+    return getattr(out, "buffer", None) if utf8 else None
+
+
+class _KafkalogLines:
+    """kafkalog's own lines, text or JSON: each batch's line, its records' lines (a run of batches at a time by
+    the compiled formatters, where they apply) and the damage where it was found."""
+
+    def __init__(self, path: Path, opts: DumpOptions):
+        self.path, self.opts = path, opts
+        self.decoder = internal_topics.decoder_for_path(path, opts.decode)
+        self.topic = internal_topics.topic_of_path(path)
+        self.values = None
+        if opts.values is not None:
+            from kafkalog.registry.values import is_registry_topic  # (start-up: --decode-values only)
+
+            self.values = opts.values if is_registry_topic(self.topic) else None
+        if opts.format == "json":
+            self.batch_line, self.error_line = dump_format.batch_json_line, dump_format.error_json
+            self.record_line: Callable = dump_format.record_json
+        else:
+            self.batch_line, self.error_line = dump_format.batch_text, dump_format.error_text
+            self.record_line = functools.partial(dump_format.record_text, full=opts.full)
+        #: Whether a record's key or value could not be decoded (an internal topic's, a registry's).
+        self.undecodable = False
+        #: Kafka-format only (bytes of the batches printed whole): none here.
+        self.valid_bytes = 0
+        self._printed = 0  # the reader's damage printed so far
+        self._run_lines: RunLines | None = None  # the compiled record lines, once the reader runs the kernels
+
+    def header(self, out: TextIO) -> None:
+        if self.opts.format != "json":
+            out.write(f"Dumping {self.path}\n")
+
+    def _new_run_lines(self) -> RunLines:
+        return dump_format.json_run_lines() if self.opts.format == "json" else dump_format.text_run_lines(self.opts.full)
+
+    def _emit(self, lines: Lines, line: dict | str) -> None:
+        lines.line(dump_format.dumps(line) if isinstance(line, dict) else line)
+
+    def batches(self, reader: SegmentReader, lines: Lines) -> Iterator[int]:
+        """Print the reader's batches; after each, where it ends."""
+        if self.values is not None:
+            from kafkalog.dump import registry_lines  # (start-up: --decode-values only)
+        self._printed = 0
+        path, emit = str(self.path), self._emit
+        for batch in reader:
+            if self._run_lines is None and reader.fast:
+                self._run_lines = self._new_run_lines()
+            # Damage found before this batch (an entry that could not be decoded) comes first.
+            for damage in reader.damage[self._printed:len(reader.damage) - len(batch.damage)]:
+                emit(lines, self.error_line(damage))
+            emit(lines, self.batch_line(batch))
+            for records in parts_of(batch.records):  # (one, but a batch read past the decompression limit has parts)
+                compiled = (self._run_lines.of(records) if self._run_lines is not None
+                            and dump_format.raw_records(batch, self.decoder)
+                            and (self.values is None or batch.is_control) else None)
+                for text in compiled or ():
+                    lines.lines(text)
+                for record in records if compiled is None else ():
+                    line, problem = internal_topics.dump_hook(self.record_line(record), record, self.decoder, path,
+                                                              batch.position)
+                    problems = [problem] if problem is not None else []
+                    if self.values is not None and record.control_type is None:
+                        line, more = registry_lines.add_values(line, record, self.values, self.topic, path,
+                                                               batch.position)
+                        problems += more
+                    emit(lines, line)
+                    for p in problems:
+                        emit(lines, self.error_line(p))
+                        self.undecodable = True
+            for damage in batch.damage:
+                emit(lines, self.error_line(damage))
+            self._printed = len(reader.damage)
+            yield batch.end_position
+
+    def trailing(self, damage: list[DamagedDataError], lines: Lines) -> None:
+        """The damage found after the last batch printed (an undecodable entry, the damage that ended the read)."""
+        for d in damage[self._printed:]:
+            self._emit(lines, self.error_line(d))
+
+    def end(self, reader: SegmentReader, damage: list[DamagedDataError], lines: Lines, whole: bool) -> None:
+        pass  # (the damage is among the lines)
+
+
+class _KafkaLines:
+    """kafka-dump-log.sh --deep-iteration --print-data-log's lines (of `--kafka-version`'s tool): the damage
+    goes to stderr, where it does not disturb the lines scripts parse."""
+
+    def __init__(self, path: Path, kind: str, opts: DumpOptions, source: BinaryIO):
+        self.path, self.kind, self.opts, self.source = path, kind, opts, source
+        self.decoder = internal_topics.decoder_for_path(path, opts.decode)
+        self.undecodable = False  # (an undecodable key or value is printed as Kafka prints it)
+        #: Bytes of the entries read whole: Kafka says how many bytes past them it did not read.
+        self.valid_bytes = 0
+        self._run_lines: RunLines | None = None  # the compiled record lines, once the reader runs the kernels
+
+    def header(self, out: TextIO) -> None:
+        out.write(f"Dumping {self.path}\n")
+        for line in kafka_format.file_lines(self.path, self.kind):
+            out.write(line + "\n")
+
+    def batches(self, reader: SegmentReader, lines: Lines) -> Iterator[int]:
+        opts = self.opts
+        for batch in reader:
+            if self._run_lines is None and reader.fast:
+                self._run_lines = kafka_format.run_lines()
+            run_lines = self._run_lines
+            lines.line(kafka_format.batch_line(batch))
+            formatted = run_lines is not None and not opts.shallow and kafka_format.raw_data_records(batch, self.decoder)
+            streamed = isinstance(batch.records, StreamedRecords)  # a batch read past the decompression limit, in parts
+            compiled = run_lines.of(batch.records, batch.timestamp_type) if formatted and not streamed else None
+            if formatted and streamed:
+                for records in batch.records.parts():
+                    for text in run_lines.of(records, batch.timestamp_type) or ():
+                        lines.lines(text)
+            elif compiled is not None:
+                for text in compiled:
+                    lines.lines(text)
+            elif not opts.shallow:
+                checks = []
+                if batch.magic < 2:  # each record's own CRC: Kafka's deep iteration prints it
+                    self.source.seek(batch.position)
+                    entry = self.source.read(batch.size)
+                    written = kafka_format.legacy_lines(batch, entry, opts.kafka_version, self.decoder)
+                    if written is not None:
+                        for text in written:
+                            lines.lines(text)
+                        self.valid_bytes += batch.size
+                        yield batch.end_position
+                        continue
+                    checks = kafka_format.legacy_checksums(entry, batch)
+                for n, record in enumerate(batch.records):
+                    check = checks[n] if checks and len(checks) == len(batch.records) else (batch.crc, batch.crc_valid)
+                    lines.line(kafka_format.record_line(batch, record, check, opts.kafka_version, self.decoder))
+            self.valid_bytes += batch.size
+            yield batch.end_position
+
+    def trailing(self, damage: list[DamagedDataError], lines: Lines) -> None:
+        pass  # (the damage goes to stderr once the file is printed)
+
+    def end(self, reader: SegmentReader, damage: list[DamagedDataError], lines: Lines, whole: bool) -> None:
+        # Kafka stops at a partial entry and says how many bytes it left; other damage goes to stderr.
+        if whole and reader.position < reader.size:
+            lines.line(f"Found {reader.size - self.valid_bytes} invalid bytes at the end of {self.path.name}")
+        for d in damage:
+            print(f"kafkalog dump: {d}", file=sys.stderr)
+
+
+_Printer = _KafkalogLines | _KafkaLines
+
+
+def _printer(path: Path, kind: str, opts: DumpOptions, source: BinaryIO) -> _Printer:
+    return _KafkaLines(path, kind, opts, source) if opts.format == "kafka" else _KafkalogLines(path, opts)
+
+
+# --- a large segment's ranges on threads ---
+
+def _range_starts(path: Path | str, kind: str, opts: DumpOptions, out: TextIO) -> list[int]:
+    """Where a segment's ranges start: [0] (printed by one reader) unless it is a large `.log` on a disk with its
+    offset index beside it, all of it printed, to a UTF-8 stream, and there are threads to share it."""
+    if opts.threads < 2 or kind != file_kinds.LOG or has_scheme(str(path)) or opts.max_bytes is not None \
+            or opts.values is not None or _utf8_buffer(out) is None:
+        return [0]
+    path = Path(path)
+    size = path.stat().st_size
+    base = _base_offset(path)
+    if size <= 2 * RANGE_BYTES or base is None:
+        return [0]
+    try:
+        index = layout.offset_index_columns(str(path), base, size)
+    except (KafkalogError, OSError):
+        return [0]  # (a damaged index: one reader)
+    return range_starts(index.positions, size, RANGE_BYTES)
+
+
+def _base_offset(path: Path) -> int | None:
+    try:
+        return base_offset_of(path)
+    except ValueError:
+        return None
+
+
+@dataclass
+class _Printed:
+    """A block of a range's lines, with what the file's end needs to know of the batches they print."""
+
+    data: bytes
+    end_position: int  # of the last batch printed
+    valid_bytes: int = 0  # the kafka format's: bytes of the batches printed whole
+    undecodable: bool = False
+
+
+def _dump_in_ranges(path: Path, kind: str, cuts: list[int], opts: DumpOptions, out: TextIO) -> bool:
+    printer = _printer(path, kind, opts, io.BytesIO())
+    printer.header(out)
+    lines = Lines.to(out)
+    work = functools.partial(_range_lines, path, kind, opts)
+    damage: list[DamagedDataError] = []
+    undecodable = False
+    last: SegmentReader | None = None
+    for item in read_in_ranges(path, cuts, work, opts.threads, decode_records=not opts.shallow, fast=opts.fast,
+                               batch_parts=True):
+        if isinstance(item, SegmentReader):
+            damage += item.damage
+            last = item
+            continue
+        lines.binary.write(item.data)  # type: ignore[union-attr]
+        printer.valid_bytes += item.valid_bytes
+        undecodable |= item.undecodable
+        _progress(opts, item.end_position, path)
+    assert last is not None
+    printer.end(last, damage, lines, True)
+    _file_done(opts, last)
+    return not damage and not undecodable
+
+
+def _range_lines(path: Path, kind: str, opts: DumpOptions, reader: SegmentReader) -> Iterator[tuple[_Printed, int]]:
+    """A range's lines, a block at a time, on the range's thread."""
+    with open(path, "rb") as source:  # (the legacy entries of the kafka format are read again, on this thread)
+        printer = _printer(path, kind, opts, source)
+        block = io.BytesIO()
+        lines = Lines(None, block)
+        valid = 0
+        end_position = reader.start
+        for end_position in printer.batches(reader, lines):
+            if block.tell() >= BLOCK_BYTES:
+                yield _block(block, end_position, printer.valid_bytes - valid, printer.undecodable)
+                valid = printer.valid_bytes
+        printer.trailing(reader.damage, lines)
+        yield _block(block, end_position, printer.valid_bytes - valid, printer.undecodable)
+
+
+def _block(block: io.BytesIO, end_position: int, valid_bytes: int, undecodable: bool) -> tuple[_Printed, int]:
+    data = block.getvalue()
+    block.seek(0)
+    block.truncate()
+    return _Printed(data, end_position, valid_bytes, undecodable), len(data)
+
+
+def _without_max_bytes_cut(reader: SegmentReader, opts: DumpOptions) -> list:
+    """The damage, less the entry cut by --max-bytes: reading stops there, as KIP-824's does."""
+    damage = list(reader.damage)
+    if opts.max_bytes is not None and reader.size >= opts.max_bytes and damage \
+            and isinstance(damage[-1], TruncatedError) and damage[-1].position == reader.position:
+        damage.pop()
+    return damage
+
+
+def _progress(opts: DumpOptions, done: int, path: Path | str) -> None:
+    if opts.progress is not None:
+        opts.progress.update(done, str(path))
+
+
+def _file_done(opts: DumpOptions, reader: SegmentReader) -> None:
+    if opts.progress is not None:
+        opts.progress.file_done(reader.size)

@@ -1,0 +1,96 @@
+"""`kafkalog dump --threads`: a large segment printed by readers of its byte ranges at once prints the bytes
+one reader prints, in every format, whatever its index says and wherever it is damaged.
+
+"Large" is made small here (ranges of 1 KiB, cut at the offset index's entries of the broker-written
+partitions), so that every segment of a few index entries is printed in ranges.
+"""
+from __future__ import annotations
+
+import io
+import struct
+import sys
+
+import pytest
+
+from kafkalog import cli
+from kafkalog.dump import segment_lines
+from tests.log.partition.partition_expected import ALL, PARTITIONS, copy_partition
+
+FORMATS = (["--format", "json"], ["--format", "text"], ["--format", "text", "--full"], ["--format", "kafka"],
+           ["--format", "kafka", "--shallow"])
+
+
+def _dump(monkeypatch, capsys, args: list[str]) -> tuple[int, bytes, str]:
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="utf-8")
+    monkeypatch.setattr(sys, "stdout", out)
+    status = cli.main(["dump", *args])
+    out.flush()
+    return status, raw.getvalue(), capsys.readouterr().err
+
+
+@pytest.fixture(params=["kernels", "small-input path"])
+def ranged(monkeypatch, request) -> list[int]:
+    """Ranges of 1 KiB; the number of ranges of each ranged segment is recorded (the test sees it happened).
+    Read by the kernels, or as a small input is (the Kaitai parsers until a batch holds many records)."""
+    if request.param == "kernels":
+        monkeypatch.setattr(cli, "FAST_PATH_MIN_BYTES", 0)
+    counts: list[int] = []
+    real = segment_lines.read_in_ranges
+
+    def read_in_ranges(path, cuts, *args, **kwargs):
+        counts.append(len(cuts))
+        return real(path, cuts, *args, **kwargs)
+    monkeypatch.setattr(segment_lines, "RANGE_BYTES", 1024)
+    monkeypatch.setattr(segment_lines, "read_in_ranges", read_in_ranges)
+    return counts
+
+
+def _same_as_one_thread(monkeypatch, capsys, ranged, args: list[str]) -> tuple[int, bytes, str]:
+    one = _dump(monkeypatch, capsys, [*args, "--threads", "1"])
+    assert not ranged
+    for threads in ("2", "3"):
+        got = _dump(monkeypatch, capsys, [*args, "--threads", threads])
+        assert got[0] == one[0] and got[2] == one[2]
+        assert got[1] == one[1]
+    assert ranged and max(ranged) > 2
+    return one
+
+
+@pytest.mark.parametrize("fmt", FORMATS, ids=" ".join)
+@pytest.mark.parametrize("name", ALL)
+def test_every_partition_prints_the_lines_of_one_thread(monkeypatch, capsys, ranged, name, fmt):
+    status, out, _ = _same_as_one_thread(monkeypatch, capsys, ranged, [*fmt, str(PARTITIONS / name)])
+    assert status == 0 and out.count(b"\n") > 100
+
+
+def _entry_starts(data: bytes) -> list[int]:
+    starts, pos = [], 0
+    while pos + 12 <= len(data):
+        starts.append(pos)
+        pos += 12 + struct.unpack_from(">i", data, pos + 8)[0]
+    return starts
+
+
+@pytest.mark.parametrize("fmt", FORMATS[:2] + FORMATS[3:4], ids=" ".join)
+@pytest.mark.parametrize("damage", ["length", "crc", "index entry inside a batch", "partial entry at the end"])
+def test_damage_prints_what_one_thread_prints(monkeypatch, capsys, ranged, tmp_path, damage, fmt):
+    d = copy_partition("orders-0", tmp_path)
+    log = d / "00000000000000000207.log"
+    data = bytearray(log.read_bytes())
+    middle = _entry_starts(data)[len(_entry_starts(data)) // 2]
+    if damage == "length":  # the entry structure: reading the segment stops there
+        struct.pack_into(">i", data, middle + 8, 3)
+    elif damage == "crc":  # inside a batch: its checksum fails, and reading goes on
+        data[middle + 70] ^= 0xFF
+    elif damage == "partial entry at the end":
+        data = data[:-30]
+    else:  # a range cut there would start inside a batch: the range before it reads past the cut
+        index = d / "00000000000000000207.index"
+        slots = bytearray(index.read_bytes())
+        relative, position = struct.unpack_from(">ii", slots, 16)
+        struct.pack_into(">ii", slots, 16, relative, position + 20)
+        index.write_bytes(bytes(slots))
+    log.write_bytes(bytes(data))
+    status, out, err = _same_as_one_thread(monkeypatch, capsys, ranged, [*fmt, str(log)])
+    assert status == (0 if damage.startswith("index") else 1)
