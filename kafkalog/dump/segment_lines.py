@@ -36,8 +36,12 @@ from kafkalog.remote.aiven_keys import keyring
 if TYPE_CHECKING:
     from kafkalog.registry.values import ValueDecoder
 
-#: Bytes of lines a range's thread writes before handing them out.
+#: Bytes of lines a range's thread writes before handing them out (more only by a block of a batch's records).
 BLOCK_BYTES = 1024 * 1024
+#: Records printed one by one between two chances to hand out a block: a large batch's lines are not all held.
+RECORDS_BETWEEN_BLOCKS = 4096
+#: Bytes of lines each range may hold ahead of the one being written out.
+AHEAD_BYTES = 16 * 1024 * 1024
 
 
 @dataclass
@@ -103,7 +107,8 @@ def dump_segment(path: Path | str, kind: str, opts: DumpOptions, out: TextIO) ->
         with SegmentReader(source, name=str(path), decode_records=not opts.shallow, fast=opts.fast,
                            batch_parts=True) as reader:
             for end_position in printer.batches(reader, lines):
-                _progress(opts, end_position, path)
+                if end_position is not None:
+                    _progress(opts, end_position, path)
             damage = _without_max_bytes_cut(reader, opts)
             printer.trailing(damage, lines)
             printer.end(reader, damage, lines, opts.max_bytes is None)
@@ -180,8 +185,8 @@ class _KafkalogLines:
     def _emit(self, lines: Lines, line: dict | str) -> None:
         lines.line(dump_format.dumps(line) if isinstance(line, dict) else line)
 
-    def batches(self, reader: SegmentReader, lines: Lines) -> Iterator[int]:
-        """Print the reader's batches; after each, where it ends."""
+    def batches(self, reader: SegmentReader, lines: Lines) -> Iterator[int | None]:
+        """Print the reader's batches; after each, where it ends (and None between blocks of a batch's lines)."""
         if self.values is not None:
             from kafkalog.dump import registry_lines  # (start-up: --decode-values only)
         self._printed = 0
@@ -199,7 +204,10 @@ class _KafkalogLines:
                             and (self.values is None or batch.is_control) else None)
                 for text in compiled or ():
                     lines.lines(text)
-                for record in records if compiled is None else ():
+                    yield None
+                for n, record in enumerate(records if compiled is None else ()):
+                    if n and not n % RECORDS_BETWEEN_BLOCKS:
+                        yield None
                     line, problem = internal_topics.dump_hook(self.record_line(record), record, self.decoder, path,
                                                               batch.position)
                     problems = [problem] if problem is not None else []
@@ -242,7 +250,8 @@ class _KafkaLines:
         for line in kafka_format.file_lines(self.path, self.kind):
             out.write(line + "\n")
 
-    def batches(self, reader: SegmentReader, lines: Lines) -> Iterator[int]:
+    def batches(self, reader: SegmentReader, lines: Lines) -> Iterator[int | None]:
+        """As `_KafkalogLines.batches`."""
         opts = self.opts
         for batch in reader:
             if self._run_lines is None and reader.fast:
@@ -256,9 +265,11 @@ class _KafkaLines:
                 for records in batch.records.parts():
                     for text in run_lines.of(records, batch.timestamp_type) or ():
                         lines.lines(text)
+                        yield None
             elif compiled is not None:
                 for text in compiled:
                     lines.lines(text)
+                    yield None
             elif not opts.shallow:
                 checks = []
                 if batch.magic < 2:  # each record's own CRC: Kafka's deep iteration prints it
@@ -268,11 +279,14 @@ class _KafkaLines:
                     if written is not None:
                         for text in written:
                             lines.lines(text)
+                            yield None
                         self.valid_bytes += batch.size
                         yield batch.end_position
                         continue
                     checks = kafka_format.legacy_checksums(entry, batch)
                 for n, record in enumerate(batch.records):
+                    if n and not n % RECORDS_BETWEEN_BLOCKS:
+                        yield None
                     check = checks[n] if checks and len(checks) == len(batch.records) else (batch.crc, batch.crc_valid)
                     lines.line(kafka_format.record_line(batch, record, check, opts.kafka_version, self.decoder))
             self.valid_bytes += batch.size
@@ -341,8 +355,8 @@ def _dump_in_ranges(path: Path, kind: str, cuts: list[int], opts: DumpOptions, o
     damage: list[DamagedDataError] = []
     undecodable = False
     last: SegmentReader | None = None
-    for item in read_in_ranges(path, cuts, work, opts.threads, decode_records=not opts.shallow, fast=opts.fast,
-                               batch_parts=True):
+    for item in read_in_ranges(path, cuts, work, opts.threads, AHEAD_BYTES, decode_records=not opts.shallow,
+                               fast=opts.fast, batch_parts=True):
         if isinstance(item, SegmentReader):
             damage += item.damage
             last = item
@@ -365,7 +379,8 @@ def _range_lines(path: Path, kind: str, opts: DumpOptions, reader: SegmentReader
         lines = Lines(None, block)
         valid = 0
         end_position = reader.start
-        for end_position in printer.batches(reader, lines):
+        for end in printer.batches(reader, lines):
+            end_position = end if end is not None else end_position
             if block.tell() >= BLOCK_BYTES:
                 yield _block(block, end_position, printer.valid_bytes - valid, printer.undecodable)
                 valid = printer.valid_bytes
