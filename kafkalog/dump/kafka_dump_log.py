@@ -21,6 +21,7 @@ on one line and cannot drive the terminal.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import re
 from collections.abc import Iterator
@@ -134,14 +135,21 @@ def record_line(batch: Batch, record: Record, legacy_check: tuple[int, bool] | N
 
 def run_lines() -> RunLines:
     """`record_line`'s lines of v2 data batches, written a run at a time by `kafkalog.fast.kafka_lines`."""
-    from kafkalog.fast import kafka_lines  # numba, loaded only when the fast path runs (start-up)
+    from kafkalog.fast import batch_lines, kafka_lines  # numba, loaded only when the fast path runs (start-up)
 
-    return RunLines(kafka_lines.record_lines)
+    template = batch_lines.Template.of(batch_lines.KAFKA_BATCH)
+    return RunLines(kafka_lines.record_lines, functools.partial(batch_lines.run_text, template, kafka_lines.record_lines,
+                                                                by_timestamp_type=True))
 
 
 def raw_data_records(batch: Batch, decoder: str | None) -> bool:
     """Whether `record_line` prints a batch's records with their raw keys and values (v2 data, no decoder)."""
-    return batch.magic >= 2 and not batch.is_control and decoder not in _RECORD_DECODERS
+    return batch.magic >= 2 and not batch.is_control and raw_data(decoder)
+
+
+def raw_data(decoder: str | None) -> bool:
+    """Whether `record_line` prints the raw keys and values of v2 data batches read with `decoder`."""
+    return decoder not in _RECORD_DECODERS
 
 
 def _control(record: Record, kafka_version: str) -> str:

@@ -84,24 +84,29 @@ def record_json(record: Record) -> dict[str, Any]:
 def json_run_lines() -> RunLines:
     """JSON record lines written a run at a time by `kafkalog.fast.json_lines` (the bytes `record_json` and
     `dumps` write)."""
-    from kafkalog.fast import json_lines  # numba, loaded only when the fast path runs (start-up)
+    from kafkalog.fast import batch_lines, json_lines  # numba, loaded only when the fast path runs (start-up)
 
-    return RunLines(json_lines.record_lines)
+    template = batch_lines.Template.of(batch_lines.JSON_BATCH)
+    return RunLines(json_lines.record_lines, partial(batch_lines.run_text, template, json_lines.record_lines))
 
 
 def text_run_lines(full: bool) -> RunLines:
     """Text record lines written a run at a time by `kafkalog.fast.text_lines` (the text `record_text`
     writes); `full`: keys and values whole."""
-    from kafkalog.fast import text_lines  # numba, loaded only when the fast path runs (start-up)
+    from kafkalog.fast import batch_lines, text_lines  # numba, loaded only when the fast path runs (start-up)
 
-    return RunLines(partial(text_lines.record_lines, full=full))
+    write = partial(text_lines.record_lines, full=full)
+    return RunLines(write, partial(batch_lines.run_text, batch_lines.Template.of(batch_lines.TEXT_BATCH), write))
 
 
 def raw_records(batch: Batch, decoder: str | None) -> bool:
     """Whether a batch's record lines are `record_json` or `record_text` alone: data records, with no
     decoded key and value added (control records are written one by one)."""
-    if batch.is_control:
-        return False
+    return not batch.is_control and raw_decoder(decoder)
+
+
+def raw_decoder(decoder: str | None) -> bool:
+    """Whether the record lines of data batches read with `decoder` are `record_json` or `record_text` alone."""
     return decoder is None or decoder == CONTROL_ONLY
 
 

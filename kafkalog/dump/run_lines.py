@@ -14,6 +14,10 @@ from kafkalog.log.record_list import TableRecords
 
 if TYPE_CHECKING:
     import numpy as np
+    import pyarrow as pa
+
+    from kafkalog.fast.batch_lines import RunText
+    from kafkalog.fast.runs import Items, Run
 
 
 #: A batch of more rows than this has its lines formatted a block at a time (a run's lines are formatted
@@ -26,6 +30,9 @@ class RunLines:
     #: The compiled formatter: (a run's table, what else the lines say) -> (the lines as bytes, where each
     #: row's line starts).
     write: Callable[..., tuple[np.ndarray, np.ndarray]]
+    #: A run of plain batches' lines, batch lines included (`kafkalog.fast.batch_lines.run_text` with the
+    #: format's parts): (its items, its table) -> the lines, or None where a batch is not for it.
+    whole_run: Callable[[Items, pa.Table], RunText | None] | None = None
     _key: tuple = ()
     _text: np.ndarray | None = None
     _starts: np.ndarray | None = None
@@ -42,6 +49,15 @@ class RunLines:
             self._text, self._starts = self.write(records.source, *args)
             self._key = (records.source, *args)
         return iter((memoryview(self._text[self._starts[records.start]:self._starts[records.end]]),))
+
+    def whole(self, run: Run) -> Iterator[memoryview] | None:
+        """Every line of a run `SegmentReader.batch_runs` gave whole (its batches' lines, each followed by its
+        records'), or None when they are written a batch at a time: a control batch, another format's, or more
+        rows than a block (a large batch's lines are written a block of its rows at a time)."""
+        if self.whole_run is None or run.table.num_rows > BLOCK_ROWS:
+            return None
+        text = self.whole_run(run.items, run.table)
+        return None if text is None else text.views()
 
     def _blocks(self, records: TableRecords, args: tuple) -> Iterator[memoryview]:
         """A large batch's lines, formatted a block of its rows at a time: its lines are never all held."""

@@ -29,6 +29,7 @@ from kafkalog.log import file_kinds
 from kafkalog.log.record_list import StreamedRecords, parts_of
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_ranges import RANGE_BYTES, range_starts, read_in_ranges
+from kafkalog.model import Batch
 from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import keyring
@@ -186,43 +187,62 @@ class _KafkalogLines:
         lines.line(dump_format.dumps(line) if isinstance(line, dict) else line)
 
     def batches(self, reader: SegmentReader, lines: Lines) -> Iterator[int | None]:
-        """Print the reader's batches; after each, where it ends (and None between blocks of a batch's lines)."""
-        if self.values is not None:
-            from kafkalog.dump import registry_lines  # (start-up: --decode-values only)
+        """Print the reader's batches; after each (or each run of them), where it ends (and None between blocks
+        of a batch's lines)."""
         self._printed = 0
-        path, emit = str(self.path), self._emit
-        for batch in reader:
+        # A run of plain data batches is written whole by a compiled loop, its batch lines with its records'.
+        whole = dump_format.raw_decoder(self.decoder) and self.values is None
+        for part in reader.batch_runs():
             if self._run_lines is None and reader.fast:
                 self._run_lines = self._new_run_lines()
-            # Damage found before this batch (an entry that could not be decoded) comes first.
-            for damage in reader.damage[self._printed:len(reader.damage) - len(batch.damage)]:
-                emit(lines, self.error_line(damage))
-            emit(lines, self.batch_line(batch))
-            for records in parts_of(batch.records):  # (one, but a batch read past the decompression limit has parts)
-                compiled = (self._run_lines.of(records) if self._run_lines is not None
-                            and dump_format.raw_records(batch, self.decoder)
-                            and (self.values is None or batch.is_control) else None)
-                for text in compiled or ():
-                    lines.lines(text)
-                    yield None
-                for n, record in enumerate(records if compiled is None else ()):
-                    if n and not n % RECORDS_BETWEEN_BLOCKS:
-                        yield None
-                    line, problem = internal_topics.dump_hook(self.record_line(record), record, self.decoder, path,
-                                                              batch.position)
-                    problems = [problem] if problem is not None else []
-                    if self.values is not None and record.control_type is None:
-                        line, more = registry_lines.add_values(line, record, self.values, self.topic, path,
-                                                               batch.position)
-                        problems += more
-                    emit(lines, line)
-                    for p in problems:
-                        emit(lines, self.error_line(p))
-                        self.undecodable = True
-            for damage in batch.damage:
-                emit(lines, self.error_line(damage))
+            if isinstance(part, Batch):
+                yield from self._batch(reader, part, lines)
+                continue
+            text = self._run_lines.whole(part) if whole and self._run_lines is not None else None
+            if text is None:
+                for batch in reader.plain_batches(part):
+                    yield from self._batch(reader, batch, lines)
+                continue
+            for damage in reader.damage[self._printed:]:  # found before the run (an entry that could not be decoded)
+                self._emit(lines, self.error_line(damage))
+            for view in text:
+                lines.lines(view)
             self._printed = len(reader.damage)
-            yield batch.end_position
+            yield reader.position
+
+    def _batch(self, reader: SegmentReader, batch: Batch, lines: Lines) -> Iterator[int | None]:
+        if self.values is not None:
+            from kafkalog.dump import registry_lines  # (start-up: --decode-values only)
+        path, emit = str(self.path), self._emit
+        # Damage found before this batch (an entry that could not be decoded) comes first.
+        for damage in reader.damage[self._printed:len(reader.damage) - len(batch.damage)]:
+            emit(lines, self.error_line(damage))
+        emit(lines, self.batch_line(batch))
+        for records in parts_of(batch.records):  # (one, but a batch read past the decompression limit has parts)
+            compiled = (self._run_lines.of(records) if self._run_lines is not None
+                        and dump_format.raw_records(batch, self.decoder)
+                        and (self.values is None or batch.is_control) else None)
+            for text in compiled or ():
+                lines.lines(text)
+                yield None
+            for n, record in enumerate(records if compiled is None else ()):
+                if n and not n % RECORDS_BETWEEN_BLOCKS:
+                    yield None
+                line, problem = internal_topics.dump_hook(self.record_line(record), record, self.decoder, path,
+                                                          batch.position)
+                problems = [problem] if problem is not None else []
+                if self.values is not None and record.control_type is None:
+                    line, more = registry_lines.add_values(line, record, self.values, self.topic, path,
+                                                           batch.position)
+                    problems += more
+                emit(lines, line)
+                for p in problems:
+                    emit(lines, self.error_line(p))
+                    self.undecodable = True
+        for damage in batch.damage:
+            emit(lines, self.error_line(damage))
+        self._printed = len(reader.damage)
+        yield batch.end_position
 
     def trailing(self, damage: list[DamagedDataError], lines: Lines) -> None:
         """The damage found after the last batch printed (an undecodable entry, the damage that ended the read)."""
@@ -252,45 +272,60 @@ class _KafkaLines:
 
     def batches(self, reader: SegmentReader, lines: Lines) -> Iterator[int | None]:
         """As `_KafkalogLines.batches`."""
-        opts = self.opts
-        for batch in reader:
+        whole = not self.opts.shallow and kafka_format.raw_data(self.decoder)
+        for part in reader.batch_runs():
             if self._run_lines is None and reader.fast:
                 self._run_lines = kafka_format.run_lines()
-            run_lines = self._run_lines
-            lines.line(kafka_format.batch_line(batch))
-            formatted = run_lines is not None and not opts.shallow and kafka_format.raw_data_records(batch, self.decoder)
-            streamed = isinstance(batch.records, StreamedRecords)  # a batch read past the decompression limit, in parts
-            compiled = run_lines.of(batch.records, batch.timestamp_type) if formatted and not streamed else None
-            if formatted and streamed:
-                for records in batch.records.parts():
-                    for text in run_lines.of(records, batch.timestamp_type) or ():
-                        lines.lines(text)
-                        yield None
-            elif compiled is not None:
-                for text in compiled:
+            if isinstance(part, Batch):
+                yield from self._batch(part, lines)
+                continue
+            text = self._run_lines.whole(part) if whole and self._run_lines is not None else None
+            if text is None:
+                for batch in reader.plain_batches(part):
+                    yield from self._batch(batch, lines)
+                continue
+            for view in text:
+                lines.lines(view)
+            self.valid_bytes += int(part.items.size.sum())
+            yield reader.position
+
+    def _batch(self, batch: Batch, lines: Lines) -> Iterator[int | None]:
+        opts = self.opts
+        run_lines = self._run_lines
+        lines.line(kafka_format.batch_line(batch))
+        formatted = run_lines is not None and not opts.shallow and kafka_format.raw_data_records(batch, self.decoder)
+        streamed = isinstance(batch.records, StreamedRecords)  # a batch read past the decompression limit, in parts
+        compiled = run_lines.of(batch.records, batch.timestamp_type) if formatted and not streamed else None
+        if formatted and streamed:
+            for records in batch.records.parts():
+                for text in run_lines.of(records, batch.timestamp_type) or ():
                     lines.lines(text)
                     yield None
-            elif not opts.shallow:
-                checks = []
-                if batch.magic < 2:  # each record's own CRC: Kafka's deep iteration prints it
-                    self.source.seek(batch.position)
-                    entry = self.source.read(batch.size)
-                    written = kafka_format.legacy_lines(batch, entry, opts.kafka_version, self.decoder)
-                    if written is not None:
-                        for text in written:
-                            lines.lines(text)
-                            yield None
-                        self.valid_bytes += batch.size
-                        yield batch.end_position
-                        continue
-                    checks = kafka_format.legacy_checksums(entry, batch)
-                for n, record in enumerate(batch.records):
-                    if n and not n % RECORDS_BETWEEN_BLOCKS:
+        elif compiled is not None:
+            for text in compiled:
+                lines.lines(text)
+                yield None
+        elif not opts.shallow:
+            checks = []
+            if batch.magic < 2:  # each record's own CRC: Kafka's deep iteration prints it
+                self.source.seek(batch.position)
+                entry = self.source.read(batch.size)
+                written = kafka_format.legacy_lines(batch, entry, opts.kafka_version, self.decoder)
+                if written is not None:
+                    for text in written:
+                        lines.lines(text)
                         yield None
-                    check = checks[n] if checks and len(checks) == len(batch.records) else (batch.crc, batch.crc_valid)
-                    lines.line(kafka_format.record_line(batch, record, check, opts.kafka_version, self.decoder))
-            self.valid_bytes += batch.size
-            yield batch.end_position
+                    self.valid_bytes += batch.size
+                    yield batch.end_position
+                    return
+                checks = kafka_format.legacy_checksums(entry, batch)
+            for n, record in enumerate(batch.records):
+                if n and not n % RECORDS_BETWEEN_BLOCKS:
+                    yield None
+                check = checks[n] if checks and len(checks) == len(batch.records) else (batch.crc, batch.crc_valid)
+                lines.line(kafka_format.record_line(batch, record, check, opts.kafka_version, self.decoder))
+        self.valid_bytes += batch.size
+        yield batch.end_position
 
     def trailing(self, damage: list[DamagedDataError], lines: Lines) -> None:
         pass  # (the damage goes to stderr once the file is printed)

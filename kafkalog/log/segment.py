@@ -17,7 +17,7 @@ raised as a `DamagedDataError` instead.
 from __future__ import annotations
 
 import os
-from typing import BinaryIO, Iterator
+from typing import TYPE_CHECKING, BinaryIO, Iterator
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from kafkalog.formats import message_set, record_batch
 from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
 from kafkalog.log.record_list import StreamedRecords, TableRecords
 from kafkalog.model import Batch, BatchColumns
+
+if TYPE_CHECKING:
+    from kafkalog.fast.runs import Run
 from kafkalog.sources import Source, open_source
 
 # The fast path (`kafkalog.fast`: numba and the compiled kernels, about a second to load) is imported by the
@@ -109,6 +112,17 @@ class SegmentReader:
             self._file.close()
 
     def __iter__(self) -> Iterator[Batch]:
+        for part in self.batch_runs():
+            if isinstance(part, Batch):
+                yield part
+            else:
+                yield from self.plain_batches(part)
+
+    def batch_runs(self) -> Iterator[Batch | Run]:
+        """The batches, as iterating the reader gives them; but a run of the kernels whose entries are all plain
+        whole v2 batches (no damage, their records rows of its table) comes whole, as a `kafkalog.fast.runs.Run`
+        (`position` then past its last batch): for a printer that takes a run at a time, or hands it to
+        `plain_batches`."""
         if not self.fast:
             yield from self._reference_batches()
             if not self.fast:  # (None: the object path may hand the rest to the kernels)
@@ -119,7 +133,12 @@ class SegmentReader:
         decoded = iter(fast_segment.decode_runs(self, records=self.decode_records, record_columns_only=True,
                                                whole_batches=not self.batch_parts))
         for run in decoded:
-            for item in run.items:
+            items = run.items
+            if run.table is not None and len(items) and not items.special and self.decode_records:
+                self.position = int(items.position[-1] + items.size[-1])
+                yield run
+                continue
+            for item in items:
                 self.position = item.position
                 if not item.is_batch:
                     # The entry's size was sound, so the next entry starts after it: keep reading.
@@ -139,6 +158,16 @@ class SegmentReader:
                 yield batch
                 if item.more:
                     batch.records.drain()
+
+    def plain_batches(self, run: Run) -> Iterator[Batch]:
+        """The batches of a run `batch_runs` gave whole, one at a time."""
+        from kafkalog.fast import runs  # (start-up: see the top of this module)
+
+        for item in run.items:
+            batch = runs.batch_of(item, self.name)
+            batch.records = TableRecords(run.table, item.row_start, item.row_end)
+            self.position = item.position + item.size
+            yield batch
 
     def _later_parts(self, decoded: Iterator, batch: Batch) -> Iterator[TableRecords]:
         """The parts after the first of a batch read past the decompression limit, each alone in its run; the

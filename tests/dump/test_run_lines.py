@@ -11,14 +11,17 @@ import io
 import random
 import sys
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
 from kafkalog import cli
 from kafkalog.dump import kafka_dump_log, run_lines
+from kafkalog._generated import kafka_kernels as k
 from kafkalog.dump.records import (
     batch_json,
     batch_json_line,
+    batch_text,
     dumps,
     json_run_lines,
     raw_records,
@@ -26,8 +29,9 @@ from kafkalog.dump.records import (
     record_text,
     text_run_lines,
 )
-from kafkalog.fast import json_lines, kafka_lines, text_lines
+from kafkalog.fast import batch_lines, json_lines, kafka_lines, runs, text_lines
 from kafkalog.fast.columns import SCHEMA
+from kafkalog.fast.runs import Items, Run
 from kafkalog.log.record_list import TableRecords
 from kafkalog.log.segment import SegmentReader
 from kafkalog.model import Batch
@@ -183,3 +187,102 @@ def test_the_command_writes_the_same_lines_to_a_text_and_a_binary_stream(monkeyp
     with SegmentReader(path) as reader:
         records = [r for b in reader for r in b.records]
     assert all(dumps(record_json(r)) in text.getvalue() for r in records)
+
+
+_TEMPLATES = {"json": (batch_lines.JSON_BATCH, batch_json_line), "text": (batch_lines.TEXT_BATCH, batch_text),
+              "kafka": (batch_lines.KAFKA_BATCH, kafka_dump_log.batch_line)}
+
+
+def _batch_lines(items) -> dict[str, list[str]] | None:
+    fields = batch_lines.fields(items)
+    if fields is None:
+        return None
+    out = {}
+    for name, (parts, _) in _TEMPLATES.items():
+        text, starts = batch_lines.batch_lines(batch_lines.Template.of(parts), fields)
+        out[name] = [bytes(text[starts[i]:starts[i + 1]]).decode("ascii") for i in range(len(items))]
+    return out
+
+
+def test_batch_lines_are_the_one_batch_printers():
+    """Every plain v2 batch of every fixture, through the kernels: its line from the parts, in each format, is
+    the line of the one-batch printer of its `Batch`."""
+    checked = 0
+    for path in FILES:
+        with SegmentReader(path) as reader:
+            for part in reader.batch_runs():
+                if not isinstance(part, Run):
+                    continue
+                got = _batch_lines(part.items)
+                assert got is not None, path
+                for i, batch in enumerate(reader.plain_batches(part)):
+                    for name, (_, printer) in _TEMPLATES.items():
+                        assert got[name][i] == printer(batch) + "\n", (path, batch.position, name)
+                    checked += 1
+    assert checked > 400
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_batch_lines_take_every_branch_of_the_header(seed):
+    """Headers made to take every branch (delete horizons, LogAppendTime, transactions, control batches, every
+    codec, sequences that wrap, Java's extremes), each line against the one-batch printer of `runs.batch_of`."""
+    rng = random.Random(seed)
+    with SegmentReader(SAMPLES / "v2-none.log") as reader:
+        run = next(p for p in reader.batch_runs() if isinstance(p, Run))
+    n = 200
+    h = np.repeat(run.items.header[:1], n, axis=0)
+    longs = [-(2 ** 63), 2 ** 63 - 1, -1, 0, 1700000000000]
+    for row in h:
+        row[k.KAFKA_RECORD_BATCH__BASE_OFFSET] = rng.choice(longs + [rng.randrange(-(2 ** 63), 2 ** 63)])
+        row[k.KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA] = rng.choice([0, 1, 2 ** 31 - 1, rng.randrange(2 ** 31)])
+        row[k.KAFKA_RECORD_BATCH__BASE_SEQUENCE] = rng.choice([-1, 0, 2 ** 31 - 1, 2 ** 31 - 5, rng.randrange(2 ** 31)])
+        row[k.KAFKA_RECORD_BATCH__PRODUCER_ID] = rng.choice(longs)
+        row[k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH] = rng.choice([-1, 0, 2 ** 15 - 1, -(2 ** 15)])
+        row[k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH] = rng.choice([-1, 0, 2 ** 31 - 1, -(2 ** 31)])
+        row[k.KAFKA_RECORD_BATCH__MAX_TIMESTAMP] = rng.choice(longs)
+        row[k.KAFKA_RECORD_BATCH__BASE_TIMESTAMP] = rng.choice(longs)
+        row[k.KAFKA_RECORD_BATCH__CRC] = rng.choice([0, 2 ** 32 - 1, rng.randrange(2 ** 32)])
+        row[k.KAFKA_RECORD_BATCH__RECORDS_COUNT] = rng.choice([0, 1, 2 ** 31 - 1, -1])
+        row[k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION] = rng.randrange(5)
+        for flag in (k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL,
+                     k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL, k.KAFKA_RECORD_BATCH__ATTRIBUTES__HAS_DELETE_HORIZON):
+            row[flag] = rng.randrange(2)
+    zeros = np.zeros(n, dtype=np.int64)
+    position = np.array([rng.choice([0, 2 ** 31 - 1, rng.randrange(2 ** 31)]) for _ in range(n)], dtype=np.int64)
+    size = np.array([rng.randrange(61, 2 ** 31) for _ in range(n)], dtype=np.int64)
+    items = Items(position, size, zeros + 2, h[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET], zeros, zeros, h, {})
+    got = _batch_lines(items)
+    for i in range(n):
+        batch = runs.batch_of(items[i], "x")
+        for name, (_, printer) in _TEMPLATES.items():
+            assert got[name][i] == printer(batch) + "\n", (name, i, h[i].tolist())
+
+
+def test_a_run_is_printed_whole_as_batch_by_batch(monkeypatch):
+    """`dump` of every fixture through the kernels, in every format: runs of plain batches written whole (their
+    batch lines from the parts) print the bytes the batch-by-batch printers print."""
+    monkeypatch.setattr(cli, "FAST_PATH_MIN_BYTES", 0)
+    whole_runs = 0
+    real = run_lines.RunLines.whole
+
+    def counted(self, run):
+        nonlocal whole_runs
+        text = real(self, run)
+        whole_runs += text is not None
+        return text
+    for args in (["--format", "json"], ["--format", "text"], ["--format", "text", "--full"], ["--format", "kafka"]):
+        for path in FILES:
+            monkeypatch.setattr(run_lines.RunLines, "whole", counted)
+            whole = _command_output(monkeypatch, [*args, str(path)])
+            monkeypatch.setattr(run_lines.RunLines, "whole", lambda self, run: None)
+            assert whole == _command_output(monkeypatch, [*args, str(path)]), (args, path)
+    assert whole_runs > 100
+
+
+def _command_output(monkeypatch, args: list[str]) -> tuple[int, bytes]:
+    raw = io.BytesIO()
+    out = io.TextIOWrapper(raw, encoding="utf-8")
+    monkeypatch.setattr(sys, "stdout", out)
+    status = cli.main(["dump", "--threads", "1", *args])
+    out.flush()
+    return status, raw.getvalue()

@@ -1,0 +1,260 @@
+"""`kafkalog dump`'s lines of a run of plain v2 batches: every batch's line written by one compiled loop from the
+run's batch headers, handed out with its records' lines (`json_lines`, `text_lines`, `kafka_lines`) as views.
+
+Twins: `kafkalog.dump.records.batch_json_line` and `batch_text`, and `kafkalog.dump.kafka_dump_log.batch_line`,
+which write one `Batch`'s line in Python and stay the reference (and write every batch line this does not: legacy
+entries, damaged batches, control batches, the object path's). Each format's batch line is given here as parts
+(`JSON_BATCH`, `TEXT_BATCH`, `KAFKA_BATCH`): a literal, then perhaps a batch field written as a decimal, a
+boolean or a name, only where a condition on another field holds (the delete horizon's). The tests hold each to
+its twin on every batch of every fixture, and on headers made to take every branch. The fields are those
+`kafkalog.fast.runs.batch_of` gives a plain batch, the header's columns (spec: `kafka_record_batch.ksy`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+import pyarrow as pa
+
+from kafkalog._generated import kafka_kernels as k
+from kafkalog.compression import CODEC_NAMES
+from kafkalog.fast import jit
+from kafkalog.fast.line_parts import put, put_int
+from kafkalog.fast.runs import Items
+from kafkalog.javaint import increment_sequence
+from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE
+
+jit.configure()
+
+# What a part writes after its literal.
+LITERAL, DECIMAL, BOOLEAN, NAME = range(4)
+
+#: The batch fields a part may write or test, in the rows of `fields`' matrix.
+FIELDS = ("position", "size", "magic", "base_offset", "last_offset", "count", "compression", "crc", "crc_valid",
+          "timestamp_type", "max_timestamp", "producer_id", "producer_epoch", "base_sequence", "last_sequence",
+          "partition_leader_epoch", "is_transactional", "is_control", "delete_horizon_ms", "has_delete_horizon")
+_ROW = {name: i for i, name in enumerate(FIELDS)}
+
+#: The names a NAME part writes, by the field's value: Kafka's codec ids, and timestamp types 0 and 1.
+CODECS = tuple(CODEC_NAMES[c] for c in range(len(CODEC_NAMES)))
+TIMESTAMP_TYPES = (CREATE_TIME, LOG_APPEND_TIME)
+_TRUE = np.frombuffer(b"true", dtype=np.uint8)
+_FALSE = np.frombuffer(b"false", dtype=np.uint8)
+
+
+@dataclass(frozen=True)
+class Part:
+    """`literal`, then the field `field` as `kind` says (`NAME`: `names[value]`); only where the field `when`
+    (if any) is `when_value`."""
+
+    literal: str
+    kind: int = LITERAL
+    field: str = ""
+    names: tuple[str, ...] = ()
+    when: str = ""
+    when_value: int = 1
+
+
+def _fields(*pairs: tuple[str, str], json: bool = False) -> list[Part]:
+    """Parts of (literal, field): decimals, booleans and names as each format writes the field."""
+    out = []
+    for literal, name in pairs:
+        if name in ("crc_valid", "is_transactional", "is_control"):
+            out.append(Part(literal, BOOLEAN, name))
+        elif name in ("compression", "timestamp_type"):
+            names = CODECS if name == "compression" else TIMESTAMP_TYPES
+            out.append(Part(literal, NAME, name, tuple(f'"{n}"' for n in names) if json else names))
+        else:
+            out.append(Part(literal, DECIMAL, name))
+    return out
+
+
+#: `dump.records.batch_json_line`.
+JSON_BATCH = (
+    *_fields(('{"type":"batch","position":', "position"), (',"size":', "size"), (',"magic":', "magic"),
+             (',"base_offset":', "base_offset"), (',"last_offset":', "last_offset"), (',"count":', "count"),
+             (',"compression":', "compression"), (',"crc":', "crc"), (',"crc_valid":', "crc_valid"),
+             (',"timestamp_type":', "timestamp_type"), (',"max_timestamp":', "max_timestamp"),
+             (',"producer_id":', "producer_id"), (',"producer_epoch":', "producer_epoch"),
+             (',"base_sequence":', "base_sequence"), (',"last_sequence":', "last_sequence"),
+             (',"partition_leader_epoch":', "partition_leader_epoch"),
+             (',"is_transactional":', "is_transactional"), (',"is_control":', "is_control"), json=True),
+    Part(',"delete_horizon_ms":'),
+    Part("", DECIMAL, "delete_horizon_ms", when="has_delete_horizon"),
+    Part("null", when="has_delete_horizon", when_value=0),
+    Part("}\n"),
+)
+
+#: `dump.records.batch_text` of a v2 batch.
+TEXT_BATCH = (
+    *_fields(("baseOffset: ", "base_offset"), (" lastOffset: ", "last_offset"), (" count: ", "count"),
+             (" magic: ", "magic"), (" compression: ", "compression"), (" position: ", "position"),
+             (" size: ", "size"), (" CreateTime/LogAppendTime: ", "timestamp_type"),
+             (" maxTimestamp: ", "max_timestamp"), (" crc: ", "crc"), (" isValid: ", "crc_valid"),
+             (" producerId: ", "producer_id"), (" producerEpoch: ", "producer_epoch"),
+             (" baseSequence: ", "base_sequence"), (" lastSequence: ", "last_sequence"),
+             (" partitionLeaderEpoch: ", "partition_leader_epoch"), (" isTransactional: ", "is_transactional"),
+             (" isControl: ", "is_control")),
+    Part(" deleteHorizonMs: ", DECIMAL, "delete_horizon_ms", when="has_delete_horizon"),
+    Part("\n"),
+)
+
+#: `dump.kafka_dump_log.batch_line` of a v2 batch (`DumpLogSegments.printBatchLevel`).
+KAFKA_BATCH = (
+    *_fields(("baseOffset: ", "base_offset"), (" lastOffset: ", "last_offset"), (" count: ", "count"),
+             (" baseSequence: ", "base_sequence"), (" lastSequence: ", "last_sequence"),
+             (" producerId: ", "producer_id"), (" producerEpoch: ", "producer_epoch"),
+             (" partitionLeaderEpoch: ", "partition_leader_epoch"), (" isTransactional: ", "is_transactional"),
+             (" isControl: ", "is_control")),
+    Part(" deleteHorizonMs: OptionalLong[", DECIMAL, "delete_horizon_ms", when="has_delete_horizon"),
+    Part("]", when="has_delete_horizon"),
+    Part(" deleteHorizonMs: OptionalLong.empty", when="has_delete_horizon", when_value=0),
+    *_fields((" position: ", "position"), (" ", "timestamp_type")),
+    *_fields((": ", "max_timestamp"), (" size: ", "size"), (" magic: ", "magic"),
+             (" compresscodec: ", "compression"), (" crc: ", "crc"), (" isvalid: ", "crc_valid")),
+    Part("\n"),
+)
+
+
+@dataclass(frozen=True)
+class Template:
+    """A batch line's parts as the compiled loop reads them: one row per part (literal start and length in
+    `literals`, kind, field row, first name in `names`, condition's field row or -1, its value)."""
+
+    parts: np.ndarray
+    literals: np.ndarray
+    name_starts: np.ndarray
+    names: np.ndarray
+    #: The most bytes one batch's line takes.
+    most: int
+
+    @classmethod
+    def of(cls, parts: tuple[Part, ...]) -> "Template":
+        rows, literals, names = [], b"", [b""]
+        most = 0
+        for part in parts:
+            text = part.literal.encode()
+            first = len(names) - 1
+            names.extend(n.encode() for n in part.names)
+            rows.append((len(literals), len(text), part.kind, _ROW.get(part.field, 0), first,
+                         _ROW[part.when] if part.when else -1, part.when_value))
+            literals += text
+            most += len(text) + {LITERAL: 0, DECIMAL: 20, BOOLEAN: 5}.get(part.kind, 0) \
+                + max((len(n.encode()) for n in part.names), default=0)
+        name_starts = np.cumsum([0] + [len(n) for n in names[1:]], dtype=np.int64)
+        return cls(np.array(rows, dtype=np.int64), np.frombuffer(literals, dtype=np.uint8),
+                   name_starts, np.frombuffer(b"".join(names), dtype=np.uint8), most)
+
+
+def fields(items: Items) -> np.ndarray | None:
+    """The batch fields of a run's plain v2 batches (FIELDS' rows, one column per batch), as `runs.batch_of`
+    gives them; None when a batch is not one the templates print (not v2, a codec without a name)."""
+    h = items.header
+    codec = h[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
+    if (items.magic != 2).any() or (codec < 0).any() or (codec >= len(CODECS)).any():
+        return None
+    out = np.empty((len(FIELDS), len(items)), dtype=np.int64)
+    base_sequence = h[:, k.KAFKA_RECORD_BATCH__BASE_SEQUENCE]
+    delta = h[:, k.KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA]
+    last_sequence = np.full(len(items), NO_SEQUENCE, dtype=np.int64)
+    for i in np.flatnonzero(base_sequence != NO_SEQUENCE).tolist():  # (few: idempotent producers' batches)
+        last_sequence[i] = increment_sequence(int(base_sequence[i]), int(delta[i]))
+    columns = {
+        "position": items.position, "size": items.size, "magic": items.magic,
+        "base_offset": h[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET],
+        "last_offset": h[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET] + delta,  # (int64 wraps as Java's long)
+        "count": h[:, k.KAFKA_RECORD_BATCH__RECORDS_COUNT], "compression": codec,
+        "crc": h[:, k.KAFKA_RECORD_BATCH__CRC], "crc_valid": 1,  # (a plain batch's checksum held)
+        "timestamp_type": h[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] != 0,
+        "max_timestamp": h[:, k.KAFKA_RECORD_BATCH__MAX_TIMESTAMP],
+        "producer_id": h[:, k.KAFKA_RECORD_BATCH__PRODUCER_ID],
+        "producer_epoch": h[:, k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH],
+        "base_sequence": base_sequence, "last_sequence": last_sequence,
+        "partition_leader_epoch": h[:, k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH],
+        "is_transactional": h[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL] != 0,
+        "is_control": h[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] != 0,
+        "delete_horizon_ms": h[:, k.KAFKA_RECORD_BATCH__BASE_TIMESTAMP],
+        "has_delete_horizon": h[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__HAS_DELETE_HORIZON] != 0,
+    }
+    for name, column in columns.items():
+        out[_ROW[name]] = column
+    return out
+
+
+@dataclass
+class RunText:
+    """A run's lines: batch i's line is `batch_text[batch_starts[i]:batch_starts[i + 1]]`, and its records' lines
+    `record_text[record_starts[row_start[i]]:record_starts[row_end[i]]]`."""
+
+    batch_text: np.ndarray
+    batch_starts: np.ndarray
+    record_text: np.ndarray
+    record_starts: np.ndarray
+    row_start: np.ndarray
+    row_end: np.ndarray
+
+    def views(self) -> Iterator[memoryview]:
+        """The lines in order, each batch's then its records', as views (written out, never copied together)."""
+        batches, records = memoryview(self.batch_text), memoryview(self.record_text)
+        b, r = self.batch_starts.tolist(), self.record_starts.tolist()
+        for i, (start, end) in enumerate(zip(self.row_start.tolist(), self.row_end.tolist())):
+            yield batches[b[i]:b[i + 1]]
+            yield records[r[start]:r[end]]
+
+
+def run_text(template: Template, write: Callable[..., tuple[np.ndarray, np.ndarray]], items: Items, table: pa.Table,
+             by_timestamp_type: bool = False) -> RunText | None:
+    """A run's lines: each batch's (`template`), then its records' (`write(table)`, or with `by_timestamp_type`
+    `write(table, the timestamp type's name)`); None unless every batch is a plain v2 data batch (no control
+    batch), of one timestamp type where `by_timestamp_type`."""
+    batch_fields = fields(items)
+    if batch_fields is None or batch_fields[_ROW["is_control"]].any():
+        return None
+    if by_timestamp_type:
+        types = batch_fields[_ROW["timestamp_type"]]
+        if (types != types[0]).any():
+            return None
+        text, starts = write(table, TIMESTAMP_TYPES[int(types[0])])
+    else:
+        text, starts = write(table)
+    return RunText(*batch_lines(template, batch_fields), text, starts, items.row_start, items.row_end)
+
+
+def batch_lines(template: Template, batch_fields: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each batch's line (`template` of its column of `batch_fields`) as bytes, and where each starts (n + 1
+    positions)."""
+    n = batch_fields.shape[1]
+    out = np.empty(n * template.most, dtype=np.uint8)
+    starts = np.empty(n + 1, dtype=np.int64)
+    used = _write(out, starts, template.parts, template.literals, template.name_starts, template.names, batch_fields)
+    return out[:used], starts
+
+
+@nb.njit(cache=True, nogil=True)
+def _write(out, starts, parts, literals, name_starts, names, values):
+    p = 0
+    for i in range(values.shape[1]):
+        starts[i] = p
+        for j in range(parts.shape[0]):
+            when = parts[j, 5]
+            if when >= 0 and values[when, i] != parts[j, 6]:
+                continue
+            start, length = parts[j, 0], parts[j, 1]
+            for q in range(length):
+                out[p + q] = literals[start + q]
+            p += length
+            kind = parts[j, 2]
+            if kind == DECIMAL:
+                p = put_int(out, p, values[parts[j, 3], i])
+            elif kind == BOOLEAN:
+                p = put(out, p, _TRUE if values[parts[j, 3], i] != 0 else _FALSE)
+            elif kind == NAME:
+                name = parts[j, 4] + values[parts[j, 3], i]
+                a, b = name_starts[name], name_starts[name + 1]
+                for q in range(b - a):
+                    out[p + q] = names[a + q]
+                p += b - a
+    starts[values.shape[1]] = p
+    return p
