@@ -2,7 +2,7 @@
 text and JSON lines, and kafka-dump-log.sh's.
 
 A large segment on a disk is printed by readers of its byte ranges on threads (`kafkalog.log.segment_ranges`,
-cut at its offset index's entries): each range's lines are written into memory a block at a time, and handed
+cut at its offset index's entries): each range's lines are kept in memory a block at a time, and handed
 out in file order, to be written by the caller's thread. The lines are the bytes one reader prints, whatever
 the index says (the ranges are checked to meet), so the threads change only how long it takes.
 """
@@ -372,11 +372,24 @@ def _base_offset(path: Path) -> int | None:
         return None
 
 
+class _Block:
+    """A range's lines as they are written, kept as the views and strings they come in (the compiled lines are
+    views of the arrays their loops wrote): handed out and written by the caller's thread, never copied together."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes | memoryview] = []
+        self.bytes = 0
+
+    def write(self, data: bytes | memoryview) -> None:
+        self.parts.append(data)
+        self.bytes += len(data)
+
+
 @dataclass
 class _Printed:
     """A block of a range's lines, with what the file's end needs to know of the batches they print."""
 
-    data: bytes
+    parts: list[bytes | memoryview]
     end_position: int  # of the last batch printed
     valid_bytes: int = 0  # the kafka format's: bytes of the batches printed whole
     undecodable: bool = False
@@ -386,6 +399,7 @@ def _dump_in_ranges(path: Path, kind: str, cuts: list[int], opts: DumpOptions, o
     printer = _printer(path, kind, opts, io.BytesIO())
     printer.header(out)
     lines = Lines.to(out)
+    write = lines.binary.write  # type: ignore[union-attr]
     work = functools.partial(_range_lines, path, kind, opts)
     damage: list[DamagedDataError] = []
     undecodable = False
@@ -396,7 +410,8 @@ def _dump_in_ranges(path: Path, kind: str, cuts: list[int], opts: DumpOptions, o
             damage += item.damage
             last = item
             continue
-        lines.binary.write(item.data)  # type: ignore[union-attr]
+        for part in item.parts:
+            write(part)
         printer.valid_bytes += item.valid_bytes
         undecodable |= item.undecodable
         _progress(opts, item.end_position, path)
@@ -410,24 +425,18 @@ def _range_lines(path: Path, kind: str, opts: DumpOptions, reader: SegmentReader
     """A range's lines, a block at a time, on the range's thread."""
     with open(path, "rb") as source:  # (the legacy entries of the kafka format are read again, on this thread)
         printer = _printer(path, kind, opts, source)
-        block = io.BytesIO()
-        lines = Lines(None, block)
+        block = _Block()
+        lines = Lines(None, block)  # type: ignore[arg-type]
         valid = 0
         end_position = reader.start
         for end in printer.batches(reader, lines):
             end_position = end if end is not None else end_position
-            if block.tell() >= BLOCK_BYTES:
-                yield _block(block, end_position, printer.valid_bytes - valid, printer.undecodable)
+            if block.bytes >= BLOCK_BYTES:
+                yield _Printed(block.parts, end_position, printer.valid_bytes - valid, printer.undecodable), block.bytes
+                block = lines.binary = _Block()  # type: ignore[assignment]
                 valid = printer.valid_bytes
         printer.trailing(reader.damage, lines)
-        yield _block(block, end_position, printer.valid_bytes - valid, printer.undecodable)
-
-
-def _block(block: io.BytesIO, end_position: int, valid_bytes: int, undecodable: bool) -> tuple[_Printed, int]:
-    data = block.getvalue()
-    block.seek(0)
-    block.truncate()
-    return _Printed(data, end_position, valid_bytes, undecodable), len(data)
+        yield _Printed(block.parts, end_position, printer.valid_bytes - valid, printer.undecodable), block.bytes
 
 
 def _without_max_bytes_cut(reader: SegmentReader, opts: DumpOptions) -> list:
