@@ -4,7 +4,8 @@
 The corpus is `fast_path.py`'s: one segment of Kafka-written records (Kafka's encoder, values 100-200
 bytes, 1-2 headers) per codec. Each printer writes every record to /dev/null, in one run:
 
-- `kafkalog dump --format F` for F in json, text and kafka, as a whole command (start-up included);
+- `kafkalog dump --format F --threads N` for F in json, text and kafka, as a whole command (start-up
+  included); N is --threads, 1 by default (the target is one core's);
 - the same dump in a warmed process (`kafkalog.cli.main`, kernels loaded), the printing alone;
 - Kafka 4.3.1's `DumpLogSegments --deep-iteration --print-data-log` (kafka-dump-log.sh), whose lines
   `--format kafka` prints, as a whole command: the JVM's start-up included, as a user runs it.
@@ -47,14 +48,14 @@ def command(cmd: list[str]) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def warm(segment: Path, fmt: str) -> tuple[float, float]:
+def warm(segment: Path, fmt: str, threads: int) -> tuple[float, float]:
     """(wall, CPU) of the dump in this process, kernels already loaded."""
     real = sys.stdout
     with open(os.devnull, "w", encoding="utf-8") as null:
         sys.stdout = null
         try:
             wall, cpu = time.perf_counter(), time.process_time()
-            cli.main(["dump", "--format", fmt, str(segment)])
+            cli.main(["dump", "--threads", str(threads), "--format", fmt, str(segment)])
             return time.perf_counter() - wall, time.process_time() - cpu
         finally:
             sys.stdout = real
@@ -67,23 +68,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch-bytes", type=int, default=16384)
     ap.add_argument("--repeat", type=int, default=2, help="runs of each; the fastest counts")
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "kafkalog-fast-path")
+    ap.add_argument("--threads", type=int, default=1, help="kafkalog dump --threads (default 1: one core)")
     args = ap.parse_args(argv)
     java = [str(Path(os.environ.get("JAVA_HOME", "/usr")) / "bin" / "java"), "-Xmx1g", "-cp",
             os.pathsep.join(kafka_jars.classpath(KAFKA)), "org.apache.kafka.tools.DumpLogSegments",
             "--deep-iteration", "--print-data-log", "--files"]
-    kafkalog = [sys.executable, "-m", "kafkalog.cli", "dump", "--format"]
-    print(f"{args.records:,} records, producer batch.size {args.batch_bytes}, best of {args.repeat}, output to /dev/null")
+    kafkalog = [sys.executable, "-m", "kafkalog.cli", "dump", "--threads", str(args.threads), "--format"]
+    print(f"{args.records:,} records, producer batch.size {args.batch_bytes}, best of {args.repeat}, output to /dev/null, "
+          f"kafkalog dump --threads {args.threads}")
     print("| codec | printer | wall s | CPU s | records/s (wall) |")
     print("| --- | --- | ---: | ---: | ---: |")
     for codec in args.codecs.split(","):
         segment = fast_path.segments(fast_path.corpus(args.work, codec, args.batch_bytes, args.records))[0]
         rows: list[tuple[str, float, float]] = []
         for fmt in FORMATS:
-            warm(segment, fmt)  # kernels compiled and loaded, the file in the page cache
+            warm(segment, fmt, args.threads)  # kernels compiled and loaded, the file in the page cache
             rows.append((f"kafkalog dump --format {fmt} (command)",
                          *min(command([*kafkalog, fmt, str(segment)]) for _ in range(args.repeat))))
             rows.append((f"kafkalog dump --format {fmt} (warm process)",
-                         *min(warm(segment, fmt) for _ in range(args.repeat))))
+                         *min(warm(segment, fmt, args.threads) for _ in range(args.repeat))))
         rows.append((f"kafka-dump-log.sh {KAFKA} --deep-iteration --print-data-log (command)",
                      *min(command([*java, str(segment)]) for _ in range(args.repeat))))
         for name, wall, cpu in rows:

@@ -7,6 +7,10 @@ values 100-200 bytes, 1-2 headers) per codec, built once under --work. Each read
 Arrow batch of `read_arrow(partition, includeHeaders=True, threads=N)`; the fastest of --repeat runs
 counts. The target (issue 19): 2 threads at least 1.7x one thread on this 2-core machine.
 
+Then `kafkalog verify` and `kafkalog dump --format F` of the partition's segment on N threads
+(`verify_path`, `dump_segment` to /dev/null, warm, in this process), which read a large segment's byte
+ranges at once.
+
 Beside it, what the machine itself allows: the same one-thread reading in N processes at once
 (each its own interpreter and GIL, started together at a barrier), as N x one process's time over
 the slowest of them; and a compiled loop without the GIL (a byte transform over 64 MiB) on N threads
@@ -17,7 +21,9 @@ at once against one. Threads cannot scale past that.
 from __future__ import annotations
 
 import argparse
+import functools
 import multiprocessing
+import os
 import sys
 import threading
 import tempfile
@@ -29,6 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import fast_path  # noqa: E402  (the corpus builder beside this script)
 
 import kafkalog  # noqa: E402
+from kafkalog import verify  # noqa: E402
+from kafkalog.dump.segment_lines import DumpOptions, dump_segment  # noqa: E402
+
+DUMP_FORMATS = ("json", "text", "kafka")
 
 
 def read(partition: Path, threads: int) -> tuple[int, float, float]:
@@ -36,6 +46,40 @@ def read(partition: Path, threads: int) -> tuple[int, float, float]:
     wall, cpu = time.perf_counter(), time.process_time()
     rows = sum(b.num_rows for b in kafkalog.read_arrow(partition, includeHeaders=True, threads=threads))
     return rows, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def check(segment: Path, threads: int) -> tuple[int, float, float]:
+    """(records, wall, CPU) of `kafkalog verify` of a segment."""
+    wall, cpu = time.perf_counter(), time.process_time()
+    report = verify.verify_path(segment, report=verify.VerifyReport(threads=threads))
+    return report.records, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def dump(segment: Path, fmt: str, threads: int) -> tuple[int, float, float]:
+    """(records, wall, CPU) of `kafkalog dump --format fmt` of a segment to /dev/null."""
+    with open(os.devnull, "w", encoding="utf-8") as null:
+        wall, cpu = time.perf_counter(), time.process_time()
+        dump_segment(segment, "log", DumpOptions(format=fmt, threads=threads), null)
+        null.flush()
+        return -1, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def commands(segment: Path, counts: list[int], repeat: int, records: int, codec: str) -> None:
+    """verify's and dump's rows: one thread against N, interleaved, the fastest of `repeat`."""
+    for name, run in [("verify", functools.partial(check, segment)),
+                      *[(f"dump --format {f}", functools.partial(dump, segment, f)) for f in DUMP_FORMATS]]:
+        run(max(counts))  # warm
+        best: dict[int, tuple[int, float, float]] = {}
+        for _ in range(repeat):
+            for n in counts:
+                got = run(n)
+                if n not in best or got[1] < best[n][1]:
+                    best[n] = got
+        one = best[counts[0]][1]
+        for n in counts:
+            rows, wall, cpu = best[n]
+            assert rows in (-1, records), (codec, name, n, rows)
+            print(f"| {codec} | {name} | {n} | {records / wall / 1e6:.2f} M | {wall:.3f} | {cpu:.3f} | {one / wall:.2f} |")
 
 
 def _process(partition: str, repeat: int, barrier, out) -> None:
@@ -95,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "kafkalog-fast-path")
+    ap.add_argument("--skip-commands", action="store_true", help="read_arrow only, not verify and dump")
+    ap.add_argument("--skip-read", action="store_true", help="verify and dump only, not read_arrow")
     args = ap.parse_args(argv)
     counts = [int(n) for n in args.threads.split(",")]
     print(f"{args.records:,} records per partition, producer batch.size {args.batch_bytes}, best of {args.repeat}")
@@ -103,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print("| codec | threads | records/s (wall) | wall s | CPU s | x one thread (wall) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
-    for codec in args.codecs.split(","):
+    for codec in args.codecs.split(",") if not args.skip_read else ():
         partition = fast_path.corpus(args.work, codec, args.batch_bytes, args.records)
         read(partition, max(counts))  # warm: kernels loaded, files in the page cache
         best: dict[int, tuple[int, float, float]] = {}
@@ -122,6 +168,14 @@ def main(argv: list[str] | None = None) -> int:
             together = processes(partition, n, args.repeat)
             print(f"| {codec} | {n} processes at once, 1 thread each (the machine's ceiling) | "
                   f"{n * args.records / together / 1e6:.2f} M | {together:.3f} each | | {n * alone / together:.2f} |")
+    if args.skip_commands:
+        return 0
+    print()
+    print("| codec | command | threads | records/s (wall) | wall s | CPU s | x one thread (wall) |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    for codec in args.codecs.split(","):
+        partition = fast_path.corpus(args.work, codec, args.batch_bytes, args.records)
+        commands(fast_path.segments(partition)[0], counts, args.repeat, args.records, codec)
     return 0
 
 

@@ -52,11 +52,12 @@ class RunLines:
 
     def whole(self, run: Run) -> Iterator[memoryview] | None:
         """Every line of a run `SegmentReader.batch_runs` gave whole (its batches' lines, each followed by its
-        records'), or None when they are written a batch at a time: a control batch, another format's, or more
-        rows than a block (a large batch's lines are written a block of its rows at a time)."""
-        if self.whole_run is None or run.table.num_rows > BLOCK_ROWS:
+        records'), or None when they are written a batch at a time: a control batch, another format's, or a batch
+        of more rows than a block (a large batch's lines are written a block of its rows at a time)."""
+        items = run.items
+        if self.whole_run is None or int((items.row_end - items.row_start).max()) > BLOCK_ROWS:
             return None
-        text = self.whole_run(run.items, run.table)
+        text = self.whole_run(items, run.table)
         return None if text is None else text.views()
 
     def _blocks(self, records: TableRecords, args: tuple) -> Iterator[memoryview]:
