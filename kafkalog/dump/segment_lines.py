@@ -101,7 +101,7 @@ def dump_segment(path: Path | str, kind: str, opts: DumpOptions, out: TextIO) ->
                   if kind == file_kinds.RSM_MANIFEST else open(path, "rb"))
     with opened as f:
         source: BinaryIO = f if opts.max_bytes is None else _Prefix(f, opts.max_bytes)  # type: ignore[assignment]
-        printer = _printer(Path(path), kind, opts, source)
+        printer = _printer(path, kind, opts, source)  # (as given: a URI is not a Path)
         printer.header(out)
         lines = Lines.to(out)
         # Its batches' records in parts past a window: what is printed is not held.
@@ -154,7 +154,7 @@ class _KafkalogLines:
     """kafkalog's own lines, text or JSON: each batch's line, its records' lines (a run of batches at a time by
     the compiled formatters, where they apply) and the damage where it was found."""
 
-    def __init__(self, path: Path, opts: DumpOptions):
+    def __init__(self, path: Path | str, opts: DumpOptions):
         self.path, self.opts = path, opts
         self.decoder = internal_topics.decoder_for_path(path, opts.decode)
         self.topic = internal_topics.topic_of_path(path)
@@ -257,7 +257,7 @@ class _KafkaLines:
     """kafka-dump-log.sh --deep-iteration --print-data-log's lines (of `--kafka-version`'s tool): the damage
     goes to stderr, where it does not disturb the lines scripts parse."""
 
-    def __init__(self, path: Path, kind: str, opts: DumpOptions, source: BinaryIO):
+    def __init__(self, path: Path | str, kind: str, opts: DumpOptions, source: BinaryIO):
         self.path, self.kind, self.opts, self.source = path, kind, opts, source
         self.decoder = internal_topics.decoder_for_path(path, opts.decode)
         self.undecodable = False  # (an undecodable key or value is printed as Kafka prints it)
@@ -341,7 +341,7 @@ class _KafkaLines:
 _Printer = _KafkalogLines | _KafkaLines
 
 
-def _printer(path: Path, kind: str, opts: DumpOptions, source: BinaryIO) -> _Printer:
+def _printer(path: Path | str, kind: str, opts: DumpOptions, source: BinaryIO) -> _Printer:
     return _KafkaLines(path, kind, opts, source) if opts.format == "kafka" else _KafkalogLines(path, opts)
 
 

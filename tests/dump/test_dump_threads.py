@@ -14,7 +14,7 @@ import pytest
 
 from kafkalog import cli
 from kafkalog.dump import run_lines, segment_lines
-from tests.log.partition.partition_expected import PARTITIONS, copy_partition
+from tests.log.partition.partition_expected import PARTITIONS, copy_partition, count_ranges, entry_starts
 
 FORMATS = (["--format", "json"], ["--format", "text"], ["--format", "text", "--full"], ["--format", "kafka"],
            ["--format", "kafka", "--shallow"])
@@ -31,24 +31,15 @@ def _dump(monkeypatch, capsys, args: list[str]) -> tuple[int, bytes, str]:
 
 @pytest.fixture(params=["kernels", "small-input path", "kernels, small blocks"])
 def ranged(monkeypatch, request) -> list[int]:
-    """Ranges of 1 KiB; the number of ranges of each ranged segment is recorded (the test sees it happened).
-    Read by the kernels, or as a small input is (the Kaitai parsers until a batch holds many records); and
-    with blocks of lines handed out a few records at a time, as a large batch's are."""
+    """Ranges of 1 KiB (`count_ranges`), read by the kernels, or as a small input is (the Kaitai parsers until a
+    batch holds many records); and with blocks of lines handed out a few records at a time, as a large batch's are."""
     if request.param.startswith("kernels"):
         monkeypatch.setattr(cli, "FAST_PATH_MIN_BYTES", 0)
     if request.param.endswith("small blocks"):
         monkeypatch.setattr(segment_lines, "BLOCK_BYTES", 64)
         monkeypatch.setattr(segment_lines, "RECORDS_BETWEEN_BLOCKS", 3)
         monkeypatch.setattr(run_lines, "BLOCK_ROWS", 2)
-    counts: list[int] = []
-    real = segment_lines.read_in_ranges
-
-    def read_in_ranges(path, cuts, *args, **kwargs):
-        counts.append(len(cuts))
-        return real(path, cuts, *args, **kwargs)
-    monkeypatch.setattr(segment_lines, "RANGE_BYTES", 1024)
-    monkeypatch.setattr(segment_lines, "read_in_ranges", read_in_ranges)
-    return counts
+    return count_ranges(monkeypatch, segment_lines)
 
 
 def _same_as_one_thread(monkeypatch, capsys, ranged, args: list[str]) -> tuple[int, bytes, str]:
@@ -68,21 +59,14 @@ def test_every_partition_prints_the_lines_of_one_thread(monkeypatch, capsys, ran
     assert status == 0 and out.count(b"\n") > 100
 
 
-def _entry_starts(data: bytes) -> list[int]:
-    starts, pos = [], 0
-    while pos + 12 <= len(data):
-        starts.append(pos)
-        pos += 12 + struct.unpack_from(">i", data, pos + 8)[0]
-    return starts
-
-
 @pytest.mark.parametrize("fmt", FORMATS[:2] + FORMATS[3:4], ids=" ".join)
 @pytest.mark.parametrize("damage", ["length", "crc", "index entry inside a batch", "partial entry at the end"])
 def test_damage_prints_what_one_thread_prints(monkeypatch, capsys, ranged, tmp_path, damage, fmt):
     d = copy_partition("orders-0", tmp_path)
     log = d / "00000000000000000207.log"
     data = bytearray(log.read_bytes())
-    middle = _entry_starts(data)[len(_entry_starts(data)) // 2]
+    starts = entry_starts(data)
+    middle = starts[len(starts) // 2]
     if damage == "length":  # the entry structure: reading the segment stops there
         struct.pack_into(">i", data, middle + 8, 3)
     elif damage == "crc":  # inside a batch: its checksum fails, and reading goes on

@@ -8,7 +8,15 @@ import pytest
 
 from kafkalog import verify
 from kafkalog.verify import verify_path
-from tests.log.partition.partition_expected import ALL, HEALTHY, PARTITIONS, copy_partition, partition
+from tests.log.partition.partition_expected import (
+    ALL,
+    HEALTHY,
+    PARTITIONS,
+    copy_partition,
+    count_ranges,
+    entry_starts,
+    partition,
+)
 
 
 def _where(problems):
@@ -92,10 +100,7 @@ def test_offsets_that_go_backwards_are_found_in_runs_of_any_size(tmp_path, monke
     d = copy_partition("orders-0", tmp_path)
     log = d / "00000000000000000106.log"
     data = bytearray(log.read_bytes())
-    starts, pos = [], 0
-    while pos + 12 <= len(data):
-        starts.append(pos)
-        pos += 12 + struct.unpack_from(">i", data, pos + 8)[0]
+    starts = entry_starts(data)
     # The third batch's base offset (outside its CRC) set back to the first's: below the second's last offset.
     data[starts[2]:starts[2] + 8] = data[starts[0]:starts[0] + 8]
     log.write_bytes(bytes(data))
@@ -115,17 +120,7 @@ def test_offsets_that_go_backwards_are_found_in_runs_of_any_size(tmp_path, monke
 
 
 def _ranged(monkeypatch) -> list[int]:
-    """Large segments made small: every segment of a few index entries is verified in ranges on threads; the
-    number of ranges of each ranged read is recorded, so that a test can see it happened."""
-    ranged: list[int] = []
-    real = verify.read_in_ranges
-
-    def read_in_ranges(path, cuts, *args, **kwargs):
-        ranged.append(len(cuts))
-        return real(path, cuts, *args, **kwargs)
-    monkeypatch.setattr(verify, "RANGE_BYTES", 1024)
-    monkeypatch.setattr(verify, "read_in_ranges", read_in_ranges)
-    return ranged
+    return count_ranges(monkeypatch, verify)
 
 
 def _report(path, threads):
@@ -162,10 +157,7 @@ def test_damage_in_a_range_is_reported_as_one_thread_reports_it(damage, tmp_path
     d = copy_partition("orders-0", tmp_path)
     log = d / "00000000000000000207.log"
     data = bytearray(log.read_bytes())
-    starts, pos = [], 0
-    while pos + 12 <= len(data):
-        starts.append(pos)
-        pos += 12 + struct.unpack_from(">i", data, pos + 8)[0]
+    starts = entry_starts(data)
     middle = starts[len(starts) // 2]
     if damage == "length":  # the entry structure: reading the segment stops there
         struct.pack_into(">i", data, middle + 8, 3)
