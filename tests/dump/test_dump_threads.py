@@ -7,14 +7,13 @@ partitions), so that every segment of a few index entries is printed in ranges.
 from __future__ import annotations
 
 import io
-import struct
 import sys
 
 import pytest
 
 from kafkalog import cli
 from kafkalog.dump import run_lines, segment_lines
-from tests.log.partition.partition_expected import PARTITIONS, copy_partition, count_ranges, entry_starts
+from tests.log.partition.partition_expected import DAMAGE, PARTITIONS, count_ranges, damaged_segment
 
 FORMATS = (["--format", "json"], ["--format", "text"], ["--format", "text", "--full"], ["--format", "kafka"],
            ["--format", "kafka", "--shallow"])
@@ -60,25 +59,8 @@ def test_every_partition_prints_the_lines_of_one_thread(monkeypatch, capsys, ran
 
 
 @pytest.mark.parametrize("fmt", FORMATS[:2] + FORMATS[3:4], ids=" ".join)
-@pytest.mark.parametrize("damage", ["length", "crc", "index entry inside a batch", "partial entry at the end"])
+@pytest.mark.parametrize("damage", DAMAGE)
 def test_damage_prints_what_one_thread_prints(monkeypatch, capsys, ranged, tmp_path, damage, fmt):
-    d = copy_partition("orders-0", tmp_path)
-    log = d / "00000000000000000207.log"
-    data = bytearray(log.read_bytes())
-    starts = entry_starts(data)
-    middle = starts[len(starts) // 2]
-    if damage == "length":  # the entry structure: reading the segment stops there
-        struct.pack_into(">i", data, middle + 8, 3)
-    elif damage == "crc":  # inside a batch: its checksum fails, and reading goes on
-        data[middle + 70] ^= 0xFF
-    elif damage == "partial entry at the end":
-        data = data[:-30]
-    else:  # a range cut there would start inside a batch: the range before it reads past the cut
-        index = d / "00000000000000000207.index"
-        slots = bytearray(index.read_bytes())
-        relative, position = struct.unpack_from(">ii", slots, 16)
-        struct.pack_into(">ii", slots, 16, relative, position + 20)
-        index.write_bytes(bytes(slots))
-    log.write_bytes(bytes(data))
+    log = damaged_segment(tmp_path, damage)
     status, out, err = _same_as_one_thread(monkeypatch, capsys, ranged, [*fmt, str(log)])
     assert status == (0 if damage.startswith("index") else 1)

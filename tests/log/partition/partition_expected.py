@@ -57,3 +57,32 @@ def count_ranges(monkeypatch, module) -> list[int]:
     monkeypatch.setattr(module, "RANGE_BYTES", 1024)
     monkeypatch.setattr(module, "read_in_ranges", read_in_ranges)
     return counts
+
+
+#: The damage `damaged_segment` makes.
+DAMAGE = ("length", "crc", "index entry inside a batch", "partial entry at the end")
+
+
+def damaged_segment(tmp_path: Path, damage: str) -> Path:
+    """The `.log` of segment 207 in a scratch copy of orders-0, with one `DAMAGE`: a middle entry's size that
+    cannot be (reading stops there), a byte of a middle batch flipped (its checksum fails, reading goes on), the
+    index's entry 2 moved 20 bytes into its batch (a range cut there would start inside it), or the last 30 bytes
+    cut off."""
+    log = copy_partition("orders-0", tmp_path) / "00000000000000000207.log"
+    data = bytearray(log.read_bytes())
+    starts = entry_starts(data)
+    middle = starts[len(starts) // 2]
+    if damage == "length":
+        struct.pack_into(">i", data, middle + 8, 3)
+    elif damage == "crc":
+        data[middle + 70] ^= 0xFF
+    elif damage == "partial entry at the end":
+        data = data[:-30]
+    else:
+        index = log.with_suffix(".index")
+        slots = bytearray(index.read_bytes())
+        relative, position = struct.unpack_from(">ii", slots, 16)
+        struct.pack_into(">ii", slots, 16, relative, position + 20)
+        index.write_bytes(bytes(slots))
+    log.write_bytes(bytes(data))
+    return log

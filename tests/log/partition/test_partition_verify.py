@@ -10,10 +10,12 @@ from kafkalog import verify
 from kafkalog.verify import verify_path
 from tests.log.partition.partition_expected import (
     ALL,
+    DAMAGE,
     HEALTHY,
     PARTITIONS,
     copy_partition,
     count_ranges,
+    damaged_segment,
     entry_starts,
     partition,
 )
@@ -152,19 +154,10 @@ def test_an_index_entry_inside_a_batch_does_not_cut_it(tmp_path, monkeypatch):
     assert _report(d, 2) == one and ranged
 
 
-@pytest.mark.parametrize("damage", ["length", "crc"])
+@pytest.mark.parametrize("damage", DAMAGE)
 def test_damage_in_a_range_is_reported_as_one_thread_reports_it(damage, tmp_path, monkeypatch):
-    d = copy_partition("orders-0", tmp_path)
-    log = d / "00000000000000000207.log"
-    data = bytearray(log.read_bytes())
-    starts = entry_starts(data)
-    middle = starts[len(starts) // 2]
-    if damage == "length":  # the entry structure: reading the segment stops there
-        struct.pack_into(">i", data, middle + 8, 3)
-    else:  # inside a batch: its checksum fails, and reading goes on
-        data[middle + 70] ^= 0xFF
-    log.write_bytes(bytes(data))
-    one = _report(d, 1)
-    assert any("00000000000000000207.log" in p for p in one[1])
+    log = damaged_segment(tmp_path, damage)
+    one = _report(log.parent, 1)
+    assert any(log.name in p or log.stem + ".index" in p for p in one[1])
     ranged = _ranged(monkeypatch)
-    assert _report(d, 2) == one and ranged
+    assert _report(log.parent, 2) == one and ranged
