@@ -267,7 +267,7 @@ class _KafkaLines:
 
     def header(self, out: TextIO) -> None:
         out.write(f"Dumping {self.path}\n")
-        for line in kafka_format.file_lines(self.path, self.kind):
+        for line in kafka_format.file_lines(_named(self.path), self.kind):
             out.write(line + "\n")
 
     def batches(self, reader: SegmentReader, lines: Lines) -> Iterator[int | None]:
@@ -333,12 +333,17 @@ class _KafkaLines:
     def end(self, reader: SegmentReader, damage: list[DamagedDataError], lines: Lines, whole: bool) -> None:
         # Kafka stops at a partial entry and says how many bytes it left; other damage goes to stderr.
         if whole and reader.position < reader.size:
-            lines.line(f"Found {reader.size - self.valid_bytes} invalid bytes at the end of {self.path.name}")
+            lines.line(f"Found {reader.size - self.valid_bytes} invalid bytes at the end of {_named(self.path).name}")
         for d in damage:
             print(f"kafkalog dump: {d}", file=sys.stderr)
 
 
 _Printer = _KafkalogLines | _KafkaLines
+
+
+def _named(path: Path | str) -> Path:
+    """A path whose `name` is the file's, a URI's last part included (`s3://bucket/t-0/0.log`: `0.log`)."""
+    return path if isinstance(path, Path) else Path(path)
 
 
 def _printer(path: Path | str, kind: str, opts: DumpOptions, source: BinaryIO) -> _Printer:

@@ -82,6 +82,11 @@ def test_dump_reads_remote_segments_and_a_remote_root_through_s3(bucket, tiered)
     one = subprocess.run([sys.executable, "-m", "kafkalog.cli", "dump", files[0]], capture_output=True, text=True,
                          env=env)
     assert one.returncode == 0 and one.stdout.startswith(f"Dumping {files[0]}\n"), one.stderr[-2000:]
+    # kafka-dump-log.sh's lines of an object behind a URI (its name is not a Kafka segment's: no starting offset)
+    kafka = subprocess.run([sys.executable, "-m", "kafkalog.cli", "dump", "--format", "kafka", files[0]],
+                           capture_output=True, text=True, env=env)
+    assert kafka.returncode == 0, kafka.stderr[-2000:]
+    assert kafka.stdout.startswith(f"Dumping {files[0]}\nbaseOffset: 0 "), kafka.stdout[:300]
 
 
 def _verify(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
