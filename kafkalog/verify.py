@@ -69,7 +69,7 @@ from kafkalog.log.file_kinds import (
 )
 from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
-from kafkalog.log.segment_ranges import RANGE_BYTES, range_starts, read_in_ranges
+from kafkalog.log.segment_ranges import RANGE_BYTES, read_in_ranges
 from kafkalog.log.segment_files import SegmentFiles
 from kafkalog.model import BatchColumns
 from kafkalog.progress import ByteProgress
@@ -419,14 +419,7 @@ def _range_starts(segment: SegmentFiles, report: VerifyReport) -> list[int]:
     if report.threads < 2 or not isinstance(log, (str, os.PathLike)) or segment.index is None \
             or Path(segment.index) != Path(log).with_suffix(".index"):
         return [0]
-    size = os.path.getsize(log)
-    if size <= 2 * RANGE_BYTES:
-        return [0]
-    try:
-        index = layout.offset_index_columns(os.fspath(log), segment.base_offset, size)
-    except (DamagedDataError, OSError):
-        return [0]  # (the index's own checks report it)
-    return range_starts(index.positions, size, RANGE_BYTES)
+    return layout.index_cuts(os.fspath(log), segment.base_offset, os.path.getsize(log), RANGE_BYTES)
 
 
 def _slot_columns(index, report: VerifyReport) -> np.ndarray:

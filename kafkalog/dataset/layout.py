@@ -21,9 +21,10 @@ from typing import BinaryIO
 
 import numpy as np
 
-from kafkalog.errors import RemoteObjectError
+from kafkalog.errors import KafkalogError, RemoteObjectError
 from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry, base_offset_of
 from kafkalog.log.partition import parse_partition_dir_name
+from kafkalog.log.segment_ranges import range_starts
 from kafkalog.dataset import fs
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import keyring
@@ -132,6 +133,19 @@ def offset_index_columns(segment_location: str, base_offset: int, log_size: int,
     sound[1:] &= (offsets[1:] > offsets[:-1]) & (positions[1:] > positions[:-1])
     n = _sound_prefix(sound)
     return IndexColumns(offsets[:n], positions[:n])
+
+
+def index_cuts(segment_location: str, base_offset: int, log_size: int, range_bytes: int) -> list[int]:
+    """Where a segment may be cut into byte ranges of about `range_bytes` to read on threads
+    (`kafkalog.log.segment_ranges`): at its offset index's trustworthy entries; [0], one range, when it is no
+    larger than two ranges or its index cannot be read (reading the log reports what is wrong)."""
+    if log_size <= 2 * range_bytes:
+        return [0]
+    try:
+        index = offset_index_columns(segment_location, base_offset, log_size)
+    except (KafkalogError, OSError):
+        return [0]
+    return range_starts(index.positions, 0, log_size, range_bytes)
 
 
 def read_time_index(segment_location: str, base_offset: int, private_keys: str | None = None) -> list[TimeIndexEntry]:

@@ -20,6 +20,7 @@ import numpy as np
 
 from kafkalog.errors import UsageError
 from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
+from kafkalog.log.segment_ranges import range_starts
 from kafkalog.dataset import fs, layout, offsets, remote
 from kafkalog.dataset.filters import Pushed
 from kafkalog.dataset.offsets import Bounds
@@ -283,13 +284,7 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
         end_pos = min(start_pos + 1, seg.size)
 
     # Cut at the first entry at least max_bytes past the last cut, again and again (positions increase).
-    cuts = [start_pos]
-    inside = index.positions[(index.positions > start_pos) & (index.positions < end_pos)]
-    while True:
-        k = int(np.searchsorted(inside, cuts[-1] + max_bytes, side="left"))
-        if k >= len(inside):
-            break
-        cuts.append(int(inside[k]))
+    cuts = range_starts(index.positions, start_pos, end_pos, max_bytes)
     at = np.searchsorted(index.positions, cuts + [end_pos])
     used = {int(index.positions[i]): index.entry(int(i)) for i in at
             if i < len(index) and int(index.positions[i]) in (*cuts, end_pos)}

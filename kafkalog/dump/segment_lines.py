@@ -22,13 +22,13 @@ from kafkalog.dataset.fs import has_scheme
 from kafkalog.dump import kafka_dump_log as kafka_format
 from kafkalog.dump import records as dump_format
 from kafkalog.dump.run_lines import RunLines
-from kafkalog.errors import DamagedDataError, KafkalogError, TruncatedError
+from kafkalog.errors import DamagedDataError, TruncatedError
 from kafkalog.formats import internal_topics
 from kafkalog.formats.index import base_offset_of
 from kafkalog.log import file_kinds
 from kafkalog.log.record_list import StreamedRecords, parts_of
 from kafkalog.log.segment import SegmentReader
-from kafkalog.log.segment_ranges import RANGE_BYTES, range_starts, read_in_ranges
+from kafkalog.log.segment_ranges import RANGE_BYTES, read_in_ranges
 from kafkalog.model import Batch
 from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
@@ -358,23 +358,11 @@ def _range_starts(path: Path | str, kind: str, opts: DumpOptions, out: TextIO) -
     if opts.threads < 2 or kind != file_kinds.LOG or has_scheme(str(path)) or opts.max_bytes is not None \
             or opts.values is not None or _utf8_buffer(out) is None:
         return [0]
-    path = Path(path)
-    size = path.stat().st_size
-    base = _base_offset(path)
-    if size <= 2 * RANGE_BYTES or base is None:
-        return [0]
     try:
-        index = layout.offset_index_columns(str(path), base, size)
-    except (KafkalogError, OSError):
-        return [0]  # (a damaged index: one reader)
-    return range_starts(index.positions, size, RANGE_BYTES)
-
-
-def _base_offset(path: Path) -> int | None:
-    try:
-        return base_offset_of(path)
+        base = base_offset_of(Path(path))
     except ValueError:
-        return None
+        return [0]  # (not named as Kafka names a segment: no offset index to cut at)
+    return layout.index_cuts(str(path), base, Path(path).stat().st_size, RANGE_BYTES)
 
 
 class _Block:

@@ -1,6 +1,6 @@
 """One large segment read as byte ranges on threads, and given out as one reader from its start gives it.
 
-    cuts = range_starts(index_positions, size, RANGE_BYTES)
+    cuts = range_starts(index_positions, 0, size, RANGE_BYTES)
     for item in read_in_ranges(path, cuts, work, threads=2):
         if isinstance(item, SegmentReader):   # a range's reader, done: its damage and where it stopped
             ...
@@ -37,11 +37,12 @@ RANGE_BYTES = 16 * 1024 * 1024
 AHEAD_BYTES = 32 * 1024 * 1024
 
 
-def range_starts(index_positions: np.ndarray, size: int, range_bytes: int = RANGE_BYTES) -> list[int]:
-    """Where ranges start: 0, then each time the first index position at least `range_bytes` past the last cut
-    (positions increasing and inside the segment, as `kafkalog.dataset.layout.offset_index_columns` gives them)."""
-    inside = index_positions[(index_positions > 0) & (index_positions < size)]
-    cuts = [0]
+def range_starts(index_positions: np.ndarray, start: int, end: int, range_bytes: int = RANGE_BYTES) -> list[int]:
+    """Where the ranges of bytes `start` to `end` start: `start`, then each time the first index position at least
+    `range_bytes` past the last cut (positions increasing, as `kafkalog.dataset.layout.offset_index_columns` gives
+    them)."""
+    inside = index_positions[(index_positions > start) & (index_positions < end)]
+    cuts = [start]
     while True:
         k = int(np.searchsorted(inside, cuts[-1] + range_bytes, side="left"))
         if k >= len(inside):
