@@ -241,10 +241,7 @@ def _write(out, starts, parts, literals, name_starts, names, values):
             when = parts[j, 5]
             if when >= 0 and values[when, i] != parts[j, 6]:
                 continue
-            start, length = parts[j, 0], parts[j, 1]
-            for q in range(length):
-                out[p + q] = literals[start + q]
-            p += length
+            p = put(out, p, literals[parts[j, 0]:parts[j, 0] + parts[j, 1]])
             kind = parts[j, 2]
             if kind == DECIMAL:
                 p = put_int(out, p, values[parts[j, 3], i])
@@ -252,9 +249,6 @@ def _write(out, starts, parts, literals, name_starts, names, values):
                 p = put(out, p, _TRUE if values[parts[j, 3], i] != 0 else _FALSE)
             elif kind == NAME:
                 name = parts[j, 4] + values[parts[j, 3], i]
-                a, b = name_starts[name], name_starts[name + 1]
-                for q in range(b - a):
-                    out[p + q] = names[a + q]
-                p += b - a
+                p = put(out, p, names[name_starts[name]:name_starts[name + 1]])
     starts[values.shape[1]] = p
     return p

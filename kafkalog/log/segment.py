@@ -28,10 +28,10 @@ from kafkalog.formats import message_set, record_batch
 from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
 from kafkalog.log.record_list import StreamedRecords, TableRecords
 from kafkalog.model import Batch, BatchColumns
+from kafkalog.sources import Source, open_source
 
 if TYPE_CHECKING:
     from kafkalog.fast.runs import Run
-from kafkalog.sources import Source, open_source
 
 # The fast path (`kafkalog.fast`: numba and the compiled kernels, about a second to load) is imported by the
 # methods that run it, so that a reader with `fast=False` (the CLI's, for a small file) never loads it.
