@@ -28,10 +28,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-import fast_path  # noqa: E402  (the corpus builder beside this script)
-import kafka_jars  # noqa: E402
+import fast_path  # the corpus builder beside this script
+import kafka_jars
 
-from kafkalog import cli  # noqa: E402
+from kafkalog import cli
 
 FORMATS = ("json", "text", "kafka")
 KAFKA = "4.3.1"

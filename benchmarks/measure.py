@@ -15,8 +15,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 RESULT = "RESULT "
 MIB = 1 << 20
@@ -84,7 +84,7 @@ def run_worker(script: str, spec: dict, *, timeout: float, memory_limit: int | N
             resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
 
     # Files, not pipes: a worker that writes much to stderr must not block while it is polled.
-    out_file, err_file = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
+    out_file, err_file = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")  # noqa: SIM115  (outlive the call)
     proc = subprocess.Popen([sys.executable, script, "--worker", json.dumps(spec)], stdout=out_file,
                             stderr=err_file, text=True, cwd=cwd, env=env, preexec_fn=limit)
     start, status, seen = time.monotonic(), None, 0

@@ -92,7 +92,7 @@ def where_benchmark(spark, directory: Path, where: str, options: dict) -> None:
         load = lambda: spark.read.format("kafkalog").options(**options).load(str(directory)).where(where)  # noqa: E731
         tasks = load().rdd.getNumPartitions()
         seconds = timed(load())
-        print(f"{str(pushdown):8} {tasks:5d} {load().count():9d} {seconds:8.1f}", flush=True)
+        print(f"{pushdown!s:8} {tasks:5d} {load().count():9d} {seconds:8.1f}", flush=True)
 
 
 def main(argv=None) -> int:
@@ -127,7 +127,7 @@ def main(argv=None) -> int:
     print(f"master {args.master} ({cores} cores), {args.records} records per codec, "
           f"maxPartitionBytes {args.max_partition_bytes}")
     if args.where:
-        for codec, directory in corpora.items():
+        for directory in corpora.values():
             where_benchmark(spark, directory, args.where, {"maxPartitionBytes": str(args.max_partition_bytes)})
         spark.stop()
         return 0

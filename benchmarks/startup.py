@@ -17,7 +17,6 @@ segment `benchmarks/fast_path.py` writes with Kafka's own encoder.
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import subprocess
 import sys
@@ -50,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     large = fast_path.segments(fast_path.corpus(args.work, "none", 16384, args.records))[0]
     small = ROOT / "samples" / "v2-none.log"
     py = sys.executable
-    print(f"| file | command | wall s | CPU s |")
+    print("| file | command | wall s | CPU s |")
     print("| --- | --- | ---: | ---: |")
     rows = [("", "python -c pass", [py, "-c", "pass"])]
     for name, path in (("samples/v2-none.log", small), (f"{large.stat().st_size / 1e6:.0f} MB, {args.records:,} "

@@ -25,18 +25,18 @@ import functools
 import multiprocessing
 import os
 import sys
-import threading
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import fast_path  # noqa: E402  (the corpus builder beside this script)
+import fast_path  # the corpus builder beside this script
 
-import kafkalog  # noqa: E402
-from kafkalog import verify  # noqa: E402
-from kafkalog.dump.segment_lines import DumpOptions, dump_segment  # noqa: E402
+import kafkalog
+from kafkalog import verify
+from kafkalog.dump.segment_lines import DumpOptions, dump_segment
 
 DUMP_FORMATS = ("json", "text", "kafka")
 

@@ -27,7 +27,7 @@ import re
 import struct
 import threading
 import zlib
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import lz4.frame
 import snappy
@@ -88,7 +88,7 @@ class Output:
     def __len__(self) -> int:
         return self.end - self.start
 
-    def __iadd__(self, data) -> "Output":
+    def __iadd__(self, data) -> Output:
         n = len(data)
         if self.end + n <= len(self.buffer):
             self.buffer[self.end:self.end + n] = data  # reused memory: a copy, no allocation
@@ -211,7 +211,7 @@ def declared_size(codec: int, data) -> int | None:
             return size if size >= 0 else None
         if codec == LZ4:
             return lz4.frame.get_frame_info(bytes(data[:19])).get("content_size") or None
-        if codec == SNAPPY and not bytes(data[:8]) == XERIAL_MAGIC:
+        if codec == SNAPPY and bytes(data[:8]) != XERIAL_MAGIC:
             return _raw_snappy_length(bytes(data[:5]))
     except Exception:  # noqa: BLE001  (a header that does not read: the decoder says why)
         return None
@@ -359,7 +359,7 @@ def _gzip_body(member: bytes) -> bytes:
 _SALVAGE_STEPS = (1 << 16, 1 << 10, 1 << 4, 1)
 
 
-def _salvage(d: "zlib._Decompress", buf: bytes, limit: int, out: Output) -> None:
+def _salvage(d: zlib._Decompress, buf: bytes, limit: int, out: Output) -> None:
     """Append what `buf` inflates to before the damage; `d` is the state before `buf` was fed.
 
     The input is replayed in slices of shrinking size: a slice that fails is
@@ -395,7 +395,7 @@ def _salvage(d: "zlib._Decompress", buf: bytes, limit: int, out: Output) -> None
 def _raw_snappy_length(block: bytes) -> int:
     """The uncompressed length a raw snappy block declares in its varint preamble."""
     n = shift = 0
-    for i, b in enumerate(block[:5]):
+    for b in block[:5]:
         n |= (b & 0x7F) << shift
         if b < 0x80:
             return n

@@ -31,7 +31,7 @@ class ByteProgress:
         self._last = 0.0
 
     @classmethod
-    def for_stderr(cls, total: int) -> "ByteProgress | None":
+    def for_stderr(cls, total: int) -> ByteProgress | None:
         """A progress line on stderr when it is a terminal, else None: pipes and logs stay quiet."""
         return cls(total, sys.stderr) if sys.stderr.isatty() else None
 

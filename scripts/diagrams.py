@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from generate import ROOT, compile_specs, specs  # noqa: E402
+from generate import ROOT, compile_specs, specs
 
 DIAGRAMS = ROOT / "docs" / "diagrams"
 

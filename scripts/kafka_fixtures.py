@@ -35,7 +35,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import kafka_jars  # noqa: E402  (the sibling script that fetches the jars)
+import kafka_jars  # the sibling script that fetches the jars
 
 REPO = Path(__file__).resolve().parent.parent
 JAVA_SRC = REPO / "tests" / "kafka_writer"
@@ -91,7 +91,7 @@ def jar_paths(names: list[str] = JARS) -> list[Path]:
 def _classpath(extra: Path | None = None) -> str:
     parts = ([str(extra)] if extra else []) + [str(p) for p in jar_paths(JARS + JACKSON)]
     # tests/kafka_writer itself, for message-schemas.json (InternalTopics.java, issue 10)
-    return os.pathsep.join(parts + [str(JAVA_SRC)])
+    return os.pathsep.join([*parts, str(JAVA_SRC)])
 
 
 def _sources_digest() -> str:
@@ -133,8 +133,8 @@ def run_java(args, check: bool = True, capture: bool = True) -> subprocess.Compl
     java = _tool("java")
     cmd = [java, "-Xss4m", "-cp", _classpath(classes), MAIN_CLASS, *[str(a) for a in args]]
     res = subprocess.run(cmd, stdout=subprocess.PIPE if capture else None, stderr=subprocess.PIPE)
-    err = "\n".join(l for l in res.stderr.decode("utf-8", "replace").splitlines()
-                    if not l.startswith("SLF4J:"))
+    err = "\n".join(line for line in res.stderr.decode("utf-8", "replace").splitlines()
+                    if not line.startswith("SLF4J:"))
     res = subprocess.CompletedProcess(res.args, res.returncode, res.stdout, err)
     if check and res.returncode != 0:
         raise SetupError(f"java {' '.join(str(a) for a in args)} failed ({res.returncode}):\n{err}")

@@ -123,7 +123,7 @@ class Table:
     spec: str
     path: str
     columns: list[str] = field(default_factory=list)
-    children: list["Table"] = field(default_factory=list)  # tables of types repeated inside it, in order
+    children: list[Table] = field(default_factory=list)  # tables of types repeated inside it, in order
 
     @property
     def func(self) -> str:
@@ -133,7 +133,7 @@ class Table:
     def const_prefix(self) -> str:
         return self.name.replace("::", "__").upper()
 
-    def all_children(self) -> list["Table"]:
+    def all_children(self) -> list[Table]:
         out: list[Table] = []
         for child in self.children:
             out.append(child)

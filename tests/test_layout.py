@@ -30,7 +30,7 @@ def _cycle(graph: grimp.ImportGraph, skip: str = "") -> list[str] | None:
         path.append(module)
         for imported in sorted(graph.find_modules_directly_imported_by(module) - {skip}):
             if state.get(imported) == 1:
-                return path[path.index(imported):] + [imported]
+                return [*path[path.index(imported):], imported]
             if imported not in state:
                 found = visit(imported)
                 if found:

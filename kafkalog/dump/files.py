@@ -23,8 +23,9 @@ line and are not dumped. The text form follows kafka-dump-log.sh.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
 from kafkalog.dump import records as dump_format
 from kafkalog.errors import DamagedDataError

@@ -17,7 +17,7 @@ record ` isValid: <bool> crc: <crc>` (`crc: <crc>}` in Kafka 3). Keys and values
 decoded as UTF-8 (bad bytes as U+FFFD, as Java's `new String(bytes, UTF_8)`); unlike
 Kafka, control characters in them are escaped (`\\n`, `\\x1b`), so every record stays
 on one line and cannot drive the terminal.
-"""
+"""  # noqa: E501  (the tool's lines, verbatim)
 from __future__ import annotations
 
 import base64
@@ -45,8 +45,8 @@ from kafkalog.formats.internal_topics import (
 )
 from kafkalog.formats.message_set import inner_checksums
 from kafkalog.formats.record_batch import control_type_code, coordinator_epoch
-from kafkalog.log.record_list import TableRecords
 from kafkalog.log.file_kinds import BOOTSTRAP, KRAFT_SNAPSHOT, LOG, RSM_MANIFEST, kraft_snapshot_id
+from kafkalog.log.record_list import TableRecords
 from kafkalog.model import Batch, Record
 
 RECORD_INDENT = "|"  # DumpLogSegments.RecordIndent
@@ -138,8 +138,8 @@ def run_lines() -> RunLines:
     from kafkalog.fast import batch_lines, kafka_lines  # numba, loaded only when the fast path runs (start-up)
 
     template = batch_lines.Template.of(batch_lines.KAFKA_BATCH)
-    return RunLines(kafka_lines.record_lines, functools.partial(batch_lines.run_text, template, kafka_lines.record_lines,
-                                                                by_timestamp_type=True))
+    batch_text = functools.partial(batch_lines.run_text, template, kafka_lines.record_lines, by_timestamp_type=True)
+    return RunLines(kafka_lines.record_lines, batch_text)
 
 
 def raw_data_records(batch: Batch, decoder: str | None) -> bool:
@@ -356,7 +356,8 @@ def _segment_metadata(d: dict, kafka_version: str) -> str:
                          f"startOffset = {start}")
     epochs = _epochs(d["segmentLeaderEpochs"])
     state = _state(d["remoteLogSegmentState"], "state can not be null")
-    return (f"RemoteLogSegmentMetadata{{remoteLogSegmentId={_segment_id(d['remoteLogSegmentId'])}, startOffset={start}, "
+    return (f"RemoteLogSegmentMetadata{{remoteLogSegmentId={_segment_id(d['remoteLogSegmentId'])}, "
+            f"startOffset={start}, "
             f"endOffset={end}, brokerId={d['brokerId']}, maxTimestampMs={d['maxTimestampMs']}, "
             f"eventTimestampMs={d['eventTimestampMs']}, segmentLeaderEpochs={epochs}, "
             f"segmentSizeInBytes={d['segmentSizeInBytes']}, customMetadata={_custom(d.get('customMetadata'))}, "
@@ -408,8 +409,10 @@ def legacy_lines(batch: Batch, entry: bytes, kafka_version: str = DEFAULT_KAFKA_
     if not isinstance(records, TableRecords) or not len(records) or decoder in _RECORD_DECODERS:
         return None
     # numba, loaded only when the fast path runs (start-up)
-    from kafkalog.fast import kafka_lines  # noqa: PLC0415
-    from kafkalog.fast import message_set as fast_legacy  # noqa: PLC0415
+    from kafkalog.fast import (
+        kafka_lines,  # noqa: PLC0415
+        message_set as fast_legacy,  # noqa: PLC0415
+    )
 
     n = len(records)
     found = fast_legacy.inner_checksums(entry) if batch.compression != "none" else None

@@ -131,7 +131,7 @@ class Template:
     most: int
 
     @classmethod
-    def of(cls, parts: tuple[Part, ...]) -> "Template":
+    def of(cls, parts: tuple[Part, ...]) -> Template:
         rows, literals, names = [], b"", [b""]
         most = 0
         for part in parts:

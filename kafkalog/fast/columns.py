@@ -124,8 +124,11 @@ def repeat_string(value: str | None, n: int) -> pa.Array:
     return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data * n)])
 
 
+_BINARY = pa.binary()
+
+
 def binary_arrays(buf: np.ndarray, a_pos: np.ndarray, a_size: np.ndarray, b_pos: np.ndarray, b_size: np.ndarray,
-                  a_type: pa.DataType = pa.binary()) -> tuple[pa.Array, pa.Array, int]:
+                  a_type: pa.DataType = _BINARY) -> tuple[pa.Array, pa.Array, int]:
     """Two binary arrays (a may be string) of buf[pos:pos + size], null where size < 0, made in one pass; and
     the first row whose string is not valid UTF-8, or -1."""
     a_offsets, a_data, a_nulls = _binary_buffers(a_size)

@@ -107,7 +107,7 @@ def _string(out, p, data, a, b):
     p += 1
     i = a
     while i < b:
-        c, n, ok = next_code_point(data, i, b)  # (Arrow strings are UTF-8: ok)
+        c, n, _ok = next_code_point(data, i, b)  # (Arrow strings are UTF-8: ok)
         i += n
         if c == 34 or c == 92:  # '"' and '\'
             out[p] = 92

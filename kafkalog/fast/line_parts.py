@@ -61,7 +61,7 @@ class RecordColumns:
     header_value: Bytes
 
     @classmethod
-    def of(cls, table: pa.Table) -> "RecordColumns":
+    def of(cls, table: pa.Table) -> RecordColumns:
         n = table.num_rows
         lists = one_array(table.column("headers"))
         starts = np.frombuffer(lists.buffers()[1], dtype=np.int32, count=n + 1, offset=lists.offset * 4)
@@ -148,7 +148,7 @@ def next_code_point(data, i, end):
     c = b & (0x1F if n == 1 else 0x0F if n == 2 else 0x07)
     while good < n and i + 1 + good < end:
         x = np.uint32(data[i + 1 + good])
-        if good == 0 and (x < lo or x > hi) or good > 0 and (x < 0x80 or x > 0xBF):
+        if (good == 0 and (x < lo or x > hi)) or (good > 0 and (x < 0x80 or x > 0xBF)):
             break
         c = (c << 6) | (x & 0x3F)
         good += 1

@@ -26,9 +26,10 @@ from __future__ import annotations
 import io
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import Generic, Iterator, TypeVar
+from typing import Generic, TypeVar
 
 import numpy as np
 from kaitaistruct import KaitaiStream

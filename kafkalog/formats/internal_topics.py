@@ -30,18 +30,17 @@ import functools
 import importlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 from kaitaistruct import KaitaiStream, KaitaiStruct
 
 from kafkalog._generated import (
     internal_topics_catalog as catalog,
-)
-from kafkalog._generated import (
     kafka_consumer_protocol,
     kafka_message_common,
     kafka_raft_control_record,
@@ -282,7 +281,7 @@ def _consumer_protocol(group: dict[str, Any], kafka: str | None) -> None:
             if not raw:
                 continue
             try:
-                obj, _ = _parse(name, lambda io: make(io), base64.b64decode(raw))
+                obj, _ = _parse(name, make, base64.b64decode(raw))
             except _Undecodable:
                 continue  # a client's bytes that are not the consumer protocol: left as bytes
             data = _data(obj.message, kafka)
@@ -371,7 +370,7 @@ def _tagged(version: int, section: KaitaiStruct, out: dict[str, Any], kafka: str
     always = catalog.TAGGED_STRUCTS.get(type(section).__qualname__, ())
     # Kafka 3.9's generated classes do not have the tagged fields added since: unknown tags, not printed.
     too_new = catalog.KAFKA_39_UNKNOWN_TAGS.get(type(section).__qualname__.split(".")[1], ()) if kafka == "3.9" else ()
-    for tag, name, default, versions in catalog.TAGGED.get(type(section).__qualname__, ()):
+    for _tag, name, default, versions in catalog.TAGGED.get(type(section).__qualname__, ()):
         if name in too_new:
             out.pop(name, None)
             continue

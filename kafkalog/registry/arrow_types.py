@@ -217,7 +217,7 @@ def _single_type(f: pb.FieldDescriptor, seen: tuple[str, ...]) -> pa.DataType:
 def _message_value(m: Message) -> Any:
     d = m.DESCRIPTOR
     if d.full_name == "google.protobuf.Timestamp":
-        return datetime.datetime.fromtimestamp(m.seconds, datetime.timezone.utc) + datetime.timedelta(
+        return datetime.datetime.fromtimestamp(m.seconds, datetime.UTC) + datetime.timedelta(
             microseconds=m.nanos // 1000)
     out: dict[str, Any] = {}
     for f in d.fields:
@@ -252,7 +252,8 @@ def _single_value(f: pb.FieldDescriptor, v: Any) -> Any:
 def spark_ddl(t: pa.DataType) -> str:
     """An Arrow type as Spark SQL's type text."""
     if pa.types.is_struct(t):
-        return "struct<" + ",".join(f"`{t.field(i).name}`:{spark_ddl(t.field(i).type)}" for i in range(t.num_fields)) + ">"
+        fields = (t.field(i) for i in range(t.num_fields))
+        return "struct<" + ",".join(f"`{f.name}`:{spark_ddl(f.type)}" for f in fields) + ">"
     if pa.types.is_map(t):
         return f"map<{spark_ddl(t.key_type)},{spark_ddl(t.item_type)}>"
     if pa.types.is_list(t):

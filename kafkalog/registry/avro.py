@@ -26,6 +26,7 @@ from fastavro.read import SchemaResolutionError
 from kafkalog.errors import UndecodableValueError
 from kafkalog.registry.store import Schema, SchemaStore
 
+
 @dataclass(frozen=True)
 class AvroSchema:
     """A parsed Avro schema, ready for fastavro, and its JSON form (for type mapping)."""
@@ -36,7 +37,8 @@ class AvroSchema:
 
 
 def compile_avro(store: SchemaStore, schema: Schema) -> AvroSchema:
-    """Parse `schema` with its references' named types; UndecodableValueError when a schema or reference does not parse."""
+    """Parse `schema` with its references' named types; UndecodableValueError when a schema or reference does not
+    parse."""
     named: dict[str, Any] = {}
     for _, referenced in store.references(schema):  # their named types first
         _parse(referenced, named)
@@ -57,8 +59,8 @@ def decode_avro(schema: AvroSchema, body: bytes, reader: AvroSchema | None = Non
         raise UndecodableValueError(f"written with schema id {schema.id}, it does not resolve to schema id "
                              f"{reader.id if reader else '?'}: {e}") from None
     except EOFError:
-        raise UndecodableValueError(f"the Avro body of {len(body)} bytes ends before the value of schema id {schema.id} "
-                             "is whole") from None
+        raise UndecodableValueError(f"the Avro body of {len(body)} bytes ends before the value of schema id "
+                                    f"{schema.id} is whole") from None
     except Exception as e:  # fastavro's readers raise what the bytes make them raise
         raise UndecodableValueError(f"the Avro body does not decode with schema id {schema.id}: "
                              f"{type(e).__name__}: {e}") from None

@@ -21,6 +21,7 @@ from referencing.jsonschema import DRAFT7
 from kafkalog.errors import UndecodableValueError
 from kafkalog.registry.store import Schema, SchemaStore
 
+
 @dataclass(frozen=True)
 class JsonSchema:
     id: int
@@ -32,7 +33,8 @@ def compile_json_schema(store: SchemaStore, schema: Schema) -> JsonSchema:
     resources = {ref.name: _load(target) for ref, target in store.references(schema)}
     document = _load(schema)
     registry = referencing.Registry().with_resources(
-        (name, referencing.Resource.from_contents(doc, default_specification=DRAFT7)) for name, doc in resources.items())
+        (name, referencing.Resource.from_contents(doc, default_specification=DRAFT7))
+        for name, doc in resources.items())
     try:
         jsonschema.validators.validator_for(document, default=jsonschema.Draft7Validator).check_schema(document)
     except jsonschema.SchemaError as e:
@@ -45,7 +47,8 @@ def decode_json(schema: JsonSchema, body: bytes, *, validate: bool = False) -> A
     try:
         value = json.loads(body)
     except (UnicodeDecodeError, ValueError) as e:
-        raise UndecodableValueError(f"the JSON body of {len(body)} bytes (schema id {schema.id}) is not JSON: {e}") from None
+        raise UndecodableValueError(
+            f"the JSON body of {len(body)} bytes (schema id {schema.id}) is not JSON: {e}") from None
     if validate:
         cls = jsonschema.validators.validator_for(schema.schema, default=jsonschema.Draft7Validator)
         try:

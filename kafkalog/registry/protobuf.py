@@ -18,10 +18,11 @@ import os
 import re
 import tempfile
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import grpc_tools
 from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
@@ -159,7 +160,8 @@ def _compile(files: dict[str, str | descriptor_pb2.FileDescriptorProto], main: s
         with _PROTOC_LOCK, _stderr_to(Path(tmp, "errors.txt")):
             code = protoc.main([*args, *targets])
         if code != 0:
-            errors = Path(tmp, "errors.txt").read_text(errors="replace").strip().replace(str(Path(tmp, "src")) + "/", "")
+            errors = Path(tmp, "errors.txt").read_text(errors="replace").strip()
+            errors = errors.replace(str(Path(tmp, "src")) + "/", "")
             raise UndecodableValueError(f"schema id {schema_id} does not compile as Protobuf: "
                                         f"{errors or f'protoc exit {code}'}")
         compiled = descriptor_pb2.FileDescriptorSet.FromString(descriptor_set.read_bytes())
@@ -168,7 +170,8 @@ def _compile(files: dict[str, str | descriptor_pb2.FileDescriptorProto], main: s
     return out
 
 
-def _dependency_order(protos: dict[str, descriptor_pb2.FileDescriptorProto]) -> Iterator[descriptor_pb2.FileDescriptorProto]:
+def _dependency_order(protos: dict[str, descriptor_pb2.FileDescriptorProto]
+                      ) -> Iterator[descriptor_pb2.FileDescriptorProto]:
     done: set[str] = set()
 
     def visit(name: str, depth: int) -> Iterator[descriptor_pb2.FileDescriptorProto]:

@@ -23,14 +23,23 @@ from __future__ import annotations
 import json
 import os
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from kafkalog.errors import UndecodableValueError
 from kafkalog.formats import schemas_topic
 from kafkalog.formats.schemas_topic import (
-    AVRO, CLEAR_SUBJECT, DELETE_SUBJECT, JSON, PROTOBUF, SCHEMA, Reference, SchemasRecordError, SchemaValue,
+    AVRO,
+    CLEAR_SUBJECT,
+    DELETE_SUBJECT,
+    JSON,
+    PROTOBUF,
+    SCHEMA,
+    Reference,
+    SchemasRecordError,
+    SchemaValue,
 )
 
 #: How deep references may nest before they are taken for a cycle.
@@ -75,7 +84,8 @@ class SchemaStore:
     # ------------------------------------------------------------------ building
 
     @classmethod
-    def from_records(cls, records: Iterable[tuple[int | None, bytes | None, bytes | None]], source: str = "") -> "SchemaStore":
+    def from_records(cls, records: Iterable[tuple[int | None, bytes | None, bytes | None]], source: str = ""
+                     ) -> SchemaStore:
         """Replay `_schemas` records `(offset, key, value)` in offset order."""
         store = cls(source=source)
         for offset, key, value in records:
@@ -86,7 +96,7 @@ class SchemaStore:
         return store
 
     @classmethod
-    def from_export(cls, path: str | os.PathLike) -> "SchemaStore":
+    def from_export(cls, path: str | os.PathLike) -> SchemaStore:
         """A registry export: `GET /schemas?deleted=true` as JSON, a Karapace backup, or a directory of schema files."""
         p = Path(path)
         store = cls(source=str(p))

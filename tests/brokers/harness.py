@@ -36,7 +36,7 @@ class BrokerError(RuntimeError):
     """A broker or a scenario did not do what it should."""
 
 
-_RUNNING: list["Broker"] = []
+_RUNNING: list[Broker] = []
 
 
 @atexit.register
@@ -136,7 +136,7 @@ class Broker:
     def _java(self, main: str, args: list[str], log: Path, opts: list[str] | None = None) -> subprocess.Popen:
         cmd = [java(), *JVM_OPTS, *(opts or []), *_logging_opts(self.version, self.work),
                "-cp", os.pathsep.join(self.classpath), main, *args]
-        out = open(log, "ab")
+        out = open(log, "ab")  # noqa: SIM115  (the broker's output, open as long as it runs)
         return subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)
 
@@ -179,7 +179,7 @@ class Broker:
         p.update(self.broker_config)
         return p
 
-    def start(self) -> "Broker":
+    def start(self) -> Broker:
         _RUNNING.append(self)
         try:
             return self._start()
@@ -187,7 +187,7 @@ class Broker:
             self.stop()
             raise
 
-    def _start(self) -> "Broker":
+    def _start(self) -> Broker:
         t0 = time.monotonic()
         self.work.mkdir(parents=True, exist_ok=True)
         self.port, self.controller_port = free_port(), free_port()

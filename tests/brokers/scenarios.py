@@ -100,7 +100,7 @@ def kraft_4x(work: Path) -> BrokerRun:
           >= int(_logs(part)[-1].stem))
     time.sleep(1.0)
     _wait("retention to delete retention-0's old segments", lambda: len(_logs(b.data_dir / "retention-0")) == 1)
-    topics = codec_topics + ["txn", "log-append-time", "rolling", "big-segments", "retention", "compacted"]
+    topics = [*codec_topics, "txn", "log-append-time", "rolling", "big-segments", "retention", "compacted"]
     # retention keeps nothing now; keep what comes next, so the consumer and the files agree
     run_scenario(b, [["alter-topic", "retention", "retention.ms=86400000"], ["rounds", "retention", "1", "20", "0", "1000"],
                      ["consume", str(work / "consumed"), *topics],
@@ -122,7 +122,7 @@ def kraft_39(work: Path) -> BrokerRun:
     steps += [["txn", "txn"], ["alter-topic", "codec-none", "retention.ms=86400000"],
               ["group", "g-classic", "classic", "codec-none"], ["group", "g-consumer", "consumer", "codec-gzip"]]
     run_scenario(b, steps)
-    topics = codec_topics + ["txn"]
+    topics = [*codec_topics, "txn"]
     run_scenario(b, [["consume", str(work / "consumed"), *topics]])
     return _finish(b, "kraft_39", topics, t0)
 

@@ -20,8 +20,8 @@ pytestmark = pytest.mark.broker
 
 
 def kafkalog(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kafkalog.cli", *args], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True)
+    return subprocess.run([sys.executable, "-m", "kafkalog.cli", *args], capture_output=True,
+                          text=True)
 
 
 def test_verify_finds_no_problem_where_the_broker_stopped_cleanly(broker_run):

@@ -106,7 +106,7 @@ def test_segment_reader_gives_the_consumers_records(broker_run):
 def test_dump_json_gives_the_consumers_records(broker_run):
     res = subprocess.run([sys.executable, "-m", "kafkalog.cli", "dump", "--format", "json",
                           *map(str, data_partitions(broker_run))],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                         capture_output=True, text=True)
     assert res.returncode == 0, res.stderr[-2000:]
     by_partition: dict[str, list[tuple]] = {}
     rows: list[tuple] | None = None

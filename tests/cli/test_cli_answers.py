@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from tests.kafka_reference import SEGMENTS
-from tests.terminal import with_stderr_on_a_terminal
 from tests.paths import ROOT as REPO
+from tests.terminal import with_stderr_on_a_terminal
 
 PARTITIONS = REPO / "tests" / "fixtures" / "partitions"
 

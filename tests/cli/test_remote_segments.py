@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
+from kafkalog.remote.aiven_manifest import parse_manifest
 from tests.dataset.test_aiven_remote import _tier
 from tests.remote import aiven_writer
 from tests.remote.test_aiven import PARTITION, SEGMENT, write
-from kafkalog.remote.aiven_manifest import parse_manifest
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

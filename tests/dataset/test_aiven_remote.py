@@ -111,8 +111,8 @@ def test_aiven_objects_on_a_real_s3_server_read_arrow_and_spark(tmp_path, key, s
         manifest = next(root.rglob(f"{BASES[1]}-*.rsm-manifest"))
         uri = "s3://aiven-test/remote/" + manifest.relative_to(root).as_posix()
         verify = [sys.executable, "-m", "kafkalog.cli", "verify", "--private-key", str(pem)]
-        in_s3 = subprocess.run(verify + [uri], capture_output=True, text=True, env={**os.environ, **env})
-        on_disk = subprocess.run(verify + [str(manifest)], capture_output=True, text=True)
+        in_s3 = subprocess.run([*verify, uri], capture_output=True, text=True, env={**os.environ, **env})
+        on_disk = subprocess.run([*verify, str(manifest)], capture_output=True, text=True)
         assert in_s3.returncode == on_disk.returncode == 0, in_s3.stdout + in_s3.stderr
         assert in_s3.stdout == on_disk.stdout and "1 segment(s), 3 file(s)" in in_s3.stdout
 
@@ -195,7 +195,7 @@ def test_objects_found_where_the_segments_custom_metadata_puts_them(tmp_path, ke
                              str(root), str(tmp_path / "data")], capture_output=True, text=True)
     assert dumped.returncode == 0, dumped.stderr
     lines = [json.loads(line) for line in dumped.stdout.splitlines()]
-    assert [d["path"] for d in lines if d["type"] == "file"][0] == str(root / "archive" / "k" / "seg-0.rsm-manifest")
+    assert next(d["path"] for d in lines if d["type"] == "file") == str(root / "archive" / "k" / "seg-0.rsm-manifest")
     segment = subprocess.run([sys.executable, "-m", "kafkalog.cli", "dump", "--format", "json",
                               str(PARTITION / f"{BASES[0]}.log")], capture_output=True, text=True).stdout.splitlines()
     segment = [json.loads(line) for line in segment if '"type":"record"' in line]  # control records too

@@ -25,7 +25,7 @@ def test_duckdb_latest_committed_offsets_are_kafkas():
                 expected[(data["group"], data["topic"], data["partition"])] = value and value["data"]["offset"]
     want = sorted((*k, v) for k, v in expected.items() if v is not None)
     assert len(want) > 10
-    reader = kafkalog.read_arrow(INTERNAL, subscribe="__consumer_offsets", decode=True)  # noqa: F841 (DuckDB finds it)
+    reader = kafkalog.read_arrow(INTERNAL, subscribe="__consumer_offsets", decode=True)
     assert latest_commits(reader) == want
 
 

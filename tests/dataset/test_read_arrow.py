@@ -60,8 +60,7 @@ def _rows(table: pa.Table) -> list[dict]:
         columns[name] = col
     rows = pa.table(columns).to_pylist()
     order = [c for c in ("topic", "partition", "segment", "batch_position", "offset") if c in table.column_names]
-    return sorted(rows, key=lambda r: tuple((r[c] is None, r[c] if r[c] is not None else 0) for c in order)
-                  + (repr(r),))
+    return sorted(rows, key=lambda r: (*tuple((r[c] is None, r[c] if r[c] is not None else 0) for c in order), repr(r)))
 
 
 def _spark(spark, path, options) -> pa.Table:
@@ -171,7 +170,7 @@ def test_bad_paths_and_options_are_usage_errors(tmp_path, path, options, error, 
 def test_damage_fails_the_read_naming_file_and_byte_and_keeps_nothing_silently():
     damaged = SEGMENTS / "damaged-v2-value-flip.log"
     for threads in (1, 2):
-        with pytest.raises(DamagedDataError, match="damaged-v2-value-flip.log: byte 118"):
+        with pytest.raises(DamagedDataError, match=r"damaged-v2-value-flip\.log: byte 118"):
             kafkalog.read_table(damaged, threads=threads)
     lenient = kafkalog.read_table(damaged, failOnDataLoss=False)
     assert lenient.column("offset").to_pylist() == [0, 1, 2, 5, 6, 7, 8]

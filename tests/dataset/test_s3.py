@@ -19,6 +19,7 @@ from tests.dataset.test_remote_root import ORDERS, _tier
 from tests.paths import ROOT
 from tests.terminal import with_stderr_on_a_terminal
 
+
 @pytest.fixture(scope="module")
 def tiered(tmp_path_factory):
     """orders-0 tiered: segments 0-2 remote, 2 on (an overlap) in the log directory."""

@@ -62,5 +62,5 @@ def test_every_partition_prints_the_lines_of_one_thread(monkeypatch, capsys, ran
 @pytest.mark.parametrize("damage", DAMAGE)
 def test_damage_prints_what_one_thread_prints(monkeypatch, capsys, ranged, tmp_path, damage, fmt):
     log = damaged_segment(tmp_path, damage)
-    status, out, err = _same_as_one_thread(monkeypatch, capsys, ranged, [*fmt, str(log)])
+    status, _out, _err = _same_as_one_thread(monkeypatch, capsys, ranged, [*fmt, str(log)])
     assert status == (0 if damage.startswith("index") else 1)

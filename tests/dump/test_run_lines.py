@@ -14,10 +14,10 @@ import sys
 import numpy as np
 import pyarrow as pa
 import pytest
+from kafkalog._generated import kafka_kernels as k
 
 from kafkalog import cli
 from kafkalog.dump import kafka_dump_log, run_lines
-from kafkalog._generated import kafka_kernels as k
 from kafkalog.dump.records import (
     batch_json,
     batch_json_line,
@@ -134,7 +134,7 @@ def _table(rng: random.Random, n: int) -> pa.Table:
     for _ in range(n):
         for name in SCHEMA.names:
             rows[name].append(None)
-        rows["offset"][-1] = rng.choice(ints + [rng.randrange(-(2 ** 63), 2 ** 63)])
+        rows["offset"][-1] = rng.choice([*ints, rng.randrange(-2 ** 63, 2 ** 63)])
         rows["timestamp"][-1] = rng.choice(ints)
         rows["sequence"][-1] = rng.choice([-(2 ** 31), 2 ** 31 - 1, -1, 0, 7])
         rows["key"][-1] = _bytes(rng)
@@ -233,7 +233,7 @@ def test_batch_lines_take_every_branch_of_the_header(seed):
     h = np.repeat(run.items.header[:1], n, axis=0)
     longs = [-(2 ** 63), 2 ** 63 - 1, -1, 0, 1700000000000]
     for row in h:
-        row[k.KAFKA_RECORD_BATCH__BASE_OFFSET] = rng.choice(longs + [rng.randrange(-(2 ** 63), 2 ** 63)])
+        row[k.KAFKA_RECORD_BATCH__BASE_OFFSET] = rng.choice([*longs, rng.randrange(-2 ** 63, 2 ** 63)])
         row[k.KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA] = rng.choice([0, 1, 2 ** 31 - 1, rng.randrange(2 ** 31)])
         row[k.KAFKA_RECORD_BATCH__BASE_SEQUENCE] = rng.choice([-1, 0, 2 ** 31 - 1, 2 ** 31 - 5, rng.randrange(2 ** 31)])
         row[k.KAFKA_RECORD_BATCH__PRODUCER_ID] = rng.choice(longs)

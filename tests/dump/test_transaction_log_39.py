@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import kafka_jars
+
 from kafkalog.dump.kafka_dump_log import _scala_hash_set_order
 from tests.dump.dump_log_segments import java
 

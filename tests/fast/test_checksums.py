@@ -23,8 +23,8 @@ def test_spans_match_crc32c():
     data = os.urandom(70_000)
     buf = np.frombuffer(data, dtype=np.uint8)
     # Empty spans, single bytes, unaligned starts, and spans past 32 KiB (where python-crc32c changes mode).
-    start = np.array([0, 0, 1, 3, 17, 100, 5, 0] + rng.integers(0, 30_000, 50).tolist(), dtype=np.int64)
-    length = np.array([0, 1, 1, 7, 64, 40_000, 33_000, 70_000] + rng.integers(0, 40_000, 50).tolist(), dtype=np.int64)
+    start = np.array([0, 0, 1, 3, 17, 100, 5, 0, *rng.integers(0, 30_000, 50).tolist()], dtype=np.int64)
+    length = np.array([0, 1, 1, 7, 64, 40_000, 33_000, 70_000, *rng.integers(0, 40_000, 50).tolist()], dtype=np.int64)
     got = checksums.crc32c_spans(buf, start, length)
     assert got.tolist() == [crc32c.crc32c(data[s:s + n]) for s, n in zip(start.tolist(), length.tolist())]
 

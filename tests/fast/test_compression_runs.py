@@ -9,7 +9,6 @@ compressed records flipped, cut short or followed by others). Whatever the kerne
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -45,7 +44,7 @@ def _damaged(payload: bytes, rng: random.Random) -> list[bytes]:
     for _ in range(6):
         at = rng.randrange(len(payload))
         flips.append(payload[:at] + bytes([payload[at] ^ (1 << rng.randrange(8))]) + payload[at + 1:])
-    return flips + [payload[:len(payload) // 2], payload[:-1], b"", payload + payload[:7], payload + payload]
+    return [*flips, payload[:len(payload) // 2], payload[:-1], b"", payload + payload[:7], payload + payload]
 
 
 def _python(codec: int, payload: bytes, room: int) -> bytes | None:
@@ -81,7 +80,7 @@ def test_the_fixtures_hold_every_codec_taken():
 def test_a_kafka_batch_whole_and_damaged(codec, payload, where):
     rng = random.Random(where)
     room = 4 * 1024 * 1024
-    for variant in [payload] + _damaged(payload, rng):
+    for variant in [payload, *_damaged(payload, rng)]:
         expected = _python(codec, variant, room)
         taken, _ = _kernel(codec, [variant], room)
         if taken:

@@ -16,11 +16,9 @@ import crc32c
 import pyarrow as pa
 import pytest
 
-import kafkalog
 from kafkalog.arrow.reader import DROPMALFORMED, FAILFAST, PERMISSIVE, read_segment_table
 from kafkalog.errors import DamagedDataError
-from kafkalog.fast import record_batch as fast_path
-from kafkalog.fast import segment as fast_segment
+from kafkalog.fast import record_batch as fast_path, segment as fast_segment
 from kafkalog.log import segment
 from kafkalog.log.segment import SegmentReader
 from tests.paths import ROOT

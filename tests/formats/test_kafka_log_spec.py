@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import pytest
+from kafkalog._generated.kafka_log import KafkaLog
 from kaitaistruct import KaitaiStream
 
-from kafkalog._generated.kafka_log import KafkaLog
 from tests.kafka_reference import SEGMENTS, fixture_index, kafka_reading
 
 WHOLE = [f["name"] for f in fixture_index() if not f["damaged"] and f["name"] != "empty"]

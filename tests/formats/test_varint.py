@@ -2,9 +2,8 @@
 from __future__ import annotations
 
 import pytest
-from kaitaistruct import BytesIO, KaitaiStream, ValidationGreaterThanError
-
 from kafkalog._generated.kafka_varint import KafkaVarint
+from kaitaistruct import BytesIO, KaitaiStream, ValidationGreaterThanError
 
 
 def encode(value: int) -> bytes:

@@ -138,7 +138,7 @@ def test_negative_header_count_and_key_length_say_so_in_kafkas_words():
 
 def test_overlong_varint_says_varlong_is_too_long():
     data = (SEGMENTS / "v2-none.log").read_bytes()
-    start, size = next(entries(data))
+    start, _size = next(entries(data))
     # The first record's timestamp delta (after its length and attributes) as eleven continuation bytes.
     damaged = with_fixed_crc(data[:start + 63] + b"\xff" * 10 + data[start + 73:], start + 63)
     messages = _messages(damaged)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import io
+import itertools
 
 import pytest
 
@@ -41,7 +42,7 @@ def test_byte_ranges_at_batch_boundaries_read_each_record_once():
     assert len(batches) >= 3
     cuts = [0] + [b.position for b in batches[1:]] + [batches[-1].end_position]
     pieces = []
-    for start, end in zip(cuts, cuts[1:]):
+    for start, end in itertools.pairwise(cuts):
         pieces += offsets(read_batches(path, start=start, end=end))
     assert pieces == offsets(batches)
     # An end inside a batch still reads the batch that starts before it, whole.

@@ -1,6 +1,7 @@
 """kafkalog's reading of Kafka-written segments, field by field against Kafka's own reading."""
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -66,4 +67,4 @@ def test_v1_wrapper_offsets_resolve_to_absolute_with_gaps(capsys):
         # A wrapper's offset is its last inner offset, its base offset the first one.
         assert offsets[-1] == wrapper["last_offset"] and offsets[0] == wrapper["base_offset"]
     all_offsets = [line["offset"] for line in ours if line["type"] == "record"]
-    assert any(b - a > 1 for a, b in zip(all_offsets, all_offsets[1:])), "compaction left no gap"
+    assert any(b - a > 1 for a, b in itertools.pairwise(all_offsets)), "compaction left no gap"

@@ -29,7 +29,7 @@ class Karapace:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 90.0) -> "Karapace":
+    def start(self, timeout: float = 90.0) -> Karapace:
         src = os.environ["KARAPACE_SRC"]
         python = os.environ.get("KARAPACE_PYTHON", "python3")
         self.port = free_port()
@@ -41,7 +41,7 @@ class Karapace:
             "advertised_port": self.port, "karapace_registry": True, "karapace_rest": False,
             "topic_name": "_schemas", "replication_factor": 1, "log_level": "INFO",
         }))
-        log = open(self.work / "karapace.out", "ab")
+        log = open(self.work / "karapace.out", "ab")  # noqa: SIM115  (open as long as Karapace runs)
         self.proc = subprocess.Popen([python, "-m", "karapace.karapace_all", str(config)], cwd=src,
                                      env={**os.environ, "PYTHONPATH": src}, stdout=log, stderr=subprocess.STDOUT,
                                      start_new_session=True)

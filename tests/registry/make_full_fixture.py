@@ -61,8 +61,7 @@ from typing import Any
 import confluent_kafka
 from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
-from confluent_kafka.schema_registry import (Schema, SchemaReference, SchemaRegistryClient,
-                                             header_schema_id_serializer)
+from confluent_kafka.schema_registry import Schema, SchemaRegistryClient, header_schema_id_serializer
 from confluent_kafka.schema_registry.avro import AvroDeserializer, AvroSerializer
 from confluent_kafka.schema_registry.json_schema import JSONDeserializer, JSONSerializer
 from confluent_kafka.schema_registry.protobuf import ProtobufDeserializer, ProtobufSerializer
@@ -282,8 +281,8 @@ def http(base: str, method: str, path: str, body: Any = None) -> tuple[int, Any]
 
 def protobuf_modules(tmp: Path):
     """Python classes for the .proto files, made by grpcio-tools' protoc, as an application has them."""
-    from grpc_tools import protoc  # noqa: PLC0415
     import grpc_tools  # noqa: PLC0415
+    from grpc_tools import protoc  # noqa: PLC0415
     src, out = tmp / "proto", tmp / "pb"
     src.mkdir()
     out.mkdir()
@@ -319,7 +318,7 @@ def produce(bootstrap: str, client: SchemaRegistryClient, base: str, tmp: Path) 
 
     # ---- Avro: orders, three versions of the value schema
     key_ser = AvroSerializer(client, dumps(ORDER_KEY))
-    utc = datetime.timezone.utc
+    utc = datetime.UTC
     base_value = {
         "items": [{"sku": "A-1", "qty": 2}, {"sku": "Z-9", "qty": -1}], "tags": {"src": "web", "lang": "nb"},
         "raw": b"\x00\x01\xff", "digest": b"\xde\xad\xbe\xef", "amount": decimal.Decimal("12.34"),

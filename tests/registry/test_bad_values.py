@@ -14,10 +14,10 @@ from io import BytesIO
 from pathlib import Path
 
 import pytest
+from kafkalog._generated.schema_registry_framing import SchemaRegistryFraming
 from kaitaistruct import KaitaiStream
 
 import kafkalog
-from kafkalog._generated.schema_registry_framing import SchemaRegistryFraming
 from kafkalog.dataset.registry_values import load_store
 from kafkalog.errors import UndecodableValueError
 from kafkalog.registry.store import SchemaStore

@@ -9,16 +9,14 @@ import struct
 
 import pytest
 import zstandard
-from kaitaistruct import KaitaiStream
-
 from kafkalog._generated.aiven_chunk_sizes import AivenChunkSizes
 from kafkalog._generated.aiven_encrypted_chunk import AivenEncryptedChunk
 
 from kafkalog.errors import EncryptionKeyError, RemoteObjectError
 from kafkalog.log.segment import SegmentReader
 from kafkalog.remote import aiven_object
-from kafkalog.remote.aiven_keys import Keyring
 from kafkalog.remote.aiven_custom_metadata import CustomMetadata, parse_custom_metadata
+from kafkalog.remote.aiven_keys import Keyring
 from kafkalog.remote.aiven_manifest import chunk_sizes, parse_manifest
 from tests.paths import FIXTURES, SAMPLES
 from tests.remote import aiven_writer
@@ -241,12 +239,12 @@ def test_counts_a_manifest_claims_cost_nothing_until_read(tmp_path):
 
 def test_the_web_ide_samples_parse_with_their_specs():
     def sizes(name):
-        parsed = AivenChunkSizes(KaitaiStream(open(SAMPLES / "aiven" / name, "rb")))
+        parsed = AivenChunkSizes.from_bytes((SAMPLES / "aiven" / name).read_bytes())
         return [d.size for d in parsed.differences] + [parsed.last]
 
     assert sizes("chunk-sizes-10-20-30.bin") == [10, 20, 30]
     assert sizes("chunk-sizes-orders-0.bin") == [1477, 1489, 1483, 1561]
-    chunk = AivenEncryptedChunk(KaitaiStream(open(SAMPLES / "aiven" / "encrypted-chunk.bin", "rb")))
+    chunk = AivenEncryptedChunk.from_bytes((SAMPLES / "aiven" / "encrypted-chunk.bin").read_bytes())
     assert (len(chunk.iv), len(chunk.ciphertext), len(chunk.tag)) == (12, 1449, 16)
 
 

@@ -10,10 +10,11 @@ import json
 import os
 import shutil
 import subprocess
-
-import pytest
+from pathlib import Path
 
 import kafka_jars
+import pytest
+
 from kafkalog.log.segment import SegmentReader
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import Keyring
@@ -73,5 +74,5 @@ def test_objects_of_aivens_libraries_read_as_the_segment(tmp_path, writer, key, 
     if compression:
         # the chunk index's frame is zstd-jni's, and the Python writer's codec gives the same bytes
         sizes = [c.transformed_size for c in f.manifest.chunks]
-        assert json.loads(open(manifest).read())["chunkIndex"]["transformedChunks"] == \
+        assert json.loads(Path(manifest).read_text())["chunkIndex"]["transformedChunks"] == \
             aiven_writer.transformed_chunks_text(sizes)

@@ -8,8 +8,8 @@ import pytest
 from pyspark.sql import functions as F
 
 from kafkalog.dataset import plan
-from kafkalog.spark.datasource import KafkaLogPushdownReader
 from kafkalog.dataset.options import parse_options
+from kafkalog.spark.datasource import KafkaLogPushdownReader
 from tests.spark.expect import PARTITIONS, SEGMENTS, expected_row, partitions_expected, project, rows
 
 # Spark's Kafka source schema (KafkaRecordToRowConverter.scala), in order.
@@ -30,7 +30,7 @@ def test_default_columns_are_exactly_kafkas(spark):
     df = spark.read.format("kafkalog").load(str(PARTITIONS / "orders-0"))
     assert [(f.name, f.dataType.simpleString()) for f in df.schema.fields] == KAFKA_SCHEMA
     with_headers = spark.read.format("kafkalog").option("includeHeaders", "true").load(str(PARTITIONS / "orders-0"))
-    assert [(f.name, f.dataType.simpleString()) for f in with_headers.schema.fields] == KAFKA_SCHEMA + [HEADERS]
+    assert [(f.name, f.dataType.simpleString()) for f in with_headers.schema.fields] == [*KAFKA_SCHEMA, HEADERS]
 
 
 def test_kafka_columns_hold_kafkas_values(spark):
@@ -97,7 +97,7 @@ def test_bad_kafka_options_are_errors(spark, options, message):
 
 def test_fail_on_data_loss(spark, tmp_path):
     damaged = str(SEGMENTS / "damaged-v2-value-flip.log")
-    with pytest.raises(Exception, match="damaged-v2-value-flip.log: byte 118"):
+    with pytest.raises(Exception, match=r"damaged-v2-value-flip\.log: byte 118"):
         spark.read.format("kafkalog").load(damaged).collect()
     # false: the damaged batch is skipped (as DROPMALFORMED), the rest is read.
     skipped = spark.read.format("kafkalog").option("failOnDataLoss", "false").load(damaged)
@@ -155,7 +155,7 @@ def test_pushed_offset_filter_skips_segments_and_bytes(spark):
     from pyspark.sql.datasource import EqualTo, GreaterThan, In, LessThan
 
     reader = KafkaLogPushdownReader({"path": path})
-    ts = dt.datetime(2023, 11, 14, 22, 15, tzinfo=dt.timezone.utc)
+    ts = dt.datetime(2023, 11, 14, 22, 15, tzinfo=dt.UTC)
     rest = list(reader.pushFilters([GreaterThan(("offset",), 430), LessThan(("timestamp",), ts),
                                     In(("partition",), (0, 1)), EqualTo(("key",), b"x")]))
     assert rest == [EqualTo(("key",), b"x")]
@@ -169,7 +169,7 @@ def test_time_filter_uses_the_time_index(spark):
 
     path = str(PARTITIONS / "orders-0")
     reader = KafkaLogPushdownReader({"path": path})
-    start = dt.datetime.fromtimestamp(1700000100, tz=dt.timezone.utc)
+    start = dt.datetime.fromtimestamp(1700000100, tz=dt.UTC)
     assert list(reader.pushFilters([GreaterThanOrEqual(("timestamp",), start)])) == []
     ranges = [p.value for p in reader.partitions()]
     assert any(r.start > 0 for r in ranges), "the time index should move a start position"

@@ -205,7 +205,7 @@ def test_starting_and_ending_timestamp_are_kafkas_offsets_for_times(spark):
 def test_checksum_validation_can_be_turned_off(spark):
     path = SEGMENTS / "damaged-v2-value-flip.log"
     on = rows(read(spark, path))
-    assert [r["damage"] for r in on if r["damage"]] and "ChecksumError" in [r["damage"] for r in on if r["damage"]][0]
+    assert [r["damage"] for r in on if r["damage"]] and "ChecksumError" in next(r["damage"] for r in on if r["damage"])
     off = rows(read(spark, path, validateChecksums="false"))
     assert all(r["damage"] is None for r in off)
     assert [r["offset"] for r in off] == [r["offset"] for r in on if r["damage"] is None] == list(range(9))

@@ -22,9 +22,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from kafkalog._generated import kafka_log
 from kaitaistruct import KaitaiStruct
 
-from kafkalog._generated import kafka_log
 from kafkalog.compression import decompress
 from kafkalog.errors import DecompressionError
 from tests.paths import ROOT
@@ -446,7 +446,7 @@ def test_webide_representations_resolve(webide_run):
             return obj["f"][name]
         inst = {camel(k): v for k, v in ((types.get(cls) or {}).get("instances") or {}).items()}
         spec = inst.get(name)
-        if name in obj.get("c", []) or spec is not None and ("value" in spec or spec.get("-webide-parse-mode") == "eager"):
+        if name in obj.get("c", []) or (spec is not None and ("value" in spec or spec.get("-webide-parse-mode") == "eager")):
             return obj["i"].get(name)
         return None
 

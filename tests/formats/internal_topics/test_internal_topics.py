@@ -12,9 +12,9 @@ import json
 from pathlib import Path
 
 import pytest
+from kafkalog._generated import internal_topics_catalog as catalog
 
 from kafkalog import SegmentReader
-from kafkalog._generated import internal_topics_catalog as catalog
 from kafkalog.formats import internal_topics as it
 from tests.paths import ROOT
 
@@ -64,7 +64,7 @@ def test_fixtures_cover_every_record_type_and_version():
         for _key, value, _newest in types.values():
             assert value is None or _valid(value) <= seen, value
     for apis in catalog.FRAMED.values():
-        for name, newest in apis.values():
+        for name, _newest in apis.values():
             assert _valid(name) and _valid(name) <= seen, name
     for name, _ in catalog.CONTROL.values():
         assert any(t == name for t, _ in seen), name

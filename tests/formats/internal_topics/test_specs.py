@@ -44,6 +44,7 @@ def test_catalog_names_the_generated_classes():
     import importlib
 
     from kafkalog._generated import internal_topics_catalog as catalog
+
     from kafkalog.formats import internal_topics as it
 
     for spec, types in {**catalog.COORDINATOR}.items():

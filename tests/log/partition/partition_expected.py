@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import shutil
 import struct
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +17,10 @@ from tests.paths import FIXTURES
 
 PARTITIONS = FIXTURES / "partitions"
 HEALTHY = ("orders-0", "orders-1", "payments-0")
-ALL = HEALTHY + ("broken-index-0",)
+ALL = (*HEALTHY, "broken-index-0")
 
 
-@lru_cache(maxsize=None)
+@cache
 def expected() -> dict[str, Any]:
     return json.loads((PARTITIONS / "expected.json").read_text())
 
