@@ -325,7 +325,7 @@ def _gunzip_whole(data: bytes, limit: int, out: Output) -> bool:
         d = isal_zlib.decompressobj(wbits=31)
         try:
             inflated = d.decompress(rest, limit + 1 - len(out))
-        except isal_zlib.error:
+        except isal_zlib.error:  # type: ignore[misc]  # isal's stub: `error` an instance
             inflated = None
         if inflated is None or not d.eof or len(out) + len(inflated) > limit:
             out.end = out.start

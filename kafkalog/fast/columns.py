@@ -4,6 +4,8 @@ Shared by the fast-path modules; `batch_rows` turns the object path's `Batch` in
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 
@@ -75,7 +77,7 @@ def batch_rows(batch: Batch, topic: str | None, partition: int | None, segment: 
 def damage_rows(damages: list[DamagedDataError], segment: str | None) -> pa.Table:
     """One row per damage, with only `segment`, `batch_position` and `damage` set."""
     n = len(damages)
-    c = {name: [None] * n for name in SCHEMA.names}
+    c: dict[str, list[Any]] = {name: [None] * n for name in SCHEMA.names}
     c["segment"] = [segment if segment is not None else d.path for d in damages]
     c["batch_position"] = [d.position for d in damages]
     c["damage"] = [damage_text(d) for d in damages]

@@ -246,7 +246,7 @@ def _gzip_run(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, r
             inflater = isal_zlib.decompressobj(wbits=31)  # a gzip member, its trailer checked
             try:
                 inflated = inflater.decompress(source[p:p + n], cap + 1)
-            except isal_zlib.error:
+            except isal_zlib.error:  # type: ignore[misc]  # isal's stub: `error` an instance
                 break
             if not inflater.eof or inflater.unused_data or len(inflated) > cap:
                 break  # more members or bytes after one, cut short, or past the room: one call at a time

@@ -39,8 +39,10 @@ def configure() -> None:
 
     digest = hashlib.sha256(numba.__version__.encode())
     for name in KERNEL_MODULES:
-        digest.update(Path(importlib.util.find_spec(name).origin).read_bytes())
-    numba.config.CACHE_DIR = str(cache_dir() / digest.hexdigest()[:16])
+        spec = importlib.util.find_spec(name)
+        assert spec is not None and spec.origin is not None  # our own modules, installed with this one
+        digest.update(Path(spec.origin).read_bytes())
+    numba.config.CACHE_DIR = str(cache_dir() / digest.hexdigest()[:16])  # type: ignore[attr-defined]  # set at run time
 
 
 def link(module: str, names: tuple[str, ...]) -> bool:

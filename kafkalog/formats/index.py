@@ -76,6 +76,8 @@ E = TypeVar("E")
 
 class _Index(Generic[E]):
     entry_size: int
+    #: The spec's fields of an entry, in order (each kind of index names its own).
+    fields: tuple[str, ...]
 
     def __init__(self, source: Source, *, base_offset: int | None = None, name: str | None = None):
         self._file, self._owns, default_name = open_source(source)

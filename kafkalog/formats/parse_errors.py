@@ -68,7 +68,7 @@ _WHAT: dict[str, str] = {
 
 def _raisers(exc: BaseException) -> list[str]:
     """The qualified names of the generated types whose code raised `exc`, outermost first."""
-    names = []
+    names: list[str] = []
     tb = exc.__traceback__
     while tb is not None:
         owner = tb.tb_frame.f_locals.get("self")

@@ -48,7 +48,7 @@ class Framed:
 
 def is_framed(data: bytes | None) -> bool:
     """Whether bytes start as the wire format does (magic 0 or 1). Others are not registry values."""
-    return bool(data) and data[0] in PREFIX_SIZES
+    return data is not None and len(data) > 0 and data[0] in PREFIX_SIZES
 
 
 def unframe(data: bytes | None, headers: list[tuple[str, bytes | None]] | None, *, is_key: bool) -> Framed | None:
