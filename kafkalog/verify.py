@@ -144,11 +144,53 @@ def verify_path(path: str | os.PathLike, progress: ByteProgress | None = None, k
 
     A file is taken for the kind its name says (`kafkalog.log.file_kinds.kind_of`), or for `kind` when given;
     a `UsageError` says so when neither tells, and when a directory holds no Kafka files: nothing is
-    reported as checked that was not. `private_keys` decrypt an encrypted Aiven remote segment (`.rsm-manifest`).
+    reported as checked that was not.
 
     Behind a URI (`s3://…`, any `pyarrow.fs` scheme), a segment's `.log` with the index files beside it, or an
     Aiven `.rsm-manifest`, is verified as on disk; behind a directory URI, each segment under it is, without the
     checks across a partition's files (snapshots, checkpoint, overlaps), which need them on a disk.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A file, a partition directory, a log directory, or a URI of a file or a directory.
+    progress : kafkalog.progress.ByteProgress, optional
+        Told the bytes read as the checks go (the CLI's progress line).
+    kind : str, optional
+        The file kind to take a file for (`kafkalog.log.file_kinds`), when its name does not say.
+    private_keys : tuple of str, default ()
+        The RSA private keys (PEM files, ``PATH`` or ``KEY_ID=PATH``) that decrypt an encrypted Aiven remote
+        segment (``.rsm-manifest``).
+    report : VerifyReport, optional
+        A report to add to (several paths into one report); its `fast` and `threads` say how to read.
+        By default a new one.
+
+    Returns
+    -------
+    VerifyReport
+        The problems found (``report.problems``, each naming the file and the entry or byte position),
+        the notes, and the counts of what was checked; ``report.ok`` when there is no problem.
+
+    Raises
+    ------
+    kafkalog.UsageError
+        No such file or directory, a file whose kind is not known, a `kind` given for a directory, a
+        directory with no Kafka files, or a private key file that is not an RSA private key.
+
+    Examples
+    --------
+    >>> from kafkalog.verify import verify_path
+    >>> report = verify_path("tests/fixtures/partitions/orders-0")
+    >>> report.ok, report.segments, report.batches
+    (True, 5, 160)
+    >>> report = verify_path("tests/fixtures/partitions/broken-index-0")
+    >>> report.ok, len(report.problems)
+    (False, 5)
+    >>> problem = report.problems[0]
+    >>> problem.file, problem.entry, problem.kind
+    ('tests/fixtures/partitions/broken-index-0/00000000000000000000.index', 2, 'position_past_end_of_log')
+    >>> problem.detail
+    'position 8787 is past the end of the 7787-byte log'
     """
     report = report if report is not None else VerifyReport()  # (several paths into one report)
     if isinstance(path, str) and fs.has_scheme(path):

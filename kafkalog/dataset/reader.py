@@ -104,13 +104,56 @@ def plan_read(path: Paths, options: Mapping[str, object], *, threads: int = 1) -
 def read_arrow(path: Paths, *, threads: int | None = None, **options: object) -> pa.RecordBatchReader:
     """The records under `path` with the Kafka source's options, as a `pyarrow.RecordBatchReader`.
 
-    `path` is a segment file, a partition directory, a log directory, a glob or a URI (or a list of
-    them). `options` are the Kafka source's (`kafkalog.dataset.options.OPTIONS`), named as in Spark
-    (``includeHeaders=True``, ``**{"kafka.isolation.level": "read_committed"}``) or in snake_case
-    (``include_headers=True``). `threads` decode byte ranges at once; the rows come out in the order one
-    thread gives. The default is the cores this process may use, at most 8. Bad
-    input and damage, under the default ``failOnDataLoss=true``, raise a `KafkalogError` naming the
-    file and byte position.
+    The rows and columns are those of ``spark.read.format("kafkalog").load(path)``, planned by the
+    planner Spark's driver uses; they come out in the order one thread gives, whatever `threads` is.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or sequence of them
+        A segment file (``.log``), a partition directory, a log directory, a glob or a URI
+        (``s3://...``, any ``pyarrow.fs`` scheme), or a list of them.
+    threads : int, optional
+        Byte ranges decoded at once. The default is the cores this process may use, at most 8.
+    **options
+        The Kafka source's options (`kafkalog.dataset.options.OPTIONS`), named as in Spark
+        (``includeHeaders=True``, ``**{"kafka.isolation.level": "read_committed"}``) or in snake_case
+        (``include_headers=True``); values as Spark's strings or in their Python form (booleans,
+        numbers, lists of topics, dicts of offsets).
+
+    Returns
+    -------
+    pyarrow.RecordBatchReader
+        The records, batch by batch; it carries the Arrow PyCapsule stream interface, so DuckDB, Polars
+        and pyarrow read it as it streams.
+
+    Raises
+    ------
+    kafkalog.UsageError
+        An unknown option, an option's bad value, `threads` below 1, or a path with no Kafka files.
+    kafkalog.DamagedDataError
+        Damage in a segment under the default ``failOnDataLoss=true``, naming the file and the byte
+        position (with ``failOnDataLoss=false`` the damaged batch is skipped). Raised as the reader
+        reaches it.
+
+    See Also
+    --------
+    read_table : The same records as one `pyarrow.Table`.
+
+    Examples
+    --------
+    >>> import kafkalog
+    >>> reader = kafkalog.read_arrow("samples/v2-lz4.log")
+    >>> reader.schema.names
+    ['key', 'value', 'topic', 'partition', 'offset', 'timestamp', 'timestampType']
+    >>> reader.read_all().num_rows
+    6
+
+    A topic's partitions under a log directory, from an offset on, with the records' headers:
+
+    >>> reader = kafkalog.read_arrow("tests/fixtures/partitions", subscribe="orders", include_headers=True,
+    ...                              startingOffsets={"orders": {"0": 5, "1": -2}})
+    >>> "headers" in reader.schema.names
+    True
     """
     n = threads if threads is not None else DEFAULT_THREADS
     if n < 1:
@@ -120,7 +163,44 @@ def read_arrow(path: Paths, *, threads: int | None = None, **options: object) ->
 
 
 def read_table(path: Paths, *, threads: int | None = None, **options: object) -> pa.Table:
-    """All of `read_arrow`'s batches as one `pyarrow.Table`."""
+    """All of `read_arrow`'s batches as one `pyarrow.Table`.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or sequence of them
+        A segment file (``.log``), a partition directory, a log directory, a glob or a URI
+        (``s3://...``, any ``pyarrow.fs`` scheme), or a list of them.
+    threads : int, optional
+        Byte ranges decoded at once. The default is the cores this process may use, at most 8.
+    **options
+        The Kafka source's options, as `read_arrow` takes them.
+
+    Returns
+    -------
+    pyarrow.Table
+        Every record, in the order `read_arrow` gives them.
+
+    Raises
+    ------
+    kafkalog.UsageError
+        An unknown option, an option's bad value, `threads` below 1, or a path with no Kafka files.
+    kafkalog.DamagedDataError
+        Damage in a segment under the default ``failOnDataLoss=true``, naming the file and the byte
+        position.
+
+    See Also
+    --------
+    read_arrow : The same records as a stream of batches.
+
+    Examples
+    --------
+    >>> import kafkalog
+    >>> table = kafkalog.read_table("tests/fixtures/partitions", subscribe="orders")
+    >>> table.num_rows
+    663
+    >>> table.slice(0, 2).select(["partition", "offset", "key"]).to_pylist()
+    [{'partition': 0, 'offset': 0, 'key': b'order-0'}, {'partition': 0, 'offset': 1, 'key': b'order-1'}]
+    """
     return read_arrow(path, threads=threads, **options).read_all()
 
 

@@ -71,7 +71,59 @@ def segment_file_name(base_offset: int, suffix: str) -> str:
 
 
 class Partition:
-    """The files of one partition directory, listed once when opened."""
+    """The files of one partition directory, listed once when opened.
+
+    A partition directory is named ``<topic>-<partition>`` and holds its segments (``.log`` with
+    ``.index``, ``.timeindex`` and ``.txnindex``), producer snapshots and a leader epoch checkpoint.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The partition directory.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The directory.
+    topic, partition : str and int, or None
+        What the directory's name says (None when it is not ``<topic>-<partition>``).
+    segments : list of SegmentFiles
+        The segments in base offset order, a segment without a ``.log`` file listed too.
+    log_segments : list of SegmentFiles
+        The segments that have a ``.log`` file.
+    snapshots : dict of int to pathlib.Path
+        Producer state snapshots by offset.
+    leader_epoch_checkpoint : pathlib.Path or None
+        The ``leader-epoch-checkpoint`` file.
+    leftovers : list of LeftoverFile
+        Files a broker leaves during deletion, cleaning or a swap (``.deleted``, ``.cleaned``, ``.swap``).
+    other_files : list of pathlib.Path
+        Files kafkalog does not know.
+
+    Raises
+    ------
+    NotADirectoryError
+        `path` is not a directory.
+
+    See Also
+    --------
+    SegmentReader : The batches of one segment.
+    read_arrow : Records of many partitions, with the Kafka source's options.
+
+    Examples
+    --------
+    >>> import kafkalog
+    >>> partition = kafkalog.Partition("tests/fixtures/partitions/orders-0")
+    >>> partition
+    Partition('tests/fixtures/partitions/orders-0', 5 segments)
+    >>> partition.topic, partition.partition, [s.base_offset for s in partition.segments]
+    ('orders', 0, [0, 106, 207, 312, 417])
+    >>> record = next(partition.records(start_offset=5))
+    >>> record.offset, record.key
+    (5, b'order-5')
+    >>> partition.find_offset(5).batch.base_offset
+    3
+    """
 
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)

@@ -59,6 +59,81 @@ class SegmentReader:
     that meet at entry boundaries read every batch exactly once. A batch whose
     records decompress past `max_decompressed_bytes` (or past a window, with
     `batch_parts=True`) has its records in parts, `StreamedRecords`, read once.
+
+    Damage does not stop the reading where the next entry can still be found: each problem is
+    kept in `damage` (and on the batch it concerns), in file order.
+
+    Parameters
+    ----------
+    source : str, os.PathLike, bytes-like or binary file
+        The segment: a ``.log`` file's path, its bytes, or an open seekable binary file (left open).
+    name : str, optional
+        The name errors give the segment; by default the path, or the file object's name.
+    start : int, default 0
+        The byte position of the first entry to read.
+    end : int, optional
+        Entries that start at or past this byte are not read; by default the end of the file.
+    decode_records : bool, default True
+        Decode each batch's records; False reads the batch headers alone.
+    strict : bool, default False
+        Raise the first damage found instead of keeping it in `damage` and reading on.
+    max_entry_bytes : int, default 256 MiB
+        The largest entry a size field may declare; a larger one is damage (a size read from bad bytes).
+    max_decompressed_bytes : int, optional
+        The most bytes one batch's records are held in when decompressed; past it they come in parts.
+        By default `kafkalog.compression.decompression_limit`'s (256 MiB).
+    decoder : kafkalog.Decoder, default Decoder.FAST
+        How batches are decoded: ``Decoder.FAST``, the fast path (the compiled kernels); ``Decoder.OBJECT``,
+        the object path (the Kaitai compiler's parsers, the reference); ``Decoder.AUTO``, the object path
+        until an entry may hold many records, then the fast path (what costs least on a small file).
+        The batches are the same whichever decodes them.
+    batch_parts : bool, default False
+        True: a batch whose records decompress past a window (4 MiB) has them in parts, in memory
+        bounded by the window; False: held whole up to `max_decompressed_bytes`.
+
+    Attributes
+    ----------
+    name : str or None
+        The segment's name in errors.
+    size : int
+        The file's size in bytes.
+    damage : list of kafkalog.DamagedDataError
+        Every problem found so far, in file order.
+    position : int
+        Where reading stopped: the end of the last entry read, or the start of the damage that ended it.
+
+    Raises
+    ------
+    kafkalog.DamagedDataError
+        With ``strict=True``, the first damage: `TruncatedError`, `CorruptStructureError`,
+        `ChecksumError`, `DecompressionError` or `DecompressionLimitError`, naming the segment and the
+        byte position.
+    OSError
+        The file cannot be opened or read.
+
+    See Also
+    --------
+    read_batches : The batches of a segment, the reader closed after them.
+    Partition : The segments of a partition directory in offset order.
+
+    Examples
+    --------
+    >>> import kafkalog
+    >>> with kafkalog.SegmentReader("samples/v2-transaction.log") as reader:
+    ...     for batch in reader:
+    ...         print(batch.base_offset, batch.is_control, [r.value for r in batch.records][:1])
+    0 False [b'hello apple (in a transaction)']
+    3 True [b'\\x00\\x00\\x00\\x00\\x00\\x01']
+
+    Damage is kept and reported, not raised (unless ``strict=True``): here a segment cut short.
+
+    >>> from pathlib import Path
+    >>> data = Path("samples/v2-none.log").read_bytes()
+    >>> reader = kafkalog.SegmentReader(data[:-10], name="v2-none.log")
+    >>> len(list(reader))
+    1
+    >>> [str(d) for d in reader.damage]
+    ['v2-none.log: byte 238: partial entry at the end: its size is 230 bytes, 220 remain']
     """
 
     def __init__(
