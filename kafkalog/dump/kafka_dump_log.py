@@ -329,11 +329,11 @@ def _remote_log_metadata(record: Record, kafka_version: str) -> str:
                     f"customMetadata={_custom(d.get('customMetadata'))}, state={state}, "
                     f"eventTimestampMs={d['eventTimestampMs']}, brokerId={d['brokerId']}}}")
         elif kind == "RemotePartitionDeleteMetadataRecord":
-            state = _PARTITION_DELETE_STATES.get(d["remotePartitionDeleteState"])
-            if state is None:
+            delete_state = _PARTITION_DELETE_STATES.get(d["remotePartitionDeleteState"])
+            if delete_state is None:
                 raise _JavaError("null")  # Objects.requireNonNull(state): no message
             text = (f"RemotePartitionDeleteMetadata{{topicPartition={_topic_id_partition(d['topicIdPartition'])}, "
-                    f"state={state}, eventTimestampMs={d['eventTimestampMs']}, brokerId={d['brokerId']}}}")
+                    f"state={delete_state}, eventTimestampMs={d['eventTimestampMs']}, brokerId={d['brokerId']}}}")
         else:  # RemoteLogSegmentMetadataSnapshotRecord
             state = _state(d["remoteLogSegmentState"], "state can not be null")
             epochs = _epochs(d["segmentLeaderEpochs"])

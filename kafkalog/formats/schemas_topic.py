@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 #: The default topic name (`kafkastore.topic` in Confluent's, `topic_name` in Karapace's configuration).
 SCHEMAS_TOPIC = "_schemas"
@@ -148,7 +148,7 @@ def _json(data: bytes, what: str) -> Any:
         raise SchemasRecordError(f"{what} {_preview(data)} is not JSON: {e}") from None
 
 
-def _is_int(v: Any) -> bool:
+def _is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
