@@ -5,7 +5,7 @@
     segment_file_name(106, LOG_SUFFIX)                  # '00000000000000000106.log'
 
 Names only: which kind of file a name is, and how a directory's files are read, are the layers' above
-(`kafkalog.log.file_kinds`, `kafkalog.log.partition`, `kafkalog.dataset.layout`, `kafkalog.dataset.remote`).
+(`kafkalog.log.file_kinds`, `kafkalog.log.partition`, `kafkalog.dataset.layout`, `kafkalog.dataset.remote_roots`).
 """
 from __future__ import annotations
 
