@@ -4,7 +4,12 @@ from __future__ import annotations
 import pytest
 
 from kafkalog import file_names
-from kafkalog.file_names import OffsetFileName, PartitionName, RemotePartitionName, RemoteSegmentName
+from kafkalog.file_names import (
+    OffsetFileName,
+    PartitionName,
+    RemotePartitionName,
+    RemoteSegmentName,
+)
 
 TOPIC_ID = "q2b3TK0ZQEWqbpAAlJMZ0g"
 
