@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,9 +21,8 @@ from kafkalog.errors import KafkalogError, OffsetGapError, UsageError
 from kafkalog.formats import internal_topics
 from kafkalog.log import file_kinds
 from kafkalog.progress import ByteProgress
-from kafkalog.dataset import fs
-from kafkalog.dataset.fs import has_scheme
-from kafkalog.remote import aiven_object
+from kafkalog.dataset import targets
+from kafkalog.location import Location
 from kafkalog.remote.aiven_keys import keyring
 from kafkalog.threads import DEFAULT_THREADS
 
@@ -43,147 +41,25 @@ FAST_PATH_MIN_BYTES = 4 * 1024 * 1024
 EXIT_OK, EXIT_DAMAGED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
-def _dump_targets(names: list[str], forced: str | None) -> list[tuple[Path, str | None, list[Path] | None]]:
-    """(path, kind, partition directories) for each argument; a UsageError for one kafkalog cannot read."""
-    targets: list = []
-    for name in names:
-        if has_scheme(name):
-            targets += _uri_targets(name, forced)
-            continue
-        path = Path(name)
-        if not path.exists():
-            raise UsageError(f"{name}: no such file or directory")
-        if path.is_dir():
-            if forced is not None:
-                raise file_kinds.type_of_a_directory(path)
-            partitions = file_kinds.directory_partitions(path)
-            if partitions is None:
-                raise file_kinds.no_kafka_files(path)
-            targets.append((path, None, partitions))
-        else:
-            kind = file_kinds.kind_of(path, forced)
-            if kind is None:
-                raise file_kinds.unknown_kind(path)
-            manifest = file_kinds.aiven_manifest_of(path) if forced is None else None
-            if manifest is not None:  # an Aiven .log object: its segment, through the manifest beside it
-                path, kind = manifest, file_kinds.RSM_MANIFEST
-            targets.append((path, kind, None))
-    return targets
-
-
-def _uri_targets(uri: str, forced: str | None) -> list[tuple[str, str, None]]:
-    """A segment or an Aiven manifest behind a URI, dumped as a local one is; behind a directory URI (a partition
-    or log directory), every segment the planner finds there (`kafkalog.dataset.plan.list_segments`), by
-    partition and offset."""
-    from kafkalog.dataset import plan  # (start-up: see the imports)
-
-    try:
-        found = fs.info(uri)
-        if found is not None and found.is_dir and forced is None:
-            segments = plan.list_segments(uri)
-            if not segments:
-                raise UsageError(f"{uri}: no Kafka segments here")
-            return [(s.location, _remote_target(s.location)[1], None) for s in segments]
-    except OSError as e:
-        raise UsageError(f"{uri}: cannot read it: {e}") from None
-    if found is None:
-        raise UsageError(f"{uri}: no such object")
-    kind = forced or file_kinds.kind_of(Path(fs.basename(uri)), None)
-    if found.is_dir or kind not in (file_kinds.LOG, file_kinds.RSM_MANIFEST):
-        raise UsageError(f"{uri}: dump reads segments (.log), Aiven manifests (.rsm-manifest) and the segments of "
-                         "directories behind URIs; copy other files to a local disk to dump them")
-    return [(uri, kind, None)]
-
-
-@dataclass
-class _Remote:
-    """What --remote-root adds to dump's and verify's targets: the remote segments to read, and the offsets
-    of a stitched history that no remote or local segment holds, by the location of the segment after them."""
-
-    targets: list[tuple[Path | str, str, None]]
-    gaps: dict[str, str]
-
-
-def _remote_targets(root: str | None, local: list[tuple[Path, str | None, list[Path] | None]] = (),
-                    private_keys: tuple[str, ...] = ()) -> _Remote:
-    """--remote-root: every remote segment under a tiered-storage root (LocalTieredStorage's `.log` files,
-    Aiven's `.rsm-manifest`s), by topic, partition and start offset.
-
-    With `local` targets (dump's FILEs), the history is stitched by the planner read_arrow and Spark use
-    (`kafkalog.dataset.plan.wanted_segments`): a segment both remote and local is printed once, from the local
-    disk; where the log directories hold `__remote_log_metadata`, only the segments whose copy finished, on the
-    partition's leader epoch lineage, are printed, Aiven's objects are found where their custom metadata puts
-    them, and offsets no segment holds are reported as data loss."""
-    if root is None:
-        return _Remote([], {})
-    from kafkalog.dataset import plan  # (start-up: see the imports)
-    from kafkalog.dataset import remote as remote_roots
-    from kafkalog.dataset.options import PERMISSIVE, parse_options
-
-    try:
-        found = fs.info(root)
-        if found is None or not found.is_dir:
-            raise UsageError(f"--remote-root {root}: no such directory")
-        if not local:
-            locations = [s.location for s in remote_roots.list_remote_segments(root)]
-            return _Remote([_remote_target(location) for location in locations], {})
-        options = parse_options({"remoteRoot": root, "mode": PERMISSIVE,
-                                 **({"remotePrivateKey": ",".join(private_keys)} if private_keys else {})})
-        # Each FILE as read_arrow would take it: a log or partition directory, or the partition of a segment.
-        paths = [str(path) if dirs else str(path.parent)
-                 for path, kind, dirs in local if dirs or kind == file_kinds.LOG]
-        gaps: dict[str, str] = {}
-        on_disk = {s.location for path in paths for s in plan.list_segments(path)}
-        remote = [s.location for s in plan.wanted_segments(paths, options, gaps=gaps) if s.location not in on_disk]
-    except OSError as e:  # a URI whose store does not answer
-        raise UsageError(f"--remote-root {root}: cannot list it: {e}") from None
-    return _Remote([_remote_target(location) for location in remote], gaps)
-
-
-def _remote_target(location: str) -> tuple[Path | str, str, None]:
-    kind = file_kinds.RSM_MANIFEST if location.endswith(aiven_object.MANIFEST_SUFFIX) else file_kinds.LOG
-    return (location if has_scheme(location) else Path(location)), kind, None
-
-
-def _record_bytes(targets) -> int:
-    total = 0
-    for path, kind, partitions in targets:
-        if partitions is None and isinstance(path, str):  # behind a URI
-            total += fs.info(path).size
-        elif partitions is None:
-            total += path.stat().st_size if kind in file_kinds.RECORD_FILES else 0
-        else:
-            files = file_kinds.record_files(partitions)
-            if partitions != [path] and (path / file_kinds.BOOTSTRAP_CHECKPOINT).is_file():
-                files.append(path / file_kinds.BOOTSTRAP_CHECKPOINT)
-            total += sum(p.stat().st_size for p in files)
-    return total
-
-
 def _dump(args: argparse.Namespace) -> int:
     keyring(args.private_key)  # a key that does not load is a usage error before anything is printed
-    if not args.files and args.remote_root is None:
-        raise UsageError("dump: name a FILE, or a tiered-storage root with --remote-root")
-    local_targets = _dump_targets(args.files, args.type)
-    remote = _remote_targets(args.remote_root, local_targets, tuple(args.private_key))
-    remote_targets = remote.targets
-    targets = remote_targets + local_targets
+    planned = targets.dump_targets(args.files, args.type, args.remote_root, tuple(args.private_key))
     opts = DumpOptions(format=args.format, full=args.full, shallow=args.shallow, max_bytes=args.max_bytes,
                        decode=args.decode, kafka_version=args.kafka_version,
                        private_keys=tuple(args.private_key), values=_value_decoder(args), threads=args.threads)
-    total = _record_bytes(targets)
+    total = planned.record_bytes
     opts.fast = True if total >= FAST_PATH_MIN_BYTES else None
     if not sys.stdout.isatty():  # dumping to a file or a pipe: progress on the terminal, if there is one
         opts.progress = ByteProgress.for_stderr(total)
     out = sys.stdout
     fmt = args.format
 
-    def dump_log(path: Path, kind: str) -> bool:
+    def dump_log(path: Location | Path, kind: str) -> bool:
         return dump_segment(path, kind, opts, out)
 
     def gap(location: str) -> bool:
         """Offsets missing before this segment of a stitched history: data loss, said where it is."""
-        message = remote.gaps.pop(location, None)
+        message = planned.gaps.pop(location, None)
         if message is None:
             return True
         damage = OffsetGapError(message, path=location, position=0)
@@ -197,23 +73,27 @@ def _dump(args: argparse.Namespace) -> int:
 
     ok = True
     try:
-        for n, (path, kind, partitions) in enumerate(targets):
-            ok = gap(str(path)) and ok
-            if n == len(remote_targets):  # the seam: offsets missing between the remote segments and the local log
-                for location in list(remote.gaps):
+        every = planned.all
+        for n, target in enumerate(every):
+            ok = gap(str(target.location)) and ok
+            if n == len(planned.remote):  # the seam: offsets missing between the remote segments and the local log
+                for location in list(planned.gaps):
                     ok = gap(location) and ok
-            if partitions is None:
-                if fmt == "json" and (remote_targets or len(targets) > len(args.files)):
+            if target.partitions is None:
+                if fmt == "json" and (planned.remote or len(every) > len(args.files)):
                     # several segments of a remote root or a directory URI: say whose lines follow
-                    out.write(dump_format.dumps({"type": "file", "path": str(path)}) + "\n")
-                ok = dump_files.dump_file(path, kind, fmt, out, dump_log) and ok
+                    out.write(dump_format.dumps({"type": "file", "path": str(target.location)}) + "\n")
+                if target.kind in file_kinds.RECORD_FILES:  # (the only kinds read behind a URI)
+                    ok = dump_log(target.location, target.kind) and ok
+                else:
+                    ok = dump_files.dump_file(target.location.path, target.kind, fmt, out, dump_log) and ok
                 continue
-            for partition in partitions:
-                if fmt == "json" and partitions != [path]:
+            for partition in target.partitions:
+                if fmt == "json" and target.partitions != [target.location.path]:
                     out.write(dump_format.dumps({"type": "partition", "path": str(partition)}) + "\n")
                 ok = dump_files.dump_partition(partition, fmt, out, dump_log) and ok
-            bootstrap = path / file_kinds.BOOTSTRAP_CHECKPOINT
-            if partitions != [path] and bootstrap.is_file():
+            bootstrap = target.bootstrap
+            if bootstrap is not None:
                 if fmt == "json":
                     out.write(dump_format.dumps({"type": "file", "path": str(bootstrap)}) + "\n")
                 ok = dump_log(bootstrap, file_kinds.BOOTSTRAP) and ok
@@ -247,48 +127,22 @@ def _value_decoder(args: argparse.Namespace) -> ValueDecoder | None:
     return ValueDecoder(store, validate_json=args.validate_json_schema)
 
 
-def _index_bytes(path: Path | str) -> int:
-    """The bytes of the index files verify reads with `path`: beside a segment, or in a directory's partitions."""
-    if isinstance(path, str):
-        return 0
-    if path.is_dir():
-        dirs = file_kinds.directory_partitions(path) or []
-        return sum(f.stat().st_size for d in dirs for f in d.iterdir() if f.suffix in (".index", ".timeindex"))
-    if path.suffix in (".index", ".timeindex"):
-        return path.stat().st_size
-    return sum(p.stat().st_size for p in (path.with_suffix(".index"), path.with_suffix(".timeindex")) if p.is_file())
-
-
 def _verify(args: argparse.Namespace) -> int:
     from kafkalog import verify  # (start-up: see the imports)
 
     keyring(args.private_key)
-    remote = has_scheme(args.path)
-    path = args.path if remote else Path(args.path)
-    if not remote and not path.exists():
-        raise UsageError(f"{args.path}: no such file or directory")
-    progress = None
-    if remote:
-        found = fs.info(args.path)
-        total = found.size if found is not None else 0
-    elif path.is_dir():
-        partitions = file_kinds.directory_partitions(path) or []
-        files = file_kinds.record_files(partitions)
-        if (path / file_kinds.BOOTSTRAP_CHECKPOINT).is_file():
-            files.append(path / file_kinds.BOOTSTRAP_CHECKPOINT)
-        total = sum(p.stat().st_size for p in files)
-    else:
-        total = path.stat().st_size
-    if sys.stderr.isatty():
-        progress = ByteProgress.for_stderr(total)
+    planned = targets.verify_targets(args.path, args.remote_root)
+    total = planned.record_bytes
+    progress = ByteProgress.for_stderr(total) if sys.stderr.isatty() else None
     # The kernels for a large input, or one whose index files are large (a preallocated 10 MiB .index is a
     # million slots, which only they read in time); the Kaitai parsers alone for the rest.
-    fast = True if args.remote_root is not None or remote or total + _index_bytes(path) >= FAST_PATH_MIN_BYTES else None
+    fast = True if args.remote_root is not None or planned.path.is_uri \
+        or total + planned.index_bytes >= FAST_PATH_MIN_BYTES else None
     try:
-        report = verify.verify_path(path, progress, kind=args.type, private_keys=tuple(args.private_key),
+        report = verify.verify_path(planned.path, progress, kind=args.type, private_keys=tuple(args.private_key),
                                     report=verify.VerifyReport(fast=fast, threads=args.threads))
-        for remote_path, remote_kind, _ in _remote_targets(args.remote_root).targets:
-            verify.verify_path(remote_path, progress, kind=remote_kind, private_keys=tuple(args.private_key),
+        for target in planned.remote:
+            verify.verify_path(target.location, progress, kind=target.kind, private_keys=tuple(args.private_key),
                                report=report)
     finally:
         if progress is not None:

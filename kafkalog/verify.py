@@ -41,16 +41,18 @@ from pathlib import Path
 
 import numpy as np
 
+from kafkalog import file_names
 from kafkalog.dataset import fs, layout
 from kafkalog.errors import (
     DamagedDataError,
     RemoteObjectError,
     UsageError,
 )
-from kafkalog.formats.index import OffsetIndex, TimeIndex, base_offset_of
+from kafkalog.formats.index import OffsetIndex, TimeIndex
 from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoint
 from kafkalog.formats.producer_snapshot import read_snapshot
 from kafkalog.formats.txn_index import decode_txn_index, read_txn_index
+from kafkalog.location import Location
 from kafkalog.log.file_kinds import (
     BOOTSTRAP,
     BOOTSTRAP_CHECKPOINT,
@@ -137,7 +139,7 @@ class _LogSummary:
     last_offset: int | None
 
 
-def verify_path(path: str | os.PathLike, progress: ByteProgress | None = None, kind: str | None = None,
+def verify_path(path: Location | str | os.PathLike, progress: ByteProgress | None = None, kind: str | None = None,
                 private_keys: tuple[str, ...] = (), report: VerifyReport | None = None) -> VerifyReport:
     """Verify a file (a segment's `.log` with its index files, or any one file of a partition), a partition
     directory or a log directory.
@@ -193,10 +195,11 @@ def verify_path(path: str | os.PathLike, progress: ByteProgress | None = None, k
     'position 8787 is past the end of the 7787-byte log'
     """
     report = report if report is not None else VerifyReport()  # (several paths into one report)
-    if isinstance(path, str) and fs.has_scheme(path):
-        _verify_uri(path, kind, report, progress, private_keys)
+    location = Location.of(path)
+    if location.is_uri:
+        _verify_uri(location, kind, report, progress, private_keys)
         return report
-    path = Path(path)
+    path = location.path
     if path.is_file():
         manifest = aiven_manifest_of(path) if kind is None else None
         if manifest is not None:  # an Aiven .log object: its segment, through the manifest beside it
@@ -231,17 +234,13 @@ def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: B
     elif kind == LEADER_EPOCH:
         _verify_checkpoint(path, report)
     elif kind == RSM_MANIFEST:
-        _verify_remote_segment(path, report, progress, keyring(private_keys))
+        _verify_aiven_segment(path, report, progress, keyring(private_keys))
     else:
-        segment = SegmentFiles(0)
-        try:
-            segment.base_offset = base_offset_of(path)
-        except ValueError:
-            pass
-        if kind == LOG and path.suffix == ".log":
+        segment = SegmentFiles(file_names.base_offset_of(path.name) or 0)
+        if kind == LOG and path.suffix == file_names.LOG_SUFFIX:
             # A segment named as Kafka names it is checked with its index files.
             stem = path.name.split(".")[0]
-            for suffix in (".index", ".timeindex", ".txnindex"):
+            for suffix in _SEGMENT_INDEX_SUFFIXES:
                 candidate = path.with_name(stem + suffix)
                 if candidate.is_file():
                     setattr(segment, suffix[1:], candidate)
@@ -249,9 +248,13 @@ def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: B
         verify_segment(segment, report, progress)
 
 
-def _verify_uri(uri: str, kind: str | None, report: VerifyReport, progress: ByteProgress | None,
+#: The files beside a segment's `.log` that are checked with it.
+_SEGMENT_INDEX_SUFFIXES = (file_names.INDEX_SUFFIX, file_names.TIME_INDEX_SUFFIX, file_names.TXN_INDEX_SUFFIX)
+
+
+def _verify_uri(uri: Location, kind: str | None, report: VerifyReport, progress: ByteProgress | None,
                 private_keys: tuple[str, ...]) -> None:
-    """A remote segment behind a URI: read in blocks from the store, its index files whole (a few MiB)."""
+    """A segment behind a URI: read in blocks from the store, its index files whole (a few MiB)."""
     try:
         found = fs.info(uri)
     except OSError as exc:
@@ -262,39 +265,35 @@ def _verify_uri(uri: str, kind: str | None, report: VerifyReport, progress: Byte
         # A partition or log directory: every segment the planner finds there, each with its index files.
         from kafkalog.dataset import plan  # (start-up: pyarrow's compute and the kernels, for directories only)
 
-        segments = plan.list_segments(uri)
+        segments = plan.list_segments(str(uri))
         if not segments:
             raise UsageError(f"{uri}: no Kafka segments here")
-        report.partitions += len({fs.parent(s.location) for s in segments})
+        report.partitions += len({Location(s.location).parent for s in segments})
         for segment in segments:
-            _verify_uri(segment.location, None, report, progress, private_keys)
+            _verify_uri(Location(segment.location), None, report, progress, private_keys)
         return
-    kind = kind or kind_of(Path(fs.basename(uri)), None)
+    kind = kind or kind_of(Path(uri.name), None)
     if found.is_dir or kind not in (LOG, RSM_MANIFEST):
         raise UsageError(f"{uri}: verify reads segments (.log), Aiven manifests (.rsm-manifest) and the segments of "
                          "directories behind URIs; copy other files to a local disk to verify them")
     if kind == RSM_MANIFEST:
-        _verify_remote_segment(uri, report, progress, keyring(private_keys), fs.open_object)
+        _verify_aiven_segment(uri, report, progress, keyring(private_keys), fs.open_object)
         return
-    segment = SegmentFiles(0)
-    try:
-        segment.base_offset = base_offset_of(fs.basename(uri))
-    except ValueError:
-        pass
-    if uri.endswith(".log"):
-        stem = uri[: -len(".log")]
-        for suffix in (".index", ".timeindex", ".txnindex"):
-            beside = fs.info(stem + suffix)
+    segment = SegmentFiles(file_names.base_offset_of(uri.name) or 0)
+    if uri.suffix == file_names.LOG_SUFFIX:
+        for suffix in _SEGMENT_INDEX_SUFFIXES:
+            index = uri.with_suffix(suffix)
+            beside = fs.info(index)
             if beside is not None and not beside.is_dir:
-                setattr(segment, suffix[1:], _NamedBytes(fs.read_bytes(stem + suffix), stem + suffix))
+                setattr(segment, suffix[1:], _NamedBytes(fs.read_bytes(index), str(index)))
     with fs.open_object(uri) as log:
-        log.name = uri  # problems name the object as the user did
+        log.name = str(uri)  # problems name the object as the user did
         segment.log = log  # type: ignore[assignment]
         verify_segment(segment, report, progress)
 
 
 class _NamedBytes(io.BytesIO):
-    """An index read out of a remote object, known by where it came from."""
+    """An index read whole out of an object (behind a URI, or an Aiven `.indexes` object), known by where it came from."""
 
     def __init__(self, data: bytes, name: str):
         super().__init__(data)
@@ -302,35 +301,34 @@ class _NamedBytes(io.BytesIO):
 
 
 def _name(source) -> str:
-    """A file's name in problems: the path, or what a remote object is known by."""
+    """A file's name in problems: the path, or what an object behind a URI is known by."""
     return str(source) if isinstance(source, (str, os.PathLike)) else str(source.name)
 
 
-#: A remote segment's indexes checked as a local segment's: (name in the manifest, `SegmentFiles` field).
-_REMOTE_INDEXES = (("offset", "index"), ("timestamp", "timeindex"), ("transaction", "txnindex"))
+#: An Aiven segment's indexes checked as a local segment's: (name in the manifest, `SegmentFiles` field).
+_AIVEN_INDEXES = (("offset", "index"), ("timestamp", "timeindex"), ("transaction", "txnindex"))
 
 
-def _verify_remote_segment(path: Path | str, report: VerifyReport, progress: ByteProgress | None, keys: Keyring,
-                           opener: aiven_object.Opener = aiven_object.open_local) -> None:
+def _verify_aiven_segment(manifest: Location | Path, report: VerifyReport, progress: ByteProgress | None,
+                          keys: Keyring, opener: aiven_object.Opener = aiven_object.open_local) -> None:
     """An Aiven remote segment: its batches read from the `.log` object, its offset, time and transaction
     indexes from the `.indexes` object, checked as a local segment's files are."""
-    location = str(path)
+    location = str(manifest)
     try:
-        manifest = aiven_object.read_manifest(location, opener)
+        parsed = aiven_object.read_manifest(location, opener)
     except RemoteObjectError as exc:
         report.files += 1
         report.problems.append(Problem(location, exc.kind, exc.message, position=exc.position))
         return
-    try:
-        base = base_offset_of(fs.basename(location))
-    except ValueError:
-        base = manifest.start_offset or 0
-    indexes_location = aiven_object.sibling(location, aiven_object.INDEXES_SUFFIX)
-    with aiven_object.AivenSegmentFile(location, opener, keyring=keys, manifest=manifest) as log:
+    base = file_names.base_offset_of(Location.of(manifest).name)
+    if base is None:
+        base = parsed.start_offset or 0
+    indexes_location = aiven_object.sibling(location, file_names.INDEXES_SUFFIX)
+    with aiven_object.AivenSegmentFile(location, opener, keyring=keys, manifest=parsed) as log:
         segment = SegmentFiles(base, log=log)  # type: ignore[arg-type]
-        for index_name, attr in _REMOTE_INDEXES:
+        for index_name, attr in _AIVEN_INDEXES:
             try:
-                data = aiven_object.read_index(location, index_name, opener, keyring=keys, manifest=manifest)
+                data = aiven_object.read_index(location, index_name, opener, keyring=keys, manifest=parsed)
             except RemoteObjectError as exc:
                 report.files += 1
                 report.problems.append(Problem(str(exc.path), exc.kind, exc.message, position=exc.position))
@@ -459,7 +457,7 @@ def _range_starts(segment: SegmentFiles, report: VerifyReport) -> list[int]:
     its offset index beside it and there are threads to share it."""
     log = segment.log
     if report.threads < 2 or not isinstance(log, (str, os.PathLike)) or segment.index is None \
-            or Path(segment.index) != Path(log).with_suffix(".index"):
+            or Path(segment.index) != Path(log).with_suffix(file_names.INDEX_SUFFIX):
         return [0]
     return layout.index_cuts(os.fspath(log), segment.base_offset, os.path.getsize(log), RANGE_BYTES)
 

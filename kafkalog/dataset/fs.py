@@ -1,10 +1,10 @@
-"""Files on the local disk (through the OS) or behind a URI (through `pyarrow.fs`).
+"""Files on the local disk (through the OS) or behind a URI (through `pyarrow.fs`), at a `kafkalog.location.Location`.
 
-A *location* is the string a segment is known by everywhere in the dataset
-reader (the `segment` column, the input partitions): an absolute local path,
-or a URI such as ``s3://bucket/logs/orders-0/00000000000000000000.log``. The
-driver lists locations and every executor opens them again from the string,
-so nothing unpicklable travels with a task.
+A segment is known everywhere in the dataset reader (the `segment` column, the input partitions) by its
+location's string: an absolute local path, or a URI such as
+``s3://bucket/logs/orders-0/00000000000000000000.log``. The driver lists locations and every executor opens
+them again from the string, so nothing unpicklable travels with a task. Every function here takes a
+`Location` or that string.
 """
 from __future__ import annotations
 
@@ -16,49 +16,37 @@ from dataclasses import dataclass
 from typing import BinaryIO
 from urllib.parse import urlparse
 
+from kafkalog import file_names
+from kafkalog.location import Location
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import keyring
 
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 READ_AHEAD_BYTES = 8 * 1024 * 1024
 
 
-def has_scheme(location: str) -> bool:
-    return bool(_SCHEME.match(location))
-
-
 @dataclass(frozen=True)
 class FileInfo:
+    #: The location's string: an absolute local path, or the URI.
     location: str
     size: int
     is_dir: bool
 
     @property
+    def where(self) -> Location:
+        return Location(self.location)
+
+    @property
     def name(self) -> str:
-        return basename(self.location)
+        return self.where.name
 
 
-def basename(location: str) -> str:
-    return location.rstrip("/").rsplit("/", 1)[-1] if has_scheme(location) else os.path.basename(location.rstrip(os.sep))
-
-
-def parent(location: str) -> str:
-    if has_scheme(location):
-        return location.rstrip("/").rsplit("/", 1)[0]
-    return os.path.dirname(location.rstrip(os.sep))
-
-
-def join(location: str, name: str) -> str:
-    return f"{location.rstrip('/')}/{name}" if has_scheme(location) else os.path.join(location, name)
-
-
-def _split_uri(location: str) -> tuple[object, str, str]:
+def _split_uri(location: Location) -> tuple[object, str, str]:
     """(pyarrow filesystem, path inside it, URI prefix that turns such a path back into a location)."""
     from pyarrow import fs as pafs
 
-    parsed = urlparse(location)
-    filesystem, path = pafs.FileSystem.from_uri(location)
+    parsed = urlparse(location.text)
+    filesystem, path = pafs.FileSystem.from_uri(location.text)
     # s3://bucket/key -> "bucket/key"; hdfs://host:port/p -> "/p"; file:///p -> "/p"
     if parsed.netloc and path.startswith(parsed.netloc):
         prefix = f"{parsed.scheme}://"
@@ -67,13 +55,15 @@ def _split_uri(location: str) -> tuple[object, str, str]:
     return filesystem, path, prefix
 
 
-def info(location: str) -> FileInfo | None:
+def info(location: Location | str) -> FileInfo | None:
     """The file or directory at `location`, None when there is none."""
-    if not has_scheme(location):
-        if os.path.isdir(location):
-            return FileInfo(os.path.abspath(location), 0, True)
-        if os.path.isfile(location):
-            return FileInfo(os.path.abspath(location), os.path.getsize(location), False)
+    location = Location.of(location)
+    if not location.is_uri:
+        local = location.text
+        if os.path.isdir(local):
+            return FileInfo(os.path.abspath(local), 0, True)
+        if os.path.isfile(local):
+            return FileInfo(os.path.abspath(local), os.path.getsize(local), False)
         return None
     from pyarrow import fs as pafs
 
@@ -84,11 +74,12 @@ def info(location: str) -> FileInfo | None:
     return FileInfo(prefix + found.path, found.size or 0, found.type == pafs.FileType.Directory)
 
 
-def listdir(location: str) -> list[FileInfo]:
+def listdir(location: Location | str) -> list[FileInfo]:
     """The entries of a directory, sorted by location."""
-    if not has_scheme(location):
+    location = Location.of(location)
+    if not location.is_uri:
         out = []
-        with os.scandir(location) as entries:
+        with os.scandir(location.text) as entries:
             for entry in entries:
                 path = os.path.abspath(entry.path)
                 is_dir = entry.is_dir()
@@ -102,16 +93,17 @@ def listdir(location: str) -> list[FileInfo]:
                   key=lambda f: f.location)
 
 
-def expand(pattern: str) -> list[FileInfo]:
+def expand(pattern: Location | str) -> list[FileInfo]:
     """What a path or glob names: the file or directory itself, or every match of the glob."""
-    if not _GLOB_CHARS.search(pattern):
+    pattern = Location.of(pattern)
+    if not is_glob(pattern):
         found = info(pattern)
         return [found] if found is not None else []
-    if not has_scheme(pattern):
-        return [i for i in (info(p) for p in sorted(_glob.glob(pattern))) if i is not None]
+    if not pattern.is_uri:
+        return [i for i in (info(p) for p in sorted(_glob.glob(pattern.text))) if i is not None]
     # A glob under a URI: list from the deepest directory without glob characters and match
     # component by component (so that `*` does not cross a `/`, as in a shell).
-    parts = pattern.rstrip("/").split("/")
+    parts = pattern.text.rstrip("/").split("/")
     fixed = next(i for i, part in enumerate(parts) if _GLOB_CHARS.search(part))
     level = [info("/".join(parts[:fixed]))]
     for part in parts[fixed:]:
@@ -124,24 +116,31 @@ def expand(pattern: str) -> list[FileInfo]:
     return sorted((i for i in level if i is not None), key=lambda f: f.location)
 
 
-def open_binary(location: str, private_keys: str | None = None) -> BinaryIO:
+def is_glob(pattern: Location | str) -> bool:
+    """Whether a path or URI holds glob characters (`*`, `?`, `[`)."""
+    return bool(_GLOB_CHARS.search(str(pattern)))
+
+
+def open_binary(location: Location | str, private_keys: str | None = None) -> BinaryIO:
     """A seekable binary file object for reading `location`; an Aiven remote segment's `.rsm-manifest`
     opens as the segment, read from the `.log` object beside it (`kafkalog.remote.aiven_object`), decrypted
     with `private_keys` (`kafkalog.remote.aiven_keys.keyring`) when it is encrypted."""
-    if location.endswith(aiven_object.MANIFEST_SUFFIX):
-        return aiven_object.open_segment(location, open_object, keyring(private_keys))  # type: ignore[return-value]
+    location = Location.of(location)
+    if file_names.is_manifest_name(location.text):
+        return aiven_object.open_segment(location.text, open_object, keyring(private_keys))  # type: ignore[return-value]
     return open_object(location)
 
 
-def open_object(location: str) -> BinaryIO:
+def open_object(location: Location | str) -> BinaryIO:
     """The bytes at `location` as they are stored."""
-    if not has_scheme(location):
-        return open(location, "rb")
+    location = Location.of(location)
+    if not location.is_uri:
+        return open(location.text, "rb")
     filesystem, path, _ = _split_uri(location)
     return ReadAheadFile(filesystem.open_input_file(path))
 
 
-def read_bytes(location: str, start: int = 0, length: int | None = None) -> bytes:
+def read_bytes(location: Location | str, start: int = 0, length: int | None = None) -> bytes:
     with open_binary(location) as f:
         f.seek(start)
         return f.read() if length is None else f.read(length)

@@ -21,9 +21,10 @@ from typing import BinaryIO
 
 import numpy as np
 
+from kafkalog import file_names
 from kafkalog.errors import KafkalogError, RemoteObjectError
-from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry, base_offset_of
-from kafkalog.log.partition import parse_partition_dir_name
+from kafkalog.file_names import INDEX_SUFFIX, INDEXES_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, parse_partition_dir_name
+from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry
 from kafkalog.log.segment_ranges import range_starts
 from kafkalog.dataset import fs
 from kafkalog.remote import aiven_object
@@ -32,20 +33,12 @@ from kafkalog.remote.aiven_keys import keyring
 IndexEntry = OffsetIndexEntry
 
 __all__ = ["IndexEntry", "IndexColumns", "TimeIndexEntry", "segment_base_offset", "topic_partition",
-           "is_segment_file", "skip_directory", "offset_index_columns", "read_time_index"]
-
-
-MANIFEST_SUFFIX = ".rsm-manifest"  # an Aiven remote segment (kafkalog.remote.aiven_object)
+           "skip_directory", "offset_index_columns", "read_time_index"]
 
 
 def segment_base_offset(name: str) -> int | None:
     """The base offset in a segment file name, None when it is not a Kafka segment name."""
-    if not name.endswith((".log", MANIFEST_SUFFIX)):
-        return None
-    try:
-        return base_offset_of(name)
-    except ValueError:
-        return None
+    return file_names.base_offset_of(name) if file_names.is_segment_name(name) else None
 
 
 def topic_partition(directory_name: str) -> tuple[str | None, int | None]:
@@ -56,27 +49,19 @@ def topic_partition(directory_name: str) -> tuple[str | None, int | None]:
     return parsed.topic, parsed.partition
 
 
-def is_segment_file(name: str) -> bool:
-    return name.endswith((".log", MANIFEST_SUFFIX))
-
-
-def is_manifest(name: str) -> bool:
-    return name.endswith(MANIFEST_SUFFIX)
-
-
 def skip_directory(name: str) -> bool:
     parsed = parse_partition_dir_name(name)
     return parsed is not None and parsed.state is not None
 
 
 def _index_location(segment_location: str, suffix: str) -> str | None:
-    location = segment_location[: -len(".log")] + suffix
+    location = segment_location[: -len(LOG_SUFFIX)] + suffix
     found = fs.info(location)
     return None if found is None or found.is_dir else location
 
 
 #: An Aiven segment's index files, by their names in its manifest.
-_AIVEN_INDEXES = {".index": "offset", ".timeindex": "timestamp"}
+_AIVEN_INDEXES = {INDEX_SUFFIX: "offset", TIME_INDEX_SUFFIX: "timestamp"}
 
 
 def _open_index(segment_location: str, suffix: str, private_keys: str | None = None) -> tuple[BinaryIO, str] | None:
@@ -84,7 +69,7 @@ def _open_index(segment_location: str, suffix: str, private_keys: str | None = N
     `private_keys` when it is encrypted. None when there is none to trust: missing, or an Aiven index that does
     not read (no key, a wrong key, damage: the segment is then read whole, and reading it reports what is
     wrong)."""
-    if is_manifest(segment_location):
+    if file_names.is_manifest_name(segment_location):
         name = _AIVEN_INDEXES[suffix]
         try:
             manifest = aiven_object.read_manifest(segment_location, fs.open_object)
@@ -92,7 +77,7 @@ def _open_index(segment_location: str, suffix: str, private_keys: str | None = N
                                            manifest=manifest)
         except RemoteObjectError:
             return None
-        where = aiven_object.sibling(segment_location, aiven_object.INDEXES_SUFFIX)
+        where = aiven_object.sibling(segment_location, INDEXES_SUFFIX)
         return (io.BytesIO(data), f"{where} ({name} index)") if data else None
     location = _index_location(segment_location, suffix)
     return None if location is None else (fs.open_binary(location), location)
@@ -120,7 +105,7 @@ class IndexColumns:
 def offset_index_columns(segment_location: str, base_offset: int, log_size: int,
                          private_keys: str | None = None) -> IndexColumns:
     """The trustworthy entries of a segment's ``.index``: increasing offsets and positions inside the log."""
-    opened = _open_index(segment_location, ".index", private_keys)
+    opened = _open_index(segment_location, INDEX_SUFFIX, private_keys)
     if opened is None:
         return IndexColumns(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
     from kafkalog.fast import index as fast_index  # numba: not at the start-up of a command that plans nothing
@@ -150,7 +135,7 @@ def index_cuts(segment_location: str, base_offset: int, log_size: int, range_byt
 
 def read_time_index(segment_location: str, base_offset: int, private_keys: str | None = None) -> list[TimeIndexEntry]:
     """The trustworthy entries of a segment's ``.timeindex``: increasing timestamps, non-decreasing offsets."""
-    opened = _open_index(segment_location, ".timeindex", private_keys)
+    opened = _open_index(segment_location, TIME_INDEX_SUFFIX, private_keys)
     if opened is None:
         return []
     from kafkalog.fast import index as fast_index  # (start-up: as above)

@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from kafkalog import file_names
 from kafkalog.errors import UsageError
 from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
+from kafkalog.location import Location
 from kafkalog.log.segment_ranges import range_starts
-from kafkalog.dataset import fs, layout, offsets, remote
+from kafkalog.dataset import fs, layout, offsets, remote_roots
 from kafkalog.dataset.filters import Pushed
 from kafkalog.dataset.offsets import Bounds
 from kafkalog.dataset.options import PERMISSIVE, ReadOptions
@@ -63,12 +65,12 @@ def list_segments(path: str) -> list[Segment]:
     if not matches:
         raise UsageError(f"no such file or directory: {path}")
     # A file named on its own is read whatever its name; files matched by a glob must end in .log.
-    explicit = not any(c in path for c in "*?[")
+    explicit = not fs.is_glob(path)
     files: dict[str, fs.FileInfo] = {}
     for m in matches:
         if m.is_dir:
             _walk(m.location, files)
-        elif explicit or layout.is_segment_file(m.name):
+        elif explicit or file_names.is_segment_name(m.name):
             files[m.location] = m
     return _segments(files.values())
 
@@ -78,28 +80,29 @@ def _walk(directory: str, out: dict[str, fs.FileInfo]) -> None:
         if entry.is_dir:
             if not layout.skip_directory(entry.name):
                 _walk(entry.location, out)
-        elif layout.is_segment_file(entry.name):
+        elif file_names.is_segment_name(entry.name):
             out[entry.location] = entry
 
 
 def _segments(files) -> list[Segment]:
-    by_dir: dict[str, list[fs.FileInfo]] = {}
+    by_dir: dict[Location, list[fs.FileInfo]] = {}
     for f in files:
-        by_dir.setdefault(fs.parent(f.location), []).append(f)
+        by_dir.setdefault(f.where.parent, []).append(f)
     out: list[Segment] = []
     for directory in sorted(by_dir):
-        topic, partition = layout.topic_partition(fs.basename(directory))
+        topic, partition = layout.topic_partition(directory.name)
         entries = by_dir[directory]
         # An Aiven segment is its manifest: the `.log` object beside it is not a segment file.
-        manifests = {f.name[: -len(layout.MANIFEST_SUFFIX)] for f in entries if layout.is_manifest(f.name)}
-        entries = [f for f in entries if not (f.name.endswith(".log") and f.name[: -len(".log")] in manifests)]
+        manifests = {f.name[: -len(file_names.MANIFEST_SUFFIX)] for f in entries if file_names.is_manifest_name(f.name)}
+        entries = [f for f in entries if not (f.name.endswith(file_names.LOG_SUFFIX)
+                                              and f.name[: -len(file_names.LOG_SUFFIX)] in manifests)]
         kafka = sorted((layout.segment_base_offset(f.name), f) for f in entries
                        if layout.segment_base_offset(f.name) is not None)
         other = sorted((f for f in entries if layout.segment_base_offset(f.name) is None), key=lambda f: f.location)
         for i, (base, f) in enumerate(kafka):
             nxt = kafka[i + 1][0] if i + 1 < len(kafka) else None
-            if layout.is_manifest(f.name):
-                r = remote.aiven_segment(f)
+            if file_names.is_manifest_name(f.name):
+                r = remote_roots.aiven_segment(f)
                 out.append(Segment(f.location, r.size, r.topic, r.partition, base, nxt))
                 continue
             out.append(Segment(f.location, f.size, topic, partition, base, nxt))
@@ -152,10 +155,10 @@ def wanted_segments(path: str | Sequence[str], options: ReadOptions, pushed: Pus
         else:
             offsets.report_data_loss(options, message)
     if options.remote_root is not None:
-        states = remote.segment_states(_log_dirs(paths, segments))
+        states = remote_roots.segment_states(_log_dirs(paths, segments))
         remotes = _remote_segments(options.remote_root)
         if states is not None:  # Aiven segments whose custom metadata puts them where listing does not look
-            remotes += remote.segments_by_custom_metadata(options.remote_root, states, {r.segment_id for r in remotes})
+            remotes += remote_roots.segments_by_custom_metadata(options.remote_root, states, {r.segment_id for r in remotes})
         segments = stitched(segments, remotes, states, report)
     return [dataclasses.replace(s, private_keys=options.remote_private_key) for s in segments
             if options.wants(s.topic, s.partition) and pushed.wants(s.topic, s.partition)]
@@ -173,28 +176,28 @@ def by_partition(segments: list[Segment], across: bool = False) -> list[list[Seg
 def partition_key(seg: Segment, across: bool = True) -> object:
     """What a segment's partition is known by: its directory, or `across` directories its topic and
     partition where it has them. (Copies of a partition in two directories stay two partitions.)"""
-    return (seg.topic, seg.partition) if across and seg.topic is not None else fs.parent(seg.location)
+    return (seg.topic, seg.partition) if across and seg.topic is not None else str(Location(seg.location).parent)
 
 
-def _remote_segments(root: str) -> list[remote.RemoteSegment]:
+def _remote_segments(root: str) -> list[remote_roots.RemoteSegment]:
     try:
-        return remote.list_remote_segments(root)
+        return remote_roots.list_remote_segments(root)
     except FileNotFoundError:
         raise UsageError(f"option remoteRoot: no such directory: {root}") from None
 
 
 def _log_dirs(paths: list[str], local: list[Segment]) -> list[str]:
     """The log directories a read names: where `__remote_log_metadata` would be."""
-    dirs = {fs.parent(fs.parent(s.location)) for s in local}
+    dirs = {str(Location(s.location).parent.parent) for s in local}
     for path in paths:
         found = fs.info(path)
         if found is not None and found.is_dir:
-            dirs |= {found.location, fs.parent(found.location)}
+            dirs |= {found.location, str(found.where.parent)}
     return sorted(d for d in dirs if d)
 
 
-def stitched(local: list[Segment], remotes: list[remote.RemoteSegment],
-             states: dict[str, remote.SegmentState] | None = None,
+def stitched(local: list[Segment], remotes: list[remote_roots.RemoteSegment],
+             states: dict[str, remote_roots.SegmentState] | None = None,
              report: Callable[[str, Segment], None] | None = None) -> list[Segment]:
     """A partition's whole history: its remote segments, then its local ones, in offset order; a segment
     both remote and local (the same start offset) is read once, from the local disk.
@@ -206,10 +209,10 @@ def stitched(local: list[Segment], remotes: list[remote.RemoteSegment],
     for seg in local:
         groups.setdefault(partition_key(seg), []).append(seg)
     if states is not None:
-        lineages = {key: remote.leader_epoch_lineage(fs.parent(segs[0].location)) for key, segs in groups.items()}
+        lineages = {key: remote_roots.leader_epoch_lineage(str(Location(segs[0].location).parent)) for key, segs in groups.items()}
         remotes = [r for r in remotes if r.segment_id in states and states[r.segment_id].readable
                    and (lineages.get((r.topic, r.partition)) is None
-                        or remote.within_lineage(states[r.segment_id], lineages[(r.topic, r.partition)]))]
+                        or remote_roots.within_lineage(states[r.segment_id], lineages[(r.topic, r.partition)]))]
     ends: dict[str, int] = {}
     for r in remotes:
         group = groups.setdefault((r.topic, r.partition), [])
@@ -366,7 +369,7 @@ def _with_lookahead(ranges: list[SegmentRange], segments: list[Segment], across:
     # Segments of the directory that the path did not name still hold markers: list them too.
     for key, group in later.items():
         named = {s.base_offset for s in group}
-        extra = [s for directory in {fs.parent(s.location) for s in group}
+        extra = [s for directory in {Location(s.location).parent for s in group}
                  for s in _segments([f for f in fs.listdir(directory)
                                      if not f.is_dir and layout.segment_base_offset(f.name) is not None])
                  if s.base_offset not in named and partition_key(s, across) == key]

@@ -26,6 +26,7 @@ from kafkalog.dataset import decode, fs, plan
 from kafkalog.dataset.options import DROPMALFORMED, FAILFAST, PERMISSIVE, ReadOptions, parse_options
 from kafkalog.errors import UndecodableValueError, UsageError
 from kafkalog.formats.schemas_topic import AVRO, PROTOBUF, SCHEMAS_TOPIC, SchemasRecordError
+from kafkalog.location import Location
 from kafkalog.registry import arrow_types
 from kafkalog.registry.store import Schema, SchemaStore
 from kafkalog.registry.values import ValueDecoder
@@ -43,19 +44,19 @@ def find_schemas_partition(path: str) -> str | None:
     found = fs.info(path)
     candidates = []
     if found is not None and found.is_dir:
-        candidates += [found.location, fs.parent(found.location)]
+        candidates += [found.where, found.where.parent]
     elif found is not None:
-        candidates += [fs.parent(fs.parent(found.location))]
+        candidates += [found.where.parent.parent]
     else:  # a glob: the directories its matches lie in
         for match in fs.expand(path):
-            candidates += [fs.parent(match.location), fs.parent(fs.parent(match.location))]
+            candidates += [match.where.parent, match.where.parent.parent]
     for directory in candidates:
-        if fs.basename(directory) == SCHEMAS_PARTITION:
-            return directory
-        child = fs.join(directory, SCHEMAS_PARTITION)
+        if directory.name == SCHEMAS_PARTITION:
+            return str(directory)
+        child = directory.join(SCHEMAS_PARTITION)
         info = fs.info(child)
         if info is not None and info.is_dir:
-            return child
+            return str(child)
     return None
 
 
@@ -66,21 +67,21 @@ def load_store(location: str) -> SchemaStore:
     if info is None:
         raise UsageError(f"schema registry {location}: no such file or directory")
     if info.is_dir:
-        partition = location if fs.basename(location).startswith(f"{SCHEMAS_TOPIC}-") else None
+        partition = location if Location(location).name.startswith(f"{SCHEMAS_TOPIC}-") else None
         if partition is None:
-            child = fs.join(location, SCHEMAS_PARTITION)
+            child = str(Location(location).join(SCHEMAS_PARTITION))
             child_info = fs.info(child)
             partition = child if child_info is not None and child_info.is_dir else None
         if partition is not None:
             return _from_partition(partition)
-        if fs.has_scheme(location):
+        if Location(location).is_uri:
             raise UsageError(f"schema registry {location}: no {SCHEMAS_PARTITION} directory in it")
         store = SchemaStore.from_export(location)
         if not store.schemas:
             raise UsageError(f"schema registry {location}: neither a {SCHEMAS_TOPIC} partition, a log directory "
                              "with one, nor a directory of <id>.avsc, <id>.proto or <id>.json files")
         return store
-    if fs.has_scheme(location):
+    if Location(location).is_uri:
         raise UsageError(f"schema registry {location}: a registry export is read from a local file")
     try:
         return SchemaStore.from_export(location)

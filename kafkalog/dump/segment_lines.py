@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, TextIO
 
+from kafkalog import file_names
 from kafkalog.dataset import fs, layout
-from kafkalog.dataset.fs import has_scheme
 from kafkalog.dump import kafka_dump_log as kafka_format
 from kafkalog.dump import records as dump_format
 from kafkalog.dump.run_lines import RunLines
 from kafkalog.errors import DamagedDataError, TruncatedError
 from kafkalog.formats import internal_topics
-from kafkalog.formats.index import base_offset_of
+from kafkalog.location import Location
 from kafkalog.log import file_kinds
 from kafkalog.log.record_list import StreamedRecords, parts_of
 from kafkalog.log.segment import SegmentReader
@@ -87,29 +87,27 @@ class _Prefix:
         return data
 
 
-def dump_segment(path: Path | str, kind: str, opts: DumpOptions, out: TextIO) -> bool:
-    """Print one record-batch file (a segment, a KRaft snapshot); True when it was whole and every checksum held."""
-    cuts = _range_starts(path, kind, opts, out)
+def dump_segment(path: Location | Path, kind: str, opts: DumpOptions, out: TextIO) -> bool:
+    """Print one record-batch file (a segment, a KRaft snapshot, an Aiven remote segment by its manifest), on the
+    local disk or behind a URI; True when it was whole and every checksum held."""
+    location = Location.of(path)
+    cuts = _range_starts(location, kind, opts, out)
     if len(cuts) > 1:
-        return _dump_in_ranges(Path(path), kind, cuts, opts, out)
+        return _dump_in_ranges(location.path, kind, cuts, opts, out)
     # An Aiven remote segment reads from its `.log` object, chunk by chunk, as the segment it was made from.
-    if has_scheme(str(path)):  # a remote segment behind a URI (s3://...), read through pyarrow.fs
-        opened = (aiven_object.open_segment(str(path), fs.open_object, keyring(opts.private_keys))
-                  if kind == file_kinds.RSM_MANIFEST else fs.open_object(str(path)))
-    else:
-        opened = (aiven_object.open_segment(str(path), keyring=keyring(opts.private_keys))
-                  if kind == file_kinds.RSM_MANIFEST else open(path, "rb"))
+    opened = (aiven_object.open_segment(str(location), fs.open_object, keyring(opts.private_keys))
+              if kind == file_kinds.RSM_MANIFEST else fs.open_object(location))
     with opened as f:
         source: BinaryIO = f if opts.max_bytes is None else _Prefix(f, opts.max_bytes)  # type: ignore[assignment]
-        printer = _printer(path, kind, opts, source)  # (as given: a URI is not a Path)
+        printer = _printer(location, kind, opts, source)
         printer.header(out)
         lines = Lines.to(out)
         # Its batches' records in parts past a window: what is printed is not held.
-        with SegmentReader(source, name=str(path), decode_records=not opts.shallow, fast=opts.fast,
+        with SegmentReader(source, name=str(location), decode_records=not opts.shallow, fast=opts.fast,
                            batch_parts=True) as reader:
             for end_position in printer.batches(reader, lines):
                 if end_position is not None:
-                    _progress(opts, end_position, path)
+                    _progress(opts, end_position, location)
             damage = _without_max_bytes_cut(reader, opts)
             printer.trailing(damage, lines)
             printer.end(reader, damage, lines, opts.max_bytes is None)
@@ -154,10 +152,10 @@ class _KafkalogLines:
     """kafkalog's own lines, text or JSON: each batch's line, its records' lines (a run of batches at a time by
     the compiled formatters, where they apply) and the damage where it was found."""
 
-    def __init__(self, path: Path | str, opts: DumpOptions):
+    def __init__(self, path: Location, opts: DumpOptions):
         self.path, self.opts = path, opts
-        self.decoder = internal_topics.decoder_for_path(path, opts.decode)
-        self.topic = internal_topics.topic_of_path(path)
+        self.decoder = internal_topics.decoder_for_path(str(path), opts.decode)
+        self.topic = internal_topics.topic_of_path(str(path))
         self.values = None
         if opts.values is not None:
             from kafkalog.registry.values import is_registry_topic  # (start-up: --decode-values only)
@@ -257,9 +255,9 @@ class _KafkaLines:
     """kafka-dump-log.sh --deep-iteration --print-data-log's lines (of `--kafka-version`'s tool): the damage
     goes to stderr, where it does not disturb the lines scripts parse."""
 
-    def __init__(self, path: Path | str, kind: str, opts: DumpOptions, source: BinaryIO):
+    def __init__(self, path: Location, kind: str, opts: DumpOptions, source: BinaryIO):
         self.path, self.kind, self.opts, self.source = path, kind, opts, source
-        self.decoder = internal_topics.decoder_for_path(path, opts.decode)
+        self.decoder = internal_topics.decoder_for_path(str(path), opts.decode)
         self.undecodable = False  # (an undecodable key or value is printed as Kafka prints it)
         #: Bytes of the entries read whole: Kafka says how many bytes past them it did not read.
         self.valid_bytes = 0
@@ -267,7 +265,7 @@ class _KafkaLines:
 
     def header(self, out: TextIO) -> None:
         out.write(f"Dumping {self.path}\n")
-        for line in kafka_format.file_lines(_named(self.path), self.kind):
+        for line in kafka_format.file_lines(Path(self.path.name), self.kind):
             out.write(line + "\n")
 
     def batches(self, reader: SegmentReader, lines: Lines) -> Iterator[int | None]:
@@ -333,7 +331,7 @@ class _KafkaLines:
     def end(self, reader: SegmentReader, damage: list[DamagedDataError], lines: Lines, whole: bool) -> None:
         # Kafka stops at a partial entry and says how many bytes it left; other damage goes to stderr.
         if whole and reader.position < reader.size:
-            lines.line(f"Found {reader.size - self.valid_bytes} invalid bytes at the end of {_named(self.path).name}")
+            lines.line(f"Found {reader.size - self.valid_bytes} invalid bytes at the end of {self.path.name}")
         for d in damage:
             print(f"kafkalog dump: {d}", file=sys.stderr)
 
@@ -341,28 +339,23 @@ class _KafkaLines:
 _Printer = _KafkalogLines | _KafkaLines
 
 
-def _named(path: Path | str) -> Path:
-    """A path whose `name` is the file's, a URI's last part included (`s3://bucket/t-0/0.log`: `0.log`)."""
-    return path if isinstance(path, Path) else Path(path)
-
-
-def _printer(path: Path | str, kind: str, opts: DumpOptions, source: BinaryIO) -> _Printer:
-    return _KafkaLines(path, kind, opts, source) if opts.format == "kafka" else _KafkalogLines(path, opts)
+def _printer(path: Location | Path, kind: str, opts: DumpOptions, source: BinaryIO) -> _Printer:
+    location = Location.of(path)
+    return _KafkaLines(location, kind, opts, source) if opts.format == "kafka" else _KafkalogLines(location, opts)
 
 
 # --- a large segment's ranges on threads ---
 
-def _range_starts(path: Path | str, kind: str, opts: DumpOptions, out: TextIO) -> list[int]:
+def _range_starts(location: Location, kind: str, opts: DumpOptions, out: TextIO) -> list[int]:
     """Where a segment's ranges start: [0] (printed by one reader) unless it is a large `.log` on a disk with its
     offset index beside it, all of it printed, to a UTF-8 stream, and there are threads to share it."""
-    if opts.threads < 2 or kind != file_kinds.LOG or has_scheme(str(path)) or opts.max_bytes is not None \
+    if opts.threads < 2 or kind != file_kinds.LOG or location.is_uri or opts.max_bytes is not None \
             or opts.values is not None or _utf8_buffer(out) is None:
         return [0]
-    try:
-        base = base_offset_of(Path(path))
-    except ValueError:
+    base = file_names.base_offset_of(location.name)
+    if base is None:
         return [0]  # (not named as Kafka names a segment: no offset index to cut at)
-    return layout.index_cuts(str(path), base, Path(path).stat().st_size, RANGE_BYTES)
+    return layout.index_cuts(str(location), base, location.path.stat().st_size, RANGE_BYTES)
 
 
 class _Block:
@@ -441,7 +434,7 @@ def _without_max_bytes_cut(reader: SegmentReader, opts: DumpOptions) -> list:
     return damage
 
 
-def _progress(opts: DumpOptions, done: int, path: Path | str) -> None:
+def _progress(opts: DumpOptions, done: int, path: Location | Path) -> None:
     if opts.progress is not None:
         opts.progress.update(done, str(path))
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import io
 import os
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -34,6 +33,7 @@ from typing import Generic, TypeVar
 import numpy as np
 from kaitaistruct import KaitaiStream
 
+from kafkalog import file_names
 from kafkalog._generated.kafka_offset_index import KafkaOffsetIndex
 from kafkalog._generated.kafka_time_index import KafkaTimeIndex
 from kafkalog.model import NO_TIMESTAMP
@@ -43,7 +43,6 @@ OFFSET_ENTRY_SIZE = 8  # OffsetIndex.ENTRY_SIZE
 TIME_ENTRY_SIZE = 12  # TimeIndex.ENTRY_SIZE
 
 # `<base>.index`, or a remote segment's `<base>-<segment id>.index` (LocalTieredStorage)
-_BASE_OFFSET = re.compile(r"^(\d{20})[.-]")
 
 
 @dataclass(frozen=True)
@@ -65,10 +64,10 @@ class TimeIndexEntry:
 def base_offset_of(path: str | os.PathLike) -> int:
     """The base offset in a segment file's name (`00000000000000000106.index` -> 106)."""
     name = os.path.basename(os.fspath(path))
-    match = _BASE_OFFSET.match(name)
-    if not match:
+    base = file_names.base_offset_of(name)
+    if base is None:
         raise ValueError(f"{name}: not a segment file name (20-digit base offset, then a suffix)")
-    return int(match.group(1))
+    return base
 
 
 E = TypeVar("E")

@@ -39,6 +39,7 @@ from typing import Any
 
 from kaitaistruct import KaitaiStream, KaitaiStruct
 
+from kafkalog import file_names
 from kafkalog._generated import (
     internal_topics_catalog as catalog,
     kafka_consumer_protocol,
@@ -78,7 +79,6 @@ _SPECS = {
 }
 _RAFT_CONTROL_TYPES = {"LEADER_CHANGE": 2, "SNAPSHOT_HEADER": 3, "SNAPSHOT_FOOTER": 4, "KRAFT_VERSION": 5,
                        "KRAFT_VOTERS": 6}
-_PARTITION_DIR = re.compile(r"^(.+)-(\d+)$")
 
 
 @functools.cache
@@ -104,11 +104,11 @@ def decoder_for_topic(topic: str | None) -> str:
 def topic_of_path(path: str | Path) -> str | None:
     """The topic a segment or snapshot belongs to, from its partition directory (`__consumer_offsets-7`)."""
     p = Path(path)
-    if p.name == "bootstrap.checkpoint":
+    if p.name == file_names.BOOTSTRAP_CHECKPOINT:
         return "__cluster_metadata"  # the log directory's bootstrap snapshot
     directory = p if p.is_dir() else p.parent
-    m = _PARTITION_DIR.match(directory.name)
-    return m.group(1) if m else None
+    name = file_names.parse_partition_dir_name(directory.name)
+    return name.topic if name is not None and name.state is None else None
 
 
 def decoder_for_path(path: str | Path, override: str | None = None) -> str | None:

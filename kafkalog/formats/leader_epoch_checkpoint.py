@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 
 from kafkalog.errors import CorruptStructureError
 
-LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint"
 CURRENT_VERSION = 0
 
 _WHITESPACE = re.compile(r"\s+")

@@ -12,11 +12,11 @@ read as a `.log` does.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
+from kafkalog import file_names
 from kafkalog.errors import UsageError
-from kafkalog.formats.leader_epoch_checkpoint import LEADER_EPOCH_CHECKPOINT
+from kafkalog.file_names import BOOTSTRAP_CHECKPOINT, LEADER_EPOCH_CHECKPOINT
 from kafkalog.log.partition import is_partition_dir, partition_dirs
 
 LOG, INDEX, TIME_INDEX, SNAPSHOT, TXN_INDEX = "log", "index", "timeindex", "snapshot", "txnindex"
@@ -29,11 +29,9 @@ KINDS = (LOG, INDEX, TIME_INDEX, SNAPSHOT, TXN_INDEX, LEADER_EPOCH, KRAFT_SNAPSH
 #: Kinds whose bytes are record batches, read by `SegmentReader`.
 RECORD_FILES = (LOG, KRAFT_SNAPSHOT, BOOTSTRAP, RSM_MANIFEST)
 
-BOOTSTRAP_CHECKPOINT = "bootstrap.checkpoint"  # BootstrapDirectory.BINARY_BOOTSTRAP_FILENAME
-_KRAFT_SNAPSHOT_NAME = re.compile(r"^(\d{20})-(\d{10})\.checkpoint$")  # Snapshots.parse
-# (`.leader_epoch_checkpoint`: a remote segment's, in LocalTieredStorage's layout)
-_SUFFIXES = {".log": LOG, ".index": INDEX, ".timeindex": TIME_INDEX, ".snapshot": SNAPSHOT, ".txnindex": TXN_INDEX,
-             ".leader_epoch_checkpoint": LEADER_EPOCH, ".rsm-manifest": RSM_MANIFEST}
+_SUFFIXES = {file_names.LOG_SUFFIX: LOG, file_names.INDEX_SUFFIX: INDEX, file_names.TIME_INDEX_SUFFIX: TIME_INDEX,
+             file_names.SNAPSHOT_SUFFIX: SNAPSHOT, file_names.TXN_INDEX_SUFFIX: TXN_INDEX,
+             file_names.REMOTE_LEADER_EPOCH_SUFFIX: LEADER_EPOCH, file_names.MANIFEST_SUFFIX: RSM_MANIFEST}
 
 
 def kind_of(path: Path, forced: str | None = None) -> str | None:
@@ -44,7 +42,7 @@ def kind_of(path: Path, forced: str | None = None) -> str | None:
         return LEADER_EPOCH
     if path.name == BOOTSTRAP_CHECKPOINT:
         return BOOTSTRAP
-    if _KRAFT_SNAPSHOT_NAME.match(path.name):
+    if file_names.kraft_snapshot_id(path.name) is not None:
         return KRAFT_SNAPSHOT
     return _SUFFIXES.get(path.suffix)
 
@@ -52,21 +50,20 @@ def kind_of(path: Path, forced: str | None = None) -> str | None:
 def aiven_manifest_of(path: Path) -> Path | None:
     """The `.rsm-manifest` beside an Aiven `.log` object: the object's bytes are chunks (maybe compressed and
     encrypted), and the segment is read through its manifest."""
-    if path.suffix != ".log":
+    if path.suffix != file_names.LOG_SUFFIX:
         return None
-    manifest = path.with_suffix(".rsm-manifest")
+    manifest = path.with_suffix(file_names.MANIFEST_SUFFIX)
     return manifest if manifest.is_file() else None
 
 
 def kraft_snapshot_id(path: Path) -> tuple[int, int] | None:
     """(end offset, epoch) from a KRaft snapshot's name, None for another name."""
-    match = _KRAFT_SNAPSHOT_NAME.match(path.name)
-    return (int(match.group(1)), int(match.group(2))) if match else None
+    return file_names.kraft_snapshot_id(path.name)
 
 
 def kraft_snapshots(directory: Path) -> list[Path]:
     """The KRaft snapshots in a partition directory (only `__cluster_metadata-0` has them), by end offset."""
-    return sorted(p for p in directory.iterdir() if p.is_file() and _KRAFT_SNAPSHOT_NAME.match(p.name))
+    return sorted(p for p in directory.iterdir() if p.is_file() and file_names.kraft_snapshot_id(p.name) is not None)
 
 
 def directory_partitions(path: Path) -> list[Path] | None:
@@ -83,7 +80,7 @@ def record_files(partitions: list[Path]) -> list[Path]:
     totals of bytes to read; a log directory's bootstrap.checkpoint is added by the caller."""
     found: list[Path] = []
     for directory in partitions:
-        found += sorted(directory.glob("*.log")) + kraft_snapshots(directory)
+        found += sorted(directory.glob("*" + file_names.LOG_SUFFIX)) + kraft_snapshots(directory)
     return [p for p in found if p.is_file()]
 
 

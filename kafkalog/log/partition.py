@@ -17,25 +17,25 @@ finished its recovery.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from kafkalog.formats.leader_epoch_checkpoint import LEADER_EPOCH_CHECKPOINT
+from kafkalog.file_names import (
+    LEADER_EPOCH_CHECKPOINT,
+    LEFTOVER_SUFFIXES,
+    PARTITION_METADATA,
+    SNAPSHOT_SUFFIX,
+    parse_offset_file_name,
+    parse_partition_dir_name,
+)
 from kafkalog.log.lookup import OffsetLookup, TimestampLookup, find_offset, find_timestamp
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SEGMENT_SUFFIXES, SegmentFiles, segment_for
 from kafkalog.model import Batch, Record
 
-SNAPSHOT_SUFFIX = ".snapshot"
-LEFTOVER_SUFFIXES = {".deleted": "deleted", ".cleaned": "cleaned", ".swap": "swap"}
 #: Other files a broker keeps in a partition directory.
-KNOWN_FILES = (LEADER_EPOCH_CHECKPOINT, "partition.metadata")
-
-_FILE = re.compile(r"^(\d{20})(\.[a-z]+)(\.[a-z]+)?$")
-# topic-N, and the renamed directories of a partition being deleted or moved (topic-N.<uuid>-delete, -future, -stray)
-_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)(?:\.(?P<uid>[0-9a-f]{32})-(?P<state>delete|future|stray))?$")
+KNOWN_FILES = (LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA)
 
 
 @dataclass(frozen=True)
@@ -47,27 +47,6 @@ class LeftoverFile:
     base_offset: int
     #: The file type under the leftover suffix: '.log', '.index', ...
     suffix: str
-
-
-@dataclass(frozen=True)
-class PartitionName:
-    topic: str
-    partition: int
-    #: None for a live partition; 'delete', 'future' or 'stray' for a renamed directory.
-    state: str | None = None
-
-
-def parse_partition_dir_name(name: str) -> PartitionName | None:
-    """`orders-0` -> ('orders', 0); None when the name is not a partition directory's."""
-    match = _DIR.match(name)
-    if not match:
-        return None
-    return PartitionName(match["topic"], int(match["partition"]), match["state"])
-
-
-def segment_file_name(base_offset: int, suffix: str) -> str:
-    """Kafka's `LogFileUtils.filenamePrefixFromOffset`: the offset zero-padded to 20 digits."""
-    return f"{base_offset:020d}{suffix}"
 
 
 class Partition:
@@ -147,12 +126,12 @@ class Partition:
             if name == LEADER_EPOCH_CHECKPOINT:
                 self.leader_epoch_checkpoint = entry
                 continue
-            match = _FILE.match(name)
-            if not match:
+            parsed = parse_offset_file_name(name)
+            if parsed is None:
                 if name not in KNOWN_FILES:
                     self.other_files.append(entry)
                 continue
-            base, suffix, extra = int(match.group(1)), match.group(2), match.group(3)
+            base, suffix, extra = parsed.base_offset, parsed.suffix, parsed.extra
             if extra is not None:
                 if extra in LEFTOVER_SUFFIXES:
                     self.leftovers.append(LeftoverFile(entry, LEFTOVER_SUFFIXES[extra], base, suffix))
@@ -223,7 +202,7 @@ def is_partition_dir(path: Path) -> bool:
         return False
     if parse_partition_dir_name(path.name) is not None:
         return True
-    return any(_FILE.match(p.name) for p in path.iterdir())
+    return any(parse_offset_file_name(p.name) is not None for p in path.iterdir())
 
 
 def partition_dirs(log_dir: str | os.PathLike) -> list[Path]:

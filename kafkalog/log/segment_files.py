@@ -9,8 +9,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from kafkalog.file_names import (
+    INDEX_SUFFIX,
+    LOG_SUFFIX,
+    TIME_INDEX_SUFFIX,
+    TXN_INDEX_SUFFIX,
+)
+
 #: A segment's file suffixes, each with the `SegmentFiles` field that holds the file.
-SEGMENT_SUFFIXES = {".log": "log", ".index": "index", ".timeindex": "timeindex", ".txnindex": "txnindex"}
+SEGMENT_SUFFIXES = {LOG_SUFFIX: "log", INDEX_SUFFIX: "index", TIME_INDEX_SUFFIX: "timeindex", TXN_INDEX_SUFFIX: "txnindex"}
+
 
 @dataclass
 class SegmentFiles:

@@ -26,12 +26,10 @@ from kaitaistruct import KaitaiStream, KaitaiStructError
 from kafkalog._generated.aiven_encrypted_chunk import AivenEncryptedChunk
 from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES
 from kafkalog.errors import RemoteObjectError
+from kafkalog.file_names import INDEXES_SUFFIX, LOG_SUFFIX, MANIFEST_SUFFIX
 from kafkalog.remote.aiven_keys import Keyring
 from kafkalog.remote.aiven_manifest import Chunk, Manifest, parse_manifest
 
-MANIFEST_SUFFIX = ".rsm-manifest"
-LOG_SUFFIX = ".log"
-INDEXES_SUFFIX = ".indexes"
 IV_SIZE = 12  # SegmentEncryptionMetadataV1.IV_SIZE
 TAG_SIZE = 16  # AesEncryptionProvider.GCM_TAG_LENGTH / 8
 #: The most one chunk may decode to (Aiven's `chunk.size` is a few MiB): memory is bounded by it, not by

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 import kafkalog
-from kafkalog.dataset import remote
+from kafkalog.dataset import remote_roots
 from kafkalog.errors import DataLossError, UsageError
 from tests.brokers.test_consumer_reading import consumed, data_partitions
 from tests.brokers.test_kafka_dump_log import _ours
@@ -36,7 +36,7 @@ def _consumer(run) -> dict[int, list[tuple]]:
 
 
 def test_the_broker_tiered_most_of_the_history(tiered_4x):
-    remote_segments = remote.list_remote_segments(str(tiered_4x.work / "remote"))
+    remote_segments = remote_roots.list_remote_segments(str(tiered_4x.work / "remote"))
     assert {s.partition for s in remote_segments} == {0, 1}
     assert all(s.topic == "tiered" and len(s.topic_id) == 22 for s in remote_segments)
     local = kafkalog.read_table(tiered_4x.data_dir, subscribe="tiered")
@@ -72,7 +72,7 @@ def test_spark_reads_the_whole_history_with_the_remote_root(tiered_4x, spark):
 
 
 def test_dump_reads_a_remote_segment_as_a_local_one(tiered_4x):
-    segment = remote.list_remote_segments(str(tiered_4x.work / "remote"))[0]
+    segment = remote_roots.list_remote_segments(str(tiered_4x.work / "remote"))[0]
     res = subprocess.run([sys.executable, "-m", "kafkalog.cli", "dump", "--format", "json", segment.location],
                          capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
@@ -97,20 +97,20 @@ def test_only_segments_whose_copy_finished_are_read(tiered_4x, tiered_copy):
     """A remote file `__remote_log_metadata` does not list as COPY_SEGMENT_FINISHED is not read: here half a
     copy of a segment under another id, as a copy that failed and was retried leaves, whose id sorts first."""
     data, root = tiered_copy
-    first = remote.list_remote_segments(str(root))[0]
+    first = remote_roots.list_remote_segments(str(root))[0]
     stray = first.location.replace(first.segment_id, "-" * 22)
     with open(first.location, "rb") as f, open(stray, "wb") as out:
         out.write(f.read()[: first.size // 2])
-    assert remote.list_remote_segments(str(root))[0].location == stray
+    assert remote_roots.list_remote_segments(str(root))[0].location == stray
     table = kafkalog.read_table(data, subscribe="tiered", remoteRoot=str(root))
     assert sorted(_offsets(table, first.partition)) == [r[0] for r in _consumer(tiered_4x)[first.partition]]
 
 
 def test_a_missing_remote_segment_is_data_loss(tiered_4x, tiered_copy, caplog):
     data, root = tiered_copy
-    gone = [s for s in remote.list_remote_segments(str(root)) if s.partition == 0][1]
+    gone = [s for s in remote_roots.list_remote_segments(str(root)) if s.partition == 0][1]
     os.remove(gone.location)
-    states = remote.segment_states([str(data)])
+    states = remote_roots.segment_states([str(data)])
     end = states[gone.segment_id].end_offset
     with pytest.raises(DataLossError, match=rf"tiered-0: offsets \[{gone.base_offset}, {end + 1}\) are in no remote"):
         kafkalog.read_table(data, subscribe="tiered", remoteRoot=str(root))
@@ -134,7 +134,7 @@ def test_dump_with_the_remote_root_prints_the_whole_history_once(tiered_4x, tier
     """`kafkalog dump --remote-root ROOT PARTITIONS...` stitches as read_arrow does: a half copy the metadata
     does not list is not printed, and a segment both remote and local is printed once, from the disk."""
     data, root = tiered_copy
-    segments = [s for s in remote.list_remote_segments(str(root)) if s.partition == 0]
+    segments = [s for s in remote_roots.list_remote_segments(str(root)) if s.partition == 0]
     shutil.copy(segments[0].location, data / "tiered-0" / f"{segments[0].base_offset:020d}.log")
     stray = segments[1].location.replace(segments[1].segment_id, "-" * 22)
     shutil.copy(segments[1].location, stray)
@@ -171,8 +171,8 @@ def test_remote_segments_off_the_leader_epoch_lineage_are_not_read(tiered_4x, ti
     after an unclean election): the remote segments that go past that offset under the old epoch are not
     part of the log, as the broker would not serve them, and what they held is data loss."""
     data, root = tiered_copy
-    segments = [s for s in remote.list_remote_segments(str(root)) if s.partition == 0]
-    states = remote.segment_states([str(data)])
+    segments = [s for s in remote_roots.list_remote_segments(str(root)) if s.partition == 0]
+    states = remote_roots.segment_states([str(data)])
     cut = segments[1].base_offset + 1
     (data / "tiered-0" / "leader-epoch-checkpoint").write_text(f"0\n2\n0 0\n1 {cut}\n")
     kept_end = states[segments[0].segment_id].end_offset

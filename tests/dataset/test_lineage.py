@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafkalog.dataset.remote import SegmentState, within_lineage
+from kafkalog.dataset.remote_roots import SegmentState, within_lineage
 
 LINEAGE = [(0, 0), (1, 10), (2, 20), (3, 30), (4, 40), (5, 50), (7, 70)]
 OVERLAPPING = [(7, 51), (9, 100)]

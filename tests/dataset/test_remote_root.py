@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 import kafkalog
-from kafkalog.dataset import remote
+from kafkalog import file_names
 from tests.paths import FIXTURES
 
 ORDERS = FIXTURES / "partitions" / "orders-0"
@@ -18,7 +18,7 @@ def _tier(tmp_path, remote_count: int, local_from: int):
     """Copy orders-0's first `remote_count` segments to a remote root, and keep its segments from index
     `local_from` on in a log directory (an overlap when local_from < remote_count)."""
     bases = sorted(p.stem for p in ORDERS.glob("*.log"))
-    root = tmp_path / "remote" / remote.ROOT_DIR_NAME / f"orders-0-{TOPIC_ID}"
+    root = tmp_path / "remote" / file_names.LOCAL_TIERED_STORAGE_DIR / f"orders-0-{TOPIC_ID}"
     root.mkdir(parents=True)
     for i, base in enumerate(bases[:remote_count]):
         segment_id = f"{i:022d}".replace("0", "A")
@@ -38,7 +38,7 @@ def test_remote_then_local_each_segment_once(tmp_path, remote_count, local_from)
     whole = kafkalog.read_table(ORDERS, includeKafkalogColumns=True)
     assert len(list(ORDERS.glob("*.log"))) >= 4
     data, root = _tier(tmp_path, remote_count, local_from)
-    for path in (root, root / remote.ROOT_DIR_NAME, root / remote.ROOT_DIR_NAME / f"orders-0-{TOPIC_ID}"):
+    for path in (root, root / file_names.LOCAL_TIERED_STORAGE_DIR, root / file_names.LOCAL_TIERED_STORAGE_DIR / f"orders-0-{TOPIC_ID}"):
         got = kafkalog.read_table(data, remoteRoot=str(path), includeKafkalogColumns=True)
         assert got.column("offset").to_pylist() == whole.column("offset").to_pylist()
         assert got.column("value").equals(whole.column("value"))

@@ -5,7 +5,8 @@ import base64
 
 import pytest
 
-from kafkalog.log.partition import Partition, parse_partition_dir_name
+from kafkalog.file_names import parse_partition_dir_name
+from kafkalog.log.partition import Partition
 from tests.log.partition.partition_expected import ALL, HEALTHY, PARTITIONS, partition
 
 

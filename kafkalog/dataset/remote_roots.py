@@ -26,26 +26,18 @@ with the offsets it covers. Without that topic, the files' names are all there i
 from __future__ import annotations
 
 import base64
-import re
 from dataclasses import dataclass
 
+from kafkalog import file_names
 from kafkalog.dataset import fs
 from kafkalog.errors import DamagedDataError, RemoteObjectError
 from kafkalog.formats.leader_epoch_checkpoint import parse_leader_epoch_checkpoint
 from kafkalog.formats.internal_topics import decode_record, decoder_for_topic
+from kafkalog.location import Location
 from kafkalog.log.segment import SegmentReader
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_custom_metadata import parse_custom_metadata
 
-#: `RemoteTopicPartitionDirectory`'s name: topic, partition and the topic's id.
-_PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)-(?P<topic_id>[A-Za-z0-9_-]{22})$")
-#: `RemoteLogSegmentFileset`'s name of a segment's records.
-_SEGMENT = re.compile(r"^(?P<base>\d{20})-(?P<segment_id>[A-Za-z0-9_-]{22})\.log$")
-ROOT_DIR_NAME = "kafka-tiered-storage"  # LocalTieredStorage.ROOT_STORAGE_DIR_NAME
-#: Aiven's `<topic>-<topic id>` folder, its `<partition>` folders and its segments' manifests.
-_AIVEN_TOPIC_DIR = re.compile(r"^(?P<topic>.+)-(?P<topic_id>[A-Za-z0-9_-]{22})$")
-_AIVEN_PARTITION_DIR = re.compile(r"^\d+$")
-_AIVEN_MANIFEST = re.compile(r"^(?P<base>\d{20})-(?P<segment_id>[A-Za-z0-9_-]{22})\.rsm-manifest$")
 #: How deep under a root Aiven's topic folders are looked for (the prefix may hold folders).
 _AIVEN_SEARCH_DEPTH = 3
 
@@ -70,15 +62,16 @@ def list_remote_segments(root: str) -> list[RemoteSegment]:
         raise FileNotFoundError(root)
     out: list[RemoteSegment] = []
     for directory in _partition_dirs(found):
-        match = _PARTITION_DIR.match(directory.name)
+        partition = file_names.parse_remote_partition_dir_name(directory.name)
+        assert partition is not None  # (as _partition_dirs found it)
         for entry in fs.listdir(directory.location):
-            segment = _SEGMENT.match(entry.name)
-            if segment and not entry.is_dir:
-                out.append(RemoteSegment(entry.location, entry.size, match["topic"], int(match["partition"]),
-                                         match["topic_id"], int(segment["base"]), segment["segment_id"]))
+            segment = file_names.parse_remote_segment_name(entry.name)
+            if segment and segment.suffix == file_names.LOG_SUFFIX and not entry.is_dir:
+                out.append(RemoteSegment(entry.location, entry.size, partition.topic, partition.partition,
+                                         partition.topic_id, segment.base_offset, segment.segment_id))
     for directory in _aiven_partition_dirs(found, _AIVEN_SEARCH_DEPTH):
         for entry in fs.listdir(directory.location):
-            if not entry.is_dir and _AIVEN_MANIFEST.match(entry.name):
+            if not entry.is_dir and _aiven_manifest_name(entry.name) is not None:
                 out.append(aiven_segment(entry))
     return sorted(out, key=lambda s: (s.topic, s.partition, s.base_offset, s.segment_id))
 
@@ -96,7 +89,7 @@ def segments_by_custom_metadata(root: str, states: dict[str, SegmentState],
             continue
         names = [f"{meta.object_prefix or ''}{meta.object_key}", meta.object_key]
         for name in dict.fromkeys(names):
-            found = fs.info(fs.join(root, name + aiven_object.MANIFEST_SUFFIX))
+            found = fs.info(Location(root).join(name + file_names.MANIFEST_SUFFIX))
             if found is not None and not found.is_dir:
                 out.append(aiven_segment(found))
                 break
@@ -107,14 +100,15 @@ def aiven_segment(found: fs.FileInfo) -> RemoteSegment:
     """An Aiven segment by its manifest: topic, partition and ids from the manifest's metadata (else from its
     key), its size the segment's. A manifest that does not read keeps a size of 1, so that reading it reports
     why (`kafkalog.dataset.decode`)."""
-    name = _AIVEN_MANIFEST.match(found.name)
-    partition_dir = fs.parent(found.location)
-    topic_dir = _AIVEN_TOPIC_DIR.match(fs.basename(fs.parent(partition_dir)))
-    topic = topic_dir["topic"] if topic_dir else None
-    topic_id = topic_dir["topic_id"] if topic_dir else ""
-    partition = int(fs.basename(partition_dir)) if _AIVEN_PARTITION_DIR.match(fs.basename(partition_dir)) else None
-    base = int(name["base"]) if name else 0
-    segment_id = name["segment_id"] if name else ""
+    name = _aiven_manifest_name(found.name)
+    partition_dir = found.where.parent
+    topic_dir = file_names.parse_aiven_topic_dir_name(partition_dir.parent.name)
+    topic = topic_dir[0] if topic_dir else None
+    topic_id = topic_dir[1] if topic_dir else ""
+    partition_name = partition_dir.name
+    partition = int(partition_name) if file_names.is_aiven_partition_dir_name(partition_name) else None
+    base = name.base_offset if name else 0
+    segment_id = name.segment_id if name else ""
     try:
         manifest = aiven_object.read_manifest(found.location, fs.open_object)
     except RemoteObjectError:
@@ -129,13 +123,19 @@ def aiven_segment(found: fs.FileInfo) -> RemoteSegment:
                          segment.get("id", segment_id), manifest.end_offset)
 
 
+def _aiven_manifest_name(name: str) -> file_names.RemoteSegmentName | None:
+    parsed = file_names.parse_remote_segment_name(name)
+    return parsed if parsed is not None and parsed.suffix == file_names.MANIFEST_SUFFIX else None
+
+
 def _aiven_partition_dirs(root: fs.FileInfo, depth: int) -> list[fs.FileInfo]:
     """Aiven's `<partition>` folders under `<topic>-<topic id>` folders, at most `depth` levels down."""
-    if _AIVEN_PARTITION_DIR.match(root.name) and _AIVEN_TOPIC_DIR.match(fs.basename(fs.parent(root.location))):
+    if file_names.is_aiven_partition_dir_name(root.name) \
+            and file_names.parse_aiven_topic_dir_name(root.where.parent.name):
         return [root]
     entries = [e for e in fs.listdir(root.location) if e.is_dir]
-    if _AIVEN_TOPIC_DIR.match(root.name):
-        partitions = [e for e in entries if _AIVEN_PARTITION_DIR.match(e.name)]
+    if file_names.parse_aiven_topic_dir_name(root.name):
+        partitions = [e for e in entries if file_names.is_aiven_partition_dir_name(e.name)]
         if partitions:
             return partitions
     if depth == 0:
@@ -144,13 +144,13 @@ def _aiven_partition_dirs(root: fs.FileInfo, depth: int) -> list[fs.FileInfo]:
 
 
 def _partition_dirs(root: fs.FileInfo) -> list[fs.FileInfo]:
-    if _PARTITION_DIR.match(root.name):
+    if file_names.parse_remote_partition_dir_name(root.name):
         return [root]
     entries = [e for e in fs.listdir(root.location) if e.is_dir]
-    nested = [e for e in entries if e.name == ROOT_DIR_NAME]
+    nested = [e for e in entries if e.name == file_names.LOCAL_TIERED_STORAGE_DIR]
     if nested:
         entries += [e for e in fs.listdir(nested[0].location) if e.is_dir]
-    return [e for e in entries if _PARTITION_DIR.match(e.name)]
+    return [e for e in entries if file_names.parse_remote_partition_dir_name(e.name)]
 
 
 METADATA_TOPIC = "__remote_log_metadata"
@@ -179,12 +179,9 @@ class SegmentState:
         return self.state == COPY_SEGMENT_FINISHED
 
 
-LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint"
-
-
 def leader_epoch_lineage(partition_dir: str) -> list[tuple[int, int]] | None:
     """A local partition's leader epochs and their start offsets (its `leader-epoch-checkpoint`); None without one."""
-    location = fs.join(partition_dir, LEADER_EPOCH_CHECKPOINT)
+    location = str(Location(partition_dir).join(file_names.LEADER_EPOCH_CHECKPOINT))
     if fs.info(location) is None:
         return None
     try:
@@ -243,14 +240,13 @@ def _filtered(epochs: dict[int, int]) -> dict[int, int]:
 def segment_states(log_dirs: list[str]) -> dict[str, SegmentState] | None:
     """Every remote segment's last state, from the `__remote_log_metadata` partitions in `log_dirs`, by segment
     id; None when there are none (then the files' names are all there is)."""
-    partitions = [e for d in log_dirs for e in fs.listdir(d)
-                  if e.is_dir and re.fullmatch(rf"{METADATA_TOPIC}-\d+", e.name)]
+    partitions = [e for d in log_dirs for e in fs.listdir(d) if e.is_dir and _is_metadata_partition(e.name)]
     if not partitions:
         return None
     decoder = decoder_for_topic(METADATA_TOPIC)
     states: dict[str, SegmentState] = {}
     for directory in partitions:
-        logs = sorted((e for e in fs.listdir(directory.location) if _LOG.match(e.name)), key=lambda e: e.name)
+        logs = sorted((e for e in fs.listdir(directory.location) if _is_segment_log(e.name)), key=lambda e: e.name)
         for entry in logs:
             with fs.open_binary(entry.location) as f, SegmentReader(f, name=entry.location) as reader:
                 for batch in reader:
@@ -261,7 +257,14 @@ def segment_states(log_dirs: list[str]) -> dict[str, SegmentState] | None:
     return states
 
 
-_LOG = re.compile(r"^\d{20}\.log$")
+def _is_metadata_partition(name: str) -> bool:
+    parsed = file_names.parse_partition_dir_name(name)
+    return parsed is not None and parsed.topic == METADATA_TOPIC and parsed.state is None
+
+
+def _is_segment_log(name: str) -> bool:
+    parsed = file_names.parse_offset_file_name(name)
+    return parsed is not None and parsed.suffix == file_names.LOG_SUFFIX and parsed.extra is None
 
 
 def _apply(states: dict[str, SegmentState], value: dict) -> None:
