@@ -165,7 +165,7 @@ def fields(items: Items) -> np.ndarray | None:
         "position": items.position, "size": items.size, "magic": items.magic,
         "base_offset": h[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET],
         "last_offset": h[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET] + delta,  # (int64 wraps as Java's long)
-        "count": h[:, k.KAFKA_RECORD_BATCH__RECORDS_COUNT], "compression": codec,
+        "count": h[:, k.KAFKA_RECORD_BATCH__NUM_RECORDS], "compression": codec,
         "crc": h[:, k.KAFKA_RECORD_BATCH__CRC], "crc_valid": 1,  # (a plain batch's checksum held)
         "timestamp_type": h[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] != 0,
         "max_timestamp": h[:, k.KAFKA_RECORD_BATCH__MAX_TIMESTAMP],

@@ -238,7 +238,7 @@ class BatchWalker:
             emitted = examined = rows - 1 if count and rows == count else rows
             if 0 <= trailing_at < emitted:
                 rec = self.kaitai_record(group, s)
-                failure = record_batch.record_trailing_damage(trailing_at, len(rec.body.trailing), rec.length.value,
+                failure = record_batch.record_trailing_damage(trailing_at, len(rec.body.trailing), rec.len_body.value,
                                                               self.options.path, position)
                 emitted = examined = trailing_at
             else:
@@ -251,7 +251,7 @@ class BatchWalker:
         elif err == kernels.BODY_TRAILING:
             rec = self.kaitai_record(group, s)
             failure = record_batch.record_trailing_damage(int(sections.good[s]), len(rec.body.trailing),
-                                                          rec.length.value, self.options.path, position)
+                                                          rec.len_body.value, self.options.path, position)
         elif err != 0:
             failure = self.parse_damage(group, s, int(sections.good[s]), count, position)
         damage = list(group.damage.get(s, [])) + [d for i, d in group.control_damage.pop(s, []) if i < examined]

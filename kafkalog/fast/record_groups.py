@@ -60,7 +60,7 @@ class Sections:
         n = group.count
         partial = np.zeros(n, dtype=np.int64)
         partial[list(group.partial)] = 1
-        return cls(group.starts, group.starts + group.lengths, group.hdr[:, k.KAFKA_RECORD_BATCH__RECORDS_COUNT].copy(),
+        return cls(group.starts, group.starts + group.lengths, group.hdr[:, k.KAFKA_RECORD_BATCH__NUM_RECORDS].copy(),
                    partial, np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
                    np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64))
 

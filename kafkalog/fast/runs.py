@@ -209,7 +209,7 @@ def batch_of(item: Item, path: str | None) -> Batch:
         magic=item.magic,
         base_offset=base_offset,
         last_offset=s64(base_offset + last_offset_delta),
-        count=h[k.KAFKA_RECORD_BATCH__RECORDS_COUNT],
+        count=h[k.KAFKA_RECORD_BATCH__NUM_RECORDS],
         compression=CODEC_NAMES.get(codec, f"unknown({codec})"),
         crc=h[k.KAFKA_RECORD_BATCH__CRC],
         crc_valid=not any(isinstance(d, ChecksumError) for d in item.damage),

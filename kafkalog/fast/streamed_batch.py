@@ -60,7 +60,7 @@ class StreamedBatch:
         self.hdr = np.ascontiguousarray(hdr.reshape(1, -1))  # the batch's header: a group of one section
         self.header = self.hdr[0].tolist()
         self.position, self.size, self.magic = position, size, magic
-        self.count = self.header[k.KAFKA_RECORD_BATCH__RECORDS_COUNT]
+        self.count = self.header[k.KAFKA_RECORD_BATCH__NUM_RECORDS]
         self.window = max(1, min(self.options.limit, WINDOW_BYTES))
         self.chunks = stream(self.header[k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION], data, 2, self.options.limit)
         self.buffer = np.empty(0, dtype=np.uint8)
@@ -261,5 +261,5 @@ class StreamedBatch:
 
     def _trailing_damage(self, group: Group, index: int) -> DamagedDataError:
         rec = self.walker.kaitai_record(group, 0)
-        return record_batch.record_trailing_damage(index, len(rec.body.trailing), rec.length.value, self.options.path,
+        return record_batch.record_trailing_damage(index, len(rec.body.trailing), rec.len_body.value, self.options.path,
                                                    self.position)
