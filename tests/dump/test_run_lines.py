@@ -198,8 +198,8 @@ def _batch_lines(items) -> dict[str, list[str]] | None:
     if fields is None:
         return None
     out = {}
-    for name, (parts, _) in _TEMPLATES.items():
-        text, starts = batch_lines.batch_lines(batch_lines.Template.of(parts), fields)
+    for name, (steps, _) in _TEMPLATES.items():
+        text, starts = batch_lines.batch_lines(batch_lines.Template.of(steps), fields)
         out[name] = [bytes(text[starts[i]:starts[i + 1]]).decode("ascii") for i in range(len(items))]
     return out
 
