@@ -235,7 +235,7 @@ class BatchWalker:
         partial = group.partial.get(s)
         count = int(sections.count[s])
         emitted = rows  # records handed out
-        examined = rows  # records whose control keys the reference path looks at
+        examined = rows  # records whose control keys the object path looks at
         failure = None
         if partial is not None:
             # What decompressed before the damage: the records in it, less the last declared one.
@@ -372,7 +372,7 @@ class BatchWalker:
         keys, values, bad = binary_arrays(buf, key_pos, key_size, h[k.KAFKA_RECORD__HEADER__VALUE__POS],
                                           h[k.KAFKA_RECORD__HEADER__VALUE__SIZE], pa.string())
         if bad >= 0:
-            # Kafka decodes header keys with replacement characters; so does the reference path.
+            # Kafka decodes header keys with replacement characters; so does the object path.
             keys = pa.array([buf[p:p + z].tobytes().decode("utf-8", "replace")
                              for p, z in zip(key_pos.tolist(), key_size.tolist())], type=pa.string())
         struct = pa.StructArray.from_arrays([keys, values], fields=list(SCHEMA.field("headers").type.value_type))
@@ -388,7 +388,7 @@ class BatchWalker:
         names = [_CONTROL_CODES.get(t, len(CONTROL_NAMES)) if t >= 0 else len(CONTROL_NAMES) for t in types.tolist()]
         codes[rows] = names
         for i in np.flatnonzero(types < 0).tolist():
-            # A key that does not parse: UNKNOWN, and the Kaitai parser says why, as the reference path does.
+            # A key that does not parse: UNKNOWN, and the Kaitai parser says why, as the object path does.
             r = int(rows[i])
             key = buf[key_pos[i]:key_pos[i] + max(key_size[i], 0)].tobytes()
             try:
