@@ -42,22 +42,22 @@ class AivenChunkSizes(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.count = self._io.read_s4be()
-        if not self.count >= 0:
-            raise kaitaistruct.ValidationLessThanError(0, self.count, self._io, u"/seq/0")
-        if self.count == 1:
+        self.num_chunks = self._io.read_s4be()
+        if not self.num_chunks >= 0:
+            raise kaitaistruct.ValidationLessThanError(0, self.num_chunks, self._io, u"/seq/0")
+        if self.num_chunks == 1:
             pass
             self.single = self._io.read_s4be()
             if not self.single >= 0:
                 raise kaitaistruct.ValidationLessThanError(0, self.single, self._io, u"/seq/1")
 
-        if self.count > 1:
+        if self.num_chunks > 1:
             pass
             self.base = self._io.read_s4be()
             if not self.base >= 0:
                 raise kaitaistruct.ValidationLessThanError(0, self.base, self._io, u"/seq/2")
 
-        if self.count > 1:
+        if self.num_chunks > 1:
             pass
             self.bytes_per_value = self._io.read_u1()
             if not self.bytes_per_value >= 1:
@@ -65,14 +65,14 @@ class AivenChunkSizes(KaitaiStruct):
             if not self.bytes_per_value <= 4:
                 raise kaitaistruct.ValidationGreaterThanError(4, self.bytes_per_value, self._io, u"/seq/3")
 
-        if self.count > 1:
+        if self.num_chunks > 1:
             pass
             self.differences = []
-            for i in range(self.count - 1):
+            for i in range(self.num_chunks - 1):
                 self.differences.append(AivenChunkSizes.Difference(self._io, self, self._root))
 
 
-        if self.count > 1:
+        if self.num_chunks > 1:
             pass
             self.last = self._io.read_s4be()
             if not self.last >= 0:
@@ -82,23 +82,23 @@ class AivenChunkSizes(KaitaiStruct):
 
     def _fetch_instances(self):
         pass
-        if self.count == 1:
+        if self.num_chunks == 1:
             pass
 
-        if self.count > 1:
+        if self.num_chunks > 1:
             pass
 
-        if self.count > 1:
+        if self.num_chunks > 1:
             pass
 
-        if self.count > 1:
+        if self.num_chunks > 1:
             pass
             for i in range(len(self.differences)):
                 pass
                 self.differences[i]._fetch_instances()
 
 
-        if self.count > 1:
+        if self.num_chunks > 1:
             pass
 
 

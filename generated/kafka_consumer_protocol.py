@@ -73,11 +73,11 @@ class KafkaConsumerProtocol(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.len_assigned_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(False, self._io)
-            if (not (self.len_assigned_partitions.is_null)):
+            self.num_assigned_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(False, self._io)
+            if (not (self.num_assigned_partitions.is_null)):
                 pass
                 self.assigned_partitions = []
-                for i in range(self.len_assigned_partitions.count):
+                for i in range(self.num_assigned_partitions.num_elements):
                     self.assigned_partitions.append(KafkaConsumerProtocol.ConsumerProtocolAssignment.TopicPartition(self.schema_version, self._io, self, self._root))
 
 
@@ -86,8 +86,8 @@ class KafkaConsumerProtocol(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_assigned_partitions._fetch_instances()
-            if (not (self.len_assigned_partitions.is_null)):
+            self.num_assigned_partitions._fetch_instances()
+            if (not (self.num_assigned_partitions.is_null)):
                 pass
                 for i in range(len(self.assigned_partitions)):
                     pass
@@ -111,11 +111,11 @@ class KafkaConsumerProtocol(KaitaiStruct):
 
             def _read(self):
                 self.topic = kafka_message_common.KafkaMessageCommon.StringField(False, self._io)
-                self.len_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(False, self._io)
-                if (not (self.len_partitions.is_null)):
+                self.num_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(False, self._io)
+                if (not (self.num_partitions.is_null)):
                     pass
                     self.partitions = []
-                    for i in range(self.len_partitions.count):
+                    for i in range(self.num_partitions.num_elements):
                         self.partitions.append(self._io.read_s4be())
 
 
@@ -124,8 +124,8 @@ class KafkaConsumerProtocol(KaitaiStruct):
             def _fetch_instances(self):
                 pass
                 self.topic._fetch_instances()
-                self.len_partitions._fetch_instances()
-                if (not (self.len_partitions.is_null)):
+                self.num_partitions._fetch_instances()
+                if (not (self.num_partitions.is_null)):
                     pass
                     for i in range(len(self.partitions)):
                         pass
@@ -148,23 +148,23 @@ class KafkaConsumerProtocol(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.len_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(False, self._io)
-            if (not (self.len_topics.is_null)):
+            self.num_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(False, self._io)
+            if (not (self.num_topics.is_null)):
                 pass
                 self.topics = []
-                for i in range(self.len_topics.count):
+                for i in range(self.num_topics.num_elements):
                     self.topics.append(kafka_message_common.KafkaMessageCommon.StringField(False, self._io))
 
 
             self.user_data = kafka_message_common.KafkaMessageCommon.BytesField(False, self._io)
             if self.schema_version >= 1:
                 pass
-                self.len_owned_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(False, self._io)
+                self.num_owned_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(False, self._io)
 
-            if  ((self.schema_version >= 1) and ((not (self.len_owned_partitions.is_null)))) :
+            if  ((self.schema_version >= 1) and ((not (self.num_owned_partitions.is_null)))) :
                 pass
                 self.owned_partitions = []
-                for i in range(self.len_owned_partitions.count):
+                for i in range(self.num_owned_partitions.num_elements):
                     self.owned_partitions.append(KafkaConsumerProtocol.ConsumerProtocolSubscription.TopicPartition(self.schema_version, self._io, self, self._root))
 
 
@@ -180,8 +180,8 @@ class KafkaConsumerProtocol(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_topics._fetch_instances()
-            if (not (self.len_topics.is_null)):
+            self.num_topics._fetch_instances()
+            if (not (self.num_topics.is_null)):
                 pass
                 for i in range(len(self.topics)):
                     pass
@@ -191,9 +191,9 @@ class KafkaConsumerProtocol(KaitaiStruct):
             self.user_data._fetch_instances()
             if self.schema_version >= 1:
                 pass
-                self.len_owned_partitions._fetch_instances()
+                self.num_owned_partitions._fetch_instances()
 
-            if  ((self.schema_version >= 1) and ((not (self.len_owned_partitions.is_null)))) :
+            if  ((self.schema_version >= 1) and ((not (self.num_owned_partitions.is_null)))) :
                 pass
                 for i in range(len(self.owned_partitions)):
                     pass
@@ -228,12 +228,12 @@ class KafkaConsumerProtocol(KaitaiStruct):
 
                 if self.schema_version >= 1:
                     pass
-                    self.len_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(False, self._io)
+                    self.num_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(False, self._io)
 
-                if  ((self.schema_version >= 1) and ((not (self.len_partitions.is_null)))) :
+                if  ((self.schema_version >= 1) and ((not (self.num_partitions.is_null)))) :
                     pass
                     self.partitions = []
-                    for i in range(self.len_partitions.count):
+                    for i in range(self.num_partitions.num_elements):
                         self.partitions.append(self._io.read_s4be())
 
 
@@ -247,9 +247,9 @@ class KafkaConsumerProtocol(KaitaiStruct):
 
                 if self.schema_version >= 1:
                     pass
-                    self.len_partitions._fetch_instances()
+                    self.num_partitions._fetch_instances()
 
-                if  ((self.schema_version >= 1) and ((not (self.len_partitions.is_null)))) :
+                if  ((self.schema_version >= 1) and ((not (self.num_partitions.is_null)))) :
                     pass
                     for i in range(len(self.partitions)):
                         pass

@@ -243,19 +243,19 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self.member_epoch = self._io.read_s4be()
             self.previous_member_epoch = self._io.read_s4be()
             self.state = self._io.read_s1()
-            self.len_assigned_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_assigned_partitions.is_null)):
+            self.num_assigned_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_assigned_partitions.is_null)):
                 pass
                 self.assigned_partitions = []
-                for i in range(self.len_assigned_partitions.count):
+                for i in range(self.num_assigned_partitions.num_elements):
                     self.assigned_partitions.append(KafkaGroupCoordinatorRecord.ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions(self.schema_version, self._io, self, self._root))
 
 
-            self.len_partitions_pending_revocation = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_partitions_pending_revocation.is_null)):
+            self.num_partitions_pending_revocation = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_partitions_pending_revocation.is_null)):
                 pass
                 self.partitions_pending_revocation = []
-                for i in range(self.len_partitions_pending_revocation.count):
+                for i in range(self.num_partitions_pending_revocation.num_elements):
                     self.partitions_pending_revocation.append(KafkaGroupCoordinatorRecord.ConsumerGroupCurrentMemberAssignmentValue.TopicPartitions(self.schema_version, self._io, self, self._root))
 
 
@@ -264,16 +264,16 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_assigned_partitions._fetch_instances()
-            if (not (self.len_assigned_partitions.is_null)):
+            self.num_assigned_partitions._fetch_instances()
+            if (not (self.num_assigned_partitions.is_null)):
                 pass
                 for i in range(len(self.assigned_partitions)):
                     pass
                     self.assigned_partitions[i]._fetch_instances()
 
 
-            self.len_partitions_pending_revocation._fetch_instances()
-            if (not (self.len_partitions_pending_revocation.is_null)):
+            self.num_partitions_pending_revocation._fetch_instances()
+            if (not (self.num_partitions_pending_revocation.is_null)):
                 pass
                 for i in range(len(self.partitions_pending_revocation)):
                     pass
@@ -297,11 +297,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _read(self):
                 self.topic_id = kafka_message_common.KafkaMessageCommon.Uuid(self._io)
-                self.len_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_partitions.is_null)):
+                self.num_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_partitions.is_null)):
                     pass
                     self.partitions = []
-                    for i in range(self.len_partitions.count):
+                    for i in range(self.num_partitions.num_elements):
                         self.partitions.append(self._io.read_s4be())
 
 
@@ -311,8 +311,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             def _fetch_instances(self):
                 pass
                 self.topic_id._fetch_instances()
-                self.len_partitions._fetch_instances()
-                if (not (self.len_partitions.is_null)):
+                self.num_partitions._fetch_instances()
+                if (not (self.num_partitions.is_null)):
                     pass
                     for i in range(len(self.partitions)):
                         pass
@@ -335,11 +335,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_assignment_epochs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_assignment_epochs.is_null)):
+                self.num_assignment_epochs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_assignment_epochs.is_null)):
                     pass
                     self.assignment_epochs = []
-                    for i in range(self.len_assignment_epochs.count):
+                    for i in range(self.num_assignment_epochs.num_elements):
                         self.assignment_epochs.append(self._io.read_s4be())
 
 
@@ -347,8 +347,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_assignment_epochs._fetch_instances()
-                if (not (self.len_assignment_epochs.is_null)):
+                self.num_assignment_epochs._fetch_instances()
+                if (not (self.num_assignment_epochs.is_null)):
                     pass
                     for i in range(len(self.assignment_epochs)):
                         pass
@@ -468,11 +468,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self.rack_id = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
             self.client_id = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
             self.client_host = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
-            self.len_subscribed_topic_names = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_subscribed_topic_names.is_null)):
+            self.num_subscribed_topic_names = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_subscribed_topic_names.is_null)):
                 pass
                 self.subscribed_topic_names = []
-                for i in range(self.len_subscribed_topic_names.count):
+                for i in range(self.num_subscribed_topic_names.num_elements):
                     self.subscribed_topic_names.append(kafka_message_common.KafkaMessageCommon.StringField(True, self._io))
 
 
@@ -488,8 +488,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self.rack_id._fetch_instances()
             self.client_id._fetch_instances()
             self.client_host._fetch_instances()
-            self.len_subscribed_topic_names._fetch_instances()
-            if (not (self.len_subscribed_topic_names.is_null)):
+            self.num_subscribed_topic_names._fetch_instances()
+            if (not (self.num_subscribed_topic_names.is_null)):
                 pass
                 for i in range(len(self.subscribed_topic_names)):
                     pass
@@ -515,11 +515,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _read(self):
                 self.session_timeout_ms = self._io.read_s4be()
-                self.len_supported_protocols = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_supported_protocols.is_null)):
+                self.num_supported_protocols = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_supported_protocols.is_null)):
                     pass
                     self.supported_protocols = []
-                    for i in range(self.len_supported_protocols.count):
+                    for i in range(self.num_supported_protocols.num_elements):
                         self.supported_protocols.append(KafkaGroupCoordinatorRecord.ConsumerGroupMemberMetadataValue.ClassicProtocol(self.schema_version, self._io, self, self._root))
 
 
@@ -528,8 +528,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_supported_protocols._fetch_instances()
-                if (not (self.len_supported_protocols.is_null)):
+                self.num_supported_protocols._fetch_instances()
+                if (not (self.num_supported_protocols.is_null)):
                     pass
                     for i in range(len(self.supported_protocols)):
                         pass
@@ -836,11 +836,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.len_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_topics.is_null)):
+            self.num_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_topics.is_null)):
                 pass
                 self.topics = []
-                for i in range(self.len_topics.count):
+                for i in range(self.num_topics.num_elements):
                     self.topics.append(KafkaGroupCoordinatorRecord.ConsumerGroupPartitionMetadataValue.TopicMetadata(self.schema_version, self._io, self, self._root))
 
 
@@ -849,8 +849,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_topics._fetch_instances()
-            if (not (self.len_topics.is_null)):
+            self.num_topics._fetch_instances()
+            if (not (self.num_topics.is_null)):
                 pass
                 for i in range(len(self.topics)):
                     pass
@@ -874,11 +874,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _read(self):
                 self.partition = self._io.read_s4be()
-                self.len_racks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_racks.is_null)):
+                self.num_racks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_racks.is_null)):
                     pass
                     self.racks = []
-                    for i in range(self.len_racks.count):
+                    for i in range(self.num_racks.num_elements):
                         self.racks.append(kafka_message_common.KafkaMessageCommon.StringField(True, self._io))
 
 
@@ -887,8 +887,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_racks._fetch_instances()
-                if (not (self.len_racks.is_null)):
+                self.num_racks._fetch_instances()
+                if (not (self.num_racks.is_null)):
                     pass
                     for i in range(len(self.racks)):
                         pass
@@ -915,11 +915,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 self.topic_id = kafka_message_common.KafkaMessageCommon.Uuid(self._io)
                 self.topic_name = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
                 self.num_partitions = self._io.read_s4be()
-                self.len_partition_metadata = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_partition_metadata.is_null)):
+                self.num_partition_metadata = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_partition_metadata.is_null)):
                     pass
                     self.partition_metadata = []
-                    for i in range(self.len_partition_metadata.count):
+                    for i in range(self.num_partition_metadata.num_elements):
                         self.partition_metadata.append(KafkaGroupCoordinatorRecord.ConsumerGroupPartitionMetadataValue.PartitionMetadata(self.schema_version, self._io, self, self._root))
 
 
@@ -930,8 +930,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 pass
                 self.topic_id._fetch_instances()
                 self.topic_name._fetch_instances()
-                self.len_partition_metadata._fetch_instances()
-                if (not (self.len_partition_metadata.is_null)):
+                self.num_partition_metadata._fetch_instances()
+                if (not (self.num_partition_metadata.is_null)):
                     pass
                     for i in range(len(self.partition_metadata)):
                         pass
@@ -980,11 +980,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.len_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_topics.is_null)):
+            self.num_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_topics.is_null)):
                 pass
                 self.topics = []
-                for i in range(self.len_topics.count):
+                for i in range(self.num_topics.num_elements):
                     self.topics.append(kafka_message_common.KafkaMessageCommon.StringField(True, self._io))
 
 
@@ -995,8 +995,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_topics._fetch_instances()
-            if (not (self.len_topics.is_null)):
+            self.num_topics._fetch_instances()
+            if (not (self.num_topics.is_null)):
                 pass
                 for i in range(len(self.topics)):
                     pass
@@ -1044,11 +1044,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.len_topic_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_topic_partitions.is_null)):
+            self.num_topic_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_topic_partitions.is_null)):
                 pass
                 self.topic_partitions = []
-                for i in range(self.len_topic_partitions.count):
+                for i in range(self.num_topic_partitions.num_elements):
                     self.topic_partitions.append(KafkaGroupCoordinatorRecord.ConsumerGroupTargetAssignmentMemberValue.TopicPartition(self.schema_version, self._io, self, self._root))
 
 
@@ -1057,8 +1057,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_topic_partitions._fetch_instances()
-            if (not (self.len_topic_partitions.is_null)):
+            self.num_topic_partitions._fetch_instances()
+            if (not (self.num_topic_partitions.is_null)):
                 pass
                 for i in range(len(self.topic_partitions)):
                     pass
@@ -1082,11 +1082,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _read(self):
                 self.topic_id = kafka_message_common.KafkaMessageCommon.Uuid(self._io)
-                self.len_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_partitions.is_null)):
+                self.num_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_partitions.is_null)):
                     pass
                     self.partitions = []
-                    for i in range(self.len_partitions.count):
+                    for i in range(self.num_partitions.num_elements):
                         self.partitions.append(self._io.read_s4be())
 
 
@@ -1096,8 +1096,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             def _fetch_instances(self):
                 pass
                 self.topic_id._fetch_instances()
-                self.len_partitions._fetch_instances()
-                if (not (self.len_partitions.is_null)):
+                self.num_partitions._fetch_instances()
+                if (not (self.num_partitions.is_null)):
                     pass
                     for i in range(len(self.partitions)):
                         pass
@@ -1286,11 +1286,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 pass
                 self.current_state_timestamp = self._io.read_s8be()
 
-            self.len_members = kafka_message_common.KafkaMessageCommon.ArrayHeader(self.schema_version >= 4, self._io)
-            if (not (self.len_members.is_null)):
+            self.num_members = kafka_message_common.KafkaMessageCommon.ArrayHeader(self.schema_version >= 4, self._io)
+            if (not (self.num_members.is_null)):
                 pass
                 self.members = []
-                for i in range(self.len_members.count):
+                for i in range(self.num_members.num_elements):
                     self.members.append(KafkaGroupCoordinatorRecord.GroupMetadataValue.MemberMetadata(self.schema_version, self._io, self, self._root))
 
 
@@ -1308,8 +1308,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             if self.schema_version >= 2:
                 pass
 
-            self.len_members._fetch_instances()
-            if (not (self.len_members.is_null)):
+            self.num_members._fetch_instances()
+            if (not (self.num_members.is_null)):
                 pass
                 for i in range(len(self.members)):
                     pass
@@ -1579,11 +1579,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self.member_epoch = self._io.read_s4be()
             self.previous_member_epoch = self._io.read_s4be()
             self.state = self._io.read_s1()
-            self.len_assigned_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_assigned_partitions.is_null)):
+            self.num_assigned_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_assigned_partitions.is_null)):
                 pass
                 self.assigned_partitions = []
-                for i in range(self.len_assigned_partitions.count):
+                for i in range(self.num_assigned_partitions.num_elements):
                     self.assigned_partitions.append(KafkaGroupCoordinatorRecord.ShareGroupCurrentMemberAssignmentValue.TopicPartitions(self.schema_version, self._io, self, self._root))
 
 
@@ -1592,8 +1592,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_assigned_partitions._fetch_instances()
-            if (not (self.len_assigned_partitions.is_null)):
+            self.num_assigned_partitions._fetch_instances()
+            if (not (self.num_assigned_partitions.is_null)):
                 pass
                 for i in range(len(self.assigned_partitions)):
                     pass
@@ -1617,11 +1617,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _read(self):
                 self.topic_id = kafka_message_common.KafkaMessageCommon.Uuid(self._io)
-                self.len_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_partitions.is_null)):
+                self.num_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_partitions.is_null)):
                     pass
                     self.partitions = []
-                    for i in range(self.len_partitions.count):
+                    for i in range(self.num_partitions.num_elements):
                         self.partitions.append(self._io.read_s4be())
 
 
@@ -1631,8 +1631,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             def _fetch_instances(self):
                 pass
                 self.topic_id._fetch_instances()
-                self.len_partitions._fetch_instances()
-                if (not (self.len_partitions.is_null)):
+                self.num_partitions._fetch_instances()
+                if (not (self.num_partitions.is_null)):
                     pass
                     for i in range(len(self.partitions)):
                         pass
@@ -1683,11 +1683,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self.rack_id = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
             self.client_id = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
             self.client_host = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
-            self.len_subscribed_topic_names = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_subscribed_topic_names.is_null)):
+            self.num_subscribed_topic_names = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_subscribed_topic_names.is_null)):
                 pass
                 self.subscribed_topic_names = []
-                for i in range(self.len_subscribed_topic_names.count):
+                for i in range(self.num_subscribed_topic_names.num_elements):
                     self.subscribed_topic_names.append(kafka_message_common.KafkaMessageCommon.StringField(True, self._io))
 
 
@@ -1699,8 +1699,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self.rack_id._fetch_instances()
             self.client_id._fetch_instances()
             self.client_host._fetch_instances()
-            self.len_subscribed_topic_names._fetch_instances()
-            if (not (self.len_subscribed_topic_names.is_null)):
+            self.num_subscribed_topic_names._fetch_instances()
+            if (not (self.num_subscribed_topic_names.is_null)):
                 pass
                 for i in range(len(self.subscribed_topic_names)):
                     pass
@@ -1792,11 +1792,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.len_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_topics.is_null)):
+            self.num_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_topics.is_null)):
                 pass
                 self.topics = []
-                for i in range(self.len_topics.count):
+                for i in range(self.num_topics.num_elements):
                     self.topics.append(KafkaGroupCoordinatorRecord.ShareGroupPartitionMetadataValue.TopicMetadata(self.schema_version, self._io, self, self._root))
 
 
@@ -1805,8 +1805,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_topics._fetch_instances()
-            if (not (self.len_topics.is_null)):
+            self.num_topics._fetch_instances()
+            if (not (self.num_topics.is_null)):
                 pass
                 for i in range(len(self.topics)):
                     pass
@@ -1830,11 +1830,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _read(self):
                 self.partition = self._io.read_s4be()
-                self.len_racks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_racks.is_null)):
+                self.num_racks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_racks.is_null)):
                     pass
                     self.racks = []
-                    for i in range(self.len_racks.count):
+                    for i in range(self.num_racks.num_elements):
                         self.racks.append(kafka_message_common.KafkaMessageCommon.StringField(True, self._io))
 
 
@@ -1843,8 +1843,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_racks._fetch_instances()
-                if (not (self.len_racks.is_null)):
+                self.num_racks._fetch_instances()
+                if (not (self.num_racks.is_null)):
                     pass
                     for i in range(len(self.racks)):
                         pass
@@ -1871,11 +1871,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 self.topic_id = kafka_message_common.KafkaMessageCommon.Uuid(self._io)
                 self.topic_name = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
                 self.num_partitions = self._io.read_s4be()
-                self.len_partition_metadata = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_partition_metadata.is_null)):
+                self.num_partition_metadata = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_partition_metadata.is_null)):
                     pass
                     self.partition_metadata = []
-                    for i in range(self.len_partition_metadata.count):
+                    for i in range(self.num_partition_metadata.num_elements):
                         self.partition_metadata.append(KafkaGroupCoordinatorRecord.ShareGroupPartitionMetadataValue.PartitionMetadata(self.schema_version, self._io, self, self._root))
 
 
@@ -1886,8 +1886,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 pass
                 self.topic_id._fetch_instances()
                 self.topic_name._fetch_instances()
-                self.len_partition_metadata._fetch_instances()
-                if (not (self.len_partition_metadata.is_null)):
+                self.num_partition_metadata._fetch_instances()
+                if (not (self.num_partition_metadata.is_null)):
                     pass
                     for i in range(len(self.partition_metadata)):
                         pass
@@ -1934,27 +1934,27 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.len_initializing_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_initializing_topics.is_null)):
+            self.num_initializing_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_initializing_topics.is_null)):
                 pass
                 self.initializing_topics = []
-                for i in range(self.len_initializing_topics.count):
+                for i in range(self.num_initializing_topics.num_elements):
                     self.initializing_topics.append(KafkaGroupCoordinatorRecord.ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo(self.schema_version, self._io, self, self._root))
 
 
-            self.len_initialized_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_initialized_topics.is_null)):
+            self.num_initialized_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_initialized_topics.is_null)):
                 pass
                 self.initialized_topics = []
-                for i in range(self.len_initialized_topics.count):
+                for i in range(self.num_initialized_topics.num_elements):
                     self.initialized_topics.append(KafkaGroupCoordinatorRecord.ShareGroupStatePartitionMetadataValue.TopicPartitionsInfo(self.schema_version, self._io, self, self._root))
 
 
-            self.len_deleting_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_deleting_topics.is_null)):
+            self.num_deleting_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_deleting_topics.is_null)):
                 pass
                 self.deleting_topics = []
-                for i in range(self.len_deleting_topics.count):
+                for i in range(self.num_deleting_topics.num_elements):
                     self.deleting_topics.append(KafkaGroupCoordinatorRecord.ShareGroupStatePartitionMetadataValue.TopicInfo(self.schema_version, self._io, self, self._root))
 
 
@@ -1963,24 +1963,24 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_initializing_topics._fetch_instances()
-            if (not (self.len_initializing_topics.is_null)):
+            self.num_initializing_topics._fetch_instances()
+            if (not (self.num_initializing_topics.is_null)):
                 pass
                 for i in range(len(self.initializing_topics)):
                     pass
                     self.initializing_topics[i]._fetch_instances()
 
 
-            self.len_initialized_topics._fetch_instances()
-            if (not (self.len_initialized_topics.is_null)):
+            self.num_initialized_topics._fetch_instances()
+            if (not (self.num_initialized_topics.is_null)):
                 pass
                 for i in range(len(self.initialized_topics)):
                     pass
                     self.initialized_topics[i]._fetch_instances()
 
 
-            self.len_deleting_topics._fetch_instances()
-            if (not (self.len_deleting_topics.is_null)):
+            self.num_deleting_topics._fetch_instances()
+            if (not (self.num_deleting_topics.is_null)):
                 pass
                 for i in range(len(self.deleting_topics)):
                     pass
@@ -2031,11 +2031,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             def _read(self):
                 self.topic_id = kafka_message_common.KafkaMessageCommon.Uuid(self._io)
                 self.topic_name = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
-                self.len_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_partitions.is_null)):
+                self.num_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_partitions.is_null)):
                     pass
                     self.partitions = []
-                    for i in range(self.len_partitions.count):
+                    for i in range(self.num_partitions.num_elements):
                         self.partitions.append(self._io.read_s4be())
 
 
@@ -2046,8 +2046,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 pass
                 self.topic_id._fetch_instances()
                 self.topic_name._fetch_instances()
-                self.len_partitions._fetch_instances()
-                if (not (self.len_partitions.is_null)):
+                self.num_partitions._fetch_instances()
+                if (not (self.num_partitions.is_null)):
                     pass
                     for i in range(len(self.partitions)):
                         pass
@@ -2095,11 +2095,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.len_topic_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_topic_partitions.is_null)):
+            self.num_topic_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_topic_partitions.is_null)):
                 pass
                 self.topic_partitions = []
-                for i in range(self.len_topic_partitions.count):
+                for i in range(self.num_topic_partitions.num_elements):
                     self.topic_partitions.append(KafkaGroupCoordinatorRecord.ShareGroupTargetAssignmentMemberValue.TopicPartition(self.schema_version, self._io, self, self._root))
 
 
@@ -2108,8 +2108,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_topic_partitions._fetch_instances()
-            if (not (self.len_topic_partitions.is_null)):
+            self.num_topic_partitions._fetch_instances()
+            if (not (self.num_topic_partitions.is_null)):
                 pass
                 for i in range(len(self.topic_partitions)):
                     pass
@@ -2133,11 +2133,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _read(self):
                 self.topic_id = kafka_message_common.KafkaMessageCommon.Uuid(self._io)
-                self.len_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_partitions.is_null)):
+                self.num_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_partitions.is_null)):
                     pass
                     self.partitions = []
-                    for i in range(self.len_partitions.count):
+                    for i in range(self.num_partitions.num_elements):
                         self.partitions.append(self._io.read_s4be())
 
 
@@ -2147,8 +2147,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             def _fetch_instances(self):
                 pass
                 self.topic_id._fetch_instances()
-                self.len_partitions._fetch_instances()
-                if (not (self.len_partitions.is_null)):
+                self.num_partitions._fetch_instances()
+                if (not (self.num_partitions.is_null)):
                     pass
                     for i in range(len(self.partitions)):
                         pass
@@ -2334,51 +2334,51 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self.member_epoch = self._io.read_s4be()
             self.previous_member_epoch = self._io.read_s4be()
             self.state = self._io.read_s1()
-            self.len_active_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_active_tasks.is_null)):
+            self.num_active_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_active_tasks.is_null)):
                 pass
                 self.active_tasks = []
-                for i in range(self.len_active_tasks.count):
+                for i in range(self.num_active_tasks.num_elements):
                     self.active_tasks.append(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIds(self.schema_version, self._io, self, self._root))
 
 
-            self.len_standby_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_standby_tasks.is_null)):
+            self.num_standby_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_standby_tasks.is_null)):
                 pass
                 self.standby_tasks = []
-                for i in range(self.len_standby_tasks.count):
+                for i in range(self.num_standby_tasks.num_elements):
                     self.standby_tasks.append(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIds(self.schema_version, self._io, self, self._root))
 
 
-            self.len_warmup_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_warmup_tasks.is_null)):
+            self.num_warmup_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_warmup_tasks.is_null)):
                 pass
                 self.warmup_tasks = []
-                for i in range(self.len_warmup_tasks.count):
+                for i in range(self.num_warmup_tasks.num_elements):
                     self.warmup_tasks.append(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIds(self.schema_version, self._io, self, self._root))
 
 
-            self.len_active_tasks_pending_revocation = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_active_tasks_pending_revocation.is_null)):
+            self.num_active_tasks_pending_revocation = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_active_tasks_pending_revocation.is_null)):
                 pass
                 self.active_tasks_pending_revocation = []
-                for i in range(self.len_active_tasks_pending_revocation.count):
+                for i in range(self.num_active_tasks_pending_revocation.num_elements):
                     self.active_tasks_pending_revocation.append(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIds(self.schema_version, self._io, self, self._root))
 
 
-            self.len_standby_tasks_pending_revocation = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_standby_tasks_pending_revocation.is_null)):
+            self.num_standby_tasks_pending_revocation = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_standby_tasks_pending_revocation.is_null)):
                 pass
                 self.standby_tasks_pending_revocation = []
-                for i in range(self.len_standby_tasks_pending_revocation.count):
+                for i in range(self.num_standby_tasks_pending_revocation.num_elements):
                     self.standby_tasks_pending_revocation.append(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIds(self.schema_version, self._io, self, self._root))
 
 
-            self.len_warmup_tasks_pending_revocation = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_warmup_tasks_pending_revocation.is_null)):
+            self.num_warmup_tasks_pending_revocation = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_warmup_tasks_pending_revocation.is_null)):
                 pass
                 self.warmup_tasks_pending_revocation = []
-                for i in range(self.len_warmup_tasks_pending_revocation.count):
+                for i in range(self.num_warmup_tasks_pending_revocation.num_elements):
                     self.warmup_tasks_pending_revocation.append(KafkaGroupCoordinatorRecord.StreamsGroupCurrentMemberAssignmentValue.TaskIds(self.schema_version, self._io, self, self._root))
 
 
@@ -2387,48 +2387,48 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_active_tasks._fetch_instances()
-            if (not (self.len_active_tasks.is_null)):
+            self.num_active_tasks._fetch_instances()
+            if (not (self.num_active_tasks.is_null)):
                 pass
                 for i in range(len(self.active_tasks)):
                     pass
                     self.active_tasks[i]._fetch_instances()
 
 
-            self.len_standby_tasks._fetch_instances()
-            if (not (self.len_standby_tasks.is_null)):
+            self.num_standby_tasks._fetch_instances()
+            if (not (self.num_standby_tasks.is_null)):
                 pass
                 for i in range(len(self.standby_tasks)):
                     pass
                     self.standby_tasks[i]._fetch_instances()
 
 
-            self.len_warmup_tasks._fetch_instances()
-            if (not (self.len_warmup_tasks.is_null)):
+            self.num_warmup_tasks._fetch_instances()
+            if (not (self.num_warmup_tasks.is_null)):
                 pass
                 for i in range(len(self.warmup_tasks)):
                     pass
                     self.warmup_tasks[i]._fetch_instances()
 
 
-            self.len_active_tasks_pending_revocation._fetch_instances()
-            if (not (self.len_active_tasks_pending_revocation.is_null)):
+            self.num_active_tasks_pending_revocation._fetch_instances()
+            if (not (self.num_active_tasks_pending_revocation.is_null)):
                 pass
                 for i in range(len(self.active_tasks_pending_revocation)):
                     pass
                     self.active_tasks_pending_revocation[i]._fetch_instances()
 
 
-            self.len_standby_tasks_pending_revocation._fetch_instances()
-            if (not (self.len_standby_tasks_pending_revocation.is_null)):
+            self.num_standby_tasks_pending_revocation._fetch_instances()
+            if (not (self.num_standby_tasks_pending_revocation.is_null)):
                 pass
                 for i in range(len(self.standby_tasks_pending_revocation)):
                     pass
                     self.standby_tasks_pending_revocation[i]._fetch_instances()
 
 
-            self.len_warmup_tasks_pending_revocation._fetch_instances()
-            if (not (self.len_warmup_tasks_pending_revocation.is_null)):
+            self.num_warmup_tasks_pending_revocation._fetch_instances()
+            if (not (self.num_warmup_tasks_pending_revocation.is_null)):
                 pass
                 for i in range(len(self.warmup_tasks_pending_revocation)):
                     pass
@@ -2452,11 +2452,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _read(self):
                 self.subtopology_id = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
-                self.len_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_partitions.is_null)):
+                self.num_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_partitions.is_null)):
                     pass
                     self.partitions = []
-                    for i in range(self.len_partitions.count):
+                    for i in range(self.num_partitions.num_elements):
                         self.partitions.append(self._io.read_s4be())
 
 
@@ -2466,8 +2466,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             def _fetch_instances(self):
                 pass
                 self.subtopology_id._fetch_instances()
-                self.len_partitions._fetch_instances()
-                if (not (self.len_partitions.is_null)):
+                self.num_partitions._fetch_instances()
+                if (not (self.num_partitions.is_null)):
                     pass
                     for i in range(len(self.partitions)):
                         pass
@@ -2490,11 +2490,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_assignment_epochs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_assignment_epochs.is_null)):
+                self.num_assignment_epochs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_assignment_epochs.is_null)):
                     pass
                     self.assignment_epochs = []
-                    for i in range(self.len_assignment_epochs.count):
+                    for i in range(self.num_assignment_epochs.num_elements):
                         self.assignment_epochs.append(self._io.read_s4be())
 
 
@@ -2502,8 +2502,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_assignment_epochs._fetch_instances()
-                if (not (self.len_assignment_epochs.is_null)):
+                self.num_assignment_epochs._fetch_instances()
+                if (not (self.num_assignment_epochs.is_null)):
                     pass
                     for i in range(len(self.assignment_epochs)):
                         pass
@@ -2631,11 +2631,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 pass
                 self.user_endpoint = KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataValue.Endpoint(self.schema_version, self._io, self, self._root)
 
-            self.len_client_tags = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_client_tags.is_null)):
+            self.num_client_tags = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_client_tags.is_null)):
                 pass
                 self.client_tags = []
-                for i in range(self.len_client_tags.count):
+                for i in range(self.num_client_tags.num_elements):
                     self.client_tags.append(KafkaGroupCoordinatorRecord.StreamsGroupMemberMetadataValue.KeyValue(self.schema_version, self._io, self, self._root))
 
 
@@ -2653,8 +2653,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 pass
                 self.user_endpoint._fetch_instances()
 
-            self.len_client_tags._fetch_instances()
-            if (not (self.len_client_tags.is_null)):
+            self.num_client_tags._fetch_instances()
+            if (not (self.num_client_tags.is_null)):
                 pass
                 for i in range(len(self.client_tags)):
                     pass
@@ -2800,11 +2800,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_last_assignment_configs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_last_assignment_configs.is_null)):
+                self.num_last_assignment_configs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_last_assignment_configs.is_null)):
                     pass
                     self.last_assignment_configs = []
-                    for i in range(self.len_last_assignment_configs.count):
+                    for i in range(self.num_last_assignment_configs.num_elements):
                         self.last_assignment_configs.append(KafkaGroupCoordinatorRecord.StreamsGroupMetadataValue.LastAssignmentConfig(self.schema_version, self._io, self, self._root))
 
 
@@ -2812,8 +2812,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_last_assignment_configs._fetch_instances()
-                if (not (self.len_last_assignment_configs.is_null)):
+                self.num_last_assignment_configs._fetch_instances()
+                if (not (self.num_last_assignment_configs.is_null)):
                     pass
                     for i in range(len(self.last_assignment_configs)):
                         pass
@@ -2959,27 +2959,27 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.len_active_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_active_tasks.is_null)):
+            self.num_active_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_active_tasks.is_null)):
                 pass
                 self.active_tasks = []
-                for i in range(self.len_active_tasks.count):
+                for i in range(self.num_active_tasks.num_elements):
                     self.active_tasks.append(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMemberValue.TaskIds(self.schema_version, self._io, self, self._root))
 
 
-            self.len_standby_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_standby_tasks.is_null)):
+            self.num_standby_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_standby_tasks.is_null)):
                 pass
                 self.standby_tasks = []
-                for i in range(self.len_standby_tasks.count):
+                for i in range(self.num_standby_tasks.num_elements):
                     self.standby_tasks.append(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMemberValue.TaskIds(self.schema_version, self._io, self, self._root))
 
 
-            self.len_warmup_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_warmup_tasks.is_null)):
+            self.num_warmup_tasks = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_warmup_tasks.is_null)):
                 pass
                 self.warmup_tasks = []
-                for i in range(self.len_warmup_tasks.count):
+                for i in range(self.num_warmup_tasks.num_elements):
                     self.warmup_tasks.append(KafkaGroupCoordinatorRecord.StreamsGroupTargetAssignmentMemberValue.TaskIds(self.schema_version, self._io, self, self._root))
 
 
@@ -2988,24 +2988,24 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_active_tasks._fetch_instances()
-            if (not (self.len_active_tasks.is_null)):
+            self.num_active_tasks._fetch_instances()
+            if (not (self.num_active_tasks.is_null)):
                 pass
                 for i in range(len(self.active_tasks)):
                     pass
                     self.active_tasks[i]._fetch_instances()
 
 
-            self.len_standby_tasks._fetch_instances()
-            if (not (self.len_standby_tasks.is_null)):
+            self.num_standby_tasks._fetch_instances()
+            if (not (self.num_standby_tasks.is_null)):
                 pass
                 for i in range(len(self.standby_tasks)):
                     pass
                     self.standby_tasks[i]._fetch_instances()
 
 
-            self.len_warmup_tasks._fetch_instances()
-            if (not (self.len_warmup_tasks.is_null)):
+            self.num_warmup_tasks._fetch_instances()
+            if (not (self.num_warmup_tasks.is_null)):
                 pass
                 for i in range(len(self.warmup_tasks)):
                     pass
@@ -3029,11 +3029,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _read(self):
                 self.subtopology_id = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
-                self.len_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_partitions.is_null)):
+                self.num_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_partitions.is_null)):
                     pass
                     self.partitions = []
-                    for i in range(self.len_partitions.count):
+                    for i in range(self.num_partitions.num_elements):
                         self.partitions.append(self._io.read_s4be())
 
 
@@ -3043,8 +3043,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             def _fetch_instances(self):
                 pass
                 self.subtopology_id._fetch_instances()
-                self.len_partitions._fetch_instances()
-                if (not (self.len_partitions.is_null)):
+                self.num_partitions._fetch_instances()
+                if (not (self.num_partitions.is_null)):
                     pass
                     for i in range(len(self.partitions)):
                         pass
@@ -3226,11 +3226,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _read(self):
             self.epoch = self._io.read_s4be()
-            self.len_subtopologies = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_subtopologies.is_null)):
+            self.num_subtopologies = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_subtopologies.is_null)):
                 pass
                 self.subtopologies = []
-                for i in range(self.len_subtopologies.count):
+                for i in range(self.num_subtopologies.num_elements):
                     self.subtopologies.append(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.Subtopology(self.schema_version, self._io, self, self._root))
 
 
@@ -3239,8 +3239,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_subtopologies._fetch_instances()
-            if (not (self.len_subtopologies.is_null)):
+            self.num_subtopologies._fetch_instances()
+            if (not (self.num_subtopologies.is_null)):
                 pass
                 for i in range(len(self.subtopologies)):
                     pass
@@ -3263,27 +3263,27 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_source_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_source_topics.is_null)):
+                self.num_source_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_source_topics.is_null)):
                     pass
                     self.source_topics = []
-                    for i in range(self.len_source_topics.count):
+                    for i in range(self.num_source_topics.num_elements):
                         self.source_topics.append(self._io.read_s2be())
 
 
-                self.len_source_topic_regex = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_source_topic_regex.is_null)):
+                self.num_source_topic_regex = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_source_topic_regex.is_null)):
                     pass
                     self.source_topic_regex = []
-                    for i in range(self.len_source_topic_regex.count):
+                    for i in range(self.num_source_topic_regex.num_elements):
                         self.source_topic_regex.append(self._io.read_s2be())
 
 
-                self.len_repartition_source_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_repartition_source_topics.is_null)):
+                self.num_repartition_source_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_repartition_source_topics.is_null)):
                     pass
                     self.repartition_source_topics = []
-                    for i in range(self.len_repartition_source_topics.count):
+                    for i in range(self.num_repartition_source_topics.num_elements):
                         self.repartition_source_topics.append(self._io.read_s2be())
 
 
@@ -3292,22 +3292,22 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_source_topics._fetch_instances()
-                if (not (self.len_source_topics.is_null)):
+                self.num_source_topics._fetch_instances()
+                if (not (self.num_source_topics.is_null)):
                     pass
                     for i in range(len(self.source_topics)):
                         pass
 
 
-                self.len_source_topic_regex._fetch_instances()
-                if (not (self.len_source_topic_regex.is_null)):
+                self.num_source_topic_regex._fetch_instances()
+                if (not (self.num_source_topic_regex.is_null)):
                     pass
                     for i in range(len(self.source_topic_regex)):
                         pass
 
 
-                self.len_repartition_source_topics._fetch_instances()
-                if (not (self.len_repartition_source_topics.is_null)):
+                self.num_repartition_source_topics._fetch_instances()
+                if (not (self.num_repartition_source_topics.is_null)):
                     pass
                     for i in range(len(self.repartition_source_topics)):
                         pass
@@ -3331,51 +3331,51 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
 
             def _read(self):
                 self.subtopology_id = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
-                self.len_source_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_source_topics.is_null)):
+                self.num_source_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_source_topics.is_null)):
                     pass
                     self.source_topics = []
-                    for i in range(self.len_source_topics.count):
+                    for i in range(self.num_source_topics.num_elements):
                         self.source_topics.append(kafka_message_common.KafkaMessageCommon.StringField(True, self._io))
 
 
-                self.len_source_topic_regex = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_source_topic_regex.is_null)):
+                self.num_source_topic_regex = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_source_topic_regex.is_null)):
                     pass
                     self.source_topic_regex = []
-                    for i in range(self.len_source_topic_regex.count):
+                    for i in range(self.num_source_topic_regex.num_elements):
                         self.source_topic_regex.append(kafka_message_common.KafkaMessageCommon.StringField(True, self._io))
 
 
-                self.len_state_changelog_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_state_changelog_topics.is_null)):
+                self.num_state_changelog_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_state_changelog_topics.is_null)):
                     pass
                     self.state_changelog_topics = []
-                    for i in range(self.len_state_changelog_topics.count):
+                    for i in range(self.num_state_changelog_topics.num_elements):
                         self.state_changelog_topics.append(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.TopicInfo(self.schema_version, self._io, self, self._root))
 
 
-                self.len_repartition_sink_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_repartition_sink_topics.is_null)):
+                self.num_repartition_sink_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_repartition_sink_topics.is_null)):
                     pass
                     self.repartition_sink_topics = []
-                    for i in range(self.len_repartition_sink_topics.count):
+                    for i in range(self.num_repartition_sink_topics.num_elements):
                         self.repartition_sink_topics.append(kafka_message_common.KafkaMessageCommon.StringField(True, self._io))
 
 
-                self.len_repartition_source_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_repartition_source_topics.is_null)):
+                self.num_repartition_source_topics = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_repartition_source_topics.is_null)):
                     pass
                     self.repartition_source_topics = []
-                    for i in range(self.len_repartition_source_topics.count):
+                    for i in range(self.num_repartition_source_topics.num_elements):
                         self.repartition_source_topics.append(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.TopicInfo(self.schema_version, self._io, self, self._root))
 
 
-                self.len_copartition_groups = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_copartition_groups.is_null)):
+                self.num_copartition_groups = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_copartition_groups.is_null)):
                     pass
                     self.copartition_groups = []
-                    for i in range(self.len_copartition_groups.count):
+                    for i in range(self.num_copartition_groups.num_elements):
                         self.copartition_groups.append(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.CopartitionGroup(self.schema_version, self._io, self, self._root))
 
 
@@ -3385,48 +3385,48 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             def _fetch_instances(self):
                 pass
                 self.subtopology_id._fetch_instances()
-                self.len_source_topics._fetch_instances()
-                if (not (self.len_source_topics.is_null)):
+                self.num_source_topics._fetch_instances()
+                if (not (self.num_source_topics.is_null)):
                     pass
                     for i in range(len(self.source_topics)):
                         pass
                         self.source_topics[i]._fetch_instances()
 
 
-                self.len_source_topic_regex._fetch_instances()
-                if (not (self.len_source_topic_regex.is_null)):
+                self.num_source_topic_regex._fetch_instances()
+                if (not (self.num_source_topic_regex.is_null)):
                     pass
                     for i in range(len(self.source_topic_regex)):
                         pass
                         self.source_topic_regex[i]._fetch_instances()
 
 
-                self.len_state_changelog_topics._fetch_instances()
-                if (not (self.len_state_changelog_topics.is_null)):
+                self.num_state_changelog_topics._fetch_instances()
+                if (not (self.num_state_changelog_topics.is_null)):
                     pass
                     for i in range(len(self.state_changelog_topics)):
                         pass
                         self.state_changelog_topics[i]._fetch_instances()
 
 
-                self.len_repartition_sink_topics._fetch_instances()
-                if (not (self.len_repartition_sink_topics.is_null)):
+                self.num_repartition_sink_topics._fetch_instances()
+                if (not (self.num_repartition_sink_topics.is_null)):
                     pass
                     for i in range(len(self.repartition_sink_topics)):
                         pass
                         self.repartition_sink_topics[i]._fetch_instances()
 
 
-                self.len_repartition_source_topics._fetch_instances()
-                if (not (self.len_repartition_source_topics.is_null)):
+                self.num_repartition_source_topics._fetch_instances()
+                if (not (self.num_repartition_source_topics.is_null)):
                     pass
                     for i in range(len(self.repartition_source_topics)):
                         pass
                         self.repartition_source_topics[i]._fetch_instances()
 
 
-                self.len_copartition_groups._fetch_instances()
-                if (not (self.len_copartition_groups.is_null)):
+                self.num_copartition_groups._fetch_instances()
+                if (not (self.num_copartition_groups.is_null)):
                     pass
                     for i in range(len(self.copartition_groups)):
                         pass
@@ -3479,11 +3479,11 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
                 self.name = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
                 self.partitions = self._io.read_s4be()
                 self.replication_factor = self._io.read_s2be()
-                self.len_topic_configs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_topic_configs.is_null)):
+                self.num_topic_configs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_topic_configs.is_null)):
                     pass
                     self.topic_configs = []
-                    for i in range(self.len_topic_configs.count):
+                    for i in range(self.num_topic_configs.num_elements):
                         self.topic_configs.append(KafkaGroupCoordinatorRecord.StreamsGroupTopologyValue.TopicConfig(self.schema_version, self._io, self, self._root))
 
 
@@ -3493,8 +3493,8 @@ class KafkaGroupCoordinatorRecord(KaitaiStruct):
             def _fetch_instances(self):
                 pass
                 self.name._fetch_instances()
-                self.len_topic_configs._fetch_instances()
-                if (not (self.len_topic_configs.is_null)):
+                self.num_topic_configs._fetch_instances()
+                if (not (self.num_topic_configs.is_null)):
                     pass
                     for i in range(len(self.topic_configs)):
                         pass

@@ -12,35 +12,35 @@ import numpy as np
 # 0 for an integer whose `if` is false.
 TABLES = {
     'kafka_record': (
-        'length',
+        'len_body',
         'body.pos',
         'body.size',
         'body.attributes',
         'body.timestamp_delta',
         'body.offset_delta',
-        'body.key_length',
+        'body.len_key',
         'body.key.pos',
         'body.key.size',
-        'body.value_length',
+        'body.len_value',
         'body.value.pos',
         'body.value.size',
-        'body.header_count',
+        'body.num_headers',
         'body.headers.first',
         'body.headers.count',
         'body.trailing.pos',
         'body.trailing.size',
     ),
     'kafka_record::header': (
-        'key_length',
+        'len_key',
         'key.pos',
         'key.size',
-        'value_length',
+        'len_value',
         'value.pos',
         'value.size',
     ),
     'kafka_record_batch': (
         'base_offset',
-        'batch_length',
+        'len_batch',
         'partition_leader_epoch',
         'magic',
         'crc',
@@ -56,13 +56,13 @@ TABLES = {
         'producer_id',
         'producer_epoch',
         'base_sequence',
-        'records_count',
+        'num_records',
         'records_data.pos',
         'records_data.size',
     ),
     'kafka_message_set::entry': (
         'offset',
-        'message_size',
+        'len_message',
         'message.pos',
         'message.size',
         'message.crc',
@@ -71,10 +71,10 @@ TABLES = {
         'message.attributes.timestamp_type',
         'message.attributes.compression',
         'message.timestamp',
-        'message.key_length',
+        'message.len_key',
         'message.key.pos',
         'message.key.size',
-        'message.value_length',
+        'message.len_value',
         'message.value.pos',
         'message.value.size',
         'message.compressed_value.pos',
@@ -90,7 +90,7 @@ TABLES = {
     ),
     'kafka_offset_index::index_entry': (
         'relative_offset',
-        'position',
+        'ofs_log_entry',
     ),
     'kafka_time_index::time_index_entry': (
         'timestamp',
@@ -98,33 +98,33 @@ TABLES = {
     ),
 }
 
-KAFKA_RECORD__LENGTH = 0
+KAFKA_RECORD__LEN_BODY = 0
 KAFKA_RECORD__BODY__POS = 1
 KAFKA_RECORD__BODY__SIZE = 2
 KAFKA_RECORD__BODY__ATTRIBUTES = 3
 KAFKA_RECORD__BODY__TIMESTAMP_DELTA = 4
 KAFKA_RECORD__BODY__OFFSET_DELTA = 5
-KAFKA_RECORD__BODY__KEY_LENGTH = 6
+KAFKA_RECORD__BODY__LEN_KEY = 6
 KAFKA_RECORD__BODY__KEY__POS = 7
 KAFKA_RECORD__BODY__KEY__SIZE = 8
-KAFKA_RECORD__BODY__VALUE_LENGTH = 9
+KAFKA_RECORD__BODY__LEN_VALUE = 9
 KAFKA_RECORD__BODY__VALUE__POS = 10
 KAFKA_RECORD__BODY__VALUE__SIZE = 11
-KAFKA_RECORD__BODY__HEADER_COUNT = 12
+KAFKA_RECORD__BODY__NUM_HEADERS = 12
 KAFKA_RECORD__BODY__HEADERS__FIRST = 13
 KAFKA_RECORD__BODY__HEADERS__COUNT = 14
 KAFKA_RECORD__BODY__TRAILING__POS = 15
 KAFKA_RECORD__BODY__TRAILING__SIZE = 16
 KAFKA_RECORD__WIDTH = 17
-KAFKA_RECORD__HEADER__KEY_LENGTH = 0
+KAFKA_RECORD__HEADER__LEN_KEY = 0
 KAFKA_RECORD__HEADER__KEY__POS = 1
 KAFKA_RECORD__HEADER__KEY__SIZE = 2
-KAFKA_RECORD__HEADER__VALUE_LENGTH = 3
+KAFKA_RECORD__HEADER__LEN_VALUE = 3
 KAFKA_RECORD__HEADER__VALUE__POS = 4
 KAFKA_RECORD__HEADER__VALUE__SIZE = 5
 KAFKA_RECORD__HEADER__WIDTH = 6
 KAFKA_RECORD_BATCH__BASE_OFFSET = 0
-KAFKA_RECORD_BATCH__BATCH_LENGTH = 1
+KAFKA_RECORD_BATCH__LEN_BATCH = 1
 KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH = 2
 KAFKA_RECORD_BATCH__MAGIC = 3
 KAFKA_RECORD_BATCH__CRC = 4
@@ -140,12 +140,12 @@ KAFKA_RECORD_BATCH__MAX_TIMESTAMP = 13
 KAFKA_RECORD_BATCH__PRODUCER_ID = 14
 KAFKA_RECORD_BATCH__PRODUCER_EPOCH = 15
 KAFKA_RECORD_BATCH__BASE_SEQUENCE = 16
-KAFKA_RECORD_BATCH__RECORDS_COUNT = 17
+KAFKA_RECORD_BATCH__NUM_RECORDS = 17
 KAFKA_RECORD_BATCH__RECORDS_DATA__POS = 18
 KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE = 19
 KAFKA_RECORD_BATCH__WIDTH = 20
 KAFKA_MESSAGE_SET__ENTRY__OFFSET = 0
-KAFKA_MESSAGE_SET__ENTRY__MESSAGE_SIZE = 1
+KAFKA_MESSAGE_SET__ENTRY__LEN_MESSAGE = 1
 KAFKA_MESSAGE_SET__ENTRY__MESSAGE__POS = 2
 KAFKA_MESSAGE_SET__ENTRY__MESSAGE__SIZE = 3
 KAFKA_MESSAGE_SET__ENTRY__MESSAGE__CRC = 4
@@ -154,10 +154,10 @@ KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__UNUSED = 6
 KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__TIMESTAMP_TYPE = 7
 KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__COMPRESSION = 8
 KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TIMESTAMP = 9
-KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY_LENGTH = 10
+KAFKA_MESSAGE_SET__ENTRY__MESSAGE__LEN_KEY = 10
 KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__POS = 11
 KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__SIZE = 12
-KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE_LENGTH = 13
+KAFKA_MESSAGE_SET__ENTRY__MESSAGE__LEN_VALUE = 13
 KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__POS = 14
 KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__SIZE = 15
 KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__POS = 16
@@ -171,7 +171,7 @@ KAFKA_CONTROL_RECORD__REST__POS = 2
 KAFKA_CONTROL_RECORD__REST__SIZE = 3
 KAFKA_CONTROL_RECORD__WIDTH = 4
 KAFKA_OFFSET_INDEX__INDEX_ENTRY__RELATIVE_OFFSET = 0
-KAFKA_OFFSET_INDEX__INDEX_ENTRY__POSITION = 1
+KAFKA_OFFSET_INDEX__INDEX_ENTRY__OFS_LOG_ENTRY = 1
 KAFKA_OFFSET_INDEX__INDEX_ENTRY__WIDTH = 2
 KAFKA_TIME_INDEX__TIME_INDEX_ENTRY__TIMESTAMP = 0
 KAFKA_TIME_INDEX__TIME_INDEX_ENTRY__RELATIVE_OFFSET = 1
@@ -181,8 +181,8 @@ KAFKA_TIME_INDEX__TIME_INDEX_ENTRY__WIDTH = 2
 ERRORS = (
     ('', '', '', 'ok', ''),
     ('', '', '', 'table full', ''),
-    ('kafka_record', '', 'length', 'data ends early', ''),
-    ('kafka_record', '', 'length', 'varint too long', ''),
+    ('kafka_record', '', 'len_body', 'data ends early', ''),
+    ('kafka_record', '', 'len_body', 'varint too long', ''),
     ('kafka_record', '', 'body', 'negative size', ''),
     ('kafka_record', '', 'body', 'data ends early', ''),
     ('kafka_record', 'record_body', 'attributes', 'data ends early', ''),
@@ -190,29 +190,29 @@ ERRORS = (
     ('kafka_record', 'record_body', 'timestamp_delta', 'varint too long', ''),
     ('kafka_record', 'record_body', 'offset_delta', 'data ends early', ''),
     ('kafka_record', 'record_body', 'offset_delta', 'varint too long', ''),
-    ('kafka_record', 'record_body', 'key_length', 'data ends early', ''),
-    ('kafka_record', 'record_body', 'key_length', 'varint too long', ''),
+    ('kafka_record', 'record_body', 'len_key', 'data ends early', ''),
+    ('kafka_record', 'record_body', 'len_key', 'varint too long', ''),
     ('kafka_record', 'record_body', 'key', 'negative size', ''),
     ('kafka_record', 'record_body', 'key', 'data ends early', ''),
-    ('kafka_record', 'record_body', 'value_length', 'data ends early', ''),
-    ('kafka_record', 'record_body', 'value_length', 'varint too long', ''),
+    ('kafka_record', 'record_body', 'len_value', 'data ends early', ''),
+    ('kafka_record', 'record_body', 'len_value', 'varint too long', ''),
     ('kafka_record', 'record_body', 'value', 'negative size', ''),
     ('kafka_record', 'record_body', 'value', 'data ends early', ''),
-    ('kafka_record', 'record_body', 'header_count', 'data ends early', ''),
-    ('kafka_record', 'record_body', 'header_count', 'varint too long', ''),
-    ('kafka_record', 'record_body', 'header_count', 'valid expr', '_.value >= 0'),
-    ('kafka_record', 'header', 'key_length', 'data ends early', ''),
-    ('kafka_record', 'header', 'key_length', 'varint too long', ''),
-    ('kafka_record', 'header', 'key_length', 'valid expr', '_.value >= 0'),
+    ('kafka_record', 'record_body', 'num_headers', 'data ends early', ''),
+    ('kafka_record', 'record_body', 'num_headers', 'varint too long', ''),
+    ('kafka_record', 'record_body', 'num_headers', 'valid expr', '_.value >= 0'),
+    ('kafka_record', 'header', 'len_key', 'data ends early', ''),
+    ('kafka_record', 'header', 'len_key', 'varint too long', ''),
+    ('kafka_record', 'header', 'len_key', 'valid expr', '_.value >= 0'),
     ('kafka_record', 'header', 'key', 'negative size', ''),
     ('kafka_record', 'header', 'key', 'data ends early', ''),
-    ('kafka_record', 'header', 'value_length', 'data ends early', ''),
-    ('kafka_record', 'header', 'value_length', 'varint too long', ''),
+    ('kafka_record', 'header', 'len_value', 'data ends early', ''),
+    ('kafka_record', 'header', 'len_value', 'varint too long', ''),
     ('kafka_record', 'header', 'value', 'negative size', ''),
     ('kafka_record', 'header', 'value', 'data ends early', ''),
     ('kafka_record_batch', '', 'base_offset', 'data ends early', ''),
-    ('kafka_record_batch', '', 'batch_length', 'data ends early', ''),
-    ('kafka_record_batch', '', 'batch_length', 'valid min', '49'),
+    ('kafka_record_batch', '', 'len_batch', 'data ends early', ''),
+    ('kafka_record_batch', '', 'len_batch', 'valid min', '49'),
     ('kafka_record_batch', '', 'partition_leader_epoch', 'data ends early', ''),
     ('kafka_record_batch', '', 'magic', 'data ends early', ''),
     ('kafka_record_batch', '', 'magic', 'valid min', '2'),
@@ -224,13 +224,13 @@ ERRORS = (
     ('kafka_record_batch', '', 'producer_id', 'data ends early', ''),
     ('kafka_record_batch', '', 'producer_epoch', 'data ends early', ''),
     ('kafka_record_batch', '', 'base_sequence', 'data ends early', ''),
-    ('kafka_record_batch', '', 'records_count', 'data ends early', ''),
-    ('kafka_record_batch', '', 'records_count', 'valid min', '0'),
+    ('kafka_record_batch', '', 'num_records', 'data ends early', ''),
+    ('kafka_record_batch', '', 'num_records', 'valid min', '0'),
     ('kafka_record_batch', '', 'records_data', 'negative size', ''),
     ('kafka_record_batch', '', 'records_data', 'data ends early', ''),
     ('kafka_message_set', 'entry', 'offset', 'data ends early', ''),
-    ('kafka_message_set', 'entry', 'message_size', 'data ends early', ''),
-    ('kafka_message_set', 'entry', 'message_size', 'valid min', '14'),
+    ('kafka_message_set', 'entry', 'len_message', 'data ends early', ''),
+    ('kafka_message_set', 'entry', 'len_message', 'valid min', '14'),
     ('kafka_message_set', 'entry', 'message', 'negative size', ''),
     ('kafka_message_set', 'entry', 'message', 'data ends early', ''),
     ('kafka_message_set', 'message', 'crc', 'data ends early', ''),
@@ -238,10 +238,10 @@ ERRORS = (
     ('kafka_message_set', 'message', 'magic', 'valid any-of', '[0, 1]'),
     ('kafka_message_set', 'message_attributes', 'unused', 'data ends early', ''),
     ('kafka_message_set', 'message', 'timestamp', 'data ends early', ''),
-    ('kafka_message_set', 'message', 'key_length', 'data ends early', ''),
+    ('kafka_message_set', 'message', 'len_key', 'data ends early', ''),
     ('kafka_message_set', 'message', 'key', 'negative size', ''),
     ('kafka_message_set', 'message', 'key', 'data ends early', ''),
-    ('kafka_message_set', 'message', 'value_length', 'data ends early', ''),
+    ('kafka_message_set', 'message', 'len_value', 'data ends early', ''),
     ('kafka_message_set', 'message', 'value', 'negative size', ''),
     ('kafka_message_set', 'message', 'value', 'data ends early', ''),
     ('kafka_message_set', 'message', 'compressed_value', 'negative size', ''),
@@ -250,7 +250,7 @@ ERRORS = (
     ('kafka_control_record', '', 'version', 'valid min', '0'),
     ('kafka_control_record', '', 'type', 'data ends early', ''),
     ('kafka_offset_index', 'index_entry', 'relative_offset', 'data ends early', ''),
-    ('kafka_offset_index', 'index_entry', 'position', 'data ends early', ''),
+    ('kafka_offset_index', 'index_entry', 'ofs_log_entry', 'data ends early', ''),
     ('kafka_time_index', 'time_index_entry', 'timestamp', 'data ends early', ''),
     ('kafka_time_index', 'time_index_entry', 'relative_offset', 'data ends early', ''),
 )
@@ -304,23 +304,23 @@ def parse_kafka_record__header(buf, pos, end, t, row):
     Returns (error code, position after it)."""
     urow = np.uint64(row)
     if pos < end and buf[np.uint64(pos)] < 0x80:
-        v_key_length = np.int64(buf[np.uint64(pos)])
-        v_key_length = (v_key_length >> 1) ^ -(v_key_length & 1)
+        v_len_key = np.int64(buf[np.uint64(pos)])
+        v_len_key = (v_len_key >> 1) ^ -(v_len_key & 1)
         pos += 1
     elif pos + 1 < end and buf[np.uint64(pos + 1)] < 0x80:
-        v_key_length = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
-        v_key_length = (v_key_length >> 1) ^ -(v_key_length & 1)
+        v_len_key = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
+        v_len_key = (v_len_key >> 1) ^ -(v_len_key & 1)
         pos += 2
     else:
-        v_key_length, pos, k1 = read_kafka_varint(buf, pos, end)
+        v_len_key, pos, k1 = read_kafka_varint(buf, pos, end)
         if k1 == 1:
             return 22, pos
         if k1 == 2:
             return 23, pos
-    if not (v_key_length >= 0):
+    if not (v_len_key >= 0):
         return 24, pos
-    t[KAFKA_RECORD__HEADER__KEY_LENGTH, urow] = v_key_length
-    n2 = v_key_length
+    t[KAFKA_RECORD__HEADER__LEN_KEY, urow] = v_len_key
+    n2 = v_len_key
     if n2 < 0:
         return 25, pos
     if n2 > end - pos:
@@ -329,22 +329,22 @@ def parse_kafka_record__header(buf, pos, end, t, row):
     t[KAFKA_RECORD__HEADER__KEY__SIZE, urow] = n2
     pos += n2
     if pos < end and buf[np.uint64(pos)] < 0x80:
-        v_value_length = np.int64(buf[np.uint64(pos)])
-        v_value_length = (v_value_length >> 1) ^ -(v_value_length & 1)
+        v_len_value = np.int64(buf[np.uint64(pos)])
+        v_len_value = (v_len_value >> 1) ^ -(v_len_value & 1)
         pos += 1
     elif pos + 1 < end and buf[np.uint64(pos + 1)] < 0x80:
-        v_value_length = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
-        v_value_length = (v_value_length >> 1) ^ -(v_value_length & 1)
+        v_len_value = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
+        v_len_value = (v_len_value >> 1) ^ -(v_len_value & 1)
         pos += 2
     else:
-        v_value_length, pos, k3 = read_kafka_varint(buf, pos, end)
+        v_len_value, pos, k3 = read_kafka_varint(buf, pos, end)
         if k3 == 1:
             return 27, pos
         if k3 == 2:
             return 28, pos
-    t[KAFKA_RECORD__HEADER__VALUE_LENGTH, urow] = v_value_length
-    if v_value_length >= 0:
-        n4 = v_value_length
+    t[KAFKA_RECORD__HEADER__LEN_VALUE, urow] = v_len_value
+    if v_len_value >= 0:
+        n4 = v_len_value
         if n4 < 0:
             return 29, pos
         if n4 > end - pos:
@@ -364,21 +364,21 @@ def parse_kafka_record(buf, pos, end, t, row, t1, row1):
     Returns (error code, position after it, next free row of each child table)."""
     urow = np.uint64(row)
     if pos < end and buf[np.uint64(pos)] < 0x80:
-        v_length = np.int64(buf[np.uint64(pos)])
-        v_length = (v_length >> 1) ^ -(v_length & 1)
+        v_len_body = np.int64(buf[np.uint64(pos)])
+        v_len_body = (v_len_body >> 1) ^ -(v_len_body & 1)
         pos += 1
     elif pos + 1 < end and buf[np.uint64(pos + 1)] < 0x80:
-        v_length = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
-        v_length = (v_length >> 1) ^ -(v_length & 1)
+        v_len_body = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
+        v_len_body = (v_len_body >> 1) ^ -(v_len_body & 1)
         pos += 2
     else:
-        v_length, pos, k1 = read_kafka_varint(buf, pos, end)
+        v_len_body, pos, k1 = read_kafka_varint(buf, pos, end)
         if k1 == 1:
             return 2, pos, row1
         if k1 == 2:
             return 3, pos, row1
-    t[KAFKA_RECORD__LENGTH, urow] = v_length
-    n2 = v_length
+    t[KAFKA_RECORD__LEN_BODY, urow] = v_len_body
+    n2 = v_len_body
     if n2 < 0:
         return 4, pos, row1
     if n2 > end - pos:
@@ -422,22 +422,22 @@ def parse_kafka_record(buf, pos, end, t, row, t1, row1):
             return 10, pos, row1
     t[KAFKA_RECORD__BODY__OFFSET_DELTA, urow] = v_body__offset_delta
     if pos < end3 and buf[np.uint64(pos)] < 0x80:
-        v_body__key_length = np.int64(buf[np.uint64(pos)])
-        v_body__key_length = (v_body__key_length >> 1) ^ -(v_body__key_length & 1)
+        v_body__len_key = np.int64(buf[np.uint64(pos)])
+        v_body__len_key = (v_body__len_key >> 1) ^ -(v_body__len_key & 1)
         pos += 1
     elif pos + 1 < end3 and buf[np.uint64(pos + 1)] < 0x80:
-        v_body__key_length = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
-        v_body__key_length = (v_body__key_length >> 1) ^ -(v_body__key_length & 1)
+        v_body__len_key = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
+        v_body__len_key = (v_body__len_key >> 1) ^ -(v_body__len_key & 1)
         pos += 2
     else:
-        v_body__key_length, pos, k6 = read_kafka_varint(buf, pos, end3)
+        v_body__len_key, pos, k6 = read_kafka_varint(buf, pos, end3)
         if k6 == 1:
             return 11, pos, row1
         if k6 == 2:
             return 12, pos, row1
-    t[KAFKA_RECORD__BODY__KEY_LENGTH, urow] = v_body__key_length
-    if v_body__key_length >= 0:
-        n7 = v_body__key_length
+    t[KAFKA_RECORD__BODY__LEN_KEY, urow] = v_body__len_key
+    if v_body__len_key >= 0:
+        n7 = v_body__len_key
         if n7 < 0:
             return 13, pos, row1
         if n7 > end3 - pos:
@@ -449,22 +449,22 @@ def parse_kafka_record(buf, pos, end, t, row, t1, row1):
         t[KAFKA_RECORD__BODY__KEY__POS, urow] = 0
         t[KAFKA_RECORD__BODY__KEY__SIZE, urow] = -1
     if pos < end3 and buf[np.uint64(pos)] < 0x80:
-        v_body__value_length = np.int64(buf[np.uint64(pos)])
-        v_body__value_length = (v_body__value_length >> 1) ^ -(v_body__value_length & 1)
+        v_body__len_value = np.int64(buf[np.uint64(pos)])
+        v_body__len_value = (v_body__len_value >> 1) ^ -(v_body__len_value & 1)
         pos += 1
     elif pos + 1 < end3 and buf[np.uint64(pos + 1)] < 0x80:
-        v_body__value_length = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
-        v_body__value_length = (v_body__value_length >> 1) ^ -(v_body__value_length & 1)
+        v_body__len_value = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
+        v_body__len_value = (v_body__len_value >> 1) ^ -(v_body__len_value & 1)
         pos += 2
     else:
-        v_body__value_length, pos, k8 = read_kafka_varint(buf, pos, end3)
+        v_body__len_value, pos, k8 = read_kafka_varint(buf, pos, end3)
         if k8 == 1:
             return 15, pos, row1
         if k8 == 2:
             return 16, pos, row1
-    t[KAFKA_RECORD__BODY__VALUE_LENGTH, urow] = v_body__value_length
-    if v_body__value_length >= 0:
-        n9 = v_body__value_length
+    t[KAFKA_RECORD__BODY__LEN_VALUE, urow] = v_body__len_value
+    if v_body__len_value >= 0:
+        n9 = v_body__len_value
         if n9 < 0:
             return 17, pos, row1
         if n9 > end3 - pos:
@@ -476,23 +476,23 @@ def parse_kafka_record(buf, pos, end, t, row, t1, row1):
         t[KAFKA_RECORD__BODY__VALUE__POS, urow] = 0
         t[KAFKA_RECORD__BODY__VALUE__SIZE, urow] = -1
     if pos < end3 and buf[np.uint64(pos)] < 0x80:
-        v_body__header_count = np.int64(buf[np.uint64(pos)])
-        v_body__header_count = (v_body__header_count >> 1) ^ -(v_body__header_count & 1)
+        v_body__num_headers = np.int64(buf[np.uint64(pos)])
+        v_body__num_headers = (v_body__num_headers >> 1) ^ -(v_body__num_headers & 1)
         pos += 1
     elif pos + 1 < end3 and buf[np.uint64(pos + 1)] < 0x80:
-        v_body__header_count = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
-        v_body__header_count = (v_body__header_count >> 1) ^ -(v_body__header_count & 1)
+        v_body__num_headers = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)
+        v_body__num_headers = (v_body__num_headers >> 1) ^ -(v_body__num_headers & 1)
         pos += 2
     else:
-        v_body__header_count, pos, k10 = read_kafka_varint(buf, pos, end3)
+        v_body__num_headers, pos, k10 = read_kafka_varint(buf, pos, end3)
         if k10 == 1:
             return 19, pos, row1
         if k10 == 2:
             return 20, pos, row1
-    if not (v_body__header_count >= 0):
+    if not (v_body__num_headers >= 0):
         return 21, pos, row1
-    t[KAFKA_RECORD__BODY__HEADER_COUNT, urow] = v_body__header_count
-    count11 = v_body__header_count
+    t[KAFKA_RECORD__BODY__NUM_HEADERS, urow] = v_body__num_headers
+    count11 = v_body__num_headers
     t[KAFKA_RECORD__BODY__HEADERS__FIRST, urow] = row1
     t[KAFKA_RECORD__BODY__HEADERS__COUNT, urow] = count11
     for i12 in range(count11):
@@ -522,11 +522,11 @@ def parse_kafka_record_batch(buf, pos, end, t, row):
     t[KAFKA_RECORD_BATCH__BASE_OFFSET, urow] = v_base_offset
     if end - pos < 4:
         return 32, pos
-    v_batch_length = _int_be(buf, pos, 4)
+    v_len_batch = _int_be(buf, pos, 4)
     pos += 4
-    if v_batch_length < 49:
+    if v_len_batch < 49:
         return 33, pos
-    t[KAFKA_RECORD_BATCH__BATCH_LENGTH, urow] = v_batch_length
+    t[KAFKA_RECORD_BATCH__LEN_BATCH, urow] = v_len_batch
     if end - pos < 4:
         return 34, pos
     v_partition_leader_epoch = _int_be(buf, pos, 4)
@@ -592,12 +592,12 @@ def parse_kafka_record_batch(buf, pos, end, t, row):
     t[KAFKA_RECORD_BATCH__BASE_SEQUENCE, urow] = v_base_sequence
     if end - pos < 4:
         return 45, pos
-    v_records_count = _int_be(buf, pos, 4)
+    v_num_records = _int_be(buf, pos, 4)
     pos += 4
-    if v_records_count < 0:
+    if v_num_records < 0:
         return 46, pos
-    t[KAFKA_RECORD_BATCH__RECORDS_COUNT, urow] = v_records_count
-    n2 = v_batch_length - 49
+    t[KAFKA_RECORD_BATCH__NUM_RECORDS, urow] = v_num_records
+    n2 = v_len_batch - 49
     if n2 < 0:
         return 47, pos
     if n2 > end - pos:
@@ -620,12 +620,12 @@ def parse_kafka_message_set__entry(buf, pos, end, t, row):
     t[KAFKA_MESSAGE_SET__ENTRY__OFFSET, urow] = v_offset
     if end - pos < 4:
         return 50, pos
-    v_message_size = _int_be(buf, pos, 4)
+    v_len_message = _int_be(buf, pos, 4)
     pos += 4
-    if v_message_size < 14:
+    if v_len_message < 14:
         return 51, pos
-    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE_SIZE, urow] = v_message_size
-    n1 = v_message_size
+    t[KAFKA_MESSAGE_SET__ENTRY__LEN_MESSAGE, urow] = v_len_message
+    n1 = v_len_message
     if n1 < 0:
         return 52, pos
     if n1 > end - pos:
@@ -666,11 +666,11 @@ def parse_kafka_message_set__entry(buf, pos, end, t, row):
         t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TIMESTAMP, urow] = 0
     if end2 - pos < 4:
         return 59, pos
-    v_message__key_length = _int_be(buf, pos, 4)
+    v_message__len_key = _int_be(buf, pos, 4)
     pos += 4
-    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY_LENGTH, urow] = v_message__key_length
-    if v_message__key_length >= 0:
-        n4 = v_message__key_length
+    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__LEN_KEY, urow] = v_message__len_key
+    if v_message__len_key >= 0:
+        n4 = v_message__len_key
         if n4 < 0:
             return 60, pos
         if n4 > end2 - pos:
@@ -683,11 +683,11 @@ def parse_kafka_message_set__entry(buf, pos, end, t, row):
         t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__SIZE, urow] = -1
     if end2 - pos < 4:
         return 62, pos
-    v_message__value_length = _int_be(buf, pos, 4)
+    v_message__len_value = _int_be(buf, pos, 4)
     pos += 4
-    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE_LENGTH, urow] = v_message__value_length
-    if v_message__value_length >= 0 and v_message__attributes__compression == 0:
-        n5 = v_message__value_length
+    t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__LEN_VALUE, urow] = v_message__len_value
+    if v_message__len_value >= 0 and v_message__attributes__compression == 0:
+        n5 = v_message__len_value
         if n5 < 0:
             return 63, pos
         if n5 > end2 - pos:
@@ -698,8 +698,8 @@ def parse_kafka_message_set__entry(buf, pos, end, t, row):
     else:
         t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__POS, urow] = 0
         t[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__SIZE, urow] = -1
-    if v_message__value_length >= 0 and v_message__attributes__compression != 0:
-        n6 = v_message__value_length
+    if v_message__len_value >= 0 and v_message__attributes__compression != 0:
+        n6 = v_message__len_value
         if n6 < 0:
             return 65, pos
         if n6 > end2 - pos:
@@ -754,9 +754,9 @@ def parse_kafka_offset_index__index_entry(buf, pos, end, t, row):
     t[KAFKA_OFFSET_INDEX__INDEX_ENTRY__RELATIVE_OFFSET, urow] = v_relative_offset
     if end - pos < 4:
         return 71, pos
-    v_position = _int_be(buf, pos, 4)
+    v_ofs_log_entry = _int_be(buf, pos, 4)
     pos += 4
-    t[KAFKA_OFFSET_INDEX__INDEX_ENTRY__POSITION, urow] = v_position
+    t[KAFKA_OFFSET_INDEX__INDEX_ENTRY__OFS_LOG_ENTRY, urow] = v_ofs_log_entry
     return 0, pos
 
 

@@ -3,8 +3,8 @@
 
 import kaitaistruct
 from kaitaistruct import KaitaiStruct, KaitaiStream, BytesIO
-from . import kafka_message_set
 from . import kafka_record_batch
+from . import kafka_message_set
 
 
 if getattr(kaitaistruct, 'API_VERSION', (0, 9)) < (0, 11):
@@ -75,7 +75,7 @@ class KafkaLog(KaitaiStruct):
 
         def _read(self):
             self.base_offset = self._io.read_s8be()
-            self.length = self._io.read_s4be()
+            self.len_rest = self._io.read_s4be()
             if self.has_magic:
                 pass
                 self.leader_epoch_or_crc = self._io.read_s4be()
@@ -165,22 +165,22 @@ class KafkaLog(KaitaiStruct):
             _on = self.magic
             if _on == 0:
                 pass
-                self._raw_body = self._io.read_bytes(12 + self.length)
+                self._raw_body = self._io.read_bytes(12 + self.len_rest)
                 _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
                 self.body = kafka_message_set.KafkaMessageSet.Entry(_io__raw_body)
             elif _on == 1:
                 pass
-                self._raw_body = self._io.read_bytes(12 + self.length)
+                self._raw_body = self._io.read_bytes(12 + self.len_rest)
                 _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
                 self.body = kafka_message_set.KafkaMessageSet.Entry(_io__raw_body)
             elif _on == 2:
                 pass
-                self._raw_body = self._io.read_bytes(12 + self.length)
+                self._raw_body = self._io.read_bytes(12 + self.len_rest)
                 _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
                 self.body = kafka_record_batch.KafkaRecordBatch(_io__raw_body)
             else:
                 pass
-                self.body = self._io.read_bytes(12 + self.length)
+                self.body = self._io.read_bytes(12 + self.len_rest)
 
 
         def _fetch_instances(self):
@@ -197,8 +197,8 @@ class KafkaLog(KaitaiStruct):
                 self.body._fetch_instances()
             else:
                 pass
-            _ = self.length
-            if hasattr(self, '_m_length'):
+            _ = self.len_rest
+            if hasattr(self, '_m_len_rest'):
                 pass
 
             _ = self.magic
@@ -207,18 +207,18 @@ class KafkaLog(KaitaiStruct):
 
 
         @property
-        def length(self):
-            """The entry's size after the first 12 bytes."""
-            if hasattr(self, '_m_length'):
-                return self._m_length
+        def len_rest(self):
+            """The entry's size after its first 12 bytes (Kafka's `size`)."""
+            if hasattr(self, '_m_len_rest'):
+                return self._m_len_rest
 
             _pos = self._io.pos()
             self._io.seek(self._io.pos() + 8)
-            self._m_length = self._io.read_s4be()
-            if not self._m_length >= 14:
-                raise kaitaistruct.ValidationLessThanError(14, self._m_length, self._io, u"/types/log_entry/instances/length")
+            self._m_len_rest = self._io.read_s4be()
+            if not self._m_len_rest >= 14:
+                raise kaitaistruct.ValidationLessThanError(14, self._m_len_rest, self._io, u"/types/log_entry/instances/len_rest")
             self._io.seek(_pos)
-            return getattr(self, '_m_length', None)
+            return getattr(self, '_m_len_rest', None)
 
         @property
         def magic(self):

@@ -63,11 +63,11 @@ class KafkaMessageCommon(KaitaiStruct):
         def _read(self):
             if self.compact:
                 pass
-                self.len_compact = kafka_varint.KafkaVarint(self._io)
+                self.num_compact = kafka_varint.KafkaVarint(self._io)
 
             if (not (self.compact)):
                 pass
-                self.len_classic = self._io.read_s4be()
+                self.num_classic = self._io.read_s4be()
 
 
 
@@ -75,20 +75,11 @@ class KafkaMessageCommon(KaitaiStruct):
             pass
             if self.compact:
                 pass
-                self.len_compact._fetch_instances()
+                self.num_compact._fetch_instances()
 
             if (not (self.compact)):
                 pass
 
-
-        @property
-        def count(self):
-            """Number of elements."""
-            if hasattr(self, '_m_count'):
-                return self._m_count
-
-            self._m_count = (0 if self.is_null else (self.len_compact.unsigned_value - 1 if self.compact else self.len_classic))
-            return getattr(self, '_m_count', None)
 
         @property
         def is_null(self):
@@ -96,8 +87,17 @@ class KafkaMessageCommon(KaitaiStruct):
             if hasattr(self, '_m_is_null'):
                 return self._m_is_null
 
-            self._m_is_null = (self.len_compact.unsigned_value == 0 if self.compact else self.len_classic == -1)
+            self._m_is_null = (self.num_compact.unsigned_value == 0 if self.compact else self.num_classic == -1)
             return getattr(self, '_m_is_null', None)
+
+        @property
+        def num_elements(self):
+            """Number of elements."""
+            if hasattr(self, '_m_num_elements'):
+                return self._m_num_elements
+
+            self._m_num_elements = (0 if self.is_null else (self.num_compact.unsigned_value - 1 if self.compact else self.num_classic))
+            return getattr(self, '_m_num_elements', None)
 
 
     class Boolean(KaitaiStruct):

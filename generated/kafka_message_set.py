@@ -153,10 +153,10 @@ class KafkaMessageSet(KaitaiStruct):
 
         def _read(self):
             self.offset = self._io.read_s8be()
-            self.message_size = self._io.read_s4be()
-            if not self.message_size >= 14:
-                raise kaitaistruct.ValidationLessThanError(14, self.message_size, self._io, u"/types/entry/seq/1")
-            self._raw_message = self._io.read_bytes(self.message_size)
+            self.len_message = self._io.read_s4be()
+            if not self.len_message >= 14:
+                raise kaitaistruct.ValidationLessThanError(14, self.len_message, self._io, u"/types/entry/seq/1")
+            self._raw_message = self._io.read_bytes(self.len_message)
             _io__raw_message = KaitaiStream(BytesIO(self._raw_message))
             self.message = KafkaMessageSet.Message(_io__raw_message, self, self._root)
 
@@ -188,19 +188,19 @@ class KafkaMessageSet(KaitaiStruct):
                 pass
                 self.timestamp = self._io.read_s8be()
 
-            self.key_length = self._io.read_s4be()
-            if self.key_length >= 0:
+            self.len_key = self._io.read_s4be()
+            if self.len_key >= 0:
                 pass
-                self.key = self._io.read_bytes(self.key_length)
+                self.key = self._io.read_bytes(self.len_key)
 
-            self.value_length = self._io.read_s4be()
-            if  ((self.value_length >= 0) and (self.attributes.compression == KafkaMessageSet.Compression.none)) :
+            self.len_value = self._io.read_s4be()
+            if  ((self.len_value >= 0) and (self.attributes.compression == KafkaMessageSet.Compression.none)) :
                 pass
-                self.value = self._io.read_bytes(self.value_length)
+                self.value = self._io.read_bytes(self.len_value)
 
-            if  ((self.value_length >= 0) and (self.attributes.compression != KafkaMessageSet.Compression.none)) :
+            if  ((self.len_value >= 0) and (self.attributes.compression != KafkaMessageSet.Compression.none)) :
                 pass
-                self._raw_compressed_value = self._io.read_bytes(self.value_length)
+                self._raw_compressed_value = self._io.read_bytes(self.len_value)
                 _io__raw_compressed_value = KaitaiStream(BytesIO(self._raw_compressed_value))
                 self.compressed_value = KafkaMessageSet.CompressedMessageSet(self.attributes.compression, self.magic, _io__raw_compressed_value, self, self._root)
 
@@ -213,13 +213,13 @@ class KafkaMessageSet(KaitaiStruct):
             if self.magic == 1:
                 pass
 
-            if self.key_length >= 0:
+            if self.len_key >= 0:
                 pass
 
-            if  ((self.value_length >= 0) and (self.attributes.compression == KafkaMessageSet.Compression.none)) :
+            if  ((self.len_value >= 0) and (self.attributes.compression == KafkaMessageSet.Compression.none)) :
                 pass
 
-            if  ((self.value_length >= 0) and (self.attributes.compression != KafkaMessageSet.Compression.none)) :
+            if  ((self.len_value >= 0) and (self.attributes.compression != KafkaMessageSet.Compression.none)) :
                 pass
                 self.compressed_value._fetch_instances()
 

@@ -526,11 +526,11 @@ class KafkaMetadataRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_cordoned_log_dirs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_cordoned_log_dirs.is_null)):
+                self.num_cordoned_log_dirs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_cordoned_log_dirs.is_null)):
                     pass
                     self.cordoned_log_dirs = []
-                    for i in range(self.len_cordoned_log_dirs.count):
+                    for i in range(self.num_cordoned_log_dirs.num_elements):
                         self.cordoned_log_dirs.append(kafka_message_common.KafkaMessageCommon.Uuid(self._io))
 
 
@@ -538,8 +538,8 @@ class KafkaMetadataRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_cordoned_log_dirs._fetch_instances()
-                if (not (self.len_cordoned_log_dirs.is_null)):
+                self.num_cordoned_log_dirs._fetch_instances()
+                if (not (self.num_cordoned_log_dirs.is_null)):
                     pass
                     for i in range(len(self.cordoned_log_dirs)):
                         pass
@@ -604,11 +604,11 @@ class KafkaMetadataRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_log_dirs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_log_dirs.is_null)):
+                self.num_log_dirs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_log_dirs.is_null)):
                     pass
                     self.log_dirs = []
-                    for i in range(self.len_log_dirs.count):
+                    for i in range(self.num_log_dirs.num_elements):
                         self.log_dirs.append(kafka_message_common.KafkaMessageCommon.Uuid(self._io))
 
 
@@ -616,8 +616,8 @@ class KafkaMetadataRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_log_dirs._fetch_instances()
-                if (not (self.len_log_dirs.is_null)):
+                self.num_log_dirs._fetch_instances()
+                if (not (self.num_log_dirs.is_null)):
                     pass
                     for i in range(len(self.log_dirs)):
                         pass
@@ -758,11 +758,11 @@ class KafkaMetadataRecord(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.len_entity = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_entity.is_null)):
+            self.num_entity = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_entity.is_null)):
                 pass
                 self.entity = []
-                for i in range(self.len_entity.count):
+                for i in range(self.num_entity.num_elements):
                     self.entity.append(KafkaMetadataRecord.ClientQuotaRecord.EntityData(self.schema_version, self._io, self, self._root))
 
 
@@ -774,8 +774,8 @@ class KafkaMetadataRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_entity._fetch_instances()
-            if (not (self.len_entity.is_null)):
+            self.num_entity._fetch_instances()
+            if (not (self.num_entity.is_null)):
                 pass
                 for i in range(len(self.entity)):
                     pass
@@ -858,11 +858,11 @@ class KafkaMetadataRecord(KaitaiStruct):
         def _read(self):
             self.owner = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
             self.requester = kafka_message_common.KafkaMessageCommon.StringField(True, self._io)
-            self.len_renewers = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_renewers.is_null)):
+            self.num_renewers = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_renewers.is_null)):
                 pass
                 self.renewers = []
-                for i in range(self.len_renewers.count):
+                for i in range(self.num_renewers.num_elements):
                     self.renewers.append(kafka_message_common.KafkaMessageCommon.StringField(True, self._io))
 
 
@@ -877,8 +877,8 @@ class KafkaMetadataRecord(KaitaiStruct):
             pass
             self.owner._fetch_instances()
             self.requester._fetch_instances()
-            self.len_renewers._fetch_instances()
-            if (not (self.len_renewers.is_null)):
+            self.num_renewers._fetch_instances()
+            if (not (self.num_renewers.is_null)):
                 pass
                 for i in range(len(self.renewers)):
                     pass
@@ -1020,11 +1020,11 @@ class KafkaMetadataRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_adding_replicas = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_adding_replicas.is_null)):
+                self.num_adding_replicas = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_adding_replicas.is_null)):
                     pass
                     self.adding_replicas = []
-                    for i in range(self.len_adding_replicas.count):
+                    for i in range(self.num_adding_replicas.num_elements):
                         self.adding_replicas.append(self._io.read_s4be())
 
 
@@ -1032,8 +1032,8 @@ class KafkaMetadataRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_adding_replicas._fetch_instances()
-                if (not (self.len_adding_replicas.is_null)):
+                self.num_adding_replicas._fetch_instances()
+                if (not (self.num_adding_replicas.is_null)):
                     pass
                     for i in range(len(self.adding_replicas)):
                         pass
@@ -1055,11 +1055,11 @@ class KafkaMetadataRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_directories = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_directories.is_null)):
+                self.num_directories = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_directories.is_null)):
                     pass
                     self.directories = []
-                    for i in range(self.len_directories.count):
+                    for i in range(self.num_directories.num_elements):
                         self.directories.append(kafka_message_common.KafkaMessageCommon.Uuid(self._io))
 
 
@@ -1067,8 +1067,8 @@ class KafkaMetadataRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_directories._fetch_instances()
-                if (not (self.len_directories.is_null)):
+                self.num_directories._fetch_instances()
+                if (not (self.num_directories.is_null)):
                     pass
                     for i in range(len(self.directories)):
                         pass
@@ -1091,11 +1091,11 @@ class KafkaMetadataRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_eligible_leader_replicas = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_eligible_leader_replicas.is_null)):
+                self.num_eligible_leader_replicas = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_eligible_leader_replicas.is_null)):
                     pass
                     self.eligible_leader_replicas = []
-                    for i in range(self.len_eligible_leader_replicas.count):
+                    for i in range(self.num_eligible_leader_replicas.num_elements):
                         self.eligible_leader_replicas.append(self._io.read_s4be())
 
 
@@ -1103,8 +1103,8 @@ class KafkaMetadataRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_eligible_leader_replicas._fetch_instances()
-                if (not (self.len_eligible_leader_replicas.is_null)):
+                self.num_eligible_leader_replicas._fetch_instances()
+                if (not (self.num_eligible_leader_replicas.is_null)):
                     pass
                     for i in range(len(self.eligible_leader_replicas)):
                         pass
@@ -1126,11 +1126,11 @@ class KafkaMetadataRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_isr = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_isr.is_null)):
+                self.num_isr = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_isr.is_null)):
                     pass
                     self.isr = []
-                    for i in range(self.len_isr.count):
+                    for i in range(self.num_isr.num_elements):
                         self.isr.append(self._io.read_s4be())
 
 
@@ -1138,8 +1138,8 @@ class KafkaMetadataRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_isr._fetch_instances()
-                if (not (self.len_isr.is_null)):
+                self.num_isr._fetch_instances()
+                if (not (self.num_isr.is_null)):
                     pass
                     for i in range(len(self.isr)):
                         pass
@@ -1161,11 +1161,11 @@ class KafkaMetadataRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_last_known_elr = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_last_known_elr.is_null)):
+                self.num_last_known_elr = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_last_known_elr.is_null)):
                     pass
                     self.last_known_elr = []
-                    for i in range(self.len_last_known_elr.count):
+                    for i in range(self.num_last_known_elr.num_elements):
                         self.last_known_elr.append(self._io.read_s4be())
 
 
@@ -1173,8 +1173,8 @@ class KafkaMetadataRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_last_known_elr._fetch_instances()
-                if (not (self.len_last_known_elr.is_null)):
+                self.num_last_known_elr._fetch_instances()
+                if (not (self.num_last_known_elr.is_null)):
                     pass
                     for i in range(len(self.last_known_elr)):
                         pass
@@ -1238,11 +1238,11 @@ class KafkaMetadataRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_removing_replicas = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_removing_replicas.is_null)):
+                self.num_removing_replicas = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_removing_replicas.is_null)):
                     pass
                     self.removing_replicas = []
-                    for i in range(self.len_removing_replicas.count):
+                    for i in range(self.num_removing_replicas.num_elements):
                         self.removing_replicas.append(self._io.read_s4be())
 
 
@@ -1250,8 +1250,8 @@ class KafkaMetadataRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_removing_replicas._fetch_instances()
-                if (not (self.len_removing_replicas.is_null)):
+                self.num_removing_replicas._fetch_instances()
+                if (not (self.num_removing_replicas.is_null)):
                     pass
                     for i in range(len(self.removing_replicas)):
                         pass
@@ -1273,11 +1273,11 @@ class KafkaMetadataRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_replicas = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_replicas.is_null)):
+                self.num_replicas = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_replicas.is_null)):
                     pass
                     self.replicas = []
-                    for i in range(self.len_replicas.count):
+                    for i in range(self.num_replicas.num_elements):
                         self.replicas.append(self._io.read_s4be())
 
 
@@ -1285,8 +1285,8 @@ class KafkaMetadataRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_replicas._fetch_instances()
-                if (not (self.len_replicas.is_null)):
+                self.num_replicas._fetch_instances()
+                if (not (self.num_replicas.is_null)):
                     pass
                     for i in range(len(self.replicas)):
                         pass
@@ -1444,35 +1444,35 @@ class KafkaMetadataRecord(KaitaiStruct):
         def _read(self):
             self.partition_id = self._io.read_s4be()
             self.topic_id = kafka_message_common.KafkaMessageCommon.Uuid(self._io)
-            self.len_replicas = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_replicas.is_null)):
+            self.num_replicas = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_replicas.is_null)):
                 pass
                 self.replicas = []
-                for i in range(self.len_replicas.count):
+                for i in range(self.num_replicas.num_elements):
                     self.replicas.append(self._io.read_s4be())
 
 
-            self.len_isr = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_isr.is_null)):
+            self.num_isr = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_isr.is_null)):
                 pass
                 self.isr = []
-                for i in range(self.len_isr.count):
+                for i in range(self.num_isr.num_elements):
                     self.isr.append(self._io.read_s4be())
 
 
-            self.len_removing_replicas = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_removing_replicas.is_null)):
+            self.num_removing_replicas = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_removing_replicas.is_null)):
                 pass
                 self.removing_replicas = []
-                for i in range(self.len_removing_replicas.count):
+                for i in range(self.num_removing_replicas.num_elements):
                     self.removing_replicas.append(self._io.read_s4be())
 
 
-            self.len_adding_replicas = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_adding_replicas.is_null)):
+            self.num_adding_replicas = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_adding_replicas.is_null)):
                 pass
                 self.adding_replicas = []
-                for i in range(self.len_adding_replicas.count):
+                for i in range(self.num_adding_replicas.num_elements):
                     self.adding_replicas.append(self._io.read_s4be())
 
 
@@ -1481,12 +1481,12 @@ class KafkaMetadataRecord(KaitaiStruct):
             self.partition_epoch = self._io.read_s4be()
             if self.schema_version >= 1:
                 pass
-                self.len_directories = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                self.num_directories = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
 
-            if  ((self.schema_version >= 1) and ((not (self.len_directories.is_null)))) :
+            if  ((self.schema_version >= 1) and ((not (self.num_directories.is_null)))) :
                 pass
                 self.directories = []
-                for i in range(self.len_directories.count):
+                for i in range(self.num_directories.num_elements):
                     self.directories.append(kafka_message_common.KafkaMessageCommon.Uuid(self._io))
 
 
@@ -1496,29 +1496,29 @@ class KafkaMetadataRecord(KaitaiStruct):
         def _fetch_instances(self):
             pass
             self.topic_id._fetch_instances()
-            self.len_replicas._fetch_instances()
-            if (not (self.len_replicas.is_null)):
+            self.num_replicas._fetch_instances()
+            if (not (self.num_replicas.is_null)):
                 pass
                 for i in range(len(self.replicas)):
                     pass
 
 
-            self.len_isr._fetch_instances()
-            if (not (self.len_isr.is_null)):
+            self.num_isr._fetch_instances()
+            if (not (self.num_isr.is_null)):
                 pass
                 for i in range(len(self.isr)):
                     pass
 
 
-            self.len_removing_replicas._fetch_instances()
-            if (not (self.len_removing_replicas.is_null)):
+            self.num_removing_replicas._fetch_instances()
+            if (not (self.num_removing_replicas.is_null)):
                 pass
                 for i in range(len(self.removing_replicas)):
                     pass
 
 
-            self.len_adding_replicas._fetch_instances()
-            if (not (self.len_adding_replicas.is_null)):
+            self.num_adding_replicas._fetch_instances()
+            if (not (self.num_adding_replicas.is_null)):
                 pass
                 for i in range(len(self.adding_replicas)):
                     pass
@@ -1526,9 +1526,9 @@ class KafkaMetadataRecord(KaitaiStruct):
 
             if self.schema_version >= 1:
                 pass
-                self.len_directories._fetch_instances()
+                self.num_directories._fetch_instances()
 
-            if  ((self.schema_version >= 1) and ((not (self.len_directories.is_null)))) :
+            if  ((self.schema_version >= 1) and ((not (self.num_directories.is_null)))) :
                 pass
                 for i in range(len(self.directories)):
                     pass
@@ -1551,11 +1551,11 @@ class KafkaMetadataRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_eligible_leader_replicas = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_eligible_leader_replicas.is_null)):
+                self.num_eligible_leader_replicas = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_eligible_leader_replicas.is_null)):
                     pass
                     self.eligible_leader_replicas = []
-                    for i in range(self.len_eligible_leader_replicas.count):
+                    for i in range(self.num_eligible_leader_replicas.num_elements):
                         self.eligible_leader_replicas.append(self._io.read_s4be())
 
 
@@ -1563,8 +1563,8 @@ class KafkaMetadataRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_eligible_leader_replicas._fetch_instances()
-                if (not (self.len_eligible_leader_replicas.is_null)):
+                self.num_eligible_leader_replicas._fetch_instances()
+                if (not (self.num_eligible_leader_replicas.is_null)):
                     pass
                     for i in range(len(self.eligible_leader_replicas)):
                         pass
@@ -1586,11 +1586,11 @@ class KafkaMetadataRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_last_known_elr = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_last_known_elr.is_null)):
+                self.num_last_known_elr = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_last_known_elr.is_null)):
                     pass
                     self.last_known_elr = []
-                    for i in range(self.len_last_known_elr.count):
+                    for i in range(self.num_last_known_elr.num_elements):
                         self.last_known_elr.append(self._io.read_s4be())
 
 
@@ -1598,8 +1598,8 @@ class KafkaMetadataRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_last_known_elr._fetch_instances()
-                if (not (self.len_last_known_elr.is_null)):
+                self.num_last_known_elr._fetch_instances()
+                if (not (self.num_last_known_elr.is_null)):
                     pass
                     for i in range(len(self.last_known_elr)):
                         pass
@@ -1760,19 +1760,19 @@ class KafkaMetadataRecord(KaitaiStruct):
 
             self.incarnation_id = kafka_message_common.KafkaMessageCommon.Uuid(self._io)
             self.broker_epoch = self._io.read_s8be()
-            self.len_end_points = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_end_points.is_null)):
+            self.num_end_points = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_end_points.is_null)):
                 pass
                 self.end_points = []
-                for i in range(self.len_end_points.count):
+                for i in range(self.num_end_points.num_elements):
                     self.end_points.append(KafkaMetadataRecord.RegisterBrokerRecord.BrokerEndpoint(self.schema_version, self._io, self, self._root))
 
 
-            self.len_features = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_features.is_null)):
+            self.num_features = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_features.is_null)):
                 pass
                 self.features = []
-                for i in range(self.len_features.count):
+                for i in range(self.num_features.num_elements):
                     self.features.append(KafkaMetadataRecord.RegisterBrokerRecord.BrokerFeature(self.schema_version, self._io, self, self._root))
 
 
@@ -1792,16 +1792,16 @@ class KafkaMetadataRecord(KaitaiStruct):
                 self.is_migrating_zk_broker._fetch_instances()
 
             self.incarnation_id._fetch_instances()
-            self.len_end_points._fetch_instances()
-            if (not (self.len_end_points.is_null)):
+            self.num_end_points._fetch_instances()
+            if (not (self.num_end_points.is_null)):
                 pass
                 for i in range(len(self.end_points)):
                     pass
                     self.end_points[i]._fetch_instances()
 
 
-            self.len_features._fetch_instances()
-            if (not (self.len_features.is_null)):
+            self.num_features._fetch_instances()
+            if (not (self.num_features.is_null)):
                 pass
                 for i in range(len(self.features)):
                     pass
@@ -1884,11 +1884,11 @@ class KafkaMetadataRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_cordoned_log_dirs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_cordoned_log_dirs.is_null)):
+                self.num_cordoned_log_dirs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_cordoned_log_dirs.is_null)):
                     pass
                     self.cordoned_log_dirs = []
-                    for i in range(self.len_cordoned_log_dirs.count):
+                    for i in range(self.num_cordoned_log_dirs.num_elements):
                         self.cordoned_log_dirs.append(kafka_message_common.KafkaMessageCommon.Uuid(self._io))
 
 
@@ -1896,8 +1896,8 @@ class KafkaMetadataRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_cordoned_log_dirs._fetch_instances()
-                if (not (self.len_cordoned_log_dirs.is_null)):
+                self.num_cordoned_log_dirs._fetch_instances()
+                if (not (self.num_cordoned_log_dirs.is_null)):
                     pass
                     for i in range(len(self.cordoned_log_dirs)):
                         pass
@@ -1920,11 +1920,11 @@ class KafkaMetadataRecord(KaitaiStruct):
                 self._read()
 
             def _read(self):
-                self.len_log_dirs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_log_dirs.is_null)):
+                self.num_log_dirs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_log_dirs.is_null)):
                     pass
                     self.log_dirs = []
-                    for i in range(self.len_log_dirs.count):
+                    for i in range(self.num_log_dirs.num_elements):
                         self.log_dirs.append(kafka_message_common.KafkaMessageCommon.Uuid(self._io))
 
 
@@ -1932,8 +1932,8 @@ class KafkaMetadataRecord(KaitaiStruct):
 
             def _fetch_instances(self):
                 pass
-                self.len_log_dirs._fetch_instances()
-                if (not (self.len_log_dirs.is_null)):
+                self.num_log_dirs._fetch_instances()
+                if (not (self.num_log_dirs.is_null)):
                     pass
                     for i in range(len(self.log_dirs)):
                         pass
@@ -2037,19 +2037,19 @@ class KafkaMetadataRecord(KaitaiStruct):
             self.controller_id = self._io.read_s4be()
             self.incarnation_id = kafka_message_common.KafkaMessageCommon.Uuid(self._io)
             self.zk_migration_ready = kafka_message_common.KafkaMessageCommon.Boolean(self._io)
-            self.len_end_points = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_end_points.is_null)):
+            self.num_end_points = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_end_points.is_null)):
                 pass
                 self.end_points = []
-                for i in range(self.len_end_points.count):
+                for i in range(self.num_end_points.num_elements):
                     self.end_points.append(KafkaMetadataRecord.RegisterControllerRecord.ControllerEndpoint(self.schema_version, self._io, self, self._root))
 
 
-            self.len_features = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_features.is_null)):
+            self.num_features = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_features.is_null)):
                 pass
                 self.features = []
-                for i in range(self.len_features.count):
+                for i in range(self.num_features.num_elements):
                     self.features.append(KafkaMetadataRecord.RegisterControllerRecord.ControllerFeature(self.schema_version, self._io, self, self._root))
 
 
@@ -2060,16 +2060,16 @@ class KafkaMetadataRecord(KaitaiStruct):
             pass
             self.incarnation_id._fetch_instances()
             self.zk_migration_ready._fetch_instances()
-            self.len_end_points._fetch_instances()
-            if (not (self.len_end_points.is_null)):
+            self.num_end_points._fetch_instances()
+            if (not (self.num_end_points.is_null)):
                 pass
                 for i in range(len(self.end_points)):
                     pass
                     self.end_points[i]._fetch_instances()
 
 
-            self.len_features._fetch_instances()
-            if (not (self.len_features.is_null)):
+            self.num_features._fetch_instances()
+            if (not (self.num_features.is_null)):
                 pass
                 for i in range(len(self.features)):
                     pass

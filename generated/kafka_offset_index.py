@@ -74,7 +74,7 @@ class KafkaOffsetIndex(KaitaiStruct):
 
         def _read(self):
             self.relative_offset = self._io.read_s4be()
-            self.position = self._io.read_s4be()
+            self.ofs_log_entry = self._io.read_s4be()
 
 
         def _fetch_instances(self):

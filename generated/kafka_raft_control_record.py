@@ -111,19 +111,19 @@ class KafkaRaftControlRecord(KaitaiStruct):
         def _read(self):
             self.version = self._io.read_s2be()
             self.leader_id = self._io.read_s4be()
-            self.len_voters = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_voters.is_null)):
+            self.num_voters = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_voters.is_null)):
                 pass
                 self.voters = []
-                for i in range(self.len_voters.count):
+                for i in range(self.num_voters.num_elements):
                     self.voters.append(KafkaRaftControlRecord.LeaderChangeMessage.Voter(self.schema_version, self._io, self, self._root))
 
 
-            self.len_granting_voters = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_granting_voters.is_null)):
+            self.num_granting_voters = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_granting_voters.is_null)):
                 pass
                 self.granting_voters = []
-                for i in range(self.len_granting_voters.count):
+                for i in range(self.num_granting_voters.num_elements):
                     self.granting_voters.append(KafkaRaftControlRecord.LeaderChangeMessage.Voter(self.schema_version, self._io, self, self._root))
 
 
@@ -132,16 +132,16 @@ class KafkaRaftControlRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_voters._fetch_instances()
-            if (not (self.len_voters.is_null)):
+            self.num_voters._fetch_instances()
+            if (not (self.num_voters.is_null)):
                 pass
                 for i in range(len(self.voters)):
                     pass
                     self.voters[i]._fetch_instances()
 
 
-            self.len_granting_voters._fetch_instances()
-            if (not (self.len_granting_voters.is_null)):
+            self.num_granting_voters._fetch_instances()
+            if (not (self.num_granting_voters.is_null)):
                 pass
                 for i in range(len(self.granting_voters)):
                     pass
@@ -244,11 +244,11 @@ class KafkaRaftControlRecord(KaitaiStruct):
 
         def _read(self):
             self.version = self._io.read_s2be()
-            self.len_voters = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_voters.is_null)):
+            self.num_voters = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_voters.is_null)):
                 pass
                 self.voters = []
-                for i in range(self.len_voters.count):
+                for i in range(self.num_voters.num_elements):
                     self.voters.append(KafkaRaftControlRecord.VotersRecord.Voter(self.schema_version, self._io, self, self._root))
 
 
@@ -257,8 +257,8 @@ class KafkaRaftControlRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_voters._fetch_instances()
-            if (not (self.len_voters.is_null)):
+            self.num_voters._fetch_instances()
+            if (not (self.num_voters.is_null)):
                 pass
                 for i in range(len(self.voters)):
                     pass
@@ -334,11 +334,11 @@ class KafkaRaftControlRecord(KaitaiStruct):
             def _read(self):
                 self.voter_id = self._io.read_s4be()
                 self.voter_directory_id = kafka_message_common.KafkaMessageCommon.Uuid(self._io)
-                self.len_endpoints = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-                if (not (self.len_endpoints.is_null)):
+                self.num_endpoints = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+                if (not (self.num_endpoints.is_null)):
                     pass
                     self.endpoints = []
-                    for i in range(self.len_endpoints.count):
+                    for i in range(self.num_endpoints.num_elements):
                         self.endpoints.append(KafkaRaftControlRecord.VotersRecord.Endpoint(self.schema_version, self._io, self, self._root))
 
 
@@ -349,8 +349,8 @@ class KafkaRaftControlRecord(KaitaiStruct):
             def _fetch_instances(self):
                 pass
                 self.voter_directory_id._fetch_instances()
-                self.len_endpoints._fetch_instances()
-                if (not (self.len_endpoints.is_null)):
+                self.num_endpoints._fetch_instances()
+                if (not (self.num_endpoints.is_null)):
                     pass
                     for i in range(len(self.endpoints)):
                         pass

@@ -38,15 +38,15 @@ class KafkaRecord(KaitaiStruct):
         self._read()
 
     def _read(self):
-        self.length = kafka_varint.KafkaVarint(self._io)
-        self._raw_body = self._io.read_bytes(self.length.value)
+        self.len_body = kafka_varint.KafkaVarint(self._io)
+        self._raw_body = self._io.read_bytes(self.len_body.value)
         _io__raw_body = KaitaiStream(BytesIO(self._raw_body))
         self.body = KafkaRecord.RecordBody(_io__raw_body, self, self._root)
 
 
     def _fetch_instances(self):
         pass
-        self.length._fetch_instances()
+        self.len_body._fetch_instances()
         self.body._fetch_instances()
 
     class Header(KaitaiStruct):
@@ -62,23 +62,23 @@ class KafkaRecord(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.key_length = kafka_varint.KafkaVarint(self._io)
-            _ = self.key_length
+            self.len_key = kafka_varint.KafkaVarint(self._io)
+            _ = self.len_key
             if not _.value >= 0:
-                raise kaitaistruct.ValidationExprError(self.key_length, self._io, u"/types/header/seq/0")
-            self.key = self._io.read_bytes(self.key_length.value)
-            self.value_length = kafka_varint.KafkaVarint(self._io)
-            if self.value_length.value >= 0:
+                raise kaitaistruct.ValidationExprError(self.len_key, self._io, u"/types/header/seq/0")
+            self.key = self._io.read_bytes(self.len_key.value)
+            self.len_value = kafka_varint.KafkaVarint(self._io)
+            if self.len_value.value >= 0:
                 pass
-                self.value = self._io.read_bytes(self.value_length.value)
+                self.value = self._io.read_bytes(self.len_value.value)
 
 
 
         def _fetch_instances(self):
             pass
-            self.key_length._fetch_instances()
-            self.value_length._fetch_instances()
-            if self.value_length.value >= 0:
+            self.len_key._fetch_instances()
+            self.len_value._fetch_instances()
+            if self.len_value.value >= 0:
                 pass
 
 
@@ -99,22 +99,22 @@ class KafkaRecord(KaitaiStruct):
             self.attributes = self._io.read_s1()
             self.timestamp_delta = kafka_varint.KafkaVarint(self._io)
             self.offset_delta = kafka_varint.KafkaVarint(self._io)
-            self.key_length = kafka_varint.KafkaVarint(self._io)
-            if self.key_length.value >= 0:
+            self.len_key = kafka_varint.KafkaVarint(self._io)
+            if self.len_key.value >= 0:
                 pass
-                self.key = self._io.read_bytes(self.key_length.value)
+                self.key = self._io.read_bytes(self.len_key.value)
 
-            self.value_length = kafka_varint.KafkaVarint(self._io)
-            if self.value_length.value >= 0:
+            self.len_value = kafka_varint.KafkaVarint(self._io)
+            if self.len_value.value >= 0:
                 pass
-                self.value = self._io.read_bytes(self.value_length.value)
+                self.value = self._io.read_bytes(self.len_value.value)
 
-            self.header_count = kafka_varint.KafkaVarint(self._io)
-            _ = self.header_count
+            self.num_headers = kafka_varint.KafkaVarint(self._io)
+            _ = self.num_headers
             if not _.value >= 0:
-                raise kaitaistruct.ValidationExprError(self.header_count, self._io, u"/types/record_body/seq/7")
+                raise kaitaistruct.ValidationExprError(self.num_headers, self._io, u"/types/record_body/seq/7")
             self.headers = []
-            for i in range(self.header_count.value):
+            for i in range(self.num_headers.value):
                 self.headers.append(KafkaRecord.Header(self._io, self, self._root))
 
             self.trailing = self._io.read_bytes_full()
@@ -124,15 +124,15 @@ class KafkaRecord(KaitaiStruct):
             pass
             self.timestamp_delta._fetch_instances()
             self.offset_delta._fetch_instances()
-            self.key_length._fetch_instances()
-            if self.key_length.value >= 0:
+            self.len_key._fetch_instances()
+            if self.len_key.value >= 0:
                 pass
 
-            self.value_length._fetch_instances()
-            if self.value_length.value >= 0:
+            self.len_value._fetch_instances()
+            if self.len_value.value >= 0:
                 pass
 
-            self.header_count._fetch_instances()
+            self.num_headers._fetch_instances()
             for i in range(len(self.headers)):
                 pass
                 self.headers[i]._fetch_instances()

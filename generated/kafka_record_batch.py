@@ -56,9 +56,9 @@ class KafkaRecordBatch(KaitaiStruct):
 
     def _read(self):
         self.base_offset = self._io.read_s8be()
-        self.batch_length = self._io.read_s4be()
-        if not self.batch_length >= 49:
-            raise kaitaistruct.ValidationLessThanError(49, self.batch_length, self._io, u"/seq/1")
+        self.len_batch = self._io.read_s4be()
+        if not self.len_batch >= 49:
+            raise kaitaistruct.ValidationLessThanError(49, self.len_batch, self._io, u"/seq/1")
         self.partition_leader_epoch = self._io.read_s4be()
         self.magic = self._io.read_s1()
         if not self.magic >= 2:
@@ -71,12 +71,12 @@ class KafkaRecordBatch(KaitaiStruct):
         self.producer_id = self._io.read_s8be()
         self.producer_epoch = self._io.read_s2be()
         self.base_sequence = self._io.read_s4be()
-        self.records_count = self._io.read_s4be()
-        if not self.records_count >= 0:
-            raise kaitaistruct.ValidationLessThanError(0, self.records_count, self._io, u"/seq/12")
-        self._raw_records_data = self._io.read_bytes(self.batch_length - 49)
+        self.num_records = self._io.read_s4be()
+        if not self.num_records >= 0:
+            raise kaitaistruct.ValidationLessThanError(0, self.num_records, self._io, u"/seq/12")
+        self._raw_records_data = self._io.read_bytes(self.len_batch - 49)
         _io__raw_records_data = KaitaiStream(BytesIO(self._raw_records_data))
-        self.records_data = KafkaRecordBatch.RecordsData(self.attributes.compression, self.records_count, _io__raw_records_data, self, self._root)
+        self.records_data = KafkaRecordBatch.RecordsData(self.attributes.compression, self.num_records, _io__raw_records_data, self, self._root)
 
 
     def _fetch_instances(self):
@@ -110,21 +110,21 @@ class KafkaRecordBatch(KaitaiStruct):
 
 
     class RecordList(KaitaiStruct):
-        """A batch's records after decompression, `count` of them.
+        """A batch's records after decompression, `num_records` of them.
         
         .. seealso::
            Source - https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/DefaultRecordBatch.java
         """
-        def __init__(self, count, _io, _parent=None, _root=None):
+        def __init__(self, num_records, _io, _parent=None, _root=None):
             super(KafkaRecordBatch.RecordList, self).__init__(_io)
             self._parent = _parent
             self._root = _root
-            self.count = count
+            self.num_records = num_records
             self._read()
 
         def _read(self):
             self.records = []
-            for i in range(self.count):
+            for i in range(self.num_records):
                 self.records.append(kafka_record.KafkaRecord(self._io))
 
             self.trailing = self._io.read_bytes_full()
@@ -148,12 +148,12 @@ class KafkaRecordBatch(KaitaiStruct):
         .. seealso::
            Source - https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/DefaultRecordBatch.java
         """
-        def __init__(self, codec, count, _io, _parent=None, _root=None):
+        def __init__(self, codec, num_records, _io, _parent=None, _root=None):
             super(KafkaRecordBatch.RecordsData, self).__init__(_io)
             self._parent = _parent
             self._root = _root
             self.codec = codec
-            self.count = count
+            self.num_records = num_records
             self._read()
 
         def _read(self):
@@ -191,7 +191,7 @@ class KafkaRecordBatch(KaitaiStruct):
                 _process = kafkalog.compression.KafkaDecompress(int(self.codec), 2)
                 self._raw__m_decompressed = _process.decode(self._raw__raw__m_decompressed)
                 _io__raw__m_decompressed = KaitaiStream(BytesIO(self._raw__m_decompressed))
-                self._m_decompressed = KafkaRecordBatch.RecordList(self.count, _io__raw__m_decompressed, self, self._root)
+                self._m_decompressed = KafkaRecordBatch.RecordList(self.num_records, _io__raw__m_decompressed, self, self._root)
                 self._io.seek(_pos)
 
             return getattr(self, '_m_decompressed', None)
@@ -228,7 +228,7 @@ class KafkaRecordBatch(KaitaiStruct):
                 self._io.seek(0)
                 self._raw__m_uncompressed = self._io.read_bytes_full()
                 _io__raw__m_uncompressed = KaitaiStream(BytesIO(self._raw__m_uncompressed))
-                self._m_uncompressed = KafkaRecordBatch.RecordList(self.count, _io__raw__m_uncompressed, self, self._root)
+                self._m_uncompressed = KafkaRecordBatch.RecordList(self.num_records, _io__raw__m_uncompressed, self, self._root)
                 self._io.seek(_pos)
 
             return getattr(self, '_m_uncompressed', None)

@@ -95,11 +95,11 @@ class KafkaRemoteLogMetadataRecord(KaitaiStruct):
             self.broker_id = self._io.read_s4be()
             self.max_timestamp_ms = self._io.read_s8be()
             self.event_timestamp_ms = self._io.read_s8be()
-            self.len_segment_leader_epochs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_segment_leader_epochs.is_null)):
+            self.num_segment_leader_epochs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_segment_leader_epochs.is_null)):
                 pass
                 self.segment_leader_epochs = []
-                for i in range(self.len_segment_leader_epochs.count):
+                for i in range(self.num_segment_leader_epochs.num_elements):
                     self.segment_leader_epochs.append(KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataRecord.SegmentLeaderEpochEntry(self.schema_version, self._io, self, self._root))
 
 
@@ -112,8 +112,8 @@ class KafkaRemoteLogMetadataRecord(KaitaiStruct):
         def _fetch_instances(self):
             pass
             self.remote_log_segment_id._fetch_instances()
-            self.len_segment_leader_epochs._fetch_instances()
-            if (not (self.len_segment_leader_epochs.is_null)):
+            self.num_segment_leader_epochs._fetch_instances()
+            if (not (self.num_segment_leader_epochs.is_null)):
                 pass
                 for i in range(len(self.segment_leader_epochs)):
                     pass
@@ -312,11 +312,11 @@ class KafkaRemoteLogMetadataRecord(KaitaiStruct):
             self.broker_id = self._io.read_s4be()
             self.max_timestamp_ms = self._io.read_s8be()
             self.event_timestamp_ms = self._io.read_s8be()
-            self.len_segment_leader_epochs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_segment_leader_epochs.is_null)):
+            self.num_segment_leader_epochs = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_segment_leader_epochs.is_null)):
                 pass
                 self.segment_leader_epochs = []
-                for i in range(self.len_segment_leader_epochs.count):
+                for i in range(self.num_segment_leader_epochs.num_elements):
                     self.segment_leader_epochs.append(KafkaRemoteLogMetadataRecord.RemoteLogSegmentMetadataSnapshotRecord.SegmentLeaderEpochEntry(self.schema_version, self._io, self, self._root))
 
 
@@ -329,8 +329,8 @@ class KafkaRemoteLogMetadataRecord(KaitaiStruct):
         def _fetch_instances(self):
             pass
             self.segment_id._fetch_instances()
-            self.len_segment_leader_epochs._fetch_instances()
-            if (not (self.len_segment_leader_epochs.is_null)):
+            self.num_segment_leader_epochs._fetch_instances()
+            if (not (self.num_segment_leader_epochs.is_null)):
                 pass
                 for i in range(len(self.segment_leader_epochs)):
                     pass

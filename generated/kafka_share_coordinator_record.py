@@ -100,11 +100,11 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
             self.start_offset = self._io.read_s8be()
             self.create_timestamp = self._io.read_s8be()
             self.write_timestamp = self._io.read_s8be()
-            self.len_state_batches = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_state_batches.is_null)):
+            self.num_state_batches = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_state_batches.is_null)):
                 pass
                 self.state_batches = []
-                for i in range(self.len_state_batches.count):
+                for i in range(self.num_state_batches.num_elements):
                     self.state_batches.append(KafkaShareCoordinatorRecord.ShareSnapshotValue.StateBatch(self.schema_version, self._io, self, self._root))
 
 
@@ -113,8 +113,8 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_state_batches._fetch_instances()
-            if (not (self.len_state_batches.is_null)):
+            self.num_state_batches._fetch_instances()
+            if (not (self.num_state_batches.is_null)):
                 pass
                 for i in range(len(self.state_batches)):
                     pass
@@ -282,11 +282,11 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
             self.snapshot_epoch = self._io.read_s4be()
             self.leader_epoch = self._io.read_s4be()
             self.start_offset = self._io.read_s8be()
-            self.len_state_batches = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
-            if (not (self.len_state_batches.is_null)):
+            self.num_state_batches = kafka_message_common.KafkaMessageCommon.ArrayHeader(True, self._io)
+            if (not (self.num_state_batches.is_null)):
                 pass
                 self.state_batches = []
-                for i in range(self.len_state_batches.count):
+                for i in range(self.num_state_batches.num_elements):
                     self.state_batches.append(KafkaShareCoordinatorRecord.ShareUpdateValue.StateBatch(self.schema_version, self._io, self, self._root))
 
 
@@ -295,8 +295,8 @@ class KafkaShareCoordinatorRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_state_batches._fetch_instances()
-            if (not (self.len_state_batches.is_null)):
+            self.num_state_batches._fetch_instances()
+            if (not (self.num_state_batches.is_null)):
                 pass
                 for i in range(len(self.state_batches)):
                     pass

@@ -88,11 +88,11 @@ class KafkaTransactionLogRecord(KaitaiStruct):
             self.producer_epoch = self._io.read_s2be()
             self.transaction_timeout_ms = self._io.read_s4be()
             self.transaction_status = self._io.read_s1()
-            self.len_transaction_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(self.schema_version >= 1, self._io)
-            if (not (self.len_transaction_partitions.is_null)):
+            self.num_transaction_partitions = kafka_message_common.KafkaMessageCommon.ArrayHeader(self.schema_version >= 1, self._io)
+            if (not (self.num_transaction_partitions.is_null)):
                 pass
                 self.transaction_partitions = []
-                for i in range(self.len_transaction_partitions.count):
+                for i in range(self.num_transaction_partitions.num_elements):
                     self.transaction_partitions.append(KafkaTransactionLogRecord.TransactionLogValue.PartitionsSchema(self.schema_version, self._io, self, self._root))
 
 
@@ -106,8 +106,8 @@ class KafkaTransactionLogRecord(KaitaiStruct):
 
         def _fetch_instances(self):
             pass
-            self.len_transaction_partitions._fetch_instances()
-            if (not (self.len_transaction_partitions.is_null)):
+            self.num_transaction_partitions._fetch_instances()
+            if (not (self.num_transaction_partitions.is_null)):
                 pass
                 for i in range(len(self.transaction_partitions)):
                     pass
@@ -134,11 +134,11 @@ class KafkaTransactionLogRecord(KaitaiStruct):
 
             def _read(self):
                 self.topic = kafka_message_common.KafkaMessageCommon.StringField(self.schema_version >= 1, self._io)
-                self.len_partition_ids = kafka_message_common.KafkaMessageCommon.ArrayHeader(self.schema_version >= 1, self._io)
-                if (not (self.len_partition_ids.is_null)):
+                self.num_partition_ids = kafka_message_common.KafkaMessageCommon.ArrayHeader(self.schema_version >= 1, self._io)
+                if (not (self.num_partition_ids.is_null)):
                     pass
                     self.partition_ids = []
-                    for i in range(self.len_partition_ids.count):
+                    for i in range(self.num_partition_ids.num_elements):
                         self.partition_ids.append(self._io.read_s4be())
 
 
@@ -151,8 +151,8 @@ class KafkaTransactionLogRecord(KaitaiStruct):
             def _fetch_instances(self):
                 pass
                 self.topic._fetch_instances()
-                self.len_partition_ids._fetch_instances()
-                if (not (self.len_partition_ids.is_null)):
+                self.num_partition_ids._fetch_instances()
+                if (not (self.num_partition_ids.is_null)):
                     pass
                     for i in range(len(self.partition_ids)):
                         pass

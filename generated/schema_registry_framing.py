@@ -92,16 +92,16 @@ class SchemaRegistryFraming(KaitaiStruct):
             self._read()
 
         def _read(self):
-            self.count = kafka_varint.KafkaVarint(self._io)
+            self.num_indexes = kafka_varint.KafkaVarint(self._io)
             self.indexes = []
-            for i in range((self.count.value if self.count.value > 0 else 0)):
+            for i in range((self.num_indexes.value if self.num_indexes.value > 0 else 0)):
                 self.indexes.append(kafka_varint.KafkaVarint(self._io))
 
 
 
         def _fetch_instances(self):
             pass
-            self.count._fetch_instances()
+            self.num_indexes._fetch_instances()
             for i in range(len(self.indexes)):
                 pass
                 self.indexes[i]._fetch_instances()

@@ -26,28 +26,28 @@ doc-ref:
   - https://github.com/Aiven-Open/tiered-storage-for-apache-kafka/blob/8fb15816/core/src/main/java/io/aiven/kafka/tieredstorage/manifest/index/serde/ChunkSizesBinaryCodec.java
   - https://github.com/Aiven-Open/tiered-storage-for-apache-kafka/blob/8fb15816/core/src/main/java/io/aiven/kafka/tieredstorage/manifest/index/serde/TransformedChunksSerializer.java
   - https://github.com/Aiven-Open/tiered-storage-for-apache-kafka/blob/8fb15816/core/src/test/java/io/aiven/kafka/tieredstorage/manifest/index/ChunkIndexSerializationTest.java
--webide-representation: '{count:dec} chunk sizes'
+-webide-representation: '{num_chunks:dec} chunk sizes'
 seq:
-  - id: count
+  - id: num_chunks
     type: s4
     valid:
       min: 0
     doc: How many chunks the segment was cut into (the encoder takes no negative values).
   - id: single
     type: s4
-    if: count == 1
+    if: num_chunks == 1
     valid:
       min: 0
     doc: The one chunk's size, when there is one chunk.
   - id: base
     type: s4
-    if: count > 1
+    if: num_chunks > 1
     valid:
       min: 0
     doc: The smallest size among all chunks but the last; the stored values are differences to it.
   - id: bytes_per_value
     type: u1
-    if: count > 1
+    if: num_chunks > 1
     valid:
       min: 1
       max: 4
@@ -55,12 +55,12 @@ seq:
   - id: differences
     type: difference
     repeat: expr
-    repeat-expr: count - 1
-    if: count > 1
+    repeat-expr: num_chunks - 1
+    if: num_chunks > 1
     doc: Each chunk's size but the last, minus `base`.
   - id: last
     type: s4
-    if: count > 1
+    if: num_chunks > 1
     valid:
       min: 0
     doc: The last chunk's size, whole (it takes no part in `base` and `bytes_per_value`).

@@ -35,26 +35,26 @@ types:
       type: s2
       doc: Version of the ConsumerProtocolSubscription the bytes were written with.
     seq:
-    - id: len_topics
+    - id: num_topics
       type: kafka_message_common::array_header(false)
-      doc: 'Element count of `topics` (-1 or compact 0: null).'
+      doc: 'Number of elements of `topics` (-1 or compact 0: null).'
     - id: topics
       repeat: expr
-      repeat-expr: len_topics.count
-      if: not len_topics.is_null
+      repeat-expr: num_topics.num_elements
+      if: not num_topics.is_null
       type: kafka_message_common::string_field(false)
       doc: The Topics field. (Kafka field `topics`, []string, versions 0+.)
     - id: user_data
       type: kafka_message_common::bytes_field(false)
       doc: The UserData field. (Kafka field `userData`, bytes, versions 0+, nullable in 0+.)
-    - id: len_owned_partitions
+    - id: num_owned_partitions
       type: kafka_message_common::array_header(false)
-      doc: 'Element count of `owned_partitions` (-1 or compact 0: null).'
+      doc: 'Number of elements of `owned_partitions` (-1 or compact 0: null).'
       if: schema_version >= 1
     - id: owned_partitions
       repeat: expr
-      repeat-expr: len_owned_partitions.count
-      if: schema_version >= 1 and not len_owned_partitions.is_null
+      repeat-expr: num_owned_partitions.num_elements
+      if: schema_version >= 1 and not num_owned_partitions.is_null
       type: topic_partition(schema_version)
       doc: The OwnedPartitions field. (Kafka field `ownedPartitions`, []TopicPartition, versions 1+.)
     - id: generation_id
@@ -81,14 +81,14 @@ types:
           type: kafka_message_common::string_field(false)
           if: schema_version >= 1
           doc: The Topic field. (Kafka field `topic`, string, versions 1+.)
-        - id: len_partitions
+        - id: num_partitions
           type: kafka_message_common::array_header(false)
-          doc: 'Element count of `partitions` (-1 or compact 0: null).'
+          doc: 'Number of elements of `partitions` (-1 or compact 0: null).'
           if: schema_version >= 1
         - id: partitions
           repeat: expr
-          repeat-expr: len_partitions.count
-          if: schema_version >= 1 and not len_partitions.is_null
+          repeat-expr: num_partitions.num_elements
+          if: schema_version >= 1 and not num_partitions.is_null
           type: s4
           doc: The Partitions field. (Kafka field `partitions`, []int32, versions 1+.)
         -webide-representation: TopicPartition
@@ -98,13 +98,13 @@ types:
       type: s2
       doc: Version of the ConsumerProtocolAssignment the bytes were written with.
     seq:
-    - id: len_assigned_partitions
+    - id: num_assigned_partitions
       type: kafka_message_common::array_header(false)
-      doc: 'Element count of `assigned_partitions` (-1 or compact 0: null).'
+      doc: 'Number of elements of `assigned_partitions` (-1 or compact 0: null).'
     - id: assigned_partitions
       repeat: expr
-      repeat-expr: len_assigned_partitions.count
-      if: not len_assigned_partitions.is_null
+      repeat-expr: num_assigned_partitions.num_elements
+      if: not num_assigned_partitions.is_null
       type: topic_partition(schema_version)
       doc: The AssignedPartitions field. (Kafka field `assignedPartitions`, []TopicPartition, versions
         0+.)
@@ -126,13 +126,13 @@ types:
         - id: topic
           type: kafka_message_common::string_field(false)
           doc: The Topic field. (Kafka field `topic`, string, versions 0+.)
-        - id: len_partitions
+        - id: num_partitions
           type: kafka_message_common::array_header(false)
-          doc: 'Element count of `partitions` (-1 or compact 0: null).'
+          doc: 'Number of elements of `partitions` (-1 or compact 0: null).'
         - id: partitions
           repeat: expr
-          repeat-expr: len_partitions.count
-          if: not len_partitions.is_null
+          repeat-expr: num_partitions.num_elements
+          if: not num_partitions.is_null
           type: s4
           doc: The Partitions field. (Kafka field `partitions`, []int32, versions 0+.)
         -webide-representation: TopicPartition

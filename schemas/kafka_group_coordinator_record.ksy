@@ -233,13 +233,13 @@ types:
       type: s8
       if: schema_version >= 2
       doc: The currentStateTimestamp field. (Kafka field `currentStateTimestamp`, int64, versions 2+.)
-    - id: len_members
+    - id: num_members
       type: kafka_message_common::array_header(schema_version >= 4)
-      doc: 'Element count of `members` (-1 or compact 0: null).'
+      doc: 'Number of elements of `members` (-1 or compact 0: null).'
     - id: members
       repeat: expr
-      repeat-expr: len_members.count
-      if: not len_members.is_null
+      repeat-expr: num_members.num_elements
+      if: not num_members.is_null
       type: member_metadata(schema_version)
       doc: The members field. (Kafka field `members`, []MemberMetadata, versions 0+.)
     - id: tagged_fields
@@ -388,13 +388,13 @@ types:
       type: s2
       doc: Version of the ConsumerGroupPartitionMetadataValue the bytes were written with.
     seq:
-    - id: len_topics
+    - id: num_topics
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `topics` (-1 or compact 0: null).'
+      doc: 'Number of elements of `topics` (-1 or compact 0: null).'
     - id: topics
       repeat: expr
-      repeat-expr: len_topics.count
-      if: not len_topics.is_null
+      repeat-expr: num_topics.num_elements
+      if: not num_topics.is_null
       type: topic_metadata(schema_version)
       doc: The list of topic metadata. (Kafka field `topics`, []TopicMetadata, versions 0+.)
     - id: tagged_fields
@@ -422,13 +422,13 @@ types:
         - id: num_partitions
           type: s4
           doc: The number of partitions of the topic. (Kafka field `numPartitions`, int32, versions 0+.)
-        - id: len_partition_metadata
+        - id: num_partition_metadata
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `partition_metadata` (-1 or compact 0: null).'
+          doc: 'Number of elements of `partition_metadata` (-1 or compact 0: null).'
         - id: partition_metadata
           repeat: expr
-          repeat-expr: len_partition_metadata.count
-          if: not len_partition_metadata.is_null
+          repeat-expr: num_partition_metadata.num_elements
+          if: not num_partition_metadata.is_null
           type: partition_metadata(schema_version)
           doc: 'Deprecated: this field is not used after 4.0. Partitions mapped to a set of racks. If
             the rack information is unavailable for all the partitions, an empty list is stored (Kafka
@@ -448,13 +448,13 @@ types:
         - id: partition
           type: s4
           doc: The partition number. (Kafka field `partition`, int32, versions 0+.)
-        - id: len_racks
+        - id: num_racks
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `racks` (-1 or compact 0: null).'
+          doc: 'Number of elements of `racks` (-1 or compact 0: null).'
         - id: racks
           repeat: expr
-          repeat-expr: len_racks.count
-          if: not len_racks.is_null
+          repeat-expr: num_racks.num_elements
+          if: not num_racks.is_null
           type: kafka_message_common::string_field(true)
           doc: The set of racks that the partition is mapped to. (Kafka field `racks`, []string, versions
             0+.)
@@ -495,13 +495,13 @@ types:
     - id: client_host
       type: kafka_message_common::string_field(true)
       doc: The client host. (Kafka field `clientHost`, string, versions 0+.)
-    - id: len_subscribed_topic_names
+    - id: num_subscribed_topic_names
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `subscribed_topic_names` (-1 or compact 0: null).'
+      doc: 'Number of elements of `subscribed_topic_names` (-1 or compact 0: null).'
     - id: subscribed_topic_names
       repeat: expr
-      repeat-expr: len_subscribed_topic_names.count
-      if: not len_subscribed_topic_names.is_null
+      repeat-expr: num_subscribed_topic_names.num_elements
+      if: not num_subscribed_topic_names.is_null
       type: kafka_message_common::string_field(true)
       doc: The list of subscribed topic names. (Kafka field `subscribedTopicNames`, []string, versions
         0+.)
@@ -535,13 +535,13 @@ types:
           type: s4
           doc: The session timeout if the consumer uses the classic protocol. (Kafka field `sessionTimeoutMs`,
             int32, versions 0+.)
-        - id: len_supported_protocols
+        - id: num_supported_protocols
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `supported_protocols` (-1 or compact 0: null).'
+          doc: 'Number of elements of `supported_protocols` (-1 or compact 0: null).'
         - id: supported_protocols
           repeat: expr
-          repeat-expr: len_supported_protocols.count
-          if: not len_supported_protocols.is_null
+          repeat-expr: num_supported_protocols.num_elements
+          if: not num_supported_protocols.is_null
           type: classic_protocol(schema_version)
           doc: The list of protocols that the member supports if the consumer uses the classic protocol.
             (Kafka field `supportedProtocols`, []ClassicProtocol, versions 0+.)
@@ -730,13 +730,13 @@ types:
       type: s2
       doc: Version of the ConsumerGroupTargetAssignmentMemberValue the bytes were written with.
     seq:
-    - id: len_topic_partitions
+    - id: num_topic_partitions
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `topic_partitions` (-1 or compact 0: null).'
+      doc: 'Number of elements of `topic_partitions` (-1 or compact 0: null).'
     - id: topic_partitions
       repeat: expr
-      repeat-expr: len_topic_partitions.count
-      if: not len_topic_partitions.is_null
+      repeat-expr: num_topic_partitions.num_elements
+      if: not num_topic_partitions.is_null
       type: topic_partition(schema_version)
       doc: The assigned partitions. (Kafka field `topicPartitions`, []TopicPartition, versions 0+.)
     - id: tagged_fields
@@ -758,13 +758,13 @@ types:
         - id: topic_id
           type: kafka_message_common::uuid
           doc: The TopicId field. (Kafka field `topicId`, uuid, versions 0+.)
-        - id: len_partitions
+        - id: num_partitions
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `partitions` (-1 or compact 0: null).'
+          doc: 'Number of elements of `partitions` (-1 or compact 0: null).'
         - id: partitions
           repeat: expr
-          repeat-expr: len_partitions.count
-          if: not len_partitions.is_null
+          repeat-expr: num_partitions.num_elements
+          if: not num_partitions.is_null
           type: s4
           doc: The Partitions field. (Kafka field `partitions`, []int32, versions 0+.)
         - id: tagged_fields
@@ -805,23 +805,23 @@ types:
       type: s1
       doc: The member state. See MemberState for the possible values. (Kafka field `state`, int8, versions
         0+.)
-    - id: len_assigned_partitions
+    - id: num_assigned_partitions
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `assigned_partitions` (-1 or compact 0: null).'
+      doc: 'Number of elements of `assigned_partitions` (-1 or compact 0: null).'
     - id: assigned_partitions
       repeat: expr
-      repeat-expr: len_assigned_partitions.count
-      if: not len_assigned_partitions.is_null
+      repeat-expr: num_assigned_partitions.num_elements
+      if: not num_assigned_partitions.is_null
       type: topic_partitions(schema_version)
       doc: The partitions assigned to (or owned by) this member. (Kafka field `assignedPartitions`, []TopicPartitions,
         versions 0+.)
-    - id: len_partitions_pending_revocation
+    - id: num_partitions_pending_revocation
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `partitions_pending_revocation` (-1 or compact 0: null).'
+      doc: 'Number of elements of `partitions_pending_revocation` (-1 or compact 0: null).'
     - id: partitions_pending_revocation
       repeat: expr
-      repeat-expr: len_partitions_pending_revocation.count
-      if: not len_partitions_pending_revocation.is_null
+      repeat-expr: num_partitions_pending_revocation.num_elements
+      if: not num_partitions_pending_revocation.is_null
       type: topic_partitions(schema_version)
       doc: The partitions that must be revoked by this member. (Kafka field `partitionsPendingRevocation`,
         []TopicPartitions, versions 0+.)
@@ -844,13 +844,13 @@ types:
         - id: topic_id
           type: kafka_message_common::uuid
           doc: The topic Id. (Kafka field `topicId`, uuid, versions 0+.)
-        - id: len_partitions
+        - id: num_partitions
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `partitions` (-1 or compact 0: null).'
+          doc: 'Number of elements of `partitions` (-1 or compact 0: null).'
         - id: partitions
           repeat: expr
-          repeat-expr: len_partitions.count
-          if: not len_partitions.is_null
+          repeat-expr: num_partitions.num_elements
+          if: not num_partitions.is_null
           type: s4
           doc: The partition Ids. (Kafka field `partitions`, []int32, versions 0+.)
         - id: tagged_fields
@@ -865,13 +865,13 @@ types:
           type: s2
           doc: Version of the ConsumerGroupCurrentMemberAssignmentValue.
         seq:
-        - id: len_assignment_epochs
+        - id: num_assignment_epochs
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `assignment_epochs` (-1 or compact 0: null).'
+          doc: 'Number of elements of `assignment_epochs` (-1 or compact 0: null).'
         - id: assignment_epochs
           repeat: expr
-          repeat-expr: len_assignment_epochs.count
-          if: not len_assignment_epochs.is_null
+          repeat-expr: num_assignment_epochs.num_elements
+          if: not num_assignment_epochs.is_null
           type: s4
           doc: The epoch at which the partition was assigned to the member. Used to fence zombie commits
             requests. Of the same length as Partitions. (Kafka field `assignmentEpochs`, []int32, versions
@@ -934,13 +934,13 @@ types:
       type: s2
       doc: Version of the ShareGroupPartitionMetadataValue the bytes were written with.
     seq:
-    - id: len_topics
+    - id: num_topics
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `topics` (-1 or compact 0: null).'
+      doc: 'Number of elements of `topics` (-1 or compact 0: null).'
     - id: topics
       repeat: expr
-      repeat-expr: len_topics.count
-      if: not len_topics.is_null
+      repeat-expr: num_topics.num_elements
+      if: not num_topics.is_null
       type: topic_metadata(schema_version)
       doc: The list of topic metadata. (Kafka field `topics`, []TopicMetadata, versions 0+.)
     - id: tagged_fields
@@ -967,13 +967,13 @@ types:
         - id: num_partitions
           type: s4
           doc: The number of partitions of the topic. (Kafka field `numPartitions`, int32, versions 0+.)
-        - id: len_partition_metadata
+        - id: num_partition_metadata
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `partition_metadata` (-1 or compact 0: null).'
+          doc: 'Number of elements of `partition_metadata` (-1 or compact 0: null).'
         - id: partition_metadata
           repeat: expr
-          repeat-expr: len_partition_metadata.count
-          if: not len_partition_metadata.is_null
+          repeat-expr: num_partition_metadata.num_elements
+          if: not num_partition_metadata.is_null
           type: partition_metadata(schema_version)
           doc: Partitions mapped to a set of racks. If the rack information is unavailable for all the
             partitions, an empty list is stored (Kafka field `partitionMetadata`, []PartitionMetadata,
@@ -993,13 +993,13 @@ types:
         - id: partition
           type: s4
           doc: The partition number. (Kafka field `partition`, int32, versions 0+.)
-        - id: len_racks
+        - id: num_racks
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `racks` (-1 or compact 0: null).'
+          doc: 'Number of elements of `racks` (-1 or compact 0: null).'
         - id: racks
           repeat: expr
-          repeat-expr: len_racks.count
-          if: not len_racks.is_null
+          repeat-expr: num_racks.num_elements
+          if: not num_racks.is_null
           type: kafka_message_common::string_field(true)
           doc: The set of racks that the partition is mapped to. (Kafka field `racks`, []string, versions
             0+.)
@@ -1037,13 +1037,13 @@ types:
     - id: client_host
       type: kafka_message_common::string_field(true)
       doc: The client host. (Kafka field `clientHost`, string, versions 0+.)
-    - id: len_subscribed_topic_names
+    - id: num_subscribed_topic_names
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `subscribed_topic_names` (-1 or compact 0: null).'
+      doc: 'Number of elements of `subscribed_topic_names` (-1 or compact 0: null).'
     - id: subscribed_topic_names
       repeat: expr
-      repeat-expr: len_subscribed_topic_names.count
-      if: not len_subscribed_topic_names.is_null
+      repeat-expr: num_subscribed_topic_names.num_elements
+      if: not num_subscribed_topic_names.is_null
       type: kafka_message_common::string_field(true)
       doc: The list of subscribed topic names. (Kafka field `subscribedTopicNames`, []string, versions
         0+.)
@@ -1189,13 +1189,13 @@ types:
       type: s2
       doc: Version of the ShareGroupTargetAssignmentMemberValue the bytes were written with.
     seq:
-    - id: len_topic_partitions
+    - id: num_topic_partitions
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `topic_partitions` (-1 or compact 0: null).'
+      doc: 'Number of elements of `topic_partitions` (-1 or compact 0: null).'
     - id: topic_partitions
       repeat: expr
-      repeat-expr: len_topic_partitions.count
-      if: not len_topic_partitions.is_null
+      repeat-expr: num_topic_partitions.num_elements
+      if: not num_topic_partitions.is_null
       type: topic_partition(schema_version)
       doc: The assigned partitions. (Kafka field `topicPartitions`, []TopicPartition, versions 0+.)
     - id: tagged_fields
@@ -1217,13 +1217,13 @@ types:
         - id: topic_id
           type: kafka_message_common::uuid
           doc: The TopicId field. (Kafka field `topicId`, uuid, versions 0+.)
-        - id: len_partitions
+        - id: num_partitions
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `partitions` (-1 or compact 0: null).'
+          doc: 'Number of elements of `partitions` (-1 or compact 0: null).'
         - id: partitions
           repeat: expr
-          repeat-expr: len_partitions.count
-          if: not len_partitions.is_null
+          repeat-expr: num_partitions.num_elements
+          if: not num_partitions.is_null
           type: s4
           doc: The Partitions field. (Kafka field `partitions`, []int32, versions 0+.)
         - id: tagged_fields
@@ -1264,13 +1264,13 @@ types:
       type: s1
       doc: The member state. See MemberState for the possible values. (Kafka field `state`, int8, versions
         0+.)
-    - id: len_assigned_partitions
+    - id: num_assigned_partitions
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `assigned_partitions` (-1 or compact 0: null).'
+      doc: 'Number of elements of `assigned_partitions` (-1 or compact 0: null).'
     - id: assigned_partitions
       repeat: expr
-      repeat-expr: len_assigned_partitions.count
-      if: not len_assigned_partitions.is_null
+      repeat-expr: num_assigned_partitions.num_elements
+      if: not num_assigned_partitions.is_null
       type: topic_partitions(schema_version)
       doc: The partitions assigned to (or owned by) this member. (Kafka field `assignedPartitions`, []TopicPartitions,
         versions 0+.)
@@ -1293,13 +1293,13 @@ types:
         - id: topic_id
           type: kafka_message_common::uuid
           doc: The topic Id. (Kafka field `topicId`, uuid, versions 0+.)
-        - id: len_partitions
+        - id: num_partitions
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `partitions` (-1 or compact 0: null).'
+          doc: 'Number of elements of `partitions` (-1 or compact 0: null).'
         - id: partitions
           repeat: expr
-          repeat-expr: len_partitions.count
-          if: not len_partitions.is_null
+          repeat-expr: num_partitions.num_elements
+          if: not num_partitions.is_null
           type: s4
           doc: The partition Ids. (Kafka field `partitions`, []int32, versions 0+.)
         - id: tagged_fields
@@ -1325,33 +1325,33 @@ types:
       type: s2
       doc: Version of the ShareGroupStatePartitionMetadataValue the bytes were written with.
     seq:
-    - id: len_initializing_topics
+    - id: num_initializing_topics
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `initializing_topics` (-1 or compact 0: null).'
+      doc: 'Number of elements of `initializing_topics` (-1 or compact 0: null).'
     - id: initializing_topics
       repeat: expr
-      repeat-expr: len_initializing_topics.count
-      if: not len_initializing_topics.is_null
+      repeat-expr: num_initializing_topics.num_elements
+      if: not num_initializing_topics.is_null
       type: topic_partitions_info(schema_version)
       doc: The topic-partitions whose share-group state is being initialized. (Kafka field `initializingTopics`,
         []TopicPartitionsInfo, versions 0+.)
-    - id: len_initialized_topics
+    - id: num_initialized_topics
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `initialized_topics` (-1 or compact 0: null).'
+      doc: 'Number of elements of `initialized_topics` (-1 or compact 0: null).'
     - id: initialized_topics
       repeat: expr
-      repeat-expr: len_initialized_topics.count
-      if: not len_initialized_topics.is_null
+      repeat-expr: num_initialized_topics.num_elements
+      if: not num_initialized_topics.is_null
       type: topic_partitions_info(schema_version)
       doc: The topics with initialized share-group state. (Kafka field `initializedTopics`, []TopicPartitionsInfo,
         versions 0+.)
-    - id: len_deleting_topics
+    - id: num_deleting_topics
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `deleting_topics` (-1 or compact 0: null).'
+      doc: 'Number of elements of `deleting_topics` (-1 or compact 0: null).'
     - id: deleting_topics
       repeat: expr
-      repeat-expr: len_deleting_topics.count
-      if: not len_deleting_topics.is_null
+      repeat-expr: num_deleting_topics.num_elements
+      if: not num_deleting_topics.is_null
       type: topic_info(schema_version)
       doc: The topics whose share-group state is being deleted. (Kafka field `deletingTopics`, []TopicInfo,
         versions 0+.)
@@ -1377,13 +1377,13 @@ types:
         - id: topic_name
           type: kafka_message_common::string_field(true)
           doc: The topic name. (Kafka field `topicName`, string, versions 0+.)
-        - id: len_partitions
+        - id: num_partitions
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `partitions` (-1 or compact 0: null).'
+          doc: 'Number of elements of `partitions` (-1 or compact 0: null).'
         - id: partitions
           repeat: expr
-          repeat-expr: len_partitions.count
-          if: not len_partitions.is_null
+          repeat-expr: num_partitions.num_elements
+          if: not num_partitions.is_null
           type: s4
           doc: The partitions. (Kafka field `partitions`, []int32, versions 0+.)
         - id: tagged_fields
@@ -1430,13 +1430,13 @@ types:
       type: s2
       doc: Version of the ConsumerGroupRegularExpressionValue the bytes were written with.
     seq:
-    - id: len_topics
+    - id: num_topics
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `topics` (-1 or compact 0: null).'
+      doc: 'Number of elements of `topics` (-1 or compact 0: null).'
     - id: topics
       repeat: expr
-      repeat-expr: len_topics.count
-      if: not len_topics.is_null
+      repeat-expr: num_topics.num_elements
+      if: not num_topics.is_null
       type: kafka_message_common::string_field(true)
       doc: The Topics field. (Kafka field `topics`, []string, versions 0+.)
     - id: version
@@ -1524,13 +1524,13 @@ types:
           type: s2
           doc: Version of the StreamsGroupMetadataValue.
         seq:
-        - id: len_last_assignment_configs
+        - id: num_last_assignment_configs
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `last_assignment_configs` (-1 or compact 0: null).'
+          doc: 'Number of elements of `last_assignment_configs` (-1 or compact 0: null).'
         - id: last_assignment_configs
           repeat: expr
-          repeat-expr: len_last_assignment_configs.count
-          if: not len_last_assignment_configs.is_null
+          repeat-expr: num_last_assignment_configs.num_elements
+          if: not num_last_assignment_configs.is_null
           type: last_assignment_config(schema_version)
           doc: The last used configuration parameters as key-value pairs. (Kafka field `lastAssignmentConfigs`,
             []LastAssignmentConfig, versions 0+, nullable in 0+.)
@@ -1628,13 +1628,13 @@ types:
       if: user_endpoint_marker >= 0
       doc: User-defined endpoint for running interactive queries on this instance. (Kafka field `userEndpoint`,
         Endpoint, versions 0+, nullable in 0+.)
-    - id: len_client_tags
+    - id: num_client_tags
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `client_tags` (-1 or compact 0: null).'
+      doc: 'Number of elements of `client_tags` (-1 or compact 0: null).'
     - id: client_tags
       repeat: expr
-      repeat-expr: len_client_tags.count
-      if: not len_client_tags.is_null
+      repeat-expr: num_client_tags.num_elements
+      if: not num_client_tags.is_null
       type: key_value(schema_version)
       doc: Used for rack-aware assignment algorithm. (Kafka field `clientTags`, []KeyValue, versions 0+.)
     - id: tagged_fields
@@ -1786,33 +1786,33 @@ types:
       type: s2
       doc: Version of the StreamsGroupTargetAssignmentMemberValue the bytes were written with.
     seq:
-    - id: len_active_tasks
+    - id: num_active_tasks
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `active_tasks` (-1 or compact 0: null).'
+      doc: 'Number of elements of `active_tasks` (-1 or compact 0: null).'
     - id: active_tasks
       repeat: expr
-      repeat-expr: len_active_tasks.count
-      if: not len_active_tasks.is_null
+      repeat-expr: num_active_tasks.num_elements
+      if: not num_active_tasks.is_null
       type: task_ids(schema_version)
       doc: Currently assigned active tasks for this streams client. (Kafka field `activeTasks`, []TaskIds,
         versions 0+.)
-    - id: len_standby_tasks
+    - id: num_standby_tasks
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `standby_tasks` (-1 or compact 0: null).'
+      doc: 'Number of elements of `standby_tasks` (-1 or compact 0: null).'
     - id: standby_tasks
       repeat: expr
-      repeat-expr: len_standby_tasks.count
-      if: not len_standby_tasks.is_null
+      repeat-expr: num_standby_tasks.num_elements
+      if: not num_standby_tasks.is_null
       type: task_ids(schema_version)
       doc: Currently assigned standby tasks for this streams client. (Kafka field `standbyTasks`, []TaskIds,
         versions 0+.)
-    - id: len_warmup_tasks
+    - id: num_warmup_tasks
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `warmup_tasks` (-1 or compact 0: null).'
+      doc: 'Number of elements of `warmup_tasks` (-1 or compact 0: null).'
     - id: warmup_tasks
       repeat: expr
-      repeat-expr: len_warmup_tasks.count
-      if: not len_warmup_tasks.is_null
+      repeat-expr: num_warmup_tasks.num_elements
+      if: not num_warmup_tasks.is_null
       type: task_ids(schema_version)
       doc: Currently assigned warm-up tasks for this streams client. (Kafka field `warmupTasks`, []TaskIds,
         versions 0+.)
@@ -1835,13 +1835,13 @@ types:
         - id: subtopology_id
           type: kafka_message_common::string_field(true)
           doc: The subtopology ID. (Kafka field `subtopologyId`, string, versions 0+.)
-        - id: len_partitions
+        - id: num_partitions
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `partitions` (-1 or compact 0: null).'
+          doc: 'Number of elements of `partitions` (-1 or compact 0: null).'
         - id: partitions
           repeat: expr
-          repeat-expr: len_partitions.count
-          if: not len_partitions.is_null
+          repeat-expr: num_partitions.num_elements
+          if: not num_partitions.is_null
           type: s4
           doc: The partitions of the input topics processed by this member. (Kafka field `partitions`,
             []int32, versions 0+.)
@@ -1883,63 +1883,63 @@ types:
       type: s1
       doc: The member state. See StreamsGroupMember.MemberState for the possible values. (Kafka field
         `state`, int8, versions 0+.)
-    - id: len_active_tasks
+    - id: num_active_tasks
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `active_tasks` (-1 or compact 0: null).'
+      doc: 'Number of elements of `active_tasks` (-1 or compact 0: null).'
     - id: active_tasks
       repeat: expr
-      repeat-expr: len_active_tasks.count
-      if: not len_active_tasks.is_null
+      repeat-expr: num_active_tasks.num_elements
+      if: not num_active_tasks.is_null
       type: task_ids(schema_version)
       doc: Currently assigned active tasks for this streams client. (Kafka field `activeTasks`, []TaskIds,
         versions 0+.)
-    - id: len_standby_tasks
+    - id: num_standby_tasks
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `standby_tasks` (-1 or compact 0: null).'
+      doc: 'Number of elements of `standby_tasks` (-1 or compact 0: null).'
     - id: standby_tasks
       repeat: expr
-      repeat-expr: len_standby_tasks.count
-      if: not len_standby_tasks.is_null
+      repeat-expr: num_standby_tasks.num_elements
+      if: not num_standby_tasks.is_null
       type: task_ids(schema_version)
       doc: Currently assigned standby tasks for this streams client. (Kafka field `standbyTasks`, []TaskIds,
         versions 0+.)
-    - id: len_warmup_tasks
+    - id: num_warmup_tasks
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `warmup_tasks` (-1 or compact 0: null).'
+      doc: 'Number of elements of `warmup_tasks` (-1 or compact 0: null).'
     - id: warmup_tasks
       repeat: expr
-      repeat-expr: len_warmup_tasks.count
-      if: not len_warmup_tasks.is_null
+      repeat-expr: num_warmup_tasks.num_elements
+      if: not num_warmup_tasks.is_null
       type: task_ids(schema_version)
       doc: Currently assigned warm-up tasks for this streams client. (Kafka field `warmupTasks`, []TaskIds,
         versions 0+.)
-    - id: len_active_tasks_pending_revocation
+    - id: num_active_tasks_pending_revocation
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `active_tasks_pending_revocation` (-1 or compact 0: null).'
+      doc: 'Number of elements of `active_tasks_pending_revocation` (-1 or compact 0: null).'
     - id: active_tasks_pending_revocation
       repeat: expr
-      repeat-expr: len_active_tasks_pending_revocation.count
-      if: not len_active_tasks_pending_revocation.is_null
+      repeat-expr: num_active_tasks_pending_revocation.num_elements
+      if: not num_active_tasks_pending_revocation.is_null
       type: task_ids(schema_version)
       doc: The active tasks that must be revoked by this member. (Kafka field `activeTasksPendingRevocation`,
         []TaskIds, versions 0+.)
-    - id: len_standby_tasks_pending_revocation
+    - id: num_standby_tasks_pending_revocation
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `standby_tasks_pending_revocation` (-1 or compact 0: null).'
+      doc: 'Number of elements of `standby_tasks_pending_revocation` (-1 or compact 0: null).'
     - id: standby_tasks_pending_revocation
       repeat: expr
-      repeat-expr: len_standby_tasks_pending_revocation.count
-      if: not len_standby_tasks_pending_revocation.is_null
+      repeat-expr: num_standby_tasks_pending_revocation.num_elements
+      if: not num_standby_tasks_pending_revocation.is_null
       type: task_ids(schema_version)
       doc: The standby tasks that must be revoked by this member. (Kafka field `standbyTasksPendingRevocation`,
         []TaskIds, versions 0+.)
-    - id: len_warmup_tasks_pending_revocation
+    - id: num_warmup_tasks_pending_revocation
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `warmup_tasks_pending_revocation` (-1 or compact 0: null).'
+      doc: 'Number of elements of `warmup_tasks_pending_revocation` (-1 or compact 0: null).'
     - id: warmup_tasks_pending_revocation
       repeat: expr
-      repeat-expr: len_warmup_tasks_pending_revocation.count
-      if: not len_warmup_tasks_pending_revocation.is_null
+      repeat-expr: num_warmup_tasks_pending_revocation.num_elements
+      if: not num_warmup_tasks_pending_revocation.is_null
       type: task_ids(schema_version)
       doc: The warmup tasks that must be revoked by this member. (Kafka field `warmupTasksPendingRevocation`,
         []TaskIds, versions 0+.)
@@ -1962,13 +1962,13 @@ types:
         - id: subtopology_id
           type: kafka_message_common::string_field(true)
           doc: The subtopology ID. (Kafka field `subtopologyId`, string, versions 0+.)
-        - id: len_partitions
+        - id: num_partitions
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `partitions` (-1 or compact 0: null).'
+          doc: 'Number of elements of `partitions` (-1 or compact 0: null).'
         - id: partitions
           repeat: expr
-          repeat-expr: len_partitions.count
-          if: not len_partitions.is_null
+          repeat-expr: num_partitions.num_elements
+          if: not num_partitions.is_null
           type: s4
           doc: The partitions of the input topics processed by this member. (Kafka field `partitions`,
             []int32, versions 0+.)
@@ -1984,13 +1984,13 @@ types:
           type: s2
           doc: Version of the StreamsGroupCurrentMemberAssignmentValue.
         seq:
-        - id: len_assignment_epochs
+        - id: num_assignment_epochs
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `assignment_epochs` (-1 or compact 0: null).'
+          doc: 'Number of elements of `assignment_epochs` (-1 or compact 0: null).'
         - id: assignment_epochs
           repeat: expr
-          repeat-expr: len_assignment_epochs.count
-          if: not len_assignment_epochs.is_null
+          repeat-expr: num_assignment_epochs.num_elements
+          if: not num_assignment_epochs.is_null
           type: s4
           doc: The epoch at which the partition was assigned to the member. Used to fence zombie commits
             requests. Of the same length as Partitions. Only defined for active tasks. (Kafka field `assignmentEpochs`,
@@ -2057,13 +2057,13 @@ types:
     - id: epoch
       type: s4
       doc: The epoch of the topology. (Kafka field `epoch`, int32, versions 0+.)
-    - id: len_subtopologies
+    - id: num_subtopologies
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `subtopologies` (-1 or compact 0: null).'
+      doc: 'Number of elements of `subtopologies` (-1 or compact 0: null).'
     - id: subtopologies
       repeat: expr
-      repeat-expr: len_subtopologies.count
-      if: not len_subtopologies.is_null
+      repeat-expr: num_subtopologies.num_elements
+      if: not num_subtopologies.is_null
       type: subtopology(schema_version)
       doc: The sub-topologies of the streams application. (Kafka field `subtopologies`, []Subtopology,
         versions 0+.)
@@ -2087,62 +2087,62 @@ types:
           type: kafka_message_common::string_field(true)
           doc: String to uniquely identify the subtopology. (Kafka field `subtopologyId`, string, versions
             0+.)
-        - id: len_source_topics
+        - id: num_source_topics
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `source_topics` (-1 or compact 0: null).'
+          doc: 'Number of elements of `source_topics` (-1 or compact 0: null).'
         - id: source_topics
           repeat: expr
-          repeat-expr: len_source_topics.count
-          if: not len_source_topics.is_null
+          repeat-expr: num_source_topics.num_elements
+          if: not num_source_topics.is_null
           type: kafka_message_common::string_field(true)
           doc: The topics the topology reads from. (Kafka field `sourceTopics`, []string, versions 0+.)
-        - id: len_source_topic_regex
+        - id: num_source_topic_regex
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `source_topic_regex` (-1 or compact 0: null).'
+          doc: 'Number of elements of `source_topic_regex` (-1 or compact 0: null).'
         - id: source_topic_regex
           repeat: expr
-          repeat-expr: len_source_topic_regex.count
-          if: not len_source_topic_regex.is_null
+          repeat-expr: num_source_topic_regex.num_elements
+          if: not num_source_topic_regex.is_null
           type: kafka_message_common::string_field(true)
           doc: Regular expressions identifying topics the subtopology reads from. (Kafka field `sourceTopicRegex`,
             []string, versions 0+.)
-        - id: len_state_changelog_topics
+        - id: num_state_changelog_topics
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `state_changelog_topics` (-1 or compact 0: null).'
+          doc: 'Number of elements of `state_changelog_topics` (-1 or compact 0: null).'
         - id: state_changelog_topics
           repeat: expr
-          repeat-expr: len_state_changelog_topics.count
-          if: not len_state_changelog_topics.is_null
+          repeat-expr: num_state_changelog_topics.num_elements
+          if: not num_state_changelog_topics.is_null
           type: topic_info(schema_version)
           doc: The set of state changelog topics associated with this subtopology. (Kafka field `stateChangelogTopics`,
             []TopicInfo, versions 0+.)
-        - id: len_repartition_sink_topics
+        - id: num_repartition_sink_topics
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `repartition_sink_topics` (-1 or compact 0: null).'
+          doc: 'Number of elements of `repartition_sink_topics` (-1 or compact 0: null).'
         - id: repartition_sink_topics
           repeat: expr
-          repeat-expr: len_repartition_sink_topics.count
-          if: not len_repartition_sink_topics.is_null
+          repeat-expr: num_repartition_sink_topics.num_elements
+          if: not num_repartition_sink_topics.is_null
           type: kafka_message_common::string_field(true)
           doc: The repartition topics the subtopology writes to. (Kafka field `repartitionSinkTopics`,
             []string, versions 0+.)
-        - id: len_repartition_source_topics
+        - id: num_repartition_source_topics
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `repartition_source_topics` (-1 or compact 0: null).'
+          doc: 'Number of elements of `repartition_source_topics` (-1 or compact 0: null).'
         - id: repartition_source_topics
           repeat: expr
-          repeat-expr: len_repartition_source_topics.count
-          if: not len_repartition_source_topics.is_null
+          repeat-expr: num_repartition_source_topics.num_elements
+          if: not num_repartition_source_topics.is_null
           type: topic_info(schema_version)
           doc: The set of source topics that are internally created repartition topics. (Kafka field `repartitionSourceTopics`,
             []TopicInfo, versions 0+.)
-        - id: len_copartition_groups
+        - id: num_copartition_groups
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `copartition_groups` (-1 or compact 0: null).'
+          doc: 'Number of elements of `copartition_groups` (-1 or compact 0: null).'
         - id: copartition_groups
           repeat: expr
-          repeat-expr: len_copartition_groups.count
-          if: not len_copartition_groups.is_null
+          repeat-expr: num_copartition_groups.num_elements
+          if: not num_copartition_groups.is_null
           type: copartition_group(schema_version)
           doc: A subset of source topics that must be copartitioned. (Kafka field `copartitionGroups`,
             []CopartitionGroup, versions 0+.)
@@ -2169,13 +2169,13 @@ types:
           type: s2
           doc: The replication factor of the topic. Can be 0 if the default replication factor should
             be used. (Kafka field `replicationFactor`, int16, versions 0+.)
-        - id: len_topic_configs
+        - id: num_topic_configs
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `topic_configs` (-1 or compact 0: null).'
+          doc: 'Number of elements of `topic_configs` (-1 or compact 0: null).'
         - id: topic_configs
           repeat: expr
-          repeat-expr: len_topic_configs.count
-          if: not len_topic_configs.is_null
+          repeat-expr: num_topic_configs.num_elements
+          if: not num_topic_configs.is_null
           type: topic_config(schema_version)
           doc: Topic-level configurations as key-value pairs. (Kafka field `topicConfigs`, []TopicConfig,
             versions 0+.)
@@ -2209,33 +2209,33 @@ types:
           type: s2
           doc: Version of the StreamsGroupTopologyValue the bytes were written with.
         seq:
-        - id: len_source_topics
+        - id: num_source_topics
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `source_topics` (-1 or compact 0: null).'
+          doc: 'Number of elements of `source_topics` (-1 or compact 0: null).'
         - id: source_topics
           repeat: expr
-          repeat-expr: len_source_topics.count
-          if: not len_source_topics.is_null
+          repeat-expr: num_source_topics.num_elements
+          if: not num_source_topics.is_null
           type: s2
           doc: The topics the topology reads from. Index into the array on the subtopology level. (Kafka
             field `sourceTopics`, []int16, versions 0+.)
-        - id: len_source_topic_regex
+        - id: num_source_topic_regex
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `source_topic_regex` (-1 or compact 0: null).'
+          doc: 'Number of elements of `source_topic_regex` (-1 or compact 0: null).'
         - id: source_topic_regex
           repeat: expr
-          repeat-expr: len_source_topic_regex.count
-          if: not len_source_topic_regex.is_null
+          repeat-expr: num_source_topic_regex.num_elements
+          if: not num_source_topic_regex.is_null
           type: s2
           doc: Regular expressions identifying topics the subtopology reads from. Index into the array
             on the subtopology level. (Kafka field `sourceTopicRegex`, []int16, versions 0+.)
-        - id: len_repartition_source_topics
+        - id: num_repartition_source_topics
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `repartition_source_topics` (-1 or compact 0: null).'
+          doc: 'Number of elements of `repartition_source_topics` (-1 or compact 0: null).'
         - id: repartition_source_topics
           repeat: expr
-          repeat-expr: len_repartition_source_topics.count
-          if: not len_repartition_source_topics.is_null
+          repeat-expr: num_repartition_source_topics.num_elements
+          if: not num_repartition_source_topics.is_null
           type: s2
           doc: The set of source topics that are internally created repartition topics. Index into the
             array on the subtopology level. (Kafka field `repartitionSourceTopics`, []int16, versions

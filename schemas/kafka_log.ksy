@@ -35,10 +35,10 @@ types:
   log_entry:
     doc: One entry of a segment, in the format its magic byte selects.
     doc-ref: https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/FileLogInputStream.java
-    -webide-representation: 'magic {magic:dec}, {length:dec} bytes'
+    -webide-representation: 'magic {magic:dec}, {len_rest:dec} bytes'
     seq:
       - id: body
-        size: 12 + length
+        size: 12 + len_rest
         type:
           switch-on: magic
           cases:
@@ -49,12 +49,12 @@ types:
     instances:
       # These read ahead from the start of the entry: `body` needs both to
       # pick its size and type, so they are evaluated before it is read.
-      length:
+      len_rest:
         pos: _io.pos + 8
         type: s4
         valid:
           min: 14
-        doc: The entry's size after the first 12 bytes.
+        doc: The entry's size after its first 12 bytes (Kafka's `size`).
       magic:
         pos: _io.pos + 16
         type: s1
@@ -75,17 +75,17 @@ types:
       The same bytes are the start of `kafka_record_batch` and of
       `kafka_message_set::entry`.
     doc-ref: https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/FileLogInputStream.java
-    -webide-representation: 'offset {base_offset:dec}, {length:dec} bytes, magic {magic:dec}'
+    -webide-representation: 'offset {base_offset:dec}, {len_rest:dec} bytes, magic {magic:dec}'
     seq:
       - id: base_offset
         type: s8
         doc: |
           A v2 batch's base offset, or a legacy entry's offset (for a
           compressed wrapper, the offset of its last inner message).
-      - id: length
+      - id: len_rest
         type: s4
         doc: |
-          The entry's size after the first 12 bytes (`LOG_OVERHEAD`). Kafka
+          The entry's size after its first 12 bytes (`LOG_OVERHEAD`), Kafka's `size`. Kafka
           takes a size below 14 (`LegacyRecord.RECORD_OVERHEAD_V0`) for
           corruption.
       - id: leader_epoch_or_crc

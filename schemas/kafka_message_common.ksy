@@ -134,22 +134,22 @@ types:
     - id: compact
       type: bool
       doc: True in flexible versions.
-    -webide-representation: '{count:dec} elements'
+    -webide-representation: '{num_elements:dec} elements'
     seq:
-    - id: len_compact
+    - id: num_compact
       type: kafka_varint
       if: compact
       doc: Count + 1 (flexible versions).
-    - id: len_classic
+    - id: num_classic
       type: s4
       if: not compact
       doc: Count, -1 for null (classic versions).
     instances:
       is_null:
-        value: 'compact ? len_compact.unsigned_value == 0 : len_classic == -1'
+        value: 'compact ? num_compact.unsigned_value == 0 : num_classic == -1'
         doc: True for a null array.
-      count:
-        value: 'is_null ? 0 : compact ? len_compact.unsigned_value - 1 : len_classic'
+      num_elements:
+        value: 'is_null ? 0 : compact ? num_compact.unsigned_value - 1 : num_classic'
         doc: Number of elements.
   uuid:
     doc: 'A UUID: 16 bytes, most significant first. Kafka prints it in URL-safe base64 without padding.'

@@ -46,20 +46,20 @@ types:
         doc: |
           Offset of the message. For a magic 1 wrapper, the absolute offset of
           its last inner message; inside a magic 1 wrapper, relative offsets.
-      - id: message_size
+      - id: len_message
         type: s4
         valid:
           min: 14
         doc: |
-          Size of the message that follows. At least 14, a magic 0 message
+          Kafka's `MessageSize`, the size of the message that follows. At least 14, a magic 0 message
           with no key and value: Kafka rejects a smaller one as corrupt.
       - id: message
-        size: message_size
+        size: len_message
         type: message
         doc: The message.
   message:
     doc: A message (magic 0 or 1), from its CRC to the end of its value.
-    -webide-representation: 'magic {magic:dec}, {attributes.compression}, key {key:str}, {value_length:dec} B value'
+    -webide-representation: 'magic {magic:dec}, {attributes.compression}, key {key:str}, {len_value:dec} B value'
     doc-ref: https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/LegacyRecord.java
     seq:
       - id: crc
@@ -80,24 +80,24 @@ types:
           Milliseconds since the epoch (magic 1 only); -1 for none. For a
           wrapper, the largest inner timestamp, or the broker's append time
           with LogAppendTime.
-      - id: key_length
+      - id: len_key
         type: s4
-        doc: Length of the key; -1 for a null key.
+        doc: Length of the key in bytes; -1 for a null key.
       - id: key
-        size: key_length
-        if: key_length >= 0
+        size: len_key
+        if: len_key >= 0
         doc: The key; absent when null.
-      - id: value_length
+      - id: len_value
         type: s4
-        doc: Length of the value; -1 for a null value.
+        doc: Length of the value in bytes; -1 for a null value.
       - id: value
-        size: value_length
-        if: value_length >= 0 and attributes.compression == compression::none
+        size: len_value
+        if: len_value >= 0 and attributes.compression == compression::none
         doc: The value of an uncompressed message; absent when null.
       - id: compressed_value
-        size: value_length
+        size: len_value
         type: compressed_message_set(attributes.compression, magic)
-        if: value_length >= 0 and attributes.compression != compression::none
+        if: len_value >= 0 and attributes.compression != compression::none
         doc: The compressed inner message set of a wrapper.
       - id: trailing
         size-eos: true

@@ -92,23 +92,23 @@ types:
     - id: broker_epoch
       type: s8
       doc: The broker epoch assigned by the controller. (Kafka field `brokerEpoch`, int64, versions 0+.)
-    - id: len_end_points
+    - id: num_end_points
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `end_points` (-1 or compact 0: null).'
+      doc: 'Number of elements of `end_points` (-1 or compact 0: null).'
     - id: end_points
       repeat: expr
-      repeat-expr: len_end_points.count
-      if: not len_end_points.is_null
+      repeat-expr: num_end_points.num_elements
+      if: not num_end_points.is_null
       type: broker_endpoint(schema_version)
       doc: The endpoints that can be used to communicate with this broker. (Kafka field `endPoints`, []BrokerEndpoint,
         versions 0+.)
-    - id: len_features
+    - id: num_features
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `features` (-1 or compact 0: null).'
+      doc: 'Number of elements of `features` (-1 or compact 0: null).'
     - id: features
       repeat: expr
-      repeat-expr: len_features.count
-      if: not len_features.is_null
+      repeat-expr: num_features.num_elements
+      if: not num_features.is_null
       type: broker_feature(schema_version)
       doc: The features on this broker (Kafka field `features`, []BrokerFeature, versions 0+.)
     - id: rack
@@ -185,13 +185,13 @@ types:
           type: s2
           doc: Version of the RegisterBrokerRecord.
         seq:
-        - id: len_log_dirs
+        - id: num_log_dirs
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `log_dirs` (-1 or compact 0: null).'
+          doc: 'Number of elements of `log_dirs` (-1 or compact 0: null).'
         - id: log_dirs
           repeat: expr
-          repeat-expr: len_log_dirs.count
-          if: not len_log_dirs.is_null
+          repeat-expr: num_log_dirs.num_elements
+          if: not num_log_dirs.is_null
           type: kafka_message_common::uuid
           doc: Log directories configured in this broker which are available. (Kafka field `logDirs`,
             []uuid, versions 0+.)
@@ -204,13 +204,13 @@ types:
           type: s2
           doc: Version of the RegisterBrokerRecord.
         seq:
-        - id: len_cordoned_log_dirs
+        - id: num_cordoned_log_dirs
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `cordoned_log_dirs` (-1 or compact 0: null).'
+          doc: 'Number of elements of `cordoned_log_dirs` (-1 or compact 0: null).'
         - id: cordoned_log_dirs
           repeat: expr
-          repeat-expr: len_cordoned_log_dirs.count
-          if: not len_cordoned_log_dirs.is_null
+          repeat-expr: num_cordoned_log_dirs.num_elements
+          if: not num_cordoned_log_dirs.is_null
           type: kafka_message_common::uuid
           doc: Log directories that are cordoned. This is initially null before the broker starts sending
             the value via its heartbeats. (Kafka field `cordonedLogDirs`, []uuid, versions 0+, nullable
@@ -305,42 +305,42 @@ types:
     - id: topic_id
       type: kafka_message_common::uuid
       doc: The unique ID of this topic. (Kafka field `topicId`, uuid, versions 0+.)
-    - id: len_replicas
+    - id: num_replicas
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `replicas` (-1 or compact 0: null).'
+      doc: 'Number of elements of `replicas` (-1 or compact 0: null).'
     - id: replicas
       repeat: expr
-      repeat-expr: len_replicas.count
-      if: not len_replicas.is_null
+      repeat-expr: num_replicas.num_elements
+      if: not num_replicas.is_null
       type: s4
       doc: The replicas of this partition, sorted by preferred order. (Kafka field `replicas`, []int32,
         versions 0+.)
-    - id: len_isr
+    - id: num_isr
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `isr` (-1 or compact 0: null).'
+      doc: 'Number of elements of `isr` (-1 or compact 0: null).'
     - id: isr
       repeat: expr
-      repeat-expr: len_isr.count
-      if: not len_isr.is_null
+      repeat-expr: num_isr.num_elements
+      if: not num_isr.is_null
       type: s4
       doc: The in-sync replicas of this partition (Kafka field `isr`, []int32, versions 0+.)
-    - id: len_removing_replicas
+    - id: num_removing_replicas
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `removing_replicas` (-1 or compact 0: null).'
+      doc: 'Number of elements of `removing_replicas` (-1 or compact 0: null).'
     - id: removing_replicas
       repeat: expr
-      repeat-expr: len_removing_replicas.count
-      if: not len_removing_replicas.is_null
+      repeat-expr: num_removing_replicas.num_elements
+      if: not num_removing_replicas.is_null
       type: s4
       doc: The replicas that we are in the process of removing. (Kafka field `removingReplicas`, []int32,
         versions 0+.)
-    - id: len_adding_replicas
+    - id: num_adding_replicas
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `adding_replicas` (-1 or compact 0: null).'
+      doc: 'Number of elements of `adding_replicas` (-1 or compact 0: null).'
     - id: adding_replicas
       repeat: expr
-      repeat-expr: len_adding_replicas.count
-      if: not len_adding_replicas.is_null
+      repeat-expr: num_adding_replicas.num_elements
+      if: not num_adding_replicas.is_null
       type: s4
       doc: The replicas that we are in the process of adding. (Kafka field `addingReplicas`, []int32,
         versions 0+.)
@@ -354,14 +354,14 @@ types:
       type: s4
       doc: An epoch that gets incremented each time we change anything in the partition. (Kafka field
         `partitionEpoch`, int32, versions 0+.)
-    - id: len_directories
+    - id: num_directories
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `directories` (-1 or compact 0: null).'
+      doc: 'Number of elements of `directories` (-1 or compact 0: null).'
       if: schema_version >= 1
     - id: directories
       repeat: expr
-      repeat-expr: len_directories.count
-      if: schema_version >= 1 and not len_directories.is_null
+      repeat-expr: num_directories.num_elements
+      if: schema_version >= 1 and not num_directories.is_null
       type: kafka_message_common::uuid
       doc: The log directory hosting each replica, sorted in the same exact order as the Replicas field.
         (Kafka field `directories`, []uuid, versions 1+.)
@@ -393,13 +393,13 @@ types:
           type: s2
           doc: Version of the PartitionRecord.
         seq:
-        - id: len_eligible_leader_replicas
+        - id: num_eligible_leader_replicas
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `eligible_leader_replicas` (-1 or compact 0: null).'
+          doc: 'Number of elements of `eligible_leader_replicas` (-1 or compact 0: null).'
         - id: eligible_leader_replicas
           repeat: expr
-          repeat-expr: len_eligible_leader_replicas.count
-          if: not len_eligible_leader_replicas.is_null
+          repeat-expr: num_eligible_leader_replicas.num_elements
+          if: not num_eligible_leader_replicas.is_null
           type: s4
           doc: The eligible leader replicas of this partition. (Kafka field `eligibleLeaderReplicas`,
             []int32, versions 0+, nullable in 2+.)
@@ -412,13 +412,13 @@ types:
           type: s2
           doc: Version of the PartitionRecord.
         seq:
-        - id: len_last_known_elr
+        - id: num_last_known_elr
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `last_known_elr` (-1 or compact 0: null).'
+          doc: 'Number of elements of `last_known_elr` (-1 or compact 0: null).'
         - id: last_known_elr
           repeat: expr
-          repeat-expr: len_last_known_elr.count
-          if: not len_last_known_elr.is_null
+          repeat-expr: num_last_known_elr.num_elements
+          if: not num_last_known_elr.is_null
           type: s4
           doc: The last known eligible leader replicas of this partition. (Kafka field `lastKnownElr`,
             []int32, versions 0+, nullable in 2+.)
@@ -519,13 +519,13 @@ types:
           type: s2
           doc: Version of the PartitionChangeRecord.
         seq:
-        - id: len_isr
+        - id: num_isr
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `isr` (-1 or compact 0: null).'
+          doc: 'Number of elements of `isr` (-1 or compact 0: null).'
         - id: isr
           repeat: expr
-          repeat-expr: len_isr.count
-          if: not len_isr.is_null
+          repeat-expr: num_isr.num_elements
+          if: not num_isr.is_null
           type: s4
           doc: null if the ISR didn't change; the new in-sync replicas otherwise. (Kafka field `isr`,
             []int32, versions 0+, nullable in 0+.)
@@ -551,13 +551,13 @@ types:
           type: s2
           doc: Version of the PartitionChangeRecord.
         seq:
-        - id: len_replicas
+        - id: num_replicas
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `replicas` (-1 or compact 0: null).'
+          doc: 'Number of elements of `replicas` (-1 or compact 0: null).'
         - id: replicas
           repeat: expr
-          repeat-expr: len_replicas.count
-          if: not len_replicas.is_null
+          repeat-expr: num_replicas.num_elements
+          if: not num_replicas.is_null
           type: s4
           doc: null if the replicas didn't change; the new replicas otherwise. (Kafka field `replicas`,
             []int32, versions 0+, nullable in 0+.)
@@ -570,13 +570,13 @@ types:
           type: s2
           doc: Version of the PartitionChangeRecord.
         seq:
-        - id: len_removing_replicas
+        - id: num_removing_replicas
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `removing_replicas` (-1 or compact 0: null).'
+          doc: 'Number of elements of `removing_replicas` (-1 or compact 0: null).'
         - id: removing_replicas
           repeat: expr
-          repeat-expr: len_removing_replicas.count
-          if: not len_removing_replicas.is_null
+          repeat-expr: num_removing_replicas.num_elements
+          if: not num_removing_replicas.is_null
           type: s4
           doc: null if the removing replicas didn't change; the new removing replicas otherwise. (Kafka
             field `removingReplicas`, []int32, versions 0+, nullable in 0+.)
@@ -589,13 +589,13 @@ types:
           type: s2
           doc: Version of the PartitionChangeRecord.
         seq:
-        - id: len_adding_replicas
+        - id: num_adding_replicas
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `adding_replicas` (-1 or compact 0: null).'
+          doc: 'Number of elements of `adding_replicas` (-1 or compact 0: null).'
         - id: adding_replicas
           repeat: expr
-          repeat-expr: len_adding_replicas.count
-          if: not len_adding_replicas.is_null
+          repeat-expr: num_adding_replicas.num_elements
+          if: not num_adding_replicas.is_null
           type: s4
           doc: null if the adding replicas didn't change; the new adding replicas otherwise. (Kafka field
             `addingReplicas`, []int32, versions 0+, nullable in 0+.)
@@ -622,13 +622,13 @@ types:
           type: s2
           doc: Version of the PartitionChangeRecord.
         seq:
-        - id: len_directories
+        - id: num_directories
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `directories` (-1 or compact 0: null).'
+          doc: 'Number of elements of `directories` (-1 or compact 0: null).'
         - id: directories
           repeat: expr
-          repeat-expr: len_directories.count
-          if: not len_directories.is_null
+          repeat-expr: num_directories.num_elements
+          if: not num_directories.is_null
           type: kafka_message_common::uuid
           doc: null if the log dirs didn't change; the new log directory for each replica otherwise. (Kafka
             field `directories`, []uuid, versions 0+, nullable in 1+.)
@@ -641,13 +641,13 @@ types:
           type: s2
           doc: Version of the PartitionChangeRecord.
         seq:
-        - id: len_eligible_leader_replicas
+        - id: num_eligible_leader_replicas
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `eligible_leader_replicas` (-1 or compact 0: null).'
+          doc: 'Number of elements of `eligible_leader_replicas` (-1 or compact 0: null).'
         - id: eligible_leader_replicas
           repeat: expr
-          repeat-expr: len_eligible_leader_replicas.count
-          if: not len_eligible_leader_replicas.is_null
+          repeat-expr: num_eligible_leader_replicas.num_elements
+          if: not num_eligible_leader_replicas.is_null
           type: s4
           doc: null if the ELR didn't change; the new eligible leader replicas otherwise. (Kafka field
             `eligibleLeaderReplicas`, []int32, versions 0+, nullable in 2+.)
@@ -660,13 +660,13 @@ types:
           type: s2
           doc: Version of the PartitionChangeRecord.
         seq:
-        - id: len_last_known_elr
+        - id: num_last_known_elr
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `last_known_elr` (-1 or compact 0: null).'
+          doc: 'Number of elements of `last_known_elr` (-1 or compact 0: null).'
         - id: last_known_elr
           repeat: expr
-          repeat-expr: len_last_known_elr.count
-          if: not len_last_known_elr.is_null
+          repeat-expr: num_last_known_elr.num_elements
+          if: not num_last_known_elr.is_null
           type: s4
           doc: null if the LastKnownElr didn't change; the last known eligible leader replicas otherwise.
             (Kafka field `lastKnownElr`, []int32, versions 0+, nullable in 2+.)
@@ -783,13 +783,13 @@ types:
     - id: requester
       type: kafka_message_common::string_field(true)
       doc: The delegation token requester. (Kafka field `requester`, string, versions 0+.)
-    - id: len_renewers
+    - id: num_renewers
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `renewers` (-1 or compact 0: null).'
+      doc: 'Number of elements of `renewers` (-1 or compact 0: null).'
     - id: renewers
       repeat: expr
-      repeat-expr: len_renewers.count
-      if: not len_renewers.is_null
+      repeat-expr: num_renewers.num_elements
+      if: not num_renewers.is_null
       type: kafka_message_common::string_field(true)
       doc: The principals which can renew this token. (Kafka field `renewers`, []string, versions 0+.)
     - id: issue_timestamp
@@ -872,13 +872,13 @@ types:
       type: s2
       doc: Version of the ClientQuotaRecord the bytes were written with.
     seq:
-    - id: len_entity
+    - id: num_entity
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `entity` (-1 or compact 0: null).'
+      doc: 'Number of elements of `entity` (-1 or compact 0: null).'
     - id: entity
       repeat: expr
-      repeat-expr: len_entity.count
-      if: not len_entity.is_null
+      repeat-expr: num_entity.num_elements
+      if: not num_entity.is_null
       type: entity_data(schema_version)
       doc: The quota entity to alter. (Kafka field `entity`, []EntityData, versions 0+.)
     - id: key
@@ -994,13 +994,13 @@ types:
           type: s2
           doc: Version of the BrokerRegistrationChangeRecord.
         seq:
-        - id: len_log_dirs
+        - id: num_log_dirs
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `log_dirs` (-1 or compact 0: null).'
+          doc: 'Number of elements of `log_dirs` (-1 or compact 0: null).'
         - id: log_dirs
           repeat: expr
-          repeat-expr: len_log_dirs.count
-          if: not len_log_dirs.is_null
+          repeat-expr: num_log_dirs.num_elements
+          if: not num_log_dirs.is_null
           type: kafka_message_common::uuid
           doc: Log directories configured in this broker which are available. (Kafka field `logDirs`,
             []uuid, versions 0+.)
@@ -1013,13 +1013,13 @@ types:
           type: s2
           doc: Version of the BrokerRegistrationChangeRecord.
         seq:
-        - id: len_cordoned_log_dirs
+        - id: num_cordoned_log_dirs
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `cordoned_log_dirs` (-1 or compact 0: null).'
+          doc: 'Number of elements of `cordoned_log_dirs` (-1 or compact 0: null).'
         - id: cordoned_log_dirs
           repeat: expr
-          repeat-expr: len_cordoned_log_dirs.count
-          if: not len_cordoned_log_dirs.is_null
+          repeat-expr: num_cordoned_log_dirs.num_elements
+          if: not num_cordoned_log_dirs.is_null
           type: kafka_message_common::uuid
           doc: Log directories that are cordoned or null if no change. (Kafka field `cordonedLogDirs`,
             []uuid, versions 0+, nullable in 3+.)
@@ -1341,23 +1341,23 @@ types:
       type: kafka_message_common::boolean
       doc: Set if the required configurations for ZK migration are present. (Kafka field `zkMigrationReady`,
         bool, versions 0+.)
-    - id: len_end_points
+    - id: num_end_points
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `end_points` (-1 or compact 0: null).'
+      doc: 'Number of elements of `end_points` (-1 or compact 0: null).'
     - id: end_points
       repeat: expr
-      repeat-expr: len_end_points.count
-      if: not len_end_points.is_null
+      repeat-expr: num_end_points.num_elements
+      if: not num_end_points.is_null
       type: controller_endpoint(schema_version)
       doc: The endpoints that can be used to communicate with this controller. (Kafka field `endPoints`,
         []ControllerEndpoint, versions 0+.)
-    - id: len_features
+    - id: num_features
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `features` (-1 or compact 0: null).'
+      doc: 'Number of elements of `features` (-1 or compact 0: null).'
     - id: features
       repeat: expr
-      repeat-expr: len_features.count
-      if: not len_features.is_null
+      repeat-expr: num_features.num_elements
+      if: not num_features.is_null
       type: controller_feature(schema_version)
       doc: The features on this controller (Kafka field `features`, []ControllerFeature, versions 0+.)
     - id: tagged_fields

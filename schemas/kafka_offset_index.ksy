@@ -50,7 +50,7 @@ types:
   index_entry:
     doc: One slot of the offset index.
     doc-ref: https://github.com/apache/kafka/blob/3.9/storage/src/main/java/org/apache/kafka/storage/internals/log/OffsetIndex.java
-    -webide-representation: '+{relative_offset:dec} @ {position:dec}'
+    -webide-representation: '+{relative_offset:dec} @ {ofs_log_entry:dec}'
     seq:
       - id: relative_offset
         type: s4
@@ -58,8 +58,8 @@ types:
           The offset minus the segment's base offset (the number in the file
           name); Kafka's `OffsetIndex.parseEntry` adds the base offset back.
           It is the last offset of the append the entry was written for.
-      - id: position
+      - id: ofs_log_entry
         type: s4
         doc: |
-          Byte position in the segment's `.log` of the first entry (batch or
-          legacy message) of that append.
+          Kafka's `position`: the byte position in the segment's `.log` of the
+          first entry (batch or legacy message) of that append.

@@ -56,22 +56,22 @@ types:
     - id: leader_id
       type: s4
       doc: The ID of the newly elected leader (Kafka field `leaderId`, int32, versions 0+.)
-    - id: len_voters
+    - id: num_voters
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `voters` (-1 or compact 0: null).'
+      doc: 'Number of elements of `voters` (-1 or compact 0: null).'
     - id: voters
       repeat: expr
-      repeat-expr: len_voters.count
-      if: not len_voters.is_null
+      repeat-expr: num_voters.num_elements
+      if: not num_voters.is_null
       type: voter(schema_version)
       doc: The set of voters in the quorum for this epoch (Kafka field `voters`, []Voter, versions 0+.)
-    - id: len_granting_voters
+    - id: num_granting_voters
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `granting_voters` (-1 or compact 0: null).'
+      doc: 'Number of elements of `granting_voters` (-1 or compact 0: null).'
     - id: granting_voters
       repeat: expr
-      repeat-expr: len_granting_voters.count
-      if: not len_granting_voters.is_null
+      repeat-expr: num_granting_voters.num_elements
+      if: not num_granting_voters.is_null
       type: voter(schema_version)
       doc: The voters who voted for the leader at the time of election (Kafka field `grantingVoters`,
         []Voter, versions 0+.)
@@ -162,13 +162,13 @@ types:
     - id: version
       type: s2
       doc: The version of the voters record (Kafka field `version`, int16, versions 0+.)
-    - id: len_voters
+    - id: num_voters
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `voters` (-1 or compact 0: null).'
+      doc: 'Number of elements of `voters` (-1 or compact 0: null).'
     - id: voters
       repeat: expr
-      repeat-expr: len_voters.count
-      if: not len_voters.is_null
+      repeat-expr: num_voters.num_elements
+      if: not num_voters.is_null
       type: voter(schema_version)
       doc: The Voters field. (Kafka field `voters`, []Voter, versions 0+.)
     - id: tagged_fields
@@ -194,13 +194,13 @@ types:
           type: kafka_message_common::uuid
           doc: The directory id of the voter in the topic partition (Kafka field `voterDirectoryId`, uuid,
             versions 0+.)
-        - id: len_endpoints
+        - id: num_endpoints
           type: kafka_message_common::array_header(true)
-          doc: 'Element count of `endpoints` (-1 or compact 0: null).'
+          doc: 'Number of elements of `endpoints` (-1 or compact 0: null).'
         - id: endpoints
           repeat: expr
-          repeat-expr: len_endpoints.count
-          if: not len_endpoints.is_null
+          repeat-expr: num_endpoints.num_elements
+          if: not num_endpoints.is_null
           type: endpoint(schema_version)
           doc: The endpoint that can be used to communicate with the voter (Kafka field `endpoints`, []Endpoint,
             versions 0+.)

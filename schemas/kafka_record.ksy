@@ -25,21 +25,21 @@ doc: |
 doc-ref:
   - https://kafka.apache.org/documentation/#record
   - https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/DefaultRecord.java
--webide-representation: 'Δoffset {body.offset_delta.value:dec}, Δts {body.timestamp_delta.value:dec}, {body.key_length.value:dec} B key, {body.value_length.value:dec} B value'
+-webide-representation: 'Δoffset {body.offset_delta.value:dec}, Δts {body.timestamp_delta.value:dec}, {body.len_key.value:dec} B key, {body.len_value.value:dec} B value'
 seq:
-  - id: length
+  - id: len_body
     type: kafka_varint
-    doc: Size in bytes of the record after this length field.
+    doc: Kafka's `length`, the size in bytes of the record after this field.
   - id: body
-    size: length.value
+    size: len_body.value
     type: record_body
     doc: |
-      The record itself, exactly `length` bytes: Kafka rejects a record
+      The record itself, exactly `len_body` bytes: Kafka rejects a record
       whose fields do not end at that length.
 types:
   record_body:
     doc: The fields of a record after its length.
-    -webide-representation: 'key {key:str}, {value_length.value:dec} B value, {header_count.value:dec} headers'
+    -webide-representation: 'key {key:str}, {len_value.value:dec} B value, {num_headers.value:dec} headers'
     doc-ref: https://kafka.apache.org/documentation/#record
     seq:
       - id: attributes
@@ -51,29 +51,29 @@ types:
       - id: offset_delta
         type: kafka_varint
         doc: Record offset minus the batch base offset (a varint).
-      - id: key_length
+      - id: len_key
         type: kafka_varint
-        doc: Length of the key in bytes; negative (written as -1) for a null key.
+        doc: Kafka's `keyLength`, the length of the key in bytes; negative (written as -1) for a null key.
       - id: key
-        size: key_length.value
-        if: key_length.value >= 0
+        size: len_key.value
+        if: len_key.value >= 0
         doc: The key; absent when the key is null.
-      - id: value_length
+      - id: len_value
         type: kafka_varint
-        doc: Length of the value in bytes; negative (written as -1) for a null value, as in a tombstone.
+        doc: Kafka's `valueLen`, the length of the value in bytes; negative (written as -1) for a null value, as in a tombstone.
       - id: value
-        size: value_length.value
-        if: value_length.value >= 0
+        size: len_value.value
+        if: len_value.value >= 0
         doc: The value; absent when the value is null.
-      - id: header_count
+      - id: num_headers
         type: kafka_varint
         valid:
           expr: _.value >= 0
-        doc: Number of headers; Kafka rejects a negative count.
+        doc: Number of headers (Kafka's `numHeaders`); Kafka rejects a negative count.
       - id: headers
         type: header
         repeat: expr
-        repeat-expr: header_count.value
+        repeat-expr: num_headers.value
         doc: The record headers, in the order the producer added them.
       - id: trailing
         size-eos: true
@@ -85,21 +85,21 @@ types:
     -webide-representation: '{key:str} = {value:str}'
     doc-ref: https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/header/internals/RecordHeader.java
     seq:
-      - id: key_length
+      - id: len_key
         type: kafka_varint
         valid:
           expr: _.value >= 0
-        doc: Length of the header key in bytes; Kafka rejects a negative one.
+        doc: Kafka's `headerKeyLength`, the length of the header key in bytes; Kafka rejects a negative one.
       - id: key
-        size: key_length.value
+        size: len_key.value
         doc: |
           The header key, UTF-8 text. Kept as bytes so that a key that is not
           valid UTF-8 (which non-Java producers can write) still parses; Kafka
           decodes it with replacement characters.
-      - id: value_length
+      - id: len_value
         type: kafka_varint
-        doc: Length of the header value in bytes; negative (written as -1) for a null value.
+        doc: Kafka's `headerValueLength`, the length of the header value in bytes; negative (written as -1) for a null value.
       - id: value
-        size: value_length.value
-        if: value_length.value >= 0
+        size: len_value.value
+        if: len_value.value >= 0
         doc: The header value; absent when null.

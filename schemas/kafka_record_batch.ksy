@@ -30,17 +30,17 @@ doc: |
 doc-ref:
   - https://kafka.apache.org/documentation/#recordbatch
   - https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/DefaultRecordBatch.java
--webide-representation: 'offset {base_offset:dec}+{last_offset_delta:dec}, {records_count:dec} records, {attributes.compression}'
+-webide-representation: 'offset {base_offset:dec}+{last_offset_delta:dec}, {num_records:dec} records, {attributes.compression}'
 seq:
   - id: base_offset
     type: s8
     doc: Offset of the first record of the batch (also of records compaction has since removed).
-  - id: batch_length
+  - id: len_batch
     type: s4
     valid:
       min: 49
     doc: |
-      Bytes after this field to the end of the batch. At least 49, the rest of
+      Kafka's `batchLength`: bytes after this field to the end of the batch. At least 49, the rest of
       the header: Kafka rejects a smaller value as corrupt.
   - id: partition_leader_epoch
     type: s4
@@ -83,16 +83,16 @@ seq:
   - id: base_sequence
     type: s4
     doc: Sequence number of the first record; -1 for none. Sequences wrap from 2^31-1 to 0.
-  - id: records_count
+  - id: num_records
     type: s4
     valid:
       min: 0
     doc: |
-      Number of records in the batch. 0 for an empty batch that compaction
-      kept to preserve the producer's state.
+      Number of records in the batch (at Kafka's `RECORDS_COUNT_OFFSET`). 0 for an
+      empty batch that compaction kept to preserve the producer's state.
   - id: records_data
-    size: batch_length - 49
-    type: records_data(attributes.compression, records_count)
+    size: len_batch - 49
+    type: records_data(attributes.compression, num_records)
     doc: The records, compressed as one stream unless the codec is none.
 instances:
   last_offset:
@@ -125,7 +125,7 @@ types:
         enum: compression
         doc: Bits 0 to 2; the codec of the records.
   records_data:
-    -webide-representation: '{codec}, {count:dec} records'
+    -webide-representation: '{codec}, {num_records:dec} records'
     doc: |
       The bytes after the batch header. The records are parsed by lazy
       instances, so that a damaged record or a missing process routine does
@@ -138,7 +138,7 @@ types:
         type: u1
         enum: compression
         doc: The batch's codec.
-      - id: count
+      - id: num_records
         type: s4
         doc: The batch's record count.
     seq:
@@ -149,7 +149,7 @@ types:
       uncompressed:
         pos: 0
         size-eos: true
-        type: record_list(count)
+        type: record_list(num_records)
         if: codec == compression::none
         -webide-parse-mode: eager
         doc: The records of an uncompressed batch.
@@ -157,7 +157,7 @@ types:
         pos: 0
         size-eos: true
         process: kafkalog.compression.kafka_decompress(codec.to_i, 2)
-        type: record_list(count)
+        type: record_list(num_records)
         if: codec != compression::none
         doc: The records of a compressed batch, decompressed and parsed.
       decompressed_data:
@@ -170,18 +170,18 @@ types:
           record by record when `decompressed` does not parse, to keep the
           records before a damaged one as Kafka's iterator does.
   record_list:
-    doc: A batch's records after decompression, `count` of them.
-    -webide-representation: '{count:dec} records'
+    doc: A batch's records after decompression, `num_records` of them.
+    -webide-representation: '{num_records:dec} records'
     doc-ref: https://github.com/apache/kafka/blob/3.9/clients/src/main/java/org/apache/kafka/common/record/DefaultRecordBatch.java
     params:
-      - id: count
+      - id: num_records
         type: s4
         doc: The batch's record count.
     seq:
       - id: records
         type: kafka_record
         repeat: expr
-        repeat-expr: count
+        repeat-expr: num_records
         doc: The records, in offset order.
       - id: trailing
         size-eos: true

@@ -77,13 +77,13 @@ types:
       type: s8
       doc: Epoch time in milliseconds at which this event is generated. (Kafka field `eventTimestampMs`,
         int64, versions 0+.)
-    - id: len_segment_leader_epochs
+    - id: num_segment_leader_epochs
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `segment_leader_epochs` (-1 or compact 0: null).'
+      doc: 'Number of elements of `segment_leader_epochs` (-1 or compact 0: null).'
     - id: segment_leader_epochs
       repeat: expr
-      repeat-expr: len_segment_leader_epochs.count
-      if: not len_segment_leader_epochs.is_null
+      repeat-expr: num_segment_leader_epochs.num_elements
+      if: not num_segment_leader_epochs.is_null
       type: segment_leader_epoch_entry(schema_version)
       doc: Leader epoch to start-offset mappings for the records with in this segment. (Kafka field `segmentLeaderEpochs`,
         []SegmentLeaderEpochEntry, versions 0+.)
@@ -364,13 +364,13 @@ types:
     - id: event_timestamp_ms
       type: s8
       doc: Event timestamp of this segment. (Kafka field `eventTimestampMs`, int64, versions 0+.)
-    - id: len_segment_leader_epochs
+    - id: num_segment_leader_epochs
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `segment_leader_epochs` (-1 or compact 0: null).'
+      doc: 'Number of elements of `segment_leader_epochs` (-1 or compact 0: null).'
     - id: segment_leader_epochs
       repeat: expr
-      repeat-expr: len_segment_leader_epochs.count
-      if: not len_segment_leader_epochs.is_null
+      repeat-expr: num_segment_leader_epochs.num_elements
+      if: not num_segment_leader_epochs.is_null
       type: segment_leader_epoch_entry(schema_version)
       doc: Leader epochs of this segment. (Kafka field `segmentLeaderEpochs`, []SegmentLeaderEpochEntry,
         versions 0+.)

@@ -98,13 +98,13 @@ types:
       type: s8
       doc: The time at which the state was written or rewritten. (Kafka field `writeTimestamp`, int64,
         versions 0+.)
-    - id: len_state_batches
+    - id: num_state_batches
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `state_batches` (-1 or compact 0: null).'
+      doc: 'Number of elements of `state_batches` (-1 or compact 0: null).'
     - id: state_batches
       repeat: expr
-      repeat-expr: len_state_batches.count
-      if: not len_state_batches.is_null
+      repeat-expr: num_state_batches.num_elements
+      if: not num_state_batches.is_null
       type: state_batch(schema_version)
       doc: The state batches. (Kafka field `stateBatches`, []StateBatch, versions 0+.)
     - id: tagged_fields
@@ -225,13 +225,13 @@ types:
       type: s8
       doc: The share-partition start offset, or -1 if the start offset is not being updated. (Kafka field
         `startOffset`, int64, versions 0+.)
-    - id: len_state_batches
+    - id: num_state_batches
       type: kafka_message_common::array_header(true)
-      doc: 'Element count of `state_batches` (-1 or compact 0: null).'
+      doc: 'Number of elements of `state_batches` (-1 or compact 0: null).'
     - id: state_batches
       repeat: expr
-      repeat-expr: len_state_batches.count
-      if: not len_state_batches.is_null
+      repeat-expr: num_state_batches.num_elements
+      if: not num_state_batches.is_null
       type: state_batch(schema_version)
       doc: The state batches that have been updated. (Kafka field `stateBatches`, []StateBatch, versions
         0+.)

@@ -83,13 +83,13 @@ types:
     - id: transaction_status
       type: s1
       doc: TransactionState the transaction is in. (Kafka field `transactionStatus`, int8, versions 0+.)
-    - id: len_transaction_partitions
+    - id: num_transaction_partitions
       type: kafka_message_common::array_header(schema_version >= 1)
-      doc: 'Element count of `transaction_partitions` (-1 or compact 0: null).'
+      doc: 'Number of elements of `transaction_partitions` (-1 or compact 0: null).'
     - id: transaction_partitions
       repeat: expr
-      repeat-expr: len_transaction_partitions.count
-      if: not len_transaction_partitions.is_null
+      repeat-expr: num_transaction_partitions.num_elements
+      if: not num_transaction_partitions.is_null
       type: partitions_schema(schema_version)
       doc: Partitions involved in the transaction. (Kafka field `transactionPartitions`, []PartitionsSchema,
         versions 0+, nullable in 0+.)
@@ -120,13 +120,13 @@ types:
         - id: topic
           type: kafka_message_common::string_field(schema_version >= 1)
           doc: Topic involved in the transaction. (Kafka field `topic`, string, versions 0+.)
-        - id: len_partition_ids
+        - id: num_partition_ids
           type: kafka_message_common::array_header(schema_version >= 1)
-          doc: 'Element count of `partition_ids` (-1 or compact 0: null).'
+          doc: 'Number of elements of `partition_ids` (-1 or compact 0: null).'
         - id: partition_ids
           repeat: expr
-          repeat-expr: len_partition_ids.count
-          if: not len_partition_ids.is_null
+          repeat-expr: num_partition_ids.num_elements
+          if: not num_partition_ids.is_null
           type: s4
           doc: Partition ids involved in the transaction. (Kafka field `partitionIds`, []int32, versions
             0+.)

@@ -67,15 +67,15 @@ types:
       varint, preceded by their count. A count of 0 stands for `[0]`, the
       first top-level message, the common case written in one byte.
     doc-ref: https://github.com/confluentinc/schema-registry/blob/v8.0.0/protobuf-serializer/src/main/java/io/confluent/kafka/serializers/protobuf/AbstractKafkaProtobufSerializer.java
-    -webide-representation: '{count.value:dec} indexes'
+    -webide-representation: '{num_indexes.value:dec} indexes'
     seq:
-      - id: count
+      - id: num_indexes
         type: kafka_varint
         doc: How many indexes follow (zigzag varint); 0 means the path `[0]`.
       - id: indexes
         type: kafka_varint
         repeat: expr
-        repeat-expr: 'count.value > 0 ? count.value : 0'
+        repeat-expr: 'num_indexes.value > 0 ? num_indexes.value : 0'
         doc: The index of the message among its siblings, at each level, from the file's top level down.
 enums:
   magic:

@@ -259,6 +259,12 @@ class SpecWriter:
                 tags.append(f)
                 continue
             seq.extend(self.field_attrs(msg, f, valid, flex_cond, structs, common))
+        ids = [a["id"] for a in seq]
+        # An array's count is `num_<array>`, a nullable struct's marker `<struct>_marker`: a Kafka field may
+        # be named so too (ConsumerGroupPartitionMetadataValue has NumPartitions, though no Partitions array).
+        clash = sorted({i for i in ids if ids.count(i) > 1})
+        if clash:
+            raise SystemExit(f"{msg}.{sname}: field name {clash[0]} clashes with a generated name")
         if tags:
             path = (self.family.spec_id, snake(msg)) if top else (self.family.spec_id, snake(msg), snake(sname))
             self.order[".".join(cls_name(x) for x in path)] = tuple(camel(f["name"]) for f in fields)
@@ -334,7 +340,7 @@ class SpecWriter:
     def field_attrs(self, msg, f, valid, flex_cond, structs, common) -> list[dict]:
         name = f["name"]
         fid = snake(name)
-        if keyword.iskeyword(fid) or fid.startswith("len_") or fid in ("tagged_fields", V):
+        if keyword.iskeyword(fid) or fid in ("tagged_fields", V):
             raise SystemExit(f"{msg}.{name}: field name clashes with a generated name")
         old = self.names.setdefault(fid, camel(name))
         if old != camel(name):
@@ -351,11 +357,11 @@ class SpecWriter:
         out: list[dict] = []
         if t.startswith("[]"):
             elem = t[2:]
-            out.append({"id": f"len_{fid}", "type": f"{COMMON}::array_header({flex_cond})",
-                        "doc": f"Element count of `{fid}` (-1 or compact 0: null)."})
+            out.append({"id": f"num_{fid}", "type": f"{COMMON}::array_header({flex_cond})",
+                        "doc": f"Number of elements of `{fid}` (-1 or compact 0: null)."})
             if cond:
                 out[-1]["if"] = cond
-            a = {"id": fid, "repeat": "expr", "repeat-expr": f"len_{fid}.count", "if": and_(cond, f"not len_{fid}.is_null")}
+            a = {"id": fid, "repeat": "expr", "repeat-expr": f"num_{fid}.num_elements", "if": and_(cond, f"not num_{fid}.is_null")}
             a.update(self.elem_type(msg, elem, f, valid, flex_cond, structs, common))
             a["doc"] = doc
             out.append(a)
@@ -499,16 +505,16 @@ def common_spec() -> dict:
                 "doc": "The element count before an array: int32 (classic) or unsigned varint count + 1 (compact); null when -1 or compact 0.",
                 "doc-ref": ref,
                 "params": [{"id": "compact", "type": "bool", "doc": "True in flexible versions."}],
-                "-webide-representation": "{count:dec} elements",
+                "-webide-representation": "{num_elements:dec} elements",
                 "seq": [
-                    {"id": "len_compact", "type": "kafka_varint", "if": "compact", "doc": "Count + 1 (flexible versions)."},
-                    {"id": "len_classic", "type": "s4", "if": "not compact", "doc": "Count, -1 for null (classic versions)."},
+                    {"id": "num_compact", "type": "kafka_varint", "if": "compact", "doc": "Count + 1 (flexible versions)."},
+                    {"id": "num_classic", "type": "s4", "if": "not compact", "doc": "Count, -1 for null (classic versions)."},
                 ],
                 "instances": {
-                    "is_null": {"value": "compact ? len_compact.unsigned_value == 0 : len_classic == -1",
+                    "is_null": {"value": "compact ? num_compact.unsigned_value == 0 : num_classic == -1",
                                 "doc": "True for a null array."},
-                    "count": {"value": "is_null ? 0 : compact ? len_compact.unsigned_value - 1 : len_classic",
-                              "doc": "Number of elements."},
+                    "num_elements": {"value": "is_null ? 0 : compact ? num_compact.unsigned_value - 1 : num_classic",
+                                     "doc": "Number of elements."},
                 },
             },
             "uuid": {

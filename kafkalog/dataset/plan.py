@@ -350,7 +350,7 @@ def _positions_sound(seg: Segment, used: dict[int, layout.IndexEntry], end_pos: 
             if len(head) < HEADER_SIZE_UP_TO_MAGIC:
                 return False
             header = entry_header(head)
-            offset, size, magic = header.base_offset, header.length, header.magic
+            offset, size, magic = header.base_offset, header.len_rest, header.magic
             if magic not in (0, 1, 2) or size < MIN_ENTRY_SIZE or p + LOG_OVERHEAD + size > seg.size:
                 return False
             if offset < seg.base_offset or offset > used[p].offset:

@@ -3,7 +3,7 @@ run's batch headers, handed out with its records' lines (`json_lines`, `text_lin
 
 Twins: `kafkalog.dump.records.batch_json_line` and `batch_text`, and `kafkalog.dump.kafka_dump_log.batch_line`,
 which write one `Batch`'s line in Python and stay the reference (and write every batch line this does not: legacy
-entries, damaged batches, control batches, the object path's). Each format's batch line is given here as parts
+entries, damaged batches, control batches, the object path's). Each format's batch line is given here as steps
 (`JSON_BATCH`, `TEXT_BATCH`, `KAFKA_BATCH`): a literal, then perhaps a batch field written as a decimal, a
 boolean or a name, only where a condition on another field holds (the delete horizon's). The tests hold each to
 its twin on every batch of every fixture, and on headers made to take every branch. The fields are those
@@ -28,16 +28,16 @@ from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE
 
 jit.configure()
 
-# What a part writes after its literal.
+# What a step writes after its literal.
 LITERAL, DECIMAL, BOOLEAN, NAME = range(4)
 
-#: The batch fields a part may write or test, in the rows of `fields`' matrix.
+#: The batch fields a step may write or test, in the rows of `fields`' matrix.
 FIELDS = ("position", "size", "magic", "base_offset", "last_offset", "count", "compression", "crc", "crc_valid",
           "timestamp_type", "max_timestamp", "producer_id", "producer_epoch", "base_sequence", "last_sequence",
           "partition_leader_epoch", "is_transactional", "is_control", "delete_horizon_ms", "has_delete_horizon")
 _ROW = {name: i for i, name in enumerate(FIELDS)}
 
-#: The names a NAME part writes, by the field's value: Kafka's codec ids, and timestamp types 0 and 1.
+#: The names a NAME step writes, by the field's value: Kafka's codec ids, and timestamp types 0 and 1.
 CODECS = tuple(CODEC_NAMES[c] for c in range(len(CODEC_NAMES)))
 TIMESTAMP_TYPES = (CREATE_TIME, LOG_APPEND_TIME)
 _TRUE = np.frombuffer(b"true", dtype=np.uint8)
@@ -45,7 +45,7 @@ _FALSE = np.frombuffer(b"false", dtype=np.uint8)
 
 
 @dataclass(frozen=True)
-class Part:
+class Step:
     """`literal`, then the field `field` as `kind` says (`NAME`: `names[value]`); only where the field `when`
     (if any) is `when_value`."""
 
@@ -57,17 +57,17 @@ class Part:
     when_value: int = 1
 
 
-def _fields(*pairs: tuple[str, str], json: bool = False) -> list[Part]:
+def _fields(*pairs: tuple[str, str], json: bool = False) -> list[Step]:
     """Parts of (literal, field): decimals, booleans and names as each format writes the field."""
     out = []
     for literal, name in pairs:
         if name in ("crc_valid", "is_transactional", "is_control"):
-            out.append(Part(literal, BOOLEAN, name))
+            out.append(Step(literal, BOOLEAN, name))
         elif name in ("compression", "timestamp_type"):
             names = CODECS if name == "compression" else TIMESTAMP_TYPES
-            out.append(Part(literal, NAME, name, tuple(f'"{n}"' for n in names) if json else names))
+            out.append(Step(literal, NAME, name, tuple(f'"{n}"' for n in names) if json else names))
         else:
-            out.append(Part(literal, DECIMAL, name))
+            out.append(Step(literal, DECIMAL, name))
     return out
 
 
@@ -81,10 +81,10 @@ JSON_BATCH = (
              (',"base_sequence":', "base_sequence"), (',"last_sequence":', "last_sequence"),
              (',"partition_leader_epoch":', "partition_leader_epoch"),
              (',"is_transactional":', "is_transactional"), (',"is_control":', "is_control"), json=True),
-    Part(',"delete_horizon_ms":'),
-    Part("", DECIMAL, "delete_horizon_ms", when="has_delete_horizon"),
-    Part("null", when="has_delete_horizon", when_value=0),
-    Part("}\n"),
+    Step(',"delete_horizon_ms":'),
+    Step("", DECIMAL, "delete_horizon_ms", when="has_delete_horizon"),
+    Step("null", when="has_delete_horizon", when_value=0),
+    Step("}\n"),
 )
 
 #: `dump.records.batch_text` of a v2 batch.
@@ -97,8 +97,8 @@ TEXT_BATCH = (
              (" baseSequence: ", "base_sequence"), (" lastSequence: ", "last_sequence"),
              (" partitionLeaderEpoch: ", "partition_leader_epoch"), (" isTransactional: ", "is_transactional"),
              (" isControl: ", "is_control")),
-    Part(" deleteHorizonMs: ", DECIMAL, "delete_horizon_ms", when="has_delete_horizon"),
-    Part("\n"),
+    Step(" deleteHorizonMs: ", DECIMAL, "delete_horizon_ms", when="has_delete_horizon"),
+    Step("\n"),
 )
 
 #: `dump.kafka_dump_log.batch_line` of a v2 batch (`DumpLogSegments.printBatchLevel`).
@@ -108,22 +108,22 @@ KAFKA_BATCH = (
              (" producerId: ", "producer_id"), (" producerEpoch: ", "producer_epoch"),
              (" partitionLeaderEpoch: ", "partition_leader_epoch"), (" isTransactional: ", "is_transactional"),
              (" isControl: ", "is_control")),
-    Part(" deleteHorizonMs: OptionalLong[", DECIMAL, "delete_horizon_ms", when="has_delete_horizon"),
-    Part("]", when="has_delete_horizon"),
-    Part(" deleteHorizonMs: OptionalLong.empty", when="has_delete_horizon", when_value=0),
+    Step(" deleteHorizonMs: OptionalLong[", DECIMAL, "delete_horizon_ms", when="has_delete_horizon"),
+    Step("]", when="has_delete_horizon"),
+    Step(" deleteHorizonMs: OptionalLong.empty", when="has_delete_horizon", when_value=0),
     *_fields((" position: ", "position"), (" ", "timestamp_type")),
     *_fields((": ", "max_timestamp"), (" size: ", "size"), (" magic: ", "magic"),
              (" compresscodec: ", "compression"), (" crc: ", "crc"), (" isvalid: ", "crc_valid")),
-    Part("\n"),
+    Step("\n"),
 )
 
 
 @dataclass(frozen=True)
 class Template:
-    """A batch line's parts as the compiled loop reads them: one row per part (literal start and length in
+    """A batch line's steps as the compiled loop reads them: one row per step (literal start and length in
     `literals`, kind, field row, first name in `names`, condition's field row or -1, its value)."""
 
-    parts: np.ndarray
+    steps: np.ndarray
     literals: np.ndarray
     name_starts: np.ndarray
     names: np.ndarray
@@ -131,18 +131,18 @@ class Template:
     most: int
 
     @classmethod
-    def of(cls, parts: tuple[Part, ...]) -> Template:
+    def of(cls, steps: tuple[Step, ...]) -> Template:
         rows, literals, names = [], b"", [b""]
         most = 0
-        for part in parts:
-            text = part.literal.encode()
+        for step in steps:
+            text = step.literal.encode()
             first = len(names) - 1
-            names.extend(n.encode() for n in part.names)
-            rows.append((len(literals), len(text), part.kind, _ROW.get(part.field, 0), first,
-                         _ROW[part.when] if part.when else -1, part.when_value))
+            names.extend(n.encode() for n in step.names)
+            rows.append((len(literals), len(text), step.kind, _ROW.get(step.field, 0), first,
+                         _ROW[step.when] if step.when else -1, step.when_value))
             literals += text
-            most += len(text) + {LITERAL: 0, DECIMAL: 20, BOOLEAN: 5}.get(part.kind, 0) \
-                + max((len(n.encode()) for n in part.names), default=0)
+            most += len(text) + {LITERAL: 0, DECIMAL: 20, BOOLEAN: 5}.get(step.kind, 0) \
+                + max((len(n.encode()) for n in step.names), default=0)
         name_starts = np.cumsum([0] + [len(n) for n in names[1:]], dtype=np.int64)
         return cls(np.array(rows, dtype=np.int64), np.frombuffer(literals, dtype=np.uint8),
                    name_starts, np.frombuffer(b"".join(names), dtype=np.uint8), most)
@@ -165,7 +165,7 @@ def fields(items: Items) -> np.ndarray | None:
         "position": items.position, "size": items.size, "magic": items.magic,
         "base_offset": h[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET],
         "last_offset": h[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET] + delta,  # (int64 wraps as Java's long)
-        "count": h[:, k.KAFKA_RECORD_BATCH__RECORDS_COUNT], "compression": codec,
+        "count": h[:, k.KAFKA_RECORD_BATCH__NUM_RECORDS], "compression": codec,
         "crc": h[:, k.KAFKA_RECORD_BATCH__CRC], "crc_valid": 1,  # (a plain batch's checksum held)
         "timestamp_type": h[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] != 0,
         "max_timestamp": h[:, k.KAFKA_RECORD_BATCH__MAX_TIMESTAMP],
@@ -228,27 +228,27 @@ def batch_lines(template: Template, batch_fields: np.ndarray) -> tuple[np.ndarra
     n = batch_fields.shape[1]
     out = np.empty(n * template.most, dtype=np.uint8)
     starts = np.empty(n + 1, dtype=np.int64)
-    used = _write(out, starts, template.parts, template.literals, template.name_starts, template.names, batch_fields)
+    used = _write(out, starts, template.steps, template.literals, template.name_starts, template.names, batch_fields)
     return out[:used], starts
 
 
 @nb.njit(cache=True, nogil=True)
-def _write(out, starts, parts, literals, name_starts, names, values):
+def _write(out, starts, steps, literals, name_starts, names, values):
     p = 0
     for i in range(values.shape[1]):
         starts[i] = p
-        for j in range(parts.shape[0]):
-            when = parts[j, 5]
-            if when >= 0 and values[when, i] != parts[j, 6]:
+        for j in range(steps.shape[0]):
+            when = steps[j, 5]
+            if when >= 0 and values[when, i] != steps[j, 6]:
                 continue
-            p = put(out, p, literals[parts[j, 0]:parts[j, 0] + parts[j, 1]])
-            kind = parts[j, 2]
+            p = put(out, p, literals[steps[j, 0]:steps[j, 0] + steps[j, 1]])
+            kind = steps[j, 2]
             if kind == DECIMAL:
-                p = put_int(out, p, values[parts[j, 3], i])
+                p = put_int(out, p, values[steps[j, 3], i])
             elif kind == BOOLEAN:
-                p = put(out, p, _TRUE if values[parts[j, 3], i] != 0 else _FALSE)
+                p = put(out, p, _TRUE if values[steps[j, 3], i] != 0 else _FALSE)
             elif kind == NAME:
-                name = parts[j, 4] + values[parts[j, 3], i]
+                name = steps[j, 4] + values[steps[j, 3], i]
                 p = put(out, p, names[name_starts[name]:name_starts[name + 1]])
     starts[values.shape[1]] = p
     return p

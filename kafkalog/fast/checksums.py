@@ -27,18 +27,18 @@ _crc32_iscsi = types.ExternalFunction("crc32_iscsi", types.uint32(types.uintp, t
 
 
 @nb.njit(cache=True, nogil=True)
-def _spans(buf, start, length, out):
+def _crc32c_each(buf, start, length, out):
     base = buf.ctypes.data
     for i in range(len(start)):
         out[i] = _crc32_iscsi(base + start[i], np.intc(length[i]), np.uint32(0xFFFFFFFF)) ^ np.uint32(0xFFFFFFFF)
 
 
-def crc32c_spans(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
-    """The CRC-32C of each span ``buf[start[i]:start[i] + length[i]]`` (spans inside `buf`, lengths < 2 GiB)."""
+def crc32c_each(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """The CRC-32C of each slice ``buf[start[i]:start[i] + length[i]]`` (slices inside `buf`, lengths < 2 GiB)."""
     start = np.ascontiguousarray(start, dtype=np.int64)
     length = np.ascontiguousarray(length, dtype=np.int64)
     if len(start) and (start.min() < 0 or length.min() < 0 or (start + length).max() > len(buf)):
-        raise ValueError("a span is not inside the buffer")  # a caller's bug: the kernel would read past it
+        raise ValueError("a slice is not inside the buffer")  # a caller's bug: the kernel would read past it
     out = np.empty(len(start), dtype=np.uint32)
-    _spans(buf, start, length, out)
+    _crc32c_each(buf, start, length, out)
     return out

@@ -4,7 +4,7 @@ path's twin of `kafkalog.compression`.
 Spec: `kafka_record_batch.ksy`'s `records_data`, whose `attributes.compression` names the codec.
 
 One codec call per batch from Python holds the GIL around every 16 KiB batch, and with a thread per byte
-range the threads took turns. Here a kernel walks a run of batches of one codec and calls the C libraries
+range the threads took turns. Here a kernel walks consecutive batches of one codec and calls the C libraries
 that python-lz4 (`LZ4F_decompress`) and zstandard (`ZSTD_decompressDCtx`) carry and export, writing each
 batch after the last in the group's output buffer. It takes only what decompresses cleanly and within
 its room: at the first batch that does not (damage, a batch past the window, a buffer too small) it
@@ -91,7 +91,7 @@ def _zstd_frames(dctx, dst, cap, src, left):
 
 
 @nb.njit(cache=True, nogil=True)
-def _run(codec, buf, pos, size, out, at, room, group_bytes, lengths):
+def _lz4_zstd_batches(codec, buf, pos, size, out, at, room, group_bytes, lengths):
     """Batches `buf[pos[i]:pos[i] + size[i]]` of `codec` one after the other into `out` from `at`, until one is not
     taken or `group_bytes` are held; how many were taken."""
     sizes = np.zeros(2, dtype=np.uint64)
@@ -202,7 +202,7 @@ def _snappy_blocks(buf, pos, size, room, cap, group_bytes, block_pos, block_size
     return len(pos), False
 
 
-def _snappy_run(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int, group_bytes: int
+def _snappy_batches(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int, group_bytes: int
                 ) -> np.ndarray:
     block_pos, block_size, block_out = (np.empty(_SNAPPY_BLOCKS, dtype=np.int64) for _ in range(3))
     batch_blocks = np.empty(len(pos), dtype=np.int64)
@@ -235,7 +235,7 @@ def _snappy_run(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output,
     return np.array(lengths, dtype=np.int64)
 
 
-def _gzip_run(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int, group_bytes: int
+def _gzip_batches(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int, group_bytes: int
               ) -> np.ndarray:
     source = memoryview(buf)
     lengths: list[int] = []
@@ -259,7 +259,7 @@ def _gzip_run(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, r
     return np.array(lengths, dtype=np.int64)
 
 
-def decompress_run(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int,
+def decompress_batches(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int,
                    group_bytes: int) -> np.ndarray:
     """Batches of one codec, `buf[pos[i]:pos[i] + size[i]]`, decompressed into `out` one after the other from its
     `end`, each in at most `room` bytes, until the group holds `group_bytes` or a batch is not taken. The lengths
@@ -272,12 +272,12 @@ def decompress_run(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.ndarra
     if pos.min() < 0 or size.min() < 0 or (pos + size).max() > len(buf):
         raise ValueError("a batch is not inside the buffer")  # a caller's bug: the kernel would read past it
     if codec == SNAPPY:
-        return _snappy_run(buf, pos, size, out, room, group_bytes)
+        return _snappy_batches(buf, pos, size, out, room, group_bytes)
     if codec == GZIP:
-        return _gzip_run(buf, pos, size, out, room, group_bytes)
+        return _gzip_batches(buf, pos, size, out, room, group_bytes)
     lengths = np.empty(len(pos), dtype=np.int64)
     target = np.frombuffer(out.buffer, dtype=np.uint8)
-    taken = _run(codec, buf, pos, size, target, out.end, room, group_bytes, lengths)
+    taken = _lz4_zstd_batches(codec, buf, pos, size, target, out.end, room, group_bytes, lengths)
     del target  # (a view would keep the buffer from growing)
     out.end += int(lengths[:taken].sum())
     return lengths[:taken]

@@ -107,13 +107,13 @@ def walk_messages(buf, pos, end, table):
 
 
 @nb.njit(cache=True, nogil=True)
-def walk_sections(buf, sec_pos, sec_end, sec_count, sec_partial, state, rec, hdr, row_section, sec_good, sec_err,
-                  sec_err_pos, sec_trailing_at):
-    """Parse the records of sections state[0].. (`kafka_record.ksy`) into the tables `rec` and `hdr`.
+def walk_sections(buf, sec_pos, sec_end, sec_count, sec_partial, state, rec, record_headers, row_section, sec_good,
+                  sec_err, sec_err_pos, sec_trailing_at):
+    """Parse the records of sections state[0].. (`kafka_record.ksy`) into the tables `rec` and `record_headers`.
 
     `state` is [section, position, records done in it], updated so that a
     call after WALK_FULL (the record table is full) goes on where this one
-    stopped; after WALK_HEADERS_FULL the caller grows `hdr` and calls again
+    stopped; after WALK_HEADERS_FULL the caller grows `record_headers` and calls again
     with the same state. Each section ends with `sec_good` (records that
     parsed) and `sec_err` (0, a generated error code, BODY_TRAILING or
     SECTION_TRAILING) at `sec_err_pos`. A section marked in `sec_partial` is
@@ -138,7 +138,7 @@ def walk_sections(buf, sec_pos, sec_end, sec_count, sec_partial, state, rec, hdr
                 state[1] = pos
                 state[2] = done
                 return WALK_FULL, row, hrow
-            err, after, hnext = k.parse_kafka_record(buf, pos, end, rec, row, hdr, hrow)
+            err, after, hnext = k.parse_kafka_record(buf, pos, end, rec, row, record_headers, hrow)
             if err == 1:
                 state[0] = s
                 state[1] = pos
@@ -194,7 +194,7 @@ def byte_totals(size):
 
 
 @nb.njit(cache=True, nogil=True)
-def record_columns(rec, n, row_section, sections, offset, timestamp, sequence):
+def record_columns(rec, n, row_section, batch_headers, offset, timestamp, sequence):
     """Kafka's absolute offset, timestamp and sequence of each record row, from its batch's header.
 
     As `DefaultRecordBatch`/`DefaultRecord`: offset = base offset + offset
@@ -206,12 +206,13 @@ def record_columns(rec, n, row_section, sections, offset, timestamp, sequence):
     for i in range(n):
         s = row_section[i]
         delta = rec[k.KAFKA_RECORD__BODY__OFFSET_DELTA, i]
-        offset[i] = sections[s, k.KAFKA_RECORD_BATCH__BASE_OFFSET] + delta
-        if sections[s, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] == 1:
-            timestamp[i] = sections[s, k.KAFKA_RECORD_BATCH__MAX_TIMESTAMP]
+        offset[i] = batch_headers[s, k.KAFKA_RECORD_BATCH__BASE_OFFSET] + delta
+        if batch_headers[s, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] == 1:
+            timestamp[i] = batch_headers[s, k.KAFKA_RECORD_BATCH__MAX_TIMESTAMP]
         else:
-            timestamp[i] = sections[s, k.KAFKA_RECORD_BATCH__BASE_TIMESTAMP] + rec[k.KAFKA_RECORD__BODY__TIMESTAMP_DELTA, i]
-        base = sections[s, k.KAFKA_RECORD_BATCH__BASE_SEQUENCE]
+            timestamp[i] = (batch_headers[s, k.KAFKA_RECORD_BATCH__BASE_TIMESTAMP]
+                            + rec[k.KAFKA_RECORD__BODY__TIMESTAMP_DELTA, i])
+        base = batch_headers[s, k.KAFKA_RECORD_BATCH__BASE_SEQUENCE]
         if base < 0:
             sequence[i] = -1
         elif base > _s32(INT_MAX - delta):

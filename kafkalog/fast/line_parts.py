@@ -1,6 +1,6 @@
 """What `kafkalog dump`'s compiled line writers share (`kafkalog.fast.json_lines`, `text_lines`,
-`kafka_lines`): the record columns of a run as numpy arrays, and compiled pieces of text (constant
-parts, decimal integers, UTF-8 read as Python's decoder reads it, and written back).
+`kafka_lines`): the record columns of a run as numpy arrays, and compiled writers of text (constants,
+decimal integers, UTF-8 read as Python's decoder reads it, and written back).
 """
 from __future__ import annotations
 

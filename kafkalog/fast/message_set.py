@@ -6,7 +6,7 @@ Each entry is read by the generated `parse_kafka_message_set__entry`; a
 compressed wrapper's inner message set is decompressed and walked by the same
 kernel (`kernels.walk_messages`). Kafka's rules, as `AbstractLegacyRecordBatch`
 and its `DeepRecordsIterator` apply them (and `kafkalog.formats.message_set` for the
-reference path):
+object path):
 
 * an uncompressed message is a batch of one record at the entry's offset;
 * inside a magic 1 wrapper offsets are relative: absolute = wrapper offset -
@@ -15,7 +15,7 @@ reference path):
   LogAppendTime gives every inner message its own timestamp.
 
 An entry whose CRC does not match, that does not decompress or parse whole, or
-that nests compression, is left to the reference path (returned as None), so
+that nests compression, is left to the object path (returned as None), so
 every damage report comes from there.
 """
 from __future__ import annotations
@@ -55,7 +55,7 @@ TIMESTAMP = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TIMESTAMP
 KEY_POS, KEY_SIZE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__POS, k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__SIZE
 VALUE_POS = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__POS
 VALUE_SIZE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__SIZE
-VALUE_LENGTH = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE_LENGTH
+VALUE_LENGTH = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__LEN_VALUE
 WRAPPED_POS = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__POS
 WRAPPED_SIZE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__SIZE
 MESSAGE_POS = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__POS

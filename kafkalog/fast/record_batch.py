@@ -61,38 +61,39 @@ class BatchWalker:
         # Where compressed batches are decompressed, one after the other, reused from group to group.
         self.output = Output()
 
-    def batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, hdr: np.ndarray,
+    def batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, batch_headers: np.ndarray,
                  group: Group, run: RunBuilder, magic_damage: list[DamagedDataError] | None = None
                  ) -> Iterator[Run]:
-        """v2 batches (`entries`, their headers `hdr`) into the group: all uncompressed or all compressed."""
+        """v2 batches (`entries`, their headers `batch_headers`) into the group: all uncompressed or all compressed."""
         pos = entries[:, kernels.ENTRY_POS]
         size = LOG_OVERHEAD + entries[:, kernels.ENTRY_LENGTH]
         position = base + pos
         magic = entries[:, kernels.ENTRY_MAGIC]
         # The CRC-32C of each batch, from its attributes to its end.
         if fast_checksums.AVAILABLE:
-            crc = fast_checksums.crc32c_spans(buf, pos + V2_CRC_START, size - V2_CRC_START).astype(np.int64)
+            crc = fast_checksums.crc32c_each(buf, pos + V2_CRC_START, size - V2_CRC_START).astype(np.int64)
         else:
             crc = np.array([crc32c.crc32c(view[p + V2_CRC_START:p + n]) for p, n in zip(pos.tolist(), size.tolist())],
                            dtype=np.int64)
         damage = {0: list(magic_damage)} if magic_damage else {}
-        for i in np.flatnonzero(crc != hdr[:, k.KAFKA_RECORD_BATCH__CRC]).tolist():
-            damage.setdefault(i, []).append(record_batch.crc_damage(int(crc[i]), int(hdr[i, k.KAFKA_RECORD_BATCH__CRC]),
-                                                                    self.options.path, int(position[i])))
+        for i in np.flatnonzero(crc != batch_headers[:, k.KAFKA_RECORD_BATCH__CRC]).tolist():
+            damage.setdefault(i, []).append(record_batch.crc_damage(
+                int(crc[i]), int(batch_headers[i, k.KAFKA_RECORD_BATCH__CRC]), self.options.path, int(position[i])))
         if not self.options.records:  # headers only
-            run.add_batches(position, size, magic, hdr, np.zeros(len(hdr), dtype=np.int64), damage)
+            run.add_batches(position, size, magic, batch_headers, np.zeros(len(batch_headers), dtype=np.int64), damage)
             return
-        data_pos = hdr[:, k.KAFKA_RECORD_BATCH__RECORDS_DATA__POS]
-        data_len = hdr[:, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE]
-        codecs = hdr[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
+        data_pos = batch_headers[:, k.KAFKA_RECORD_BATCH__RECORDS_DATA__POS]
+        data_len = batch_headers[:, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE]
+        codecs = batch_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
         if codecs[0] == NONE:
             if group.output is not None:
                 yield from self.walk(group, run)  # a group's sections are all in the chunk or all decompressed
             # Groups of about GROUP_BYTES of records.
             i = 0
-            while i < len(hdr):
-                j = min(len(hdr), i + 1 + int(np.searchsorted(np.cumsum(data_len[i:]), GROUP_BYTES - group.bytes)))
-                group.add(hdr[i:j], position[i:j], size[i:j], magic[i:j], data_pos[i:j], data_len[i:j],
+            while i < len(batch_headers):
+                j = min(len(batch_headers),
+                        i + 1 + int(np.searchsorted(np.cumsum(data_len[i:]), GROUP_BYTES - group.bytes)))
+                group.add(batch_headers[i:j], position[i:j], size[i:j], magic[i:j], data_pos[i:j], data_len[i:j],
                           _shifted(damage, i, j), {}, buf)
                 if group.bytes >= GROUP_BYTES:
                     yield from self.walk(group, run)
@@ -105,26 +106,27 @@ class BatchWalker:
         starts, lengths, partial = [], [], {}
         room = min(self.options.stream_bytes, streamed_batch.WINDOW_BYTES)
         codec_list, pos_list, len_list = codecs.tolist(), data_pos.tolist(), data_len.tolist()
-        # Where each batch's run of batches of its codec ends.
+        # Where the consecutive batches of each batch's codec end.
         changes = np.flatnonzero(np.diff(codecs)) + 1
-        run_end = np.append(changes, len(hdr))[np.searchsorted(changes, np.arange(len(hdr)), side="right")].tolist()
+        nbatches = len(batch_headers)
+        codec_end = np.append(changes, nbatches)[np.searchsorted(changes, np.arange(nbatches), side="right")].tolist()
         i = j = 0
-        while j < len(hdr):
-            # A run of compressed batches of one codec (`fast.compression`), up to the first it does not
+        while j < len(batch_headers):
+            # Consecutive compressed batches of one codec (`fast.compression`), up to the first it does not
             # take; that one is read below, one codec call at a time, as every batch is without the kernels.
-            taken = fast_compression.decompress_run(codec_list[j], buf, data_pos[j:run_end[j]], data_len[j:run_end[j]],
-                                                    output, room, GROUP_BYTES)
+            taken = fast_compression.decompress_batches(codec_list[j], buf, data_pos[j:codec_end[j]],
+                                                        data_len[j:codec_end[j]], output, room, GROUP_BYTES)
             for length in taken.tolist():
                 starts.append(output.start)
                 lengths.append(length)
-                output.start += length  # (`decompress_run` moved `end` past them all)
+                output.start += length  # (`decompress_batches` moved `end` past them all)
                 j += 1
-                if output.start >= GROUP_BYTES or j == len(hdr):
-                    yield from self._close_compressed(group, run, hdr, position, size, magic, starts, lengths,
+                if output.start >= GROUP_BYTES or j == len(batch_headers):
+                    yield from self._close_compressed(group, run, batch_headers, position, size, magic, starts, lengths,
                                                       damage, partial, buf, i, j)
                     starts, lengths, partial = [], [], {}
                     i = j
-            if j == len(hdr):
+            if j == len(batch_headers):
                 break
             if len(taken) and i == j:
                 continue  # the group was full: the next run goes on in the next group
@@ -144,11 +146,12 @@ class BatchWalker:
             if streamed:
                 # After the batches before it are walked.
                 if j > i:
-                    group.add(hdr[i:j], position[i:j], size[i:j], magic[i:j], np.array(starts, dtype=np.int64),
-                              np.array(lengths, dtype=np.int64), _shifted(damage, i, j), partial, buf)
+                    group.add(batch_headers[i:j], position[i:j], size[i:j], magic[i:j],
+                              np.array(starts, dtype=np.int64), np.array(lengths, dtype=np.int64),
+                              _shifted(damage, i, j), partial, buf)
                 yield from self.walk(group, run)
-                yield from StreamedBatch(self, view[p:p + n], hdr[j], int(position[j]), int(size[j]), int(magic[j]),
-                                         damage.get(j, [])).read(run)
+                yield from StreamedBatch(self, view[p:p + n], batch_headers[j], int(position[j]), int(size[j]),
+                                         int(magic[j]), damage.get(j, [])).read(run)
                 group.use(output)
                 starts, lengths, partial = [], [], {}
                 j += 1
@@ -158,17 +161,17 @@ class BatchWalker:
             lengths.append(len(output))
             output.next()
             j += 1
-            if output.end >= GROUP_BYTES or j == len(hdr):
-                yield from self._close_compressed(group, run, hdr, position, size, magic, starts, lengths, damage,
-                                                  partial, buf, i, j)
+            if output.end >= GROUP_BYTES or j == len(batch_headers):
+                yield from self._close_compressed(group, run, batch_headers, position, size, magic, starts, lengths,
+                                                  damage, partial, buf, i, j)
                 starts, lengths, partial = [], [], {}
                 i = j
 
-    def _close_compressed(self, group: Group, run: RunBuilder, hdr, position, size, magic, starts: list[int],
+    def _close_compressed(self, group: Group, run: RunBuilder, batch_headers, position, size, magic, starts: list[int],
                           lengths: list[int], damage: dict, partial: dict, buf: np.ndarray, i: int, j: int
                           ) -> Iterator[Run]:
         """Compressed batches [i, j), decompressed, into the group; walked when the group is full."""
-        group.add(hdr[i:j], position[i:j], size[i:j], magic[i:j], np.array(starts, dtype=np.int64),
+        group.add(batch_headers[i:j], position[i:j], size[i:j], magic[i:j], np.array(starts, dtype=np.int64),
                   np.array(lengths, dtype=np.int64), _shifted(damage, i, j), partial, buf)
         if self.output.end >= GROUP_BYTES:
             yield from self.walk(group, run)
@@ -181,21 +184,22 @@ class BatchWalker:
             group.clear()  # (it may have been readied for compressed batches that did not come)
             return
         group.seal()
-        buf, hdr = group.buffer, group.hdr
+        buf, batch_headers = group.buffer, group.batch_headers
         nsec = group.count
         sections = group.sections = Sections.of(group)
         state = np.array([0, sections.pos[0], 0], dtype=np.int64)
         finished = 0  # sections whose items are in the run
         while True:
-            why, nrows, nhdr = sections.walk(buf, state, self.tables)
+            why, nrows, record_header_rows = sections.walk(buf, state, self.tables)
             if why == kernels.WALK_HEADERS_FULL:
                 self.tables.grow_headers()
                 continue
             if nrows:
                 if self.options.columns:
-                    run.add_table(pa.Table.from_batches([self.columns(buf, hdr, group, nrows, nhdr)]))
+                    run.add_table(pa.Table.from_batches(
+                        [self.columns(buf, batch_headers, group, nrows, record_header_rows)]))
                 else:
-                    self.controls_only(buf, hdr, group, nrows)
+                    self.controls_only(buf, batch_headers, group, nrows)
                     run.add_rows(nrows)
                 sections.rows += np.bincount(self.tables.row_section[:nrows], minlength=nsec)
             done_upto = int(state[0])
@@ -207,7 +211,7 @@ class BatchWalker:
             for s in special + [done_upto]:
                 if s > finished:
                     run.add_batches(group.positions[finished:s], group.sizes[finished:s], group.magics[finished:s],
-                                    hdr[finished:s], sections.rows[finished:s])
+                                    batch_headers[finished:s], sections.rows[finished:s])
                 if s < done_upto:
                     self._finish_section(run, group, s)
                 finished = s + 1
@@ -224,21 +228,21 @@ class BatchWalker:
         path's order and words."""
         sections = group.sections
         position, magic, size = int(group.positions[s]), int(group.magics[s]), int(group.sizes[s])
-        header = group.hdr[s].tolist()
+        batch_header = group.batch_headers[s].tolist()
         rows = int(sections.rows[s])  # records parsed (and in the run's rows)
         err = int(sections.err[s])
         trailing_at = int(sections.trailing_at[s])
         partial = group.partial.get(s)
         count = int(sections.count[s])
         emitted = rows  # records handed out
-        examined = rows  # records whose control keys the reference path looks at
+        examined = rows  # records whose control keys the object path looks at
         failure = None
         if partial is not None:
             # What decompressed before the damage: the records in it, less the last declared one.
             emitted = examined = rows - 1 if count and rows == count else rows
             if 0 <= trailing_at < emitted:
                 rec = self.kaitai_record(group, s)
-                failure = record_batch.record_trailing_damage(trailing_at, len(rec.body.trailing), rec.length.value,
+                failure = record_batch.record_trailing_damage(trailing_at, len(rec.body.trailing), rec.len_body.value,
                                                               self.options.path, position)
                 emitted = examined = trailing_at
             else:
@@ -251,7 +255,7 @@ class BatchWalker:
         elif err == kernels.BODY_TRAILING:
             rec = self.kaitai_record(group, s)
             failure = record_batch.record_trailing_damage(int(sections.good[s]), len(rec.body.trailing),
-                                                          rec.length.value, self.options.path, position)
+                                                          rec.len_body.value, self.options.path, position)
         elif err != 0:
             failure = self.parse_damage(group, s, int(sections.good[s]), count, position)
         damage = list(group.damage.get(s, [])) + [d for i, d in group.control_damage.pop(s, []) if i < examined]
@@ -261,8 +265,8 @@ class BatchWalker:
         if controls is not None:
             controls = [(offset, kind) for i, offset, kind in controls if i < emitted]
         row_start, row_end = run.assign(rows)
-        run.add_item(Item(position, size, magic, header[k.KAFKA_RECORD_BATCH__BASE_OFFSET], row_start,
-                          row_start + emitted, damage, header=header, controls=controls))
+        run.add_item(Item(position, size, magic, batch_header[k.KAFKA_RECORD_BATCH__BASE_OFFSET], row_start,
+                          row_start + emitted, damage, header=batch_header, controls=controls))
 
     def parse_damage(self, group: Group, s: int, index: int, count: int, position: int) -> DamagedDataError:
         try:
@@ -282,19 +286,20 @@ class BatchWalker:
 
     # -- Arrow columns of the rows of one walk ------------------------------------------------------------------
 
-    def columns(self, buf: np.ndarray, hdr: np.ndarray, group: Group, n: int, nhdr: int) -> pa.RecordBatch:
+    def columns(self, buf: np.ndarray, batch_headers: np.ndarray, group: Group, n: int,
+                record_header_rows: int) -> pa.RecordBatch:
         rec = self.tables.rec
         rs = self.tables.row_section[:n]
         offset = np.empty(n, dtype=np.int64)
         timestamp = np.empty(n, dtype=np.int64)
         sequence = np.empty(n, dtype=np.int32)
-        kernels.record_columns(rec, n, rs, hdr, offset, timestamp, sequence)
+        kernels.record_columns(rec, n, rs, batch_headers, offset, timestamp, sequence)
         _note_last_offsets(group, rs, offset)
         # Batch-level columns: each section's value on its rows (rows are in section order).
         first = int(rs[0])
         counts = np.bincount(rs - first)
-        sections = hdr[first:first + len(counts)]
-        control_sections = sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL]
+        section_headers = batch_headers[first:first + len(counts)]
+        control_sections = section_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL]
         if control_sections.any():
             is_control = np.repeat(control_sections == 1, counts)
             control = self._control_types(buf, rec, rs, is_control, group)
@@ -310,7 +315,7 @@ class BatchWalker:
             "sequence": pa.array(sequence),
             "key": key,
             "value": value,
-            "headers": self._headers(buf, rec, self.tables.hdr[:, :nhdr], n),
+            "headers": self._headers(buf, rec, self.tables.record_headers[:, :record_header_rows], n),
             "control_type": control,
         }
         if self.options.record_columns_only:  # what a Record holds: the batch-level columns are not made at all
@@ -324,17 +329,18 @@ class BatchWalker:
             **record_columns,
             "topic": repeated.column(self.options.topic, pa.string(), n),
             "partition": repeated.column(self.options.partition, pa.int32(), n),
-            "timestamp_type": per_batch(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE], pa.string(),
-                                        fast_legacy.TIMESTAMP_TYPES),  # (v2: CreateTime or LogAppendTime)
+            "timestamp_type": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE],
+                                        pa.string(), fast_legacy.TIMESTAMP_TYPES),  # (v2: CreateTime or LogAppendTime)
             "magic": per_batch(np.asarray(group.magics[first:first + len(counts)]), pa.int32()),
-            "compression": per_batch(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION], pa.string(),
+            "compression": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION], pa.string(),
                                      fast_legacy.CODECS),
-            "producer_id": per_batch(sections[:, k.KAFKA_RECORD_BATCH__PRODUCER_ID], pa.int64()),
-            "producer_epoch": per_batch(sections[:, k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH], pa.int32()),
-            "is_transactional": per_batch(sections[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL] == 1,
+            "producer_id": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__PRODUCER_ID], pa.int64()),
+            "producer_epoch": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH], pa.int32()),
+            "is_transactional": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL] == 1,
                                           pa.bool_()),
             "is_control": per_batch(control_sections == 1, pa.bool_()),
-            "partition_leader_epoch": per_batch(sections[:, k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH], pa.int32()),
+            "partition_leader_epoch": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH],
+                                                pa.int32()),
             "segment": repeated.column(self.options.path, pa.string(), n),
             "batch_position": pa.array(np.repeat(np.asarray(group.positions[first:first + len(counts)],
                                                             dtype=np.int64), counts)),
@@ -342,15 +348,15 @@ class BatchWalker:
         }
         return pa.RecordBatch.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)
 
-    def controls_only(self, buf: np.ndarray, hdr: np.ndarray, group: Group, n: int) -> None:
+    def controls_only(self, buf: np.ndarray, batch_headers: np.ndarray, group: Group, n: int) -> None:
         """Without columns: the offsets of each section's last row, and the control records' offsets and types."""
         rs = self.tables.row_section[:n]
         offset = np.empty(n, dtype=np.int64)
         timestamp = np.empty(n, dtype=np.int64)
         sequence = np.empty(n, dtype=np.int32)
-        kernels.record_columns(self.tables.rec, n, rs, hdr, offset, timestamp, sequence)
+        kernels.record_columns(self.tables.rec, n, rs, batch_headers, offset, timestamp, sequence)
         _note_last_offsets(group, rs, offset)
-        is_control = hdr[rs, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1
+        is_control = batch_headers[rs, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1
         if not is_control.any():
             return
         types = self._control_types(buf, self.tables.rec, rs, is_control, group).to_pylist()
@@ -366,7 +372,7 @@ class BatchWalker:
         keys, values, bad = binary_arrays(buf, key_pos, key_size, h[k.KAFKA_RECORD__HEADER__VALUE__POS],
                                           h[k.KAFKA_RECORD__HEADER__VALUE__SIZE], pa.string())
         if bad >= 0:
-            # Kafka decodes header keys with replacement characters; so does the reference path.
+            # Kafka decodes header keys with replacement characters; so does the object path.
             keys = pa.array([buf[p:p + z].tobytes().decode("utf-8", "replace")
                              for p, z in zip(key_pos.tolist(), key_size.tolist())], type=pa.string())
         struct = pa.StructArray.from_arrays([keys, values], fields=list(SCHEMA.field("headers").type.value_type))
@@ -382,7 +388,7 @@ class BatchWalker:
         names = [_CONTROL_CODES.get(t, len(CONTROL_NAMES)) if t >= 0 else len(CONTROL_NAMES) for t in types.tolist()]
         codes[rows] = names
         for i in np.flatnonzero(types < 0).tolist():
-            # A key that does not parse: UNKNOWN, and the Kaitai parser says why, as the reference path does.
+            # A key that does not parse: UNKNOWN, and the Kaitai parser says why, as the object path does.
             r = int(rows[i])
             key = buf[key_pos[i]:key_pos[i] + max(key_size[i], 0)].tobytes()
             try:

@@ -25,13 +25,14 @@ class RecordTables:
     """The column-major tables (`t[column, row]`) the kernels fill, reused from walk to walk."""
 
     rec: np.ndarray  # records (`k.KAFKA_RECORD__*` columns)
-    hdr: np.ndarray  # record headers (`k.KAFKA_RECORD__HEADER__*`); grows when a walk needs more
+    record_headers: np.ndarray  # record headers (`k.KAFKA_RECORD__HEADER__*`); grows when a walk needs more
     row_section: np.ndarray  # each record row's section
     ctl: np.ndarray  # one control key (`k.KAFKA_CONTROL_RECORD__*`)
 
     def grow_headers(self) -> None:
         """Room for twice the header rows: a walk stopped with WALK_HEADERS_FULL."""
-        self.hdr = np.empty((self.hdr.shape[0], 2 * self.hdr.shape[1] + 61), dtype=np.int64)
+        columns, rows = self.record_headers.shape
+        self.record_headers = np.empty((columns, 2 * rows + 61), dtype=np.int64)
 
     @classmethod
     def make(cls, rows: int) -> "RecordTables":
@@ -60,24 +61,27 @@ class Sections:
         n = group.count
         partial = np.zeros(n, dtype=np.int64)
         partial[list(group.partial)] = 1
-        return cls(group.starts, group.starts + group.lengths, group.hdr[:, k.KAFKA_RECORD_BATCH__RECORDS_COUNT].copy(),
+        declared = group.batch_headers[:, k.KAFKA_RECORD_BATCH__NUM_RECORDS].copy()
+        return cls(group.starts, group.starts + group.lengths, declared,
                    partial, np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
                    np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64))
 
     def walk(self, buf: np.ndarray, state: np.ndarray, tables: RecordTables) -> tuple[int, int, int]:
         """Parse records from where `state` says until the sections end or a table is full."""
-        return kernels.walk_sections(buf, self.pos, self.end, self.count, self.partial, state, tables.rec, tables.hdr,
-                                     tables.row_section, self.good, self.err, self.err_pos, self.trailing_at)
+        return kernels.walk_sections(buf, self.pos, self.end, self.count, self.partial, state, tables.rec,
+                                     tables.record_headers, tables.row_section, self.good, self.err, self.err_pos,
+                                     self.trailing_at)
 
 
 class Group:
-    """v2 batches waiting to be walked together: their headers and where their records are, in blocks."""
+    """v2 batches waiting to be walked together: their headers and where their records are, added a span at a
+    time."""
 
     def __init__(self):
         self.clear()
 
     def clear(self) -> None:
-        self.blocks: list[tuple[np.ndarray, ...]] = []
+        self.spans: list[tuple[np.ndarray, ...]] = []  # the columns of each span added, in order
         self.count = 0
         self.bytes = 0
         #: Sparse, by section: the damage found before the walk, and the decompression error of a section
@@ -99,23 +103,23 @@ class Group:
             output.clear(2 * GROUP_BYTES)  # (a group holds GROUP_BYTES and one batch more)
             self.output = output
 
-    def add(self, hdr: np.ndarray, position: np.ndarray, size: np.ndarray, magic: np.ndarray, starts: np.ndarray,
-            lengths: np.ndarray, damage: dict[int, list[DamagedDataError]], partial: dict[int, DamagedDataError],
-            chunk: np.ndarray) -> None:
+    def add(self, batch_headers: np.ndarray, position: np.ndarray, size: np.ndarray, magic: np.ndarray,
+            starts: np.ndarray, lengths: np.ndarray, damage: dict[int, list[DamagedDataError]],
+            partial: dict[int, DamagedDataError], chunk: np.ndarray) -> None:
         """Batches with their headers and where their records are: chunk[starts:starts + lengths] when they are
         not compressed, else in the output buffer (what decompressed before the error in `partial`). `damage`
         and `partial` are keyed by the index in these batches."""
-        self.blocks.append((hdr, position, size, magic, starts, lengths))
+        self.spans.append((batch_headers, position, size, magic, starts, lengths))
         self.damage.update((self.count + i, d) for i, d in damage.items())
         self.partial.update((self.count + i, e) for i, e in partial.items())
-        self.count += len(hdr)
+        self.count += len(batch_headers)
         self.bytes += int(lengths.sum())
         self.chunk = chunk
 
     def seal(self) -> None:
-        """The blocks as whole columns, for the walk: `hdr`, `positions`, `sizes`, `magics`, `starts`,
+        """The spans as whole columns, for the walk: `batch_headers`, `positions`, `sizes`, `magics`, `starts`,
         `lengths`, and the `buffer` the sections are in."""
-        hdr, self.positions, self.sizes, self.magics, self.starts, self.lengths = (
-            np.concatenate(column) if len(self.blocks) > 1 else column[0] for column in zip(*self.blocks))
-        self.hdr = np.ascontiguousarray(hdr)
+        batch_headers, self.positions, self.sizes, self.magics, self.starts, self.lengths = (
+            np.concatenate(column) if len(self.spans) > 1 else column[0] for column in zip(*self.spans))
+        self.batch_headers = np.ascontiguousarray(batch_headers)
         self.buffer = self.chunk if self.output is None else np.frombuffer(self.output.buffer, dtype=np.uint8)

@@ -72,7 +72,7 @@ class RunBuilder:
         self._reset_items()
 
     def _reset_items(self) -> None:
-        self.blocks: list[tuple[np.ndarray, ...]] = []
+        self.spans: list[tuple[np.ndarray, ...]] = []  # the columns of each span of items, in order
         self.special: dict[int, Item] = {}
         self.pending: list[Item] = []
         self.count = 0
@@ -96,32 +96,33 @@ class RunBuilder:
         self.pending.append(item)
         self.count += 1
 
-    def add_batches(self, position: np.ndarray, size: np.ndarray, magic: np.ndarray, hdr: np.ndarray,
+    def add_batches(self, position: np.ndarray, size: np.ndarray, magic: np.ndarray, batch_headers: np.ndarray,
                     rows: np.ndarray, damage: dict[int, list[DamagedDataError]] | None = None) -> None:
         """Whole v2 batches whose `rows` records are the next rows; those in `damage` (by index) have damage."""
         if damage:
             i = 0
-            for j in sorted(damage) + [len(hdr)]:
+            for j in sorted(damage) + [len(batch_headers)]:
                 if j > i:
-                    self.add_batches(position[i:j], size[i:j], magic[i:j], hdr[i:j], rows[i:j])
-                if j < len(hdr):
+                    self.add_batches(position[i:j], size[i:j], magic[i:j], batch_headers[i:j], rows[i:j])
+                if j < len(batch_headers):
                     start, end = self.assign(int(rows[j]))
-                    header = hdr[j].tolist()
+                    batch_header = batch_headers[j].tolist()
                     self.add_item(Item(int(position[j]), int(size[j]), int(magic[j]),
-                                       header[k.KAFKA_RECORD_BATCH__BASE_OFFSET], start, end, damage[j],
-                                       header=header))
+                                       batch_header[k.KAFKA_RECORD_BATCH__BASE_OFFSET], start, end, damage[j],
+                                       header=batch_header))
                 i = j + 1
             return
         self._flush_pending()
         ends = self.assigned + np.cumsum(rows)
-        self.blocks.append((position, size, magic, hdr[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET], ends - rows, ends, hdr))
+        self.spans.append((position, size, magic, batch_headers[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET], ends - rows,
+                           ends, batch_headers))
         self.assigned = int(ends[-1]) if len(ends) else self.assigned
-        self.count += len(hdr)
+        self.count += len(batch_headers)
 
     def _flush_pending(self) -> None:
         if self.pending:
             n = len(self.pending)
-            self.blocks.append((*(np.array([getattr(item, name) for item in self.pending], dtype=np.int64)
+            self.spans.append((*(np.array([getattr(item, name) for item in self.pending], dtype=np.int64)
                                   for name in ("position", "size", "magic", "base_offset", "row_start", "row_end")),
                                 np.zeros((n, k.KAFKA_RECORD_BATCH__WIDTH), dtype=np.int64)))
             self.pending = []
@@ -129,7 +130,7 @@ class RunBuilder:
     def finish(self) -> Run:
         self._flush_pending()
         table = pa.concat_tables(self.tables) if self.tables else None
-        columns = [np.concatenate(c) if len(self.blocks) > 1 else c[0] for c in zip(*self.blocks)]
+        columns = [np.concatenate(c) if len(self.spans) > 1 else c[0] for c in zip(*self.spans)]
         run = Run(table, Items(*columns, self.special))
         self.tables, self.rows, self.assigned = [], 0, 0
         self._reset_items()
@@ -209,7 +210,7 @@ def batch_of(item: Item, path: str | None) -> Batch:
         magic=item.magic,
         base_offset=base_offset,
         last_offset=s64(base_offset + last_offset_delta),
-        count=h[k.KAFKA_RECORD_BATCH__RECORDS_COUNT],
+        count=h[k.KAFKA_RECORD_BATCH__NUM_RECORDS],
         compression=CODEC_NAMES.get(codec, f"unknown({codec})"),
         crc=h[k.KAFKA_RECORD_BATCH__CRC],
         crc_valid=not any(isinstance(d, ChecksumError) for d in item.damage),

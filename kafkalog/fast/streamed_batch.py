@@ -36,9 +36,10 @@ class Walker(Protocol):
     options: WalkOptions
     tables: RecordTables
 
-    def columns(self, buf: np.ndarray, hdr: np.ndarray, group: Group, n: int, nhdr: int) -> pa.RecordBatch: ...
+    def columns(self, buf: np.ndarray, batch_headers: np.ndarray, group: Group, n: int,
+                record_header_rows: int) -> pa.RecordBatch: ...
 
-    def controls_only(self, buf: np.ndarray, hdr: np.ndarray, group: Group, n: int) -> None: ...
+    def controls_only(self, buf: np.ndarray, batch_headers: np.ndarray, group: Group, n: int) -> None: ...
 
     def kaitai_record(self, group: Group, s: int) -> KafkaRecord: ...
 
@@ -53,16 +54,18 @@ _NO_CAP = 1 << 62
 class StreamedBatch:
     """One batch past the limit: its codec's output a window at a time, walked into parts of runs."""
 
-    def __init__(self, walker: Walker, data: memoryview, hdr: np.ndarray, position: int, size: int,
+    def __init__(self, walker: Walker, data: memoryview, batch_headers: np.ndarray, position: int, size: int,
                  magic: int, damage: list[DamagedDataError]):
         self.walker = walker
         self.options = walker.options
-        self.hdr = np.ascontiguousarray(hdr.reshape(1, -1))  # the batch's header: a group of one section
-        self.header = self.hdr[0].tolist()
+        # The batch's header as a table of one row: a group of one section.
+        self.batch_headers = np.ascontiguousarray(batch_headers.reshape(1, -1))
+        self.batch_header = self.batch_headers[0].tolist()
         self.position, self.size, self.magic = position, size, magic
-        self.count = self.header[k.KAFKA_RECORD_BATCH__RECORDS_COUNT]
+        self.count = self.batch_header[k.KAFKA_RECORD_BATCH__NUM_RECORDS]
         self.window = max(1, min(self.options.limit, WINDOW_BYTES))
-        self.chunks = stream(self.header[k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION], data, 2, self.options.limit)
+        self.pieces = stream(self.batch_header[k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION], data, 2,
+                             self.options.limit)
         self.buffer = np.empty(0, dtype=np.uint8)
         self.filled = 0  # bytes of the window in `buffer`
         self.ended = False  # the codec's output is all in the window (or past the limit)
@@ -85,7 +88,7 @@ class StreamedBatch:
             n = min(self.filled, want)  # (a codec's piece may bring more: it waits for the next window)
             final = self.ended and n == self.filled
             group = Group()
-            group.add(self.hdr, np.array([self.position]), np.array([self.size]), np.array([self.magic]),
+            group.add(self.batch_headers, np.array([self.position]), np.array([self.size]), np.array([self.magic]),
                       np.zeros(1, dtype=np.int64), np.array([n]), {}, {}, None)
             group.seal()
             group.buffer = self.buffer[:n]
@@ -94,13 +97,13 @@ class StreamedBatch:
             sections.partial[0] = 1 if final and self.error is not None else 0
             state = np.array([0, 0, 0], dtype=np.int64)
             while True:
-                why, nrows, nhdr = sections.walk(group.buffer, state, self.walker.tables)
+                why, nrows, record_header_rows = sections.walk(group.buffer, state, self.walker.tables)
                 if why == kernels.WALK_HEADERS_FULL:
                     self.walker.tables.grow_headers()
                     continue
                 if why == kernels.WALK_DONE:
                     break
-                table = self._rows(group, nrows, nhdr)
+                table = self._rows(group, nrows, record_header_rows)
                 if sections.trailing_at[0] >= 0:
                     # What decompressed before damage has a record with bytes after its last header: no record
                     # from it on is handed out.
@@ -110,7 +113,7 @@ class StreamedBatch:
             cut = err not in (0, kernels.BODY_TRAILING, kernels.SECTION_TRAILING) and good < remaining
             if cut and not final:
                 # The record at err_pos may only be cut by the window's end: walk it again with more bytes after it.
-                yield from self._part(run, self._rows(group, nrows, nhdr), nrows, self.cap, [], more=True)
+                yield from self._part(run, self._rows(group, nrows, record_header_rows), nrows, self.cap, [], more=True)
                 self.before += good
                 held = n - err_pos
                 want = self.window if held < self.window else 2 * held  # (a record longer than a window)
@@ -132,7 +135,7 @@ class StreamedBatch:
                 # Bytes follow the declared records, past this window: the walk of the whole batch says so.
                 sections.err[0], sections.err_pos[0] = kernels.SECTION_TRAILING, n
                 err, err_pos = kernels.SECTION_TRAILING, n
-            table = self._rows(group, nrows, nhdr)
+            table = self._rows(group, nrows, record_header_rows)
             yield from self._last(run, table, nrows, *self._end(group, good, err, err_pos, extra))
             return
 
@@ -142,19 +145,19 @@ class StreamedBatch:
         """Decompress until the window holds `want` bytes or the batch's output ends."""
         while not self.ended and self.filled < want:
             try:
-                chunk = next(self.chunks)
+                piece = next(self.pieces)
             except StopIteration:
                 self.ended = True
                 break
             except DecompressionError as exc:
                 self.ended, self.error = True, exc
                 break
-            end = self.filled + len(chunk)
+            end = self.filled + len(piece)
             if end > len(self.buffer):
                 grown = np.empty(max(end, 2 * len(self.buffer), self.window + (1 << 20)), dtype=np.uint8)
                 grown[:self.filled] = self.buffer[:self.filled]
                 self.buffer = grown
-            self.buffer[self.filled:end] = np.frombuffer(chunk, dtype=np.uint8)
+            self.buffer[self.filled:end] = np.frombuffer(piece, dtype=np.uint8)
             self.filled = end
 
     def _keep_from(self, start: int) -> None:
@@ -169,7 +172,7 @@ class StreamedBatch:
         extra = self.filled - n
         while not self.ended:
             try:
-                extra += len(next(self.chunks))
+                extra += len(next(self.pieces))
             except StopIteration:
                 self.ended = True
             except DecompressionError as exc:
@@ -183,13 +186,14 @@ class StreamedBatch:
 
     # -- rows and parts ---------------------------------------------------------------------------------------
 
-    def _rows(self, group: Group, nrows: int, nhdr: int) -> pa.Table | None:
+    def _rows(self, group: Group, nrows: int, record_header_rows: int) -> pa.Table | None:
         """A walk's rows as a table (with columns; else their control records are noted)."""
         table = None
         if nrows and self.options.columns:
-            table = pa.Table.from_batches([self.walker.columns(group.buffer, self.hdr, group, nrows, nhdr)])
+            table = pa.Table.from_batches(
+                [self.walker.columns(group.buffer, self.batch_headers, group, nrows, record_header_rows)])
         elif nrows:
-            self.walker.controls_only(group.buffer, self.hdr, group, nrows)
+            self.walker.controls_only(group.buffer, self.batch_headers, group, nrows)
             self.controls += [(self.before + i, offset, kind) for i, offset, kind in group.controls.pop(0, [])]
         self.control_damage += [(self.before + i, d) for i, d in group.control_damage.pop(0, [])]
         group.sections.rows[0] += nrows  # (after: a control record's index in the window counts the rows before it)
@@ -210,8 +214,9 @@ class StreamedBatch:
             damage = self.first_damage + damage
         start, _ = run.assign(rows)
         emitted = max(0, min(rows, upto - first))
-        run.add_item(Item(self.position, self.size, self.magic, self.header[k.KAFKA_RECORD_BATCH__BASE_OFFSET], start,
-                          start + emitted, damage, header=self.header, part=self.part, more=more))
+        base_offset = self.batch_header[k.KAFKA_RECORD_BATCH__BASE_OFFSET]
+        run.add_item(Item(self.position, self.size, self.magic, base_offset, start, start + emitted, damage,
+                          header=self.batch_header, part=self.part, more=more))
         self.part += 1
         yield run.finish()
 
@@ -225,9 +230,9 @@ class StreamedBatch:
             return
         start, _ = run.assign(self.parsed)
         controls = [(offset, kind) for i, offset, kind in self.controls if i < emitted]
-        run.add_item(Item(self.position, self.size, self.magic, self.header[k.KAFKA_RECORD_BATCH__BASE_OFFSET], start,
-                          start + min(emitted, self.cap), self.first_damage + damage, header=self.header,
-                          controls=controls))
+        base_offset = self.batch_header[k.KAFKA_RECORD_BATCH__BASE_OFFSET]
+        run.add_item(Item(self.position, self.size, self.magic, base_offset, start, start + min(emitted, self.cap),
+                          self.first_damage + damage, header=self.batch_header, controls=controls))
 
     def _end(self, group: Group, good: int, err: int, err_pos: int, extra: int
              ) -> tuple[int, int, list[DamagedDataError]]:
@@ -261,5 +266,5 @@ class StreamedBatch:
 
     def _trailing_damage(self, group: Group, index: int) -> DamagedDataError:
         rec = self.walker.kaitai_record(group, 0)
-        return record_batch.record_trailing_damage(index, len(rec.body.trailing), rec.length.value, self.options.path,
+        return record_batch.record_trailing_damage(index, len(rec.body.trailing), rec.len_body.value, self.options.path,
                                                    self.position)

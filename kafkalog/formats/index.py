@@ -217,13 +217,13 @@ class OffsetIndex(_Index[OffsetIndexEntry]):
 
     entry_size = OFFSET_ENTRY_SIZE
     #: The spec's fields of an entry, in order.
-    fields = ("relative_offset", "position")
+    fields = ("relative_offset", "ofs_log_entry")
 
     def _parse_slot(self, data: bytes):
         return KafkaOffsetIndex.IndexEntry(KaitaiStream(io.BytesIO(data)))
 
     def _entry(self, slot) -> OffsetIndexEntry:
-        return OffsetIndexEntry(self.base_offset + slot.relative_offset, slot.position)
+        return OffsetIndexEntry(self.base_offset + slot.relative_offset, slot.ofs_log_entry)
 
     def _key(self, entry: OffsetIndexEntry) -> int:
         return entry.offset

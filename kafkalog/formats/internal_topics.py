@@ -337,12 +337,14 @@ def _data(obj: KaitaiStruct, kafka: str | None = None) -> dict[str, Any]:
     With `kafka`, as Kafka's JsonConverters write them (what DumpLogSegments' decoders print): a
     tagged field that holds its default is left out, and unknown tagged fields are not shown."""
     out: dict[str, Any] = {}
+    arrays = _common_types().ArrayHeader
     for attr, v in vars(obj).items():
         if attr.startswith("_") or attr == "schema_version":
             continue
-        if attr.startswith("len_"):
+        # An array's count, `num_<array>`, told by its type: Kafka has fields named num_* (NumPartitions).
+        if isinstance(v, arrays):
             if v.is_null:
-                out[catalog.NAMES[attr[4:]]] = None
+                out[catalog.NAMES[attr[len("num_"):]]] = None
             continue
         if attr == "tagged_fields":
             _tagged(obj.schema_version, v, out, kafka)

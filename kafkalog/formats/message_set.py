@@ -100,14 +100,14 @@ def _record(offset: int, message: KafkaMessageSet.Message, timestamp: int) -> Re
         offset=offset,
         timestamp=timestamp,
         sequence=NO_SEQUENCE,
-        key=message.key if message.key_length >= 0 else None,
-        value=message.value if message.value_length >= 0 else None,
+        key=message.key if message.len_key >= 0 else None,
+        value=message.value if message.len_value >= 0 else None,
     )
 
 
 def _decode_wrapper(parsed: Entry, batch: Batch, path: str | None) -> None:
     wrapper = parsed.message
-    if wrapper.value_length < 0:
+    if wrapper.len_value < 0:
         batch.damage.append(CorruptStructureError(
             f"compressed message with a null value (magic {wrapper.magic})", path=path, position=batch.position))
         return

@@ -41,7 +41,7 @@ _CHECKS: dict[tuple[str, str], str] = {
         "the minimum record overhead (14)\")",
     ("KafkaMessageSet.Message", "/types/message/seq/1"):
         "magic byte {value} in a legacy message, which needs magic 0 or 1",
-    ("KafkaLog.LogEntry", "/types/log_entry/instances/length"):
+    ("KafkaLog.LogEntry", "/types/log_entry/instances/len_rest"):
         "entry size {value} is below the minimum of 14 bytes",
     ("KafkaLog.LogEntry", "/types/log_entry/instances/magic"):
         "magic byte {value} is not a message format Kafka writes (0, 1 or 2)",

@@ -34,7 +34,7 @@ def records_extent(entry: bytes) -> tuple[int, int] | None:
         parsed = KafkaRecordBatch(KaitaiStream(BytesIO(entry)))
         codec = int(parsed.attributes.compression)
         data = parsed.records_data.data
-        return parsed.records_count, len(data) if codec == NONE else len(decompress(codec, data))
+        return parsed.num_records, len(data) if codec == NONE else len(decompress(codec, data))
     except (*PARSE_ERRORS, DecompressionError):
         return None
 
@@ -57,7 +57,7 @@ def decode_batch(entry: bytes, position: int, path: str | None, decode_records: 
         magic=parsed.magic,
         base_offset=parsed.base_offset,
         last_offset=s64(parsed.base_offset + parsed.last_offset_delta),
-        count=parsed.records_count,
+        count=parsed.num_records,
         compression=CODEC_NAMES.get(codec, f"unknown({codec})"),
         crc=parsed.crc,
         crc_valid=parsed.crc == actual_crc,
@@ -86,7 +86,7 @@ def _decode_records(parsed: KafkaRecordBatch, batch: Batch, path: str | None) ->
     # Damage inside a batch is reported at the batch's position, as Kafka reports it.
     section = parsed.records_data
     codec = int(section.codec)
-    count = parsed.records_count
+    count = parsed.num_records
     failure: DamagedDataError | None = None
     try:
         record_list = section.uncompressed if codec == NONE else section.decompressed
@@ -112,7 +112,7 @@ def _decode_records(parsed: KafkaRecordBatch, batch: Batch, path: str | None) ->
 
     for index, rec in enumerate(parsed_records):
         if rec.body.trailing:
-            failure = record_trailing_damage(index, len(rec.body.trailing), rec.length.value, path, batch.position)
+            failure = record_trailing_damage(index, len(rec.body.trailing), rec.len_body.value, path, batch.position)
             break
         record = _record(rec, parsed, batch)
         if batch.is_control:
@@ -150,10 +150,10 @@ def _record(rec: KafkaRecord, parsed: KafkaRecordBatch, batch: Batch) -> Record:
         offset=s64(parsed.base_offset + offset_delta),
         timestamp=timestamp,
         sequence=increment_sequence(parsed.base_sequence, offset_delta) if parsed.base_sequence >= 0 else NO_SEQUENCE,
-        key=body.key if body.key_length.value >= 0 else None,
-        value=body.value if body.value_length.value >= 0 else None,
+        key=body.key if body.len_key.value >= 0 else None,
+        value=body.value if body.len_value.value >= 0 else None,
         headers=[
-            Header(h.key.decode("utf-8", "replace"), h.value if h.value_length.value >= 0 else None)
+            Header(h.key.decode("utf-8", "replace"), h.value if h.len_value.value >= 0 else None)
             for h in body.headers
         ],
     )

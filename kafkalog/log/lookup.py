@@ -194,7 +194,7 @@ class _Header:
 
     @property
     def size(self) -> int:
-        return self.fields.length
+        return self.fields.len_rest
 
     @property
     def magic(self) -> int:

@@ -411,7 +411,7 @@ class SegmentReader:
                 f"partial entry at the end: {remaining} bytes left, an entry header takes {HEADER_SIZE_UP_TO_MAGIC}"
                 + self._zero_note(pos), path=self.name, position=pos))
             return None
-        length = entry_header(self._read(pos, HEADER_SIZE_UP_TO_MAGIC)).length
+        length = entry_header(self._read(pos, HEADER_SIZE_UP_TO_MAGIC)).len_rest
         if length < MIN_ENTRY_SIZE:
             self._fail(CorruptStructureError(
                 f"entry size {length} is below the minimum of {MIN_ENTRY_SIZE} bytes" + self._zero_note(pos),

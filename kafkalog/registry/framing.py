@@ -75,8 +75,8 @@ def message_indexes(data: bytes) -> tuple[list[int], int]:
         parsed = SchemaRegistryFraming.MessageIndexes(io)
     except (EOFError, KaitaiStructError, ValueError) as e:
         raise UndecodableValueError(f"the Protobuf message indexes end before they are whole ({_reason(e)})") from None
-    if parsed.count.value < 0:
-        raise UndecodableValueError(f"the Protobuf message index count is negative ({parsed.count.value})")
+    if parsed.num_indexes.value < 0:
+        raise UndecodableValueError(f"the Protobuf message index count is negative ({parsed.num_indexes.value})")
     indexes = [i.value for i in parsed.indexes] or [0]
     if any(i < 0 for i in indexes):
         raise UndecodableValueError(f"a Protobuf message index is negative ({indexes})")

@@ -191,9 +191,9 @@ def chunk_sizes(text: object, name: str) -> list[int]:
         parsed = AivenChunkSizes(KaitaiStream(io.BytesIO(raw)))
     except (KaitaiStructError, EOFError, ValueError) as exc:
         raise RemoteObjectError(f"chunkIndex.transformedChunks: chunk sizes do not parse: {exc}", path=name) from None
-    if parsed.count == 0:
+    if parsed.num_chunks == 0:
         return []
-    if parsed.count == 1:
+    if parsed.num_chunks == 1:
         return [parsed.single]
     return [d.size for d in parsed.differences] + [parsed.last]
 

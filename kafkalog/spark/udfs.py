@@ -46,7 +46,7 @@ def parse_bytes(data: bytes, *, single_batch: bool = False, include_control_reco
 def _first_entry_size(data: bytes) -> int | None:
     if len(data) < LOG_OVERHEAD:
         return None
-    return LOG_OVERHEAD + entry_header(data).length
+    return LOG_OVERHEAD + entry_header(data).len_rest
 
 
 def _trailing_damage(position: int, n: int) -> pa.RecordBatch:

@@ -198,8 +198,8 @@ def _batch_lines(items) -> dict[str, list[str]] | None:
     if fields is None:
         return None
     out = {}
-    for name, (parts, _) in _TEMPLATES.items():
-        text, starts = batch_lines.batch_lines(batch_lines.Template.of(parts), fields)
+    for name, (steps, _) in _TEMPLATES.items():
+        text, starts = batch_lines.batch_lines(batch_lines.Template.of(steps), fields)
         out[name] = [bytes(text[starts[i]:starts[i + 1]]).decode("ascii") for i in range(len(items))]
     return out
 
@@ -242,7 +242,7 @@ def test_batch_lines_take_every_branch_of_the_header(seed):
         row[k.KAFKA_RECORD_BATCH__MAX_TIMESTAMP] = rng.choice(longs)
         row[k.KAFKA_RECORD_BATCH__BASE_TIMESTAMP] = rng.choice(longs)
         row[k.KAFKA_RECORD_BATCH__CRC] = rng.choice([0, 2 ** 32 - 1, rng.randrange(2 ** 32)])
-        row[k.KAFKA_RECORD_BATCH__RECORDS_COUNT] = rng.choice([0, 1, 2 ** 31 - 1, -1])
+        row[k.KAFKA_RECORD_BATCH__NUM_RECORDS] = rng.choice([0, 1, 2 ** 31 - 1, -1])
         row[k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION] = rng.randrange(5)
         for flag in (k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL,
                      k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL, k.KAFKA_RECORD_BATCH__ATTRIBUTES__HAS_DELETE_HORIZON):

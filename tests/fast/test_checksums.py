@@ -1,4 +1,4 @@
-"""The fast path's CRC-32C of many spans (`kafkalog.fast.checksums`) against python-crc32c's, one span at a time."""
+"""The fast path's CRC-32C of many slices (`kafkalog.fast.checksums`) against python-crc32c's, one slice at a time."""
 from __future__ import annotations
 
 import os
@@ -18,21 +18,21 @@ def test_isal_symbol_is_used_on_this_platform():
 
 
 @pytest.mark.skipif(not checksums.AVAILABLE, reason="python-isal does not export crc32_iscsi here")
-def test_spans_match_crc32c():
+def test_slices_match_crc32c():
     rng = np.random.default_rng(7)
     data = os.urandom(70_000)
     buf = np.frombuffer(data, dtype=np.uint8)
-    # Empty spans, single bytes, unaligned starts, and spans past 32 KiB (where python-crc32c changes mode).
+    # Empty slices, single bytes, unaligned starts, and slices past 32 KiB (where python-crc32c changes mode).
     start = np.array([0, 0, 1, 3, 17, 100, 5, 0, *rng.integers(0, 30_000, 50).tolist()], dtype=np.int64)
     length = np.array([0, 1, 1, 7, 64, 40_000, 33_000, 70_000, *rng.integers(0, 40_000, 50).tolist()], dtype=np.int64)
-    got = checksums.crc32c_spans(buf, start, length)
+    got = checksums.crc32c_each(buf, start, length)
     assert got.tolist() == [crc32c.crc32c(data[s:s + n]) for s, n in zip(start.tolist(), length.tolist())]
 
 
 @pytest.mark.skipif(not checksums.AVAILABLE, reason="python-isal does not export crc32_iscsi here")
-def test_span_outside_the_buffer_is_refused():
+def test_slice_outside_the_buffer_is_refused():
     buf = np.zeros(10, dtype=np.uint8)
     with pytest.raises(ValueError):
-        checksums.crc32c_spans(buf, np.array([5]), np.array([6]))
+        checksums.crc32c_each(buf, np.array([5]), np.array([6]))
     with pytest.raises(ValueError):
-        checksums.crc32c_spans(buf, np.array([-1]), np.array([2]))
+        checksums.crc32c_each(buf, np.array([-1]), np.array([2]))

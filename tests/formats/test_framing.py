@@ -24,14 +24,14 @@ def test_the_sizes_are_where_the_spec_puts_the_fields():
     short = framing.entry_header(data[:framing.HEADER_SIZE_UP_TO_MAGIC])
     assert short.has_magic and not short.has_v2 and short.magic == 2
     sizes_only = framing.entry_header(data[:framing.LOG_OVERHEAD])
-    assert not sizes_only.has_magic and sizes_only.length == header.length
+    assert not sizes_only.has_magic and sizes_only.len_rest == header.len_rest
     with pytest.raises(EOFError):
         framing.entry_header(data[:framing.LOG_OVERHEAD - 1])
 
 
 def test_the_least_entry_size_is_the_specs():
     spec = yaml.safe_load((ROOT / "schemas" / "kafka_log.ksy").read_text())
-    assert spec["types"]["log_entry"]["instances"]["length"]["valid"]["min"] == framing.MIN_ENTRY_SIZE
+    assert spec["types"]["log_entry"]["instances"]["len_rest"]["valid"]["min"] == framing.MIN_ENTRY_SIZE
 
 
 def test_the_header_reads_what_kafka_wrote():

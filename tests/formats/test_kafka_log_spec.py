@@ -19,7 +19,7 @@ def test_entries_are_kafkas_batches(name):
     assert [m for m, _ in entries] == [b["magic"] for b in batches]
     for (magic, body), batch in zip(entries, batches):
         if magic == 2:
-            assert (body.base_offset, body.last_offset, body.records_count) == (
+            assert (body.base_offset, body.last_offset, body.num_records) == (
                 batch["base_offset"], batch["last_offset"], batch["count"])
         else:
             assert body.offset == batch["last_offset"]

@@ -79,9 +79,9 @@ def test_the_check_notices_a_spec_change_in_the_kernels(tmp_path):
 @pytest.mark.parametrize("edit, construct", [
     (("        type: s1\n        doc: Unused by Kafka so far; written as 0.",
       "        type: s1\n        process: xor(1)\n        doc: Unused by Kafka so far; written as 0."), "'process'"),
-    (("        repeat: expr\n        repeat-expr: header_count.value", "        repeat: eos"), "repeat: eos"),
-    (("        size: key_length.value\n        if: key_length.value >= 0",
-      "        size: key_length.value + _parent.x\n        if: key_length.value >= 0"), "_parent"),
+    (("        repeat: expr\n        repeat-expr: num_headers.value", "        repeat: eos"), "repeat: eos"),
+    (("        size: len_key.value\n        if: len_key.value >= 0",
+      "        size: len_key.value + _parent.x\n        if: len_key.value >= 0"), "_parent"),
     (("        type: s1\n        doc: Unused", "        type: f4\n        doc: Unused"), "f4"),
 ])
 def test_the_kernel_generator_refuses_what_it_does_not_compile(tmp_path, edit, construct):

@@ -1,4 +1,4 @@
-"""LZ4, zstd, snappy and gzip batches decompressed in runs (`kafkalog.fast.compression`) against
+"""LZ4, zstd, snappy and gzip batches decompressed many at a time (`kafkalog.fast.compression`) against
 `kafkalog.compression`, which reads one batch at a time through python-lz4, zstandard, python-snappy and
 python-isal (and is itself held to Kafka's reading in tests/test_compression.py).
 
@@ -62,7 +62,7 @@ def _kernel(codec: int, payloads: list[bytes], room: int, group_bytes: int = 8 *
     out = Output()
     out += b"before"  # what a group already holds stays
     out.next()
-    lengths = fast_compression.decompress_run(codec, buf, pos, size, out, room, group_bytes)
+    lengths = fast_compression.decompress_batches(codec, buf, pos, size, out, room, group_bytes)
     taken, at = [], len(b"before")
     for n in lengths.tolist():
         taken.append(bytes(out.buffer[at:at + n]))
@@ -90,14 +90,14 @@ def test_a_kafka_batch_whole_and_damaged(codec, payload, where):
 
 
 @pytest.mark.parametrize("codec", [LZ4, ZSTD, SNAPPY, GZIP])
-def test_a_run_stops_at_the_first_batch_it_does_not_take(codec):
+def test_a_call_stops_at_the_first_batch_it_does_not_take(codec):
     # The batches that decompress within the room (not the fixtures' damaged or million-record ones).
     whole = [p for c, p, _ in PAYLOADS if c == codec and _python(codec, p, 4 * 1024 * 1024) is not None]
     assert len(whole) > 10
     for bad in range(len(whole)):
-        run = list(whole)
-        run[bad] = run[bad][:len(run[bad]) // 2]  # cut short: no end mark, or no last block
-        taken, _ = _kernel(codec, run, 4 * 1024 * 1024)
+        batches = list(whole)
+        batches[bad] = batches[bad][:len(batches[bad]) // 2]  # cut short: no end mark, or no last block
+        taken, _ = _kernel(codec, batches, 4 * 1024 * 1024)
         assert taken == [_python(codec, p, 4 * 1024 * 1024) for p in whole[:bad]]
     # A batch larger than the room is left to the one-call path (which streams it or refuses it).
     sizes = [len(_python(codec, p, 1 << 30)) for p in whole]
@@ -105,7 +105,7 @@ def test_a_run_stops_at_the_first_batch_it_does_not_take(codec):
     taken, _ = _kernel(codec, whole, room)
     first_too_large = next((i for i, n in enumerate(sizes) if n > room), len(whole))
     assert [len(t) for t in taken] == sizes[:first_too_large]
-    # The run ends with the batch that fills the group (the group is then walked).
+    # The call ends with the batch that fills the group (the group is then walked).
     group = sum(sizes[:2]) + len(b"before")
     taken, _ = _kernel(codec, whole, 4 * 1024 * 1024, group)
     assert [len(t) for t in taken] == sizes[:2]
@@ -124,7 +124,7 @@ def _snappy_blocks(payload: bytes) -> int:
 
 @pytest.mark.parametrize("most", [1, 2, 3, 4096])
 def test_snappy_blocks_are_found_a_kernel_call_at_a_time(monkeypatch, most):
-    # Fewer blocks a call than a run holds: the run goes on in further calls, and a batch of more blocks
+    # Fewer blocks a call than the batches hold: the batches go on in further calls, and a batch of more blocks
     # than one call finds is left to the one-call path.
     monkeypatch.setattr(fast_compression, "_SNAPPY_BLOCKS", most)
     room = 4 * 1024 * 1024
