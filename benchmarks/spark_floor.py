@@ -33,7 +33,6 @@ from kafkalog.dataset import plan
 from kafkalog.dataset.options import parse_options
 from kafkalog.dataset.rows import read_range
 from kafkalog.dataset.schema import output_ddl
-from kafkalog.dataset.options import schema_flags
 
 COLUMNS = ["offset", "timestamp", "key", "value", "headers"]
 
@@ -46,7 +45,8 @@ class FloorSource(DataSource):
         return "kafkalog_floor"
 
     def schema(self) -> str:
-        return output_ddl(*schema_flags(dict(self.options)))
+        parsed = parse_options(dict(self.options))
+        return output_ddl(parsed.include_headers, parsed.kafkalog_columns)
 
     def reader(self, schema) -> "FloorReader":
         return FloorReader(dict(self.options))

@@ -118,7 +118,7 @@ def _remote_targets(root: str | None, local: list[tuple[Path, str | None, list[P
         return _Remote([], {})
     from kafkalog.dataset import plan  # (start-up: see the imports)
     from kafkalog.dataset import remote as remote_roots
-    from kafkalog.dataset.options import PERMISSIVE, parse_options
+    from kafkalog.dataset.options import DamageMode, parse_options
 
     try:
         found = fs.info(root)
@@ -127,7 +127,7 @@ def _remote_targets(root: str | None, local: list[tuple[Path, str | None, list[P
         if not local:
             locations = [s.location for s in remote_roots.list_remote_segments(root)]
             return _Remote([_remote_target(location) for location in locations], {})
-        options = parse_options({"remoteRoot": root, "mode": PERMISSIVE,
+        options = parse_options({"remoteRoot": root, "mode": DamageMode.PERMISSIVE,
                                  **({"remotePrivateKey": ",".join(private_keys)} if private_keys else {})})
         # Each FILE as read_arrow would take it: a log or partition directory, or the partition of a segment.
         paths = [str(path) if dirs else str(path.parent)

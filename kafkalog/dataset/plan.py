@@ -24,7 +24,7 @@ from kafkalog.log.segment_ranges import range_starts
 from kafkalog.dataset import fs, layout, offsets, remote
 from kafkalog.dataset.filters import Pushed
 from kafkalog.dataset.offsets import Bounds
-from kafkalog.dataset.options import PERMISSIVE, ReadOptions
+from kafkalog.dataset.options import DamageMode, ReadOptions
 
 
 @dataclass(frozen=True)
@@ -147,7 +147,7 @@ def wanted_segments(path: str | Sequence[str], options: ReadOptions, pushed: Pus
     segments = list({s.location: s for p in paths for s in list_segments(p)}.values())
 
     def report(message: str, after: Segment) -> None:
-        if options.explicit_mode == PERMISSIVE and gaps is not None:
+        if options.mode is DamageMode.PERMISSIVE and gaps is not None:
             gaps[after.location] = message
         else:
             offsets.report_data_loss(options, message)

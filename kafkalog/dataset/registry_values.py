@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kafkalog.dataset import decode, fs, plan
-from kafkalog.dataset.options import DROPMALFORMED, FAILFAST, PERMISSIVE, ReadOptions, parse_options
+from kafkalog.dataset.options import DamageMode, ReadOptions, parse_options
 from kafkalog.errors import UndecodableValueError, UsageError
 from kafkalog.formats.schemas_topic import AVRO, PROTOBUF, SCHEMAS_TOPIC, SchemasRecordError
 from kafkalog.registry import arrow_types
@@ -90,10 +90,10 @@ def load_store(location: str) -> SchemaStore:
 
 def _from_partition(partition: str) -> SchemaStore:
     """Replay a `_schemas` partition in offset order; damaged batches become the store's problems."""
-    options = decode.DecodeOptions(mode=PERMISSIVE)
+    options = decode.DecodeOptions(mode=DamageMode.PERMISSIVE)
     records: list[tuple[int | None, bytes | None, bytes | None]] = []
     problems: list[str] = []
-    for rng in plan.plan(partition, parse_options({"mode": PERMISSIVE, "includeControlRecords": "true"})):
+    for rng in plan.plan(partition, parse_options({"mode": DamageMode.PERMISSIVE, "includeControlRecords": "true"})):
         seg = rng.segment
         for batch in decode.decode_segment_range(seg.location, start=rng.start, end=rng.end, segment=seg.location,
                                                  options=options):
@@ -116,7 +116,7 @@ class RegistryColumns:
     values: bool = False
     key_reader: Schema | None = None
     value_reader: Schema | None = None
-    mode: str = FAILFAST
+    mode: DamageMode = DamageMode.FAILFAST
     typed: dict[str, pa.DataType] = field(default_factory=dict)
 
     @classmethod
@@ -206,12 +206,12 @@ class RegistryColumns:
 
     def _failures(self, result: pa.RecordBatch, raw: pa.RecordBatch, failed: list[str | None]) -> pa.RecordBatch:
         offsets = raw.column("offset").to_pylist()
-        if self.mode == FAILFAST:
+        if self.mode is DamageMode.FAILFAST:
             i = next(i for i, f in enumerate(failed) if f)
             raise UndecodableValueError(f"record at offset {offsets[i]}: {failed[i]}",
                                         path=raw.column("segment")[i].as_py(),
                                         position=raw.column("batch_position")[i].as_py())
-        if self.mode == DROPMALFORMED:
+        if self.mode is DamageMode.DROPMALFORMED:
             for i, f in enumerate(failed):
                 if f:
                     log.warning("%s: record at offset %s: %s; dropped (DROPMALFORMED)",

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from kafkalog.formats.framing import LOG_OVERHEAD, entry_header
 from kafkalog.dataset import decode
-from kafkalog.dataset.options import PERMISSIVE, ReadOptions
+from kafkalog.dataset.options import DamageMode, ReadOptions
 from kafkalog.dataset.rows import finish
 from kafkalog.dataset.schema import ARROW_SCHEMA, UDF_COLUMNS, UDF_RESULT_DDL
 
@@ -28,8 +28,8 @@ def parse_bytes(data: bytes, *, single_batch: bool = False, include_control_reco
     """The records of a segment's (or, with `single_batch`, one batch's) bytes as a struct array."""
 
     options = ReadOptions(include_control_records=include_control_records, validate_checksums=validate_checksums,
-                          explicit_mode=PERMISSIVE)
-    decode_options = decode.DecodeOptions(validate_checksums=validate_checksums, mode=PERMISSIVE)
+                          mode=DamageMode.PERMISSIVE)
+    decode_options = decode.DecodeOptions(validate_checksums=validate_checksums, mode=DamageMode.PERMISSIVE)
     batches = [finish(raw, options) for raw in
                decode.decode_segment_range(bytes(data), end=1 if single_batch else None, options=decode_options)]
     if single_batch and len(data) > 0:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
-from kafkalog.arrow.reader import read_segment_table as read_table
-from kafkalog.arrow.internal_topics import decoded_columns
+from kafkalog.dataset.decode import read_segment_table as read_table
+from kafkalog.dataset.internal_topics import decoded_columns
 from tests.paths import ROOT
 
 INTERNAL = ROOT / "tests" / "fixtures" / "internal"

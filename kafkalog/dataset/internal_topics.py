@@ -17,7 +17,7 @@ DECODED_DDL = ", `key_decoded` string, `value_decoded` string"
 
 
 def decoded_columns(batch: pa.RecordBatch, topic: str | None = None) -> tuple[pa.Array, pa.Array]:
-    """`key_decoded` and `value_decoded` of a batch with the columns of `kafkalog.arrow.reader.SCHEMA`.
+    """`key_decoded` and `value_decoded` of a batch with the columns of `kafkalog.fast.columns.SCHEMA`.
 
     The decoder of each row comes from `topic` when given, else from the row's `topic` column.
     """
