@@ -288,7 +288,7 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
     at = np.searchsorted(index.positions, cuts + [end_pos])
     used = {int(index.positions[i]): index.entry(int(i)) for i in at
             if i < len(index) and int(index.positions[i]) in (*cuts, end_pos)}
-    if not _positions_sound(seg, used, end_pos):
+    if not _positions_sound(seg, used):
         return whole
     bounds_ = cuts + [end_pos]
     return [SegmentRange(seg, a, b, bounds=bounds) for a, b in zip(bounds_, bounds_[1:])]
@@ -327,7 +327,7 @@ def _split(ranges: list[SegmentRange], wanted: int) -> list[SegmentRange]:
                   for i in np.flatnonzero((index.positions > r.start) & (index.positions < r.end))}
         middle = (r.start + r.end) / 2
         cut = min(inside, key=lambda p: abs(p - middle), default=None)
-        if cut is None or not _positions_sound(seg, {cut: inside[cut]}, r.end):
+        if cut is None or not _positions_sound(seg, {cut: inside[cut]}):
             unsplittable.add((seg.location, r.start, r.end))
             continue
         i = out.index(r)
@@ -335,7 +335,7 @@ def _split(ranges: list[SegmentRange], wanted: int) -> list[SegmentRange]:
     return out
 
 
-def _positions_sound(seg: Segment, used: dict[int, layout.IndexEntry], end_pos: int) -> bool:
+def _positions_sound(seg: Segment, used: dict[int, layout.IndexEntry]) -> bool:
     """Check that each index position used is where an entry starts (an index can be damaged)."""
     positions = [p for p in used if p != 0]
     if not positions:
