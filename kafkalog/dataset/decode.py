@@ -1,8 +1,8 @@
 """Segment bytes in, Arrow record batches out: the one place the dataset reader decodes records.
 
     from kafkalog.dataset.decode import read_segment
-    for batch in read_segment("00000000000000000000.log"):
-        batch.column("offset"), batch.column("value"), ...
+    for arrow_batch in read_segment("00000000000000000000.log"):
+        arrow_batch.column("offset"), arrow_batch.column("value"), ...
 
 `read_segment` decodes the entries that start in a byte range of one segment (a path, bytes or an
 open file); `decode_segment_range` is what `kafkalog.read_arrow` (and so the Spark reader, the UDFs
@@ -68,7 +68,7 @@ def read_segment(
     `stop_offset` ends the read at the first undamaged v2 batch whose base
     offset is at or above it. `fast=False` decodes through the generated
     Kaitai parsers only (the reference the fast path is tested against).
-    Batches hold at most `rows_per_batch` rows.
+    Arrow batches hold at most `rows_per_batch` rows.
     """
     try:
         mode = DamageMode(mode)
@@ -176,7 +176,7 @@ class _Streamed:
 
 
 class _Output:
-    """Rows waiting to be handed out, as record batches of at most `rows` rows."""
+    """Rows waiting to be handed out, as Arrow batches of at most `rows` rows."""
 
     def __init__(self, rows: int):
         self.rows = rows
@@ -198,8 +198,8 @@ class _Output:
         table = pa.concat_tables(self.pending)
         self.pending, self.count = [], 0
         # Slices of what was decoded, not copies; small pieces (around damage) are joined.
-        for batch in table.to_batches(max_chunksize=self.rows):
-            yield batch
+        for arrow_batch in table.to_batches(max_chunksize=self.rows):
+            yield arrow_batch
 
 
 @dataclass(frozen=True)

@@ -95,9 +95,10 @@ def _from_partition(partition: str) -> SchemaStore:
     problems: list[str] = []
     for rng in plan.plan(partition, parse_options({"mode": DamageMode.PERMISSIVE, "includeControlRecords": "true"})):
         seg = rng.segment
-        for batch in decode.decode_segment_range(seg.location, start=rng.start, end=rng.end, segment=seg.location,
-                                                 options=options):
-            for row in batch.select(["offset", "key", "value", "is_control", "batch_position", "damage"]).to_pylist():
+        for arrow_batch in decode.decode_segment_range(seg.location, start=rng.start, end=rng.end,
+                                                       segment=seg.location, options=options):
+            columns = arrow_batch.select(["offset", "key", "value", "is_control", "batch_position", "damage"])
+            for row in columns.to_pylist():
                 if row["damage"] is not None:
                     problems.append(f"{seg.location}: byte {row['batch_position']}: {row['damage']}")
                 elif not row["is_control"]:
@@ -109,7 +110,7 @@ def _from_partition(partition: str) -> SchemaStore:
 
 @dataclass
 class RegistryColumns:
-    """What `keyFormat`/`valueFormat`/`keySubject`/`valueSubject` add to each batch (pickled to Spark's tasks)."""
+    """What `keyFormat`/`valueFormat`/`keySubject`/`valueSubject` add to each Arrow batch (pickled to Spark's tasks)."""
 
     decoder: ValueDecoder
     keys: bool = False

@@ -1,4 +1,4 @@
-"""The rows of a planned range in the Kafka source's shape: what batch, streaming and UDF reads share.
+"""The rows of a planned range in the Kafka source's shape: what read_arrow, Spark's queries and the UDFs share.
 
 The decoder's Arrow batches (`kafkalog.dataset.decode`) are filtered with Arrow compute (offsets,
 control records, read_committed, pushed filters) and shaped into the DataFrame's columns
@@ -28,8 +28,8 @@ MAX_TIMESTAMP_MS = 253402300799999
 
 log = logging.getLogger("kafkalog.dataset")
 
-#: Rows decoded and shaped together before they are cut into `rowsPerBatch` batches: the shaping's calls
-#: are per batch, and each lets the other threads' GIL waits in.
+#: Rows decoded and shaped together before they are cut into `rowsPerBatch` Arrow batches: the shaping's
+#: calls are per Arrow batch, and each lets the other threads' GIL waits in.
 SHAPED_ROWS = 65536
 
 
@@ -109,7 +109,7 @@ def null_if_empty(headers: pa.ListArray) -> pa.ListArray:
 def kafka_timestamp(ms: pa.Array) -> pa.Array:
     """Kafka milliseconds -> UTC microseconds as Kafka's source gives them (-1 stays -1 ms); null outside Spark's range."""
     if ms.null_count == 0:
-        # The usual batch, in one numpy pass.
+        # The usual Arrow batch, in one numpy pass.
         values = ms.to_numpy()
         valid = (values >= MIN_TIMESTAMP_MS) & (values <= MAX_TIMESTAMP_MS)
         return pa.array(np.where(valid, values, 0) * 1000, type=pa.int64(), mask=None if valid.all() else ~valid
@@ -170,7 +170,7 @@ def to_spark_timestamp(ms: pa.Array) -> pa.Array:
 
 
 def _keep_mask(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None, bounds: Bounds) -> pa.Array | None:
-    """Which rows to keep, or None for all of them (the usual batch: then nothing is copied)."""
+    """Which rows to keep, or None for all of them (the usual Arrow batch: then nothing is copied)."""
     conditions = []
     offset = raw.column("offset")
     if bounds.start is not None or bounds.end is not None:

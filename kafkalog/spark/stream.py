@@ -13,7 +13,7 @@ Offsets are Kafka's, per topic-partition, in the shape of Spark's Kafka source:
   listing the directory again. Offsets below a partition's first segment (deleted by
   retention) are data loss: they fail the query, or with failOnDataLoss=false are
   skipped with a warning.
-- `read`: the batch reader's `read_range`.
+- `read`: `read_range`, as the DataFrame reader (`kafkalog.spark.datasource`) reads a range.
 
 New partitions start at their earliest offset. Spark keeps the offsets in its
 checkpoint, so a restarted query goes on where it stopped, reading nothing twice.

@@ -30,15 +30,15 @@ def parse_bytes(data: bytes, *, single_batch: bool = False, include_control_reco
     options = ReadOptions(include_control_records=include_control_records, validate_checksums=validate_checksums,
                           mode=DamageMode.PERMISSIVE)
     decode_options = decode.DecodeOptions(validate_checksums=validate_checksums, mode=DamageMode.PERMISSIVE)
-    batches = [finish(raw, options) for raw in
+    arrow_batches = [finish(raw, options) for raw in
                decode.decode_segment_range(bytes(data), end=1 if single_batch else None, options=decode_options)]
     if single_batch and len(data) > 0:
         consumed = _first_entry_size(data)
         if consumed is not None and consumed < len(data):
-            batches.append(_trailing_damage(consumed, len(data) - consumed))
-    if not batches:
+            arrow_batches.append(_trailing_damage(consumed, len(data) - consumed))
+    if not arrow_batches:
         return pa.array([], type=_STRUCT)
-    table = pa.Table.from_batches(batches, schema=ARROW_SCHEMA).combine_chunks()
+    table = pa.Table.from_batches(arrow_batches, schema=ARROW_SCHEMA).combine_chunks()
     return pa.StructArray.from_arrays([table.column(f.name).chunk(0) if table.num_rows else pa.array([], f.type)
                                        for f in _STRUCT], fields=list(_STRUCT))
 
