@@ -111,7 +111,7 @@ def read_kafkalog(segment: str, **options) -> int:
 
 
 def read_kaitai(segment: str) -> int:
-    from kafkalog.arrow.reader import read_segment
+    from kafkalog.dataset.decode import read_segment
 
     return sum(batch.num_rows for batch in read_segment(segment, fast=False))
 

@@ -6,7 +6,7 @@
 For each file of `tests/fixtures/hostile/` (written by Kafka's encoder, see its index.json), and
 for each API, in a fresh process of its own:
 
-- `read_segment`: `kafkalog.arrow.reader.read_segment(path)`, its record batches counted as they come;
+- `read_segment`: `kafkalog.dataset.decode.read_segment(path)`, its record batches counted as they come;
 - `objects`: `kafkalog.SegmentReader(path)`, every record of every batch iterated;
 - `dump`: `kafkalog dump --format json`, its record lines counted;
 
@@ -37,7 +37,7 @@ CAPPED = [("v2-gzip-1m-records", {"max_decompressed_bytes": 1 << 20})]
 
 def read_with_segment(path: str, options: dict) -> dict:
     """`read_segment`'s record batches, counted as they come (40 million rows would not fit as one table)."""
-    from kafkalog.arrow.reader import read_segment
+    from kafkalog.dataset.decode import read_segment
 
     records, damage = 0, []
     for batch in read_segment(path, **options):

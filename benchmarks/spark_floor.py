@@ -45,7 +45,8 @@ class FloorSource(DataSource):
         return "kafkalog_floor"
 
     def schema(self) -> str:
-        return output_ddl(*schema_flags(dict(self.options)))
+        parsed = parse_options(dict(self.options))
+        return output_ddl(parsed.include_headers, parsed.kafkalog_columns)
 
     def reader(self, schema) -> FloorReader:
         return FloorReader(dict(self.options))

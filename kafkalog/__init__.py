@@ -19,9 +19,13 @@ from kafkalog.errors import (
     DataLossError,
     DecompressionError,
     DecompressionLimitError,
+    EncryptionKeyError,
     KafkalogError,
+    OffsetGapError,
+    RemoteObjectError,
     TruncatedError,
     UndecodableRecordError,
+    UndecodableValueError,
     UsageError,
 )
 from kafkalog.model import Batch, Header, Record
@@ -33,8 +37,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Batch", "Header", "Record", "SegmentReader", "Partition", "read_batches", "read_arrow", "read_table",
+    # Every exception kafkalog raises on purpose (kafkalog.errors), so that a caller catches them by name.
     "KafkalogError", "DamagedDataError", "TruncatedError", "CorruptStructureError",
     "ChecksumError", "DecompressionError", "DecompressionLimitError", "UndecodableRecordError",
+    "RemoteObjectError", "EncryptionKeyError", "OffsetGapError", "UndecodableValueError",
     "DataLossError", "UsageError",
 ]
 __version__ = "0.1.0"

@@ -9,6 +9,9 @@ JSON output (and Spark's damage rows) use, so that the two never drift apart.
 """
 from __future__ import annotations
 
+import copy
+from typing import Self
+
 
 class KafkalogError(Exception):
     """Base of kafkalog's own exceptions."""
@@ -27,10 +30,19 @@ class DamagedDataError(KafkalogError):
         self.path = path
         self.position = position
 
-    def located(self, path: str | None, position: int | None) -> "DamagedDataError":
-        """A copy of this error placed at `position` in `path` (a decoder does not know where it is)."""
-        return type(self)(self.message, path=path if path is not None else self.path,
-                          position=position if position is not None else self.position)
+    def with_location(self, path: str | None, position: int | None, *, message: str | None = None) -> Self:
+        """A copy of this error placed at `position` in `path` (a decoder does not know where it is), with
+        `message` when given: the same class with the same extra attributes (`partial`, `readable_until`).
+
+        `path` or `position` None keeps this error's own.
+        """
+        located = copy.copy(self)  # a new exception: no traceback, cause or context of this one
+        located.path = path if path is not None else self.path
+        located.position = position if position is not None else self.position
+        if message is not None:
+            located.message = message
+            located.args = (message,)
+        return located
 
     def __str__(self) -> str:
         where = []
@@ -73,11 +85,6 @@ class DecompressionError(DamagedDataError):
         super().__init__(message, path=path, position=position)
         self.partial = partial
 
-    def located(self, path: str | None, position: int | None) -> "DecompressionError":
-        return type(self)(self.message, path=path if path is not None else self.path,
-                                  position=position if position is not None else self.position,
-                                  partial=self.partial)
-
 
 class DecompressionLimitError(DecompressionError):
     """More decompressed bytes than `max_decompressed_bytes` lets kafkalog hold at once.
@@ -112,11 +119,6 @@ class RemoteObjectError(DamagedDataError):
         super().__init__(message, path=path, position=position)
         self.readable_until = readable_until
 
-    def located(self, path: str | None, position: int | None) -> "RemoteObjectError":
-        return type(self)(self.message, path=path if path is not None else self.path,
-                          position=position if position is not None else self.position,
-                          readable_until=self.readable_until)
-
 
 class EncryptionKeyError(RemoteObjectError):
     """An encrypted tiered-storage object whose data key no private key given unwraps (none given, or the wrong one)."""
@@ -124,8 +126,11 @@ class EncryptionKeyError(RemoteObjectError):
     kind = "encryption_key"
 
 
-class UsageError(KafkalogError):
-    """A call or command line that asks for something kafkalog cannot do."""
+class UsageError(KafkalogError, ValueError):
+    """A call or command line that asks for something kafkalog cannot do.
+
+    Also a `ValueError`, as pyarrow's `ArrowInvalid` is: a caller catching bad arguments that way catches it.
+    """
 
     kind = "usage"
 

@@ -1,13 +1,25 @@
-"""THE decoding seam of the dataset reader: segment bytes in, Arrow record batches out.
+"""Segment bytes in, Arrow record batches out: the one place the dataset reader decodes records.
 
-Everything the dataset reader (`kafkalog.read_arrow`, the Spark source, the UDFs and
-`ingest`) knows about decoding records is behind the two functions here,
-`decode_segment_range` and `scan_transaction_markers`. Decoding itself is
-`kafkalog.arrow.reader.read_segment`, whose batches are `RAW_ARROW_SCHEMA`.
+    from kafkalog.dataset.decode import read_segment
+    for arrow_batch in read_segment("00000000000000000000.log"):
+        arrow_batch.column("offset"), arrow_batch.column("value"), ...
 
-Rows come out in file order: each batch's records (data and control), and in
-PERMISSIVE mode one row per damage, where only `segment`, `batch_position` and
-`damage` are set. `timestamp` is still Kafka's int64 milliseconds here.
+`read_segment` decodes the entries that start in a byte range of one segment (a path, bytes or an
+open file); `decode_segment_range` is what `kafkalog.read_arrow` (and so the Spark reader, the UDFs
+and `kafkalog ingest`) reads each planned range through: a location (local path or URI, see
+`kafkalog.dataset.fs`), remote segments included. `scan_transaction_markers` reads the batch
+headers that decide read_committed.
+
+Rows come out in file order: each Kafka batch's records (data and control),
+and in PERMISSIVE mode one row per damage, where only `segment`,
+`batch_position` and `damage` are set (`RAW_ARROW_SCHEMA`). `timestamp` is Kafka's
+int64 milliseconds (-1 for none).
+
+Decoding is the fast path (`kafkalog.fast.segment`) unless `fast=False`
+asks for the object path alone; both give the same rows and damage, except for
+a batch whose records decompress past `max_decompressed_bytes`: the fast path
+reads it as a stream, a window at a time (`kafkalog.fast.streamed_batch`), where
+the object path, which holds a batch whole, refuses it.
 """
 from __future__ import annotations
 
@@ -15,23 +27,185 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Iterator
 
+import numpy as np
 import pyarrow as pa
 
-from kafkalog.arrow import reader as arrow
-from kafkalog.log.segment import SegmentReader
-from kafkalog.model import Batch
 from kafkalog.dataset import fs
-from kafkalog.dataset.options import DEFAULT_ROWS_PER_BATCH, FAILFAST, PERMISSIVE
-from kafkalog.errors import RemoteObjectError
-from kafkalog.fast.columns import damage_rows
+from kafkalog.dataset.options import DEFAULT_ROWS_PER_BATCH, DamageMode
+from kafkalog.errors import ChecksumError, DamagedDataError, RemoteObjectError, UsageError
+from kafkalog.fast import segment as fast_segment
+from kafkalog.fast.columns import SCHEMA, damage_rows
+from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES, SegmentReader
+from kafkalog.model import Batch
+from kafkalog.sources import Source
 
 ABORT = "ABORT"
+
+
+def read_segment(
+    source: Source,
+    *,
+    start: int = 0,
+    end: int | None = None,
+    name: str | None = None,
+    topic: str | None = None,
+    partition: int | None = None,
+    mode: DamageMode | str = DamageMode.PERMISSIVE,
+    validate_checksums: bool = True,
+    rows_per_batch: int = DEFAULT_ROWS_PER_BATCH,
+    stop_offset: int | None = None,
+    max_entry_bytes: int = DEFAULT_MAX_ENTRY_BYTES,
+    max_decompressed_bytes: int | None = None,
+    fast: bool = True,
+) -> Iterator[pa.RecordBatch]:
+    """The records of the entries that start in bytes [start, end) of one segment, as `SCHEMA` batches.
+
+    `source` is a path, bytes or a seekable binary file. `mode` is what to do
+    with damaged data: PERMISSIVE gives each damage a row of its own,
+    DROPMALFORMED leaves out damaged batches, FAILFAST raises the first damage
+    as a `DamagedDataError` naming the file and byte position.
+    `validate_checksums=False` takes batches whose CRC does not match as whole.
+    `stop_offset` ends the read at the first undamaged v2 batch whose base
+    offset is at or above it. `fast=False` decodes through the generated
+    Kaitai parsers only (the reference the fast path is tested against).
+    Arrow batches hold at most `rows_per_batch` rows.
+    """
+    try:
+        mode = DamageMode(mode)
+    except ValueError:
+        raise UsageError(f"mode must be one of {', '.join(DamageMode)}, got {mode!r}") from None
+    reader = SegmentReader(source, name=name, start=start, end=end, max_entry_bytes=max_entry_bytes,
+                           max_decompressed_bytes=max_decompressed_bytes)
+    out = _Output(rows_per_batch)
+    with reader:
+        # DROPMALFORMED leaves a damaged batch out whole: it is held whole up to the limit, not handed out in parts.
+        runs = fast_segment.decode_runs(reader, topic, partition, reference=not fast,
+                                        whole_batches=mode is DamageMode.DROPMALFORMED)
+        stopped = False
+        streamed = _Streamed()
+        for run in runs:
+            items = run.items
+            if not len(items):
+                continue
+            # Only the entries that are not plain whole batches are looked at one by one (and the first
+            # batch at or past stop_offset); the rows between them are kept as they are.
+            look = set(items.special)
+            if stop_offset is not None:
+                past = np.flatnonzero((items.magic >= 2) & (items.base_offset >= stop_offset)).tolist()
+                look.update(next(([i] for i in past if i not in items.special), []))
+            kept = int(items.row_start[0])  # start of the rows being kept
+            for i in sorted(look):
+                item = items[i]
+                damages = _counted(item.damage, validate_checksums)
+                if (item.more or item.part) and not (stop_offset is not None and item.part == 0
+                                                     and item.base_offset >= stop_offset and not damages):
+                    # A part of a batch read past the decompression limit (each the last item of its run).
+                    if item.row_start > kept:
+                        out.add(run.table.slice(kept, item.row_start - kept))
+                    kept = None
+                    streamed.part(out, run.table, item, damages, mode, reader.name)
+                    continue
+                clean = not damages and item.is_batch
+                if clean and not (stop_offset is not None and item.magic >= 2 and item.base_offset >= stop_offset):
+                    continue
+                if item.row_start > kept:
+                    out.add(run.table.slice(kept, item.row_start - kept))
+                kept = int(items.row_start[i + 1]) if i + 1 < len(items) else None
+                if not item.is_batch:
+                    # An entry that could not be decoded at all.
+                    _damage_only(out, damages, mode, reader.name)
+                    continue
+                if damages and mode is DamageMode.FAILFAST:
+                    raise damages[0]
+                if not damages:  # an undamaged v2 batch at or past stop_offset
+                    stopped = True
+                    break
+                if mode is not DamageMode.DROPMALFORMED and item.row_end > item.row_start:
+                    out.add(run.table.slice(item.row_start, item.row_end - item.row_start))
+                if mode is DamageMode.PERMISSIVE:
+                    out.add(damage_rows(damages, reader.name))
+            if not stopped and kept is not None and items.row_end[-1] > kept:
+                out.add(run.table.slice(kept, int(items.row_end[-1]) - kept))
+            yield from out.full()
+            if stopped:
+                break
+        else:
+            # Structural damage that ended the read (a partial entry, an impossible size).
+            _damage_only(out, _counted(reader.damage, validate_checksums), mode, reader.name)
+    yield from out.rest()
+
+
+def read_segment_table(source: Source, **options) -> pa.Table:
+    """All of `read_segment`'s batches as one `pyarrow.Table`."""
+    return pa.Table.from_batches(list(read_segment(source, **options)), schema=SCHEMA)
+
+
+def _counted(damage: list[DamagedDataError], validate_checksums: bool) -> list[DamagedDataError]:
+    """The damage that counts: CRC mismatches only when checksums are validated."""
+    return [d for d in damage if validate_checksums or not isinstance(d, ChecksumError)]
+
+
+def _damage_only(out: "_Output", damages: list[DamagedDataError], mode: DamageMode, segment: str | None) -> None:
+    if damages and mode is DamageMode.FAILFAST:
+        raise damages[0]
+    if damages and mode is DamageMode.PERMISSIVE:
+        out.add(damage_rows(damages, segment))
+
+
+class _Streamed:
+    """The parts of a batch read past the decompression limit, whose rows go out before its end is known.
+
+    Its damage is said after its last part, as after a batch read whole. FAILFAST raises it where it is
+    found; DROPMALFORMED leaves out the parts from the one where it is found (those before are already out).
+    """
+
+    def __init__(self):
+        self.damage: list[DamagedDataError] = []
+
+    def part(self, out: "_Output", table: pa.Table, item, damages: list[DamagedDataError], mode: DamageMode,
+             segment: str | None) -> None:
+        if item.part == 0:
+            self.damage = []
+        if damages and mode is DamageMode.FAILFAST:
+            raise damages[0]
+        self.damage += damages
+        if item.row_end > item.row_start and not (self.damage and mode is DamageMode.DROPMALFORMED):
+            out.add(table.slice(item.row_start, item.row_end - item.row_start))
+        if not item.more and self.damage and mode is DamageMode.PERMISSIVE:
+            out.add(damage_rows(self.damage, segment))
+
+
+class _Output:
+    """Rows waiting to be handed out, as Arrow batches of at most `rows` rows."""
+
+    def __init__(self, rows: int):
+        self.rows = rows
+        self.pending: list[pa.Table] = []
+        self.count = 0
+
+    def add(self, table: pa.Table) -> None:
+        self.pending.append(table)
+        self.count += table.num_rows
+
+    def full(self) -> Iterator[pa.RecordBatch]:
+        if self.count >= self.rows:
+            yield from self.rest()
+
+    def rest(self) -> Iterator[pa.RecordBatch]:
+        if not self.count:
+            self.pending = []
+            return
+        table = pa.concat_tables(self.pending)
+        self.pending, self.count = [], 0
+        # Slices of what was decoded, not copies; small pieces (around damage) are joined.
+        for arrow_batch in table.to_batches(max_chunksize=self.rows):
+            yield arrow_batch
 
 
 @dataclass(frozen=True)
 class DecodeOptions:
     validate_checksums: bool = True
-    mode: str = PERMISSIVE
+    mode: DamageMode = DamageMode.PERMISSIVE
     rows_per_batch: int = DEFAULT_ROWS_PER_BATCH
     #: Stop at the first undamaged v2 batch whose base offset is >= this (an exclusive end offset).
     stop_offset: int | None = None
@@ -59,16 +233,16 @@ def decode_segment_range(
         file = fs.open_binary(source, options.private_keys) if isinstance(source, str) else None
     except RemoteObjectError as exc:
         # A remote segment whose manifest does not read: its one damage row, the other segments read on.
-        if options.mode == FAILFAST:
+        if options.mode is DamageMode.FAILFAST:
             raise
-        if options.mode == PERMISSIVE:
+        if options.mode is DamageMode.PERMISSIVE:
             yield from damage_rows([exc], name).to_batches()
         return
     try:
-        yield from arrow.read_segment(file if file is not None else source, name=name, start=start, end=end,
-                                    topic=topic, partition=partition, mode=options.mode,
-                                    validate_checksums=options.validate_checksums,
-                                    rows_per_batch=options.rows_per_batch, stop_offset=options.stop_offset)
+        yield from read_segment(file if file is not None else source, name=name, start=start, end=end,
+                                topic=topic, partition=partition, mode=options.mode,
+                                validate_checksums=options.validate_checksums,
+                                rows_per_batch=options.rows_per_batch, stop_offset=options.stop_offset)
     finally:
         if file is not None:
             file.close()

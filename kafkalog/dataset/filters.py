@@ -55,11 +55,11 @@ class Pushed:
         # Microseconds to the milliseconds Kafka stores: a row's timestamp is ms * 1000.
         return (None if lo is None else -(-lo // 1000)), (None if hi is None else -(-hi // 1000))
 
-    def mask(self, batch: pa.RecordBatch) -> pa.Array | None:
-        """Rows of an output batch that pass every condition (null compares false)."""
+    def mask(self, arrow_batch: pa.RecordBatch) -> pa.Array | None:
+        """Rows of an output Arrow batch that pass every condition (null compares false)."""
         keep = None
         for c in self.conditions:
-            col = batch.column(c.column)
+            col = arrow_batch.column(c.column)
             if c.column == "timestamp":
                 col = col.cast(pa.int64())
             if c.op == "in":

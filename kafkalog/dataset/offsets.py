@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from kafkalog.errors import DataLossError, UsageError
 from kafkalog.log.segment import SegmentReader
 from kafkalog.dataset import fs, layout
-from kafkalog.dataset.options import EARLIEST, LATEST, ReadOptions
+from kafkalog.dataset.options import EARLIEST, LATEST, ByPartition, ReadOptions, partition_value
 
 log = logging.getLogger("kafkalog.dataset")
 
@@ -103,22 +103,13 @@ def _batches(location: str, start: int, end: int, decode: bool, private_keys: st
         yield from SegmentReader(f, name=location, start=start, end=end, decode_records=decode)
 
 
-def _lookup(spec, topic, partition):
-    """A partition's value in {topic: {partition: v}} or {None: v}; None when not named."""
-    if not isinstance(spec, dict):
-        return None
-    if None in spec:
-        return spec[None]
-    return spec.get(topic, {}).get(partition)
-
-
 def check_named_partitions(options: ReadOptions, present: set[tuple[str | None, int | None]]) -> None:
     """Offsets or timestamps given for a topic-partition that is not under the path are an error (a typo)."""
     for name, spec in (("startingOffsets", options.starting_offsets), ("endingOffsets", options.ending_offsets),
                        ("startingOffsetsByTimestamp", options.starting_timestamps),
                        ("endingOffsetsByTimestamp", options.ending_timestamps)):
-        if isinstance(spec, dict) and None not in spec:
-            missing = sorted(f"{t}-{p}" for t, parts in spec.items() for p in parts if (t, p) not in present)
+        if isinstance(spec, ByPartition):
+            missing = sorted(f"{t}-{p}" for t, parts in spec.values.items() for p in parts if (t, p) not in present)
             if missing:
                 raise UsageError(f"option {name} names {', '.join(missing)}, not found under the path")
 
@@ -127,7 +118,7 @@ def resolve(options: ReadOptions, pushed, topic, partition, segments) -> Bounds:
     """The offsets to read of one partition (its segments in offset order)."""
     earliest = earliest_offset(segments)
     start = end = None
-    ts = _lookup(options.starting_timestamps, topic, partition)
+    ts = partition_value(options.starting_timestamps, topic, partition)
     if ts is not None:
         start = offset_for_timestamp(segments, ts)
         if start is None:
@@ -136,17 +127,17 @@ def resolve(options: ReadOptions, pushed, topic, partition, segments) -> Bounds:
                                  f"startingOffsetsByTimestampStrategy=latest reads nothing instead")
             return Bounds(0, 0)
     else:
-        wanted = _lookup(options.starting_offsets, topic, partition)
+        wanted = partition_value(options.starting_offsets, topic, partition)
         if wanted is not None and wanted != EARLIEST:
             start = wanted
             if earliest is not None and start < earliest:
                 report_data_loss(options, f"{topic}-{partition}: offsets [{start}, {earliest}) are no longer in the "
                                           f"files; they start at {earliest}")
-    ts = _lookup(options.ending_timestamps, topic, partition)
+    ts = partition_value(options.ending_timestamps, topic, partition)
     if ts is not None:
         end = offset_for_timestamp(segments, ts)  # none found: to the latest, as Kafka's source
     else:
-        wanted = _lookup(options.ending_offsets, topic, partition)
+        wanted = partition_value(options.ending_offsets, topic, partition)
         if wanted is not None and wanted != LATEST:
             end = wanted
     lo, hi = pushed.offset_bounds()

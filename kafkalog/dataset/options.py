@@ -10,13 +10,26 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Mapping
 
-from kafkalog.arrow.reader import DEFAULT_ROWS_PER_BATCH, DROPMALFORMED, FAILFAST, PERMISSIVE
 from kafkalog.errors import UsageError
+
+
+class DamageMode(StrEnum):
+    """What a read does with damaged data, as Spark's file sources' `mode` (the one home of the three)."""
+
+    #: Each damage a row of its own (only `segment`, `batch_position` and `damage` set); what decodes is kept.
+    PERMISSIVE = "PERMISSIVE"
+    #: Damaged batches left out.
+    DROPMALFORMED = "DROPMALFORMED"
+    #: The first damage raised, as a `DamagedDataError` naming the file and byte position.
+    FAILFAST = "FAILFAST"
+
 
 READ_UNCOMMITTED, READ_COMMITTED = "read_uncommitted", "read_committed"
 DEFAULT_MAX_PARTITION_BYTES = 128 * 1024 * 1024
+DEFAULT_ROWS_PER_BATCH = 10_000
 #: Kafka's special offsets in startingOffsets/endingOffsets JSON (KafkaOffsetRangeLimit.scala).
 EARLIEST, LATEST = -2, -1
 
@@ -69,8 +82,43 @@ IGNORED = ["kafka.*", "groupIdPrefix", "kafkaConsumer.pollTimeoutMs", "fetchOffs
            "fetchOffset.retryIntervalMs", "maxRecordsPerPartition", "minOffsetsPerTrigger", "maxTriggerDelay"]
 _IGNORED = {name.lower() for name in IGNORED if not name.endswith("*")}
 
-#: {topic: {partition: value}}; a plain number applies to every partition (key None).
-OffsetSpec = dict
+@dataclass(frozen=True)
+class Earliest:
+    """startingOffsets=earliest: each partition from its first offset."""
+
+
+@dataclass(frozen=True)
+class Latest:
+    """endingOffsets=latest (or a stream's startingOffsets=latest): each partition to its last offset."""
+
+
+@dataclass(frozen=True)
+class EveryPartition:
+    """A plain number: the same offset (or timestamp, ms) for every partition."""
+
+    value: int
+
+
+@dataclass(frozen=True)
+class ByPartition:
+    """Kafka's JSON form {"topicA":{"0":23,"1":-1}}: a value for each partition named (-2 earliest, -1 latest)."""
+
+    values: dict[str, dict[int, int]]
+
+
+#: Where a read starts or ends: startingOffsets, endingOffsets.
+OffsetLimit = Earliest | Latest | EveryPartition | ByPartition
+#: startingTimestamp (every partition) or startingOffsetsByTimestamp (by partition), and the ending ones.
+TimestampLimit = EveryPartition | ByPartition
+
+
+def partition_value(limit: OffsetLimit | None, topic: str | None, partition: int | None) -> int | None:
+    """A partition's number in `limit`; None for earliest, latest, no limit or a partition not named."""
+    if isinstance(limit, EveryPartition):
+        return limit.value
+    if isinstance(limit, ByPartition):
+        return limit.values.get(topic, {}).get(partition) if topic is not None and partition is not None else None
+    return None
 
 
 @dataclass(frozen=True)
@@ -80,23 +128,26 @@ class ReadOptions:
     topics: frozenset[str] | None = None
     topic_pattern: str | None = None
     assign: frozenset[tuple[str, int]] | None = None
-    #: "earliest" / "latest" / {topic: {partition: offset}} / {None: offset}
-    starting_offsets: object = "earliest"
-    ending_offsets: object = "latest"
-    #: {None: ms} (the global option) or {topic: {partition: ms}}
-    starting_timestamps: object = None
-    ending_timestamps: object = None
+    starting_offsets: OffsetLimit = Earliest()
+    ending_offsets: OffsetLimit = Latest()
+    #: The timestamp options, ms; they take precedence over the offsets.
+    starting_timestamps: TimestampLimit | None = None
+    ending_timestamps: TimestampLimit | None = None
     starting_timestamp_strategy: str = "error"
     include_headers: bool = False
     include_kafkalog_columns: bool = False
+    #: Offsets asked for that are no longer in the files: a `DataLossError`, or a warning when false.
     fail_on_data_loss: bool = True
-    explicit_mode: str | None = None
+    #: `mode` when given, else FAILFAST, or DROPMALFORMED with failOnDataLoss=false.
+    mode: DamageMode = DamageMode.FAILFAST
+    #: failOnDataLoss=false without `mode`: each damaged batch dropped is logged as a warning.
+    warn_dropped: bool = False
     min_partitions: int | None = None
     max_offsets_per_trigger: int | None = None
     validate_checksums: bool = True
     max_partition_bytes: int = DEFAULT_MAX_PARTITION_BYTES
     rows_per_batch: int = DEFAULT_ROWS_PER_BATCH
-    decode: bool = False  # internal topics (kafkalog.arrow.internal_topics)
+    decode: bool = False  # internal topics (kafkalog.dataset.internal_topics)
     remote_root: str | None = None
     remote_private_key: str | None = None  # kafkalog.remote.aiven_keys: loaded where ranges are read
     # Schema-registry values (kafkalog.dataset.registry_values)
@@ -117,16 +168,9 @@ class ReadOptions:
         return self.isolation_level == READ_COMMITTED
 
     @property
-    def mode(self) -> str:
-        """How the decoder treats damage: `mode` when given, else from failOnDataLoss."""
-        if self.explicit_mode is not None:
-            return self.explicit_mode
-        return FAILFAST if self.fail_on_data_loss else DROPMALFORMED
-
-    @property
     def kafkalog_columns(self) -> bool:
         # Damage rows are only readable with the `damage` column.
-        return self.include_kafkalog_columns or self.mode == PERMISSIVE
+        return self.include_kafkalog_columns or self.mode is DamageMode.PERMISSIVE
 
     def wants(self, topic: str | None, partition: int | None) -> bool:
         """Whether subscribe / subscribePattern / assign select this topic-partition."""
@@ -175,19 +219,22 @@ def _per_partition_json(name: str, value: str) -> dict[str, dict[int, int]]:
     return out
 
 
-def _offsets(name: str, value: str, default: str) -> object:
+def _offsets(name: str, value: str, default: OffsetLimit) -> OffsetLimit:
     v = str(value).strip()
-    if v.lower() in ("earliest", "latest"):
-        return v.lower()
+    if v.lower() == "earliest":
+        return Earliest()
+    if v.lower() == "latest":
+        return Latest()
     if re.fullmatch(r"-?\d+", v):
-        return {None: int(v)}
-    return _per_partition_json(name, v) or default
+        return EveryPartition(int(v))
+    per_partition = _per_partition_json(name, v)
+    return ByPartition(per_partition) if per_partition else default
 
 
-def _timestamps(name: str, value: str, per_partition: bool) -> dict:
+def _timestamps(name: str, value: str, per_partition: bool) -> TimestampLimit:
     if per_partition:
-        return _per_partition_json(name, value)
-    return {None: _int(name, value)}
+        return ByPartition(_per_partition_json(name, value))
+    return EveryPartition(_int(name, value))
 
 
 def parse_options(options: Mapping[str, str], *, streaming: bool = False) -> ReadOptions:
@@ -217,10 +264,13 @@ def parse_options(options: Mapping[str, str], *, streaming: bool = False) -> Rea
     _topic_options(given, kw)
     _offset_options(given, kw, streaming)
     if "mode" in given:
-        mode = str(given["mode"]).strip().upper()
-        if mode not in (PERMISSIVE, DROPMALFORMED, FAILFAST):
-            raise UsageError(f"option mode: expected PERMISSIVE, DROPMALFORMED or FAILFAST, got {given['mode']!r}")
-        kw["explicit_mode"] = mode
+        try:
+            kw["mode"] = DamageMode(str(given["mode"]).strip().upper())
+        except ValueError:
+            raise UsageError(
+                f"option mode: expected PERMISSIVE, DROPMALFORMED or FAILFAST, got {given['mode']!r}") from None
+    elif not kw.get("fail_on_data_loss", True):
+        kw["mode"], kw["warn_dropped"] = DamageMode.DROPMALFORMED, True
     if "decode" in given:
         kw["decode"] = _bool("decode", given["decode"])
     if "remoteRoot" in given:
@@ -273,17 +323,17 @@ def _topic_options(given: dict[str, str], kw: dict[str, object]) -> None:
 
 def _offset_options(given: dict[str, str], kw: dict[str, object], streaming: bool) -> None:
     if "startingOffsets" in given:
-        start = _offsets("startingOffsets", given["startingOffsets"], "earliest")
-        if not streaming and (start == "latest" or _has(start, LATEST)):
+        start = _offsets("startingOffsets", given["startingOffsets"], Earliest())
+        if not streaming and (isinstance(start, Latest) or _has(start, LATEST)):
             raise UsageError("option startingOffsets: latest (-1) is not a valid start for a batch query, as in Kafka's source")
         kw["starting_offsets"] = start
     elif streaming:
-        kw["starting_offsets"] = "latest"  # Kafka's streaming default
+        kw["starting_offsets"] = Latest()  # Kafka's streaming default
     if "endingOffsets" in given:
         if streaming:
             raise UsageError("option endingOffsets is not valid in streaming queries, as in Kafka's source")
-        end = _offsets("endingOffsets", given["endingOffsets"], "latest")
-        if end == "earliest" or _has(end, EARLIEST):
+        end = _offsets("endingOffsets", given["endingOffsets"], Latest())
+        if isinstance(end, Earliest) or _has(end, EARLIEST):
             raise UsageError("option endingOffsets: earliest (-2) is not a valid end for a batch query, as in Kafka's source")
         kw["ending_offsets"] = end
     # Kafka's precedence (KafkaSourceProvider.getKafkaOffsetRangeLimit): global timestamp, then per
@@ -303,20 +353,7 @@ def _offset_options(given: dict[str, str], kw: dict[str, object], streaming: boo
         kw["starting_timestamp_strategy"] = strategy
 
 
-def _has(spec: object, special: int) -> bool:
-    return isinstance(spec, dict) and any(
-        (v == special) if t is None else special in v.values() for t, v in spec.items())
-
-
-def schema_flags(options: Mapping[str, str]) -> tuple[bool, bool]:
-    """(includeHeaders, kafkalog columns): all the schema depends on, for batch and streaming alike (and decode)."""
-    low = {k.lower(): v for k, v in options.items()}
-    headers = _bool("includeHeaders", low.get("includeheaders", "false"))
-    extra = _bool("includeKafkalogColumns", low.get("includekafkalogcolumns", "false"))
-    return headers, extra or str(low.get("mode", "")).strip().upper() == PERMISSIVE
-
-
-def decode_flag(options: Mapping[str, str]) -> bool:
-    """The `decode` option: key_decoded and value_decoded columns at the end of the schema."""
-    low = {k.lower(): v for k, v in options.items()}
-    return _bool("decode", low.get("decode", "false"))
+def _has(limit: OffsetLimit, special: int) -> bool:
+    if isinstance(limit, EveryPartition):
+        return limit.value == special
+    return isinstance(limit, ByPartition) and any(special in parts.values() for parts in limit.values.values())

@@ -26,7 +26,7 @@ from kafkalog.log.segment_ranges import range_starts
 from kafkalog.dataset import fs, layout, offsets, remote_roots
 from kafkalog.dataset.filters import Pushed
 from kafkalog.dataset.offsets import Bounds
-from kafkalog.dataset.options import PERMISSIVE, ReadOptions
+from kafkalog.dataset.options import DamageMode, ReadOptions
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ def wanted_segments(path: str | Sequence[str], options: ReadOptions, pushed: Pus
     segments = list({s.location: s for p in paths for s in list_segments(p)}.values())
 
     def report(message: str, after: Segment) -> None:
-        if options.explicit_mode == PERMISSIVE and gaps is not None:
+        if options.mode is DamageMode.PERMISSIVE and gaps is not None:
             gaps[after.location] = message
         else:
             offsets.report_data_loss(options, message)
@@ -291,7 +291,7 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
     at = np.searchsorted(index.positions, cuts + [end_pos])
     used = {int(index.positions[i]): index.entry(int(i)) for i in at
             if i < len(index) and int(index.positions[i]) in (*cuts, end_pos)}
-    if not _positions_sound(seg, used, end_pos):
+    if not _positions_sound(seg, used):
         return whole
     bounds_ = cuts + [end_pos]
     return [SegmentRange(seg, a, b, bounds=bounds) for a, b in zip(bounds_, bounds_[1:])]
@@ -330,7 +330,7 @@ def _split(ranges: list[SegmentRange], wanted: int) -> list[SegmentRange]:
                   for i in np.flatnonzero((index.positions > r.start) & (index.positions < r.end))}
         middle = (r.start + r.end) / 2
         cut = min(inside, key=lambda p: abs(p - middle), default=None)
-        if cut is None or not _positions_sound(seg, {cut: inside[cut]}, r.end):
+        if cut is None or not _positions_sound(seg, {cut: inside[cut]}):
             unsplittable.add((seg.location, r.start, r.end))
             continue
         i = out.index(r)
@@ -338,7 +338,7 @@ def _split(ranges: list[SegmentRange], wanted: int) -> list[SegmentRange]:
     return out
 
 
-def _positions_sound(seg: Segment, used: dict[int, layout.IndexEntry], end_pos: int) -> bool:
+def _positions_sound(seg: Segment, used: dict[int, layout.IndexEntry]) -> bool:
     """Check that each index position used is where an entry starts (an index can be damaged)."""
     positions = [p for p in used if p != 0]
     if not positions:

@@ -11,7 +11,7 @@ partition directory, a log directory, a glob or a URI, and the Kafka source's op
 `pyarrow.RecordBatchReader` (which carries the Arrow PyCapsule stream interface). It plans with
 the planner Spark's driver uses (`kafkalog.dataset.plan`) and reads each byte range as a Spark task
 does (`kafkalog.dataset.rows.read_range`), on `threads` threads: ranges are decoded ahead of the
-consumer, at most a few batches each, and handed out in the order one thread gives.
+consumer, at most a few Arrow batches each, and handed out in the order one thread gives.
 """
 from __future__ import annotations
 
@@ -159,7 +159,7 @@ def read_arrow(path: Paths, *, threads: int | None = None, **options: object) ->
     if n < 1:
         raise UsageError(f"threads must be at least 1, got {n}")
     read = plan_read(path, options, threads=n)
-    return pa.RecordBatchReader.from_batches(read.schema, _batches(read, n))
+    return pa.RecordBatchReader.from_batches(read.schema, _arrow_batches(read, n))
 
 
 def read_table(path: Paths, *, threads: int | None = None, **options: object) -> pa.Table:
@@ -212,16 +212,16 @@ def _paths(path: Paths) -> list[str]:
     raise UsageError(f"read_arrow reads a path, a URI or a list of them, got {type(path).__name__}")
 
 
-def _batches(read: Read, threads: int) -> Iterator[pa.RecordBatch]:
+def _arrow_batches(read: Read, threads: int) -> Iterator[pa.RecordBatch]:
     if threads == 1 or len(read.ranges) <= 1:
         for rng in read.ranges:
             yield from read_range(rng, read.options, registry=read.registry)
         return
     # Each range holds up to AHEAD_BYTES of batches ahead of the consumer, whatever the data.
-    pieces = [functools.partial(_range_batches, rng, read) for rng in read.ranges]
+    pieces = [functools.partial(_range_arrow_batches, rng, read) for rng in read.ranges]
     yield from in_order(pieces, threads, AHEAD_BYTES, name="kafkalog-read")
 
 
-def _range_batches(rng: plan.SegmentRange, read: Read) -> Iterator[tuple[pa.RecordBatch, int]]:
-    for batch in read_range(rng, read.options, registry=read.registry):
-        yield batch, batch.nbytes
+def _range_arrow_batches(rng: plan.SegmentRange, read: Read) -> Iterator[tuple[pa.RecordBatch, int]]:
+    for arrow_batch in read_range(rng, read.options, registry=read.registry):
+        yield arrow_batch, arrow_batch.nbytes

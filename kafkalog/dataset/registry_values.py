@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kafkalog.dataset import decode, fs, plan
-from kafkalog.dataset.options import DROPMALFORMED, FAILFAST, PERMISSIVE, ReadOptions, parse_options
+from kafkalog.dataset.options import DamageMode, ReadOptions, parse_options
 from kafkalog.errors import UndecodableValueError, UsageError
 from kafkalog.formats.schemas_topic import AVRO, PROTOBUF, SCHEMAS_TOPIC, SchemasRecordError
 from kafkalog.location import Location
@@ -91,14 +91,15 @@ def load_store(location: str) -> SchemaStore:
 
 def _from_partition(partition: str) -> SchemaStore:
     """Replay a `_schemas` partition in offset order; damaged batches become the store's problems."""
-    options = decode.DecodeOptions(mode=PERMISSIVE)
+    options = decode.DecodeOptions(mode=DamageMode.PERMISSIVE)
     records: list[tuple[int | None, bytes | None, bytes | None]] = []
     problems: list[str] = []
-    for rng in plan.plan(partition, parse_options({"mode": PERMISSIVE, "includeControlRecords": "true"})):
+    for rng in plan.plan(partition, parse_options({"mode": DamageMode.PERMISSIVE, "includeControlRecords": "true"})):
         seg = rng.segment
-        for batch in decode.decode_segment_range(seg.location, start=rng.start, end=rng.end, segment=seg.location,
-                                                 options=options):
-            for row in batch.select(["offset", "key", "value", "is_control", "batch_position", "damage"]).to_pylist():
+        for arrow_batch in decode.decode_segment_range(seg.location, start=rng.start, end=rng.end,
+                                                       segment=seg.location, options=options):
+            columns = arrow_batch.select(["offset", "key", "value", "is_control", "batch_position", "damage"])
+            for row in columns.to_pylist():
                 if row["damage"] is not None:
                     problems.append(f"{seg.location}: byte {row['batch_position']}: {row['damage']}")
                 elif not row["is_control"]:
@@ -110,14 +111,14 @@ def _from_partition(partition: str) -> SchemaStore:
 
 @dataclass
 class RegistryColumns:
-    """What `keyFormat`/`valueFormat`/`keySubject`/`valueSubject` add to each batch (pickled to Spark's tasks)."""
+    """What `keyFormat`/`valueFormat`/`keySubject`/`valueSubject` add to each Arrow batch (pickled to Spark's tasks)."""
 
     decoder: ValueDecoder
     keys: bool = False
     values: bool = False
     key_reader: Schema | None = None
     value_reader: Schema | None = None
-    mode: str = FAILFAST
+    mode: DamageMode = DamageMode.FAILFAST
     typed: dict[str, pa.DataType] = field(default_factory=dict)
 
     @classmethod
@@ -207,12 +208,12 @@ class RegistryColumns:
 
     def _failures(self, result: pa.RecordBatch, raw: pa.RecordBatch, failed: list[str | None]) -> pa.RecordBatch:
         offsets = raw.column("offset").to_pylist()
-        if self.mode == FAILFAST:
+        if self.mode is DamageMode.FAILFAST:
             i = next(i for i, f in enumerate(failed) if f)
             raise UndecodableValueError(f"record at offset {offsets[i]}: {failed[i]}",
                                         path=raw.column("segment")[i].as_py(),
                                         position=raw.column("batch_position")[i].as_py())
-        if self.mode == DROPMALFORMED:
+        if self.mode is DamageMode.DROPMALFORMED:
             for i, f in enumerate(failed):
                 if f:
                     log.warning("%s: record at offset %s: %s; dropped (DROPMALFORMED)",

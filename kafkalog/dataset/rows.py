@@ -1,4 +1,4 @@
-"""The rows of a planned range in the Kafka source's shape: what batch, streaming and UDF reads share.
+"""The rows of a planned range in the Kafka source's shape: what read_arrow, Spark's queries and the UDFs share.
 
 The decoder's Arrow batches (`kafkalog.dataset.decode`) are filtered with Arrow compute (offsets,
 control records, read_committed, pushed filters) and shaped into the DataFrame's columns
@@ -13,13 +13,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kafkalog.arrow import internal_topics as internal_topics_arrow
 from kafkalog.errors import OffsetGapError, UsageError
 from kafkalog.fast.columns import damage_rows
-from kafkalog.dataset import decode, plan
+from kafkalog.dataset import decode, internal_topics, plan
 from kafkalog.dataset.filters import Pushed
 from kafkalog.dataset.offsets import Bounds
-from kafkalog.dataset.options import DROPMALFORMED, PERMISSIVE, ReadOptions
+from kafkalog.dataset.options import DamageMode, ReadOptions
 from kafkalog.dataset.registry_values import RegistryColumns
 from kafkalog.dataset.schema import ARROW_SCHEMA, ARROW_TIMESTAMP, output_arrow_schema
 
@@ -29,8 +28,8 @@ MAX_TIMESTAMP_MS = 253402300799999
 
 log = logging.getLogger("kafkalog.dataset")
 
-#: Rows decoded and shaped together before they are cut into `rowsPerBatch` batches: the shaping's calls
-#: are per batch, and each lets the other threads' GIL waits in.
+#: Rows decoded and shaped together before they are cut into `rowsPerBatch` Arrow batches: the shaping's
+#: calls are per Arrow batch, and each lets the other threads' GIL waits in.
 SHAPED_ROWS = 65536
 
 
@@ -51,9 +50,9 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = Pu
                                                   options.remote_private_key)
     seg = rng.segment
     # failOnDataLoss=false: decode everything, then drop damaged batches with a warning.
-    warn = options.explicit_mode is None and options.mode == DROPMALFORMED
     decode_options = decode.DecodeOptions(
-        validate_checksums=options.validate_checksums, mode=PERMISSIVE if warn else options.mode,
+        validate_checksums=options.validate_checksums,
+        mode=DamageMode.PERMISSIVE if options.warn_dropped else options.mode,
         rows_per_batch=max(options.rows_per_batch, SHAPED_ROWS), stop_offset=rng.bounds.end,
         private_keys=options.remote_private_key)
     if rng.gap is not None:  # offsets missing from a tiered partition's history, in PERMISSIVE mode
@@ -61,7 +60,7 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = Pu
     else:
         raws = decode.decode_segment_range(seg.location, start=rng.start, end=rng.end, segment=seg.location,
                                            topic=seg.topic, partition=seg.partition, options=decode_options)
-    if warn:
+    if options.warn_dropped:
         raws = skip_damaged_batches(raws)
     for raw in raws:
         keep = _keep_mask(raw, options, markers, rng.bounds)
@@ -69,7 +68,7 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = Pu
             raw = raw.filter(keep)
         out = to_output(raw, options)
         if options.decode:
-            key, value = internal_topics_arrow.decoded_columns(raw)
+            key, value = internal_topics.decoded_columns(raw)
             out = pa.RecordBatch.from_arrays([*out.columns, key, value],
                                              names=[*out.schema.names, "key_decoded", "value_decoded"])
         if registry is not None:
@@ -110,7 +109,7 @@ def null_if_empty(headers: pa.ListArray) -> pa.ListArray:
 def kafka_timestamp(ms: pa.Array) -> pa.Array:
     """Kafka milliseconds -> UTC microseconds as Kafka's source gives them (-1 stays -1 ms); null outside Spark's range."""
     if ms.null_count == 0:
-        # The usual batch, in one numpy pass.
+        # The usual Arrow batch, in one numpy pass.
         values = ms.to_numpy()
         valid = (values >= MIN_TIMESTAMP_MS) & (values <= MAX_TIMESTAMP_MS)
         return pa.array(np.where(valid, values, 0) * 1000, type=pa.int64(), mask=None if valid.all() else ~valid
@@ -171,7 +170,7 @@ def to_spark_timestamp(ms: pa.Array) -> pa.Array:
 
 
 def _keep_mask(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None, bounds: Bounds) -> pa.Array | None:
-    """Which rows to keep, or None for all of them (the usual batch: then nothing is copied)."""
+    """Which rows to keep, or None for all of them (the usual Arrow batch: then nothing is copied)."""
     conditions = []
     offset = raw.column("offset")
     if bounds.start is not None or bounds.end is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from kafkalog.arrow import reader as arrow
+from kafkalog.fast.columns import SCHEMA as DECODER_SCHEMA
 
 #: (name, Spark SQL type, Arrow type of the decoder's output, description)
 COLUMNS: list[tuple[str, str, pa.DataType, str]] = [
@@ -43,8 +43,8 @@ COLUMN_NAMES = [c[0] for c in COLUMNS]
 #: The schema as a Spark DDL string (what `DataSource.schema()` returns).
 SCHEMA_DDL = ", ".join(f"`{name}` {sql}" for name, sql, _, _ in COLUMNS)
 
-#: The decoder's output (`kafkalog.arrow.reader.read_segment`): `timestamp` as Kafka's int64 milliseconds.
-RAW_ARROW_SCHEMA = arrow.SCHEMA
+#: The decoder's output (`kafkalog.dataset.decode.read_segment`): `timestamp` as Kafka's int64 milliseconds.
+RAW_ARROW_SCHEMA = DECODER_SCHEMA
 assert RAW_ARROW_SCHEMA == pa.schema([(name, arrow_type) for name, _, arrow_type, _ in COLUMNS])
 
 #: What leaves the data source: `timestamp` as a UTC microsecond timestamp, as Spark's TimestampType.

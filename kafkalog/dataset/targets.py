@@ -164,7 +164,7 @@ def remote_root_targets(root: str | None, local: Sequence[Target] = (),
         return [], {}
     # (start-up: see the module's docstring)
     from kafkalog.dataset import plan, remote_roots
-    from kafkalog.dataset.options import PERMISSIVE, parse_options
+    from kafkalog.dataset.options import DamageMode, parse_options
 
     try:
         found = fs.info(root)
@@ -172,7 +172,7 @@ def remote_root_targets(root: str | None, local: Sequence[Target] = (),
             raise UsageError(f"--remote-root {root}: no such directory")
         if not local:
             return [segment_target(s.location) for s in remote_roots.list_remote_segments(root)], {}
-        options = parse_options({"remoteRoot": root, "mode": PERMISSIVE,
+        options = parse_options({"remoteRoot": root, "mode": DamageMode.PERMISSIVE,
                                  **({"remotePrivateKey": ",".join(private_keys)} if private_keys else {})})
         # Each FILE as read_arrow would take it: a log or partition directory, or the partition of a segment.
         paths = [str(t.location) if t.partitions else str(t.location.parent)

@@ -15,7 +15,7 @@ from kafkalog.model import Batch
 
 HEADERS_TYPE = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
 
-#: The columns of the decoder's batches (`kafkalog.arrow.reader.read_segment`).
+#: The columns of the decoder's batches (`kafkalog.dataset.decode.read_segment`).
 SCHEMA = pa.schema([
     ("topic", pa.string()),
     ("partition", pa.int32()),

@@ -246,7 +246,7 @@ class BatchWalker:
                                                               self.options.path, position)
                 emitted = examined = trailing_at
             else:
-                failure = partial.located(self.options.path, position)
+                failure = partial.with_location(self.options.path, position)
         elif err == kernels.SECTION_TRAILING:
             emitted = rows - 1 if rows else 0
             failure = record_batch.declared_count_damage(int(sections.end[s] - sections.err_pos[s]), count,

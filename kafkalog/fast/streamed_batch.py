@@ -247,13 +247,13 @@ class StreamedBatch:
                 # (as data cut by damage), the records after it would have been walked, and it would still be
                 # the first such record: the last declared one is withheld anyway.
                 if rows == count - 1:
-                    return rows, rows, [self.error.located(path, position)]
+                    return rows, rows, [self.error.with_location(path, position)]
                 return rows, rows, [self._trailing_damage(group, rows)]
             emitted = rows - 1 if count and rows == count else rows
             rel = int(group.sections.trailing_at[0])
             if rel >= 0 and self.before + rel < emitted:
                 return self.before + rel, self.before + rel, [self._trailing_damage(group, self.before + rel)]
-            return emitted, emitted, [self.error.located(path, position)]
+            return emitted, emitted, [self.error.with_location(path, position)]
         if err == kernels.SECTION_TRAILING:
             trailing = group.buffer.size - err_pos + extra
             return rows - 1 if rows else 0, rows, [record_batch.declared_count_damage(

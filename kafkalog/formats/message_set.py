@@ -116,12 +116,12 @@ def _decode_wrapper(parsed: Entry, batch: Batch, path: str | None) -> None:
         failure = None
     except DecompressionError as exc:
         if wrapper.magic > 0:
-            batch.damage.append(exc.located(path, batch.position))
+            batch.damage.append(exc.with_location(path, batch.position))
             return
         # A v0 wrapper streams: Kafka hands out the messages decompressed before the damage
         # (none past the decompression limit, which refuses the wrapper whole).
         inner = [] if isinstance(exc, DecompressionLimitError) else _parse_one_by_one(exc.partial)[0]
-        failure = exc.located(path, batch.position)
+        failure = exc.with_location(path, batch.position)
     except PARSE_ERRORS:
         inner, problem = _parse_one_by_one(wrapper.compressed_value.messages_data)
         failure = _inner_failure(problem, batch, path) if problem is not None else None

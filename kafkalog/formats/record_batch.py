@@ -100,7 +100,7 @@ def _decode_records(parsed: KafkaRecordBatch, batch: Batch, path: str | None) ->
         parsed_records = [] if isinstance(exc, DecompressionLimitError) else _parse_one_by_one(exc.partial, count)[0]
         if count and len(parsed_records) == count:
             parsed_records.pop()
-        trailing, failure = b"", exc.located(path, batch.position)
+        trailing, failure = b"", exc.with_location(path, batch.position)
     except PARSE_ERRORS:
         # Kafka hands out the records before a damaged one: parse one at a time to keep them.
         data = section.data if codec == NONE else section.decompressed_data

@@ -352,7 +352,9 @@ class SegmentReader:
                     continue
                 # Placed in the segment; the message names the object and its byte when it is another file.
                 text = exc.message if exc.path in (None, self.name) else str(exc)
-                self._fail(type(exc)(text, path=self.name, position=pos, readable_until=exc.readable_until))
+                located = exc.with_location(self.name, pos, message=text)
+                located.path = self.name  # None too (a source without a name): the message names the object
+                self._fail(located)
                 return
 
     def _entries_from(self, pos: int) -> Iterator[tuple[bytes, int, np.ndarray]]:

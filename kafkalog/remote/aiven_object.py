@@ -163,8 +163,10 @@ class AivenSegmentFile:
             try:
                 self._key = self._keyring.unwrap(enc.key_id, enc.wrapped_key, self.name)
             except RemoteObjectError as exc:
-                raise type(exc)(exc.message + f"; the segment's {self.log_location} is encrypted",
-                                path=exc.path, position=exc.position, readable_until=0) from None
+                failure = exc.with_location(
+                    None, None, message=exc.message + f"; the segment's {self.log_location} is encrypted")
+                failure.readable_until = 0
+                raise failure from None
         return self._key
 
 
@@ -184,7 +186,9 @@ def decode_piece(raw: bytes, manifest: Manifest, data_key: Callable[[], bytes], 
         try:
             key = data_key()
         except RemoteObjectError as exc:
-            raise type(exc)(exc.message, path=exc.path, position=exc.position, readable_until=readable_until) from None
+            failure = exc.with_location(None, None)
+            failure.readable_until = readable_until
+            raise failure from None
         from Crypto.Cipher import AES  # only for an encrypted segment: not at every command's start-up
 
         cipher = AES.new(key, AES.MODE_GCM, nonce=framed.iv, mac_len=TAG_SIZE)

@@ -21,10 +21,10 @@ from typing import Iterator
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from kafkalog.arrow import internal_topics as internal_topics_arrow
 from kafkalog.dataset import plan
 from kafkalog.dataset.filters import Pushed, translate
-from kafkalog.dataset.options import decode_flag, parse_options, schema_flags
+from kafkalog.dataset.internal_topics import DECODED_DDL
+from kafkalog.dataset.options import parse_options
 from kafkalog.dataset.registry_values import RegistryColumns
 from kafkalog.dataset.rows import path_option, read_range
 from kafkalog.dataset.schema import output_ddl
@@ -40,8 +40,8 @@ class KafkaLogDataSource(DataSource):
 
     def schema(self) -> str:
         options = dict(self.options)
-        ddl = output_ddl(*schema_flags(options)) + (internal_topics_arrow.DECODED_DDL if decode_flag(options) else "")
         parsed = parse_options(options)
+        ddl = output_ddl(parsed.include_headers, parsed.kafkalog_columns) + (DECODED_DDL if parsed.decode else "")
         if parsed.registry:
             # The typed columns' types come from the schema store: read it here, on the driver.
             registry = RegistryColumns.for_read(path_option(options), parsed)

@@ -8,11 +8,12 @@ import sys
 import threading
 from typing import Iterator
 
+from kafkalog.dataset.options import DamageMode, parse_options
 from kafkalog.errors import UsageError
 from kafkalog.progress import ByteProgress
 
 EXIT_OK, EXIT_DAMAGED, EXIT_USAGE = 0, 1, 2
-AUDIT_OPTIONS = {"mode": "PERMISSIVE", "includeKafkalogColumns": "true", "includeHeaders": "true"}
+AUDIT_OPTIONS = {"mode": DamageMode.PERMISSIVE.value, "includeKafkalogColumns": "true", "includeHeaders": "true"}
 
 
 def parse_option_args(pairs: list[str]) -> dict[str, str]:
@@ -80,7 +81,6 @@ def run_ingest(args: argparse.Namespace) -> int:
     Exit status 0, or 1 when any damage was found (the damage rows are in the Parquet output).
     """
     from kafkalog.spark import register
-    from kafkalog.dataset.options import parse_options
     from kafkalog.dataset.plan import list_segments
 
     # ingest is an audit: every column and damage as rows, whatever the reader's Kafka-like defaults.

@@ -13,7 +13,7 @@ Offsets are Kafka's, per topic-partition, in the shape of Spark's Kafka source:
   listing the directory again. Offsets below a partition's first segment (deleted by
   retention) are data loss: they fail the query, or with failOnDataLoss=false are
   skipped with a warning.
-- `read`: the batch reader's `read_range`.
+- `read`: `read_range`, as the DataFrame reader (`kafkalog.spark.datasource`) reads a range.
 
 New partitions start at their earliest offset. Spark keeps the offsets in its
 checkpoint, so a restarted query goes on where it stopped, reading nothing twice.
@@ -27,7 +27,7 @@ from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
 from kafkalog.errors import UsageError
 from kafkalog.dataset import offsets, plan
-from kafkalog.dataset.options import EARLIEST, LATEST, parse_options
+from kafkalog.dataset.options import EARLIEST, LATEST, ByPartition, Earliest, Latest, parse_options, partition_value
 from kafkalog.dataset.registry_values import RegistryColumns
 from kafkalog.dataset.rows import path_option, read_range
 
@@ -89,17 +89,17 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         o = self.options
         for tp, segs in parts.items():
             earliest = offsets.earliest_offset(segs) or 0
-            ts = offsets._lookup(o.starting_timestamps, *tp)
+            ts = partition_value(o.starting_timestamps, *tp)
             if ts is not None:
                 found = offsets.offset_for_timestamp(segs, ts)
                 if found is None and o.starting_timestamp_strategy == "error":
                     raise UsageError(f"{tp[0]}-{tp[1]}: no record has a timestamp >= {ts} (startingTimestamp)")
                 start[tp] = latest[tp] if found is None else found
                 continue
-            wanted = o.starting_offsets if isinstance(o.starting_offsets, str) else offsets._lookup(o.starting_offsets, *tp)
-            if wanted in ("earliest", EARLIEST):
+            wanted = partition_value(o.starting_offsets, *tp)
+            if isinstance(o.starting_offsets, Earliest) or wanted == EARLIEST:
                 start[tp] = earliest
-            elif wanted in ("latest", LATEST, None):
+            elif isinstance(o.starting_offsets, Latest) or wanted in (LATEST, None):
                 start[tp] = latest[tp]
             else:
                 start[tp] = wanted
@@ -148,8 +148,8 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             return []
         opts = dataclasses.replace(
             self.options, assign=frozenset(wanted), topics=None, topic_pattern=None,
-            starting_offsets=_by_topic({tp: s for tp, (s, _) in wanted.items()}),
-            ending_offsets=_by_topic({tp: e for tp, (_, e) in wanted.items()}),
+            starting_offsets=ByPartition(_by_topic({tp: s for tp, (s, _) in wanted.items()})),
+            ending_offsets=ByPartition(_by_topic({tp: e for tp, (_, e) in wanted.items()})),
             starting_timestamps=None, ending_timestamps=None, min_partitions=None)
         return [InputPartition(r) for r in plan.plan(self.path, opts, exact_end=True)]
 

@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from kafkalog.formats.framing import LOG_OVERHEAD, entry_header
 from kafkalog.dataset import decode
-from kafkalog.dataset.options import PERMISSIVE, ReadOptions
+from kafkalog.dataset.options import DamageMode, ReadOptions
 from kafkalog.dataset.rows import finish
 from kafkalog.dataset.schema import ARROW_SCHEMA, UDF_COLUMNS, UDF_RESULT_DDL
 
@@ -28,17 +28,17 @@ def parse_bytes(data: bytes, *, single_batch: bool = False, include_control_reco
     """The records of a segment's (or, with `single_batch`, one batch's) bytes as a struct array."""
 
     options = ReadOptions(include_control_records=include_control_records, validate_checksums=validate_checksums,
-                          explicit_mode=PERMISSIVE)
-    decode_options = decode.DecodeOptions(validate_checksums=validate_checksums, mode=PERMISSIVE)
-    batches = [finish(raw, options) for raw in
+                          mode=DamageMode.PERMISSIVE)
+    decode_options = decode.DecodeOptions(validate_checksums=validate_checksums, mode=DamageMode.PERMISSIVE)
+    arrow_batches = [finish(raw, options) for raw in
                decode.decode_segment_range(bytes(data), end=1 if single_batch else None, options=decode_options)]
     if single_batch and len(data) > 0:
         consumed = _first_entry_size(data)
         if consumed is not None and consumed < len(data):
-            batches.append(_trailing_damage(consumed, len(data) - consumed))
-    if not batches:
+            arrow_batches.append(_trailing_damage(consumed, len(data) - consumed))
+    if not arrow_batches:
         return pa.array([], type=_STRUCT)
-    table = pa.Table.from_batches(batches, schema=ARROW_SCHEMA).combine_chunks()
+    table = pa.Table.from_batches(arrow_batches, schema=ARROW_SCHEMA).combine_chunks()
     return pa.StructArray.from_arrays([table.column(f.name).chunk(0) if table.num_rows else pa.array([], f.type)
                                        for f in _STRUCT], fields=list(_STRUCT))
 

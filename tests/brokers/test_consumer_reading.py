@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import kafkalog
-from kafkalog.arrow.reader import read_segment_table
+from kafkalog.dataset.decode import read_segment_table
 from kafkalog.log.partition import Partition
 from kafkalog.log.transactions import ReadCommitted, partition_transactions
 

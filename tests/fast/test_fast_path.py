@@ -16,7 +16,9 @@ import crc32c
 import pyarrow as pa
 import pytest
 
-from kafkalog.arrow.reader import DROPMALFORMED, FAILFAST, PERMISSIVE, read_segment_table
+import kafkalog
+from kafkalog.dataset.decode import read_segment_table
+from kafkalog.dataset.options import DamageMode
 from kafkalog.errors import DamagedDataError
 from kafkalog.fast import record_batch as fast_path, segment as fast_segment
 from kafkalog.log import segment
@@ -50,7 +52,7 @@ def assert_same(fast: pa.Table, ref: pa.Table, what: str) -> None:
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_every_fixture_reads_the_same_both_ways(path):
-    for options in ({}, {"mode": DROPMALFORMED}, {"validate_checksums": False}, {"stop_offset": 3},
+    for options in ({}, {"mode": DamageMode.DROPMALFORMED}, {"validate_checksums": False}, {"stop_offset": 3},
                     {"rows_per_batch": 2}):
         assert_same(*both(path, **options), f"{path.name} {options}")
 
@@ -76,7 +78,7 @@ def test_failfast_raises_the_same_damage(path):
     errors = []
     for fast in (True, False):
         try:
-            read_segment_table(path, mode=FAILFAST, fast=fast)
+            read_segment_table(path, mode=DamageMode.FAILFAST, fast=fast)
             errors.append(None)
         except DamagedDataError as exc:
             errors.append(_no_address(str(exc)))
@@ -175,7 +177,7 @@ def test_mutations_read_the_same_both_ways(seed):
         data = mutate(original, rng)
         if rng.random() < 0.6:
             data = fix_crcs(data)
-        for options in ({"mode": PERMISSIVE}, {"mode": DROPMALFORMED, "validate_checksums": False}):
+        for options in ({"mode": DamageMode.PERMISSIVE}, {"mode": DamageMode.DROPMALFORMED, "validate_checksums": False}):
             assert_same(*both(data, **options), f"seed {seed} mutation {i} {options}")
         assert objects(data, fast=True) == objects(data, fast=False), f"seed {seed} mutation {i}"
         assert scanned(data) == counted(data), f"seed {seed} mutation {i}"

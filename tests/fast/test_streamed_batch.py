@@ -20,7 +20,7 @@ import pyarrow as pa
 import pytest
 
 from kafkalog import cli
-from kafkalog.arrow.reader import read_segment_table
+from kafkalog.dataset.decode import read_segment_table
 from kafkalog.compression import decompression_limit
 from kafkalog.fast import streamed_batch
 from kafkalog.log.segment import SegmentReader

@@ -24,7 +24,7 @@ LIMIT_MIB = 256
 READER = r"""
 import json, resource, sys
 import kafkalog
-from kafkalog.arrow.reader import read_segment_table
+from kafkalog.dataset.decode import read_segment_table
 from tests.paths import FIXTURES, SAMPLES
 api, path = sys.argv[1], sys.argv[2]
 read_segment_table(sys.argv[3]); list(kafkalog.SegmentReader(sys.argv[3]))  # imports, kernels loaded

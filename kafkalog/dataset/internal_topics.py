@@ -16,16 +16,16 @@ from kafkalog.formats.internal_topics import decode_record, decoder_for_topic
 DECODED_DDL = ", `key_decoded` string, `value_decoded` string"
 
 
-def decoded_columns(batch: pa.RecordBatch, topic: str | None = None) -> tuple[pa.Array, pa.Array]:
-    """`key_decoded` and `value_decoded` of a batch with the columns of `kafkalog.arrow.reader.SCHEMA`.
+def decoded_columns(arrow_batch: pa.RecordBatch, topic: str | None = None) -> tuple[pa.Array, pa.Array]:
+    """`key_decoded` and `value_decoded` of an Arrow batch with the columns of `kafkalog.fast.columns.SCHEMA`.
 
     The decoder of each row comes from `topic` when given, else from the row's `topic` column.
     """
-    topics = [topic] * batch.num_rows if topic is not None else batch.column("topic").to_pylist()
-    keys = batch.column("key").to_pylist()
-    values = batch.column("value").to_pylist()
-    controls = batch.column("control_type").to_pylist()
-    damage = batch.column("damage").to_pylist()
+    topics = [topic] * arrow_batch.num_rows if topic is not None else arrow_batch.column("topic").to_pylist()
+    keys = arrow_batch.column("key").to_pylist()
+    values = arrow_batch.column("value").to_pylist()
+    controls = arrow_batch.column("control_type").to_pylist()
+    damage = arrow_batch.column("damage").to_pylist()
     key_out: list[str | None] = []
     value_out: list[str | None] = []
     for t, k, v, c, d in zip(topics, keys, values, controls, damage):
@@ -33,13 +33,6 @@ def decoded_columns(batch: pa.RecordBatch, topic: str | None = None) -> tuple[pa
         key_out.append(None if decoded is None or decoded.key is None else _json(decoded.key))
         value_out.append(None if decoded is None or decoded.value is None else _json(decoded.value))
     return pa.array(key_out, pa.string()), pa.array(value_out, pa.string())
-
-
-def with_decoded(batch: pa.RecordBatch) -> pa.RecordBatch:
-    """`batch` with `key_decoded` and `value_decoded` appended."""
-    key, value = decoded_columns(batch)
-    return pa.RecordBatch.from_arrays([*batch.columns, key, value],
-                                      names=[*batch.schema.names, "key_decoded", "value_decoded"])
 
 
 def _json(obj) -> str:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import json
 
-from kafkalog.arrow.internal_topics import decoded_columns
-from kafkalog.arrow.reader import read_segment_table as read_table
+from kafkalog.dataset.decode import read_segment_table as read_table
+from kafkalog.dataset.internal_topics import decoded_columns
 from tests.paths import ROOT
 
 INTERNAL = ROOT / "tests" / "fixtures" / "internal"
@@ -14,8 +14,8 @@ EXPECTED = INTERNAL / "expected" / "__consumer_offsets-0-00000000000000000000.lo
 def test_arrow_columns_hold_the_dump_decoding():
     table = read_table(INTERNAL / "__consumer_offsets-0" / "00000000000000000000.log", topic="__consumer_offsets")
     keys, values = [], []
-    for batch in table.to_batches():
-        k, v = decoded_columns(batch)
+    for arrow_batch in table.to_batches():
+        k, v = decoded_columns(arrow_batch)
         keys += k.to_pylist()
         values += v.to_pylist()
     want = [json.loads(line) for line in EXPECTED.read_text().splitlines()]

@@ -1,1 +1,0 @@
-"""Kafka's records as Arrow record batches."""
