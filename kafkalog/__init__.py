@@ -24,7 +24,7 @@ from kafkalog.errors import (
     UndecodableRecordError,
     UsageError,
 )
-from kafkalog.model import Batch, Header, Record
+from kafkalog.model import Batch, Decoder, Header, Record
 
 if TYPE_CHECKING:
     from kafkalog.dataset.reader import read_arrow, read_table
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from kafkalog.log.segment import SegmentReader, read_batches
 
 __all__ = [
-    "Batch", "Header", "Record", "SegmentReader", "Partition", "read_batches", "read_arrow", "read_table",
+    "Batch", "Decoder", "Header", "Record", "SegmentReader", "Partition", "read_batches", "read_arrow", "read_table",
     "KafkalogError", "DamagedDataError", "TruncatedError", "CorruptStructureError",
     "ChecksumError", "DecompressionError", "DecompressionLimitError", "UndecodableRecordError",
     "DataLossError", "UsageError",

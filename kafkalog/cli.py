@@ -21,6 +21,7 @@ from kafkalog.dump.segment_lines import DumpOptions, dump_segment
 from kafkalog.errors import KafkalogError, OffsetGapError, UsageError
 from kafkalog.formats import internal_topics
 from kafkalog.log import file_kinds
+from kafkalog.model import Decoder
 from kafkalog.progress import ByteProgress
 from kafkalog.dataset import fs
 from kafkalog.dataset.fs import has_scheme
@@ -172,7 +173,7 @@ def _dump(args: argparse.Namespace) -> int:
                        decode=args.decode, kafka_version=args.kafka_version,
                        private_keys=tuple(args.private_key), values=_value_decoder(args), threads=args.threads)
     total = _record_bytes(targets)
-    opts.fast = True if total >= FAST_PATH_MIN_BYTES else None
+    opts.decoder = Decoder.FAST if total >= FAST_PATH_MIN_BYTES else Decoder.AUTO
     if not sys.stdout.isatty():  # dumping to a file or a pipe: progress on the terminal, if there is one
         opts.progress = ByteProgress.for_stderr(total)
     out = sys.stdout
@@ -283,10 +284,11 @@ def _verify(args: argparse.Namespace) -> int:
         progress = ByteProgress.for_stderr(total)
     # The kernels for a large input, or one whose index files are large (a preallocated 10 MiB .index is a
     # million slots, which only they read in time); the Kaitai parsers alone for the rest.
-    fast = True if args.remote_root is not None or remote or total + _index_bytes(path) >= FAST_PATH_MIN_BYTES else None
+    decoder = Decoder.FAST if args.remote_root is not None or remote or total + _index_bytes(path) >= FAST_PATH_MIN_BYTES \
+        else Decoder.AUTO
     try:
         report = verify.verify_path(path, progress, kind=args.type, private_keys=tuple(args.private_key),
-                                    report=verify.VerifyReport(fast=fast, threads=args.threads))
+                                    report=verify.VerifyReport(decoder=decoder, threads=args.threads))
         for remote_path, remote_kind, _ in _remote_targets(args.remote_root).targets:
             verify.verify_path(remote_path, progress, kind=remote_kind, private_keys=tuple(args.private_key),
                                report=report)
