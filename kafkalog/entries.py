@@ -19,7 +19,8 @@ no module of `formats` (the object path's decoders of bytes) does.
 from __future__ import annotations
 
 import os
-from typing import BinaryIO, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import BinaryIO
 
 import numpy as np
 

@@ -23,10 +23,10 @@ from typing import Iterator
 import numpy as np
 import pyarrow as pa
 
+from kafkalog.entries import EntryScanner
 from kafkalog.errors import ChecksumError, DamagedDataError, UsageError
 from kafkalog.fast import segment as fast_segment
 from kafkalog.fast.columns import SCHEMA, damage_rows
-from kafkalog.entries import EntryScanner
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES
 from kafkalog.model import Decoder
 from kafkalog.sources import Source, open_source

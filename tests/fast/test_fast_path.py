@@ -18,7 +18,6 @@ import pytest
 
 import kafkalog
 from kafkalog.arrow.reader import DROPMALFORMED, FAILFAST, PERMISSIVE, read_segment_table
-from kafkalog import entries
 from kafkalog.entries import EntryScanner
 from kafkalog.errors import DamagedDataError
 from kafkalog.fast import record_batch as fast_path
@@ -62,7 +61,7 @@ def test_every_fixture_reads_the_same_both_ways(path):
 @pytest.fixture
 def small_groups(monkeypatch):
     """Chunks, groups and tables of a few batches or rows, so that every fixture crosses their boundaries."""
-    monkeypatch.setattr(entries, "CHUNK_BYTES", 700)
+    monkeypatch.setattr("kafkalog.entries.CHUNK_BYTES", 700)
     monkeypatch.setattr(fast_path, "GROUP_BYTES", 300)
     monkeypatch.setattr(fast_path, "TABLE_ROWS", 5)
 
