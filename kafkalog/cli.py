@@ -284,8 +284,8 @@ def _verify(args: argparse.Namespace) -> int:
         progress = ByteProgress.for_stderr(total)
     # The kernels for a large input, or one whose index files are large (a preallocated 10 MiB .index is a
     # million slots, which only they read in time); the Kaitai parsers alone for the rest.
-    decoder = Decoder.FAST if args.remote_root is not None or remote or total + _index_bytes(path) >= FAST_PATH_MIN_BYTES \
-        else Decoder.AUTO
+    large = args.remote_root is not None or remote or total + _index_bytes(path) >= FAST_PATH_MIN_BYTES
+    decoder = Decoder.FAST if large else Decoder.AUTO
     try:
         report = verify.verify_path(path, progress, kind=args.type, private_keys=tuple(args.private_key),
                                     report=verify.VerifyReport(decoder=decoder, threads=args.threads))

@@ -137,7 +137,8 @@ class EntryScanner:
         return min(CHUNK_BYTES, self.size - pos, max(self.end - pos, 0), max(readable - pos, 0))
 
     def _check_entry(self, pos: int) -> int | None:
-        """The size of the entry at `pos` when its header is sound and it is whole in the file; else record the damage."""
+        """The size of the entry at `pos` when its header is sound and it is whole in the file; else the damage is
+        recorded."""
         remaining = self.size - pos
         if remaining < HEADER_SIZE_UP_TO_MAGIC:
             self._fail(TruncatedError(

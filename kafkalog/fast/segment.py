@@ -139,7 +139,8 @@ class _EntryWalker:
                     h = int(column[e])
                     if errors[h] != 0:
                         # A header that does not parse: the object path says why.
-                        decode_on_object_path(self.options, run, chunk[pos:pos + LOG_OVERHEAD + length], base + pos, magic)
+                        decode_on_object_path(self.options, run, chunk[pos:pos + LOG_OVERHEAD + length], base + pos,
+                                              magic)
                     else:
                         # Magic above 2: read as a v2 batch, with the damage said.
                         yield from self.batches.batches(buf, view, base, entries[e:e + 1], header_rows[h:h + 1], group,
