@@ -1,9 +1,9 @@
 """A segment file's entries found and checked, a chunk at a time: `EntryScanner`, the cursor of a segment read.
 
-    scanner = EntryScanner(f, name="00000000000000000000.log", start=0, end=None, damage=[])
-    for chunk, base, table in scanner.entries():
-        ...                    # table[i] = (ENTRY_POS, ENTRY_LENGTH, ENTRY_MAGIC) of a whole entry in `chunk`
-    scanner.position           # where reading stopped: past the last entry, or at the damage that ended it
+    with EntryScanner("00000000000000000000.log", start=0, end=None, max_entry_bytes=..., damage=[]) as scanner:
+        for chunk, base, table in scanner.entries():
+            ...                # table[i] = (ENTRY_POS, ENTRY_LENGTH, ENTRY_MAGIC) of a whole entry in `chunk`
+        scanner.position       # where reading stopped: past the last entry, or at the damage that ended it
 
 Spec: `kafka_log.ksy`'s entry framing (offset, size, magic at byte 16), as Kafka's `FileLogInputStream`
 reads it. The scanner owns the file, reads it in chunks of `CHUNK_BYTES` (an entry larger than a chunk on
@@ -26,6 +26,7 @@ import numpy as np
 
 from kafkalog.errors import CorruptStructureError, DamagedDataError, RemoteObjectError, TruncatedError
 from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
+from kafkalog.sources import Source, open_source
 
 #: How much of the file is read at once; a larger entry is read on its own.
 CHUNK_BYTES = 8 * 1024 * 1024
@@ -47,16 +48,18 @@ _ZERO_SCAN_LIMIT = 64 * 1024 * 1024
 class EntryScanner:
     """The whole entries of bytes `start` to `end` of a segment file, and the damage that ends them.
 
+    `source` is a path, bytes or a seekable binary file (closed with the scanner
+    when it opened it); `name` (default: the file's) names it in the damage.
     Every entry that starts before `end` is handed out whole. Damage to the entry
     structure is appended to `damage` (the list given, which the caller shares with
     its own damage, in file order) and ends the entries; with `strict`, it is raised.
     """
 
-    def __init__(self, file: BinaryIO, *, name: str | None, start: int, end: int | None, max_entry_bytes: int,
-                 damage: list[DamagedDataError], strict: bool = False):
-        self._file = file
-        self.name = name
-        self.size = _size(file)
+    def __init__(self, source: Source, *, name: str | None = None, start: int, end: int | None,
+                 max_entry_bytes: int, damage: list[DamagedDataError], strict: bool = False):
+        self._file, self._owns_file, default_name = open_source(source)
+        self.name = name if name is not None else default_name
+        self.size = _size(self._file)
         self.start = start
         self.end = self.size if end is None else min(end, self.size)
         self.max_entry_bytes = max_entry_bytes
@@ -65,6 +68,16 @@ class EntryScanner:
         self._position = start
         #: Where the readable bytes end, when the file under the segment cannot be read past a point.
         self._readable_end: int | None = None
+
+    def __enter__(self) -> "EntryScanner":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._owns_file:
+            self._file.close()
 
     @property
     def position(self) -> int:

@@ -16,9 +16,7 @@ FILES = sorted((FIXTURES / "segments").glob("*.log")) + sorted((ROOT / "samples"
 
 def _scanned(path, chunk_scan, start: int | None = None) -> tuple[list[tuple[int, int, int]], list[str], int]:
     """Every entry (file position, size, magic), the damage and where the cursor stopped."""
-    with open(path, "rb") as f:
-        scanner = EntryScanner(f, name=str(path), start=0, end=None, max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES,
-                               damage=[])
+    with EntryScanner(path, start=0, end=None, max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[]) as scanner:
         found = []
         for chunk, base, table in scanner.entries(start, chunk_scan):
             assert scanner.position == base  # the cursor at the run being handed out

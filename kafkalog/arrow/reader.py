@@ -29,7 +29,7 @@ from kafkalog.fast import segment as fast_segment
 from kafkalog.fast.columns import SCHEMA, damage_rows
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES
 from kafkalog.model import Decoder
-from kafkalog.sources import Source, open_source
+from kafkalog.sources import Source
 
 PERMISSIVE, DROPMALFORMED, FAILFAST = "PERMISSIVE", "DROPMALFORMED", "FAILFAST"
 MODES = (PERMISSIVE, DROPMALFORMED, FAILFAST)
@@ -69,12 +69,11 @@ def read_segment(
         raise UsageError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     if decoder is Decoder.AUTO:
         raise UsageError("read_segment decodes with Decoder.FAST or Decoder.OBJECT, not Decoder.AUTO")
-    f, owns_file, default_name = open_source(source)
-    name = name if name is not None else default_name
     damage: list[DamagedDataError] = []  # the structural damage, which ends the read
     out = _Output(rows_per_batch)
-    try:
-        scanner = EntryScanner(f, name=name, start=start, end=end, max_entry_bytes=max_entry_bytes, damage=damage)
+    with EntryScanner(source, name=name, start=start, end=end, max_entry_bytes=max_entry_bytes,
+                      damage=damage) as scanner:
+        name = scanner.name
         # DROPMALFORMED leaves a damaged batch out whole: it is held whole up to the limit, not handed out in parts.
         runs = fast_segment.decode_runs(scanner, topic, partition, max_decompressed_bytes=max_decompressed_bytes,
                                         object_path=decoder is Decoder.OBJECT, whole_batches=mode == DROPMALFORMED)
@@ -129,9 +128,6 @@ def read_segment(
         else:
             # Structural damage that ended the read (a partial entry, an impossible size).
             _damage_only(out, _counted(damage, validate_checksums), mode, name)
-    finally:
-        if owns_file:
-            f.close()
     yield from out.rest()
 
 

@@ -29,7 +29,7 @@ from kafkalog.formats import message_set, record_batch
 from kafkalog.formats.framing import LOG_OVERHEAD, entry_header
 from kafkalog.log.record_list import StreamedRecords, TableRecords
 from kafkalog.model import Batch, BatchColumns, Decoder
-from kafkalog.sources import Source, open_source
+from kafkalog.sources import Source
 
 if TYPE_CHECKING:
     from kafkalog.fast.runs import Run
@@ -73,12 +73,11 @@ class SegmentReader:
         decoder: Decoder = Decoder.FAST,
         batch_parts: bool = False,
     ):
-        self._file, self._owns_file, default_name = open_source(source)
-        self.name = name if name is not None else default_name
         #: Every problem found so far, in file order (the scanner adds the damage to the entry structure).
         self.damage: list[DamagedDataError] = []
-        self._scanner = EntryScanner(self._file, name=self.name, start=start, end=end,
-                                     max_entry_bytes=max_entry_bytes, damage=self.damage, strict=strict)
+        self._scanner = EntryScanner(source, name=name, start=start, end=end, max_entry_bytes=max_entry_bytes,
+                                     damage=self.damage, strict=strict)
+        self.name = self._scanner.name
         self.size = self._scanner.size
         self.start = start
         self.end = self._scanner.end
@@ -113,8 +112,7 @@ class SegmentReader:
         self.close()
 
     def close(self) -> None:
-        if self._owns_file:
-            self._file.close()
+        self._scanner.close()
 
     def __iter__(self) -> Iterator[Batch]:
         for part in self._batch_runs():

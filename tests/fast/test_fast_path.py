@@ -88,8 +88,8 @@ def test_failfast_raises_the_same_damage(path):
 
 def test_the_fast_path_reads_v2_batches_itself():
     # Not a reference read in disguise: the kernels decode the undamaged v2 batches.
-    with open(ROOT / "samples" / "v2-zstd.log", "rb") as f:
-        scanner = EntryScanner(f, name=f.name, start=0, end=None, max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[])
+    with EntryScanner(ROOT / "samples" / "v2-zstd.log", start=0, end=None, max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES,
+                      damage=[]) as scanner:
         items = [item for run in fast_segment.decode_runs(scanner) for item in run.items]
     assert items and all(item.batch is None for item in items)
 
