@@ -50,7 +50,7 @@ import measure  # noqa: E402  (benchmarks/ is not a package)
 
 READERS = {
     "kafkalog": "kafkalog",
-    "kafkalog-kaitai": "kafkalog (fast=False)",
+    "kafkalog-kaitai": "kafkalog (decoder=Decoder.OBJECT)",
     "aiokafka": "aiokafka objects",
     "aiokafka-arrow": "aiokafka Arrow",
     "kafka-java": "Kafka's Java reader (warm)",
@@ -112,8 +112,9 @@ def read_kafkalog(segment: str, **options) -> int:
 
 def read_kaitai(segment: str) -> int:
     from kafkalog.dataset.decode import read_segment
+    from kafkalog.model import Decoder
 
-    return sum(batch.num_rows for batch in read_segment(segment, fast=False))
+    return sum(batch.num_rows for batch in read_segment(segment, decoder=Decoder.OBJECT))
 
 
 def read_aiokafka(segment: str) -> int:
@@ -352,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--codecs", default="none,lz4,zstd,gzip,snappy")
     ap.add_argument("--batch-bytes", default="16384,1048576", help="producer batch.size values (default 16384,1048576)")
     ap.add_argument("--readers", default="kafkalog,aiokafka,aiokafka-arrow,kafka-java",
-                    help=f"from {','.join(READERS)} (kafkalog-kaitai: read_arrow(fast=False), slow)")
+                    help=f"from {','.join(READERS)} (kafkalog-kaitai: read_segment(decoder=Decoder.OBJECT), slow)")
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "kafkalog-fast-path",
                     help="where corpora are kept between runs (default /tmp/kafkalog-fast-path)")
     ap.add_argument("--repeat", type=int, default=1, help="runs per reader in its process; the fastest counts")

@@ -28,7 +28,7 @@ from kafkalog.errors import (
     UndecodableValueError,
     UsageError,
 )
-from kafkalog.model import Batch, Header, Record
+from kafkalog.model import Batch, Decoder, Header, Record
 
 if TYPE_CHECKING:
     from kafkalog.dataset.reader import read_arrow, read_table
@@ -36,7 +36,8 @@ if TYPE_CHECKING:
     from kafkalog.log.segment import SegmentReader, read_batches
 
 __all__ = [
-    "Batch", "Header", "Record", "SegmentReader", "Partition", "read_batches", "read_arrow", "read_table",
+    "Batch", "Decoder", "Header", "Record", "SegmentReader", "Partition", "read_batches", "read_arrow",
+    "read_table",
     # Every exception kafkalog raises on purpose (kafkalog.errors), so that a caller catches them by name.
     "KafkalogError", "DamagedDataError", "TruncatedError", "CorruptStructureError",
     "ChecksumError", "DecompressionError", "DecompressionLimitError", "UndecodableRecordError",

@@ -20,6 +20,7 @@ from kafkalog.dump.segment_lines import DumpOptions, dump_segment
 from kafkalog.errors import KafkalogError, OffsetGapError, UsageError
 from kafkalog.formats import internal_topics
 from kafkalog.log import file_kinds
+from kafkalog.model import Decoder
 from kafkalog.progress import ByteProgress
 from kafkalog.dataset import targets
 from kafkalog.location import Location
@@ -48,7 +49,7 @@ def _dump(args: argparse.Namespace) -> int:
                        decode=args.decode, kafka_version=args.kafka_version,
                        private_keys=tuple(args.private_key), values=_value_decoder(args), threads=args.threads)
     total = planned.record_bytes
-    opts.fast = True if total >= FAST_PATH_MIN_BYTES else None
+    opts.decoder = Decoder.FAST if total >= FAST_PATH_MIN_BYTES else Decoder.AUTO
     if not sys.stdout.isatty():  # dumping to a file or a pipe: progress on the terminal, if there is one
         opts.progress = ByteProgress.for_stderr(total)
     out = sys.stdout
@@ -136,11 +137,12 @@ def _verify(args: argparse.Namespace) -> int:
     progress = ByteProgress.for_stderr(total) if sys.stderr.isatty() else None
     # The kernels for a large input, or one whose index files are large (a preallocated 10 MiB .index is a
     # million slots, which only they read in time); the Kaitai parsers alone for the rest.
-    fast = True if args.remote_root is not None or planned.path.is_uri \
-        or total + planned.index_bytes >= FAST_PATH_MIN_BYTES else None
+    large = args.remote_root is not None or planned.path.is_uri \
+        or total + planned.index_bytes >= FAST_PATH_MIN_BYTES
+    decoder = Decoder.FAST if large else Decoder.AUTO
     try:
         report = verify.verify_path(planned.path, progress, kind=args.type, private_keys=tuple(args.private_key),
-                                    report=verify.VerifyReport(fast=fast, threads=args.threads))
+                                    report=verify.VerifyReport(decoder=decoder, threads=args.threads))
         for target in planned.remote:
             verify.verify_path(target.location, progress, kind=target.kind, private_keys=tuple(args.private_key),
                                report=report)

@@ -93,7 +93,7 @@ class DecompressionLimitError(DecompressionError):
     fill memory (a decompression bomb). The fast path reads a batch past it a window
     at a time, as Kafka streams it, so what is refused is a single record (or the
     bytes after a batch's declared records) that does not fit, and, on the object
-    path alone (`fast=False`), a batch past it. Raise the limit to read it.
+    path alone (`Decoder.OBJECT`), a batch past it. Raise the limit to read it.
     """
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 
 import numpy as np
 
@@ -17,6 +18,19 @@ NO_PARTITION_LEADER_EPOCH = -1
 CREATE_TIME = "CreateTime"
 LOG_APPEND_TIME = "LogAppendTime"
 NO_TIMESTAMP_TYPE = "NoTimestampType"
+
+
+class Decoder(Enum):
+    """Which decoder reads a segment's batches. Both give the same batches, records and damage, except for a
+    batch whose records decompress past the limit, which the fast path reads as a stream and the object path
+    refuses."""
+
+    #: The fast path: the compiled kernels (numba; about a second to load, then many times faster).
+    FAST = "fast"
+    #: The object path: the Kaitai compiler's generated parsers, one object at a time; the reference.
+    OBJECT = "object"
+    #: The object path until an entry may hold many records, then the fast path: what costs least on a small file.
+    AUTO = "auto"
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,7 +73,7 @@ from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_ranges import RANGE_BYTES, read_in_ranges
 from kafkalog.log.segment_files import SegmentFiles
-from kafkalog.model import BatchColumns
+from kafkalog.model import BatchColumns, Decoder
 from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import Keyring, keyring
@@ -109,10 +109,9 @@ class VerifyReport:
     records: int = 0
     index_entries: int = 0
     files: int = 0
-    #: How the checks read: through the compiled kernels, or (None, for a small input, whose start-up they would
-    #: not repay) through the Kaitai parsers until a batch holds many records (`SegmentReader`'s `fast`). The same
-    #: problems either way.
-    fast: bool | None = True
+    #: How the checks read (`kafkalog.model.Decoder`): the fast path, or (AUTO, for a small input, whose start-up
+    #: the kernels would not repay) the object path until a batch holds many records. The same problems either way.
+    decoder: Decoder = Decoder.FAST
     #: Threads that read a large segment's byte ranges at once (`kafkalog.log.segment_ranges`). The same
     #: problems, in the same order, however many.
     threads: int = DEFAULT_THREADS
@@ -440,9 +439,9 @@ def _runs_of(segment: SegmentFiles, report: VerifyReport) -> Iterator[BatchColum
     `report.threads` threads (`kafkalog.log.segment_ranges`), as one reader from the start gives them."""
     cuts = _range_starts(segment, report)
     if len(cuts) > 1:
-        yield from read_in_ranges(segment.log, cuts, _scan, report.threads, fast=report.fast)
+        yield from read_in_ranges(segment.log, cuts, _scan, report.threads, decoder=report.decoder)
         return
-    with SegmentReader(segment.log, fast=report.fast) as reader:
+    with SegmentReader(segment.log, decoder=report.decoder) as reader:
         yield from reader.scan_columns()
     yield reader
 
@@ -464,7 +463,7 @@ def _range_starts(segment: SegmentFiles, report: VerifyReport) -> list[int]:
 
 def _slot_columns(index, report: VerifyReport) -> np.ndarray:
     """Every slot of an index file by column: through the kernels, or the Kaitai parser for a small input."""
-    if not report.fast:
+    if report.decoder is not Decoder.FAST:
         return index.slot_table()
     from kafkalog.fast import index as fast_index  # numba, only for an input large enough to repay it (start-up)
 

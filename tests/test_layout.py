@@ -110,3 +110,49 @@ def test_the_hand_decoding_check_finds_hand_decoding(tmp_path):
     module = tmp_path / "m.py"
     module.write_text("import struct\nn = int.from_bytes(b'ab', 'big')\nx = obj._raw__m_decompressed\n")
     assert len(_hand_decodes(module)) == 3
+
+
+def _layers() -> list[list[str]]:
+    """The layers of pyproject.toml's contract, top first, each as its modules' names (`a | b` is two)."""
+    import tomllib
+
+    contract = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"][0]
+    return [[name.strip() for name in layer.split("|")] for layer in contract["layers"]]
+
+
+def _reaches_into_a_reader(path) -> list[str]:
+    """Where a module takes a reader object (a parameter `reader`, or one typed as a `...Reader`) or touches one
+    (`reader.x`, a name `SegmentReader`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.arg):
+            typed = ast.unparse(node.annotation) if node.annotation is not None else ""
+            if node.arg == "reader" or "SegmentReader" in typed:
+                found.append(f"{path.name}:{node.lineno}: takes a reader ({node.arg})")
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "reader":
+            found.append(f"{path.name}:{node.lineno}: touches reader.{node.attr}")
+        elif isinstance(node, ast.Name) and node.id == "SegmentReader":
+            found.append(f"{path.name}:{node.lineno}: names SegmentReader")
+    return found
+
+
+def test_no_module_below_log_takes_or_touches_a_reader():
+    # A reader (`kafkalog.log.segment.SegmentReader`) drives what is below it: the fast path and the entry
+    # scanner are given the scanner (`kafkalog.entries.EntryScanner`, through `kafkalog.fast.segment.Scanner`).
+    layers = _layers()
+    log = next(i for i, layer in enumerate(layers) if "log" in layer)
+    below = [name for layer in layers[log + 1:] for name in layer]
+    assert "fast" in below and "entries" in below and "formats" in below
+    paths = []
+    for name in below:
+        package = ROOT / "kafkalog" / name
+        paths += sorted(package.rglob("*.py")) if package.is_dir() else [package.with_suffix(".py")]
+    assert all(p.exists() for p in paths)
+    assert [hit for path in paths for hit in _reaches_into_a_reader(path)] == []
+
+
+def test_the_reader_check_finds_a_reader(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("def decode_runs(reader, topic=None):\n    reader.position = 0\n"
+                      "def walk(r: 'SegmentReader'): ...\nx = SegmentReader\n")
+    assert len(_reaches_into_a_reader(module)) == 4

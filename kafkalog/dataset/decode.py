@@ -15,9 +15,9 @@ and in PERMISSIVE mode one row per damage, where only `segment`,
 `batch_position` and `damage` are set (`RAW_ARROW_SCHEMA`). `timestamp` is Kafka's
 int64 milliseconds (-1 for none).
 
-Decoding is the fast path (`kafkalog.fast.segment`) unless `fast=False`
-asks for the object path alone; both give the same rows and damage, except for
-a batch whose records decompress past `max_decompressed_bytes`: the fast path
+Decoding is the fast path (`kafkalog.fast.segment`) unless `decoder=Decoder.OBJECT`
+asks for the object path (the Kaitai parsers) alone; both give the same rows and damage,
+except for a batch whose records decompress past `max_decompressed_bytes`: the fast path
 reads it as a stream, a window at a time (`kafkalog.fast.streamed_batch`), where
 the object path, which holds a batch whole, refuses it.
 """
@@ -32,11 +32,12 @@ import pyarrow as pa
 
 from kafkalog.dataset import fs
 from kafkalog.dataset.options import DEFAULT_ROWS_PER_BATCH, DamageMode
+from kafkalog.entries import EntryScanner
 from kafkalog.errors import ChecksumError, DamagedDataError, RemoteObjectError, UsageError
 from kafkalog.fast import segment as fast_segment
 from kafkalog.fast.columns import SCHEMA, damage_rows
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES, SegmentReader
-from kafkalog.model import Batch
+from kafkalog.model import Batch, Decoder
 from kafkalog.sources import Source
 
 ABORT = "ABORT"
@@ -56,7 +57,7 @@ def read_segment(
     stop_offset: int | None = None,
     max_entry_bytes: int = DEFAULT_MAX_ENTRY_BYTES,
     max_decompressed_bytes: int | None = None,
-    fast: bool = True,
+    decoder: Decoder = Decoder.FAST,
 ) -> Iterator[pa.RecordBatch]:
     """The records of the entries that start in bytes [start, end) of one segment, as `SCHEMA` batches.
 
@@ -66,20 +67,25 @@ def read_segment(
     as a `DamagedDataError` naming the file and byte position.
     `validate_checksums=False` takes batches whose CRC does not match as whole.
     `stop_offset` ends the read at the first undamaged v2 batch whose base
-    offset is at or above it. `fast=False` decodes through the generated
-    Kaitai parsers only (the reference the fast path is tested against).
+    offset is at or above it. `decoder=Decoder.OBJECT` decodes through the object
+    path only (the reference the fast path is tested against); `Decoder.AUTO` is
+    not one here, since the fast path is loaded anyway.
     Arrow batches hold at most `rows_per_batch` rows.
     """
     try:
         mode = DamageMode(mode)
     except ValueError:
         raise UsageError(f"mode must be one of {', '.join(DamageMode)}, got {mode!r}") from None
-    reader = SegmentReader(source, name=name, start=start, end=end, max_entry_bytes=max_entry_bytes,
-                           max_decompressed_bytes=max_decompressed_bytes)
+    if decoder is Decoder.AUTO:
+        raise UsageError("read_segment decodes with Decoder.FAST or Decoder.OBJECT, not Decoder.AUTO")
+    damage: list[DamagedDataError] = []  # the structural damage, which ends the read
     out = _Output(rows_per_batch)
-    with reader:
+    with EntryScanner(source, name=name, start=start, end=end, max_entry_bytes=max_entry_bytes,
+                      damage=damage) as scanner:
+        name = scanner.name
         # DROPMALFORMED leaves a damaged batch out whole: it is held whole up to the limit, not handed out in parts.
-        runs = fast_segment.decode_runs(reader, topic, partition, reference=not fast,
+        runs = fast_segment.decode_runs(scanner, topic, partition, max_decompressed_bytes=max_decompressed_bytes,
+                                        object_path=decoder is Decoder.OBJECT,
                                         whole_batches=mode is DamageMode.DROPMALFORMED)
         stopped = False
         streamed = _Streamed()
@@ -103,7 +109,7 @@ def read_segment(
                     if item.row_start > kept:
                         out.add(run.table.slice(kept, item.row_start - kept))
                     kept = None
-                    streamed.part(out, run.table, item, damages, mode, reader.name)
+                    streamed.part(out, run.table, item, damages, mode, name)
                     continue
                 clean = not damages and item.is_batch
                 if clean and not (stop_offset is not None and item.magic >= 2 and item.base_offset >= stop_offset):
@@ -113,7 +119,7 @@ def read_segment(
                 kept = int(items.row_start[i + 1]) if i + 1 < len(items) else None
                 if not item.is_batch:
                     # An entry that could not be decoded at all.
-                    _damage_only(out, damages, mode, reader.name)
+                    _damage_only(out, damages, mode, name)
                     continue
                 if damages and mode is DamageMode.FAILFAST:
                     raise damages[0]
@@ -123,7 +129,7 @@ def read_segment(
                 if mode is not DamageMode.DROPMALFORMED and item.row_end > item.row_start:
                     out.add(run.table.slice(item.row_start, item.row_end - item.row_start))
                 if mode is DamageMode.PERMISSIVE:
-                    out.add(damage_rows(damages, reader.name))
+                    out.add(damage_rows(damages, name))
             if not stopped and kept is not None and items.row_end[-1] > kept:
                 out.add(run.table.slice(kept, int(items.row_end[-1]) - kept))
             yield from out.full()
@@ -131,7 +137,7 @@ def read_segment(
                 break
         else:
             # Structural damage that ended the read (a partial entry, an impossible size).
-            _damage_only(out, _counted(reader.damage, validate_checksums), mode, reader.name)
+            _damage_only(out, _counted(damage, validate_checksums), mode, name)
     yield from out.rest()
 
 

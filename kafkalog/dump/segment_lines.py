@@ -29,7 +29,7 @@ from kafkalog.log import file_kinds
 from kafkalog.log.record_list import StreamedRecords, parts_of
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_ranges import RANGE_BYTES, read_in_ranges
-from kafkalog.model import Batch
+from kafkalog.model import Batch, Decoder
 from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import keyring
@@ -56,7 +56,7 @@ class DumpOptions:
     kafka_version: str = kafka_format.DEFAULT_KAFKA_VERSION  # --kafka-version: whose kafka-dump-log.sh lines
     private_keys: tuple[str, ...] = ()  # --private-key: for encrypted Aiven remote segments
     values: ValueDecoder | None = None  # --decode-values: registry-framed keys and values, with their schema store
-    fast: bool | None = True  # the kernels; None: the Kaitai parsers until a batch holds many records (small inputs)
+    decoder: Decoder = Decoder.FAST  # AUTO: the object path until a batch holds many records (small inputs)
     threads: int = 1  # readers of a large segment's byte ranges at once
 
 
@@ -103,7 +103,7 @@ def dump_segment(path: Location | Path, kind: str, opts: DumpOptions, out: TextI
         printer.header(out)
         lines = Lines.to(out)
         # Its batches' records in parts past a window: what is printed is not held.
-        with SegmentReader(source, name=str(location), decode_records=not opts.shallow, fast=opts.fast,
+        with SegmentReader(source, name=str(location), decode_records=not opts.shallow, decoder=opts.decoder,
                            batch_parts=True) as reader:
             for end_position in printer.batches(reader, lines):
                 if end_position is not None:
@@ -190,15 +190,15 @@ class _KafkalogLines:
         self._printed = 0
         # A run of plain data batches is written whole by a compiled loop, its batch lines with its records'.
         whole = dump_format.raw_decoder(self.decoder) and self.values is None
-        for part in reader.batch_runs():
-            if self._run_lines is None and reader.fast:
+        for part in reader._batch_runs():  # (a run of the fast path at a time: not SegmentReader's public interface)
+            if self._run_lines is None and reader.fast_path_from is not None:
                 self._run_lines = self._new_run_lines()
             if isinstance(part, Batch):
                 yield from self._batch(reader, part, lines)
                 continue
             text = self._run_lines.whole(part) if whole and self._run_lines is not None else None
             if text is None:
-                for batch in reader.plain_batches(part):
+                for batch in reader._plain_batches(part):
                     yield from self._batch(reader, batch, lines)
                 continue
             for damage in reader.damage[self._printed:]:  # found before the run (an entry that could not be decoded)
@@ -206,7 +206,7 @@ class _KafkalogLines:
             for view in text:
                 lines.lines(view)
             self._printed = len(reader.damage)
-            yield reader.position
+            yield int(part.items.position[-1] + part.items.size[-1])  # (where the run ends)
 
     def _batch(self, reader: SegmentReader, batch: Batch, lines: Lines) -> Iterator[int | None]:
         if self.values is not None:
@@ -271,21 +271,21 @@ class _KafkaLines:
     def batches(self, reader: SegmentReader, lines: Lines) -> Iterator[int | None]:
         """As `_KafkalogLines.batches`."""
         whole = not self.opts.shallow and kafka_format.raw_data(self.decoder)
-        for part in reader.batch_runs():
-            if self._run_lines is None and reader.fast:
+        for part in reader._batch_runs():  # (a run of the fast path at a time: not SegmentReader's public interface)
+            if self._run_lines is None and reader.fast_path_from is not None:
                 self._run_lines = kafka_format.run_lines()
             if isinstance(part, Batch):
                 yield from self._batch(part, lines)
                 continue
             text = self._run_lines.whole(part) if whole and self._run_lines is not None else None
             if text is None:
-                for batch in reader.plain_batches(part):
+                for batch in reader._plain_batches(part):
                     yield from self._batch(batch, lines)
                 continue
             for view in text:
                 lines.lines(view)
             self.valid_bytes += int(part.items.size.sum())
-            yield reader.position
+            yield int(part.items.position[-1] + part.items.size[-1])  # (where the run ends)
 
     def _batch(self, batch: Batch, lines: Lines) -> Iterator[int | None]:
         opts = self.opts
@@ -391,7 +391,7 @@ def _dump_in_ranges(path: Path, kind: str, cuts: list[int], opts: DumpOptions, o
     undecodable = False
     last: SegmentReader | None = None
     for item in read_in_ranges(path, cuts, work, opts.threads, AHEAD_BYTES, decode_records=not opts.shallow,
-                               fast=opts.fast, batch_parts=True):
+                               decoder=opts.decoder, batch_parts=True):
         if isinstance(item, SegmentReader):
             damage += item.damage
             last = item

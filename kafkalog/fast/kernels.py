@@ -22,6 +22,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from kafkalog.entries import ENTRY_LENGTH, ENTRY_MAGIC, ENTRY_POS, SCAN_END, SCAN_FULL, SCAN_STOP
 from kafkalog.fast import jit
 from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE
 
@@ -29,8 +30,6 @@ jit.configure()
 
 from kafkalog._generated import kafka_kernels as k  # noqa: E402  (after the cache directory is set)
 
-# What stopped `scan_entries`.
-SCAN_END, SCAN_STOP, SCAN_FULL = 0, 1, 2
 # What stopped `walk_sections`.
 WALK_DONE, WALK_FULL, WALK_HEADERS_FULL = 0, 1, 2
 # Damage codes of a section beside the generated ERRORS (which are all >= 2 and < this).
@@ -39,12 +38,11 @@ SECTION_TRAILING = 1_001  # bytes follow the declared number of records
 
 INT_MAX = 0x7FFFFFFF
 
-ENTRY_POS, ENTRY_LENGTH, ENTRY_MAGIC = 0, 1, 2
-
 
 @nb.njit(cache=True, nogil=True)
 def scan_entries(buf, pos, start_limit, max_entry, out):
-    """Entries that lie whole in buf[pos:], starting before `start_limit`, into `out` (position, size, magic).
+    """Entries that lie whole in buf[pos:], starting before `start_limit`, into `out` (position, size, magic):
+    `kafkalog.entries.EntryScanner`'s chunk scan on the fast path (the table's columns and the SCAN_ codes are its).
 
     Stops at the first entry that is not whole in `buf` or whose size is below
     the minimum or above `max_entry`, so that the caller can decide what that

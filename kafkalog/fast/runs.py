@@ -1,12 +1,12 @@
 """What the fast path hands out: runs of a segment's entries, their records as one Arrow table.
 
-    for run in decode_runs(reader):            # kafkalog.fast.segment
+    for run in decode_runs(scanner):           # kafkalog.fast.segment
         run.table                              # the records, `kafkalog.fast.columns.SCHEMA` columns
         run.items                              # each batch (or undecodable entry): its rows and damage
 
 An entry's `Item` is made only when asked for: most entries are plain whole batches, kept as columns
 (`Items`). `batch_of` makes from an item the `Batch` the object path (`kafkalog.formats.record_batch`,
-`kafkalog.formats.message_set`) would have made, and `decode_reference` has the object path decode an
+`kafkalog.formats.message_set`) would have made, and `decode_on_object_path` has the object path decode an
 entry into a run. Spec: `kafka_log.ksy` (a segment's entries); twin: the object path's `Batch`.
 """
 from __future__ import annotations
@@ -41,7 +41,7 @@ class Item:
     damage: list[DamagedDataError] = field(default_factory=list)
     #: False for an entry with no batch (its header does not parse): only its damage counts.
     is_batch: bool = True
-    #: The decoded batch, for the entries the reference path decoded (else None).
+    #: The decoded batch, for the entries the object path decoded (else None).
     batch: Batch | None = None
     #: With `columns=False`: the (offset, type) of each control record of a control batch the fast path decoded.
     controls: list[tuple[int, str]] | None = None
@@ -91,7 +91,7 @@ class RunBuilder:
         return start, self.assigned
 
     def add_item(self, item: Item) -> None:
-        """An entry that is not a plain whole batch (damage, the reference path, a legacy entry, controls)."""
+        """An entry that is not a plain whole batch (damage, the object path, a legacy entry, controls)."""
         self.special[self.count] = item
         self.pending.append(item)
         self.count += 1
@@ -140,7 +140,7 @@ class RunBuilder:
 class Items:
     """The entries of a run, as columns: an `Item` is made only when asked for (most are plain whole batches).
 
-    `special` holds the entries that are not: damaged, decoded by the reference
+    `special` holds the entries that are not: damaged, decoded by the object
     path, legacy, or with control records read without columns.
     """
 
@@ -230,8 +230,8 @@ def batch_of(item: Item, path: str | None) -> Batch:
     )
 
 
-def decode_reference(options: WalkOptions, run: RunBuilder, entry: bytes, position: int, magic: int) -> None:
-    """Decode one entry with the Kaitai parsers, as `SegmentReader` does, into the run."""
+def decode_on_object_path(options: WalkOptions, run: RunBuilder, entry: bytes, position: int, magic: int) -> None:
+    """Decode one entry with the object path (the Kaitai parsers), as `SegmentReader` does, into the run."""
     try:
         # Within the reader's cap on decompressed bytes, as SegmentReader decodes.
         with decompression_limit(options.limit):

@@ -1,64 +1,74 @@
 """A segment's entries, each to its decoder: the fast path's reading of `kafka_log.ksy`.
 
-    for run in decode_runs(reader):            # reader: a kafkalog.log.segment.SegmentReader
+    for run in decode_runs(scanner):           # scanner: a kafkalog.entries.EntryScanner
         run.table                              # the records, `kafkalog.fast.columns.SCHEMA` columns
         run.items                              # each batch (or undecodable entry): its rows and damage
 
-For each chunk of the file (`SegmentReader.entries`, found by the `scan_entries` kernel): the v2
+For each chunk of the file (`EntryScanner.entries`, found by the `scan_entries` kernel): the v2
 headers and the legacy messages are read by the generated kernels into tables; spans of plain v2
 batches go to `kafkalog.fast.record_batch` in bulk, legacy messages to `kafkalog.fast.message_set`,
 and whatever the kernels do not take (a header that does not parse, a CRC that does not match in a
 legacy message, a wrapper the kernels cannot walk) to the object path, one entry at a time
-(`kafkalog.fast.runs.decode_reference`). Twin: the object path's own reading of a segment,
-`SegmentReader` with `fast=False`, which decodes every entry with the Kaitai parsers.
+(`kafkalog.fast.runs.decode_on_object_path`). Twin: the object path's own reading of a segment,
+`SegmentReader` with `Decoder.OBJECT`, which decodes every entry with the Kaitai parsers.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterator, Protocol
 
 import numpy as np
 
 from kafkalog._generated import kafka_kernels as k
 from kafkalog.compression import NONE
+from kafkalog.compression import max_decompressed_bytes as compression_limit
+from kafkalog.entries import ChunkScan, EntryRun
 from kafkalog.fast import kernels
 from kafkalog.fast import message_set as fast_legacy
 from kafkalog.fast import record_batch as fast_v2
 from kafkalog.fast.options import WalkOptions
 from kafkalog.fast.record_groups import Group
-from kafkalog.fast.runs import Item, Run, RunBuilder, decode_reference
+from kafkalog.fast.runs import Item, Run, RunBuilder, decode_on_object_path
 from kafkalog.fast import streamed_batch
 from kafkalog.formats import record_batch
 from kafkalog.formats.framing import LOG_OVERHEAD
 
 
-def decode_runs(reader, topic: str | None = None, partition: int | None = None, *, reference: bool = False,
+class Scanner(Protocol):
+    """What `decode_runs` takes from the scanner of a segment's entries (`kafkalog.entries.EntryScanner`), which
+    keeps the file, the structural damage and the cursor."""
+
+    name: str | None
+
+    def entries(self, start: int | None = None, chunk_scan: ChunkScan | None = None) -> Iterator[EntryRun]: ...
+
+
+def decode_runs(scanner: Scanner, topic: str | None = None, partition: int | None = None, *,
+                max_decompressed_bytes: int | None = None, start: int | None = None, object_path: bool = False,
                 records: bool = True, columns: bool = True, record_columns_only: bool = False,
                 whole_batches: bool = False, table_rows: int | None = None) -> Iterator[Run]:
-    """The runs of a `SegmentReader`'s range, in file order; structural damage is left in `reader.damage`.
+    """The runs of the scanner's entries from `start` (default: its range's start), in file order; structural
+    damage is left in the scanner's `damage`.
 
-    `reference=True` decodes every entry with the Kaitai parsers alone;
+    `object_path=True` decodes every entry with the object path (the Kaitai parsers) alone;
     `records=False` reads batch headers and checks CRCs only; `columns=False`
     parses and checks every record but makes no columns (`Run.table` is None),
     only each control record's offset and type (`Item.controls`);
     `record_columns_only=True` makes the `RECORD_COLUMNS` only (what a
     `Record` holds), a third of the memory of every column.
     A batch whose records decompress past a window (`streamed_batch.WINDOW_BYTES`)
-    is read in parts (`Item.part`); with `whole_batches=True` only one past the
-    reader's `max_decompressed_bytes`, which it could not hold.
+    is read in parts (`Item.part`); with `whole_batches=True` only one past
+    `max_decompressed_bytes` (None: `kafkalog.compression`'s limit), which it could not hold.
     """
-    limit = reader.max_decompressed_bytes
-    options = WalkOptions(reader.name, topic, partition, limit, records, columns, record_columns_only,
+    limit = max_decompressed_bytes if max_decompressed_bytes is not None else compression_limit()
+    options = WalkOptions(scanner.name, topic, partition, limit, records, columns, record_columns_only,
                           stream_bytes=limit if whole_batches else min(limit, streamed_batch.WINDOW_BYTES))
     walker = _EntryWalker(options, table_rows or fast_v2.TABLE_ROWS)
-    for chunk, base, entries in reader.entries():
-        reader.position = base
-        if reference:
-            yield from walker.reference_chunk(chunk, base, entries)
+    for chunk, base, entries in scanner.entries(start, kernels.scan_entries):
+        if object_path:
+            yield from walker.object_path_chunk(chunk, base, entries)
         else:
             yield from walker.chunk(chunk, base, entries)
-        last = entries[-1]
-        reader.position = base + int(last[kernels.ENTRY_POS]) + LOG_OVERHEAD + int(last[kernels.ENTRY_LENGTH])
 
 
 @dataclass(slots=True)
@@ -128,8 +138,9 @@ class _EntryWalker:
                     yield from self.batches.walk(group, run)
                     h = int(column[e])
                     if errors[h] != 0:
-                        # A header that does not parse: the reference path says why.
-                        decode_reference(self.options, run, chunk[pos:pos + LOG_OVERHEAD + length], base + pos, magic)
+                        # A header that does not parse: the object path says why.
+                        decode_on_object_path(self.options, run, chunk[pos:pos + LOG_OVERHEAD + length], base + pos,
+                                              magic)
                     else:
                         # Magic above 2: read as a v2 batch, with the damage said.
                         yield from self.batches.batches(buf, view, base, entries[e:e + 1], header_rows[h:h + 1], group,
@@ -149,7 +160,7 @@ class _EntryWalker:
         entry = plain.messages[:, m]
         if message_errors[m] != 0 or not fast_legacy.crc_matches(view, pos, end, entry):
             self._flush_plain(buf, plain, run)
-            decode_reference(self.options, run, chunk[pos:end], position, magic)
+            decode_on_object_path(self.options, run, chunk[pos:end], position, magic)
         elif not self.options.records or int(entry[fast_legacy.CODEC]) == NONE:
             plain.add(m, position, LOG_OVERHEAD + length)
         else:
@@ -176,7 +187,7 @@ class _EntryWalker:
     def _wrapper(self, view, run, entry, position, size, raw: bytes, magic: int) -> None:
         found = fast_legacy.wrapper_rows(view, entry, position, self.options)
         if found is None:
-            decode_reference(self.options, run, raw, position, magic)
+            decode_on_object_path(self.options, run, raw, position, magic)
             return
         table, base_offset = found
         if self.options.columns:
@@ -186,8 +197,8 @@ class _EntryWalker:
         start, end = run.assign(table.num_rows)
         run.add_item(Item(position, size, magic, base_offset, start, end, header=entry))
 
-    def reference_chunk(self, chunk: bytes, base: int, entries: np.ndarray) -> Iterator[Run]:
+    def object_path_chunk(self, chunk: bytes, base: int, entries: np.ndarray) -> Iterator[Run]:
         for pos, length, magic in entries.tolist():
             run = RunBuilder()
-            decode_reference(self.options, run, chunk[pos:pos + LOG_OVERHEAD + length], base + pos, magic)
+            decode_on_object_path(self.options, run, chunk[pos:pos + LOG_OVERHEAD + length], base + pos, magic)
             yield run.finish()

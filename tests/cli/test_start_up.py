@@ -17,6 +17,7 @@ import pytest
 from kafkalog import cli
 from kafkalog.log import segment
 from kafkalog.log.segment import SegmentReader
+from kafkalog.model import Decoder
 from tests.paths import FIXTURES, ROOT, SAMPLES
 
 FILES = sorted([*SAMPLES.glob("*.log"), *(FIXTURES / "segments").glob("*.log")])
@@ -67,9 +68,9 @@ def test_a_small_file_is_read_without_numba_and_what_it_does_not_use(tmp_path):
 def test_a_batch_of_many_records_is_left_to_the_kernels():
     """A small file read the small way: by the Kaitai parsers, until a batch that may hold more records than they
     read in a moment (a million records in a few kilobytes, say): from that batch on, by the kernels."""
-    with SegmentReader(SAMPLES / "v2-gzip.log", fast=None) as reader:
-        assert sum(len(b.records) for b in reader) == 6 and reader.fast is None
+    with SegmentReader(SAMPLES / "v2-gzip.log", decoder=Decoder.AUTO) as reader:
+        assert sum(len(b.records) for b in reader) == 6 and reader.fast_path_from is None
     hostile = FIXTURES / "hostile" / "v2-zstd-1m-records.log"
-    with SegmentReader(hostile, fast=None) as reader:
+    with SegmentReader(hostile, decoder=Decoder.AUTO) as reader:
         counts = [len(b.records) for b in reader]
-        assert reader.fast is True and sum(counts) == 1_000_000
+        assert reader.fast_path_from is not None and sum(counts) == 1_000_000

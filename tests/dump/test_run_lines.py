@@ -210,12 +210,12 @@ def test_batch_lines_are_the_one_batch_printers():
     checked = 0
     for path in FILES:
         with SegmentReader(path) as reader:
-            for part in reader.batch_runs():
+            for part in reader._batch_runs():
                 if not isinstance(part, Run):
                     continue
                 got = _batch_lines(part.items)
                 assert got is not None, path
-                for i, batch in enumerate(reader.plain_batches(part)):
+                for i, batch in enumerate(reader._plain_batches(part)):
                     for name, (_, printer) in _TEMPLATES.items():
                         assert got[name][i] == printer(batch) + "\n", (path, batch.position, name)
                     checked += 1
@@ -228,7 +228,7 @@ def test_batch_lines_take_every_branch_of_the_header(seed):
     codec, sequences that wrap, Java's extremes), each line against the one-batch printer of `runs.batch_of`."""
     rng = random.Random(seed)
     with SegmentReader(SAMPLES / "v2-none.log") as reader:
-        run = next(p for p in reader.batch_runs() if isinstance(p, Run))
+        run = next(p for p in reader._batch_runs() if isinstance(p, Run))
     n = 200
     h = np.repeat(run.items.header[:1], n, axis=0)
     longs = [-(2 ** 63), 2 ** 63 - 1, -1, 0, 1700000000000]

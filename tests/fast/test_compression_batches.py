@@ -17,6 +17,7 @@ import snappy
 from kafkalog.compression import GZIP, LZ4, SNAPPY, ZSTD, DecompressionError, Output, decompress
 from kafkalog.fast import compression as fast_compression
 from kafkalog.log.segment import SegmentReader
+from kafkalog.model import Decoder
 from tests.paths import FIXTURES
 
 #: Kafka's DefaultRecordBatch.RECORDS_OFFSET: where a v2 batch's (compressed) records begin.
@@ -28,7 +29,7 @@ def _payloads() -> list[tuple[int, bytes, str]]:
     found = []
     for path in sorted(FIXTURES.rglob("*.log")):
         data = path.read_bytes()
-        with SegmentReader(str(path), decode_records=False, fast=False) as reader:
+        with SegmentReader(str(path), decode_records=False, decoder=Decoder.OBJECT) as reader:
             for batch in reader:
                 if batch.magic == 2 and batch.compression in CODECS:
                     payload = data[batch.position + RECORDS_OFFSET:batch.position + batch.size]

@@ -19,10 +19,11 @@ import pytest
 import kafkalog
 from kafkalog.dataset.decode import read_segment_table
 from kafkalog.dataset.options import DamageMode
+from kafkalog.entries import EntryScanner
 from kafkalog.errors import DamagedDataError
 from kafkalog.fast import record_batch as fast_path, segment as fast_segment
-from kafkalog.log import segment
-from kafkalog.log.segment import SegmentReader
+from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES, SegmentReader
+from kafkalog.model import Decoder
 from tests.paths import ROOT
 
 FILES = sorted((ROOT / "tests" / "fixtures" / "segments").glob("*.log")) + sorted((ROOT / "samples").glob("*.log"))
@@ -30,7 +31,7 @@ V2_FILES = [f for f in FILES if f.name.startswith(("v2-", "mixed"))]
 
 
 def both(source, **options) -> tuple[pa.Table, pa.Table]:
-    return read_segment_table(source, fast=True, **options), read_segment_table(source, fast=False, **options)
+    return read_segment_table(source, decoder=Decoder.FAST, **options), read_segment_table(source, decoder=Decoder.OBJECT, **options)
 
 
 def _no_address(text):
@@ -60,7 +61,7 @@ def test_every_fixture_reads_the_same_both_ways(path):
 @pytest.fixture
 def small_groups(monkeypatch):
     """Chunks, groups and tables of a few batches or rows, so that every fixture crosses their boundaries."""
-    monkeypatch.setattr(segment, "CHUNK_BYTES", 700)
+    monkeypatch.setattr("kafkalog.entries.CHUNK_BYTES", 700)
     monkeypatch.setattr(fast_path, "GROUP_BYTES", 300)
     monkeypatch.setattr(fast_path, "TABLE_ROWS", 5)
 
@@ -69,16 +70,16 @@ def small_groups(monkeypatch):
 def test_every_fixture_reads_the_same_both_ways_in_small_groups(path, small_groups):
     for options in ({}, {"stop_offset": 3}):
         assert_same(*both(path, **options), f"{path.name} {options}")
-    assert objects(path, fast=True) == objects(path, fast=False)
+    assert objects(path, decoder=Decoder.FAST) == objects(path, decoder=Decoder.OBJECT)
     assert scanned(path) == counted(path)
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_failfast_raises_the_same_damage(path):
     errors = []
-    for fast in (True, False):
+    for decoder in (Decoder.FAST, Decoder.OBJECT):
         try:
-            read_segment_table(path, mode=DamageMode.FAILFAST, fast=fast)
+            read_segment_table(path, mode=DamageMode.FAILFAST, decoder=decoder)
             errors.append(None)
         except DamagedDataError as exc:
             errors.append(_no_address(str(exc)))
@@ -87,10 +88,9 @@ def test_failfast_raises_the_same_damage(path):
 
 def test_the_fast_path_reads_v2_batches_itself():
     # Not a reference read in disguise: the kernels decode the undamaged v2 batches.
-    from kafkalog.log.segment import SegmentReader
-
-    with SegmentReader(ROOT / "samples" / "v2-zstd.log") as reader:
-        items = [item for run in fast_segment.decode_runs(reader) for item in run.items]
+    with EntryScanner(ROOT / "samples" / "v2-zstd.log", start=0, end=None, max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES,
+                      damage=[]) as scanner:
+        items = [item for run in fast_segment.decode_runs(scanner) for item in run.items]
     assert items and all(item.batch is None for item in items)
 
 
@@ -179,7 +179,7 @@ def test_mutations_read_the_same_both_ways(seed):
             data = fix_crcs(data)
         for options in ({"mode": DamageMode.PERMISSIVE}, {"mode": DamageMode.DROPMALFORMED, "validate_checksums": False}):
             assert_same(*both(data, **options), f"seed {seed} mutation {i} {options}")
-        assert objects(data, fast=True) == objects(data, fast=False), f"seed {seed} mutation {i}"
+        assert objects(data, decoder=Decoder.FAST) == objects(data, decoder=Decoder.OBJECT), f"seed {seed} mutation {i}"
         assert scanned(data) == counted(data), f"seed {seed} mutation {i}"
 
 
@@ -200,7 +200,7 @@ def scanned(source):
 
 
 def counted(source):
-    batches, damage, position = objects(source, fast=False)
+    batches, damage, position = objects(source, decoder=Decoder.OBJECT)
     return ([(b, len(records), [(r.offset, r.control_type) for r in records if r.control_type is not None], d)
              for b, records, d in batches], damage, position)
 
@@ -212,5 +212,5 @@ def test_scan_counts_and_checks_records_as_reading_them_does(path):
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
 def test_the_object_api_reads_the_same_both_ways(path):
-    assert objects(path, fast=True) == objects(path, fast=False)
-    assert objects(path, fast=True, decode_records=False) == objects(path, fast=False, decode_records=False)
+    assert objects(path, decoder=Decoder.FAST) == objects(path, decoder=Decoder.OBJECT)
+    assert objects(path, decoder=Decoder.FAST, decode_records=False) == objects(path, decoder=Decoder.OBJECT, decode_records=False)

@@ -97,7 +97,7 @@ def test_txnindex_entry_without_its_marker(tmp_path):
 
 def test_offsets_that_go_backwards_are_found_in_runs_of_any_size(tmp_path, monkeypatch):
     from kafkalog.fast import record_batch as fast_path
-    from kafkalog.log import segment
+    from kafkalog import entries
 
     d = copy_partition("orders-0", tmp_path)
     log = d / "00000000000000000106.log"
@@ -116,7 +116,7 @@ def test_offsets_that_go_backwards_are_found_in_runs_of_any_size(tmp_path, monke
             f"batch base offset {first} is not above the previous batch's last offset "
             f"{struct.unpack_from('>q', data, starts[1])[0] + struct.unpack_from('>i', data, starts[1] + 23)[0]}") in found
     # The same, a batch or two at a time: the checks across batches do not depend on where runs end.
-    monkeypatch.setattr(segment, "CHUNK_BYTES", 300)
+    monkeypatch.setattr(entries, "CHUNK_BYTES", 300)
     monkeypatch.setattr(fast_path, "TABLE_ROWS", 3)
     assert problems() == found
 

@@ -1,0 +1,213 @@
+"""A segment file's entries found and checked, a chunk at a time: `EntryScanner`, the cursor of a segment read.
+
+    with EntryScanner("00000000000000000000.log", start=0, end=None, max_entry_bytes=..., damage=[]) as scanner:
+        for chunk, base, table in scanner.entries():
+            ...                # table[i] = (ENTRY_POS, ENTRY_LENGTH, ENTRY_MAGIC) of a whole entry in `chunk`
+        scanner.position       # where reading stopped: past the last entry, or at the damage that ended it
+
+Spec: `kafka_log.ksy`'s entry framing (offset, size, magic at byte 16), as Kafka's `FileLogInputStream`
+reads it. The scanner owns the file, reads it in chunks of `CHUNK_BYTES` (an entry larger than a chunk on
+its own) and records the damage to the entry structure (a size that cannot be, a partial entry at the end,
+a tiered-storage object that cannot be read), which ends the entries. It decodes no batch: both paths
+decode the entries it hands out. Finding a chunk's entries is the chunk scan it is given (the fast path
+gives `kafkalog.fast.kernels.scan_entries`); without one, each entry's header is read by the generated
+parser on its own (`kafkalog.formats.framing`), so the object path never loads numba.
+
+A layer of its own between `fast` and `formats`: both paths read through it, and it reads files, which
+no module of `formats` (the object path's decoders of bytes) does.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import BinaryIO
+
+import numpy as np
+
+from kafkalog.errors import CorruptStructureError, DamagedDataError, RemoteObjectError, TruncatedError
+from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
+from kafkalog.sources import Source, open_source
+
+#: How much of the file is read at once; a larger entry is read on its own.
+CHUNK_BYTES = 8 * 1024 * 1024
+MIN_ENTRY_BYTES = LOG_OVERHEAD + MIN_ENTRY_SIZE
+#: The columns of an entry table: an entry's position in its chunk, its size after the first 12 bytes, its magic.
+ENTRY_POS, ENTRY_LENGTH, ENTRY_MAGIC = 0, 1, 2
+#: What stopped a chunk scan: the range's end, an entry not whole in the chunk (or damaged), a full table.
+SCAN_END, SCAN_STOP, SCAN_FULL = 0, 1, 2
+
+#: A chunk scan, as `kafkalog.fast.kernels.scan_entries`: (chunk, from, start limit, max entry size, table) to
+#: (entries found, position reached, why it stopped: a SCAN_ code).
+ChunkScan = Callable[[np.ndarray, int, int, int, np.ndarray], tuple[int, int, int]]
+#: An entry run: the bytes of whole entries, their file position, and their entry table (rows of the three columns).
+EntryRun = tuple[bytes, int, np.ndarray]
+
+_ZERO_SCAN_LIMIT = 64 * 1024 * 1024
+
+
+class EntryScanner:
+    """The whole entries of bytes `start` to `end` of a segment file, and the damage that ends them.
+
+    `source` is a path, bytes or a seekable binary file (closed with the scanner
+    when it opened it); `name` (default: the file's) names it in the damage.
+    Every entry that starts before `end` is handed out whole. Damage to the entry
+    structure is appended to `damage` (the list given, which the caller shares with
+    its own damage, in file order) and ends the entries; with `strict`, it is raised.
+    """
+
+    def __init__(self, source: Source, *, name: str | None = None, start: int, end: int | None,
+                 max_entry_bytes: int, damage: list[DamagedDataError], strict: bool = False):
+        self._file, self._owns_file, default_name = open_source(source)
+        self.name = name if name is not None else default_name
+        self.size = _size(self._file)
+        self.start = start
+        self.end = self.size if end is None else min(end, self.size)
+        self.max_entry_bytes = max_entry_bytes
+        self.damage = damage
+        self.strict = strict
+        self._position = start
+        #: Where the readable bytes end, when the file under the segment cannot be read past a point.
+        self._readable_end: int | None = None
+
+    def __enter__(self) -> "EntryScanner":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._owns_file:
+            self._file.close()
+
+    @property
+    def position(self) -> int:
+        """Where reading stopped: the start of the entries being handed out, past them once the next are asked
+        for (or the entries end), or the start of the damage that ended them."""
+        return self._position
+
+    def entries(self, start: int | None = None, chunk_scan: ChunkScan | None = None) -> Iterator[EntryRun]:
+        """The whole entries from `start` (default: the range's start), a run at a time.
+
+        The file is read in chunks of `CHUNK_BYTES` whose entries `chunk_scan`
+        finds, or, without one, one entry at a time; an entry larger than a
+        chunk is read on its own. Damage to the entry structure ends the runs.
+        """
+        pos = self.start if start is None else start
+        self._position = pos
+        while pos < self.end:
+            try:
+                yield from self._entries_from(pos, chunk_scan)
+                return
+            except RemoteObjectError as exc:
+                # The bytes under the segment (a tiered-storage object) cannot be read past a chunk: read
+                # what is before it, then report the chunk as the damage that ends the segment.
+                pos = self._position
+                if self._readable_end is None and exc.readable_until > pos:
+                    self._readable_end = exc.readable_until
+                    continue
+                # Placed in the segment; the message names the object and its byte when it is another file.
+                text = exc.message if exc.path in (None, self.name) else str(exc)
+                located = exc.with_location(self.name, pos, message=text)
+                located.path = self.name  # None too (a source without a name): the message names the object
+                self._fail(located)
+                return
+
+    def _entries_from(self, pos: int, chunk_scan: ChunkScan | None) -> Iterator[EntryRun]:
+        while pos < self.end:
+            self._position = pos
+            if chunk_scan is not None:
+                want = self._chunk_length(pos)
+                if want >= HEADER_SIZE_UP_TO_MAGIC:
+                    chunk = self._read(pos, want)
+                    table = np.empty((len(chunk) // MIN_ENTRY_BYTES + 1, 3), dtype=np.int64)
+                    n, stop, why = chunk_scan(np.frombuffer(chunk, dtype=np.uint8), 0, self.end - pos,
+                                              self.max_entry_bytes, table)
+                    if n:
+                        yield from self._handed_out(chunk, pos, table[:n])
+                    pos += stop
+                    if why != SCAN_STOP:
+                        continue
+                    self._position = pos
+            # The entry at `pos` is not whole in what was read (none was, without a chunk scan): the read ends
+            # inside it, it is larger than a chunk, or it is damaged.
+            length = self._check_entry(pos)
+            if length is None:
+                return
+            if chunk_scan is None or LOG_OVERHEAD + length > self._chunk_length(pos):
+                entry = self._read(pos, LOG_OVERHEAD + length)
+                yield from self._handed_out(entry, pos, np.array([[0, length, entry_header(entry).magic]],
+                                                                 dtype=np.int64))
+                pos += LOG_OVERHEAD + length
+
+    def _handed_out(self, chunk: bytes, base: int, table: np.ndarray) -> Iterator[EntryRun]:
+        """The run, the cursor at its start while it is handed out and past its last entry after."""
+        self._position = base
+        yield chunk, base, table
+        last = table[-1]
+        self._position = base + int(last[ENTRY_POS]) + LOG_OVERHEAD + int(last[ENTRY_LENGTH])
+
+    def _chunk_length(self, pos: int) -> int:
+        """How much to read at `pos`: a chunk, or less where the file or the range ends sooner."""
+        readable = self.size if self._readable_end is None else self._readable_end
+        return min(CHUNK_BYTES, self.size - pos, max(self.end - pos, 0), max(readable - pos, 0))
+
+    def _check_entry(self, pos: int) -> int | None:
+        """The size of the entry at `pos` when its header is sound and it is whole in the file; else the damage is
+        recorded."""
+        remaining = self.size - pos
+        if remaining < HEADER_SIZE_UP_TO_MAGIC:
+            self._fail(TruncatedError(
+                f"partial entry at the end: {remaining} bytes left, an entry header takes {HEADER_SIZE_UP_TO_MAGIC}"
+                + self._zero_note(pos), path=self.name, position=pos))
+            return None
+        length = entry_header(self._read(pos, HEADER_SIZE_UP_TO_MAGIC)).len_rest
+        if length < MIN_ENTRY_SIZE:
+            self._fail(CorruptStructureError(
+                f"entry size {length} is below the minimum of {MIN_ENTRY_SIZE} bytes" + self._zero_note(pos),
+                path=self.name, position=pos))
+            return None
+        if length > remaining - LOG_OVERHEAD:
+            self._fail(TruncatedError(
+                f"partial entry at the end: its size is {length} bytes, {remaining - LOG_OVERHEAD} remain",
+                path=self.name, position=pos))
+            return None
+        if length > self.max_entry_bytes:
+            self._fail(CorruptStructureError(
+                f"entry size {length} is above the limit of {self.max_entry_bytes} bytes "
+                "(raise max_entry_bytes if the segment really holds such batches)",
+                path=self.name, position=pos))
+            return None
+        return length
+
+    def _fail(self, damage: DamagedDataError) -> None:
+        self.damage.append(damage)
+        if self.strict:
+            raise damage
+
+    def _read(self, pos: int, n: int) -> bytes:
+        self._file.seek(pos)
+        data = self._file.read(n)
+        if len(data) != n:
+            raise TruncatedError(f"file ended while reading {n} bytes (got {len(data)})", path=self.name, position=pos)
+        return data
+
+    def _zero_note(self, pos: int) -> str:
+        """Say so when the rest of the file is zero bytes, as in a preallocated segment.
+
+        Only when the zeros reach past an entry's offset and size fields: fewer
+        zero bytes may as well be the start of an entry cut short (offset 0).
+        """
+        n = self.size - pos
+        if n > _ZERO_SCAN_LIMIT or n < LOG_OVERHEAD:
+            return ""
+        self._file.seek(pos)
+        if self._file.read(n).count(0) == n:
+            return f"; the remaining {n} bytes are all zero (unused space of a preallocated segment)"
+        return ""
+
+
+def _size(f: BinaryIO) -> int:
+    f.seek(0, os.SEEK_END)
+    size = f.tell()
+    f.seek(0)
+    return size

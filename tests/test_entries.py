@@ -1,0 +1,55 @@
+"""The entry scanner (`kafkalog.entries`): the same entries, damage and cursor whether a chunk's entries are found
+by the fast path's kernel or one entry at a time, in chunks of any size."""
+from __future__ import annotations
+
+import pytest
+
+from kafkalog.entries import ENTRY_LENGTH, ENTRY_MAGIC, ENTRY_POS, EntryScanner
+from kafkalog.fast import kernels
+from kafkalog.formats.framing import LOG_OVERHEAD
+from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES, SegmentReader
+from kafkalog.model import Decoder
+from tests.paths import FIXTURES, ROOT
+
+FILES = sorted((FIXTURES / "segments").glob("*.log")) + sorted((ROOT / "samples").glob("*.log"))
+
+
+def _scanned(path, chunk_scan, start: int | None = None) -> tuple[list[tuple[int, int, int]], list[str], int]:
+    """Every entry (file position, size, magic), the damage and where the cursor stopped."""
+    with EntryScanner(path, start=0, end=None, max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[]) as scanner:
+        found = []
+        for chunk, base, table in scanner.entries(start, chunk_scan):
+            assert scanner.position == base  # the cursor at the run being handed out
+            for row in table.tolist():
+                entry = chunk[row[ENTRY_POS]:row[ENTRY_POS] + LOG_OVERHEAD + row[ENTRY_LENGTH]]
+                assert len(entry) == LOG_OVERHEAD + row[ENTRY_LENGTH]
+                found.append((base + row[ENTRY_POS], row[ENTRY_LENGTH], row[ENTRY_MAGIC]))
+        return found, [str(d) for d in scanner.damage], scanner.position
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_the_kernel_and_one_at_a_time_find_the_same_entries(path, monkeypatch):
+    one_by_one = _scanned(path, None)
+    assert _scanned(path, kernels.scan_entries) == one_by_one
+    monkeypatch.setattr("kafkalog.entries.CHUNK_BYTES", 100)  # most entries larger than a chunk, read alone
+    assert _scanned(path, kernels.scan_entries) == one_by_one
+    entries, damage, position = one_by_one
+    if entries and not damage:
+        assert position == entries[-1][0] + LOG_OVERHEAD + entries[-1][1] == path.stat().st_size
+    # from an entry's position on: the entries from there
+    if len(entries) > 1:
+        later = _scanned(path, kernels.scan_entries, start=entries[1][0])
+        assert later == (entries[1:], damage, position)
+
+
+def test_a_reader_that_handed_over_to_the_fast_path_reads_again_from_its_start():
+    # Decoder.AUTO: the object path, then the fast path from the first entry of many records; a second read
+    # starts over with the object path, the first read's hand-over being state of that read, not of the options.
+    small = (ROOT / "samples" / "v2-gzip.log").read_bytes()
+    data = small + (FIXTURES / "hostile" / "v2-zstd-1m-records.log").read_bytes()
+    with SegmentReader(data, decoder=Decoder.AUTO) as reader:
+        first = [(b.position, len(b.records)) for b in reader]
+        assert reader.fast_path_from == len(small) and reader.decoder is Decoder.AUTO
+        assert [(b.position, len(b.records)) for b in reader] == first
+        assert reader.fast_path_from == len(small) and reader.position == len(data)
+    assert first == [(0, 3), (188, 3), (len(small), 1_000_000)]
