@@ -35,14 +35,32 @@ if TYPE_CHECKING:
     from kafkalog.log.partition import Partition
     from kafkalog.log.segment import SegmentReader, read_batches
 
+# The readers, the results, and every exception kafkalog raises on purpose (kafkalog.errors), so that a
+# caller catches them by name.
 __all__ = [
-    "Batch", "Decoder", "Header", "Record", "SegmentReader", "Partition", "read_batches", "read_arrow",
+    "Batch",
+    "ChecksumError",
+    "CorruptStructureError",
+    "DamagedDataError",
+    "DataLossError",
+    "Decoder",
+    "DecompressionError",
+    "DecompressionLimitError",
+    "EncryptionKeyError",
+    "Header",
+    "KafkalogError",
+    "OffsetGapError",
+    "Partition",
+    "Record",
+    "RemoteObjectError",
+    "SegmentReader",
+    "TruncatedError",
+    "UndecodableRecordError",
+    "UndecodableValueError",
+    "UsageError",
+    "read_arrow",
+    "read_batches",
     "read_table",
-    # Every exception kafkalog raises on purpose (kafkalog.errors), so that a caller catches them by name.
-    "KafkalogError", "DamagedDataError", "TruncatedError", "CorruptStructureError",
-    "ChecksumError", "DecompressionError", "DecompressionLimitError", "UndecodableRecordError",
-    "RemoteObjectError", "EncryptionKeyError", "OffsetGapError", "UndecodableValueError",
-    "DataLossError", "UsageError",
 ]
 __version__ = "0.1.0"
 

@@ -13,17 +13,15 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kafkalog.dump import files as dump_files
-from kafkalog.dump import kafka_dump_log as kafka_format
-from kafkalog.dump import records as dump_format
+from kafkalog.dataset import targets
+from kafkalog.dump import files as dump_files, kafka_dump_log as kafka_format, records as dump_format
 from kafkalog.dump.segment_lines import DumpOptions, dump_segment
 from kafkalog.errors import KafkalogError, OffsetGapError, UsageError
 from kafkalog.formats import internal_topics
+from kafkalog.location import Location
 from kafkalog.log import file_kinds
 from kafkalog.model import Decoder
 from kafkalog.progress import ByteProgress
-from kafkalog.dataset import targets
-from kafkalog.location import Location
 from kafkalog.remote.aiven_keys import keyring
 from kafkalog.threads import DEFAULT_THREADS
 
@@ -170,8 +168,8 @@ def _verify(args: argparse.Namespace) -> int:
 
 def _ingest(args: argparse.Namespace) -> int:
     # Imported here so that the other commands do not start Spark.
-    from kafkalog.spark.ingest import run_ingest
     from kafkalog.dataset.plan import list_segments
+    from kafkalog.spark.ingest import run_ingest
 
     # Usage errors before Spark starts: a path with no segments is not an empty success.
     if not list_segments(args.path):

@@ -69,7 +69,7 @@ class EntryScanner:
         #: Where the readable bytes end, when the file under the segment cannot be read past a point.
         self._readable_end: int | None = None
 
-    def __enter__(self) -> "EntryScanner":
+    def __enter__(self) -> EntryScanner:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -50,7 +50,7 @@ class DamagedDataError(KafkalogError):
             where.append(str(self.path))
         if self.position is not None:
             where.append(f"byte {self.position}")
-        return ": ".join(where + [self.message])
+        return ": ".join([*where, self.message])
 
 
 class TruncatedError(DamagedDataError):

@@ -106,7 +106,7 @@ class BatchColumns:
     damage: list[DamagedDataError]  # in file order, undecodable entries' included
 
     @classmethod
-    def of(cls, batches: list[Batch], damage: list[DamagedDataError]) -> "BatchColumns":
+    def of(cls, batches: list[Batch], damage: list[DamagedDataError]) -> BatchColumns:
         """The columns of batches read one by one (the object path)."""
 
         def column(values: list[int]) -> np.ndarray:

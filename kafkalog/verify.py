@@ -60,8 +60,8 @@ from kafkalog.log.file_kinds import (
     LEADER_EPOCH,
     LOG,
     RSM_MANIFEST,
-    aiven_manifest_of,
     SNAPSHOT,
+    aiven_manifest_of,
     directory_partitions,
     kind_of,
     kraft_snapshots,
@@ -71,8 +71,8 @@ from kafkalog.log.file_kinds import (
 )
 from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
-from kafkalog.log.segment_ranges import RANGE_BYTES, read_in_ranges
 from kafkalog.log.segment_files import SegmentFiles
+from kafkalog.log.segment_ranges import RANGE_BYTES, read_in_ranges
 from kafkalog.model import BatchColumns, Decoder
 from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
@@ -360,7 +360,7 @@ def verify_partition(partition: Partition, report: VerifyReport, progress: ByteP
                                                f"last offset {previous[1].last_offset} is not below the next "
                                                f"segment's base offset {segment.base_offset}"))
             previous = (segment, summary)
-    for offset, snapshot_path in sorted(partition.snapshots.items()):
+    for _offset, snapshot_path in sorted(partition.snapshots.items()):
         report.files += 1
         for damage in read_snapshot(snapshot_path).damage:
             report.problems.append(Problem(str(snapshot_path), damage.kind, damage.message,

@@ -24,8 +24,8 @@ the object path, which holds a batch whole, refuses it.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -151,7 +151,7 @@ def _counted(damage: list[DamagedDataError], validate_checksums: bool) -> list[D
     return [d for d in damage if validate_checksums or not isinstance(d, ChecksumError)]
 
 
-def _damage_only(out: "_Output", damages: list[DamagedDataError], mode: DamageMode, segment: str | None) -> None:
+def _damage_only(out: _Output, damages: list[DamagedDataError], mode: DamageMode, segment: str | None) -> None:
     if damages and mode is DamageMode.FAILFAST:
         raise damages[0]
     if damages and mode is DamageMode.PERMISSIVE:
@@ -168,7 +168,7 @@ class _Streamed:
     def __init__(self):
         self.damage: list[DamagedDataError] = []
 
-    def part(self, out: "_Output", table: pa.Table, item, damages: list[DamagedDataError], mode: DamageMode,
+    def part(self, out: _Output, table: pa.Table, item, damages: list[DamagedDataError], mode: DamageMode,
              segment: str | None) -> None:
         if item.part == 0:
             self.damage = []
@@ -204,8 +204,7 @@ class _Output:
         table = pa.concat_tables(self.pending)
         self.pending, self.count = [], 0
         # Slices of what was decoded, not copies; small pieces (around damage) are joined.
-        for arrow_batch in table.to_batches(max_chunksize=self.rows):
-            yield arrow_batch
+        yield from table.to_batches(max_chunksize=self.rows)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 _COLUMNS = {"offset": int, "partition": int, "topic": str, "timestamp": dt.datetime}
 _OPS = {"EqualTo": "eq", "GreaterThan": "gt", "GreaterThanOrEqual": "ge", "LessThan": "lt",
         "LessThanOrEqual": "le", "In": "in"}
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 
 
 @dataclass(frozen=True)

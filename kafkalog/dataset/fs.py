@@ -196,7 +196,7 @@ class ReadAheadFile:
     def close(self) -> None:
         self._raw.close()
 
-    def __enter__(self) -> "ReadAheadFile":
+    def __enter__(self) -> ReadAheadFile:
         return self
 
     def __exit__(self, *exc: object) -> None:

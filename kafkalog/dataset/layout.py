@@ -22,18 +22,26 @@ from typing import BinaryIO
 import numpy as np
 
 from kafkalog import file_names
+from kafkalog.dataset import fs
 from kafkalog.errors import KafkalogError, RemoteObjectError
 from kafkalog.file_names import INDEX_SUFFIX, INDEXES_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, parse_partition_dir_name
 from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry
 from kafkalog.log.segment_ranges import range_starts
-from kafkalog.dataset import fs
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import keyring
 
 IndexEntry = OffsetIndexEntry
 
-__all__ = ["IndexEntry", "IndexColumns", "TimeIndexEntry", "segment_base_offset", "topic_partition",
-           "skip_directory", "offset_index_columns", "read_time_index"]
+__all__ = [
+    "IndexColumns",
+    "IndexEntry",
+    "TimeIndexEntry",
+    "offset_index_columns",
+    "read_time_index",
+    "segment_base_offset",
+    "skip_directory",
+    "topic_partition",
+]
 
 
 def segment_base_offset(name: str) -> int | None:

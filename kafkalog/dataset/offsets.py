@@ -16,10 +16,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from kafkalog.errors import DataLossError, UsageError
-from kafkalog.log.segment import SegmentReader
 from kafkalog.dataset import fs, layout
 from kafkalog.dataset.options import EARLIEST, LATEST, ByPartition, ReadOptions, partition_value
+from kafkalog.errors import DataLossError, UsageError
+from kafkalog.log.segment import SegmentReader
 
 log = logging.getLogger("kafkalog.dataset")
 

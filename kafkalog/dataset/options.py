@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Mapping
 
 from kafkalog.errors import UsageError
 
@@ -178,9 +178,7 @@ class ReadOptions:
             return False
         if self.topic_pattern is not None and (topic is None or not re.fullmatch(self.topic_pattern, topic)):
             return False
-        if self.assign is not None and (topic, partition) not in self.assign:
-            return False
-        return True
+        return not (self.assign is not None and (topic, partition) not in self.assign)
 
 
 def _bool(name: str, value: str) -> bool:

@@ -13,20 +13,21 @@ one task.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from kafkalog import file_names
-from kafkalog.errors import UsageError
-from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
-from kafkalog.location import Location
-from kafkalog.log.segment_ranges import range_starts
 from kafkalog.dataset import fs, layout, offsets, remote_roots
 from kafkalog.dataset.filters import Pushed
 from kafkalog.dataset.offsets import Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
+from kafkalog.errors import UsageError
+from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
+from kafkalog.location import Location
+from kafkalog.log.segment_ranges import range_starts
 
 
 @dataclass(frozen=True)
@@ -239,9 +240,7 @@ def _overlaps(seg: Segment, bounds: Bounds) -> bool:
         return False
     if bounds.start is not None and seg.next_base_offset is not None and seg.next_base_offset <= bounds.start:
         return False
-    if bounds.end is not None and seg.base_offset is not None and seg.base_offset >= bounds.end:
-        return False
-    return True
+    return not (bounds.end is not None and seg.base_offset is not None and seg.base_offset >= bounds.end)
 
 
 def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = False) -> list[SegmentRange]:
@@ -288,13 +287,13 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
 
     # Cut at the first entry at least max_bytes past the last cut, again and again (positions increase).
     cuts = range_starts(index.positions, start_pos, end_pos, max_bytes)
-    at = np.searchsorted(index.positions, cuts + [end_pos])
+    at = np.searchsorted(index.positions, [*cuts, end_pos])
     used = {int(index.positions[i]): index.entry(int(i)) for i in at
             if i < len(index) and int(index.positions[i]) in (*cuts, end_pos)}
     if not _positions_sound(seg, used):
         return whole
-    bounds_ = cuts + [end_pos]
-    return [SegmentRange(seg, a, b, bounds=bounds) for a, b in zip(bounds_, bounds_[1:])]
+    bounds_ = [*cuts, end_pos]
+    return [SegmentRange(seg, a, b, bounds=bounds) for a, b in itertools.pairwise(bounds_)]
 
 
 def _report_gaps(kafka: list[Segment], ends: dict[str, int], report: Callable[[str, Segment], None]) -> None:

@@ -122,7 +122,7 @@ class RegistryColumns:
     typed: dict[str, pa.DataType] = field(default_factory=dict)
 
     @classmethod
-    def for_read(cls, path: str, options: ReadOptions) -> "RegistryColumns | None":
+    def for_read(cls, path: str, options: ReadOptions) -> RegistryColumns | None:
         """The columns a read asks for, with its schema store loaded; None when it asks for none."""
         if not (options.key_format or options.value_format or options.key_subject or options.value_subject):
             return None

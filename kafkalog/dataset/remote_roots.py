@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from kafkalog import file_names
 from kafkalog.dataset import fs
 from kafkalog.errors import DamagedDataError, RemoteObjectError
-from kafkalog.formats.leader_epoch_checkpoint import parse_leader_epoch_checkpoint
 from kafkalog.formats.internal_topics import decode_record, decoder_for_topic
+from kafkalog.formats.leader_epoch_checkpoint import parse_leader_epoch_checkpoint
 from kafkalog.location import Location
 from kafkalog.log.segment import SegmentReader
 from kafkalog.remote import aiven_object
@@ -231,7 +231,7 @@ def _filtered(epochs: dict[int, int]) -> dict[int, int]:
     """`buildFilteredLeaderEpochMap`: epochs that hold no record (the next one starts at the same offset) dropped."""
     out: dict[int, int] = {}
     items = list(epochs.items())
-    for (epoch, offset), nxt in zip(items, items[1:] + [None]):
+    for (epoch, offset), nxt in zip(items, [*items[1:], None]):
         if nxt is None or nxt[1] != offset:
             out[epoch] = offset
     return out

@@ -7,20 +7,20 @@ control records, read_committed, pushed filters) and shaped into the DataFrame's
 from __future__ import annotations
 
 import logging
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kafkalog.errors import OffsetGapError, UsageError
-from kafkalog.fast.columns import damage_rows
 from kafkalog.dataset import decode, internal_topics, plan
 from kafkalog.dataset.filters import Pushed
 from kafkalog.dataset.offsets import Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
 from kafkalog.dataset.registry_values import RegistryColumns
 from kafkalog.dataset.schema import ARROW_SCHEMA, ARROW_TIMESTAMP, output_arrow_schema
+from kafkalog.errors import OffsetGapError, UsageError
+from kafkalog.fast.columns import damage_rows
 
 # Spark's TimestampType: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999Z
 MIN_TIMESTAMP_MS = -62135596800000

@@ -45,7 +45,7 @@ SCHEMA_DDL = ", ".join(f"`{name}` {sql}" for name, sql, _, _ in COLUMNS)
 
 #: The decoder's output (`kafkalog.dataset.decode.read_segment`): `timestamp` as Kafka's int64 milliseconds.
 RAW_ARROW_SCHEMA = DECODER_SCHEMA
-assert RAW_ARROW_SCHEMA == pa.schema([(name, arrow_type) for name, _, arrow_type, _ in COLUMNS])
+assert pa.schema([(name, arrow_type) for name, _, arrow_type, _ in COLUMNS]) == RAW_ARROW_SCHEMA
 
 #: What leaves the data source: `timestamp` as a UTC microsecond timestamp, as Spark's TimestampType.
 ARROW_TIMESTAMP = pa.timestamp("us", tz="UTC")

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, BinaryIO, TextIO
 
 from kafkalog import file_names
 from kafkalog.dataset import fs, layout
-from kafkalog.dump import kafka_dump_log as kafka_format
-from kafkalog.dump import records as dump_format
+from kafkalog.dump import kafka_dump_log as kafka_format, records as dump_format
 from kafkalog.dump.run_lines import RunLines
 from kafkalog.errors import DamagedDataError, TruncatedError
 from kafkalog.formats import internal_topics
@@ -124,7 +123,7 @@ class Lines:
     binary: BinaryIO | None
 
     @classmethod
-    def to(cls, out: TextIO) -> "Lines":
+    def to(cls, out: TextIO) -> Lines:
         binary = _utf8_buffer(out)
         if binary is not None:
             out.flush()  # what was written as text goes first

@@ -15,7 +15,7 @@ parser to say what is wrong with it, so both paths give the same rows and the sa
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import crc32c
 import numpy as np
@@ -29,15 +29,17 @@ from kafkalog._generated.kafka_record import KafkaRecord
 from kafkalog.checksums import V2_CRC_START
 from kafkalog.compression import NONE, Output, declared_size, decompress_into
 from kafkalog.errors import DamagedDataError, DecompressionError, DecompressionLimitError
-from kafkalog.fast import checksums as fast_checksums
-from kafkalog.fast import compression as fast_compression
-from kafkalog.fast import kernels
-from kafkalog.fast import message_set as fast_legacy
+from kafkalog.fast import (
+    checksums as fast_checksums,
+    compression as fast_compression,
+    kernels,
+    message_set as fast_legacy,
+    streamed_batch,
+)
 from kafkalog.fast.columns import RECORD_SCHEMA, SCHEMA, binary_arrays
 from kafkalog.fast.options import WalkOptions
 from kafkalog.fast.record_groups import GROUP_BYTES, Group, RecordTables, Sections
 from kafkalog.fast.runs import Item, Run, RunBuilder
-from kafkalog.fast import streamed_batch
 from kafkalog.fast.streamed_batch import StreamedBatch
 from kafkalog.formats import record_batch
 from kafkalog.formats.framing import LOG_OVERHEAD
@@ -49,7 +51,7 @@ TABLE_ROWS = (1 << 15) + 61
 
 CONTROL_NAMES = [t.name.upper() for t in sorted(KafkaControlRecord.ControlType, key=lambda t: t.value)]
 _CONTROL_CODES = {t.value: i for i, t in enumerate(sorted(KafkaControlRecord.ControlType, key=lambda t: t.value))}
-_CONTROL_NAMES = pa.array(CONTROL_NAMES + ["UNKNOWN"])
+_CONTROL_NAMES = pa.array([*CONTROL_NAMES, "UNKNOWN"])
 
 
 class BatchWalker:
@@ -208,7 +210,7 @@ class BatchWalker:
             special = sorted(set(special.tolist()).union(
                 s for s in (*group.partial, *group.damage, *group.control_damage, *group.controls)
                 if finished <= s < done_upto))
-            for s in special + [done_upto]:
+            for s in [*special, done_upto]:
                 if s > finished:
                     run.add_batches(group.positions[finished:s], group.sizes[finished:s], group.magics[finished:s],
                                     batch_headers[finished:s], sections.rows[finished:s])
@@ -264,7 +266,7 @@ class BatchWalker:
         controls = group.controls.pop(s, None)
         if controls is not None:
             controls = [(offset, kind) for i, offset, kind in controls if i < emitted]
-        row_start, row_end = run.assign(rows)
+        row_start, _row_end = run.assign(rows)
         run.add_item(Item(position, size, magic, batch_header[k.KAFKA_RECORD_BATCH__BASE_OFFSET], row_start,
                           row_start + emitted, damage, header=batch_header, controls=controls))
 

@@ -35,7 +35,7 @@ class RecordTables:
         self.record_headers = np.empty((columns, 2 * rows + 61), dtype=np.int64)
 
     @classmethod
-    def make(cls, rows: int) -> "RecordTables":
+    def make(cls, rows: int) -> RecordTables:
         return cls(np.empty((k.KAFKA_RECORD__WIDTH, rows), dtype=np.int64),
                    np.empty((k.KAFKA_RECORD__HEADER__WIDTH, rows), dtype=np.int64),
                    np.empty(rows, dtype=np.int64),
@@ -57,7 +57,7 @@ class Sections:
     rows: np.ndarray  # rows each section has given so far
 
     @classmethod
-    def of(cls, group: "Group") -> "Sections":
+    def of(cls, group: Group) -> Sections:
         n = group.count
         partial = np.zeros(n, dtype=np.int64)
         partial[list(group.partial)] = 1

@@ -11,8 +11,8 @@ entry into a run. Spec: `kafka_log.ksy` (a segment's entries); twin: the object 
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -59,7 +59,7 @@ class Run:
     """Consecutive entries of a segment: their records as one Arrow table, and each entry's rows."""
 
     table: pa.Table | None  # None when read with columns=False
-    items: "Items"
+    items: Items
 
 
 class RunBuilder:
@@ -101,7 +101,7 @@ class RunBuilder:
         """Whole v2 batches whose `rows` records are the next rows; those in `damage` (by index) have damage."""
         if damage:
             i = 0
-            for j in sorted(damage) + [len(batch_headers)]:
+            for j in [*sorted(damage), len(batch_headers)]:
                 if j > i:
                     self.add_batches(position[i:j], size[i:j], magic[i:j], batch_headers[i:j], rows[i:j])
                 if j < len(batch_headers):

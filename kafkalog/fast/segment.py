@@ -14,22 +14,19 @@ legacy message, a wrapper the kernels cannot walk) to the object path, one entry
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from kafkalog._generated import kafka_kernels as k
-from kafkalog.compression import NONE
-from kafkalog.compression import max_decompressed_bytes as compression_limit
+from kafkalog.compression import NONE, max_decompressed_bytes as compression_limit
 from kafkalog.entries import ChunkScan, EntryRun
-from kafkalog.fast import kernels
-from kafkalog.fast import message_set as fast_legacy
-from kafkalog.fast import record_batch as fast_v2
+from kafkalog.fast import kernels, message_set as fast_legacy, record_batch as fast_v2, streamed_batch
 from kafkalog.fast.options import WalkOptions
 from kafkalog.fast.record_groups import Group
 from kafkalog.fast.runs import Item, Run, RunBuilder, decode_on_object_path
-from kafkalog.fast import streamed_batch
 from kafkalog.formats import record_batch
 from kafkalog.formats.framing import LOG_OVERHEAD
 
@@ -125,7 +122,7 @@ class _EntryWalker:
         plain = _Plain(messages)
         run = RunBuilder()
         view = memoryview(chunk)
-        for a, b in zip([0] + cuts, cuts + [len(entries)]):
+        for a, b in zip([0, *cuts], [*cuts, len(entries)]):
             if kind[a] == 0:
                 for e in range(a, b):
                     pos, length, magic = entries[e].tolist()
@@ -167,7 +164,7 @@ class _EntryWalker:
             self._flush_plain(buf, plain, run)
             self._wrapper(view, run, entry, position, LOG_OVERHEAD + length, chunk[pos:end], magic)
 
-    def _flush_plain(self, buf: np.ndarray, plain: "_Plain", run: RunBuilder) -> None:
+    def _flush_plain(self, buf: np.ndarray, plain: _Plain, run: RunBuilder) -> None:
         """Uncompressed legacy messages waiting in `plain`: one record each (none when reading headers only)."""
         if not plain.columns:
             return

@@ -14,7 +14,8 @@ worded as when the batch is read whole. The rows go out in parts of at most a ta
 """
 from __future__ import annotations
 
-from typing import Iterator, Protocol
+from collections.abc import Iterator
+from typing import Protocol
 
 import numpy as np
 import pyarrow as pa

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import io
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import BinaryIO, Sequence
+from typing import BinaryIO
 
 from kafkalog.formats.framing import (
     HEADER_SIZE_UP_TO_MAGIC,
@@ -184,7 +185,7 @@ class _Header:
     fields: EntryHeader
 
     @classmethod
-    def read(cls, f: BinaryIO, pos: int, size: int) -> "_Header":
+    def read(cls, f: BinaryIO, pos: int, size: int) -> _Header:
         f.seek(pos)
         return cls(pos, entry_header(f.read(min(V2_HEADER_SIZE, size - pos))))
 

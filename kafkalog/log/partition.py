@@ -17,9 +17,9 @@ finished its recovery.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from kafkalog.file_names import (
     LEADER_EPOCH_CHECKPOINT,

@@ -7,8 +7,9 @@ memory in proportion to its bytes.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Iterator, overload
+import itertools
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, overload
 
 from kafkalog.model import Header, Record
 
@@ -73,7 +74,7 @@ class TableRecords(Sequence):
         if self._cache is not None and self._cache[0] == start:
             return self._cache[1]
         block = self.table.slice(start, BLOCK).combine_chunks()
-        cols = block.select(_COLUMNS[:5] + ["control_type"]).to_pydict()
+        cols = block.select([*_COLUMNS[:5], "control_type"]).to_pydict()
         # Headers from the flat key and value arrays: a dict per header would cost four times more.
         lists = block.column("headers").chunk(0) if block.num_rows else None
         bounds = lists.offsets.to_pylist() if lists is not None else [0]
@@ -81,7 +82,7 @@ class TableRecords(Sequence):
         keys = flat.field("key").to_pylist() if flat is not None else []
         values = flat.field("value").to_pylist() if flat is not None else []
         headers = [[Header(k, v) for k, v in zip(keys[a:b], values[a:b])] if b > a else []
-                   for a, b in zip(bounds, bounds[1:])]
+                   for a, b in itertools.pairwise(bounds)]
         records = [
             Record(offset=o, timestamp=t, sequence=s, key=k, value=v, headers=hs, control_type=c)
             for o, t, s, k, v, hs, c in zip(cols["offset"], cols["timestamp"], cols["sequence"], cols["key"],

@@ -19,10 +19,10 @@ this module decodes its entries with the decoder chosen (`kafkalog.model.Decoder
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from kafkalog.compression import decompression_limit
-from kafkalog.compression import max_decompressed_bytes as compression_limit
+from kafkalog.compression import decompression_limit, max_decompressed_bytes as compression_limit
 from kafkalog.entries import EntryScanner
 from kafkalog.errors import DamagedDataError
 from kafkalog.formats import message_set, record_batch
@@ -180,7 +180,7 @@ class SegmentReader:
         (While a run of entries is being handed out, its start.)"""
         return self._scanner.position
 
-    def __enter__(self) -> "SegmentReader":
+    def __enter__(self) -> SegmentReader:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -205,8 +205,10 @@ class SegmentReader:
             yield from self._object_path_batches()
             if self.fast_path_from is None:
                 return
-        from kafkalog.fast import runs  # (start-up: see the top of this module)
-        from kafkalog.fast import segment as fast_segment
+        from kafkalog.fast import (
+            runs,  # (start-up: see the top of this module)
+            segment as fast_segment,
+        )
 
         decoded = iter(fast_segment.decode_runs(
             self._scanner, max_decompressed_bytes=self.max_decompressed_bytes, start=self.fast_path_from,
@@ -263,8 +265,10 @@ class SegmentReader:
         Every record is parsed and checked as when reading them, but none is
         made into an object: what `kafkalog verify` needs, at the speed of the fast path (whatever the decoder).
         """
-        from kafkalog.fast import runs  # (start-up: see the top of this module)
-        from kafkalog.fast import segment as fast_segment
+        from kafkalog.fast import (
+            runs,  # (start-up: see the top of this module)
+            segment as fast_segment,
+        )
 
         self.fast_path_from = self.start
         for run in fast_segment.decode_runs(self._scanner, max_decompressed_bytes=self.max_decompressed_bytes,
@@ -296,8 +300,10 @@ class SegmentReader:
             yield self._object_run(batches, seen)
             if self.fast_path_from is None:
                 return
-        from kafkalog.fast import runs  # (start-up: see the top of this module)
-        from kafkalog.fast import segment as fast_segment
+        from kafkalog.fast import (
+            runs,  # (start-up: see the top of this module)
+            segment as fast_segment,
+        )
 
         for run in fast_segment.decode_runs(self._scanner, max_decompressed_bytes=self.max_decompressed_bytes,
                                             start=self.fast_path_from, columns=False):

@@ -5,9 +5,9 @@ the log itself, its offset index, its time index and its transaction index.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from kafkalog.file_names import (
     INDEX_SUFFIX,

@@ -28,8 +28,8 @@ decided for any subset of batches (e.g. one Spark split) once the list is known.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from kafkalog.formats.txn_index import AbortedTxn, read_txn_index
 from kafkalog.log.partition import Partition

@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import threading
 from dataclasses import dataclass, field
-
 from typing import TYPE_CHECKING
 
 from kafkalog.errors import EncryptionKeyError, UsageError
@@ -36,7 +35,7 @@ def _mgf1_sha3_512(seed: bytes, length: int) -> bytes:
 class Keyring:
     """Private keys by key pair id (None: a key given without an id, tried for every id)."""
 
-    keys: dict[str | None, list["RsaKey"]] = field(default_factory=dict)
+    keys: dict[str | None, list[RsaKey]] = field(default_factory=dict)
     loaded: set[str] = field(default_factory=set)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import io
 import os
-from typing import BinaryIO, Callable
+from collections.abc import Callable
+from typing import BinaryIO
 
 import zstandard
 from kaitaistruct import KaitaiStream, KaitaiStructError
@@ -110,7 +111,7 @@ class AivenSegmentFile:
             self._object.close()
             self._object = None
 
-    def __enter__(self) -> "AivenSegmentFile":
+    def __enter__(self) -> AivenSegmentFile:
         return self
 
     def __exit__(self, *exc: object) -> None:

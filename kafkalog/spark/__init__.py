@@ -11,7 +11,7 @@ try:
 except ModuleNotFoundError as exc:
     raise ModuleNotFoundError("kafkalog.spark needs PySpark: pip install 'kafkalog[spark]'", name=exc.name) from None
 
-from kafkalog.spark.datasource import KafkaLogDataSource, KafkaLogDataSourceNoPushdown  # noqa: E402  (after the check)
+from kafkalog.spark.datasource import KafkaLogDataSource, KafkaLogDataSourceNoPushdown
 
 PUSHDOWN_CONF = "spark.sql.python.filterPushdown.enabled"
 

@@ -16,7 +16,7 @@ Streaming is `kafkalog.spark.stream`.
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
@@ -48,7 +48,7 @@ class KafkaLogDataSource(DataSource):
             ddl += registry.spark_ddl(re.findall(r"`([^`]+)`", ddl))
         return ddl
 
-    def reader(self, schema) -> "KafkaLogReader":
+    def reader(self, schema) -> KafkaLogReader:
         return KafkaLogPushdownReader(dict(self.options))
 
     def streamReader(self, schema):
@@ -62,7 +62,7 @@ class KafkaLogDataSourceNoPushdown(KafkaLogDataSource):
     `spark.sql.python.filterPushdown.enabled` is false, so this one does not.
     """
 
-    def reader(self, schema) -> "KafkaLogReader":
+    def reader(self, schema) -> KafkaLogReader:
         return KafkaLogReader(dict(self.options))
 
 

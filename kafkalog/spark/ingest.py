@@ -6,7 +6,7 @@ import contextlib
 import os
 import sys
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 from kafkalog.dataset.options import DamageMode, parse_options
 from kafkalog.errors import UsageError
@@ -80,8 +80,8 @@ def run_ingest(args: argparse.Namespace) -> int:
 
     Exit status 0, or 1 when any damage was found (the damage rows are in the Parquet output).
     """
-    from kafkalog.spark import register
     from kafkalog.dataset.plan import list_segments
+    from kafkalog.spark import register
 
     # ingest is an audit: every column and damage as rows, whatever the reader's Kafka-like defaults.
     options = {**AUDIT_OPTIONS, **parse_option_args(args.option)}

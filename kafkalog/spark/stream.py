@@ -25,11 +25,11 @@ import math
 
 from pyspark.sql.datasource import DataSourceStreamReader, InputPartition
 
-from kafkalog.errors import UsageError
 from kafkalog.dataset import offsets, plan
 from kafkalog.dataset.options import EARLIEST, LATEST, ByPartition, Earliest, Latest, parse_options, partition_value
 from kafkalog.dataset.registry_values import RegistryColumns
 from kafkalog.dataset.rows import path_option, read_range
+from kafkalog.errors import UsageError
 
 try:  # PySpark 4.2+: read limits and Trigger.AvailableNow for Python sources
     from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, SupportsTriggerAvailableNow

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from kafkalog.formats.framing import LOG_OVERHEAD, entry_header
 from kafkalog.dataset import decode
 from kafkalog.dataset.options import DamageMode, ReadOptions
 from kafkalog.dataset.rows import finish
 from kafkalog.dataset.schema import ARROW_SCHEMA, UDF_COLUMNS, UDF_RESULT_DDL
+from kafkalog.formats.framing import LOG_OVERHEAD, entry_header
 
 _STRUCT = pa.struct([ARROW_SCHEMA.field(name) for name, *_ in UDF_COLUMNS])
 
