@@ -51,7 +51,7 @@ class RunLines:
         return iter((memoryview(self._text[self._starts[records.start]:self._starts[records.end]]),))
 
     def whole(self, run: Run) -> Iterator[memoryview] | None:
-        """Every line of a run `SegmentReader._batch_runs` gave whole (its batches' lines, each followed by its
+        """Every line of a run `kafkalog.log.segment.batch_runs` gave whole (its batches' lines, each followed by its
         records'), or None when they are written a batch at a time: a control batch, another format's, or a batch
         of more rows than a block (a large batch's lines are written a block of its rows at a time)."""
         items = run.items

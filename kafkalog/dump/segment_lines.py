@@ -26,7 +26,7 @@ from kafkalog.formats import internal_topics
 from kafkalog.location import Location
 from kafkalog.log import file_kinds
 from kafkalog.log.record_list import StreamedRecords, parts_of
-from kafkalog.log.segment import SegmentReader
+from kafkalog.log.segment import SegmentReader, batch_runs, plain_batches
 from kafkalog.log.segment_ranges import RANGE_BYTES, read_in_ranges
 from kafkalog.model import Batch, Decoder
 from kafkalog.progress import ByteProgress
@@ -189,7 +189,7 @@ class _KafkalogLines:
         self._printed = 0
         # A run of plain data batches is written whole by a compiled loop, its batch lines with its records'.
         whole = dump_format.raw_decoder(self.decoder) and self.values is None
-        for part in reader._batch_runs():  # (a run of the fast path at a time: not SegmentReader's public interface)
+        for part in batch_runs(reader):
             if self._run_lines is None and reader.fast_path_from is not None:
                 self._run_lines = self._new_run_lines()
             if isinstance(part, Batch):
@@ -197,7 +197,7 @@ class _KafkalogLines:
                 continue
             text = self._run_lines.whole(part) if whole and self._run_lines is not None else None
             if text is None:
-                for batch in reader._plain_batches(part):
+                for batch in plain_batches(reader, part):
                     yield from self._batch(reader, batch, lines)
                 continue
             for damage in reader.damage[self._printed:]:  # found before the run (an entry that could not be decoded)
@@ -270,7 +270,7 @@ class _KafkaLines:
     def batches(self, reader: SegmentReader, lines: Lines) -> Iterator[int | None]:
         """As `_KafkalogLines.batches`."""
         whole = not self.opts.shallow and kafka_format.raw_data(self.decoder)
-        for part in reader._batch_runs():  # (a run of the fast path at a time: not SegmentReader's public interface)
+        for part in batch_runs(reader):
             if self._run_lines is None and reader.fast_path_from is not None:
                 self._run_lines = kafka_format.run_lines()
             if isinstance(part, Batch):
@@ -278,7 +278,7 @@ class _KafkaLines:
                 continue
             text = self._run_lines.whole(part) if whole and self._run_lines is not None else None
             if text is None:
-                for batch in reader._plain_batches(part):
+                for batch in plain_batches(reader, part):
                     yield from self._batch(batch, lines)
                 continue
             for view in text:

@@ -199,8 +199,7 @@ class SegmentReader:
     def _batch_runs(self) -> Iterator[Batch | Run]:
         """The batches, as iterating the reader gives them; but a run of the fast path whose entries are all plain
         whole v2 batches (no damage, their records rows of its table) comes whole, as a `kafkalog.fast.runs.Run`:
-        for `kafkalog.dump.segment_lines`, which prints a run at a time or hands it to `_plain_batches`. (Not
-        public: a run is the fast path's.)"""
+        for `batch_runs`, below."""
         if not self._fast_path_from_start():
             yield from self._object_path_batches()
             if self.fast_path_from is None:
@@ -367,6 +366,19 @@ def _many_records(entry: bytes) -> bool:
         extent = record_batch.records_extent(entry)
     return (extent is None or max(extent[0], header.v2.last_offset_delta) >= MANY_RECORDS
             or extent[1] >= MANY_BYTES)
+
+
+def batch_runs(reader: SegmentReader) -> Iterator[Batch | Run]:
+    """The reader's batches as iterating it gives them, but a run of the fast path whose entries are all plain
+    whole v2 batches comes whole, as a `kafkalog.fast.runs.Run`: for dump's compiled line writers, which print a
+    run at a time. A function of this module, not a method, so that `kafkalog.SegmentReader` hands out `Batch`
+    objects only (a run is the fast path's)."""
+    return reader._batch_runs()
+
+
+def plain_batches(reader: SegmentReader, run: Run) -> Iterator[Batch]:
+    """The batches of a run `batch_runs` gave whole, one at a time."""
+    return reader._plain_batches(run)
 
 
 def read_batches(source: Source, **options) -> Iterator[Batch]:

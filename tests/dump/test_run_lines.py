@@ -33,7 +33,7 @@ from kafkalog.fast import batch_lines, json_lines, kafka_lines, runs, text_lines
 from kafkalog.fast.columns import SCHEMA
 from kafkalog.fast.runs import Items, Run
 from kafkalog.log.record_list import TableRecords
-from kafkalog.log.segment import SegmentReader
+from kafkalog.log.segment import SegmentReader, batch_runs
 from kafkalog.model import Batch
 from tests.paths import FIXTURES, SAMPLES
 
@@ -210,7 +210,7 @@ def test_batch_lines_are_the_one_batch_printers():
     checked = 0
     for path in FILES:
         with SegmentReader(path) as reader:
-            for part in reader._batch_runs():
+            for part in batch_runs(reader):
                 if not isinstance(part, Run):
                     continue
                 got = _batch_lines(part.items)
@@ -228,7 +228,7 @@ def test_batch_lines_take_every_branch_of_the_header(seed):
     codec, sequences that wrap, Java's extremes), each line against the one-batch printer of `runs.batch_of`."""
     rng = random.Random(seed)
     with SegmentReader(SAMPLES / "v2-none.log") as reader:
-        run = next(p for p in reader._batch_runs() if isinstance(p, Run))
+        run = next(p for p in batch_runs(reader) if isinstance(p, Run))
     n = 200
     h = np.repeat(run.items.header[:1], n, axis=0)
     longs = [-(2 ** 63), 2 ** 63 - 1, -1, 0, 1700000000000]
