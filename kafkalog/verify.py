@@ -163,7 +163,7 @@ def verify_path(path: Location | str | os.PathLike, progress: ByteProgress | Non
         The RSA private keys (PEM files, ``PATH`` or ``KEY_ID=PATH``) that decrypt an encrypted Aiven remote
         segment (``.rsm-manifest``).
     report : VerifyReport, optional
-        A report to add to (several paths into one report); its `fast` and `threads` say how to read.
+        A report to add to (several paths into one report); its `decoder` and `threads` say how to read.
         By default a new one.
 
     Returns
