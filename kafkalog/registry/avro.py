@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import datetime
 import decimal
-import json
 import math
 import uuid
 from dataclasses import dataclass

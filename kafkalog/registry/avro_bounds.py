@@ -59,7 +59,8 @@ def _varint(body: bytes, pos: int, limit: int, what: str) -> tuple[int, int]:
             break
         shift += 7
         if pos - start >= limit:
-            raise _Bad(f"byte {start} of the body: {'an' if what == 'int' else 'a'} {what} written in more than {limit} bytes of varint "
+            article = "an" if what == "int" else "a"
+            raise _Bad(f"byte {start} of the body: {article} {what} written in more than {limit} bytes of varint "
                        f"(\"Invalid {what} encoding\" in Avro's Java decoder)")
     return (n >> 1) ^ -(n & 1), pos
 

@@ -10,7 +10,7 @@ resolves them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 import jsonschema
@@ -21,12 +21,12 @@ from referencing.jsonschema import DRAFT7
 
 from kafkalog.errors import UndecodableValueError
 from kafkalog.formats import json_depth
+from kafkalog.registry.store import Schema, SchemaStore
 
 #: RE2 runs a pattern in time linear in the text (no backtracking: `^(a+)+$` cannot hang validation);
 #: patterns it refuses (backreferences, lookaround) fail validation with a message instead of running.
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False
-from kafkalog.registry.store import Schema, SchemaStore
 
 
 @dataclass(frozen=True)
@@ -86,7 +86,7 @@ def _load(schema: Schema) -> Any:
         raise UndecodableValueError(f"schema id {schema.id} is not JSON Schema JSON: {e}") from None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _compiled_pattern(pattern: str) -> Any:
     """The pattern compiled by RE2, or the reason RE2 does not run it."""
     try:
@@ -144,7 +144,7 @@ def _additional_properties(validator, additional, instance, schema):
                                          "unexpected)")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _re2_validator(cls: Any) -> Any:
     """`cls` with its pattern keywords run by RE2 (jsonschema runs them with Python's backtracking `re`)."""
     return jsonschema.validators.extend(cls, {"pattern": _pattern, "patternProperties": _pattern_properties,
