@@ -13,9 +13,10 @@ prints them with `decoded_key` / `decoded_value`.
 from __future__ import annotations
 
 import base64
-import json
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
+
+from kafkalog.formats.json_depth import JsonDepthError, loads
 
 #: The default topic name (`kafkastore.topic` in Confluent's, `topic_name` in Karapace's configuration).
 SCHEMAS_TOPIC = "_schemas"
@@ -114,11 +115,18 @@ def parse_value(key: dict[str, Any], data: bytes | None) -> SchemaValue | OtherV
     if not isinstance(schema, str):
         raise SchemasRecordError(f"SCHEMA value for {subject} version {version} has no schema text")
     schema_type = value.get("schemaType") or AVRO
+    if not isinstance(schema_type, str):
+        raise SchemasRecordError(f"SCHEMA value for {subject} version {version}: schemaType {_short(schema_type)} "
+                                 "is not a name")
+    refs = value.get("references") or []
+    if not isinstance(refs, list):
+        raise SchemasRecordError(f"SCHEMA value for {subject} version {version}: references {_short(refs)} is not "
+                                 "a list")
     references = []
-    for ref in value.get("references") or ():
+    for ref in refs:
         if not isinstance(ref, dict) or not isinstance(ref.get("name"), str) or not isinstance(
                 ref.get("subject"), str) or not _is_int(ref.get("version")):
-            raise SchemasRecordError(f"SCHEMA value for {subject} version {version}: bad reference {ref!r}")
+            raise SchemasRecordError(f"SCHEMA value for {subject} version {version}: bad reference {_short(ref)}")
         references.append(Reference(ref["name"], ref["subject"], ref["version"]))
     md5 = None
     if isinstance(value.get("md5"), str):
@@ -126,7 +134,7 @@ def parse_value(key: dict[str, Any], data: bytes | None) -> SchemaValue | OtherV
             md5 = base64.b64decode(value["md5"], validate=True)
         except ValueError:
             md5 = None
-    return SchemaValue(subject, version, schema_id, schema, str(schema_type).upper(), tuple(references),
+    return SchemaValue(subject, version, schema_id, schema, schema_type.upper(), tuple(references),
                        bool(value.get("deleted", False)), md5, value.get("metadata"), value.get("ruleSet"))
 
 
@@ -143,13 +151,20 @@ def decode_record(key: bytes | None, value: bytes | None) -> tuple[dict[str, Any
 
 def _json(data: bytes, what: str) -> Any:
     try:
-        return json.loads(data)
-    except (UnicodeDecodeError, ValueError) as e:
+        return loads(data)
+    except JsonDepthError as e:
+        raise SchemasRecordError(f"{what} {_preview(data)} is refused: {e}") from None
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
         raise SchemasRecordError(f"{what} {_preview(data)} is not JSON: {e}") from None
 
 
 def _is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _short(v: Any, limit: int = 60) -> str:
+    text = repr(v)
+    return text[:limit] + ("..." if len(text) > limit else "")
 
 
 def _preview(data: bytes, limit: int = 60) -> str:

@@ -29,7 +29,7 @@ from google.protobuf.message import Message
 
 from kafkalog.errors import UsageError
 from kafkalog.registry.avro import AvroSchema
-from kafkalog.registry.protobuf import ProtobufSchema
+from kafkalog.registry.protobuf import MAX_MESSAGE_DEPTH, ProtobufSchema
 
 _AVRO_PRIMITIVES = {
     "null": pa.null(), "boolean": pa.bool_(), "int": pa.int32(), "long": pa.int64(), "float": pa.float32(),
@@ -188,6 +188,9 @@ def protobuf_arrow_value(message: Message) -> dict[str, Any]:
 def _message_type(d: pb.Descriptor, seen: tuple[str, ...]) -> pa.DataType:
     if d.full_name == "google.protobuf.Timestamp":
         return TIMESTAMP
+    if len(seen) >= MAX_MESSAGE_DEPTH:
+        raise UsageError(f"Protobuf message {d.full_name} is nested in more than {MAX_MESSAGE_DEPTH} messages: "
+                         "kafkalog gives it no Spark type")
     if d.full_name in seen:
         raise UsageError(f"Protobuf message {d.full_name} contains itself; a recursive message has no Spark type "
                          "(as spark-protobuf's default recursive.fields.max.depth)")

@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import datetime
 import decimal
-import json
 import math
 import uuid
 from dataclasses import dataclass
@@ -24,6 +23,8 @@ import fastavro
 from fastavro.read import SchemaResolutionError
 
 from kafkalog.errors import UndecodableValueError
+from kafkalog.formats import json_depth
+from kafkalog.registry import avro_bounds
 from kafkalog.registry.store import Schema, SchemaStore
 
 
@@ -34,6 +35,8 @@ class AvroSchema:
     id: int
     parsed: Any
     named: dict[str, Any]
+    #: Whether every body is walked before fastavro reads it (a recursive or amplifying schema: avro_bounds).
+    walk: bool = False
 
 
 def compile_avro(store: SchemaStore, schema: Schema) -> AvroSchema:
@@ -48,16 +51,23 @@ def compile_avro(store: SchemaStore, schema: Schema) -> AvroSchema:
         # fastavro would make as many items as a block count claims, however few bytes follow.
         raise UndecodableValueError(f"schema id {schema.id} has {empty} whose items are written in no bytes; "
                                     "kafkalog does not decode it: its item counts alone could claim unbounded memory")
-    return AvroSchema(schema.id, parsed, named)
+    return AvroSchema(schema.id, parsed, named, avro_bounds.needs_walk_for(parsed, named))
 
 
 def decode_avro(schema: AvroSchema, body: bytes, reader: AvroSchema | None = None) -> Any:
     """The value an Avro body holds (resolved to `reader` when given); UndecodableValueError when it does not read."""
+    if avro_bounds.needs_walk(schema.walk, body):
+        problem = avro_bounds.check(schema.parsed, schema.named, body)
+        if problem is not None:
+            raise UndecodableValueError(f"the Avro body of {len(body)} bytes (schema id {schema.id}): {problem}")
     try:
         return fastavro.schemaless_reader(BytesIO(body), schema.parsed, reader.parsed if reader else None)
     except SchemaResolutionError as e:
         raise UndecodableValueError(f"written with schema id {schema.id}, it does not resolve to schema id "
                              f"{reader.id if reader else '?'}: {e}") from None
+    except IndexError:  # fastavro's union and enum reads index their lists with the bytes' number
+        raise UndecodableValueError(f"the Avro body of {len(body)} bytes has a union branch or enum symbol index "
+                                    f"that schema id {schema.id} does not have") from None
     except EOFError:
         raise UndecodableValueError(f"the Avro body of {len(body)} bytes ends before the value of schema id "
                                     f"{schema.id} is whole") from None
@@ -136,7 +146,9 @@ def _zero_size_items(s: Any, named: dict[str, Any], seen: set[str]) -> str | Non
 
 def _parse(schema: Schema, named: dict[str, Any]) -> Any:
     try:
-        text = json.loads(schema.text)
+        text = json_depth.loads(schema.text)
+    except json_depth.JsonDepthError as e:
+        raise UndecodableValueError(f"schema id {schema.id} is refused: {e}") from None
     except ValueError as e:
         # A bare name such as "string" is JSON too; anything else is not an Avro schema.
         raise UndecodableValueError(f"schema id {schema.id} is not Avro schema JSON: {e}") from None

@@ -32,6 +32,9 @@ from grpc_tools import protoc
 from kafkalog.errors import UndecodableValueError
 from kafkalog.registry.store import MAX_REFERENCE_DEPTH, Schema, SchemaStore
 
+#: How deep messages may nest in a value (Protobuf's own parsers default to 100); deeper would overflow
+#: json_format's recursion.
+MAX_MESSAGE_DEPTH = 100
 #: Google's well-known types, shipped with grpcio-tools.
 WELL_KNOWN_INCLUDE = str(Path(grpc_tools.__file__).parent / "_proto")
 _BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]+$")
@@ -46,6 +49,8 @@ class ProtobufSchema:
     id: int
     file: descriptor_pb2.FileDescriptorProto
     pool: descriptor_pool.DescriptorPool
+    #: Its message classes, held (upb keeps a descriptor's class weakly; rebuilding one recurses per chained type).
+    classes: tuple[Any, ...] = ()
 
     def message_name(self, indexes: list[int]) -> str:
         """The full name of the message the indexes name (top-level index, then nested ones)."""
@@ -79,17 +84,61 @@ def compile_protobuf(store: SchemaStore, schema: Schema) -> ProtobufSchema:
             pool.Add(proto)
         except (TypeError, ValueError) as e:
             raise UndecodableValueError(f"schema id {schema.id}: {proto.name} does not load: {e}") from None
-    return ProtobufSchema(schema.id, protos[main_name], pool)
+    classes = _build_classes(pool, protos[main_name])
+    return ProtobufSchema(schema.id, protos[main_name], pool, classes)
+
+
+def _build_classes(pool: descriptor_pool.DescriptorPool, file: descriptor_pb2.FileDescriptorProto
+                   ) -> tuple[Any, ...]:
+    """Build the file's message classes deepest field types first: protobuf's GetMessageClass recurses once per
+    message type a field chain goes through (1,000 chained types end in RecursionError); built in this order, each
+    finds its fields' classes made already."""
+    stack: list[tuple[Any, bool]] = [(pool.FindFileByName(file.name).message_types_by_name[m.name], False)
+                                     for m in file.message_type]
+    seen: set[str] = set()
+    built = []  # held while building: upb keeps a descriptor's class weakly
+    while stack:
+        d, fields_done = stack.pop()
+        if fields_done:
+            built.append(message_factory.GetMessageClass(d))
+            continue
+        if d.full_name in seen:
+            continue
+        seen.add(d.full_name)
+        stack.append((d, True))
+        stack.extend((f.message_type, False) for f in d.fields if f.message_type is not None)
+        stack.extend((n, False) for n in d.nested_types)
+    return tuple(built)
 
 
 def decode_protobuf(schema: ProtobufSchema, indexes: list[int], body: bytes) -> Message:
     name = schema.message_name(indexes)
     cls = message_factory.GetMessageClass(schema.pool.FindMessageTypeByName(name))
     try:
-        return cls.FromString(body)
+        message = cls.FromString(body)
     except (DecodeError, RuntimeError, ValueError) as e:
         raise UndecodableValueError(f"the Protobuf body of {len(body)} bytes does not decode as {name} "
                                     f"(schema id {schema.id}): {e}") from None
+    if _depth_over(message, MAX_MESSAGE_DEPTH):
+        raise UndecodableValueError(f"the Protobuf body of {len(body)} bytes ({name}, schema id {schema.id}) nests "
+                                    f"messages deeper than {MAX_MESSAGE_DEPTH}")
+    return message
+
+
+def _depth_over(message: Message, limit: int) -> bool:
+    """Whether messages nest deeper than `limit` in `message` (an explicit stack: no recursion)."""
+    stack = [(message, 1)]
+    while stack:
+        m, depth = stack.pop()
+        if depth > limit:
+            return True
+        for f, v in m.ListFields():
+            if f.cpp_type != f.CPPTYPE_MESSAGE:
+                continue
+            if f.message_type.GetOptions().map_entry:
+                v = [x for x in v.values()] if f.message_type.fields_by_name["value"].message_type else []
+            stack.extend((x, depth + 1) for x in (v if f.is_repeated else [v]))
+    return False
 
 
 def plain_json(message: Message) -> dict[str, Any]:

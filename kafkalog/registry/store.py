@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from kafkalog.errors import UndecodableValueError
-from kafkalog.formats import schemas_topic
+from kafkalog.formats import json_depth, schemas_topic
 from kafkalog.formats.schemas_topic import (
     AVRO,
     CLEAR_SUBJECT,
@@ -80,6 +80,11 @@ class SchemaStore:
     problems: list[str] = field(default_factory=list)
     #: Where the store came from, for messages ("_schemas-0 of /data", "export.json").
     source: str = ""
+    # Indexes, so that a lookup costs the same with 10 or 100,000 schema versions: MD5 -> schema,
+    # id -> its (subject, version) keys, subject -> its (subject, version) keys.
+    _by_md5: dict[bytes, Schema] = field(default_factory=dict, repr=False)
+    _keys_of_id: dict[int, set[tuple[str, int]]] = field(default_factory=dict, repr=False)
+    _keys_of_subject: dict[str, set[tuple[str, int]]] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------------ building
 
@@ -91,9 +96,26 @@ class SchemaStore:
         for offset, key, value in records:
             try:
                 store._apply(schemas_topic.parse_key(key), key, value)
-            except SchemasRecordError as e:
-                store.problems.append(f"{source or '_schemas'}: offset {offset}: {e}")
+            except SchemasRecordError as e:  # skipped, as Karapace's schema reader skips a record it cannot read
+                store.problems.append(f"{source or '_schemas'}: offset {offset}: {e}; record skipped")
         return store
+
+    def _set_schema(self, schema: Schema) -> None:
+        old = self.schemas.get(schema.id)
+        if old is not None and old.md5 is not None and self._by_md5.get(old.md5) is old:
+            del self._by_md5[old.md5]
+        self.schemas[schema.id] = schema
+        if schema.md5 is not None:
+            self._by_md5.setdefault(schema.md5, schema)
+
+    def _set_version(self, version: Version) -> None:
+        key = (version.subject, version.version)
+        old = self.versions.get(key)
+        if old is not None and old.id != version.id:
+            self._keys_of_id.get(old.id, set()).discard(key)
+        self.versions[key] = version
+        self._keys_of_id.setdefault(version.id, set()).add(key)
+        self._keys_of_subject.setdefault(version.subject, set()).add(key)
 
     @classmethod
     def from_export(cls, path: str | os.PathLike) -> SchemaStore:
@@ -104,7 +126,7 @@ class SchemaStore:
             store._add_files(p)
             return store
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
+            data = json_depth.loads(p.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as e:
             raise SchemasRecordError(f"{p}: not a registry export (JSON): {e}") from None
         if isinstance(data, list) and all(isinstance(e, dict) for e in data):
@@ -124,22 +146,23 @@ class SchemaStore:
             if value is None:  # tombstone: the version is gone; its id's text stays for the data written with it
                 old = self.versions.get(where)
                 if old is not None:
-                    self.versions[where] = Version(old.subject, old.version, old.id, HARD)
+                    self._set_version(Version(old.subject, old.version, old.id, HARD))
                 return
             assert isinstance(value, SchemaValue)
-            self.schemas[value.id] = Schema(value.id, value.schema_type, value.schema, value.references, value.md5)
-            self.versions[(value.subject, value.version)] = Version(
-                value.subject, value.version, value.id, SOFT if value.deleted else LIVE)
-        elif keytype == DELETE_SUBJECT and raw_value is not None:
-            fields = schemas_topic.parse_value(key, raw_value).fields  # type: ignore[union-attr]
-            upto = fields.get("version")
-            for (subject, version), v in list(self.versions.items()):
-                if subject == key["subject"] and v.state == LIVE and (not isinstance(upto, int) or version <= upto):
-                    self.versions[(subject, version)] = Version(subject, version, v.id, SOFT)
-        elif keytype == CLEAR_SUBJECT and raw_value is not None:
-            for (subject, version), v in list(self.versions.items()):
-                if subject == key["subject"] and v.state == SOFT:
-                    self.versions[(subject, version)] = Version(subject, version, v.id, HARD)
+            self._set_schema(Schema(value.id, value.schema_type, value.schema, value.references, value.md5))
+            self._set_version(Version(value.subject, value.version, value.id, SOFT if value.deleted else LIVE))
+        elif keytype == DELETE_SUBJECT and raw_value:
+            other = schemas_topic.parse_value(key, raw_value)
+            upto = other.fields.get("version") if isinstance(other, schemas_topic.OtherValue) else None
+            for subject, version in sorted(self._keys_of_subject.get(key["subject"], ())):
+                v = self.versions[(subject, version)]
+                if v.state == LIVE and (not isinstance(upto, int) or version <= upto):
+                    self._set_version(Version(subject, version, v.id, SOFT))
+        elif keytype == CLEAR_SUBJECT and raw_value:
+            for subject, version in sorted(self._keys_of_subject.get(key["subject"], ())):
+                v = self.versions[(subject, version)]
+                if v.state == SOFT:
+                    self._set_version(Version(subject, version, v.id, HARD))
 
     def _add_export_entry(self, entry: dict[str, Any]) -> None:
         try:
@@ -149,16 +172,15 @@ class SchemaStore:
             self.problems.append(f"{self.source}: {e}")
             return
         assert isinstance(value, SchemaValue)
-        self.schemas[value.id] = Schema(value.id, value.schema_type, value.schema, value.references, value.md5)
-        self.versions[(value.subject, value.version)] = Version(value.subject, value.version, value.id,
-                                                                SOFT if value.deleted else LIVE)
+        self._set_schema(Schema(value.id, value.schema_type, value.schema, value.references, value.md5))
+        self._set_version(Version(value.subject, value.version, value.id, SOFT if value.deleted else LIVE))
 
     def _add_files(self, directory: Path) -> None:
         for f in sorted(directory.iterdir()):
             fmt = FILE_FORMATS.get(f.suffix)
             if fmt is None or not f.stem.isdigit():
                 continue
-            self.schemas[int(f.stem)] = Schema(int(f.stem), fmt, f.read_text(encoding="utf-8"))
+            self._set_schema(Schema(int(f.stem), fmt, f.read_text(encoding="utf-8")))
 
     # ------------------------------------------------------------------ lookups
 
@@ -167,15 +189,12 @@ class SchemaStore:
 
     def by_guid(self, guid: uuid.UUID) -> Schema | None:
         """The schema whose MD5 (`md5` in `_schemas`) is this GUID's bytes (magic-1 framing)."""
-        for schema in self.schemas.values():
-            if schema.md5 == guid.bytes:
-                return schema
-        return None
+        return self._by_md5.get(guid.bytes)
 
     def version_for(self, schema_id: int, topic: str | None = None, is_key: bool = False) -> Version | None:
         """The subject and version an id is known by: under the topic's own subject (`<topic>-key` / `-value`,
         the default TopicNameStrategy) if it is there, else the first subject that has it; live versions first."""
-        found = [v for v in self.versions.values() if v.id == schema_id]
+        found = [self.versions[k] for k in self._keys_of_id.get(schema_id, ())]
         if not found:
             return None
         own = f"{topic}-{'key' if is_key else 'value'}" if topic else None
@@ -184,7 +203,8 @@ class SchemaStore:
 
     def latest(self, subject: str) -> Version | None:
         """The subject's newest version that is not deleted."""
-        live = [v for v in self.versions.values() if v.subject == subject and v.state == LIVE]
+        versions = (self.versions[k] for k in self._keys_of_subject.get(subject, ()))
+        live = [v for v in versions if v.state == LIVE]
         return max(live, key=lambda v: v.version) if live else None
 
     def resolve(self, ref: Reference) -> Schema | None:
