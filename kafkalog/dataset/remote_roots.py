@@ -113,14 +113,17 @@ def aiven_segment(found: fs.FileInfo) -> RemoteSegment:
         manifest = aiven_object.read_manifest(found.location, fs.open_object)
     except RemoteObjectError:
         return RemoteSegment(found.location, 1, topic, partition, topic_id, base, segment_id)
-    meta = manifest.metadata or {}
-    segment = meta.get("remoteLogSegmentId") or {}
-    tip = segment.get("topicIdPartition") or {}
-    tp = tip.get("topicPartition") or {}
-    return RemoteSegment(found.location, manifest.original_file_size, tp.get("topic", topic),
-                         tp.get("partition", partition), tip.get("topicId", topic_id),
-                         manifest.start_offset if manifest.start_offset is not None else base,
-                         segment.get("id", segment_id), manifest.end_offset)
+    meta = manifest.metadata
+    if meta is None:
+        return RemoteSegment(found.location, manifest.original_file_size, topic, partition, topic_id, base,
+                             segment_id)
+    return RemoteSegment(found.location, manifest.original_file_size, _first(meta.topic, topic),
+                         _first(meta.partition, partition), _first(meta.topic_id, topic_id),
+                         _first(meta.start_offset, base), _first(meta.segment_id, segment_id), meta.end_offset)
+
+
+def _first(value, default):
+    return value if value is not None else default
 
 
 def _aiven_manifest_name(name: str) -> file_names.RemoteSegmentName | None:
