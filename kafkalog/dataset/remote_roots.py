@@ -28,6 +28,7 @@ from __future__ import annotations
 import base64
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from kafkalog import file_names
 from kafkalog.dataset import fs
@@ -39,6 +40,7 @@ from kafkalog.log.segment import SegmentReader
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_custom_metadata import parse_custom_metadata
 
+_T = TypeVar("_T")
 #: How deep under a root Aiven's topic folders are looked for (the prefix may hold folders).
 _AIVEN_SEARCH_DEPTH = 3
 
@@ -47,8 +49,9 @@ _AIVEN_SEARCH_DEPTH = 3
 class RemoteSegment:
     location: str
     size: int
-    topic: str
-    partition: int
+    #: None for an Aiven manifest outside Aiven's key layout whose metadata does not say.
+    topic: str | None
+    partition: int | None
     topic_id: str
     base_offset: int
     segment_id: str
@@ -158,7 +161,7 @@ def aiven_segment(found: fs.FileInfo) -> RemoteSegment:
                          _first(meta.start_offset, base), _first(meta.segment_id, segment_id), meta.end_offset)
 
 
-def _first(value, default):
+def _first(value: _T | None, default: _T) -> _T:
     return value if value is not None else default
 
 

@@ -140,8 +140,13 @@ def parse_manifest(data: bytes, name: str) -> Manifest:
     """The manifest in `data` (the bytes of the `.rsm-manifest` object `name`); a `RemoteObjectError` naming
     what is wrong otherwise."""
     try:
-        doc = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        text = data.decode("utf-8")  # Jackson writes UTF-8 (json.loads would guess UTF-16 or -32 from zeros)
+    except UnicodeDecodeError as exc:
+        raise RemoteObjectError(f"not a segment manifest: not UTF-8 JSON (byte {exc.start} is {data[exc.start]})",
+                                path=name, position=exc.start) from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
         raise RemoteObjectError(f"not a segment manifest: {exc}", path=name,
                                 position=getattr(exc, "pos", None)) from None
     except RecursionError:  # json's own depth guard: arrays or objects nested past Python's recursion limit
@@ -333,9 +338,9 @@ def decompress_frame(frame: bytes, limit: int) -> bytes:
     declared content size and ignores its `max_output_size`.) A frame that ends early gives what it holds."""
     decompressor = zstandard.ZstdDecompressor(max_window_size=max(limit, MIN_WINDOW_BYTES))
     out = bytearray()
-    with decompressor.stream_reader(io.BytesIO(frame), read_across_frames=False) as reader:
+    with decompressor.stream_reader(io.BytesIO(frame), read_across_frames=False) as stream:
         while len(out) <= limit:
-            piece = reader.read(limit + 1 - len(out))
+            piece = stream.read(limit + 1 - len(out))
             if not piece:
                 break
             out += piece

@@ -217,7 +217,8 @@ def decode_piece(raw: bytes, manifest: Manifest, data_key: Callable[[], bytes], 
     if manifest.compression if compressed is None else compressed:
         try:
             declared = zstandard.get_frame_parameters(data).content_size
-            if declared != zstandard.CONTENTSIZE_UNKNOWN and declared != original_size:  # (Aiven's frames declare their chunk's size)
+            # Aiven's frames declare their chunk's size: another one is refused before anything is decoded.
+            if declared != zstandard.CONTENTSIZE_UNKNOWN and declared != original_size:
                 raise fail(f"its zstd frame declares {declared} bytes; the manifest says {original_size}")
             data = decompress_frame(data, original_size)
         except zstandard.ZstdError as exc:

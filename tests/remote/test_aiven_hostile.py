@@ -127,7 +127,8 @@ def test_chunk_size_codecs_that_are_not_aivens(tmp_path, raw, message):
 def test_a_chunk_count_that_does_not_fit_the_segment(tmp_path):
     written = write(tmp_path, compression=True)
     for sizes in ([], [5] * 3, [5] * 40):
-        _edit(written, lambda d: d["chunkIndex"].update(transformedChunks=aiven_writer.transformed_chunks_text(sizes)))
+        text = aiven_writer.transformed_chunks_text(sizes)
+        _edit(written, lambda d, text=text: d["chunkIndex"].update(transformedChunks=text))
         with pytest.raises(RemoteObjectError, match=f"chunk index: {len(sizes)} chunks of 1000 bytes cannot hold a "
                                                     "segment of 16111 bytes"):
             aiven_object.read_manifest(str(written.manifest))
