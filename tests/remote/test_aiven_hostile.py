@@ -175,3 +175,17 @@ def test_names_past_a_java_int_partition_or_a_java_long_offset_are_no_kafka_name
     assert parse_remote_partition_dir_name(f"orders-{2**63}-{'A' * 22}") is None
     assert base_offset_of("99999999999999999999.log") is None and base_offset_of("09223372036854775807.log") == 2**63 - 1
     assert parse_remote_segment_name(f"99999999999999999999-{'A' * 22}.log") is None
+
+
+@pytest.mark.parametrize("key,why", [
+    ("tiered/orders-x/0/00000000000000000000-y", None),
+    ("a/../b", "a key with `.` or `..`"), ("./b", "a key with `.` or `..`"), ("..", "a key with `.` or `..`"),
+    ("/etc/k", "an absolute key"), ("s3://other/k", "a key that names a scheme or drive"),
+    ("C:/k", "a key that names a scheme or drive"), ("a//b", "a key with an empty part (`//`)"),
+    ("a\\..\\b", "a key with a backslash (a separator on Windows)"), ("a\0b", "a key with a control character"),
+    ("", "an empty key"),
+])
+def test_which_object_keys_stay_under_the_root(key, why):
+    from kafkalog.dataset.remote_roots import outside_root
+
+    assert outside_root(key) == why
