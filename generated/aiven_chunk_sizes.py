@@ -65,19 +65,6 @@ class AivenChunkSizes(KaitaiStruct):
             if not self.bytes_per_value <= 4:
                 raise kaitaistruct.ValidationGreaterThanError(4, self.bytes_per_value, self._io, u"/seq/3")
 
-        if self.num_chunks > 1:
-            pass
-            self.differences = []
-            for i in range(self.num_chunks - 1):
-                self.differences.append(AivenChunkSizes.Difference(self._io, self, self._root))
-
-
-        if self.num_chunks > 1:
-            pass
-            self.last = self._io.read_s4be()
-            if not self.last >= 0:
-                raise kaitaistruct.ValidationLessThanError(0, self.last, self._io, u"/seq/5")
-
 
 
     def _fetch_instances(self):
@@ -91,14 +78,16 @@ class AivenChunkSizes(KaitaiStruct):
         if self.num_chunks > 1:
             pass
 
-        if self.num_chunks > 1:
+        _ = self.differences
+        if hasattr(self, '_m_differences'):
             pass
-            for i in range(len(self.differences)):
+            for i in range(len(self._m_differences)):
                 pass
-                self.differences[i]._fetch_instances()
+                self._m_differences[i]._fetch_instances()
 
 
-        if self.num_chunks > 1:
+        _ = self.last
+        if hasattr(self, '_m_last'):
             pass
 
 
@@ -148,5 +137,42 @@ class AivenChunkSizes(KaitaiStruct):
             self._m_value = (KaitaiStream.byte_array_index(self.raw, 0) if self.bytes_per_value == 1 else (KaitaiStream.byte_array_index(self.raw, 0) << 8 | KaitaiStream.byte_array_index(self.raw, 1) if self.bytes_per_value == 2 else ((KaitaiStream.byte_array_index(self.raw, 0) << 16 | KaitaiStream.byte_array_index(self.raw, 1) << 8) | KaitaiStream.byte_array_index(self.raw, 2) if self.bytes_per_value == 3 else ((KaitaiStream.byte_array_index(self.raw, 0) << 24 | KaitaiStream.byte_array_index(self.raw, 1) << 16) | KaitaiStream.byte_array_index(self.raw, 2) << 8) | KaitaiStream.byte_array_index(self.raw, 3))))
             return getattr(self, '_m_value', None)
 
+
+    @property
+    def differences(self):
+        """Each chunk's size but the last, minus `base`, right after the header.
+        An instance, so that a reader can take the header alone first and read
+        the differences one at a time (kafkalog does: a count is checked
+        against the object before any is read).
+        """
+        if hasattr(self, '_m_differences'):
+            return self._m_differences
+
+        if self.num_chunks > 1:
+            pass
+            _pos = self._io.pos()
+            self._io.seek(9)
+            self._m_differences = []
+            for i in range(self.num_chunks - 1):
+                self._m_differences.append(AivenChunkSizes.Difference(self._io, self, self._root))
+
+            self._io.seek(_pos)
+
+        return getattr(self, '_m_differences', None)
+
+    @property
+    def last(self):
+        """The last chunk's size, whole (it takes no part in `base` and `bytes_per_value`), after the differences."""
+        if hasattr(self, '_m_last'):
+            return self._m_last
+
+        if self.num_chunks > 1:
+            pass
+            _pos = self._io.pos()
+            self._io.seek(9 + (self.num_chunks - 1) * self.bytes_per_value)
+            self._m_last = self._io.read_s4be()
+            self._io.seek(_pos)
+
+        return getattr(self, '_m_last', None)
 
 

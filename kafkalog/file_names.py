@@ -27,6 +27,10 @@ INDEXES_SUFFIX = ".indexes"
 #: What a broker renames a file out of the log to (`LogFileUtils`), and what kafkalog calls each.
 LEFTOVER_SUFFIXES = {".deleted": "deleted", ".cleaned": "cleaned", ".swap": "swap"}
 
+#: Kafka numbers partitions with a Java int and offsets with a Java long: a name past them is no Kafka name.
+MAX_PARTITION = 2**31 - 1
+MAX_OFFSET = 2**63 - 1
+
 LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint"  # LeaderEpochCheckpointFile.LEADER_EPOCH_CHECKPOINT_FILENAME
 PARTITION_METADATA = "partition.metadata"
 BOOTSTRAP_CHECKPOINT = "bootstrap.checkpoint"  # BootstrapDirectory.BINARY_BOOTSTRAP_FILENAME
@@ -51,7 +55,17 @@ def segment_file_name(base_offset: int, suffix: str) -> str:
 def base_offset_of(name: str) -> int | None:
     """The base offset a file's name starts with (`00000000000000000106.index` -> 106), None for another name."""
     match = _BASE_OFFSET.match(name)
-    return int(match.group(1)) if match else None
+    return _offset(match.group(1)) if match else None
+
+
+def _offset(digits: str) -> int | None:
+    value = int(digits)
+    return value if value <= MAX_OFFSET else None
+
+
+def _partition(digits: str) -> int | None:
+    value = int(digits) if len(digits) <= 10 else MAX_PARTITION + 1  # (a name's digits can be many)
+    return value if value <= MAX_PARTITION else None
 
 
 @dataclass(frozen=True)
@@ -66,7 +80,9 @@ class OffsetFileName:
 
 def parse_offset_file_name(name: str) -> OffsetFileName | None:
     match = _OFFSET_FILE.match(name)
-    return OffsetFileName(int(match.group(1)), match.group(2), match.group(3)) if match else None
+    if not match or _offset(match.group(1)) is None:
+        return None
+    return OffsetFileName(int(match.group(1)), match.group(2), match.group(3))
 
 
 def kraft_snapshot_id(name: str) -> tuple[int, int] | None:
@@ -95,7 +111,7 @@ class PartitionName:
 def parse_partition_dir_name(name: str) -> PartitionName | None:
     """`orders-0` -> ('orders', 0); None when the name is not a partition directory's."""
     match = _PARTITION_DIR.match(name)
-    if not match:
+    if not match or _partition(match["partition"]) is None:
         return None
     return PartitionName(match["topic"], int(match["partition"]), match["state"])
 
@@ -124,7 +140,9 @@ class RemoteSegmentName:
 def parse_remote_segment_name(name: str) -> RemoteSegmentName | None:
     """`00000000000000000100-<segment id>.log` -> (100, segment id, '.log'); None for another name."""
     match = _REMOTE_SEGMENT.match(name)
-    return RemoteSegmentName(int(match["base"]), match["segment_id"], match["suffix"]) if match else None
+    if not match or _offset(match["base"]) is None:
+        return None
+    return RemoteSegmentName(int(match["base"]), match["segment_id"], match["suffix"])
 
 
 @dataclass(frozen=True)
@@ -137,7 +155,9 @@ class RemotePartitionName:
 def parse_remote_partition_dir_name(name: str) -> RemotePartitionName | None:
     """LocalTieredStorage's `orders-0-<topic id>` -> ('orders', 0, topic id); None for another name."""
     match = _REMOTE_PARTITION_DIR.match(name)
-    return RemotePartitionName(match["topic"], int(match["partition"]), match["topic_id"]) if match else None
+    if not match or _partition(match["partition"]) is None:
+        return None
+    return RemotePartitionName(match["topic"], int(match["partition"]), match["topic_id"])
 
 
 def parse_aiven_topic_dir_name(name: str) -> tuple[str, str] | None:
@@ -147,4 +167,4 @@ def parse_aiven_topic_dir_name(name: str) -> tuple[str, str] | None:
 
 
 def is_aiven_partition_dir_name(name: str) -> bool:
-    return bool(_AIVEN_PARTITION_DIR.match(name))
+    return bool(_AIVEN_PARTITION_DIR.match(name)) and _partition(name) is not None

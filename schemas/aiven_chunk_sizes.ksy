@@ -52,18 +52,23 @@ seq:
       min: 1
       max: 4
     doc: How many big-endian bytes each difference takes (what the largest difference needs).
-  - id: differences
+instances:
+  differences:
+    pos: 9
     type: difference
     repeat: expr
     repeat-expr: num_chunks - 1
     if: num_chunks > 1
-    doc: Each chunk's size but the last, minus `base`.
-  - id: last
+    doc: |
+      Each chunk's size but the last, minus `base`, right after the header.
+      An instance, so that a reader can take the header alone first and read
+      the differences one at a time (kafkalog does: a count is checked
+      against the object before any is read).
+  last:
+    pos: 9 + (num_chunks - 1) * bytes_per_value
     type: s4
     if: num_chunks > 1
-    valid:
-      min: 0
-    doc: The last chunk's size, whole (it takes no part in `base` and `bytes_per_value`).
+    doc: The last chunk's size, whole (it takes no part in `base` and `bytes_per_value`), after the differences.
 types:
   difference:
     doc: One chunk's size minus `base`, in `bytes_per_value` big-endian bytes.

@@ -97,8 +97,9 @@ def _segments(files) -> list[Segment]:
         manifests = {f.name[: -len(file_names.MANIFEST_SUFFIX)] for f in entries if file_names.is_manifest_name(f.name)}
         entries = [f for f in entries if not (f.name.endswith(file_names.LOG_SUFFIX)
                                               and f.name[: -len(file_names.LOG_SUFFIX)] in manifests)]
-        kafka = sorted((layout.segment_base_offset(f.name), f) for f in entries
-                       if layout.segment_base_offset(f.name) is not None)
+        # (two uploads of one start offset, each its own manifest, sort by their names)
+        kafka = sorted(((layout.segment_base_offset(f.name), f) for f in entries
+                        if layout.segment_base_offset(f.name) is not None), key=lambda p: (p[0], p[1].location))
         other = sorted((f for f in entries if layout.segment_base_offset(f.name) is None), key=lambda f: f.location)
         for i, (base, f) in enumerate(kafka):
             nxt = kafka[i + 1][0] if i + 1 < len(kafka) else None
@@ -159,7 +160,9 @@ def wanted_segments(path: str | Sequence[str], options: ReadOptions, pushed: Pus
         states = remote_roots.segment_states(_log_dirs(paths, segments))
         remotes = _remote_segments(options.remote_root)
         if states is not None:  # Aiven segments whose custom metadata puts them where listing does not look
-            remotes += remote_roots.segments_by_custom_metadata(options.remote_root, states, {r.segment_id for r in remotes})
+            remotes += remote_roots.segments_by_custom_metadata(
+                options.remote_root, states, {r.segment_id for r in remotes},
+                lambda message: offsets.report_data_loss(options, message))
         segments = stitched(segments, remotes, states, report)
     return [dataclasses.replace(s, private_keys=options.remote_private_key) for s in segments
             if options.wants(s.topic, s.partition) and pushed.wants(s.topic, s.partition)]

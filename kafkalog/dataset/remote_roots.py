@@ -26,7 +26,9 @@ with the offsets it covers. Without that topic, the files' names are all there i
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from kafkalog import file_names
 from kafkalog.dataset import fs
@@ -38,6 +40,7 @@ from kafkalog.log.segment import SegmentReader
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_custom_metadata import parse_custom_metadata
 
+_T = TypeVar("_T")
 #: How deep under a root Aiven's topic folders are looked for (the prefix may hold folders).
 _AIVEN_SEARCH_DEPTH = 3
 
@@ -46,8 +49,9 @@ _AIVEN_SEARCH_DEPTH = 3
 class RemoteSegment:
     location: str
     size: int
-    topic: str
-    partition: int
+    #: None for an Aiven manifest outside Aiven's key layout whose metadata does not say.
+    topic: str | None
+    partition: int | None
     topic_id: str
     base_offset: int
     segment_id: str
@@ -76,24 +80,59 @@ def list_remote_segments(root: str) -> list[RemoteSegment]:
     return sorted(out, key=lambda s: (s.topic, s.partition, s.base_offset, s.segment_id))
 
 
-def segments_by_custom_metadata(root: str, states: dict[str, SegmentState],
-                                known: set[str]) -> list[RemoteSegment]:
+def segments_by_custom_metadata(root: str, states: dict[str, SegmentState], known: set[str],
+                                refuse: Callable[[str], None]) -> list[RemoteSegment]:
     """Aiven segments that `__remote_log_metadata` places by their custom metadata (`object_prefix` +
     `object_key`, as Aiven's `ObjectKeyFactory` makes keys from it) and that listing the root did not find
     (`known` segment ids): objects written under an earlier prefix or key. The manifest is looked for under
-    the root with the prefix, then without it (a root that is the prefix's own folder)."""
+    the root with the prefix, then without it (a root that is the prefix's own folder).
+
+    A key that would leave the root (`..`, absolute, a scheme) is not followed: `refuse` gets why, naming the
+    metadata record, and the segment's offsets are missing as any other segment's are."""
     out: list[RemoteSegment] = []
     for state in states.values():
         meta = parse_custom_metadata(state.custom_metadata)
         if state.segment_id in known or not state.readable or meta is None or not meta.object_key:
             continue
         names = [f"{meta.object_prefix or ''}{meta.object_key}", meta.object_key]
+        unsafe = next((why for why in map(outside_root, names) if why is not None), None)
+        if unsafe is not None:
+            refuse(f"{state.record}: the custom metadata of remote segment {state.segment_id} ({state.topic}-"
+                   f"{state.partition}, offsets {state.start_offset} to {state.end_offset}) puts its objects at "
+                   f"{_shown_key(names[0])}, {unsafe}: outside the remote root {root}, not read")
+            continue
         for name in dict.fromkeys(names):
             found = fs.info(Location(root).join(name + file_names.MANIFEST_SUFFIX))
             if found is not None and not found.is_dir:
                 out.append(aiven_segment(found))
                 break
     return out
+
+
+def outside_root(key: str) -> str | None:
+    """Why an object key from a segment's metadata would name something outside the root it is joined to (on
+    the local disk or in a bucket), or None: only plain relative keys are followed."""
+    if not key:
+        return "an empty key"
+    if key.startswith("/"):
+        return "an absolute key"
+    if "\\" in key:
+        return "a key with a backslash (a separator on Windows)"
+    if any(ord(c) < 32 for c in key):
+        return "a key with a control character"
+    parts = key.split("/")
+    if ":" in parts[0]:
+        return "a key that names a scheme or drive"
+    if any(p in (".", "..") for p in parts):
+        return "a key with `.` or `..`"
+    if "" in parts[:-1]:
+        return "a key with an empty part (`//`)"
+    return None
+
+
+def _shown_key(key: str) -> str:
+    shown = repr(key)
+    return shown if len(shown) <= 120 else shown[:117] + "..."
 
 
 def aiven_segment(found: fs.FileInfo) -> RemoteSegment:
@@ -113,14 +152,17 @@ def aiven_segment(found: fs.FileInfo) -> RemoteSegment:
         manifest = aiven_object.read_manifest(found.location, fs.open_object)
     except RemoteObjectError:
         return RemoteSegment(found.location, 1, topic, partition, topic_id, base, segment_id)
-    meta = manifest.metadata or {}
-    segment = meta.get("remoteLogSegmentId") or {}
-    tip = segment.get("topicIdPartition") or {}
-    tp = tip.get("topicPartition") or {}
-    return RemoteSegment(found.location, manifest.original_file_size, tp.get("topic", topic),
-                         tp.get("partition", partition), tip.get("topicId", topic_id),
-                         manifest.start_offset if manifest.start_offset is not None else base,
-                         segment.get("id", segment_id), manifest.end_offset)
+    meta = manifest.metadata
+    if meta is None:
+        return RemoteSegment(found.location, manifest.original_file_size, topic, partition, topic_id, base,
+                             segment_id)
+    return RemoteSegment(found.location, manifest.original_file_size, _first(meta.topic, topic),
+                         _first(meta.partition, partition), _first(meta.topic_id, topic_id),
+                         _first(meta.start_offset, base), _first(meta.segment_id, segment_id), meta.end_offset)
+
+
+def _first(value: _T | None, default: _T) -> _T:
+    return value if value is not None else default
 
 
 def _aiven_manifest_name(name: str) -> file_names.RemoteSegmentName | None:
@@ -173,6 +215,8 @@ class SegmentState:
     leader_epochs: tuple[tuple[int, int], ...] = ()
     #: What the remote storage manager returned for the segment (Aiven's: where its objects are).
     custom_metadata: bytes | None = None
+    #: The `__remote_log_metadata` record that said it: its partition and offset.
+    record: str = ""
 
     @property
     def readable(self) -> bool:
@@ -253,7 +297,9 @@ def segment_states(log_dirs: list[str]) -> dict[str, SegmentState] | None:
                     for record in batch.records:
                         decoded = decode_record(decoder, record.key, record.value, record.control_type)
                         if decoded.value is not None:
-                            _apply(states, decoded.value)
+                            _apply(states, decoded.value, f"{METADATA_TOPIC} partition "
+                                   f"{file_names.parse_partition_dir_name(directory.name).partition} "  # type: ignore[union-attr]
+                                   f"record at offset {record.offset}")
     return states
 
 
@@ -267,7 +313,7 @@ def _is_segment_log(name: str) -> bool:
     return parsed is not None and parsed.suffix == file_names.LOG_SUFFIX and parsed.extra is None
 
 
-def _apply(states: dict[str, SegmentState], value: dict) -> None:
+def _apply(states: dict[str, SegmentState], value: dict, record: str) -> None:
     data = value["data"]
     if value["type"] == "RemoteLogSegmentMetadataRecord":
         segment = data["remoteLogSegmentId"]
@@ -275,11 +321,13 @@ def _apply(states: dict[str, SegmentState], value: dict) -> None:
         epochs = tuple((e["leaderEpoch"], e["offset"]) for e in data.get("segmentLeaderEpochs") or ())
         custom = base64.b64decode(data["customMetadata"]) if data.get("customMetadata") else None
         states[segment["id"]] = SegmentState(segment["id"], tp["name"], tp["partition"], data["startOffset"],
-                                             data["endOffset"], data["remoteLogSegmentState"], epochs, custom)
+                                             data["endOffset"], data["remoteLogSegmentState"], epochs, custom,
+                                             record)
     elif value["type"] == "RemoteLogSegmentMetadataUpdateRecord":
         known = states.get(data["remoteLogSegmentId"]["id"])
         if known is not None:
             custom = base64.b64decode(data["customMetadata"]) if data.get("customMetadata") else known.custom_metadata
             states[known.segment_id] = SegmentState(known.segment_id, known.topic, known.partition,
                                                     known.start_offset, known.end_offset,
-                                                    data["remoteLogSegmentState"], known.leader_epochs, custom)
+                                                    data["remoteLogSegmentState"], known.leader_epochs, custom,
+                                                    record if data.get("customMetadata") else known.record)

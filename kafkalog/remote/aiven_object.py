@@ -29,7 +29,7 @@ from kafkalog.compression import DEFAULT_MAX_DECOMPRESSED_BYTES
 from kafkalog.errors import RemoteObjectError
 from kafkalog.file_names import INDEXES_SUFFIX, LOG_SUFFIX, MANIFEST_SUFFIX
 from kafkalog.remote.aiven_keys import Keyring
-from kafkalog.remote.aiven_manifest import Chunk, Manifest, parse_manifest
+from kafkalog.remote.aiven_manifest import Chunk, Manifest, decompress_frame, parse_manifest
 
 IV_SIZE = 12  # SegmentEncryptionMetadataV1.IV_SIZE
 TAG_SIZE = 16  # AesEncryptionProvider.GCM_TAG_LENGTH / 8
@@ -96,6 +96,8 @@ class AivenSegmentFile:
     def read(self, n: int = -1) -> bytes:
         end = self.size if n is None or n < 0 else min(self.size, self._pos + n)
         out = bytearray()
+        if self._pos < end:
+            self._open_object()  # (its size bounds the chunk index before a chunk is looked up)
         while self._pos < end:
             chunk = self.manifest.chunks[min(self._pos // self.manifest.original_chunk_size,
                                              len(self.manifest.chunks) - 1)]
@@ -139,23 +141,36 @@ class AivenSegmentFile:
             return RemoteObjectError(message, path=self.log_location, position=position,
                                      readable_until=chunk.original_position)
 
-        if self._object is None:
-            try:
-                self._object = self._opener(self.log_location)
-            except (FileNotFoundError, OSError) as exc:
-                raise fail(f"the segment's .log object cannot be read: {exc}", 0) from None
-            self._object_size = self._object.seek(0, os.SEEK_END)
+        obj = self._open_object()
         end = chunk.transformed_position + chunk.transformed_size
         if end > self._object_size:
             raise fail(f"the manifest places chunk {chunk.index} at bytes {chunk.transformed_position}..{end} and "
                        f"the object has {self._object_size} bytes (the manifest's chunk index says "
                        f"{self.manifest.transformed_size})", min(chunk.transformed_position, self._object_size))
-        self._object.seek(chunk.transformed_position)
-        data = self._object.read(chunk.transformed_size)
+        obj.seek(chunk.transformed_position)
+        data = obj.read(chunk.transformed_size)
         if len(data) != chunk.transformed_size:
             raise fail(f"chunk {chunk.index}: object ended after {len(data)} of {chunk.transformed_size} bytes",
                        chunk.transformed_position + len(data))
         return data
+
+    def _open_object(self) -> BinaryIO:
+        """The `.log` object, opened once; a chunk index that claims more chunks than it has bytes is refused
+        here, before the index's sizes are read."""
+        if self._object is None:
+            try:
+                obj = self._opener(self.log_location)
+            except (FileNotFoundError, OSError) as exc:
+                raise RemoteObjectError(f"the segment's .log object cannot be read: {exc}", path=self.log_location,
+                                        position=0) from None
+            size = obj.seek(0, os.SEEK_END)
+            try:
+                self.manifest.chunks.check_object_size(size, self.log_location)
+            except RemoteObjectError:
+                obj.close()
+                raise
+            self._object, self._object_size = obj, size
+        return self._object
 
     def _data_key(self) -> bytes:
         if self._key is None:
@@ -201,9 +216,15 @@ def decode_piece(raw: bytes, manifest: Manifest, data_key: Callable[[], bytes], 
                        "segment's)") from None
     if manifest.compression if compressed is None else compressed:
         try:
-            data = zstandard.ZstdDecompressor().decompress(data, max_output_size=original_size)
+            declared = zstandard.get_frame_parameters(data).content_size
+            # Aiven's frames declare their chunk's size: another one is refused before anything is decoded.
+            if declared != zstandard.CONTENTSIZE_UNKNOWN and declared != original_size:
+                raise fail(f"its zstd frame declares {declared} bytes; the manifest says {original_size}")
+            data = decompress_frame(data, original_size)
         except zstandard.ZstdError as exc:
             raise fail(f"zstd frame does not decode: {exc}") from None
+    if len(data) > original_size:
+        raise fail(f"decodes to more than the {original_size} bytes the manifest says")
     if len(data) != original_size:
         raise fail(f"decodes to {len(data)} bytes; the manifest says {original_size}")
     return data

@@ -207,3 +207,62 @@ def test_objects_found_where_the_segments_custom_metadata_puts_them(tmp_path, ke
     shutil.rmtree(metadata)
     metadata.mkdir()
     assert kafkalog.read_table(tmp_path / "data", subscribe="orders", remoteRoot=str(root)).num_rows == 0
+
+
+@pytest.mark.parametrize("prefix,key,why", [
+    ("../", "outside/k/seg-0", "a key with `.` or `..`"),
+    ("archive/", "../../outside/k/seg-0", "a key with `.` or `..`"),
+    ("", "ABSOLUTE", "an absolute key"),
+    ("s3://other-bucket/", "k/seg-0", "a key that names a scheme or drive"),
+])
+def test_object_keys_that_leave_the_remote_root_are_not_followed(tmp_path, key, prefix, why):
+    """Custom metadata whose prefix or key holds `..`, is absolute or names a scheme would read objects outside
+    the remote root the user named (other prefixes or buckets the credentials reach): refused, naming the
+    `__remote_log_metadata` record; with failOnDataLoss=false its offsets are missing, nothing outside is read."""
+    segment_id = "AAAAAAAAAAAAAAAAAAAAAQ"
+    old = aiven_writer.write_segment(tmp_path / "old", PARTITION / f"{BASES[0]}.log", topic="orders", partition=0,
+                                     topic_id=TOPIC_ID, segment_id=segment_id, chunk_size=4096)
+    (tmp_path / "outside" / "k").mkdir(parents=True)
+    for written in (old.manifest, old.log, old.indexes):
+        shutil.move(written, tmp_path / "outside" / "k" / ("seg-0" + written.name[written.name.index("."):]))
+    root = tmp_path / "bucket"
+    (root / "archive").mkdir(parents=True)
+    if key == "ABSOLUTE":
+        key = str(tmp_path / "outside" / "k" / "seg-0")
+    records = kafkalog.read_table(PARTITION / f"{BASES[0]}.log").column("offset").to_pylist()
+    metadata = tmp_path / "data" / "__remote_log_metadata-0"
+    metadata.mkdir(parents=True)
+    cp = os.pathsep.join(kafka_jars.classpath("4.3.1"))
+    subprocess.run([java(), "-cp", cp, str(ROOT / "tests" / "remote" / "java" / "RemoteLogMetadataRecords.java"),
+                    str(metadata / "00000000000000000000.log"), "orders", "0", TOPIC_ID, segment_id, "0",
+                    str(max(records)), "5000", prefix, key], check=True, capture_output=True, timeout=120)
+    with pytest.raises(KafkalogError) as caught:
+        kafkalog.read_table(tmp_path / "data", subscribe="orders", remoteRoot=str(root))
+    text = str(caught.value)
+    assert "__remote_log_metadata partition 0 record at offset 0: the custom metadata of remote segment " \
+           f"{segment_id} (orders-0, offsets 0 to {max(records)}) puts its objects at " in text
+    assert f"{why}: outside the remote root {root}, not read" in text and "Traceback" not in text
+    table = kafkalog.read_table(tmp_path / "data", subscribe="orders", remoteRoot=str(root), failOnDataLoss="false",
+                                includeKafkalogColumns=True)
+    assert table.num_rows == 0
+
+
+def test_two_uploads_of_one_start_offset_and_partitions_past_a_java_int(tmp_path, key):
+    """Two manifests of one start offset (an upload retried under a new segment id) read as one segment each;
+    an Aiven partition folder numbered past a Java int is not a partition (Kafka numbers them with an int)."""
+    root = tmp_path / "bucket"
+    for segment_id in ("C" * 22, "D" * 22):
+        aiven_writer.write_segment(root, SEGMENT, topic="orders", partition=0, topic_id=TOPIC_ID,
+                                   segment_id=segment_id, chunk_size=4096)
+    want = kafkalog.read_table(SEGMENT).num_rows
+    assert kafkalog.read_table(str(root / f"orders-{TOPIC_ID}" / "0")).num_rows == 2 * want
+    big = root / f"orders-{TOPIC_ID}" / str(2**31)
+    shutil.copytree(root / f"orders-{TOPIC_ID}" / "0", big)
+    for manifest in big.glob("*.rsm-manifest"):
+        shutil.move(manifest, manifest.with_suffix(".json"))  # no metadata to give the partition: the folder's only
+        doc = json.loads(manifest.with_suffix(".json").read_text())
+        del doc["remoteLogSegmentMetadata"]
+        manifest.write_text(json.dumps(doc))
+    (tmp_path / "empty").mkdir()
+    table = kafkalog.read_table(str(tmp_path / "empty"), remoteRoot=str(root), includeKafkalogColumns=True)
+    assert set(table.column("partition").to_pylist()) == {0} and table.num_rows == want

@@ -49,10 +49,9 @@ def encode_chunk_sizes(values: list[int]) -> bytes:
     base = min(values[:-1])
     deltas = [v - base for v in values[:-1]]
     per = max(1 if d <= 0xFF else 2 if d <= 0xFFFF else 3 if d <= 0xFFFFFF else 4 for d in deltas)
-    out = struct.pack(">iib", count, base, per)
-    for d in deltas:
-        out += struct.pack(">i", d)[4 - per:]
-    return out + struct.pack(">i", values[-1])
+    out = [struct.pack(">iib", count, base, per)]
+    out += [struct.pack(">i", d)[4 - per:] for d in deltas]
+    return b"".join(out) + struct.pack(">i", values[-1])
 
 
 def transformed_chunks_text(values: list[int]) -> str:

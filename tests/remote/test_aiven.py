@@ -205,7 +205,7 @@ def test_manifest_that_is_not_one(tmp_path):
     with pytest.raises(RemoteObjectError, match="chunk sizes do not parse"):
         aiven_object.read_manifest(str(written.manifest))
     written.manifest.write_text('{"version":"2"}')
-    with pytest.raises(RemoteObjectError, match='version \'2\': kafkalog reads version "1"'):
+    with pytest.raises(RemoteObjectError, match='version "2": kafkalog reads version "1"'):
         aiven_object.read_manifest(str(written.manifest))
 
 
