@@ -9,8 +9,17 @@ Names only: which kind of file a name is, and how a directory's files are read, 
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
+
+from kafkalog.errors import FileNameError
+
+#: Kafka's partition numbers are Java ints and its offsets Java longs (`UnifiedLog.parseTopicPartitionName`,
+#: `LogFileUtils.offsetFromFileName` fail past them, and the broker does not load the directory): a name past
+#: them is refused, naming the file, never read with a number no column holds.
+MAX_PARTITION = 2**31 - 1
+MAX_OFFSET = 2**63 - 1
 
 # A segment's files and a partition's other offset-named files (`LogFileUtils`).
 LOG_SUFFIX = ".log"
@@ -48,10 +57,34 @@ def segment_file_name(base_offset: int, suffix: str) -> str:
     return f"{base_offset:020d}{suffix}"
 
 
-def base_offset_of(name: str) -> int | None:
+#: A name, or a path (a URI too) whose last part is the name: an error then names the whole path.
+Name = str | os.PathLike
+
+
+def _last(name: Name) -> str:
+    return os.path.basename(os.fspath(name).rstrip("/"))
+
+
+def _offset(text: str, name: Name) -> int:
+    value = int(text)
+    if value > MAX_OFFSET:
+        raise FileNameError(os.fspath(name), f"the offset {value} in its name is past Kafka's largest offset ({MAX_OFFSET}); "
+                                  "Kafka names no file so and does not load one")
+    return value
+
+
+def _partition(text: str, name: Name) -> int:
+    value = int(text)
+    if value > MAX_PARTITION:
+        raise FileNameError(os.fspath(name), f"partition {value} in its name is past Kafka's largest partition number "
+                                  f"({MAX_PARTITION}); Kafka names no directory so and does not load one")
+    return value
+
+
+def base_offset_of(name: Name) -> int | None:
     """The base offset a file's name starts with (`00000000000000000106.index` -> 106), None for another name."""
-    match = _BASE_OFFSET.match(name)
-    return int(match.group(1)) if match else None
+    match = _BASE_OFFSET.match(_last(name))
+    return _offset(match.group(1), name) if match else None
 
 
 @dataclass(frozen=True)
@@ -64,15 +97,23 @@ class OffsetFileName:
     extra: str | None
 
 
-def parse_offset_file_name(name: str) -> OffsetFileName | None:
-    match = _OFFSET_FILE.match(name)
-    return OffsetFileName(int(match.group(1)), match.group(2), match.group(3)) if match else None
+def parse_offset_file_name(name: Name) -> OffsetFileName | None:
+    match = _OFFSET_FILE.match(_last(name))
+    return OffsetFileName(_offset(match.group(1), name), match.group(2), match.group(3)) if match else None
 
 
-def kraft_snapshot_id(name: str) -> tuple[int, int] | None:
+def kraft_snapshot_id(name: Name) -> tuple[int, int] | None:
     """(end offset, epoch) from a KRaft snapshot's name, None for another name."""
-    match = _KRAFT_SNAPSHOT.match(name)
-    return (int(match.group(1)), int(match.group(2))) if match else None
+    match = _KRAFT_SNAPSHOT.match(_last(name))
+    return (_offset(match.group(1), name), int(match.group(2))) if match else None
+
+
+def is_kafka_name(name: str) -> bool:
+    """A name Kafka gives the files and directories it reads: a partition directory, an offset-named file (a
+    segment's, a snapshot), a KRaft snapshot, an Aiven manifest, a leader epoch checkpoint. Such a name that
+    leads nowhere (a broken symbolic link) is refused by every reader; any other name is not read."""
+    return (is_segment_name(name) or name == LEADER_EPOCH_CHECKPOINT or _OFFSET_FILE.match(name) is not None
+            or _KRAFT_SNAPSHOT.match(name) is not None or _PARTITION_DIR.match(name) is not None)
 
 
 def is_segment_name(name: str) -> bool:
@@ -92,12 +133,12 @@ class PartitionName:
     state: str | None = None
 
 
-def parse_partition_dir_name(name: str) -> PartitionName | None:
+def parse_partition_dir_name(name: Name) -> PartitionName | None:
     """`orders-0` -> ('orders', 0); None when the name is not a partition directory's."""
-    match = _PARTITION_DIR.match(name)
+    match = _PARTITION_DIR.match(_last(name))
     if not match:
         return None
-    return PartitionName(match["topic"], int(match["partition"]), match["state"])
+    return PartitionName(match["topic"], _partition(match["partition"], name), match["state"])
 
 
 # Remote storage (KIP-405): the names remote storage managers give a remote segment's files and folders.
@@ -121,10 +162,10 @@ class RemoteSegmentName:
     suffix: str
 
 
-def parse_remote_segment_name(name: str) -> RemoteSegmentName | None:
+def parse_remote_segment_name(name: Name) -> RemoteSegmentName | None:
     """`00000000000000000100-<segment id>.log` -> (100, segment id, '.log'); None for another name."""
-    match = _REMOTE_SEGMENT.match(name)
-    return RemoteSegmentName(int(match["base"]), match["segment_id"], match["suffix"]) if match else None
+    match = _REMOTE_SEGMENT.match(_last(name))
+    return RemoteSegmentName(_offset(match["base"], name), match["segment_id"], match["suffix"]) if match else None
 
 
 @dataclass(frozen=True)
@@ -134,10 +175,11 @@ class RemotePartitionName:
     topic_id: str
 
 
-def parse_remote_partition_dir_name(name: str) -> RemotePartitionName | None:
+def parse_remote_partition_dir_name(name: Name) -> RemotePartitionName | None:
     """LocalTieredStorage's `orders-0-<topic id>` -> ('orders', 0, topic id); None for another name."""
-    match = _REMOTE_PARTITION_DIR.match(name)
-    return RemotePartitionName(match["topic"], int(match["partition"]), match["topic_id"]) if match else None
+    match = _REMOTE_PARTITION_DIR.match(_last(name))
+    return (RemotePartitionName(match["topic"], _partition(match["partition"], name), match["topic_id"])
+            if match else None)
 
 
 def parse_aiven_topic_dir_name(name: str) -> tuple[str, str] | None:

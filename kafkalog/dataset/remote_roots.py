@@ -62,10 +62,10 @@ def list_remote_segments(root: str) -> list[RemoteSegment]:
         raise FileNotFoundError(root)
     out: list[RemoteSegment] = []
     for directory in _partition_dirs(found):
-        partition = file_names.parse_remote_partition_dir_name(directory.name)
+        partition = file_names.parse_remote_partition_dir_name(directory.location)
         assert partition is not None  # (as _partition_dirs found it)
         for entry in fs.listdir(directory.location):
-            segment = file_names.parse_remote_segment_name(entry.name)
+            segment = file_names.parse_remote_segment_name(entry.location)
             if segment and segment.suffix == file_names.LOG_SUFFIX and not entry.is_dir:
                 out.append(RemoteSegment(entry.location, entry.size, partition.topic, partition.partition,
                                          partition.topic_id, segment.base_offset, segment.segment_id))
