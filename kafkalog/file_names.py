@@ -68,16 +68,17 @@ def _last(name: Name) -> str:
 def _offset(text: str, name: Name) -> int:
     value = int(text)
     if value > MAX_OFFSET:
-        raise FileNameError(os.fspath(name), f"the offset {value} in its name is past Kafka's largest offset ({MAX_OFFSET}); "
-                                  "Kafka names no file so and does not load one")
+        raise FileNameError(os.fspath(name), f"the offset {value} in its name is past Kafka's largest offset "
+                                             f"({MAX_OFFSET}); Kafka names no file so and does not load one")
     return value
 
 
 def _partition(text: str, name: Name) -> int:
     value = int(text)
     if value > MAX_PARTITION:
-        raise FileNameError(os.fspath(name), f"partition {value} in its name is past Kafka's largest partition number "
-                                  f"({MAX_PARTITION}); Kafka names no directory so and does not load one")
+        raise FileNameError(os.fspath(name), f"partition {value} in its name is past Kafka's largest partition "
+                                             f"number ({MAX_PARTITION}); Kafka names no directory so and does not "
+                                             "load one")
     return value
 
 
@@ -165,7 +166,9 @@ class RemoteSegmentName:
 def parse_remote_segment_name(name: Name) -> RemoteSegmentName | None:
     """`00000000000000000100-<segment id>.log` -> (100, segment id, '.log'); None for another name."""
     match = _REMOTE_SEGMENT.match(_last(name))
-    return RemoteSegmentName(_offset(match["base"], name), match["segment_id"], match["suffix"]) if match else None
+    if not match:
+        return None
+    return RemoteSegmentName(_offset(match["base"], name), match["segment_id"], match["suffix"])
 
 
 @dataclass(frozen=True)

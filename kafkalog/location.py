@@ -85,7 +85,7 @@ def broken_link(path: str | os.PathLike) -> str | None:
     try:
         os.stat(path)
     except FileNotFoundError:
-        return f"a symbolic link to {os.readlink(path)}, which does not exist"
+        return f"a symbolic link to {os.readlink(os.fspath(path))}, which does not exist"
     except OSError:
         return "a symbolic link that leads round a loop of links (back to itself), never to a file"
     return None

@@ -15,6 +15,7 @@ the entry structure), and nothing past it is cut.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import BinaryIO
 
 from kafkalog.dataset import fs
@@ -32,7 +33,7 @@ class EntryWalk:
         self.private_keys = private_keys
         self.start = start
         self._file: BinaryIO | None = None
-        self._headers = None
+        self._headers: Iterator[tuple[int, EntryHeader]] | None = None
         #: The entry not yet walked past: (position, header), None once the entries end.
         self._next: tuple[int, EntryHeader] | None = None
 

@@ -81,7 +81,7 @@ def listdir(location: Location | str) -> list[FileInfo]:
     if not location.is_uri:
         out = []
         with os.scandir(location.text) as entries:
-            for entry in entries:
+            for entry in sorted(entries, key=lambda e: e.name):  # (the first broken link named, as dump names it)
                 path = os.path.abspath(entry.path)
                 broken = broken_link(path)
                 if broken is not None:

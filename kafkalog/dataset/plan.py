@@ -262,6 +262,7 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
     wants_end = bounds.end is not None
     if seg.base_offset is None or not (seg.size > max_bytes or wants_start or wants_end):
         return whole
+    base: int = seg.base_offset
     index = layout.offset_index_columns(seg.location, seg.base_offset, seg.size, seg.private_keys)
     if exact_end and bounds.end is not None and (seg.next_base_offset is None or seg.next_base_offset > bounds.end):
         stop = offsets.batch_end_position(seg, bounds.end - 1)
@@ -274,7 +275,7 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
         return whole
 
     start_pos, end_pos = 0, seg.size
-    target = bounds.start if bounds.start is not None else seg.base_offset
+    target = bounds.start if bounds.start is not None else base
     if bounds.min_timestamp is not None:
         # Time index entries are (max timestamp so far, its offset): every record up to that
         # offset has a timestamp <= the entry's, so none of them can be >= a larger start.
