@@ -25,7 +25,7 @@ from typing import BinaryIO
 import numpy as np
 
 from kafkalog.errors import CorruptStructureError, DamagedDataError, RemoteObjectError, TruncatedError
-from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
+from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, EntryHeader, entry_header
 from kafkalog.sources import Source, open_source
 
 #: How much of the file is read at once; a larger entry is read on its own.
@@ -151,8 +151,32 @@ class EntryScanner:
         readable = self.size if self._readable_end is None else self._readable_end
         return min(CHUNK_BYTES, self.size - pos, max(self.end - pos, 0), max(readable - pos, 0))
 
+    def entry_headers(self) -> Iterator[tuple[int, EntryHeader]]:
+        """Each entry's position and header (its offset, size and magic: no more is read) from the range's start,
+        as `entries` finds them: the positions where a reader from that start finds entries, which a planner checks
+        an index's positions against. Damage to the entry structure ends them as it ends the entries; so does a
+        tiered-storage object that cannot be read (reading it reports that)."""
+        pos = self.start
+        while pos < self.end:
+            self._position = pos
+            try:
+                header = self._check_header(pos)
+            except RemoteObjectError:
+                return
+            if header is None:
+                return
+            yield pos, header
+            pos += LOG_OVERHEAD + header.len_rest
+        self._position = pos
+
     def _check_entry(self, pos: int) -> int | None:
         """The size of the entry at `pos` when its header is sound and it is whole in the file; else the damage is
+        recorded."""
+        header = self._check_header(pos)
+        return None if header is None else header.len_rest
+
+    def _check_header(self, pos: int) -> EntryHeader | None:
+        """The header of the entry at `pos` when it is sound and the entry is whole in the file; else the damage is
         recorded."""
         remaining = self.size - pos
         if remaining < HEADER_SIZE_UP_TO_MAGIC:
@@ -160,7 +184,8 @@ class EntryScanner:
                 f"partial entry at the end: {remaining} bytes left, an entry header takes {HEADER_SIZE_UP_TO_MAGIC}"
                 + self._zero_note(pos), path=self.name, position=pos))
             return None
-        length = entry_header(self._read(pos, HEADER_SIZE_UP_TO_MAGIC)).len_rest
+        header = entry_header(self._read(pos, HEADER_SIZE_UP_TO_MAGIC))
+        length = header.len_rest
         if length < MIN_ENTRY_SIZE:
             self._fail(CorruptStructureError(
                 f"entry size {length} is below the minimum of {MIN_ENTRY_SIZE} bytes" + self._zero_note(pos),
@@ -177,7 +202,7 @@ class EntryScanner:
                 "(raise max_entry_bytes if the segment really holds such batches)",
                 path=self.name, position=pos))
             return None
-        return length
+        return header
 
     def _fail(self, damage: DamagedDataError) -> None:
         self.damage.append(damage)

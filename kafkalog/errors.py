@@ -135,6 +135,19 @@ class UsageError(KafkalogError, ValueError):
     kind = "usage"
 
 
+class FileNameError(UsageError):
+    """A file or directory named as Kafka names its files, with a number Kafka never gives and does not load: a
+    partition past a Java int, an offset past a Java long. Named by its name, or `at` its whole path."""
+
+    def __init__(self, name: str, reason: str):
+        super().__init__(f"{name}: {reason}")
+        self.name = name
+        self.reason = reason
+
+    def at(self, path: object) -> FileNameError:
+        return FileNameError(str(path), self.reason)
+
+
 class DataLossError(KafkalogError):
     """Offsets asked for are no longer in the files (failOnDataLoss=true), as Kafka's source reports."""
 

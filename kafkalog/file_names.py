@@ -9,8 +9,17 @@ Names only: which kind of file a name is, and how a directory's files are read, 
 """
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
+
+from kafkalog.errors import FileNameError
+
+#: Kafka's partition numbers are Java ints and its offsets Java longs (`UnifiedLog.parseTopicPartitionName`,
+#: `LogFileUtils.offsetFromFileName` fail past them, and the broker does not load the directory): a name past
+#: them is refused, naming the file, never read with a number no column holds.
+MAX_PARTITION = 2**31 - 1
+MAX_OFFSET = 2**63 - 1
 
 # A segment's files and a partition's other offset-named files (`LogFileUtils`).
 LOG_SUFFIX = ".log"
@@ -26,10 +35,6 @@ MANIFEST_SUFFIX = ".rsm-manifest"
 INDEXES_SUFFIX = ".indexes"
 #: What a broker renames a file out of the log to (`LogFileUtils`), and what kafkalog calls each.
 LEFTOVER_SUFFIXES = {".deleted": "deleted", ".cleaned": "cleaned", ".swap": "swap"}
-
-#: Kafka numbers partitions with a Java int and offsets with a Java long: a name past them is no Kafka name.
-MAX_PARTITION = 2**31 - 1
-MAX_OFFSET = 2**63 - 1
 
 LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint"  # LeaderEpochCheckpointFile.LEADER_EPOCH_CHECKPOINT_FILENAME
 PARTITION_METADATA = "partition.metadata"
@@ -52,20 +57,45 @@ def segment_file_name(base_offset: int, suffix: str) -> str:
     return f"{base_offset:020d}{suffix}"
 
 
-def base_offset_of(name: str) -> int | None:
+#: A name, or a path (a URI too) whose last part is the name: an error then names the whole path.
+Name = str | os.PathLike
+
+
+def _last(name: Name) -> str:
+    return os.path.basename(os.fspath(name).rstrip("/"))
+
+
+def _number(text: str, most: int) -> int | None:
+    """The decimal `text` as an int, None past `most` (a name's digits can be thousands: never all converted)."""
+    digits = text.lstrip("0")
+    return int(text) if len(digits) <= len(str(most)) and int(text) <= most else None
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= 40 else f"{text[:20]}...({len(text)} digits)"
+
+
+def _offset(text: str, name: Name) -> int:
+    value = _number(text, MAX_OFFSET)
+    if value is None:
+        raise FileNameError(os.fspath(name), f"the offset {_shown(text)} in its name is past Kafka's largest offset "
+                                             f"({MAX_OFFSET}); Kafka names no file so and does not load one")
+    return value
+
+
+def _partition(text: str, name: Name) -> int:
+    value = _number(text, MAX_PARTITION)
+    if value is None:
+        raise FileNameError(os.fspath(name), f"partition {_shown(text)} in its name is past Kafka's largest "
+                                             f"partition number ({MAX_PARTITION}); Kafka names no directory so and "
+                                             "does not load one")
+    return value
+
+
+def base_offset_of(name: Name) -> int | None:
     """The base offset a file's name starts with (`00000000000000000106.index` -> 106), None for another name."""
-    match = _BASE_OFFSET.match(name)
-    return _offset(match.group(1)) if match else None
-
-
-def _offset(digits: str) -> int | None:
-    value = int(digits)
-    return value if value <= MAX_OFFSET else None
-
-
-def _partition(digits: str) -> int | None:
-    value = int(digits) if len(digits) <= 10 else MAX_PARTITION + 1  # (a name's digits can be many)
-    return value if value <= MAX_PARTITION else None
+    match = _BASE_OFFSET.match(_last(name))
+    return _offset(match.group(1), name) if match else None
 
 
 @dataclass(frozen=True)
@@ -78,17 +108,23 @@ class OffsetFileName:
     extra: str | None
 
 
-def parse_offset_file_name(name: str) -> OffsetFileName | None:
-    match = _OFFSET_FILE.match(name)
-    if not match or _offset(match.group(1)) is None:
-        return None
-    return OffsetFileName(int(match.group(1)), match.group(2), match.group(3))
+def parse_offset_file_name(name: Name) -> OffsetFileName | None:
+    match = _OFFSET_FILE.match(_last(name))
+    return OffsetFileName(_offset(match.group(1), name), match.group(2), match.group(3)) if match else None
 
 
-def kraft_snapshot_id(name: str) -> tuple[int, int] | None:
+def kraft_snapshot_id(name: Name) -> tuple[int, int] | None:
     """(end offset, epoch) from a KRaft snapshot's name, None for another name."""
-    match = _KRAFT_SNAPSHOT.match(name)
-    return (int(match.group(1)), int(match.group(2))) if match else None
+    match = _KRAFT_SNAPSHOT.match(_last(name))
+    return (_offset(match.group(1), name), int(match.group(2))) if match else None
+
+
+def is_kafka_name(name: str) -> bool:
+    """A name Kafka gives the files and directories it reads: a partition directory, an offset-named file (a
+    segment's, a snapshot), a KRaft snapshot, an Aiven manifest, a leader epoch checkpoint. Such a name that
+    leads nowhere (a broken symbolic link) is refused by every reader; any other name is not read."""
+    return (is_segment_name(name) or name == LEADER_EPOCH_CHECKPOINT or _OFFSET_FILE.match(name) is not None
+            or _KRAFT_SNAPSHOT.match(name) is not None or _PARTITION_DIR.match(name) is not None)
 
 
 def is_segment_name(name: str) -> bool:
@@ -108,12 +144,12 @@ class PartitionName:
     state: str | None = None
 
 
-def parse_partition_dir_name(name: str) -> PartitionName | None:
+def parse_partition_dir_name(name: Name) -> PartitionName | None:
     """`orders-0` -> ('orders', 0); None when the name is not a partition directory's."""
-    match = _PARTITION_DIR.match(name)
-    if not match or _partition(match["partition"]) is None:
+    match = _PARTITION_DIR.match(_last(name))
+    if not match:
         return None
-    return PartitionName(match["topic"], int(match["partition"]), match["state"])
+    return PartitionName(match["topic"], _partition(match["partition"], name), match["state"])
 
 
 # Remote storage (KIP-405): the names remote storage managers give a remote segment's files and folders.
@@ -137,12 +173,12 @@ class RemoteSegmentName:
     suffix: str
 
 
-def parse_remote_segment_name(name: str) -> RemoteSegmentName | None:
+def parse_remote_segment_name(name: Name) -> RemoteSegmentName | None:
     """`00000000000000000100-<segment id>.log` -> (100, segment id, '.log'); None for another name."""
-    match = _REMOTE_SEGMENT.match(name)
-    if not match or _offset(match["base"]) is None:
+    match = _REMOTE_SEGMENT.match(_last(name))
+    if not match:
         return None
-    return RemoteSegmentName(int(match["base"]), match["segment_id"], match["suffix"])
+    return RemoteSegmentName(_offset(match["base"], name), match["segment_id"], match["suffix"])
 
 
 @dataclass(frozen=True)
@@ -152,12 +188,11 @@ class RemotePartitionName:
     topic_id: str
 
 
-def parse_remote_partition_dir_name(name: str) -> RemotePartitionName | None:
+def parse_remote_partition_dir_name(name: Name) -> RemotePartitionName | None:
     """LocalTieredStorage's `orders-0-<topic id>` -> ('orders', 0, topic id); None for another name."""
-    match = _REMOTE_PARTITION_DIR.match(name)
-    if not match or _partition(match["partition"]) is None:
-        return None
-    return RemotePartitionName(match["topic"], int(match["partition"]), match["topic_id"])
+    match = _REMOTE_PARTITION_DIR.match(_last(name))
+    return (RemotePartitionName(match["topic"], _partition(match["partition"], name), match["topic_id"])
+            if match else None)
 
 
 def parse_aiven_topic_dir_name(name: str) -> tuple[str, str] | None:
@@ -166,5 +201,8 @@ def parse_aiven_topic_dir_name(name: str) -> tuple[str, str] | None:
     return (match["topic"], match["topic_id"]) if match else None
 
 
-def is_aiven_partition_dir_name(name: str) -> bool:
-    return bool(_AIVEN_PARTITION_DIR.match(name)) and _partition(name) is not None
+def is_aiven_partition_dir_name(name: Name) -> bool:
+    if not _AIVEN_PARTITION_DIR.match(_last(name)):
+        return False
+    _partition(_last(name), name)  # (refused past a Java int, as a local partition directory is)
+    return True

@@ -75,3 +75,17 @@ class Location:
         """The name's last suffix replaced by `suffix` (the index beside a segment, the manifest beside a `.log`)."""
         old = self.suffix
         return Location((self.text[: -len(old)] if old else self.text) + suffix)
+
+
+def broken_link(path: str | os.PathLike) -> str | None:
+    """What is wrong with a local path that is a symbolic link leading nowhere (to nothing, or round a loop of
+    links), as a sentence; None for any other path. The OS says only "no such file" or "too many levels"."""
+    if not os.path.islink(path):
+        return None
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return f"a symbolic link to {os.readlink(os.fspath(path))}, which does not exist"
+    except OSError:
+        return "a symbolic link that leads round a loop of links (back to itself), never to a file"
+    return None

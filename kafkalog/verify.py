@@ -235,7 +235,7 @@ def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: B
     elif kind == RSM_MANIFEST:
         _verify_aiven_segment(path, report, progress, keyring(private_keys))
     else:
-        segment = SegmentFiles(file_names.base_offset_of(path.name) or 0)
+        segment = SegmentFiles(file_names.base_offset_of(path) or 0)
         if kind == LOG and path.suffix == file_names.LOG_SUFFIX:
             # A segment named as Kafka names it is checked with its index files.
             stem = path.name.split(".")[0]
@@ -278,7 +278,7 @@ def _verify_uri(uri: Location, kind: str | None, report: VerifyReport, progress:
     if kind == RSM_MANIFEST:
         _verify_aiven_segment(uri, report, progress, keyring(private_keys), fs.open_object)
         return
-    segment = SegmentFiles(file_names.base_offset_of(uri.name) or 0)
+    segment = SegmentFiles(file_names.base_offset_of(str(uri)) or 0)
     if uri.suffix == file_names.LOG_SUFFIX:
         for suffix in _SEGMENT_INDEX_SUFFIXES:
             index = uri.with_suffix(suffix)
@@ -319,7 +319,7 @@ def _verify_aiven_segment(manifest: Location | Path, report: VerifyReport, progr
         report.files += 1
         report.problems.append(Problem(location, exc.kind, exc.message, position=exc.position))
         return
-    base = file_names.base_offset_of(Location.of(manifest).name)
+    base = file_names.base_offset_of(str(Location.of(manifest)))
     if base is None:
         base = parsed.start_offset or 0
     indexes_location = aiven_object.sibling(location, file_names.INDEXES_SUFFIX)

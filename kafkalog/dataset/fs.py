@@ -17,7 +17,8 @@ from typing import BinaryIO
 from urllib.parse import urlparse
 
 from kafkalog import file_names
-from kafkalog.location import Location
+from kafkalog.errors import UsageError
+from kafkalog.location import Location, broken_link
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import keyring
 
@@ -80,8 +81,14 @@ def listdir(location: Location | str) -> list[FileInfo]:
     if not location.is_uri:
         out = []
         with os.scandir(location.text) as entries:
-            for entry in entries:
+            for entry in sorted(entries, key=lambda e: e.name):  # (the first broken link named, as dump names it)
                 path = os.path.abspath(entry.path)
+                broken = broken_link(path)
+                if broken is not None:
+                    # Refused where Kafka would read it, as dump and verify refuse it; passed by otherwise.
+                    if file_names.is_kafka_name(entry.name):
+                        raise UsageError(f"{path}: {broken}")
+                    continue
                 is_dir = entry.is_dir()
                 out.append(FileInfo(path, 0 if is_dir else entry.stat().st_size, is_dir))
         return sorted(out, key=lambda f: f.location)

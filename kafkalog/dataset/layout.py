@@ -26,6 +26,7 @@ from kafkalog.dataset import fs
 from kafkalog.errors import KafkalogError, RemoteObjectError
 from kafkalog.file_names import INDEX_SUFFIX, INDEXES_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, parse_partition_dir_name
 from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry
+from kafkalog.log.partition import is_skipped_dir
 from kafkalog.log.segment_ranges import range_starts
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import keyring
@@ -58,8 +59,8 @@ def topic_partition(directory_name: str) -> tuple[str | None, int | None]:
 
 
 def skip_directory(name: str) -> bool:
-    parsed = parse_partition_dir_name(name)
-    return parsed is not None and parsed.state is not None
+    """A directory not read when walking (`kafkalog.log.partition.is_skipped_dir`: one rule for every reader)."""
+    return is_skipped_dir(name)
 
 
 def _index_location(segment_location: str, suffix: str) -> str | None:

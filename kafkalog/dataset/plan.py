@@ -14,18 +14,18 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from kafkalog import file_names
-from kafkalog.dataset import fs, layout, offsets, remote_roots
+from kafkalog.dataset import cuts, fs, layout, offsets, remote_roots
 from kafkalog.dataset.filters import Pushed
 from kafkalog.dataset.offsets import Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
 from kafkalog.errors import UsageError
-from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, entry_header
 from kafkalog.location import Location
 from kafkalog.log.segment_ranges import range_starts
 
@@ -77,12 +77,22 @@ def list_segments(path: str) -> list[Segment]:
 
 
 def _walk(directory: str, out: dict[str, fs.FileInfo]) -> None:
-    for entry in fs.listdir(directory):
-        if entry.is_dir:
-            if not layout.skip_directory(entry.name):
-                _walk(entry.location, out)
-        elif file_names.is_segment_name(entry.name):
-            out[entry.location] = entry
+    """The segments under `directory`, at any depth, skipping the partition directories Kafka is deleting or
+    moving (`kafkalog.log.partition.is_skipped_dir`). A directory met twice (through a symbolic link back up
+    the tree) is walked once; the walk keeps its own stack, not Python's."""
+    seen: set[str] = set()
+    stack = [directory]
+    while stack:
+        here = stack.pop()
+        real = here if Location(here).is_uri else os.path.realpath(here)
+        if real in seen:
+            continue
+        seen.add(real)
+        entries = fs.listdir(here)
+        for entry in entries:
+            if not entry.is_dir and file_names.is_segment_name(entry.name):
+                out[entry.location] = entry
+        stack.extend(e.location for e in reversed(entries) if e.is_dir and not layout.skip_directory(e.location))
 
 
 def _segments(files) -> list[Segment]:
@@ -91,16 +101,16 @@ def _segments(files) -> list[Segment]:
         by_dir.setdefault(f.where.parent, []).append(f)
     out: list[Segment] = []
     for directory in sorted(by_dir):
-        topic, partition = layout.topic_partition(directory.name)
+        topic, partition = layout.topic_partition(str(directory))
         entries = by_dir[directory]
         # An Aiven segment is its manifest: the `.log` object beside it is not a segment file.
         manifests = {f.name[: -len(file_names.MANIFEST_SUFFIX)] for f in entries if file_names.is_manifest_name(f.name)}
         entries = [f for f in entries if not (f.name.endswith(file_names.LOG_SUFFIX)
                                               and f.name[: -len(file_names.LOG_SUFFIX)] in manifests)]
-        # (two uploads of one start offset, each its own manifest, sort by their names)
-        kafka = sorted(((layout.segment_base_offset(f.name), f) for f in entries
-                        if layout.segment_base_offset(f.name) is not None), key=lambda p: (p[0], p[1].location))
-        other = sorted((f for f in entries if layout.segment_base_offset(f.name) is None), key=lambda f: f.location)
+        # (two uploads of one start offset, each its own manifest, sort by their locations)
+        kafka = sorted(((layout.segment_base_offset(f.location), f) for f in entries
+                        if layout.segment_base_offset(f.location) is not None), key=lambda p: (p[0], p[1].location))
+        other = sorted((f for f in entries if layout.segment_base_offset(f.location) is None), key=lambda f: f.location)
         for i, (base, f) in enumerate(kafka):
             nxt = kafka[i + 1][0] if i + 1 < len(kafka) else None
             if file_names.is_manifest_name(f.name):
@@ -255,6 +265,7 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
     wants_end = bounds.end is not None
     if seg.base_offset is None or not (seg.size > max_bytes or wants_start or wants_end):
         return whole
+    base: int = seg.base_offset
     index = layout.offset_index_columns(seg.location, seg.base_offset, seg.size, seg.private_keys)
     if exact_end and bounds.end is not None and (seg.next_base_offset is None or seg.next_base_offset > bounds.end):
         stop = offsets.batch_end_position(seg, bounds.end - 1)
@@ -267,7 +278,7 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
         return whole
 
     start_pos, end_pos = 0, seg.size
-    target = bounds.start if bounds.start is not None else seg.base_offset
+    target = bounds.start if bounds.start is not None else base
     if bounds.min_timestamp is not None:
         # Time index entries are (max timestamp so far, its offset): every record up to that
         # offset has a timestamp <= the entry's, so none of them can be >= a larger start.
@@ -289,14 +300,24 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
         end_pos = min(start_pos + 1, seg.size)
 
     # Cut at the first entry at least max_bytes past the last cut, again and again (positions increase).
-    cuts = range_starts(index.positions, start_pos, end_pos, max_bytes)
-    at = np.searchsorted(index.positions, [*cuts, end_pos])
-    used = {int(index.positions[i]): index.entry(int(i)) for i in at
-            if i < len(index) and int(index.positions[i]) in (*cuts, end_pos)}
-    if not _positions_sound(seg, used):
-        return whole
-    bounds_ = [*cuts, end_pos]
-    return [SegmentRange(seg, a, b, bounds=bounds) for a, b in itertools.pairwise(bounds_)]
+    index_cuts = range_starts(index.positions, start_pos, end_pos, max_bytes)
+    # The index's positions are checked against the entries one reader from the start finds (it can lie):
+    # each range starts where that reader finds an entry, so that the ranges meet, read apart or together.
+    with cuts.EntryWalk(seg.location, seg.private_keys) as walk:
+        start_pos = walk.start_for(start_pos, target) if start_pos else 0
+        starts = [start_pos]
+        for cut in index_cuts[1:]:
+            found = walk.at_or_after(cut)
+            if found is None or found[0] >= end_pos:
+                break  # the entries end (damage, where one reader stops too) or the range does
+            if found[0] > starts[-1]:
+                starts.append(found[0])
+        if end_pos < seg.size:
+            found = walk.at_or_after(end_pos)
+            # Kept only where the entry there is a batch past the end (legacy offsets are their last ones).
+            end_pos = found[0] if found is not None and found[1].magic >= 2 and bounds.end is not None \
+                and found[1].base_offset >= bounds.end else seg.size
+    return [SegmentRange(seg, a, b, bounds=bounds) for a, b in itertools.pairwise([*starts, end_pos])]
 
 
 def _report_gaps(kafka: list[Segment], ends: dict[str, int], report: Callable[[str, Segment], None]) -> None:
@@ -328,38 +349,21 @@ def _split(ranges: list[SegmentRange], wanted: int) -> list[SegmentRange]:
             indexes[seg.location] = layout.offset_index_columns(seg.location, seg.base_offset, seg.size,
                                                                 seg.private_keys)
         index = indexes[seg.location]
-        inside = {int(index.positions[i]): index.entry(int(i))
-                  for i in np.flatnonzero((index.positions > r.start) & (index.positions < r.end))}
+        inside = index.positions[(index.positions > r.start) & (index.positions < r.end)]
         middle = (r.start + r.end) / 2
-        cut = min(inside, key=lambda p: abs(p - middle), default=None)
-        if cut is None or not _positions_sound(seg, {cut: inside[cut]}):
+        cut = min(inside.tolist(), key=lambda p: abs(p - middle), default=None)
+        # A range starts where an entry does (see `_ranges`): the index's position is checked by walking from it.
+        found = None
+        if cut is not None:
+            with cuts.EntryWalk(seg.location, seg.private_keys, start=r.start) as walk:
+                found = walk.at_or_after(cut)
+        if found is None or not r.start < found[0] < r.end:
             unsplittable.add((seg.location, r.start, r.end))
             continue
+        cut = found[0]
         i = out.index(r)
         out[i:i + 1] = [SegmentRange(seg, r.start, cut, bounds=r.bounds), SegmentRange(seg, cut, r.end, bounds=r.bounds)]
     return out
-
-
-def _positions_sound(seg: Segment, used: dict[int, layout.IndexEntry]) -> bool:
-    """Check that each index position used is where an entry starts (an index can be damaged)."""
-    positions = [p for p in used if p != 0]
-    if not positions:
-        return True
-    with fs.open_binary(seg.location, seg.private_keys) as f:
-        for p in positions:
-            f.seek(p)
-            head = f.read(HEADER_SIZE_UP_TO_MAGIC)
-            if len(head) < HEADER_SIZE_UP_TO_MAGIC:
-                return False
-            header = entry_header(head)
-            offset, size, magic = header.base_offset, header.len_rest, header.magic
-            if magic not in (0, 1, 2) or size < MIN_ENTRY_SIZE or p + LOG_OVERHEAD + size > seg.size:
-                return False
-            if offset < seg.base_offset or offset > used[p].offset:
-                return False
-            if seg.next_base_offset is not None and offset >= seg.next_base_offset:
-                return False
-    return True
 
 
 def _with_lookahead(ranges: list[SegmentRange], segments: list[Segment], across: bool) -> list[SegmentRange]:
@@ -373,7 +377,7 @@ def _with_lookahead(ranges: list[SegmentRange], segments: list[Segment], across:
         named = {s.base_offset for s in group}
         extra = [s for directory in {Location(s.location).parent for s in group}
                  for s in _segments([f for f in fs.listdir(directory)
-                                     if not f.is_dir and layout.segment_base_offset(f.name) is not None])
+                                     if not f.is_dir and layout.segment_base_offset(f.location) is not None])
                  if s.base_offset not in named and partition_key(s, across) == key]
         later[key] = sorted(group + extra, key=lambda s: s.base_offset)
     out = []

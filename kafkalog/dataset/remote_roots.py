@@ -66,16 +66,16 @@ def list_remote_segments(root: str) -> list[RemoteSegment]:
         raise FileNotFoundError(root)
     out: list[RemoteSegment] = []
     for directory in _partition_dirs(found):
-        partition = file_names.parse_remote_partition_dir_name(directory.name)
+        partition = file_names.parse_remote_partition_dir_name(directory.location)
         assert partition is not None  # (as _partition_dirs found it)
         for entry in fs.listdir(directory.location):
-            segment = file_names.parse_remote_segment_name(entry.name)
+            segment = file_names.parse_remote_segment_name(entry.location)
             if segment and segment.suffix == file_names.LOG_SUFFIX and not entry.is_dir:
                 out.append(RemoteSegment(entry.location, entry.size, partition.topic, partition.partition,
                                          partition.topic_id, segment.base_offset, segment.segment_id))
     for directory in _aiven_partition_dirs(found, _AIVEN_SEARCH_DEPTH):
         for entry in fs.listdir(directory.location):
-            if not entry.is_dir and _aiven_manifest_name(entry.name) is not None:
+            if not entry.is_dir and _aiven_manifest_name(entry.location) is not None:
                 out.append(aiven_segment(entry))
     return sorted(out, key=lambda s: (s.topic, s.partition, s.base_offset, s.segment_id))
 
@@ -139,13 +139,13 @@ def aiven_segment(found: fs.FileInfo) -> RemoteSegment:
     """An Aiven segment by its manifest: topic, partition and ids from the manifest's metadata (else from its
     key), its size the segment's. A manifest that does not read keeps a size of 1, so that reading it reports
     why (`kafkalog.dataset.decode`)."""
-    name = _aiven_manifest_name(found.name)
+    name = _aiven_manifest_name(found.location)
     partition_dir = found.where.parent
     topic_dir = file_names.parse_aiven_topic_dir_name(partition_dir.parent.name)
     topic = topic_dir[0] if topic_dir else None
     topic_id = topic_dir[1] if topic_dir else ""
     partition_name = partition_dir.name
-    partition = int(partition_name) if file_names.is_aiven_partition_dir_name(partition_name) else None
+    partition = int(partition_name) if file_names.is_aiven_partition_dir_name(str(partition_dir)) else None
     base = name.base_offset if name else 0
     segment_id = name.segment_id if name else ""
     try:
@@ -172,12 +172,12 @@ def _aiven_manifest_name(name: str) -> file_names.RemoteSegmentName | None:
 
 def _aiven_partition_dirs(root: fs.FileInfo, depth: int) -> list[fs.FileInfo]:
     """Aiven's `<partition>` folders under `<topic>-<topic id>` folders, at most `depth` levels down."""
-    if file_names.is_aiven_partition_dir_name(root.name) \
+    if file_names.is_aiven_partition_dir_name(root.location) \
             and file_names.parse_aiven_topic_dir_name(root.where.parent.name):
         return [root]
     entries = [e for e in fs.listdir(root.location) if e.is_dir]
     if file_names.parse_aiven_topic_dir_name(root.name):
-        partitions = [e for e in entries if file_names.is_aiven_partition_dir_name(e.name)]
+        partitions = [e for e in entries if file_names.is_aiven_partition_dir_name(e.location)]
         if partitions:
             return partitions
     if depth == 0:
@@ -186,13 +186,13 @@ def _aiven_partition_dirs(root: fs.FileInfo, depth: int) -> list[fs.FileInfo]:
 
 
 def _partition_dirs(root: fs.FileInfo) -> list[fs.FileInfo]:
-    if file_names.parse_remote_partition_dir_name(root.name):
+    if file_names.parse_remote_partition_dir_name(root.location):
         return [root]
     entries = [e for e in fs.listdir(root.location) if e.is_dir]
     nested = [e for e in entries if e.name == file_names.LOCAL_TIERED_STORAGE_DIR]
     if nested:
         entries += [e for e in fs.listdir(nested[0].location) if e.is_dir]
-    return [e for e in entries if file_names.parse_remote_partition_dir_name(e.name)]
+    return [e for e in entries if file_names.parse_remote_partition_dir_name(e.location)]
 
 
 METADATA_TOPIC = "__remote_log_metadata"

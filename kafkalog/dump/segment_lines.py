@@ -351,7 +351,7 @@ def _range_starts(location: Location, kind: str, opts: DumpOptions, out: TextIO)
     if opts.threads < 2 or kind != file_kinds.LOG or location.is_uri or opts.max_bytes is not None \
             or opts.values is not None or _utf8_buffer(out) is None:
         return [0]
-    base = file_names.base_offset_of(location.name)
+    base = file_names.base_offset_of(str(location))
     if base is None:
         return [0]  # (not named as Kafka names a segment: no offset index to cut at)
     return layout.index_cuts(str(location), base, location.path.stat().st_size, RANGE_BYTES)

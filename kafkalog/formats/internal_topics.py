@@ -107,7 +107,7 @@ def topic_of_path(path: str | Path) -> str | None:
     if p.name == file_names.BOOTSTRAP_CHECKPOINT:
         return "__cluster_metadata"  # the log directory's bootstrap snapshot
     directory = p if p.is_dir() else p.parent
-    name = file_names.parse_partition_dir_name(directory.name)
+    name = file_names.parse_partition_dir_name(directory)
     return name.topic if name is not None and name.state is None else None
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from kafkalog import file_names
 from kafkalog.errors import UsageError
 from kafkalog.file_names import BOOTSTRAP_CHECKPOINT, LEADER_EPOCH_CHECKPOINT
-from kafkalog.log.partition import is_partition_dir, partition_dirs
+from kafkalog.log.partition import is_partition_dir, listing, partition_dirs
 
 LOG, INDEX, TIME_INDEX, SNAPSHOT, TXN_INDEX = "log", "index", "timeindex", "snapshot", "txnindex"
 LEADER_EPOCH, KRAFT_SNAPSHOT, BOOTSTRAP = "leader-epoch-checkpoint", "kraft-snapshot", "bootstrap-snapshot"
@@ -42,7 +42,7 @@ def kind_of(path: Path, forced: str | None = None) -> str | None:
         return LEADER_EPOCH
     if path.name == BOOTSTRAP_CHECKPOINT:
         return BOOTSTRAP
-    if file_names.kraft_snapshot_id(path.name) is not None:
+    if file_names.kraft_snapshot_id(path) is not None:
         return KRAFT_SNAPSHOT
     return _SUFFIXES.get(path.suffix)
 
@@ -58,12 +58,12 @@ def aiven_manifest_of(path: Path) -> Path | None:
 
 def kraft_snapshot_id(path: Path) -> tuple[int, int] | None:
     """(end offset, epoch) from a KRaft snapshot's name, None for another name."""
-    return file_names.kraft_snapshot_id(path.name)
+    return file_names.kraft_snapshot_id(path)
 
 
 def kraft_snapshots(directory: Path) -> list[Path]:
     """The KRaft snapshots in a partition directory (only `__cluster_metadata-0` has them), by end offset."""
-    return sorted(p for p in directory.iterdir() if p.is_file() and file_names.kraft_snapshot_id(p.name) is not None)
+    return [p for p in listing(directory) if p.is_file() and file_names.kraft_snapshot_id(p) is not None]
 
 
 def directory_partitions(path: Path) -> list[Path] | None:
@@ -80,12 +80,12 @@ def record_files(partitions: list[Path]) -> list[Path]:
     totals of bytes to read; a log directory's bootstrap.checkpoint is added by the caller."""
     found: list[Path] = []
     for directory in partitions:
-        found += sorted(directory.glob("*" + file_names.LOG_SUFFIX)) + kraft_snapshots(directory)
+        found += [p for p in listing(directory) if p.name.endswith(file_names.LOG_SUFFIX)] + kraft_snapshots(directory)
     return [p for p in found if p.is_file()]
 
 
 def _has_files(directory: Path) -> bool:
-    return any(p.is_file() for p in directory.iterdir())
+    return any(p.is_file() for p in listing(directory))
 
 
 def unknown_kind(path: Path) -> UsageError:

@@ -21,14 +21,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from kafkalog.errors import UsageError
 from kafkalog.file_names import (
     LEADER_EPOCH_CHECKPOINT,
     LEFTOVER_SUFFIXES,
     PARTITION_METADATA,
     SNAPSHOT_SUFFIX,
+    is_kafka_name,
     parse_offset_file_name,
     parse_partition_dir_name,
 )
+from kafkalog.location import broken_link
 from kafkalog.log.lookup import OffsetLookup, TimestampLookup, find_offset, find_timestamp
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SEGMENT_SUFFIXES, SegmentFiles, segment_for
@@ -108,7 +111,7 @@ class Partition:
         self.path = Path(path)
         if not self.path.is_dir():
             raise NotADirectoryError(f"{self.path}: not a directory")
-        parsed = parse_partition_dir_name(self.path.name)
+        parsed = parse_partition_dir_name(self.path)
         self.topic = parsed.topic if parsed else None
         self.partition = parsed.partition if parsed else None
         segments: dict[int, SegmentFiles] = {}
@@ -118,7 +121,7 @@ class Partition:
         #: Files kafkalog does not know.
         self.other_files: list[Path] = []
         self.leader_epoch_checkpoint: Path | None = None
-        for entry in sorted(self.path.iterdir()):
+        for entry in listing(self.path):
             name = entry.name
             if not entry.is_file():
                 self.other_files.append(entry)
@@ -126,7 +129,7 @@ class Partition:
             if name == LEADER_EPOCH_CHECKPOINT:
                 self.leader_epoch_checkpoint = entry
                 continue
-            parsed = parse_offset_file_name(name)
+            parsed = parse_offset_file_name(entry)
             if parsed is None:
                 if name not in KNOWN_FILES:
                     self.other_files.append(entry)
@@ -196,21 +199,45 @@ class Partition:
         return find_timestamp(self.log_segments, timestamp)
 
 
+def listing(directory: Path) -> list[Path]:
+    """A directory's entries, sorted. An entry named as Kafka names what it reads (`file_names.is_kafka_name`)
+    that is a broken symbolic link (to nothing, or round a loop) is refused with a `UsageError` naming it, as
+    `read_arrow`'s listing refuses it; any other broken link is passed by, as Kafka passes it by."""
+    out = []
+    for entry in sorted(directory.iterdir()):
+        broken = broken_link(entry)
+        if broken is None:
+            out.append(entry)
+        elif is_kafka_name(entry.name):
+            raise UsageError(f"{entry}: {broken}")
+    return out
+
+
+def is_skipped_dir(path: str | os.PathLike) -> bool:
+    """A partition directory Kafka renamed to delete it (``topic-N.<uuid>-delete``), to move it to another log
+    directory (``-future``, the copy being made) or as a stray (``-stray``): not the partition's log, and not read
+    when walking a log directory (in `read_arrow`, `dump` and `verify` alike); read when named on its own."""
+    parsed = parse_partition_dir_name(path)
+    return parsed is not None and parsed.state is not None
+
+
 def is_partition_dir(path: Path) -> bool:
     """A directory named like a partition, or one that holds segment files."""
     if not path.is_dir():
         return False
-    if parse_partition_dir_name(path.name) is not None:
+    if parse_partition_dir_name(path) is not None:
         return True
-    return any(parse_offset_file_name(p.name) is not None for p in path.iterdir())
+    return any(parse_offset_file_name(p) is not None for p in listing(path))
 
 
 def partition_dirs(log_dir: str | os.PathLike) -> list[Path]:
-    """The partition directories in a broker's log directory, sorted by topic, then partition."""
-    found = [p for p in Path(log_dir).iterdir() if p.is_dir() and parse_partition_dir_name(p.name) is not None]
+    """The partition directories in a broker's log directory, sorted by topic, then partition; those Kafka is
+    deleting or moving (`is_skipped_dir`) left out."""
+    found = [p for p in listing(Path(log_dir)) if p.is_dir() and parse_partition_dir_name(p) is not None
+             and not is_skipped_dir(p)]
 
     def key(p: Path):
-        name = parse_partition_dir_name(p.name)
-        return (name.topic, name.partition, name.state or "")
+        name = parse_partition_dir_name(p)
+        return (name.topic, name.partition)
 
     return sorted(found, key=key)

@@ -12,7 +12,7 @@ import time
 import pytest
 import zstandard
 
-from kafkalog.errors import RemoteObjectError
+from kafkalog.errors import FileNameError, RemoteObjectError
 from kafkalog.file_names import (
     base_offset_of,
     is_aiven_partition_dir_name,
@@ -168,13 +168,22 @@ def test_segment_metadata_of_the_wrong_types(tmp_path, change, message):
     assert message in _clear(caught.value)
 
 
-def test_names_past_a_java_int_partition_or_a_java_long_offset_are_no_kafka_names():
-    assert is_aiven_partition_dir_name("2147483647") and not is_aiven_partition_dir_name("2147483648")
-    assert not is_aiven_partition_dir_name("9223372036854775808") and not is_aiven_partition_dir_name("9" * 5000)
-    assert parse_partition_dir_name("orders-2147483648") is None
-    assert parse_remote_partition_dir_name(f"orders-{2**63}-{'A' * 22}") is None
-    assert base_offset_of("99999999999999999999.log") is None and base_offset_of("09223372036854775807.log") == 2**63 - 1
-    assert parse_remote_segment_name(f"99999999999999999999-{'A' * 22}.log") is None
+@pytest.mark.parametrize("parse,name", [
+    (is_aiven_partition_dir_name, "2147483648"), (is_aiven_partition_dir_name, "9223372036854775808"),
+    (is_aiven_partition_dir_name, "9" * 5000), (parse_partition_dir_name, "orders-2147483648"),
+    (parse_remote_partition_dir_name, f"orders-{2**63}-{'A' * 22}"), (base_offset_of, "99999999999999999999.log"),
+    (parse_remote_segment_name, f"99999999999999999999-{'A' * 22}.log"),
+])
+def test_names_past_a_java_int_partition_or_a_java_long_offset_are_refused_naming_the_file(parse, name):
+    # Kafka's own parsers (UnifiedLog.parseTopicPartitionName, LogFileUtils.offsetFromFileName) fail on them.
+    with pytest.raises(FileNameError, match="past Kafka's largest") as raised:
+        parse(name)
+    assert str(raised.value).startswith(name[:20])
+
+
+def test_the_largest_partition_and_offset_are_kafka_names():
+    assert is_aiven_partition_dir_name("2147483647") and parse_partition_dir_name("orders-2147483647").partition == 2**31 - 1
+    assert base_offset_of("09223372036854775807.log") == 2**63 - 1
 
 
 @pytest.mark.parametrize("key,why", [
