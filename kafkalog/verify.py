@@ -292,7 +292,8 @@ def _verify_uri(uri: Location, kind: str | None, report: VerifyReport, progress:
 
 
 class _NamedBytes(io.BytesIO):
-    """An index read whole out of an object (behind a URI, or an Aiven `.indexes` object), known by where it came from."""
+    """An index read whole out of an object (behind a URI, or an Aiven `.indexes` object), known by where it
+    came from."""
 
     def __init__(self, data: bytes, name: str):
         super().__init__(data)
@@ -371,7 +372,8 @@ def verify_partition(partition: Partition, report: VerifyReport, progress: ByteP
         _verify_checkpoint(partition.leader_epoch_checkpoint, report)
 
 
-def verify_segment(segment: SegmentFiles, report: VerifyReport, progress: ByteProgress | None = None) -> _LogSummary | None:
+def verify_segment(segment: SegmentFiles, report: VerifyReport,
+                   progress: ByteProgress | None = None) -> _LogSummary | None:
     report.segments += 1
     summary = _verify_log(segment, report, progress) if segment.log is not None else None
     if segment.index is not None:

@@ -72,6 +72,10 @@ class Pushed:
         return None if keep is None else pc.fill_null(keep, False)
 
 
+#: No pushed filters: every row passes.
+NO_FILTERS = Pushed()
+
+
 def _holds(c: Condition, value: object) -> bool:
     v = c.value
     return {"eq": lambda: value == v, "gt": lambda: value > v, "ge": lambda: value >= v, "lt": lambda: value < v,

@@ -21,7 +21,7 @@ import numpy as np
 
 from kafkalog import file_names
 from kafkalog.dataset import fs, layout, offsets, remote_roots
-from kafkalog.dataset.filters import Pushed
+from kafkalog.dataset.filters import NO_FILTERS, Pushed
 from kafkalog.dataset.offsets import Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
 from kafkalog.errors import UsageError
@@ -111,7 +111,7 @@ def _segments(files) -> list[Segment]:
     return out
 
 
-def plan(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = Pushed(),
+def plan(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = NO_FILTERS,
          exact_end: bool = False) -> list[SegmentRange]:
     """The byte ranges to read, one task each, in segment order; `path` one path or several, read as one.
 
@@ -141,7 +141,7 @@ def plan(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = Pushe
     return ranges
 
 
-def wanted_segments(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = Pushed(),
+def wanted_segments(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = NO_FILTERS,
                     gaps: dict[str, str] | None = None) -> list[Segment]:
     """The segments under `path` (one path, or several read as one: each segment once, each partition's
     history stitched once) that the options select, a tiered partition's remote ones stitched before
@@ -159,7 +159,8 @@ def wanted_segments(path: str | Sequence[str], options: ReadOptions, pushed: Pus
         states = remote_roots.segment_states(_log_dirs(paths, segments))
         remotes = _remote_segments(options.remote_root)
         if states is not None:  # Aiven segments whose custom metadata puts them where listing does not look
-            remotes += remote_roots.segments_by_custom_metadata(options.remote_root, states, {r.segment_id for r in remotes})
+            listed = {r.segment_id for r in remotes}
+            remotes += remote_roots.segments_by_custom_metadata(options.remote_root, states, listed)
         segments = stitched(segments, remotes, states, report)
     return [dataclasses.replace(s, private_keys=options.remote_private_key) for s in segments
             if options.wants(s.topic, s.partition) and pushed.wants(s.topic, s.partition)]
@@ -210,7 +211,8 @@ def stitched(local: list[Segment], remotes: list[remote_roots.RemoteSegment],
     for seg in local:
         groups.setdefault(partition_key(seg), []).append(seg)
     if states is not None:
-        lineages = {key: remote_roots.leader_epoch_lineage(str(Location(segs[0].location).parent)) for key, segs in groups.items()}
+        lineages = {key: remote_roots.leader_epoch_lineage(str(Location(segs[0].location).parent))
+                    for key, segs in groups.items()}
         remotes = [r for r in remotes if r.segment_id in states and states[r.segment_id].readable
                    and (lineages.get((r.topic, r.partition)) is None
                         or remote_roots.within_lineage(states[r.segment_id], lineages[(r.topic, r.partition)]))]
@@ -333,7 +335,8 @@ def _split(ranges: list[SegmentRange], wanted: int) -> list[SegmentRange]:
             unsplittable.add((seg.location, r.start, r.end))
             continue
         i = out.index(r)
-        out[i:i + 1] = [SegmentRange(seg, r.start, cut, bounds=r.bounds), SegmentRange(seg, cut, r.end, bounds=r.bounds)]
+        out[i:i + 1] = [SegmentRange(seg, r.start, cut, bounds=r.bounds),
+                        SegmentRange(seg, cut, r.end, bounds=r.bounds)]
     return out
 
 

@@ -178,7 +178,9 @@ class _KafkalogLines:
             out.write(f"Dumping {self.path}\n")
 
     def _new_run_lines(self) -> RunLines:
-        return dump_format.json_run_lines() if self.opts.format == "json" else dump_format.text_run_lines(self.opts.full)
+        if self.opts.format == "json":
+            return dump_format.json_run_lines()
+        return dump_format.text_run_lines(self.opts.full)
 
     def _emit(self, lines: Lines, line: dict | str) -> None:
         lines.line(dump_format.dumps(line) if isinstance(line, dict) else line)

@@ -1,4 +1,5 @@
-"""v2 record batches into Arrow columns by the generated kernels: the fast path's twin of `kafkalog.formats.record_batch`.
+"""v2 record batches into Arrow columns by the generated kernels: the fast path's twin of
+`kafkalog.formats.record_batch`.
 
 Specs: `kafka_record_batch.ksy`, `kafka_record.ksy` and `kafka_control_record.ksy`, through the
 kernels `parse_kafka_record_batch`, `parse_kafka_record`, `parse_kafka_record__header` and
@@ -251,9 +252,9 @@ class BatchWalker:
                 failure = partial.with_location(self.options.path, position)
         elif err == kernels.SECTION_TRAILING:
             emitted = rows - 1 if rows else 0
-            failure = record_batch.declared_count_damage(int(sections.end[s] - sections.err_pos[s]), count,
-                                                         group.offset_of_last.get(s) if rows else None, self.options.path,
-                                                         position)
+            last = group.offset_of_last.get(s) if rows else None
+            failure = record_batch.declared_count_damage(int(sections.end[s] - sections.err_pos[s]), count, last,
+                                                         self.options.path, position)
         elif err == kernels.BODY_TRAILING:
             rec = self.kaitai_record(group, s)
             failure = record_batch.record_trailing_damage(int(sections.good[s]), len(rec.body.trailing),
@@ -275,8 +276,8 @@ class BatchWalker:
             self.kaitai_record(group, s)
         except PARSE_ERRORS as exc:
             return record_batch.record_parse_damage(index, count, exc, self.options.path, position)
-        raise AssertionError(f"{self.options.path}: byte {position}: the kernel and the Kaitai parser disagree on record "
-                             f"{index}")  # a generator bug, not a property of the data
+        raise AssertionError(f"{self.options.path}: byte {position}: the kernel and the Kaitai parser disagree "
+                             f"on record {index}")  # a generator bug, not a property of the data
 
     @staticmethod
     def kaitai_record(group: Group, s: int) -> KafkaRecord:

@@ -46,7 +46,8 @@ def decode_entry(entry: bytes, position: int, path: str | None, decode_records: 
     try:
         parsed = Entry(KaitaiStream(BytesIO(entry)))
     except PARSE_ERRORS as exc:
-        raise CorruptStructureError(f"message does not parse: {describe(exc)}", path=path, position=position)
+        raise CorruptStructureError(f"message does not parse: {describe(exc)}", path=path,
+                                    position=position) from exc
 
     message = parsed.message
     magic = message.magic

@@ -44,7 +44,8 @@ def decode_batch(entry: bytes, position: int, path: str | None, decode_records: 
     try:
         parsed = KafkaRecordBatch(KaitaiStream(BytesIO(entry)))
     except PARSE_ERRORS as exc:
-        raise CorruptStructureError(f"record batch header does not parse: {describe(exc)}", path=path, position=position)
+        raise CorruptStructureError(f"record batch header does not parse: {describe(exc)}", path=path,
+                                    position=position) from exc
 
     attrs = parsed.attributes
     codec = int(attrs.compression)

@@ -21,7 +21,8 @@ _COLUMNS = ["offset", "timestamp", "sequence", "key", "value", "headers", "contr
 
 
 class TableRecords(Sequence):
-    """The records in rows [start, end) of a `kafkalog.fast.columns.SCHEMA` table, as a read-only sequence of `Record`."""
+    """The records in rows [start, end) of a `kafkalog.fast.columns.SCHEMA` table, as a read-only sequence
+    of `Record`."""
 
     def __init__(self, table: pa.Table | None, start: int, end: int):
         #: The whole table the rows are part of (a fast-path run), and the rows: consumers that work on
