@@ -9,6 +9,8 @@ offsets and timestamps resolved the way `DeepRecordsIterator` does.
 """
 from __future__ import annotations
 
+from typing import TypeAlias
+
 from kaitaistruct import BytesIO, KaitaiStream
 
 from kafkalog._generated.kafka_message_set import KafkaMessageSet
@@ -36,7 +38,7 @@ from kafkalog.model import (
     Record,
 )
 
-Entry = KafkaMessageSet.Entry
+Entry: TypeAlias = KafkaMessageSet.Entry  # the generated parsers are untyped: Any to mypy
 _OFFSET_SIZE = 8
 _MIN_MESSAGE_SIZE = 14  # LegacyRecord.RECORD_OVERHEAD_V0
 
