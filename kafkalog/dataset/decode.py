@@ -24,7 +24,7 @@ the object path, which holds a batch whole, refuses it.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,23 +99,26 @@ def read_segment(
             if stop_offset is not None:
                 past = np.flatnonzero((items.magic >= 2) & (items.base_offset >= stop_offset)).tolist()
                 look.update(next(([i] for i in past if i not in items.special), []))
-            kept = int(items.row_start[0])  # start of the rows being kept
+            table = run.table
+            assert table is not None  # (read with columns)
+            kept: int | None = int(items.row_start[0])  # start of the rows being kept
             for i in sorted(look):
+                assert kept is not None  # (None only after the run's last item)
                 item = items[i]
                 damages = _counted(item.damage, validate_checksums)
                 if (item.more or item.part) and not (stop_offset is not None and item.part == 0
                                                      and item.base_offset >= stop_offset and not damages):
                     # A part of a batch read past the decompression limit (each the last item of its run).
                     if item.row_start > kept:
-                        out.add(run.table.slice(kept, item.row_start - kept))
+                        out.add(table.slice(kept, item.row_start - kept))
                     kept = None
-                    streamed.part(out, run.table, item, damages, mode, name)
+                    streamed.part(out, table, item, damages, mode, name)
                     continue
                 clean = not damages and item.is_batch
                 if clean and not (stop_offset is not None and item.magic >= 2 and item.base_offset >= stop_offset):
                     continue
                 if item.row_start > kept:
-                    out.add(run.table.slice(kept, item.row_start - kept))
+                    out.add(table.slice(kept, item.row_start - kept))
                 kept = int(items.row_start[i + 1]) if i + 1 < len(items) else None
                 if not item.is_batch:
                     # An entry that could not be decoded at all.
@@ -127,11 +130,11 @@ def read_segment(
                     stopped = True
                     break
                 if mode is not DamageMode.DROPMALFORMED and item.row_end > item.row_start:
-                    out.add(run.table.slice(item.row_start, item.row_end - item.row_start))
+                    out.add(table.slice(item.row_start, item.row_end - item.row_start))
                 if mode is DamageMode.PERMISSIVE:
                     out.add(damage_rows(damages, name))
             if not stopped and kept is not None and items.row_end[-1] > kept:
-                out.add(run.table.slice(kept, int(items.row_end[-1]) - kept))
+                out.add(table.slice(kept, int(items.row_end[-1]) - kept))
             yield from out.full()
             if stopped:
                 break
@@ -255,7 +258,7 @@ def decode_segment_range(
 
 def scan_transaction_markers(
     ranges: list[tuple[str, int, int]],
-    lookahead: list[tuple[str, int, int]] = (),
+    lookahead: Sequence[tuple[str, int, int]] = (),
     private_keys: str | None = None,
 ) -> dict[int, list[tuple[int, str]]]:
     """Transaction markers that decide the transactions of `ranges`: producer id -> [(offset, type)].

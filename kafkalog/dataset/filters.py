@@ -10,6 +10,7 @@ Spark, so results are always exact.
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 from dataclasses import dataclass
 
 import pyarrow as pa
@@ -27,7 +28,7 @@ class Condition:
     column: str
     op: str
     #: int for offset/partition, str for topic, UTC microseconds for timestamp; a tuple for "in"
-    value: object
+    value: Any
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class Pushed:
 NO_FILTERS = Pushed()
 
 
-def _holds(c: Condition, value: object) -> bool:
+def _holds(c: Condition, value: Any) -> bool:
     v = c.value
     return {"eq": lambda: value == v, "gt": lambda: value > v, "ge": lambda: value >= v, "lt": lambda: value < v,
             "le": lambda: value <= v, "in": lambda: value in v}[c.op]()

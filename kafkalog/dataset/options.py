@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from typing import Any
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -256,7 +257,7 @@ def parse_options(options: Mapping[str, str], *, streaming: bool = False) -> Rea
             raise UsageError(f"unknown option {key!r}; kafkalog reads: {', '.join(OPTIONS)} "
                              f"(and accepts, without effect: {', '.join(IGNORED)})")
         given[known[low]] = value
-    kw: dict[str, object] = {}
+    kw: dict[str, Any] = {}  # ReadOptions' fields by name, each checked as it is parsed
     for name, attr in (("includeControlRecords", "include_control_records"), ("includeHeaders", "include_headers"),
                        ("includeKafkalogColumns", "include_kafkalog_columns"), ("failOnDataLoss", "fail_on_data_loss"),
                        ("validateChecksums", "validate_checksums")):
@@ -304,7 +305,7 @@ def parse_options(options: Mapping[str, str], *, streaming: bool = False) -> Rea
     return ReadOptions(**kw)
 
 
-def _topic_options(given: dict[str, str], kw: dict[str, object]) -> None:
+def _topic_options(given: dict[str, str], kw: dict[str, Any]) -> None:
     chosen = [n for n in ("subscribe", "subscribePattern", "assign") if n in given]
     if len(chosen) > 1:
         raise UsageError(f"only one of subscribe, subscribePattern and assign can be given, got {', '.join(chosen)}")
@@ -329,7 +330,7 @@ def _topic_options(given: dict[str, str], kw: dict[str, object]) -> None:
         kw["assign"] = frozenset((t, int(p)) for t, ps in parsed.items() for p in ps)
 
 
-def _offset_options(given: dict[str, str], kw: dict[str, object], streaming: bool) -> None:
+def _offset_options(given: dict[str, str], kw: dict[str, Any], streaming: bool) -> None:
     if "startingOffsets" in given:
         start = _offsets("startingOffsets", given["startingOffsets"], Earliest())
         if not streaming and (isinstance(start, Latest) or _has(start, LATEST)):

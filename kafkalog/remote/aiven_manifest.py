@@ -59,7 +59,7 @@ class Chunks(Sequence[Chunk]):
     def __len__(self) -> int:
         return self._count
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(self._count))]
         if i < 0:
@@ -71,6 +71,7 @@ class Chunks(Sequence[Chunk]):
         if self._fixed is not None:
             size = self._fixed[0] if i < self._count - 1 else self._fixed[1]
             return Chunk(i, i * self.original_chunk_size, original_size, i * self._fixed[0], size)
+        assert self._starts is not None  # sizes given when the sizes are not fixed
         start, end = self._starts[i], self._starts[i + 1]
         return Chunk(i, i * self.original_chunk_size, original_size, start, end - start)
 
