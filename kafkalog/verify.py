@@ -138,7 +138,7 @@ class _LogSummary:
     last_offset: int | None
 
 
-def verify_path(path: Location | str | os.PathLike, progress: ByteProgress | None = None, kind: str | None = None,
+def verify_path(path: Location | str | os.PathLike[str], progress: ByteProgress | None = None, kind: str | None = None,
                 private_keys: tuple[str, ...] = (), report: VerifyReport | None = None) -> VerifyReport:
     """Verify a file (a segment's `.log` with its index files, or any one file of a partition), a partition
     directory or a log directory.

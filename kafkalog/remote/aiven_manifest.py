@@ -79,6 +79,7 @@ class Chunks(Sequence[Chunk]):
     def transformed_size(self) -> int:
         if self._fixed is not None:
             return self._fixed[0] * max(self._count - 1, 0) + (self._fixed[1] if self._count else 0)
+        assert self._starts is not None  # sizes given when the sizes are not fixed
         return self._starts[-1]
 
 

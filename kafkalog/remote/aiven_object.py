@@ -238,6 +238,7 @@ def read_index(manifest_location: str, index_name: str, opener: Opener = open_lo
 
     def data_key() -> bytes:
         enc = manifest.encryption
+        assert enc is not None  # (asked for only for an encrypted segment)
         return (keyring or Keyring()).unwrap(enc.key_id, enc.wrapped_key, manifest_location)
 
     return decode_piece(raw, manifest, data_key, original, location, position, 0, f"{index_name} index",
