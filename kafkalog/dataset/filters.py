@@ -10,8 +10,8 @@ Spark, so results are always exact.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc

@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from kafkalog.errors import UsageError
 
