@@ -30,7 +30,7 @@ from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 import kafkalog
 import kafkalog.spark
 from kafkalog.dataset import plan
-from kafkalog.dataset.options import parse_options, schema_flags
+from kafkalog.dataset.options import parse_options
 from kafkalog.dataset.rows import read_range
 from kafkalog.dataset.schema import output_ddl
 

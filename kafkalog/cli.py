@@ -212,7 +212,8 @@ def build_parser() -> argparse.ArgumentParser:
     dump.add_argument("--format", choices=("text", "json", "kafka"), default="text",
                       help="text (default); json: one JSON object per line; kafka: the lines of Kafka's "
                            "kafka-dump-log.sh --deep-iteration --print-data-log (see --kafka-version)")
-    dump.add_argument("--kafka-version", choices=kafka_format.KAFKA_VERSIONS, default=kafka_format.DEFAULT_KAFKA_VERSION,
+    dump.add_argument("--kafka-version", choices=kafka_format.KAFKA_VERSIONS,
+                      default=kafka_format.DEFAULT_KAFKA_VERSION,
                       help="with --format kafka: print the lines of this Kafka version's kafka-dump-log.sh "
                            f"(default {kafka_format.DEFAULT_KAFKA_VERSION})")
     dump.add_argument("--type", choices=file_kinds.KINDS, metavar="KIND",
@@ -226,7 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "partition directory's name, e.g. __consumer_offsets-7; control records always)")
     dump.add_argument("--decode-values", action="store_true",
                       help="decode keys and values framed for a schema registry (Avro, Protobuf, JSON Schema) with "
-                           "the schemas of the _schemas-0 partition in the FILEs' log directory (or --schema-registry): "
+                           "the schemas of the _schemas-0 partition in the FILEs' log directory "
+                           "(or --schema-registry): "
                            "key_decoded, key_schema, value_decoded, value_schema")
     dump.add_argument("--schema-registry", metavar="PATH",
                       help="with --decode-values: the schemas' source: a _schemas partition directory, a log directory "

@@ -129,7 +129,7 @@ class Output:
         self.start = self.end = 0
 
 
-def decompress(codec: int, data: bytes, magic: int = 2, limit: int | None = None) -> bytes:
+def decompress(codec: int, data: bytes | memoryview, magic: int = 2, limit: int | None = None) -> bytes:
     """Decompress a batch's records or a wrapper's value written with `codec`."""
     if codec == NONE:
         return bytes(data)

@@ -138,7 +138,7 @@ class _LogSummary:
     last_offset: int | None
 
 
-def verify_path(path: Location | str | os.PathLike, progress: ByteProgress | None = None, kind: str | None = None,
+def verify_path(path: Location | str | os.PathLike[str], progress: ByteProgress | None = None, kind: str | None = None,
                 private_keys: tuple[str, ...] = (), report: VerifyReport | None = None) -> VerifyReport:
     """Verify a file (a segment's `.log` with its index files, or any one file of a partition), a partition
     directory or a log directory.
@@ -292,7 +292,8 @@ def _verify_uri(uri: Location, kind: str | None, report: VerifyReport, progress:
 
 
 class _NamedBytes(io.BytesIO):
-    """An index read whole out of an object (behind a URI, or an Aiven `.indexes` object), known by where it came from."""
+    """An index read whole out of an object (behind a URI, or an Aiven `.indexes` object), known by where it
+    came from."""
 
     def __init__(self, data: bytes, name: str):
         super().__init__(data)
@@ -371,7 +372,8 @@ def verify_partition(partition: Partition, report: VerifyReport, progress: ByteP
         _verify_checkpoint(partition.leader_epoch_checkpoint, report)
 
 
-def verify_segment(segment: SegmentFiles, report: VerifyReport, progress: ByteProgress | None = None) -> _LogSummary | None:
+def verify_segment(segment: SegmentFiles, report: VerifyReport,
+                   progress: ByteProgress | None = None) -> _LogSummary | None:
     report.segments += 1
     summary = _verify_log(segment, report, progress) if segment.log is not None else None
     if segment.index is not None:

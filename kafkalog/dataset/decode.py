@@ -24,7 +24,7 @@ the object path, which holds a batch whole, refuses it.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,23 +99,25 @@ def read_segment(
             if stop_offset is not None:
                 past = np.flatnonzero((items.magic >= 2) & (items.base_offset >= stop_offset)).tolist()
                 look.update(next(([i] for i in past if i not in items.special), []))
-            kept = int(items.row_start[0])  # start of the rows being kept
+            table = run.table
+            kept: int | None = int(items.row_start[0])  # start of the rows being kept
             for i in sorted(look):
+                assert kept is not None  # (None only after the run's last item)
                 item = items[i]
                 damages = _counted(item.damage, validate_checksums)
                 if (item.more or item.part) and not (stop_offset is not None and item.part == 0
                                                      and item.base_offset >= stop_offset and not damages):
                     # A part of a batch read past the decompression limit (each the last item of its run).
                     if item.row_start > kept:
-                        out.add(run.table.slice(kept, item.row_start - kept))
+                        out.add(_rows(table, kept, item.row_start - kept))
                     kept = None
-                    streamed.part(out, run.table, item, damages, mode, name)
+                    streamed.part(out, table, item, damages, mode, name)
                     continue
                 clean = not damages and item.is_batch
                 if clean and not (stop_offset is not None and item.magic >= 2 and item.base_offset >= stop_offset):
                     continue
                 if item.row_start > kept:
-                    out.add(run.table.slice(kept, item.row_start - kept))
+                    out.add(_rows(table, kept, item.row_start - kept))
                 kept = int(items.row_start[i + 1]) if i + 1 < len(items) else None
                 if not item.is_batch:
                     # An entry that could not be decoded at all.
@@ -127,11 +129,11 @@ def read_segment(
                     stopped = True
                     break
                 if mode is not DamageMode.DROPMALFORMED and item.row_end > item.row_start:
-                    out.add(run.table.slice(item.row_start, item.row_end - item.row_start))
+                    out.add(_rows(table, item.row_start, item.row_end - item.row_start))
                 if mode is DamageMode.PERMISSIVE:
                     out.add(damage_rows(damages, name))
             if not stopped and kept is not None and items.row_end[-1] > kept:
-                out.add(run.table.slice(kept, int(items.row_end[-1]) - kept))
+                out.add(_rows(table, kept, int(items.row_end[-1]) - kept))
             yield from out.full()
             if stopped:
                 break
@@ -149,6 +151,12 @@ def read_segment_table(source: Source, **options) -> pa.Table:
 def _counted(damage: list[DamagedDataError], validate_checksums: bool) -> list[DamagedDataError]:
     """The damage that counts: CRC mismatches only when checksums are validated."""
     return [d for d in damage if validate_checksums or not isinstance(d, ChecksumError)]
+
+
+def _rows(table: pa.Table | None, start: int, length: int) -> pa.Table:
+    """Rows of a run's table: a run with rows to keep has one (None only for a run without rows)."""
+    assert table is not None
+    return table.slice(start, length)
 
 
 def _damage_only(out: _Output, damages: list[DamagedDataError], mode: DamageMode, segment: str | None) -> None:
@@ -255,7 +263,7 @@ def decode_segment_range(
 
 def scan_transaction_markers(
     ranges: list[tuple[str, int, int]],
-    lookahead: list[tuple[str, int, int]] = (),
+    lookahead: Sequence[tuple[str, int, int]] = (),
     private_keys: str | None = None,
 ) -> dict[int, list[tuple[int, str]]]:
     """Transaction markers that decide the transactions of `ranges`: producer id -> [(offset, type)].

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -27,7 +28,7 @@ class Condition:
     column: str
     op: str
     #: int for offset/partition, str for topic, UTC microseconds for timestamp; a tuple for "in"
-    value: object
+    value: Any
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,11 @@ class Pushed:
         return None if keep is None else pc.fill_null(keep, False)
 
 
-def _holds(c: Condition, value: object) -> bool:
+#: No pushed filters: every row passes.
+NO_FILTERS = Pushed()
+
+
+def _holds(c: Condition, value: Any) -> bool:
     v = c.value
     return {"eq": lambda: value == v, "gt": lambda: value > v, "ge": lambda: value >= v, "lt": lambda: value < v,
             "le": lambda: value <= v, "in": lambda: value in v}[c.op]()

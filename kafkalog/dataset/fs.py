@@ -13,7 +13,7 @@ import glob as _glob
 import os
 import re
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import Any, BinaryIO
 from urllib.parse import urlparse
 
 from kafkalog import file_names
@@ -42,7 +42,7 @@ class FileInfo:
         return self.where.name
 
 
-def _split_uri(location: Location) -> tuple[object, str, str]:
+def _split_uri(location: Location) -> tuple[Any, str, str]:  # (pyarrow is untyped)
     """(pyarrow filesystem, path inside it, URI prefix that turns such a path back into a location)."""
     from pyarrow import fs as pafs
 
@@ -114,7 +114,7 @@ def expand(pattern: Location | str) -> list[FileInfo]:
     fixed = next(i for i, part in enumerate(parts) if _GLOB_CHARS.search(part))
     level = [info("/".join(parts[:fixed]))]
     for part in parts[fixed:]:
-        nxt = []
+        nxt: list[FileInfo | None] = []
         for directory in level:
             if directory is None or not directory.is_dir:
                 continue

@@ -38,6 +38,10 @@ class Bounds:
         return self.start is not None and self.end is not None and self.start >= self.end
 
 
+#: The whole partition.
+UNBOUNDED = Bounds()
+
+
 def earliest_offset(segments) -> int | None:
     return segments[0].base_offset if segments else None
 

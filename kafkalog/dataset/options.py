@@ -12,6 +12,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from kafkalog.errors import UsageError
 
@@ -39,40 +40,49 @@ OPTIONS = {
     "subscribe": "comma-separated topics to read (default: every topic under the path)",
     "subscribePattern": "regular expression: read the topics whose whole name matches",
     "assign": 'JSON {"topic":[0,1]}: read only these topic-partitions',
-    "startingOffsets": 'earliest (default), or JSON {"topic":{"0":23,"1":-2}} (-2 earliest); a plain number for every partition',
-    "endingOffsets": 'latest (default), or JSON {"topic":{"0":50,"1":-1}} (-1 latest), exclusive; a plain number for every partition',
-    "startingTimestamp": "ms: start each partition at the first offset whose timestamp >= this (Kafka's offsetsForTimes)",
+    "startingOffsets": 'earliest (default), or JSON {"topic":{"0":23,"1":-2}} (-2 earliest); '
+                       'a plain number for every partition',
+    "endingOffsets": 'latest (default), or JSON {"topic":{"0":50,"1":-1}} (-1 latest), exclusive; '
+                     'a plain number for every partition',
+    "startingTimestamp": "ms: start each partition at the first offset whose timestamp >= this "
+                         "(Kafka's offsetsForTimes)",
     "endingTimestamp": "ms: end each partition before the first offset whose timestamp >= this",
     "startingOffsetsByTimestamp": 'JSON {"topic":{"0":ms}}: startingTimestamp per partition',
     "endingOffsetsByTimestamp": 'JSON {"topic":{"0":ms}}: endingTimestamp per partition',
     "startingOffsetsByTimestampStrategy": "error (default) or latest: when no offset matches a starting timestamp",
     "includeHeaders": "true/false (default false): add the `headers` column",
-    "failOnDataLoss": "true (default): damage, or offsets no longer in the files, fail the query; false: skipped with a warning",
+    "failOnDataLoss": "true (default): damage, or offsets no longer in the files, fail the query; "
+                      "false: skipped with a warning",
     "minPartitions": "split segments at index positions until there are at least this many tasks",
     "maxOffsetsPerTrigger": "streaming: at most this many offsets per micro-batch, shared over partitions by lag",
     "kafka.isolation.level": "read_uncommitted (default) or read_committed, as isolation.level",
     # kafkalog's own
     "isolation.level": "read_uncommitted (default) or read_committed: drop records of aborted transactions",
-    "includeKafkalogColumns": "true/false (default false): add kafkalog's columns (magic, producer fields, segment, ...)",
-    "includeControlRecords": "true/false (default false): also return control records (transaction markers, KRaft records)",
+    "includeKafkalogColumns": "true/false (default false): add kafkalog's columns "
+                              "(magic, producer fields, segment, ...)",
+    "includeControlRecords": "true/false (default false): also return control records "
+                             "(transaction markers, KRaft records)",
     "validateChecksums": "true (default) / false: a batch whose CRC does not match is damage",
     "mode": "PERMISSIVE, DROPMALFORMED or FAILFAST: overrides failOnDataLoss; PERMISSIVE gives damage rows",
     "maxPartitionBytes": "split segments larger than this into byte ranges (default 134217728 = 128 MiB)",
     "rowsPerBatch": "rows per Arrow batch handed to Spark (default 10000)",
     "decode": "true/false (default false): add key_decoded and value_decoded, internal-topic records as JSON",
-    "remoteRoot": "a tiered-storage root (Kafka's LocalTieredStorage dir or Aiven's bucket, a path or URI): its remote segments "
-                  "are read before the local ones of the same partitions, each segment once",
+    "remoteRoot": "a tiered-storage root (Kafka's LocalTieredStorage dir or Aiven's bucket, a path or URI): "
+                  "its remote segments are read before the local ones of the same partitions, each segment once",
     "remotePrivateKey": "[ID=]PEM file(s), comma-separated: the RSA private key(s) that unwrap the data keys of "
                         "encrypted Aiven remote segments",
-    "valueFormat": "registry: add value_decoded (JSON text), value_schema (id, subject, version, format) and value_error, "
-                   "values framed for a schema registry decoded with the schemas of the `_schemas` topic",
+    "valueFormat": "registry: add value_decoded (JSON text), value_schema (id, subject, version, format) "
+                   "and value_error, values framed for a schema registry decoded with the schemas of the "
+                   "`_schemas` topic",
     "keyFormat": "registry: the same for keys (key_decoded, key_schema, key_error)",
-    "valueSubject": "SUBJECT: add value_typed, typed from that subject's latest Avro or Protobuf schema (as spark-avro and "
-                    "spark-protobuf type them); values written with older versions are read through Avro's schema resolution",
+    "valueSubject": "SUBJECT: add value_typed, typed from that subject's latest Avro or Protobuf schema "
+                    "(as spark-avro and spark-protobuf type them); values written with older versions are read "
+                    "through Avro's schema resolution",
     "keySubject": "SUBJECT: the same for keys (key_typed)",
     "schemaRegistry": "where the schemas come from: a `_schemas` partition directory, a log directory holding one, a "
-                      "registry's GET /schemas?deleted=true answer saved as JSON, a Karapace v1 backup, or a directory of "
-                      "<id>.avsc/.proto/.json files (default: the `_schemas-0` of the log directory read)",
+                      "registry's GET /schemas?deleted=true answer saved as JSON, a Karapace v1 backup, "
+                      "or a directory of <id>.avsc/.proto/.json files "
+                      "(default: the `_schemas-0` of the log directory read)",
     "validateJsonSchema": "true/false (default false): check JSON Schema values against their schema; a mismatch is "
                           "their value_error",
 }
@@ -247,7 +257,7 @@ def parse_options(options: Mapping[str, str], *, streaming: bool = False) -> Rea
             raise UsageError(f"unknown option {key!r}; kafkalog reads: {', '.join(OPTIONS)} "
                              f"(and accepts, without effect: {', '.join(IGNORED)})")
         given[known[low]] = value
-    kw: dict[str, object] = {}
+    kw: dict[str, Any] = {}  # ReadOptions' fields by name, each checked as it is parsed
     for name, attr in (("includeControlRecords", "include_control_records"), ("includeHeaders", "include_headers"),
                        ("includeKafkalogColumns", "include_kafkalog_columns"), ("failOnDataLoss", "fail_on_data_loss"),
                        ("validateChecksums", "validate_checksums")):
@@ -257,7 +267,8 @@ def parse_options(options: Mapping[str, str], *, streaming: bool = False) -> Rea
     if levels:
         level = {str(v).strip().lower() for v in levels}
         if len(level) > 1 or next(iter(level)) not in (READ_UNCOMMITTED, READ_COMMITTED):
-            raise UsageError(f"option isolation.level: expected read_uncommitted or read_committed, got {sorted(levels)}")
+            raise UsageError("option isolation.level: expected read_uncommitted or read_committed, "
+                             f"got {sorted(levels)}")
         kw["isolation_level"] = level.pop()
     _topic_options(given, kw)
     _offset_options(given, kw, streaming)
@@ -294,7 +305,7 @@ def parse_options(options: Mapping[str, str], *, streaming: bool = False) -> Rea
     return ReadOptions(**kw)
 
 
-def _topic_options(given: dict[str, str], kw: dict[str, object]) -> None:
+def _topic_options(given: dict[str, str], kw: dict[str, Any]) -> None:
     chosen = [n for n in ("subscribe", "subscribePattern", "assign") if n in given]
     if len(chosen) > 1:
         raise UsageError(f"only one of subscribe, subscribePattern and assign can be given, got {', '.join(chosen)}")
@@ -319,11 +330,12 @@ def _topic_options(given: dict[str, str], kw: dict[str, object]) -> None:
         kw["assign"] = frozenset((t, int(p)) for t, ps in parsed.items() for p in ps)
 
 
-def _offset_options(given: dict[str, str], kw: dict[str, object], streaming: bool) -> None:
+def _offset_options(given: dict[str, str], kw: dict[str, Any], streaming: bool) -> None:
     if "startingOffsets" in given:
         start = _offsets("startingOffsets", given["startingOffsets"], Earliest())
         if not streaming and (isinstance(start, Latest) or _has(start, LATEST)):
-            raise UsageError("option startingOffsets: latest (-1) is not a valid start for a batch query, as in Kafka's source")
+            raise UsageError("option startingOffsets: latest (-1) is not a valid start for a batch query, "
+                             "as in Kafka's source")
         kw["starting_offsets"] = start
     elif streaming:
         kw["starting_offsets"] = Latest()  # Kafka's streaming default
@@ -332,7 +344,8 @@ def _offset_options(given: dict[str, str], kw: dict[str, object], streaming: boo
             raise UsageError("option endingOffsets is not valid in streaming queries, as in Kafka's source")
         end = _offsets("endingOffsets", given["endingOffsets"], Latest())
         if isinstance(end, Earliest) or _has(end, EARLIEST):
-            raise UsageError("option endingOffsets: earliest (-2) is not a valid end for a batch query, as in Kafka's source")
+            raise UsageError("option endingOffsets: earliest (-2) is not a valid end for a batch query, "
+                             "as in Kafka's source")
         kw["ending_offsets"] = end
     # Kafka's precedence (KafkaSourceProvider.getKafkaOffsetRangeLimit): global timestamp, then per
     # partition timestamps, then offsets.

@@ -22,7 +22,7 @@ import numpy as np
 
 from kafkalog import file_names
 from kafkalog.dataset import cuts, fs, layout, offsets, remote_roots
-from kafkalog.dataset.filters import Pushed
+from kafkalog.dataset.filters import NO_FILTERS, Pushed
 from kafkalog.dataset.offsets import Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
 from kafkalog.errors import UsageError
@@ -122,7 +122,7 @@ def _segments(files) -> list[Segment]:
     return out
 
 
-def plan(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = Pushed(),
+def plan(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = NO_FILTERS,
          exact_end: bool = False) -> list[SegmentRange]:
     """The byte ranges to read, one task each, in segment order; `path` one path or several, read as one.
 
@@ -152,7 +152,7 @@ def plan(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = Pushe
     return ranges
 
 
-def wanted_segments(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = Pushed(),
+def wanted_segments(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = NO_FILTERS,
                     gaps: dict[str, str] | None = None) -> list[Segment]:
     """The segments under `path` (one path, or several read as one: each segment once, each partition's
     history stitched once) that the options select, a tiered partition's remote ones stitched before
@@ -223,7 +223,8 @@ def stitched(local: list[Segment], remotes: list[remote_roots.RemoteSegment],
     for seg in local:
         groups.setdefault(partition_key(seg), []).append(seg)
     if states is not None:
-        lineages = {key: remote_roots.leader_epoch_lineage(str(Location(segs[0].location).parent)) for key, segs in groups.items()}
+        lineages = {key: remote_roots.leader_epoch_lineage(str(Location(segs[0].location).parent))
+                    for key, segs in groups.items()}
         remotes = [r for r in remotes if r.segment_id in states and states[r.segment_id].readable
                    and (lineages.get((r.topic, r.partition)) is None
                         or remote_roots.within_lineage(states[r.segment_id], lineages[(r.topic, r.partition)]))]
@@ -362,7 +363,8 @@ def _split(ranges: list[SegmentRange], wanted: int) -> list[SegmentRange]:
             continue
         cut = found[0]
         i = out.index(r)
-        out[i:i + 1] = [SegmentRange(seg, r.start, cut, bounds=r.bounds), SegmentRange(seg, cut, r.end, bounds=r.bounds)]
+        out[i:i + 1] = [SegmentRange(seg, r.start, cut, bounds=r.bounds),
+                        SegmentRange(seg, cut, r.end, bounds=r.bounds)]
     return out
 
 

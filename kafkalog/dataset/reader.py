@@ -33,7 +33,7 @@ from kafkalog.dataset.schema import output_arrow_schema
 from kafkalog.errors import UsageError
 from kafkalog.threads import DEFAULT_THREADS, in_order
 
-Paths = str | os.PathLike | Sequence[str | os.PathLike]
+Paths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
 #: Byte ranges a thread reads when there is more than one: small enough to share a large segment.
 THREAD_RANGE_BYTES = 16 * 1024 * 1024

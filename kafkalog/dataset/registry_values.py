@@ -28,6 +28,8 @@ from kafkalog.errors import UndecodableValueError, UsageError
 from kafkalog.formats.schemas_topic import AVRO, PROTOBUF, SCHEMAS_TOPIC, SchemasRecordError
 from kafkalog.location import Location
 from kafkalog.registry import arrow_types
+from kafkalog.registry.avro import AvroSchema
+from kafkalog.registry.protobuf import ProtobufSchema
 from kafkalog.registry.store import Schema, SchemaStore
 from kafkalog.registry.values import ValueDecoder
 
@@ -203,6 +205,7 @@ class RegistryColumns:
             return None
         compiled = self.decoder.compiled(reader)
         if reader.schema_type == AVRO:
+            assert isinstance(compiled, AvroSchema)
             return arrow_types.avro_arrow_value(compiled, value)
         return arrow_types.protobuf_arrow_value(value)
 
@@ -262,5 +265,7 @@ def _typed(decoder: ValueDecoder, reader: Schema, subject: str) -> pa.DataType:
     except UndecodableValueError as e:
         raise UsageError(f"subject {subject!r}: its latest schema does not compile: {e}") from None
     if reader.schema_type == AVRO:
+        assert isinstance(compiled, AvroSchema)
         return arrow_types.avro_arrow_type(compiled)
+    assert isinstance(compiled, ProtobufSchema)  # (only Avro and Protobuf subjects are typed)
     return arrow_types.protobuf_arrow_type(compiled, [0])

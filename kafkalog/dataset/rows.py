@@ -14,8 +14,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kafkalog.dataset import decode, internal_topics, plan
-from kafkalog.dataset.filters import Pushed
-from kafkalog.dataset.offsets import Bounds
+from kafkalog.dataset.filters import NO_FILTERS, Pushed
+from kafkalog.dataset.offsets import UNBOUNDED, Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
 from kafkalog.dataset.registry_values import RegistryColumns
 from kafkalog.dataset.schema import ARROW_SCHEMA, ARROW_TIMESTAMP, output_arrow_schema
@@ -40,7 +40,7 @@ def path_option(options: dict[str, str]) -> str:
     return lowered["path"]
 
 
-def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = Pushed(),
+def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = NO_FILTERS,
                registry: RegistryColumns | None = None) -> Iterator[pa.RecordBatch]:
     """The rows of one planned range, options and pushed filters applied, in the DataFrame's shape;
     with `registry`, registry-framed keys and values decoded (`kafkalog.dataset.registry_values`)."""
@@ -107,7 +107,8 @@ def null_if_empty(headers: pa.ListArray) -> pa.ListArray:
 
 
 def kafka_timestamp(ms: pa.Array) -> pa.Array:
-    """Kafka milliseconds -> UTC microseconds as Kafka's source gives them (-1 stays -1 ms); null outside Spark's range."""
+    """Kafka milliseconds -> UTC microseconds as Kafka's source gives them (-1 stays -1 ms);
+    null outside Spark's range."""
     if ms.null_count == 0:
         # The usual Arrow batch, in one numpy pass.
         values = ms.to_numpy()
@@ -151,7 +152,7 @@ def skip_damaged_batches(raws: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBa
 
 
 def finish(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None = None,
-           bounds: Bounds = Bounds()) -> pa.RecordBatch:
+           bounds: Bounds = UNBOUNDED) -> pa.RecordBatch:
     """kafkalog's own shape (the UDFs'): row options applied, `timestamp` a Spark timestamp, null for -1."""
     keep = _keep_mask(raw, options, markers, bounds)
     if keep is not None:

@@ -17,7 +17,8 @@ COLUMNS: list[tuple[str, str, pa.DataType, str]] = [
     ("topic", "string", pa.string(), "topic, from the `topic-N` directory name; null outside such a directory"),
     ("partition", "int", pa.int32(), "partition, from the `topic-N` directory name; null outside such a directory"),
     ("offset", "bigint", pa.int64(), "record offset"),
-    ("timestamp", "timestamp", pa.int64(), "record timestamp (UTC); null for Kafka's -1 (no timestamp) and outside years 1-9999"),
+    ("timestamp", "timestamp", pa.int64(),
+     "record timestamp (UTC); null for Kafka's -1 (no timestamp) and outside years 1-9999"),
     ("timestamp_type", "string", pa.string(), "CreateTime, LogAppendTime or NoTimestampType (magic 0)"),
     ("key", "binary", pa.binary(), "record key; null for a null key"),
     ("value", "binary", pa.binary(), "record value; null for a null value (tombstone)"),
@@ -31,7 +32,8 @@ COLUMNS: list[tuple[str, str, pa.DataType, str]] = [
     ("sequence", "int", pa.int32(), "record sequence number; -1 when none"),
     ("is_transactional", "boolean", pa.bool_(), "batch is part of a transaction"),
     ("is_control", "boolean", pa.bool_(), "batch is a control batch (transaction markers, KRaft records)"),
-    ("control_type", "string", pa.string(), "COMMIT, ABORT, LEADER_CHANGE, ... for control records; null for data records"),
+    ("control_type", "string", pa.string(),
+     "COMMIT, ABORT, LEADER_CHANGE, ... for control records; null for data records"),
     ("partition_leader_epoch", "int", pa.int32(), "batch partition leader epoch; -1 for magic 0/1"),
     ("segment", "string", pa.string(), "segment file the row came from (absolute path, or the URI for scheme paths)"),
     ("batch_position", "bigint", pa.int64(), "byte position of the row's batch (or of the damage) in the segment"),
@@ -82,7 +84,8 @@ TIMESTAMP_TYPE_IDS = {"NoTimestampType": -1, "CreateTime": 0, "LogAppendTime": 1
 
 def output_columns(include_headers: bool, kafkalog_columns: bool) -> list[tuple[str, str, pa.DataType, str]]:
     """The data source's columns for these options."""
-    return KAFKA_COLUMNS + ([HEADERS_COLUMN] if include_headers else []) + (KAFKALOG_COLUMNS if kafkalog_columns else [])
+    headers = [HEADERS_COLUMN] if include_headers else []
+    return KAFKA_COLUMNS + headers + (KAFKALOG_COLUMNS if kafkalog_columns else [])
 
 
 def output_ddl(include_headers: bool, kafkalog_columns: bool) -> str:

@@ -168,7 +168,7 @@ def dump_checkpoint(path: Path, out: _Out) -> bool:
     return True
 
 
-def dump_file(path: Path, kind: str, fmt: str, out: TextIO, dump_log: DumpLog) -> bool:
+def dump_file(path: Path, kind: str | None, fmt: str, out: TextIO, dump_log: DumpLog) -> bool:
     """Dump one file of the given kind (see kafkalog.log.file_kinds)."""
     o = _Out(fmt, out)
     if kind in file_kinds.RECORD_FILES:

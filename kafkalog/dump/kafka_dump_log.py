@@ -211,6 +211,7 @@ def _decoded_contents(record: Record, decoder: str | None, kafka_version: str) -
             return (f" key: Error at offset {record.offset}, skipping. Found an unknown record version "
                     f"{decoded.value['version']} for {record_type} type")
         # The key's envelope carries the record type where a value's carries its version.
+        assert decoded.key is not None  # (a key decoded without error)
         key = _json({"type": str(decoded.key["version"]), "data": decoded.key["data"]})
         payload = "<DELETE>" if decoded.value is None else _json(
             {"version": str(decoded.value["version"]), "data": decoded.value["data"]})
@@ -424,9 +425,9 @@ def legacy_lines(batch: Batch, entry: bytes, kafka_version: str = DEFAULT_KAFKA_
     def blocks() -> Iterator[memoryview]:
         for a in range(0, n, BLOCK_ROWS):
             b = min(n, a + BLOCK_ROWS)
-            yield memoryview(kafka_lines.legacy_record_lines(records.source.slice(records.start + a, b - a),
-                                                             batch.timestamp_type, crc[a:b], valid[a:b],
-                                                             kafka_version == "3.9"))
+            yield kafka_lines.legacy_record_lines(records.source_table.slice(records.start + a, b - a),
+                                                  batch.timestamp_type, crc[a:b], valid[a:b],
+                                                  kafka_version == "3.9").data
     return blocks()
 
 

@@ -48,7 +48,9 @@ class RunLines:
         if len(self._key) != 1 + len(args) or self._key[0] is not records.source or self._key[1:] != args:
             self._text, self._starts = self.write(records.source, *args)
             self._key = (records.source, *args)
-        return iter((memoryview(self._text[self._starts[records.start]:self._starts[records.end]]),))
+        text, starts = self._text, self._starts
+        assert text is not None and starts is not None  # written above for this source
+        return iter((text[starts[records.start]:starts[records.end]].data,))
 
     def whole(self, run: Run) -> Iterator[memoryview] | None:
         """Every line of a run `kafkalog.log.segment.batch_runs` gave whole (its batches' lines, each followed by its
@@ -63,5 +65,5 @@ class RunLines:
     def _blocks(self, records: TableRecords, args: tuple) -> Iterator[memoryview]:
         """A large batch's lines, formatted a block of its rows at a time: its lines are never all held."""
         for start in range(records.start, records.end, BLOCK_ROWS):
-            text, starts = self.write(records.source.slice(start, min(BLOCK_ROWS, records.end - start)), *args)
-            yield memoryview(text[:starts[-1]])
+            text, starts = self.write(records.source_table.slice(start, min(BLOCK_ROWS, records.end - start)), *args)
+            yield text[:starts[-1]].data

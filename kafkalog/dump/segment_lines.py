@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from kafkalog import file_names
 from kafkalog.dataset import fs, layout
@@ -160,6 +160,9 @@ class _KafkalogLines:
             from kafkalog.registry.values import is_registry_topic  # (start-up: --decode-values only)
 
             self.values = opts.values if is_registry_topic(self.topic) else None
+        #: Each writes a line: a JSON object or a text line, by format.
+        self.batch_line: Callable[[Batch], Any]
+        self.error_line: Callable[[DamagedDataError], Any]
         if opts.format == "json":
             self.batch_line, self.error_line = dump_format.batch_json_line, dump_format.error_json
             self.record_line: Callable = dump_format.record_json
@@ -178,7 +181,9 @@ class _KafkalogLines:
             out.write(f"Dumping {self.path}\n")
 
     def _new_run_lines(self) -> RunLines:
-        return dump_format.json_run_lines() if self.opts.format == "json" else dump_format.text_run_lines(self.opts.full)
+        if self.opts.format == "json":
+            return dump_format.json_run_lines()
+        return dump_format.text_run_lines(self.opts.full)
 
     def _emit(self, lines: Lines, line: dict | str) -> None:
         lines.line(dump_format.dumps(line) if isinstance(line, dict) else line)
@@ -227,7 +232,7 @@ class _KafkalogLines:
                     yield None
                 line, problem = internal_topics.dump_hook(self.record_line(record), record, self.decoder, path,
                                                           batch.position)
-                problems = [problem] if problem is not None else []
+                problems: list[DamagedDataError] = [problem] if problem is not None else []
                 if self.values is not None and record.control_type is None:
                     line, more = registry_lines.add_values(line, record, self.values, self.topic, path,
                                                            batch.position)
@@ -290,10 +295,11 @@ class _KafkaLines:
         opts = self.opts
         run_lines = self._run_lines
         lines.line(kafka_format.batch_line(batch))
-        formatted = run_lines is not None and not opts.shallow and kafka_format.raw_data_records(batch, self.decoder)
+        if run_lines is not None and (opts.shallow or not kafka_format.raw_data_records(batch, self.decoder)):
+            run_lines = None  # (the records are written one by one, or not at all)
         streamed = isinstance(batch.records, StreamedRecords)  # a batch read past the decompression limit, in parts
-        compiled = run_lines.of(batch.records, batch.timestamp_type) if formatted and not streamed else None
-        if formatted and streamed:
+        compiled = run_lines.of(batch.records, batch.timestamp_type) if run_lines is not None and not streamed else None
+        if run_lines is not None and isinstance(batch.records, StreamedRecords):
             for records in batch.records.parts():
                 for text in run_lines.of(records, batch.timestamp_type) or ():
                     lines.lines(text)

@@ -206,7 +206,7 @@ def _snappy_batches(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Out
                 ) -> np.ndarray:
     block_pos, block_size, block_out = (np.empty(_SNAPPY_BLOCKS, dtype=np.int64) for _ in range(3))
     batch_blocks = np.empty(len(pos), dtype=np.int64)
-    source = memoryview(buf)
+    source = buf.data  # (memoryview(buf): numpy's stubs give ndarray `__buffer__` from Python 3.12 on)
     lengths: list[int] = []
     at = out.end
     with memoryview(out.buffer) as target:  # (released before the buffer grows again)
@@ -237,7 +237,7 @@ def _snappy_batches(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Out
 
 def _gzip_batches(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int, group_bytes: int
               ) -> np.ndarray:
-    source = memoryview(buf)
+    source = buf.data  # (memoryview(buf): numpy's stubs give ndarray `__buffer__` from Python 3.12 on)
     lengths: list[int] = []
     at = out.end
     with memoryview(out.buffer) as target:  # (released before the buffer grows again)

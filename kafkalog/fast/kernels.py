@@ -69,7 +69,8 @@ def scan_entries(buf, pos, start_limit, max_entry, out):
 
 @nb.njit(cache=True, nogil=True)
 def parse_batch_headers(buf, entries, rows, table, errors):
-    """The v2 header (`kafka_record_batch.ksy`) of each entry `rows[i]` into `table[i]`; its error code into `errors[i]`."""
+    """The v2 header (`kafka_record_batch.ksy`) of each entry `rows[i]` into `table[i]`; its error code
+    into `errors[i]`."""
     for i in range(len(rows)):
         e = rows[i]
         pos = entries[e, ENTRY_POS]
@@ -79,7 +80,8 @@ def parse_batch_headers(buf, entries, rows, table, errors):
 
 @nb.njit(cache=True, nogil=True)
 def parse_legacy_entries(buf, entries, rows, table, errors):
-    """Each legacy entry `rows[i]` (`kafka_message_set.ksy`, type entry) into `table[:, i]`; its error code into `errors[i]`."""
+    """Each legacy entry `rows[i]` (`kafka_message_set.ksy`, type entry) into `table[:, i]`; its error code
+    into `errors[i]`."""
     for i in range(len(rows)):
         e = rows[i]
         pos = entries[e, ENTRY_POS]

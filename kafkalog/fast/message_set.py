@@ -173,7 +173,7 @@ def inner_checksums(entry: bytes) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     start = int(wrapper[WRAPPED_POS, 0])
     try:
-        data = decompress(int(wrapper[CODEC, 0]), buf[start:start + int(wrapper[WRAPPED_SIZE, 0])],
+        data = decompress(int(wrapper[CODEC, 0]), buf[start:start + int(wrapper[WRAPPED_SIZE, 0])].data,
                           int(wrapper[MAGIC, 0]))
     except DamagedDataError:
         return None

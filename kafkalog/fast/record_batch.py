@@ -1,4 +1,5 @@
-"""v2 record batches into Arrow columns by the generated kernels: the fast path's twin of `kafkalog.formats.record_batch`.
+"""v2 record batches into Arrow columns by the generated kernels: the fast path's twin of
+`kafkalog.formats.record_batch`.
 
 Specs: `kafka_record_batch.ksy`, `kafka_record.ksy` and `kafka_control_record.ksy`, through the
 kernels `parse_kafka_record_batch`, `parse_kafka_record`, `parse_kafka_record__header` and
@@ -105,7 +106,9 @@ class BatchWalker:
             yield from self.walk(group, run)
         group.use(self.output)
         output = self.output
-        starts, lengths, partial = [], [], {}
+        starts: list[int] = []
+        lengths: list[int] = []
+        partial: dict[int, DamagedDataError] = {}
         room = min(self.options.stream_bytes, streamed_batch.WINDOW_BYTES)
         codec_list, pos_list, len_list = codecs.tolist(), data_pos.tolist(), data_len.tolist()
         # Where the consecutive batches of each batch's codec end.
@@ -186,7 +189,7 @@ class BatchWalker:
             group.clear()  # (it may have been readied for compressed batches that did not come)
             return
         group.seal()
-        buf, batch_headers = group.buffer, group.batch_headers
+        buf, batch_headers = group.sealed_buffer, group.batch_headers
         nsec = group.count
         sections = group.sections = Sections.of(group)
         state = np.array([0, sections.pos[0], 0], dtype=np.int64)
@@ -206,8 +209,8 @@ class BatchWalker:
                 sections.rows += np.bincount(self.tables.row_section[:nrows], minlength=nsec)
             done_upto = int(state[0])
             # The sections done: plain ones (the usual) in bulk, the others one by one.
-            special = np.flatnonzero(sections.err[finished:done_upto]) + finished
-            special = sorted(set(special.tolist()).union(
+            damaged = np.flatnonzero(sections.err[finished:done_upto]) + finished
+            special = sorted(set(damaged.tolist()).union(
                 s for s in (*group.partial, *group.damage, *group.control_damage, *group.controls)
                 if finished <= s < done_upto))
             for s in [*special, done_upto]:
@@ -228,7 +231,7 @@ class BatchWalker:
     def _finish_section(self, run: RunBuilder, group: Group, s: int) -> None:
         """The item of section `s`, which is not a plain whole batch: its rows and its damage, in the reference
         path's order and words."""
-        sections = group.sections
+        sections = group.walked
         position, magic, size = int(group.positions[s]), int(group.magics[s]), int(group.sizes[s])
         batch_header = group.batch_headers[s].tolist()
         rows = int(sections.rows[s])  # records parsed (and in the run's rows)
@@ -238,7 +241,7 @@ class BatchWalker:
         count = int(sections.count[s])
         emitted = rows  # records handed out
         examined = rows  # records whose control keys the object path looks at
-        failure = None
+        failure: DamagedDataError | None = None
         if partial is not None:
             # What decompressed before the damage: the records in it, less the last declared one.
             emitted = examined = rows - 1 if count and rows == count else rows
@@ -251,9 +254,9 @@ class BatchWalker:
                 failure = partial.with_location(self.options.path, position)
         elif err == kernels.SECTION_TRAILING:
             emitted = rows - 1 if rows else 0
-            failure = record_batch.declared_count_damage(int(sections.end[s] - sections.err_pos[s]), count,
-                                                         group.offset_of_last.get(s) if rows else None, self.options.path,
-                                                         position)
+            last = group.offset_of_last.get(s) if rows else None
+            failure = record_batch.declared_count_damage(int(sections.end[s] - sections.err_pos[s]), count, last,
+                                                         self.options.path, position)
         elif err == kernels.BODY_TRAILING:
             rec = self.kaitai_record(group, s)
             failure = record_batch.record_trailing_damage(int(sections.good[s]), len(rec.body.trailing),
@@ -263,9 +266,8 @@ class BatchWalker:
         damage = list(group.damage.get(s, [])) + [d for i, d in group.control_damage.pop(s, []) if i < examined]
         if failure is not None:
             damage.append(failure)
-        controls = group.controls.pop(s, None)
-        if controls is not None:
-            controls = [(offset, kind) for i, offset, kind in controls if i < emitted]
+        found = group.controls.pop(s, None)
+        controls = None if found is None else [(offset, kind) for i, offset, kind in found if i < emitted]
         row_start, _row_end = run.assign(rows)
         run.add_item(Item(position, size, magic, batch_header[k.KAFKA_RECORD_BATCH__BASE_OFFSET], row_start,
                           row_start + emitted, damage, header=batch_header, controls=controls))
@@ -275,14 +277,14 @@ class BatchWalker:
             self.kaitai_record(group, s)
         except PARSE_ERRORS as exc:
             return record_batch.record_parse_damage(index, count, exc, self.options.path, position)
-        raise AssertionError(f"{self.options.path}: byte {position}: the kernel and the Kaitai parser disagree on record "
-                             f"{index}")  # a generator bug, not a property of the data
+        raise AssertionError(f"{self.options.path}: byte {position}: the kernel and the Kaitai parser disagree "
+                             f"on record {index}")  # a generator bug, not a property of the data
 
     @staticmethod
     def kaitai_record(group: Group, s: int) -> KafkaRecord:
         """The record where a section's damage is, read by the Kaitai parser at the same place in the same bytes."""
-        sections = group.sections
-        io = KaitaiStream(BytesIO(group.buffer[sections.pos[s]:sections.end[s]].tobytes()))
+        sections = group.walked
+        io = KaitaiStream(BytesIO(group.sealed_buffer[sections.pos[s]:sections.end[s]].tobytes()))
         io.seek(int(sections.err_pos[s] - sections.pos[s]))
         return KafkaRecord(io)
 
@@ -408,7 +410,7 @@ def _note_last_offsets(group: Group, rs: np.ndarray, offset: np.ndarray) -> None
     """The offset of the last row in this walk of each section with bytes after its declared records: its
     damage is worded with it. (The walk has set the damage of every section whose last rows these are.)"""
     first = int(rs[0])
-    last = np.flatnonzero(group.sections.err[first:int(rs[-1]) + 1] == kernels.SECTION_TRAILING) + first
+    last = np.flatnonzero(group.walked.err[first:int(rs[-1]) + 1] == kernels.SECTION_TRAILING) + first
     for s in last.tolist():
         rows = np.flatnonzero(rs == s)
         if len(rows):
@@ -418,7 +420,7 @@ def _note_last_offsets(group: Group, rs: np.ndarray, offset: np.ndarray) -> None
 def _index_in_section(group: Group, rs: np.ndarray, row: int) -> int:
     """Which record of its batch a row of this walk is (rows of a batch are consecutive, after earlier walks')."""
     s = rs[row]
-    return int(group.sections.rows[s]) + row - int(np.searchsorted(rs, s, side="left"))
+    return int(group.walked.rows[s]) + row - int(np.searchsorted(rs, s, side="left"))
 
 
 def _shifted(damage: dict[int, list], start: int, end: int) -> dict[int, list]:

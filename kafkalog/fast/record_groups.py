@@ -6,6 +6,7 @@ kernels (`generated/kafka_kernels.py`) write the tables; twin: the object path's
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -77,7 +78,7 @@ class Group:
     """v2 batches waiting to be walked together: their headers and where their records are, added a span at a
     time."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.clear()
 
     def clear(self) -> None:
@@ -105,7 +106,7 @@ class Group:
 
     def add(self, batch_headers: np.ndarray, position: np.ndarray, size: np.ndarray, magic: np.ndarray,
             starts: np.ndarray, lengths: np.ndarray, damage: dict[int, list[DamagedDataError]],
-            partial: dict[int, DamagedDataError], chunk: np.ndarray) -> None:
+            partial: Mapping[int, DamagedDataError], chunk: np.ndarray | None) -> None:
         """Batches with their headers and where their records are: chunk[starts:starts + lengths] when they are
         not compressed, else in the output buffer (what decompressed before the error in `partial`). `damage`
         and `partial` are keyed by the index in these batches."""
@@ -115,6 +116,18 @@ class Group:
         self.count += len(batch_headers)
         self.bytes += int(lengths.sum())
         self.chunk = chunk
+
+    @property
+    def walked(self) -> Sections:
+        """`sections`, while the group is walked."""
+        assert self.sections is not None, "the group is not being walked"
+        return self.sections
+
+    @property
+    def sealed_buffer(self) -> np.ndarray:
+        """`buffer`, once the group is sealed."""
+        assert self.buffer is not None, "the group is not sealed"
+        return self.buffer
 
     def seal(self) -> None:
         """The spans as whole columns, for the walk: `batch_headers`, `positions`, `sizes`, `magics`, `starts`,

@@ -130,8 +130,9 @@ class RunBuilder:
     def finish(self) -> Run:
         self._flush_pending()
         table = pa.concat_tables(self.tables) if self.tables else None
-        columns = [np.concatenate(c) if len(self.spans) > 1 else c[0] for c in zip(*self.spans)]
-        run = Run(table, Items(*columns, self.special))
+        position, size, magic, base_offset, row_start, row_end, header = (
+            np.concatenate(c) if len(self.spans) > 1 else c[0] for c in zip(*self.spans))
+        run = Run(table, Items(position, size, magic, base_offset, row_start, row_end, header, self.special))
         self.tables, self.rows, self.assigned = [], 0, 0
         self._reset_items()
         return run
@@ -197,9 +198,10 @@ def batch_of(item: Item, path: str | None) -> Batch:
     """The `Batch` of a v2 batch the fast path decoded (records not included), as `record_batch.decode_batch` has it."""
     if item.batch is not None:
         return item.batch
-    if item.magic < 2:
-        return fast_legacy.batch_of(item.header, item.position, item.size, item.base_offset)
     h = item.header
+    assert h is not None, "an entry the fast path decoded has its header"
+    if item.magic < 2:
+        return fast_legacy.batch_of(np.asarray(h), item.position, item.size, item.base_offset)
     codec = h[k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
     base_offset = h[k.KAFKA_RECORD_BATCH__BASE_OFFSET]
     base_sequence = h[k.KAFKA_RECORD_BATCH__BASE_SEQUENCE]

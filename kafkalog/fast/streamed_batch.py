@@ -192,12 +192,12 @@ class StreamedBatch:
         table = None
         if nrows and self.options.columns:
             table = pa.Table.from_batches(
-                [self.walker.columns(group.buffer, self.batch_headers, group, nrows, record_header_rows)])
+                [self.walker.columns(group.sealed_buffer, self.batch_headers, group, nrows, record_header_rows)])
         elif nrows:
-            self.walker.controls_only(group.buffer, self.batch_headers, group, nrows)
+            self.walker.controls_only(group.sealed_buffer, self.batch_headers, group, nrows)
             self.controls += [(self.before + i, offset, kind) for i, offset, kind in group.controls.pop(0, [])]
         self.control_damage += [(self.before + i, d) for i, d in group.control_damage.pop(0, [])]
-        group.sections.rows[0] += nrows  # (after: a control record's index in the window counts the rows before it)
+        group.walked.rows[0] += nrows  # (after: a control record's index in the window counts the rows before it)
         return table
 
     def _part(self, run: RunBuilder, table: pa.Table | None, rows: int, upto: int, damage: list[DamagedDataError],
@@ -251,12 +251,12 @@ class StreamedBatch:
                     return rows, rows, [self.error.with_location(path, position)]
                 return rows, rows, [self._trailing_damage(group, rows)]
             emitted = rows - 1 if count and rows == count else rows
-            rel = int(group.sections.trailing_at[0])
+            rel = int(group.walked.trailing_at[0])
             if rel >= 0 and self.before + rel < emitted:
                 return self.before + rel, self.before + rel, [self._trailing_damage(group, self.before + rel)]
             return emitted, emitted, [self.error.with_location(path, position)]
         if err == kernels.SECTION_TRAILING:
-            trailing = group.buffer.size - err_pos + extra
+            trailing = group.sealed_buffer.size - err_pos + extra
             return rows - 1 if rows else 0, rows, [record_batch.declared_count_damage(
                 trailing, count, group.offset_of_last.get(0) if rows else None, path, position)]
         if err == kernels.BODY_TRAILING:

@@ -9,6 +9,7 @@ names them in `Records` and `FileLogInputStream`.
 from __future__ import annotations
 
 from io import BytesIO
+from typing import TypeAlias
 
 from kaitaistruct import KaitaiStream
 
@@ -23,7 +24,7 @@ V2_HEADER_SIZE = HEADER_SIZE_UP_TO_MAGIC + 26
 #: The least entry size Kafka takes for sound (`LegacyRecord.RECORD_OVERHEAD_V0`): `kafka_log.ksy`'s `valid`.
 MIN_ENTRY_SIZE = 14
 
-EntryHeader = KafkaLog.EntryHeader
+EntryHeader: TypeAlias = KafkaLog.EntryHeader  # the generated parsers are untyped: Any to mypy
 
 
 def entry_header(data: bytes) -> EntryHeader:

@@ -9,6 +9,8 @@ offsets and timestamps resolved the way `DeepRecordsIterator` does.
 """
 from __future__ import annotations
 
+from typing import TypeAlias
+
 from kaitaistruct import BytesIO, KaitaiStream
 
 from kafkalog._generated.kafka_message_set import KafkaMessageSet
@@ -36,7 +38,7 @@ from kafkalog.model import (
     Record,
 )
 
-Entry = KafkaMessageSet.Entry
+Entry: TypeAlias = KafkaMessageSet.Entry  # the generated parsers are untyped: Any to mypy
 _OFFSET_SIZE = 8
 _MIN_MESSAGE_SIZE = 14  # LegacyRecord.RECORD_OVERHEAD_V0
 
@@ -46,7 +48,8 @@ def decode_entry(entry: bytes, position: int, path: str | None, decode_records: 
     try:
         parsed = Entry(KaitaiStream(BytesIO(entry)))
     except PARSE_ERRORS as exc:
-        raise CorruptStructureError(f"message does not parse: {describe(exc)}", path=path, position=position)
+        raise CorruptStructureError(f"message does not parse: {describe(exc)}", path=path,
+                                    position=position) from exc
 
     message = parsed.message
     magic = message.magic
@@ -81,7 +84,7 @@ def decode_entry(entry: bytes, position: int, path: str | None, decode_records: 
     if not decode_records:
         return batch
     if codec == NONE:
-        batch.records.append(_record(parsed.offset, message, timestamp))
+        batch.records = [_record(parsed.offset, message, timestamp)]
         return batch
     _decode_wrapper(parsed, batch, path)
     if batch.records:
@@ -113,7 +116,7 @@ def _decode_wrapper(parsed: Entry, batch: Batch, path: str | None) -> None:
         return
     try:
         inner = list(wrapper.compressed_value.messages.entries)
-        failure = None
+        failure: DamagedDataError | None = None
     except DecompressionError as exc:
         if wrapper.magic > 0:
             batch.damage.append(exc.with_location(path, batch.position))
@@ -141,6 +144,8 @@ def _decode_wrapper(parsed: Entry, batch: Batch, path: str | None) -> None:
         absolute_base = -1
 
     log_append_time = batch.timestamp_type == LOG_APPEND_TIME
+    records: list[Record] = []
+    batch.records = records  # (the object path's records: a list, filled here)
     for entry in inner:
         message = entry.message
         if int(message.attributes.compression) != NONE:
@@ -154,7 +159,7 @@ def _decode_wrapper(parsed: Entry, batch: Batch, path: str | None) -> None:
         else:
             timestamp = message.timestamp
         offset = s64(absolute_base + entry.offset) if absolute_base >= 0 else entry.offset
-        batch.records.append(_record(offset, message, timestamp))
+        records.append(_record(offset, message, timestamp))
     if failure is not None:
         batch.damage.append(failure)
 

@@ -44,7 +44,8 @@ def decode_batch(entry: bytes, position: int, path: str | None, decode_records: 
     try:
         parsed = KafkaRecordBatch(KaitaiStream(BytesIO(entry)))
     except PARSE_ERRORS as exc:
-        raise CorruptStructureError(f"record batch header does not parse: {describe(exc)}", path=path, position=position)
+        raise CorruptStructureError(f"record batch header does not parse: {describe(exc)}", path=path,
+                                    position=position) from exc
 
     attrs = parsed.attributes
     codec = int(attrs.compression)
@@ -107,9 +108,11 @@ def _decode_records(parsed: KafkaRecordBatch, batch: Batch, path: str | None) ->
         parsed_records, problem = _parse_one_by_one(data, count)
         trailing = b""
         if problem is not None:
-            index, exc = problem
-            failure = record_parse_damage(index, count, exc, path, batch.position)
+            index, cause = problem
+            failure = record_parse_damage(index, count, cause, path, batch.position)
 
+    records: list[Record] = []
+    batch.records = records  # (the object path's records: a list, filled here)
     for index, rec in enumerate(parsed_records):
         if rec.body.trailing:
             failure = record_trailing_damage(index, len(rec.body.trailing), rec.len_body.value, path, batch.position)
@@ -117,10 +120,10 @@ def _decode_records(parsed: KafkaRecordBatch, batch: Batch, path: str | None) ->
         record = _record(rec, parsed, batch)
         if batch.is_control:
             record.control_type = _control_type(record.key, batch, path)
-        batch.records.append(record)
+        records.append(record)
     if trailing and failure is None:
         # Kafka's RecordIterator throws in place of returning the last declared record.
-        withheld = batch.records.pop() if batch.records else None
+        withheld = records.pop() if records else None
         failure = declared_count_damage(len(trailing), count, withheld.offset if withheld else None, path,
                                         batch.position)
     if failure is not None:

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import BinaryIO
 
 from kafkalog.formats.framing import (
@@ -67,34 +68,24 @@ class TimestampLookup:
     index_consistent: bool = True
 
 
-class CountingFile(io.RawIOBase):
-    """A read-only file that counts the bytes read from it."""
+class CountingFile(io.FileIO):
+    """A read-only file that counts the bytes read from it (through `read`, all its readers call)."""
 
-    def __init__(self, path: str | os.PathLike):
-        self._f = open(path, "rb")
-        self.name = os.fspath(path)
+    def __init__(self, path: str | os.PathLike[str]):
+        super().__init__(os.fspath(path), "rb")
         self.bytes_read = 0
 
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def seek(self, pos: int, whence: int = 0) -> int:
-        return self._f.seek(pos, whence)
-
-    def tell(self) -> int:
-        return self._f.tell()
-
-    def read(self, n: int = -1) -> bytes:
-        data = self._f.read(n)
+    def read(self, n: int | None = -1, /) -> bytes:
+        data = super().read(n)
+        assert data is not None  # None only from a non-blocking file
         self.bytes_read += len(data)
         return data
 
-    def close(self) -> None:
-        self._f.close()
-        super().close()
+
+def _log_of(segment: SegmentFiles) -> Path:
+    """The `.log` file of a segment from `log_segments` (the lookups' callers give no others)."""
+    assert segment.log is not None, f"segment {segment.base_offset} has no .log file"
+    return segment.log
 
 
 def find_offset(segments: Sequence[SegmentFiles], offset: int) -> OffsetLookup:
@@ -111,8 +102,8 @@ def find_offset(segments: Sequence[SegmentFiles], offset: int) -> OffsetLookup:
             with OffsetIndex(segment.index, base_offset=segment.base_offset) as index:
                 entry = index.lookup(offset)
                 total += index.bytes_read
-        with CountingFile(segment.log) as f:
-            size = os.fstat(f._f.fileno()).st_size
+        with CountingFile(_log_of(segment)) as f:
+            size = os.fstat(f.fileno()).st_size
             if not _entry_consistent(f, size, segment, entry, offset):
                 entry = OffsetIndexEntry(segment.base_offset, 0)  # a damaged index: scan the segment from its start
                 consistent = False
@@ -153,17 +144,18 @@ def find_timestamp(segments: Sequence[SegmentFiles], timestamp: int) -> Timestam
                 with OffsetIndex(segment.index, base_offset=segment.base_offset) as index:
                     entry = index.lookup(tentry.offset)
                     total += index.bytes_read
-        with CountingFile(segment.log) as f:
-            size = os.fstat(f._f.fileno()).st_size
+        with CountingFile(_log_of(segment)) as f:
+            size = os.fstat(f.fileno()).st_size
             if tentry.timestamp > timestamp or not _entry_consistent(f, size, segment, entry, tentry.offset):
                 entry = OffsetIndexEntry(segment.base_offset, 0)  # a damaged index: scan the segment from its start
                 consistent = False
             pos, found_batch, found_record = entry.position, None, None
+            reaches = _reaches(f, segment, timestamp)
             while True:
-                pos = _scan(f, pos, size, lambda header: _max_timestamp(f, header, segment) >= timestamp)
-                if pos is None:
+                at = _scan(f, pos, size, reaches)
+                if at is None:
                     break
-                found_batch = _decode_at(f, pos, segment)
+                found_batch = _decode_at(f, at, segment)
                 if found_batch is None:
                     break
                 found_record = next((r for r in found_batch.records if r.timestamp >= timestamp), None)
@@ -202,7 +194,12 @@ class _Header:
         return self.fields.magic
 
 
-def _scan(f: BinaryIO, pos: int, size: int, wanted) -> int | None:
+def _reaches(f: BinaryIO, segment: SegmentFiles, timestamp: int) -> Callable[[_Header], bool]:
+    """Whether an entry's max timestamp reaches `timestamp` (`_scan`'s test, bound to this segment's file)."""
+    return lambda header: _max_timestamp(f, header, segment) >= timestamp
+
+
+def _scan(f: BinaryIO, pos: int, size: int, wanted: Callable[[_Header], bool]) -> int | None:
     """Position of the first entry from `pos` on whose header satisfies `wanted`, reading headers only."""
     while pos + HEADER_SIZE_UP_TO_MAGIC <= size:
         header = _Header.read(f, pos, size)

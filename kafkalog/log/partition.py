@@ -129,12 +129,12 @@ class Partition:
             if name == LEADER_EPOCH_CHECKPOINT:
                 self.leader_epoch_checkpoint = entry
                 continue
-            parsed = parse_offset_file_name(entry)
-            if parsed is None:
+            file_name = parse_offset_file_name(entry)
+            if file_name is None:
                 if name not in KNOWN_FILES:
                     self.other_files.append(entry)
                 continue
-            base, suffix, extra = parsed.base_offset, parsed.suffix, parsed.extra
+            base, suffix, extra = file_name.base_offset, file_name.suffix, file_name.extra
             if extra is not None:
                 if extra in LEFTOVER_SUFFIXES:
                     self.leftovers.append(LeftoverFile(entry, LEFTOVER_SUFFIXES[extra], base, suffix))
@@ -175,10 +175,12 @@ class Partition:
             found = find_offset(segments, start_offset)
             if found.batch is None:
                 return
+            assert found.segment is not None  # (a batch found is in a segment)
             first = segments.index(found.segment)
             start_pos = found.batch.position
         for n in range(first, len(segments)):
             segment = segments[n]
+            assert segment.log is not None  # (log_segments)
             with SegmentReader(segment.log, start=start_pos if n == first else 0, **options) as reader:
                 for batch in reader:
                     yield segment, batch
@@ -238,6 +240,7 @@ def partition_dirs(log_dir: str | os.PathLike) -> list[Path]:
 
     def key(p: Path):
         name = parse_partition_dir_name(p)
-        return (name.topic, name.partition)
+        assert name is not None  # (found holds partition directories only)
+        return (name.topic, name.partition, name.state or "")
 
     return sorted(found, key=key)

@@ -21,7 +21,8 @@ _COLUMNS = ["offset", "timestamp", "sequence", "key", "value", "headers", "contr
 
 
 class TableRecords(Sequence):
-    """The records in rows [start, end) of a `kafkalog.fast.columns.SCHEMA` table, as a read-only sequence of `Record`."""
+    """The records in rows [start, end) of a `kafkalog.fast.columns.SCHEMA` table, as a read-only sequence
+    of `Record`."""
 
     def __init__(self, table: pa.Table | None, start: int, end: int):
         #: The whole table the rows are part of (a fast-path run), and the rows: consumers that work on
@@ -35,10 +36,16 @@ class TableRecords(Sequence):
         return max(0, self.end - self.start)
 
     @property
+    def source_table(self) -> pa.Table:
+        """`source`, which records read with columns have (all the records anyone reads)."""
+        assert self.source is not None, "records read without columns"
+        return self.source
+
+    @property
     def table(self) -> pa.Table | None:
         """The records' columns (offset, timestamp, sequence, key, value, headers, control_type); None when empty."""
         if self._table is None and self.end > self.start:
-            self._table = self.source.select(_COLUMNS).slice(self.start, self.end - self.start)
+            self._table = self.source_table.select(_COLUMNS).slice(self.start, self.end - self.start)
         return self._table
 
     def __iter__(self) -> Iterator[Record]:
@@ -73,7 +80,9 @@ class TableRecords(Sequence):
     def _block(self, start: int) -> list[Record]:
         if self._cache is not None and self._cache[0] == start:
             return self._cache[1]
-        block = self.table.slice(start, BLOCK).combine_chunks()
+        table = self.table
+        assert table is not None  # a block of records that are there
+        block = table.slice(start, BLOCK).combine_chunks()
         cols = block.select([*_COLUMNS[:5], "control_type"]).to_pydict()
         # Headers from the flat key and value arrays: a dict per header would cost four times more.
         lists = block.column("headers").chunk(0) if block.num_rows else None

@@ -20,7 +20,7 @@ this module decodes its entries with the decoder chosen (`kafkalog.model.Decoder
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kafkalog.compression import decompression_limit, max_decompressed_bytes as compression_limit
 from kafkalog.entries import EntryScanner
@@ -225,16 +225,20 @@ class SegmentReader:
                         raise item.damage[0]
                     continue
                 batch = runs.batch_of(item, self.name)
+                streamed = None
                 if item.batch is None and self.decode_records:
-                    batch.records = TableRecords(run.table, item.row_start, item.row_end)
+                    batch.records = first = TableRecords(run.table, item.row_start, item.row_end)
                     if item.more:
-                        batch.records = StreamedRecords(batch.records, self._later_parts(decoded, batch))
+                        streamed = StreamedRecords(first, self._later_parts(decoded, batch))
+                        # Batch.records' type says Sequence; a streamed batch's records have no len() (model.Batch
+                        # documents the exception; typing it is a change to the public API, left to its owner).
+                        batch.records = streamed  # type: ignore[assignment]
                 self.damage.extend(batch.damage)
                 if self.strict and batch.damage:
                     raise batch.damage[0]
                 yield batch
-                if item.more:
-                    batch.records.drain()
+                if streamed is not None:
+                    streamed.drain()
 
     def _plain_batches(self, run: Run) -> Iterator[Batch]:
         """The batches of a run `_batch_runs` gave whole, one at a time."""
@@ -245,7 +249,7 @@ class SegmentReader:
             batch.records = TableRecords(run.table, item.row_start, item.row_end)
             yield batch
 
-    def _later_parts(self, decoded: Iterator, batch: Batch) -> Iterator[TableRecords]:
+    def _later_parts(self, decoded: Iterator[Run], batch: Batch) -> Iterator[TableRecords]:
         """The parts after the first of a batch read past the decompression limit, each alone in its run; the
         damage found at its end goes to the batch and to the reader's damage."""
         for run in decoded:
@@ -381,7 +385,7 @@ def plain_batches(reader: SegmentReader, run: Run) -> Iterator[Batch]:
     return reader._plain_batches(run)
 
 
-def read_batches(source: Source, **options) -> Iterator[Batch]:
+def read_batches(source: Source, **options: Any) -> Iterator[Batch]:
     """The batches of a segment; see `SegmentReader` for the options."""
     with SegmentReader(source, **options) as reader:
         yield from reader

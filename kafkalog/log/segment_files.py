@@ -17,7 +17,8 @@ from kafkalog.file_names import (
 )
 
 #: A segment's file suffixes, each with the `SegmentFiles` field that holds the file.
-SEGMENT_SUFFIXES = {LOG_SUFFIX: "log", INDEX_SUFFIX: "index", TIME_INDEX_SUFFIX: "timeindex", TXN_INDEX_SUFFIX: "txnindex"}
+SEGMENT_SUFFIXES = {LOG_SUFFIX: "log", INDEX_SUFFIX: "index", TIME_INDEX_SUFFIX: "timeindex",
+                    TXN_INDEX_SUFFIX: "txnindex"}
 
 
 @dataclass

@@ -77,7 +77,7 @@ class Chunks(Sequence[Chunk]):
     def __len__(self) -> int:
         return self._count
 
-    def __getitem__(self, i):  # type: ignore[override]
+    def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[j] for j in range(*i.indices(self._count))]
         if i < 0:

@@ -250,20 +250,22 @@ def read_index(manifest_location: str, index_name: str, opener: Opener = open_lo
     with f:
         available = f.seek(0, os.SEEK_END)
         if position + size > available:
-            raise RemoteObjectError(f"the manifest places the {index_name} index at bytes {position}..{position + size} "
-                                    f"and the object has {available} bytes", path=location,
-                                    position=min(position, available))
+            raise RemoteObjectError(f"the manifest places the {index_name} index at bytes "
+                                    f"{position}..{position + size} and the object has {available} bytes",
+                                    path=location, position=min(position, available))
         f.seek(position)
         raw = f.read(size)
     original = size - IV_SIZE - TAG_SIZE if manifest.encryption is not None else size
 
     def data_key() -> bytes:
         enc = manifest.encryption
+        assert enc is not None  # (asked for only for an encrypted segment)
         return (keyring or Keyring()).unwrap(enc.key_id, enc.wrapped_key, manifest_location)
 
     return decode_piece(raw, manifest, data_key, original, location, position, 0, f"{index_name} index",
                         compressed=False)
 
 
-def open_segment(manifest_location: str, opener: Opener = open_local, keyring: Keyring | None = None) -> AivenSegmentFile:
+def open_segment(manifest_location: str, opener: Opener = open_local,
+                 keyring: Keyring | None = None) -> AivenSegmentFile:
     return AivenSegmentFile(manifest_location, opener, keyring)

@@ -45,6 +45,7 @@ class KafkaLogDataSource(DataSource):
         if parsed.registry:
             # The typed columns' types come from the schema store: read it here, on the driver.
             registry = RegistryColumns.for_read(path_option(options), parsed)
+            assert registry is not None  # (options that ask for the registry)
             ddl += registry.spark_ddl(re.findall(r"`([^`]+)`", ddl))
         return ddl
 

@@ -33,8 +33,9 @@ from kafkalog.errors import UsageError
 
 try:  # PySpark 4.2+: read limits and Trigger.AvailableNow for Python sources
     from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, SupportsTriggerAvailableNow
+    _READ_LIMITS = True
 except ImportError:  # pragma: no cover - older PySpark
-    ReadAllAvailable = ReadMaxRows = None
+    _READ_LIMITS = False
 
     class SupportsTriggerAvailableNow:  # type: ignore[no-redef]
         pass
@@ -68,7 +69,7 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         for group in plan.by_partition(plan.wanted_segments(self.path, self.options),
                                        across=self.options.remote_root is not None):
             seg = group[0]
-            if seg.topic is None:
+            if seg.topic is None or seg.partition is None:
                 raise UsageError(f"streaming reads partition directories named topic-N; {seg.location} is not in one")
             found[(seg.topic, seg.partition)] = [s for s in group if s.base_offset is not None]
         return found
@@ -110,9 +111,11 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self.target = self._latest(self._partitions())
 
     def getDefaultReadLimit(self):
-        if self.options.max_offsets_per_trigger and ReadMaxRows is not None:
+        if not _READ_LIMITS:
+            return None
+        if self.options.max_offsets_per_trigger:
             return ReadMaxRows(self.options.max_offsets_per_trigger)
-        return ReadAllAvailable() if ReadAllAvailable is not None else None
+        return ReadAllAvailable()
 
     def latestOffset(self, start: dict | None = None, limit=None) -> dict:
         parts = self._partitions()

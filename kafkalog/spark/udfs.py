@@ -50,7 +50,7 @@ def _first_entry_size(data: bytes) -> int | None:
 
 
 def _trailing_damage(position: int, n: int) -> pa.RecordBatch:
-    row = {name: [None] for name in ARROW_SCHEMA.names}
+    row: dict[str, list[object]] = {name: [None] for name in ARROW_SCHEMA.names}
     row["batch_position"] = [position]
     row["damage"] = [f"CorruptStructureError: {n} bytes follow the batch (parse_batch reads one batch)"]
     return pa.RecordBatch.from_pydict(row, schema=ARROW_SCHEMA)
@@ -78,7 +78,8 @@ def parse_segment_udf(*, include_control_records: bool = False, validate_checksu
     """A Spark UDF: segment bytes (binary) -> array of record structs."""
     from pyspark.sql.functions import arrow_udf
 
-    @arrow_udf(UDF_RESULT_DDL)
+    # pyspark's stubs have no overload for arrow_udf(returnType), the decorator form its documentation shows
+    @arrow_udf(UDF_RESULT_DDL)  # type: ignore[call-overload]
     def parse_segment(content: pa.Array) -> pa.Array:
         return _parse_column(content, include_control_records=include_control_records,
                              validate_checksums=validate_checksums)
@@ -90,7 +91,8 @@ def parse_batch_udf(*, include_control_records: bool = False, validate_checksums
     """A Spark UDF: the bytes of one batch (v2) or one message or wrapper (v0/v1) -> array of record structs."""
     from pyspark.sql.functions import arrow_udf
 
-    @arrow_udf(UDF_RESULT_DDL)
+    # pyspark's stubs have no overload for arrow_udf(returnType), the decorator form its documentation shows
+    @arrow_udf(UDF_RESULT_DDL)  # type: ignore[call-overload]
     def parse_batch(content: pa.Array) -> pa.Array:
         return _parse_column(content, single_batch=True, include_control_records=include_control_records,
                              validate_checksums=validate_checksums)

@@ -42,7 +42,7 @@ def test_offsets_and_timestamps_are_typed():
     times = parse_options({"startingTimestamp": "1700000000000", "endingOffsetsByTimestamp": '{"t":{"3":5}}'})
     assert times.starting_timestamps == EveryPartition(1700000000000)
     assert times.ending_timestamps == ByPartition({"t": {3: 5}})
-    with pytest.raises(UsageError, match="latest .-1. is not a valid start"):
+    with pytest.raises(UsageError, match=r"latest .-1. is not a valid start"):
         parse_options({"startingOffsets": '{"orders":{"0":-1}}'})
-    with pytest.raises(UsageError, match="earliest .-2. is not a valid end"):
+    with pytest.raises(UsageError, match=r"earliest .-2. is not a valid end"):
         parse_options({"endingOffsets": "-2"})

@@ -41,7 +41,7 @@ def test_what_cannot_be_read_is_a_usage_error(tmp_path):
     shutil.copy(ORDERS / "00000000000000000000.log", tmp_path / "copy.bin")
     with pytest.raises(UsageError, match="cannot tell from its name"):
         targets.dump_targets([str(tmp_path / "copy.bin")], None, None)
-    with pytest.raises(UsageError, match="--remote-root .*: no such directory"):
+    with pytest.raises(UsageError, match=r"--remote-root .*: no such directory"):
         targets.dump_targets([str(ORDERS)], None, str(tmp_path / "missing"))
 
 

@@ -16,7 +16,6 @@ import crc32c
 import pyarrow as pa
 import pytest
 
-import kafkalog
 from kafkalog.dataset.decode import read_segment_table
 from kafkalog.dataset.options import DamageMode
 from kafkalog.entries import EntryScanner

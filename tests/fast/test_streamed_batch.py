@@ -20,8 +20,8 @@ import pyarrow as pa
 import pytest
 
 from kafkalog import cli
-from kafkalog.dataset.decode import read_segment_table
 from kafkalog.compression import decompression_limit
+from kafkalog.dataset.decode import read_segment_table
 from kafkalog.fast import streamed_batch
 from kafkalog.log.segment import SegmentReader
 from tests.paths import FIXTURES, ROOT, SAMPLES

@@ -96,8 +96,8 @@ def test_txnindex_entry_without_its_marker(tmp_path):
 
 
 def test_offsets_that_go_backwards_are_found_in_runs_of_any_size(tmp_path, monkeypatch):
-    from kafkalog.fast import record_batch as fast_path
     from kafkalog import entries
+    from kafkalog.fast import record_batch as fast_path
 
     d = copy_partition("orders-0", tmp_path)
     log = d / "00000000000000000106.log"
