@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
@@ -71,7 +71,7 @@ class _Queue:
             return item
 
 
-def in_order(pieces: Sequence[Piece[T]], threads: int, ahead_bytes: int, name: str = "kafkalog") -> Iterator[T]:
+def in_order(pieces: Sequence[Piece[T]], threads: int, ahead_bytes: int, name: str = "kafkalog") -> Generator[T]:
     """The items of `pieces`, piece after piece, each piece's work done on one of `threads` threads (named
     `name`-N) while the pieces before it are handed out."""
     queues = [_Queue(ahead_bytes) for _ in pieces]

@@ -35,9 +35,10 @@ from __future__ import annotations
 import bisect
 import io
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, BinaryIO, cast
 
 import numpy as np
 
@@ -235,7 +236,7 @@ def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: B
     elif kind == RSM_MANIFEST:
         _verify_aiven_segment(path, report, progress, keyring(private_keys))
     else:
-        segment = SegmentFiles(file_names.base_offset_of(path) or 0)
+        segment = _SegmentSources(file_names.base_offset_of(path) or 0)
         if kind == LOG and path.suffix == file_names.LOG_SUFFIX:
             # A segment named as Kafka names it is checked with its index files.
             stem = path.name.split(".")[0]
@@ -278,17 +279,16 @@ def _verify_uri(uri: Location, kind: str | None, report: VerifyReport, progress:
     if kind == RSM_MANIFEST:
         _verify_aiven_segment(uri, report, progress, keyring(private_keys), fs.open_object)
         return
-    segment = SegmentFiles(file_names.base_offset_of(str(uri)) or 0)
+    files = _SegmentSources(file_names.base_offset_of(str(uri)) or 0, log_name=str(uri))  # problems name it so
     if uri.suffix == file_names.LOG_SUFFIX:
         for suffix in _SEGMENT_INDEX_SUFFIXES:
             index = uri.with_suffix(suffix)
             beside = fs.info(index)
             if beside is not None and not beside.is_dir:
-                setattr(segment, suffix[1:], _NamedBytes(fs.read_bytes(index), str(index)))
+                setattr(files, suffix[1:], _NamedBytes(fs.read_bytes(index), str(index)))
     with fs.open_object(uri) as log:
-        log.name = str(uri)  # problems name the object as the user did
-        segment.log = log  # type: ignore[assignment]
-        verify_segment(segment, report, progress)
+        files.log = log
+        verify_segment(files, report, progress)
 
 
 class _NamedBytes(io.BytesIO):
@@ -300,7 +300,30 @@ class _NamedBytes(io.BytesIO):
         self.name = name
 
 
-def _name(source) -> str:
+#: A file of a segment as verify reads it: a path on a disk, or an object's bytes opened (behind a URI, or an
+#: Aiven segment's objects).
+_Source = Path | BinaryIO
+
+
+@dataclass
+class _SegmentSources:
+    """One segment's files as verify reads them: a `SegmentFiles` on a disk, or a segment behind a URI or in
+    Aiven's objects (its log opened, its indexes read whole)."""
+
+    base_offset: int
+    log: _Source | None = None
+    index: _Source | None = None
+    timeindex: _Source | None = None
+    txnindex: _Source | None = None
+    #: The log's name in problems, where its object does not say it (a URI as the user gave it).
+    log_name: str | None = None
+
+    @classmethod
+    def of(cls, files: SegmentFiles) -> _SegmentSources:
+        return cls(files.base_offset, files.log, files.index, files.timeindex, files.txnindex)
+
+
+def _name(source: str | os.PathLike[str] | BinaryIO) -> str:
     """A file's name in problems: the path, or what an object behind a URI is known by."""
     return str(source) if isinstance(source, (str, os.PathLike)) else str(source.name)
 
@@ -325,7 +348,8 @@ def _verify_aiven_segment(manifest: Location | Path, report: VerifyReport, progr
         base = parsed.start_offset or 0
     indexes_location = aiven_object.sibling(location, file_names.INDEXES_SUFFIX)
     with aiven_object.AivenSegmentFile(location, opener, keyring=keys, manifest=parsed) as log:
-        segment = SegmentFiles(base, log=log)  # type: ignore[arg-type]
+        # (an Aiven segment reads, seeks and tells as a binary file does: all that a reader calls)
+        segment = _SegmentSources(base, log=cast(BinaryIO, log))
         for index_name, attr in _AIVEN_INDEXES:
             try:
                 data = aiven_object.read_index(location, index_name, opener, keyring=keys, manifest=parsed)
@@ -341,7 +365,7 @@ def _verify_aiven_segment(manifest: Location | Path, report: VerifyReport, progr
 def _verify_record_file(path: Path, report: VerifyReport, progress: ByteProgress | None) -> None:
     """A KRaft snapshot or bootstrap.checkpoint: record batches, as a segment without indexes."""
     report.segments += 1
-    _verify_log(SegmentFiles(0, log=path), report, progress)
+    _verify_log(_SegmentSources(0, log=path), report, progress)
 
 
 def verify_partition(partition: Partition, report: VerifyReport, progress: ByteProgress | None = None) -> None:
@@ -372,8 +396,9 @@ def verify_partition(partition: Partition, report: VerifyReport, progress: ByteP
         _verify_checkpoint(partition.leader_epoch_checkpoint, report)
 
 
-def verify_segment(segment: SegmentFiles, report: VerifyReport,
+def verify_segment(files: SegmentFiles | _SegmentSources, report: VerifyReport,
                    progress: ByteProgress | None = None) -> _LogSummary | None:
+    segment = _SegmentSources.of(files) if isinstance(files, SegmentFiles) else files
     report.segments += 1
     summary = _verify_log(segment, report, progress) if segment.log is not None else None
     if segment.index is not None:
@@ -385,8 +410,9 @@ def verify_segment(segment: SegmentFiles, report: VerifyReport,
     return summary
 
 
-def _verify_log(segment: SegmentFiles, report: VerifyReport, progress: ByteProgress | None = None) -> _LogSummary:
-    name = _name(segment.log)
+def _verify_log(segment: _SegmentSources, report: VerifyReport, progress: ByteProgress | None = None) -> _LogSummary:
+    assert segment.log is not None  # (verify_segment reads a log only where there is one)
+    name = segment.log_name or _name(segment.log)
     report.files += 1
     positions, last_offsets, max_timestamps = [], [], []
     aborts: set[tuple[int, int]] = set()
@@ -436,14 +462,16 @@ def _verify_log(segment: SegmentFiles, report: VerifyReport, progress: ByteProgr
     return _LogSummary(size, joined(positions), joined(last_offsets), joined(max_timestamps), aborts, first, last)
 
 
-def _runs_of(segment: SegmentFiles, report: VerifyReport) -> Iterator[BatchColumns | SegmentReader]:
+def _runs_of(segment: _SegmentSources, report: VerifyReport) -> Iterator[BatchColumns | SegmentReader]:
     """The log's runs of batches as columns, each reader after its runs: a large segment's byte ranges on
     `report.threads` threads (`kafkalog.log.segment_ranges`), as one reader from the start gives them."""
+    log = segment.log
+    assert log is not None  # (verify_segment reads a log only where there is one)
     cuts = _range_starts(segment, report)
-    if len(cuts) > 1:
-        yield from read_in_ranges(segment.log, cuts, _scan, report.threads, decoder=report.decoder)
+    if len(cuts) > 1 and isinstance(log, Path):
+        yield from read_in_ranges(log, cuts, _scan, report.threads, decoder=report.decoder)
         return
-    with SegmentReader(segment.log, decoder=report.decoder) as reader:
+    with SegmentReader(log, name=segment.log_name, decoder=report.decoder) as reader:
         yield from reader.scan_columns()
     yield reader
 
@@ -453,17 +481,17 @@ def _scan(reader: SegmentReader) -> Iterator[tuple[BatchColumns, int]]:
         yield run, 64 * len(run.position)
 
 
-def _range_starts(segment: SegmentFiles, report: VerifyReport) -> list[int]:
+def _range_starts(segment: _SegmentSources, report: VerifyReport) -> list[int]:
     """Where the log's ranges start: [0] (read whole, by one reader) unless it is a large file on a disk with
     its offset index beside it and there are threads to share it."""
     log = segment.log
-    if report.threads < 2 or not isinstance(log, (str, os.PathLike)) or segment.index is None \
-            or Path(segment.index) != Path(log).with_suffix(file_names.INDEX_SUFFIX):
+    if report.threads < 2 or not isinstance(log, Path) or not isinstance(segment.index, Path) \
+            or segment.index != log.with_suffix(file_names.INDEX_SUFFIX):
         return [0]
     return layout.index_cuts(os.fspath(log), segment.base_offset, os.path.getsize(log), RANGE_BYTES)
 
 
-def _slot_columns(index, report: VerifyReport) -> np.ndarray:
+def _slot_columns(index: OffsetIndex | TimeIndex, report: VerifyReport) -> np.ndarray:
     """Every slot of an index file by column: through the kernels, or the Kaitai parser for a small input."""
     if report.decoder is not Decoder.FAST:
         return index.slot_table()
@@ -472,7 +500,7 @@ def _slot_columns(index, report: VerifyReport) -> np.ndarray:
     return fast_index.slot_columns(index)
 
 
-def _slot_problems(index, name: str, report: VerifyReport, entry_name: str) -> np.ndarray:
+def _slot_problems(index: OffsetIndex | TimeIndex, name: str, report: VerifyReport, entry_name: str) -> np.ndarray:
     """The index's entries (its slot columns up to the end marker), after the problems of its slots."""
     report.files += 1
     slots = _slot_columns(index, report)
@@ -492,14 +520,15 @@ def _slot_problems(index, name: str, report: VerifyReport, entry_name: str) -> n
     return slots[:, :count]
 
 
-def _after(values: np.ndarray, wrong) -> np.ndarray:
+def _after(values: np.ndarray, wrong: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
     """Whether each entry and the one before it are `wrong(entry, previous)` (never for the first)."""
     flags = np.zeros(len(values), dtype=bool)
     flags[1:] = wrong(values[1:], values[:-1])
     return flags
 
 
-def _entries_and_previous(index, slots: np.ndarray, flagged: list[int]) -> tuple[dict, dict]:
+def _entries_and_previous(index: OffsetIndex | TimeIndex, slots: np.ndarray,
+                          flagged: list[int]) -> tuple[dict[int, Any], dict[int, Any]]:
     """The entries `flagged` (by number), and the entry before each of them but the first."""
     after_first = [n for n in flagged if n > 0]
     return (dict(zip(flagged, index.entries_of(slots[:, flagged]))),
@@ -511,7 +540,8 @@ def _flagged(*conditions: np.ndarray) -> list[int]:
     return np.flatnonzero(np.logical_or.reduce(conditions)).tolist() if conditions else []
 
 
-def _verify_offset_index(segment: SegmentFiles, log: _LogSummary | None, report: VerifyReport) -> None:
+def _verify_offset_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport) -> None:
+    assert segment.index is not None  # (verify_segment checks an index only where there is one)
     name = _name(segment.index)
     with OffsetIndex(segment.index, base_offset=segment.base_offset) as index:
         slots = _slot_problems(index, name, report, "offset index")
@@ -555,7 +585,8 @@ def _verify_offset_index(segment: SegmentFiles, log: _LogSummary | None, report:
                                            f"ends at offset {starts[entry.position]}", entry=n))
 
 
-def _verify_time_index(segment: SegmentFiles, log: _LogSummary | None, report: VerifyReport) -> None:
+def _verify_time_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport) -> None:
+    assert segment.timeindex is not None  # (verify_segment checks an index only where there is one)
     name = _name(segment.timeindex)
     with TimeIndex(segment.timeindex, base_offset=segment.base_offset) as index:
         slots = _slot_problems(index, name, report, "time index")
@@ -608,7 +639,7 @@ def _verify_time_index(segment: SegmentFiles, log: _LogSummary | None, report: V
                                            f"{entry.offset} has max timestamp {log.max_timestamps[k]}", entry=n))
 
 
-def _time_index_sanity(index, name: str, report: VerifyReport) -> None:
+def _time_index_sanity(index: TimeIndex, name: str, report: VerifyReport) -> None:
     """`TimeIndex.sanityCheck` as kafka-dump-log.sh --index-sanity-check runs it: over every slot of the
     file, so the last slot of a time index a killed broker left preallocated (zeros) has timestamp 0."""
     if not index.slots:
@@ -623,11 +654,16 @@ def _time_index_sanity(index, name: str, report: VerifyReport) -> None:
                             "which Kafka's --index-sanity-check calls corrupt")
 
 
-def _verify_txn_index(segment: SegmentFiles, log: _LogSummary | None, report: VerifyReport) -> None:
-    name = _name(segment.txnindex)
+def _verify_txn_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport) -> None:
+    source = segment.txnindex
+    assert source is not None  # (verify_segment checks an index only where there is one)
+    name = _name(source)
     report.files += 1
-    read = (decode_txn_index(segment.txnindex.getvalue(), name) if isinstance(segment.txnindex, _NamedBytes)
-            else read_txn_index(segment.txnindex))
+    if isinstance(source, _NamedBytes):  # (behind a URI or in Aiven's objects: read whole)
+        read = decode_txn_index(source.getvalue(), name)
+    else:
+        assert isinstance(source, Path)
+        read = read_txn_index(source)
     for damage in read.damage:
         report.problems.append(Problem(name, damage.kind, damage.message, position=damage.position))
     previous = None

@@ -13,7 +13,7 @@ import glob as _glob
 import os
 import re
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 from urllib.parse import urlparse
 
 from kafkalog import file_names
@@ -144,7 +144,8 @@ def open_object(location: Location | str) -> BinaryIO:
     if not location.is_uri:
         return open(location.text, "rb")
     filesystem, path, _ = _split_uri(location)
-    return ReadAheadFile(filesystem.open_input_file(path))
+    # (a ReadAheadFile reads, seeks, tells and closes as a binary file does: all that its readers call)
+    return cast(BinaryIO, ReadAheadFile(filesystem.open_input_file(path)))
 
 
 def read_bytes(location: Location | str, start: int = 0, length: int | None = None) -> bytes:

@@ -226,8 +226,7 @@ def stitched(local: list[Segment], remotes: list[remote_roots.RemoteSegment],
         lineages = {key: remote_roots.leader_epoch_lineage(str(Location(segs[0].location).parent))
                     for key, segs in groups.items()}
         remotes = [r for r in remotes if r.segment_id in states and states[r.segment_id].readable
-                   and (lineages.get((r.topic, r.partition)) is None
-                        or remote_roots.within_lineage(states[r.segment_id], lineages[(r.topic, r.partition)]))]
+                   and _on_lineage(states[r.segment_id], lineages.get((r.topic, r.partition)))]
     ends: dict[str, int] = {}
     for r in remotes:
         group = groups.setdefault((r.topic, r.partition), [])
@@ -239,7 +238,7 @@ def stitched(local: list[Segment], remotes: list[remote_roots.RemoteSegment],
                 ends[r.location] = r.end_offset
     out: list[Segment] = []
     for group in groups.values():
-        kafka = sorted((s for s in group if s.base_offset is not None), key=lambda s: s.base_offset)
+        kafka = sorted((s for s in group if s.base_offset is not None), key=_base_offset)
         if (states is not None or ends) and report is not None:
             _report_gaps(kafka, ends, report)
         for i, s in enumerate(kafka):
@@ -247,6 +246,17 @@ def stitched(local: list[Segment], remotes: list[remote_roots.RemoteSegment],
             out.append(Segment(s.location, s.size, s.topic, s.partition, s.base_offset, nxt))
         out.extend(s for s in group if s.base_offset is None)
     return out
+
+
+def _on_lineage(state: remote_roots.SegmentState, lineage: list[tuple[int, int]] | None) -> bool:
+    """A remote segment on its partition's leader epoch lineage, or any one where no lineage is known."""
+    return lineage is None or remote_roots.within_lineage(state, lineage)
+
+
+def _base_offset(seg: Segment) -> int:
+    """A Kafka-named segment's base offset (for sorting and comparing those segments only)."""
+    assert seg.base_offset is not None
+    return seg.base_offset
 
 
 def _overlaps(seg: Segment, bounds: Bounds) -> bool:
@@ -267,7 +277,7 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
     if seg.base_offset is None or not (seg.size > max_bytes or wants_start or wants_end):
         return whole
     base: int = seg.base_offset
-    index = layout.offset_index_columns(seg.location, seg.base_offset, seg.size, seg.private_keys)
+    index = layout.offset_index_columns(seg.location, base, seg.size, seg.private_keys)
     if exact_end and bounds.end is not None and (seg.next_base_offset is None or seg.next_base_offset > bounds.end):
         stop = offsets.batch_end_position(seg, bounds.end - 1)
         if stop is not None:
@@ -283,11 +293,11 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
     if bounds.min_timestamp is not None:
         # Time index entries are (max timestamp so far, its offset): every record up to that
         # offset has a timestamp <= the entry's, so none of them can be >= a larger start.
-        times = layout.read_time_index(seg.location, seg.base_offset, seg.private_keys)
+        times = layout.read_time_index(seg.location, base, seg.private_keys)
         below = [t for t in times if t.timestamp < bounds.min_timestamp]
         if below:
             target = max(target, below[-1].offset + 1)
-    if target > seg.base_offset:
+    if target > base:
         i = index.floor(target)  # largest entry with offset <= target
         if i >= 0:
             start_pos = int(index.positions[i])
@@ -326,7 +336,7 @@ def _report_gaps(kafka: list[Segment], ends: dict[str, int], report: Callable[[s
     holds (a tiered log has no holes: it is never compacted)."""
     expected: int | None = None
     for seg in kafka:
-        if expected is not None and seg.base_offset > expected:
+        if expected is not None and _base_offset(seg) > expected:
             report(f"{seg.topic}-{seg.partition}: offsets [{expected}, {seg.base_offset}) are in no remote or "
                    f"local segment", seg)
         if seg.location not in ends:
@@ -347,7 +357,7 @@ def _split(ranges: list[SegmentRange], wanted: int) -> list[SegmentRange]:
         r = max(candidates, key=lambda r: r.end - r.start)
         seg = r.segment
         if seg.location not in indexes:
-            indexes[seg.location] = layout.offset_index_columns(seg.location, seg.base_offset, seg.size,
+            indexes[seg.location] = layout.offset_index_columns(seg.location, _base_offset(seg), seg.size,
                                                                 seg.private_keys)
         index = indexes[seg.location]
         inside = index.positions[(index.positions > r.start) & (index.positions < r.end)]
@@ -381,7 +391,7 @@ def _with_lookahead(ranges: list[SegmentRange], segments: list[Segment], across:
                  for s in _segments([f for f in fs.listdir(directory)
                                      if not f.is_dir and layout.segment_base_offset(f.location) is not None])
                  if s.base_offset not in named and partition_key(s, across) == key]
-        later[key] = sorted(group + extra, key=lambda s: s.base_offset)
+        later[key] = sorted(group + extra, key=_base_offset)
     out = []
     for r in ranges:
         seg = r.segment
@@ -390,6 +400,6 @@ def _with_lookahead(ranges: list[SegmentRange], segments: list[Segment], across:
             ahead.append((seg.location, r.end, seg.size))
         if seg.base_offset is not None:
             ahead.extend((s.location, 0, s.size) for s in later.get(partition_key(seg, across), [])
-                         if s.base_offset > seg.base_offset)
+                         if _base_offset(s) > seg.base_offset)
         out.append(SegmentRange(seg, r.start, r.end, tuple(ahead), r.bounds))
     return out

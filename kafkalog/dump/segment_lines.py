@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
 from kafkalog import file_names
 from kafkalog.dataset import fs, layout
@@ -97,7 +97,8 @@ def dump_segment(path: Location | Path, kind: str, opts: DumpOptions, out: TextI
     opened = (aiven_object.open_segment(str(location), fs.open_object, keyring(opts.private_keys))
               if kind == file_kinds.RSM_MANIFEST else fs.open_object(location))
     with opened as f:
-        source: BinaryIO = f if opts.max_bytes is None else _Prefix(f, opts.max_bytes)  # type: ignore[assignment]
+        # (an Aiven segment and a _Prefix read, seek and tell as a binary file does: all that a reader calls)
+        source = cast(BinaryIO, f if opts.max_bytes is None else _Prefix(cast(BinaryIO, f), opts.max_bytes))
         printer = _printer(location, kind, opts, source)
         printer.header(out)
         lines = Lines.to(out)

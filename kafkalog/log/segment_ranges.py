@@ -89,6 +89,6 @@ def _numbered(ranges: Iterator[T | SegmentReader]) -> Iterator[tuple[int, T | Se
 
 def _range(path: str | os.PathLike, start: int, end: int | None, work: Work[T],
            reader_options: dict) -> Iterator[tuple[T | SegmentReader, int]]:
-    with SegmentReader(path, start=start, end=end, **reader_options) as reader:  # type: ignore[arg-type]
+    with SegmentReader(path, start=start, end=end, **reader_options) as reader:
         yield from work(reader)
     yield reader, 0
