@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import kafka_jars  # scripts/kafka_jars.py (pytest's pythonpath)
 import pytest
@@ -47,6 +48,20 @@ def _tier(tmp_path, key, remote_count: int, local_from: int, prefix: str = "tier
             shutil.copy(f, local / f.name)
     pem = aiven_writer.write_pem(key, tmp_path / "key.pem")
     return tmp_path / "data", root, pem
+
+
+def _write_remote_log_metadata(log_dir: Path, segment_id: str, prefix: str, key: str) -> tuple[list[int], Path]:
+    """`__remote_log_metadata` with the first segment's upload, its custom metadata naming the objects at
+    `prefix` + `key`, written by Kafka's own RemoteLogMetadataSerde (tests/remote/java): the segment's
+    offsets, and the metadata's partition directory."""
+    records = kafkalog.read_table(PARTITION / f"{BASES[0]}.log").column("offset").to_pylist()
+    metadata = log_dir / "__remote_log_metadata-0"
+    metadata.mkdir(parents=True)
+    cp = os.pathsep.join(kafka_jars.classpath("4.3.1"))
+    subprocess.run([java(), "-cp", cp, str(ROOT / "tests" / "remote" / "java" / "RemoteLogMetadataRecords.java"),
+                    str(metadata / "00000000000000000000.log"), "orders", "0", TOPIC_ID, segment_id, "0",
+                    str(max(records)), "5000", prefix, key], check=True, capture_output=True, timeout=120)
+    return records, metadata
 
 
 def test_one_manifest_reads_as_its_segment(tmp_path, key):
@@ -180,13 +195,7 @@ def test_objects_found_where_the_segments_custom_metadata_puts_them(tmp_path, ke
     (root / "archive" / "k").mkdir(parents=True)
     for written in (old.manifest, old.log, old.indexes):
         shutil.move(written, root / "archive" / "k" / ("seg-0" + written.name[written.name.index("."):]))
-    records = kafkalog.read_table(PARTITION / f"{BASES[0]}.log").column("offset").to_pylist()
-    metadata = tmp_path / "data" / "__remote_log_metadata-0"
-    metadata.mkdir(parents=True)
-    cp = os.pathsep.join(kafka_jars.classpath("4.3.1"))
-    subprocess.run([java(), "-cp", cp, str(ROOT / "tests" / "remote" / "java" / "RemoteLogMetadataRecords.java"),
-                    str(metadata / "00000000000000000000.log"), "orders", "0", TOPIC_ID, segment_id, "0",
-                    str(max(records)), "5000", "archive/", "k/seg-0"], check=True, capture_output=True, timeout=120)
+    records, metadata = _write_remote_log_metadata(tmp_path / "data", segment_id, "archive/", "k/seg-0")
     table = kafkalog.read_table(tmp_path / "data", subscribe="orders", remoteRoot=str(root), includeKafkalogColumns=True)
     assert table.column("offset").to_pylist() == records
     assert set(table.column("segment").to_pylist()) == {str(root / "archive" / "k" / "seg-0.rsm-manifest")}
@@ -229,13 +238,7 @@ def test_object_keys_that_leave_the_remote_root_are_not_followed(tmp_path, key, 
     (root / "archive").mkdir(parents=True)
     if key == "ABSOLUTE":
         key = str(tmp_path / "outside" / "k" / "seg-0")
-    records = kafkalog.read_table(PARTITION / f"{BASES[0]}.log").column("offset").to_pylist()
-    metadata = tmp_path / "data" / "__remote_log_metadata-0"
-    metadata.mkdir(parents=True)
-    cp = os.pathsep.join(kafka_jars.classpath("4.3.1"))
-    subprocess.run([java(), "-cp", cp, str(ROOT / "tests" / "remote" / "java" / "RemoteLogMetadataRecords.java"),
-                    str(metadata / "00000000000000000000.log"), "orders", "0", TOPIC_ID, segment_id, "0",
-                    str(max(records)), "5000", prefix, key], check=True, capture_output=True, timeout=120)
+    records, _ = _write_remote_log_metadata(tmp_path / "data", segment_id, prefix, key)
     with pytest.raises(KafkalogError) as caught:
         kafkalog.read_table(tmp_path / "data", subscribe="orders", remoteRoot=str(root))
     text = str(caught.value)
