@@ -26,7 +26,6 @@ from kafkalog.dataset import fs
 from kafkalog.errors import KafkalogError, RemoteObjectError
 from kafkalog.file_names import INDEX_SUFFIX, INDEXES_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, parse_partition_dir_name
 from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry
-from kafkalog.log.partition import is_skipped_dir
 from kafkalog.log.segment_ranges import range_starts
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import keyring
@@ -40,7 +39,6 @@ __all__ = [
     "offset_index_columns",
     "read_time_index",
     "segment_base_offset",
-    "skip_directory",
     "topic_partition",
 ]
 
@@ -56,11 +54,6 @@ def topic_partition(directory_name: str) -> tuple[str | None, int | None]:
     if parsed is None or parsed.state is not None:
         return None, None
     return parsed.topic, parsed.partition
-
-
-def skip_directory(name: str) -> bool:
-    """A directory not read when walking (`kafkalog.log.partition.is_skipped_dir`: one rule for every reader)."""
-    return is_skipped_dir(name)
 
 
 def _index_location(segment_location: str, suffix: str) -> str | None:

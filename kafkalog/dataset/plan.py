@@ -27,6 +27,7 @@ from kafkalog.dataset.offsets import Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
 from kafkalog.errors import UsageError
 from kafkalog.location import Location
+from kafkalog.log.partition import is_skipped_dir
 from kafkalog.log.segment_ranges import range_starts
 
 
@@ -92,7 +93,7 @@ def _walk(directory: str, out: dict[str, fs.FileInfo]) -> None:
         for entry in entries:
             if not entry.is_dir and file_names.is_segment_name(entry.name):
                 out[entry.location] = entry
-        stack.extend(e.location for e in reversed(entries) if e.is_dir and not layout.skip_directory(e.location))
+        stack.extend(e.location for e in reversed(entries) if e.is_dir and not is_skipped_dir(e.location))
 
 
 def _segments(files) -> list[Segment]:

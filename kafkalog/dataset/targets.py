@@ -85,11 +85,7 @@ def verify_targets(name: str, remote_root: str | None) -> VerifyTargets:
         if not local.exists():
             raise UsageError(f"{name}: no such file or directory")
         if local.is_dir():
-            partitions = file_kinds.directory_partitions(local) or []
-            files = file_kinds.record_files(partitions)
-            if (local / file_names.BOOTSTRAP_CHECKPOINT).is_file():
-                files.append(local / file_names.BOOTSTRAP_CHECKPOINT)
-            total = sum(p.stat().st_size for p in files)
+            total = record_bytes([Target(path, None, file_kinds.directory_partitions(local) or [])])
         else:
             total = local.stat().st_size
         index_total = _index_bytes(local)
