@@ -164,6 +164,27 @@ class Kafka07Log(KaitaiStruct):
             self.message._fetch_instances()
 
 
+    class EntryHeader(KaitaiStruct):
+        """An entry's length alone: what 0.7's `FileMessageSet` reads first, to
+        tell a whole entry from the end of the log.
+        
+        .. seealso::
+           Source - https://github.com/apache/kafka/blob/0.7.2/core/src/main/scala/kafka/message/FileMessageSet.scala
+        """
+        def __init__(self, _io, _parent=None, _root=None):
+            super(Kafka07Log.EntryHeader, self).__init__(_io)
+            self._parent = _parent
+            self._root = _root
+            self._read()
+
+        def _read(self):
+            self.len_message = self._io.read_s4be()
+
+
+        def _fetch_instances(self):
+            pass
+
+
     class Message(KaitaiStruct):
         """A message, magic 0 or 1, from its magic byte to the end of its payload.
         

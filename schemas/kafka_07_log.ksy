@@ -40,6 +40,16 @@ seq:
     repeat: eos
     doc: The entries, each a length and one message.
 types:
+  entry_header:
+    doc: |
+      An entry's length alone: what 0.7's `FileMessageSet` reads first, to
+      tell a whole entry from the end of the log.
+    doc-ref: https://github.com/apache/kafka/blob/0.7.2/core/src/main/scala/kafka/message/FileMessageSet.scala
+    -webide-representation: '{len_message:dec} B message'
+    seq:
+      - id: len_message
+        type: s4
+        doc: The size of the message that follows, unchecked.
   entry:
     doc: One entry of a message set, `MessageSet.entrySize` bytes.
     doc-ref: https://github.com/apache/kafka/blob/0.7.2/core/src/main/scala/kafka/message/MessageSet.scala
