@@ -69,6 +69,8 @@ class Entry07:
     compression: str
     crc: int
     crc_valid: bool
+    #: The message's payload as stored: a wrapper's is its compressed message set.
+    payload: bytes = b""
     messages: list[Message07] = field(default_factory=list)
     damage: list[DamagedDataError] = field(default_factory=list)
 
@@ -96,7 +98,7 @@ def decode_entry(message: bytes, position: int, offset: int, path: str | None) -
                                                   position=position))
         return entry
     crc_valid = _crc_valid(parsed)
-    entry = Entry07(position, offset, size, parsed.magic, _codec_name(parsed), parsed.crc, crc_valid)
+    entry = Entry07(position, offset, size, parsed.magic, _codec_name(parsed), parsed.crc, crc_valid, _payload(parsed))
     if not crc_valid:
         entry.damage.append(ChecksumError(f"message CRC-32 of the payload is {_payload_crc(parsed)}, the message "
                                           f"says {parsed.crc} (0.7: InvalidMessageException)",
