@@ -135,7 +135,8 @@ def is_segment_name(name: str) -> bool:
 
 
 def is_kafka07_name(name: str) -> bool:
-    """A Kafka 0.7 segment's name: its offsets are byte offsets, and it has no index (`kafkalog.formats.kafka_07_log`)."""
+    """A Kafka 0.7 segment's name: its offsets are byte offsets, and it has no index
+    (`kafkalog.formats.kafka_07_log`)."""
     return name.endswith(KAFKA07_SUFFIX)
 
 

@@ -54,6 +54,7 @@ from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoin
 from kafkalog.formats.producer_snapshot import read_snapshot
 from kafkalog.formats.txn_index import decode_txn_index, read_txn_index
 from kafkalog.location import Location
+from kafkalog.log import kafka_07_segment
 from kafkalog.log.file_kinds import (
     BOOTSTRAP,
     BOOTSTRAP_CHECKPOINT,
@@ -71,7 +72,6 @@ from kafkalog.log.file_kinds import (
     type_of_a_directory,
     unknown_kind,
 )
-from kafkalog.log import kafka_07_segment
 from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SegmentFiles

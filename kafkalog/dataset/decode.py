@@ -23,7 +23,6 @@ the object path, which holds a batch whole, refuses it.
 """
 from __future__ import annotations
 
-import io
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -255,7 +254,7 @@ def decode_segment_range(
         return
     try:
         if name is not None and file_names.is_kafka07_name(name):
-            yield from kafka_07_rows.read_kafka07(file if file is not None else io.BytesIO(bytes(source)), name=name,
+            yield from kafka_07_rows.read_kafka07(file if file is not None else source, name=name,
                                                   start=start, end=end, topic=topic, partition=partition,
                                                   mode=options.mode, validate_checksums=options.validate_checksums,
                                                   rows_per_batch=options.rows_per_batch)

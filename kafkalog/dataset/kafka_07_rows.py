@@ -10,7 +10,7 @@ segment's: a row of its own (PERMISSIVE), the entry left out (DROPMALFORMED), or
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import Any
 
 import pyarrow as pa
 
@@ -20,6 +20,7 @@ from kafkalog.fast.columns import SCHEMA, damage_rows
 from kafkalog.formats.kafka_07_log import Entry07
 from kafkalog.log.kafka_07_segment import read_entries
 from kafkalog.model import NO_TIMESTAMP, NO_TIMESTAMP_TYPE
+from kafkalog.sources import Source
 
 #: The values of the columns a 0.7 message does not have.
 _ABSENT: dict[str, Any] = {"timestamp": NO_TIMESTAMP, "timestamp_type": NO_TIMESTAMP_TYPE, "key": None,
@@ -28,15 +29,15 @@ _ABSENT: dict[str, Any] = {"timestamp": NO_TIMESTAMP, "timestamp_type": NO_TIMES
                            "partition_leader_epoch": -1, "damage": None}
 
 
-def read_kafka07(file: BinaryIO, *, name: str | None, start: int = 0, end: int | None = None,
+def read_kafka07(source: Source, *, name: str | None, start: int = 0, end: int | None = None,
                  topic: str | None = None, partition: int | None = None,
                  mode: DamageMode = DamageMode.PERMISSIVE, validate_checksums: bool = True,
                  rows_per_batch: int = 65536) -> Iterator[pa.RecordBatch]:
-    """The rows of the entries that start in bytes [start, end) of a 0.7 segment, `rows_per_batch` at most
-    per Arrow batch; memory is one entry's messages and one batch's rows."""
+    """The rows of the entries that start in bytes [start, end) of a 0.7 segment (a path, bytes or a file),
+    `rows_per_batch` at most per Arrow batch; memory is one entry's messages and one batch's rows."""
     rows: dict[str, list[Any]] = {n: [] for n in SCHEMA.names}
     ending: list[DamagedDataError] = []
-    for entry in read_entries(file, name=name, start=start, end=end, damage=ending):
+    for entry in read_entries(source, name=name, start=start, end=end, damage=ending):
         damages = [d for d in entry.damage if validate_checksums or not isinstance(d, ChecksumError)]
         if damages and mode is DamageMode.FAILFAST:
             raise damages[0]
