@@ -28,7 +28,7 @@ from kafkalog.log.kafka_07_segment import read_entries
 from tests.paths import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts"))
-import kafka07_fixtures  # noqa: E402  (what the clients were asked to write)
+import kafka07_fixtures  # (what the clients were asked to write)
 
 LOGS = ROOT / "tests" / "fixtures" / "kafka07" / "logs"
 FIRST = LOGS / "events-0" / "00000000000000000000.kafka"
