@@ -18,3 +18,8 @@ def v2_crc(entry: bytes) -> int:
 def legacy_crc(entry: bytes) -> int:
     """CRC-32 of a v0/v1 message from its magic byte to its end."""
     return zlib.crc32(memoryview(entry)[LEGACY_CRC_START:]) & 0xFFFFFFFF
+
+
+def crc32(data: bytes | memoryview) -> int:
+    """CRC-32 (IEEE) of bytes: a Kafka 0.7 message's checksum covers its payload alone."""
+    return zlib.crc32(data) & 0xFFFFFFFF

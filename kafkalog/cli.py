@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kafkalog.dataset import targets
-from kafkalog.dump import files as dump_files, kafka_dump_log as kafka_format, records as dump_format
+from kafkalog.dump import files as dump_files, kafka_07_lines, kafka_dump_log as kafka_format, records as dump_format
 from kafkalog.dump.segment_lines import DumpOptions, dump_segment
 from kafkalog.errors import KafkalogError, OffsetGapError, UsageError
 from kafkalog.formats import internal_topics
@@ -54,6 +54,8 @@ def _dump(args: argparse.Namespace) -> int:
     fmt = args.format
 
     def dump_log(path: Location | Path, kind: str) -> bool:
+        if kind == file_kinds.KAFKA07:
+            return kafka_07_lines.dump_kafka07(Location.of(path).path, fmt, out, full=opts.full, shallow=opts.shallow)
         return dump_segment(path, kind, opts, out)
 
     def gap(location: str) -> bool:

@@ -32,6 +32,8 @@ REMOTE_LEADER_EPOCH_SUFFIX = ".leader_epoch_checkpoint"
 #: Aiven's three objects of a remote segment (`ObjectKeyFactory.Suffix`): the manifest a segment is known by,
 #: its records, its indexes.
 MANIFEST_SUFFIX = ".rsm-manifest"
+#: Kafka 0.7's segments (`Log.FileSuffix`), named by the byte offset of their first byte.
+KAFKA07_SUFFIX = ".kafka"
 INDEXES_SUFFIX = ".indexes"
 #: What a broker renames a file out of the log to (`LogFileUtils`), and what kafkalog calls each.
 LEFTOVER_SUFFIXES = {".deleted": "deleted", ".cleaned": "cleaned", ".swap": "swap"}
@@ -128,8 +130,14 @@ def is_kafka_name(name: str) -> bool:
 
 
 def is_segment_name(name: str) -> bool:
-    """A segment's name as a listing finds it: a `.log`, or an Aiven segment's manifest."""
-    return name.endswith((LOG_SUFFIX, MANIFEST_SUFFIX))
+    """A segment's name as a listing finds it: a `.log`, an Aiven segment's manifest, or a Kafka 0.7 `.kafka`."""
+    return name.endswith((LOG_SUFFIX, MANIFEST_SUFFIX, KAFKA07_SUFFIX))
+
+
+def is_kafka07_name(name: str) -> bool:
+    """A Kafka 0.7 segment's name: its offsets are byte offsets, and it has no index
+    (`kafkalog.formats.kafka_07_log`)."""
+    return name.endswith(KAFKA07_SUFFIX)
 
 
 def is_manifest_name(name: str) -> bool:

@@ -54,9 +54,11 @@ from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoin
 from kafkalog.formats.producer_snapshot import read_snapshot
 from kafkalog.formats.txn_index import decode_txn_index, read_txn_index
 from kafkalog.location import Location
+from kafkalog.log import kafka_07_segment
 from kafkalog.log.file_kinds import (
     BOOTSTRAP,
     BOOTSTRAP_CHECKPOINT,
+    KAFKA07,
     KRAFT_SNAPSHOT,
     LEADER_EPOCH,
     LOG,
@@ -235,6 +237,8 @@ def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: B
         _verify_checkpoint(path, report)
     elif kind == RSM_MANIFEST:
         _verify_aiven_segment(path, report, progress, keyring(private_keys))
+    elif kind == KAFKA07:
+        _verify_kafka07(path, report)
     else:
         segment = _SegmentSources(file_names.base_offset_of(path) or 0)
         if kind == LOG and path.suffix == file_names.LOG_SUFFIX:
@@ -372,6 +376,7 @@ def verify_partition(partition: Partition, report: VerifyReport, progress: ByteP
     report.partitions += 1
     for leftover in partition.leftovers:
         report.notes.append(f"{leftover.path}: leftover .{leftover.kind} file")
+    _verify_kafka07_segments(partition.kafka07_segments, report)
     previous: tuple[SegmentFiles, _LogSummary] | None = None
     for segment in partition.segments:
         if segment.log is None:
@@ -394,6 +399,34 @@ def verify_partition(partition: Partition, report: VerifyReport, progress: ByteP
         _verify_record_file(snapshot, report, progress)
     if partition.leader_epoch_checkpoint is not None:
         _verify_checkpoint(partition.leader_epoch_checkpoint, report)
+
+
+def _verify_kafka07_segments(paths: list[Path], report: VerifyReport) -> None:
+    """A Kafka 0.7 partition's segments, each checked, and checked to meet as 0.7's `Log.validateSegments`
+    requires at start-up: a segment's name (its byte offset) + its size is the next one's name."""
+    for i, path in enumerate(paths):
+        _verify_kafka07(path, report)
+        if i + 1 < len(paths):
+            start, end = file_names.base_offset_of(path) or 0, file_names.base_offset_of(paths[i + 1]) or 0
+            size = path.stat().st_size
+            if start + size != end:
+                report.problems.append(Problem(str(path), "segments_do_not_meet",
+                                               f"it starts at byte offset {start} and holds {size} bytes, the next "
+                                               f"segment starts at {end} (0.7 does not start: \"The following "
+                                               "segments don't validate\")"))
+
+
+def _verify_kafka07(path: Path, report: VerifyReport) -> None:
+    """A Kafka 0.7 segment: every message's CRC, its structure, its tail (`kafkalog.log.kafka_07_segment`)."""
+    report.segments += 1
+    ending: list[DamagedDataError] = []
+    for entry in kafka_07_segment.read_entries(path, name=str(path), damage=ending):
+        report.batches += 1
+        report.records += len(entry.messages)
+        for d in entry.damage:
+            report.problems.append(Problem(str(path), d.kind, d.message, position=d.position))
+    for d in ending:
+        report.problems.append(Problem(str(path), d.kind, d.message, position=d.position))
 
 
 def verify_segment(files: SegmentFiles | _SegmentSources, report: VerifyReport,

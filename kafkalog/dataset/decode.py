@@ -30,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from kafkalog.dataset import fs
+from kafkalog import file_names
+from kafkalog.dataset import fs, kafka_07_rows
 from kafkalog.dataset.options import DEFAULT_ROWS_PER_BATCH, DamageMode
 from kafkalog.entries import EntryScanner
 from kafkalog.errors import ChecksumError, DamagedDataError, RemoteObjectError, UsageError
@@ -252,6 +253,12 @@ def decode_segment_range(
             yield from damage_rows([exc], name).to_batches()
         return
     try:
+        if name is not None and file_names.is_kafka07_name(name):
+            yield from kafka_07_rows.read_kafka07(file if file is not None else source, name=name,
+                                                  start=start, end=end, topic=topic, partition=partition,
+                                                  mode=options.mode, validate_checksums=options.validate_checksums,
+                                                  rows_per_batch=options.rows_per_batch)
+            return
         yield from read_segment(file if file is not None else source, name=name, start=start, end=end,
                                 topic=topic, partition=partition, mode=options.mode,
                                 validate_checksums=options.validate_checksums,
@@ -277,6 +284,8 @@ def scan_transaction_markers(
     pending: set[int] = set()
 
     def scan(location: str, start: int, end: int, in_range: bool) -> bool:
+        if file_names.is_kafka07_name(location):
+            return False  # Kafka 0.7 had no transactions
         with fs.open_binary(location, private_keys) as f:
             reader = SegmentReader(f, name=location, start=start, end=end, decode_records=False)
             for batch in reader:

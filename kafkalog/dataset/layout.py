@@ -44,7 +44,10 @@ __all__ = [
 
 
 def segment_base_offset(name: str) -> int | None:
-    """The base offset in a segment file name, None when it is not a Kafka segment name."""
+    """The base offset in a segment file name, None when it is not a Kafka segment name. A Kafka 0.7 segment
+    has none here: its offsets are bytes, it has no index to plan with, and it is read whole."""
+    if file_names.is_kafka07_name(name):
+        return None
     return file_names.base_offset_of(name) if file_names.is_segment_name(name) else None
 
 

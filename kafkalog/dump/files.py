@@ -171,7 +171,7 @@ def dump_checkpoint(path: Path, out: _Out) -> bool:
 def dump_file(path: Path, kind: str | None, fmt: str, out: TextIO, dump_log: DumpLog) -> bool:
     """Dump one file of the given kind (see kafkalog.log.file_kinds)."""
     o = _Out(fmt, out)
-    if kind in file_kinds.RECORD_FILES:
+    if kind in file_kinds.RECORD_FILES or kind == file_kinds.KAFKA07:
         return dump_log(path, kind)
     if kind == file_kinds.LEADER_EPOCH:
         return dump_checkpoint(path, o)
@@ -193,6 +193,7 @@ def dump_partition(path: Path, fmt: str, out: TextIO, dump_log: DumpLog) -> bool
     o = _Out(fmt, out)
     ok = True
     files: list[Path] = []
+    files += partition.kafka07_segments
     for segment in partition.segments:
         files += segment.files()
         if segment.base_offset in partition.snapshots:

@@ -45,6 +45,10 @@ _CHECKS: dict[tuple[str, str], str] = {
         "entry size {value} is below the minimum of 14 bytes",
     ("KafkaLog.LogEntry", "/types/log_entry/instances/magic"):
         "magic byte {value} is not a message format Kafka writes (0, 1 or 2)",
+    ("Kafka07Log.Message", "/types/message/seq/0"):
+        "magic byte {value} in a Kafka 0.7 message, which needs magic 0 or 1 (0.7: UnknownMagicByteException)",
+    ("Kafka07Log.Entry", "/types/entry/seq/0"):
+        "entry size {value} is below the minimum of 5 bytes (Message.MinHeaderSize)",
     ("KafkaControlRecord", "/seq/0"):
         "control record key version {value} is negative (Kafka: \"Invalid version found for control "
         "record: {value}. May indicate data corruption\")",
@@ -62,7 +66,8 @@ _WHAT: dict[str, str] = {
     "KafkaRecord.Header": "a record header", "KafkaRecordBatch": "the record batch header",
     "KafkaMessageSet.Entry": "a message", "KafkaMessageSet.Message": "a message",
     "KafkaControlRecord": "the control record key", "KafkaControlRecord.EndTxnMarker": "the end transaction marker",
-    "KafkaProducerSnapshot": "the producer snapshot", "KafkaLog.LogEntry": "an entry header",
+    "KafkaProducerSnapshot": "the producer snapshot", "Kafka07Log.Message": "a Kafka 0.7 message",
+    "Kafka07Log.Entry": "a Kafka 0.7 entry", "KafkaLog.LogEntry": "an entry header",
 }
 
 

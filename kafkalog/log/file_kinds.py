@@ -21,17 +21,20 @@ from kafkalog.log.partition import is_partition_dir, listing, partition_dirs
 
 LOG, INDEX, TIME_INDEX, SNAPSHOT, TXN_INDEX = "log", "index", "timeindex", "snapshot", "txnindex"
 LEADER_EPOCH, KRAFT_SNAPSHOT, BOOTSTRAP = "leader-epoch-checkpoint", "kraft-snapshot", "bootstrap-snapshot"
+#: A Kafka 0.7 segment (`<20-digit byte offset>.kafka`): 0.7's message sets (`log.kafka_07_segment`).
+KAFKA07 = "kafka07"
 #: An Aiven remote segment's manifest: the segment is read from the `.log` object beside it (kafkalog.remote).
 RSM_MANIFEST = "rsm-manifest"
 
 #: The kinds a user can force with `--type`.
-KINDS = (LOG, INDEX, TIME_INDEX, SNAPSHOT, TXN_INDEX, LEADER_EPOCH, KRAFT_SNAPSHOT)
+KINDS = (LOG, INDEX, TIME_INDEX, SNAPSHOT, TXN_INDEX, LEADER_EPOCH, KRAFT_SNAPSHOT, KAFKA07)
 #: Kinds whose bytes are record batches, read by `SegmentReader`.
 RECORD_FILES = (LOG, KRAFT_SNAPSHOT, BOOTSTRAP, RSM_MANIFEST)
 
 _SUFFIXES = {file_names.LOG_SUFFIX: LOG, file_names.INDEX_SUFFIX: INDEX, file_names.TIME_INDEX_SUFFIX: TIME_INDEX,
              file_names.SNAPSHOT_SUFFIX: SNAPSHOT, file_names.TXN_INDEX_SUFFIX: TXN_INDEX,
-             file_names.REMOTE_LEADER_EPOCH_SUFFIX: LEADER_EPOCH, file_names.MANIFEST_SUFFIX: RSM_MANIFEST}
+             file_names.REMOTE_LEADER_EPOCH_SUFFIX: LEADER_EPOCH, file_names.MANIFEST_SUFFIX: RSM_MANIFEST,
+             file_names.KAFKA07_SUFFIX: KAFKA07}
 
 
 def kind_of(path: Path, forced: str | None = None) -> str | None:
@@ -80,7 +83,8 @@ def record_files(partitions: list[Path]) -> list[Path]:
     totals of bytes to read; a log directory's bootstrap.checkpoint is added by the caller."""
     found: list[Path] = []
     for directory in partitions:
-        found += [p for p in listing(directory) if p.name.endswith(file_names.LOG_SUFFIX)] + kraft_snapshots(directory)
+        found += [p for p in listing(directory) if p.name.endswith((file_names.LOG_SUFFIX, file_names.KAFKA07_SUFFIX))]
+        found += kraft_snapshots(directory)
     return [p for p in found if p.is_file()]
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from kafkalog.errors import UsageError
 from kafkalog.file_names import (
+    KAFKA07_SUFFIX,
     LEADER_EPOCH_CHECKPOINT,
     LEFTOVER_SUFFIXES,
     PARTITION_METADATA,
@@ -73,6 +74,8 @@ class Partition:
         The segments in base offset order, a segment without a ``.log`` file listed too.
     log_segments : list of SegmentFiles
         The segments that have a ``.log`` file.
+    kafka07_segments : list of pathlib.Path
+        Kafka 0.7's segments (``.kafka``, named by byte offset), in offset order.
     snapshots : dict of int to pathlib.Path
         Producer state snapshots by offset.
     leader_epoch_checkpoint : pathlib.Path or None
@@ -121,6 +124,7 @@ class Partition:
         #: Files kafkalog does not know.
         self.other_files: list[Path] = []
         self.leader_epoch_checkpoint: Path | None = None
+        kafka07: dict[int, Path] = {}
         for entry in listing(self.path):
             name = entry.name
             if not entry.is_file():
@@ -144,6 +148,8 @@ class Partition:
                 self.leftovers.append(LeftoverFile(entry, LEFTOVER_SUFFIXES[suffix], base, ""))
             elif suffix == SNAPSHOT_SUFFIX:
                 self.snapshots[base] = entry
+            elif suffix == KAFKA07_SUFFIX:
+                kafka07[base] = entry
             elif suffix in SEGMENT_SUFFIXES:
                 segment = segments.setdefault(base, SegmentFiles(base))
                 setattr(segment, SEGMENT_SUFFIXES[suffix], entry)
@@ -151,6 +157,8 @@ class Partition:
                 self.other_files.append(entry)
         #: Segments in base offset order (a segment without a .log file is listed too, with log None).
         self.segments: list[SegmentFiles] = [segments[k] for k in sorted(segments)]
+        #: Kafka 0.7's segments (`.kafka`, named by byte offset) in offset order (`kafkalog.log.kafka_07_segment`).
+        self.kafka07_segments: list[Path] = [kafka07[k] for k in sorted(kafka07)]
 
     def __repr__(self) -> str:
         return f"Partition({str(self.path)!r}, {len(self.segments)} segments)"

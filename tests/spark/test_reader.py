@@ -7,9 +7,11 @@ import shutil
 import pytest
 from pyspark.sql import functions as F
 
+import kafkalog
 from kafkalog.dataset import plan
 from kafkalog.dataset.options import parse_options
 from kafkalog.dataset.schema import output_columns
+from tests.paths import ROOT
 from tests.spark.expect import (
     PARTITIONS,
     SEGMENTS,
@@ -288,3 +290,13 @@ def test_pushed_down_byte_ranges_never_skip_a_wanted_batch(partition):
                 seg, pos = where[off]
                 assert any(s == seg and a <= pos < b for s, a, b in covered), (target, off)
     assert moved, "the offset index should move some start positions"
+
+
+def test_kafka_07_partitions_read_as_read_arrow_reads_them(spark):
+    """Kafka 0.7's `.kafka` segments (tests/log/test_kafka_07.py holds their offsets to 0.7's iterator)."""
+    logs = ROOT / "tests" / "fixtures" / "kafka07" / "logs"
+    got = read(spark, logs).collect()  # (in the plan's order: one task per segment, each in file order)
+    want = kafkalog.read_table(str(logs), includeHeaders=True, includeKafkalogColumns=True).to_pylist()
+    assert [(r["partition"], r["offset"], bytes(r["value"]), r["compression"]) for r in got] == \
+        [(r["partition"], r["offset"], r["value"], r["compression"]) for r in want]
+    assert len(got) == 27 and {r["damage"] for r in got} == {None}
