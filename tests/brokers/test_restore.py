@@ -121,7 +121,8 @@ def test_offset_map_names_each_records_target_offset(kraft_4x, restored):
     import pyarrow.dataset as ds
 
     _, consumed, work = restored
-    table = ds.dataset(str(work / "map"), format="parquet").to_table().sort_by("source_offset")
+    parts = sorted(str(p) for p in (work / "map").glob("map-*.parquet"))
+    table = ds.dataset(parts, format="parquet").to_table().sort_by("source_offset")
     rows = [r for r in table.to_pylist() if r["source_topic"] == "compacted"]
     source = _consumed(kraft_4x.consumed, "compacted", 0)
     target = _consumed(consumed, "compacted", 0)
