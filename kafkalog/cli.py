@@ -179,6 +179,21 @@ def _ingest(args: argparse.Namespace) -> int:
     return run_ingest(args)
 
 
+def _restore(args: argparse.Namespace) -> int:
+    # Imported here so that the other commands do not load librdkafka.
+    from pathlib import Path
+
+    from kafkalog.restore.options import RestoreOptions, parse_pairs, producer_config, topic_map
+    from kafkalog.restore.run import restore
+
+    restore(RestoreOptions(sources=args.sources, bootstrap_server=args.bootstrap_server,
+                           offset_map=Path(args.offset_map), config=producer_config(args.config_file, args.X),
+                           topic_map=topic_map(args.topic_map), read_options=parse_pairs(args.option, "--option"),
+                           original_headers=args.original_headers, groups=not args.no_groups,
+                           threads=args.threads))
+    return EXIT_OK
+
+
 def _positive(text: str) -> int:
     try:
         n = int(text)
@@ -282,6 +297,36 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a reader option, repeatable (e.g. isolation.level=read_committed)")
     ingest.set_defaults(run=_ingest)
+
+    rst = commands.add_parser(
+        "restore", help="produce the committed records back into a live cluster, with their consumer groups",
+        description="Read SOURCEs (log directories, partition directories, URIs, or Parquet from `kafkalog ingest`) "
+                    "as a read_committed consumer would, create the missing topics (partitions and configs from "
+                    "the metadata log when there is one), produce every record to the same partition in offset "
+                    "order with an idempotent librdkafka producer (_schemas first), write the offset map, and "
+                    "commit each consumer group's offsets translated through it. Run again after an interruption: "
+                    "nothing is produced twice. Exit status: 0, 1 when the target refused something (named with "
+                    "its source record), 2 for a usage error.")
+    rst.add_argument("sources", nargs="+", metavar="SOURCE")
+    rst.add_argument("--bootstrap-server", required=True, metavar="HOST:PORT", help="the target cluster")
+    rst.add_argument("--offset-map", required=True, metavar="DIR",
+                     help="the offset map (Parquet) and the state a second run resumes from")
+    rst.add_argument("-X", action="append", default=[], metavar="KEY=VALUE",
+                     help="a librdkafka property for the producer and admin client, repeatable "
+                          "(e.g. -X security.protocol=SASL_SSL)")
+    rst.add_argument("--config-file", "-F", action="append", default=[], metavar="FILE",
+                     help="a properties file of librdkafka properties (key=value lines); -X wins")
+    rst.add_argument("--topic-map", action="append", default=[], metavar="SRC=DST",
+                     help="produce source topic SRC into target topic DST, repeatable")
+    rst.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                     help="a reader option, repeatable (e.g. subscribe=orders, remoteRoot=DIR)")
+    rst.add_argument("--original-headers", action="store_true",
+                     help="add osodevops/kafka-backup's x-original-offset, x-original-timestamp and "
+                          "x-source-partition headers to every record")
+    rst.add_argument("--no-groups", action="store_true", help="do not commit the consumer groups' offsets")
+    rst.add_argument("--threads", type=_positive, default=None, metavar="N",
+                     help=f"threads that read the sources (default {DEFAULT_THREADS})")
+    rst.set_defaults(run=_restore)
     return parser
 
 

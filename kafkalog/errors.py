@@ -167,3 +167,12 @@ class UndecodableValueError(DamagedDataError):
     not resolve. The record and its raw bytes stay; only the decoded form is missing."""
 
     kind = "undecodable_value"
+
+
+class TargetRefusedError(KafkalogError):
+    """`kafkalog restore`: the target cluster refused what a restore asks of it (authorization, a topic with fewer
+    partitions than the source, a record past its max.message.bytes, a config it does not take). Names the source
+    record (topic, partition, offset) where it happened, when there is one; what was restored before it stays, and
+    its offset map is written."""
+
+    kind = "target_refused"

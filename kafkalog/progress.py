@@ -52,3 +52,32 @@ class ByteProgress:
     def close(self) -> None:
         self.stream.write("\r\033[K")
         self.stream.flush()
+
+
+class CountProgress:
+    """One redrawn line of counts: `restore orders-3  120000 records delivered (41000/s)`."""
+
+    def __init__(self, stream: TextIO, unit: str = "records"):
+        self.stream = stream
+        self.unit = unit
+        self._start = time.monotonic()
+        self._last = 0.0
+
+    @classmethod
+    def for_stderr(cls, unit: str = "records") -> CountProgress | None:
+        """A progress line on stderr when it is a terminal, else None."""
+        return cls(sys.stderr, unit) if sys.stderr.isatty() else None
+
+    def update(self, done: int, label: str = "", force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last < _INTERVAL:
+            return
+        self._last = now
+        rate = done / max(now - self._start, 1e-9)
+        line = f"{label}  {done} {self.unit} ({rate:.0f}/s)"
+        self.stream.write("\r\033[K" + line[-200:])
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.write("\r\033[K")
+        self.stream.flush()

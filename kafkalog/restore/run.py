@@ -1,0 +1,190 @@
+"""`restore`: the one function `kafkalog restore` calls. Topics first, then each topic's records (`_schemas`
+first), then the consumer groups."""
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from kafkalog.errors import TargetRefusedError, UsageError
+from kafkalog.progress import CountProgress
+from kafkalog.restore import groups as group_offsets, source, topics
+from kafkalog.restore.offset_map import MapWriter, State, mapped_counts
+from kafkalog.restore.options import PRODUCER_DEFAULTS, RestoreOptions
+from kafkalog.restore.produce import Lane, Producing
+
+
+@dataclass
+class RestoreReport:
+    """What a restore did."""
+
+    created_topics: list[str] = field(default_factory=list)
+    #: source "topic-partition" -> records produced by this run
+    produced: dict[str, int] = field(default_factory=dict)
+    #: source "topic-partition" -> records an earlier run had delivered (not produced again)
+    resumed: dict[str, int] = field(default_factory=dict)
+    delivered: int = 0
+    groups: dict[str, int] = field(default_factory=dict)
+    #: "group topic-partition": committed offsets of partitions that were not restored
+    groups_skipped: list[str] = field(default_factory=list)
+    #: target partitions another client wrote to during the restore (resuming them is not exact)
+    foreign: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def lines(self) -> list[str]:
+        rate = self.delivered / self.seconds if self.seconds else 0.0
+        out = [f"kafkalog restore: {self.delivered} record(s) delivered in {self.seconds:.1f} s ({rate:.0f}/s), "
+               f"{sum(self.resumed.values())} delivered by an earlier run"]
+        if self.created_topics:
+            out.append(f"  created topics: {', '.join(self.created_topics)}")
+        for tp, n in sorted(self.produced.items()):
+            resumed = self.resumed.get(tp, 0)
+            out.append(f"  {tp}: {n} produced" + (f", {resumed} already there" if resumed else ""))
+        for group, n in sorted(self.groups.items()):
+            out.append(f"  group {group}: {n} offset(s) committed")
+        for skipped in self.groups_skipped:
+            out.append(f"  group offset not restored (its partition was not restored): {skipped}")
+        for tp, n in sorted(self.foreign.items()):
+            out.append(f"  warning: {tp}: {n} record(s) landed at offsets another client's records took")
+        return out
+
+
+def _identity(options: RestoreOptions) -> dict[str, Any]:
+    return {"sources": list(options.sources), "read_options": dict(sorted(options.read_options.items())),
+            "topic_map": dict(sorted(options.topic_map.items()))}
+
+
+#: A topic just created answers these until its leader is elected (librdkafka does not mark them retriable here).
+_NOT_READY = {3, 5, 6}  # UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER
+
+
+def _target_ends(admin: Any, partitions: list[tuple[str, int]], timeout: float = 60.0) -> dict[tuple[str, int], int]:
+    """The target's end offsets (high watermarks) of these partitions; a partition of a topic just created, whose
+    leader is not elected yet, is asked again until `timeout`."""
+    from confluent_kafka import KafkaException, TopicPartition
+    from confluent_kafka.admin import OffsetSpec
+
+    out: dict[tuple[str, int], int] = {}
+    todo = list(partitions)
+    deadline = time.monotonic() + timeout
+    while todo:
+        futures = admin.list_offsets({TopicPartition(t, p): OffsetSpec.latest() for t, p in todo},
+                                     request_timeout=timeout)
+        retry = []
+        for tp, future in futures.items():
+            try:
+                out[(tp.topic, tp.partition)] = future.result().offset
+            except KafkaException as e:
+                err = e.args[0]
+                if (err.retriable() or err.code() in _NOT_READY) and time.monotonic() < deadline:
+                    retry.append((tp.topic, tp.partition))
+                    continue
+                raise TargetRefusedError(f"target {tp.topic}-{tp.partition}: cannot read its end offset: "
+                                         f"{err.str() if hasattr(err, 'str') else err}") from None
+        todo = retry
+        if todo:
+            time.sleep(0.5)
+    return out
+
+
+def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
+    """Restore the sources' committed records, topics and consumer groups into the target cluster.
+
+    Parameters
+    ----------
+    options : RestoreOptions
+        What to read, the target and its client configuration, and the offset map's directory.
+    out : file-like
+        Where the report's lines go.
+
+    Returns
+    -------
+    RestoreReport
+        What was created, produced, found delivered by an earlier run, and committed.
+
+    Raises
+    ------
+    kafkalog.TargetRefusedError
+        The target refused a topic, a record (named by its source topic, partition and offset) or a group's
+        offsets. What was delivered before it is in the offset map; a second run goes on from there.
+    kafkalog.UsageError
+        Sources that hold nothing to restore, or an offset map of another restore.
+    """
+    from confluent_kafka.admin import AdminClient
+
+    t0 = time.monotonic()
+    report = RestoreReport()
+    config: dict[str, str | int | float | bool] = {
+        **PRODUCER_DEFAULTS, **options.config, "bootstrap.servers": options.bootstrap_server,
+        "enable.idempotence": "true", "acks": "all"}
+    admin_config = {k: v for k, v in config.items() if k not in PRODUCER_DEFAULTS and k not in ("enable.idempotence",
+                                                                                                 "acks")}
+    admin = AdminClient(admin_config)
+    seen = source.topic_partitions(options)
+    if not seen:
+        raise UsageError(f"{', '.join(options.sources)}: no topic to restore here")
+    wanted = topics.source_topics(options.sources, seen)
+    targets = {options.target_topic(t): st for t, st in wanted.items()}
+    report.created_topics = topics.prepare_targets(admin, targets)
+
+    state = State.open(options.offset_map, _identity(options))
+    lanes_by_topic: dict[str, dict[int, Lane]] = {}
+    pairs = [(options.target_topic(t), p) for t in seen for p in sorted(seen[t])]
+    ends = _target_ends(admin, pairs)
+    mapped = mapped_counts(options.offset_map)
+    for topic in seen:
+        target = options.target_topic(topic)
+        lanes_by_topic[topic] = {}
+        for p in sorted(seen[topic]):
+            key = State.key(target, p)
+            end = ends[(target, p)]
+            start = state.starts.setdefault(key, end)
+            if end < start:
+                raise UsageError(f"target {target}-{p} ends at offset {end}, before where this restore started "
+                                 f"({start}): the topic was deleted or truncated; use a new --offset-map directory")
+            lanes_by_topic[topic][p] = Lane(topic, p, target, p, start, end - start, mapped.get((topic, p), 0))
+    state.save()  # before the first record: a second run knows where each target partition started
+
+    writer = MapWriter(options.offset_map)
+    producing = Producing(config, writer, options.original_headers, CountProgress.for_stderr())
+    try:
+        for topic in source.restore_order(list(seen)):
+            lanes = lanes_by_topic[topic]
+            for lane in lanes.values():
+                producing.lane(lane)
+            for batch in source.topic_batches(options, topic):
+                producing.send(lanes, source.records(batch))
+                if producing.refusal is not None:
+                    break
+            if producing.refusal is not None:
+                break
+            if topic == source.SCHEMAS_TOPIC:
+                producing.finish()  # the schemas are in before any value that names them
+    finally:
+        producing.finish()
+        if producing.progress is not None:
+            producing.progress.close()
+    for lanes in lanes_by_topic.values():
+        for lane in lanes.values():
+            name = f"{lane.source_topic}-{lane.source_partition}"
+            report.produced[name] = lane.produced
+            if lane.skip:
+                report.resumed[name] = min(lane.skip, lane.place)
+            if lane.foreign:
+                report.foreign[f"{lane.target_topic}-{lane.target_partition}"] = lane.foreign
+    report.delivered = producing.delivered
+    report.seconds = time.monotonic() - t0
+    producing.raise_refusal(writer.written)
+
+    if options.groups:
+        committed = group_offsets.committed_offsets(options.sources, options.read_options, options.threads)
+        restored = [(options.target_topic(t), p) for t in seen for p in seen[t]]
+        translated, skipped = group_offsets.translate(committed, options.offset_map, options.topic_map,
+                                                      _target_ends(admin, restored))
+        report.groups = group_offsets.commit(admin, translated)
+        report.groups_skipped = [f"{c.group} {c.topic}-{c.partition}" for c in skipped]
+    report.seconds = time.monotonic() - t0
+    for line in report.lines():
+        print(line, file=out)
+    return report

@@ -1,0 +1,164 @@
+"""The topics a restore writes to: each source topic's partition count and configs, and the target's topics
+checked (fewer partitions is an error, before anything is written) or created.
+
+Configs come from the source's metadata log (`__cluster_metadata-0`: its latest KRaft snapshot, then the log after
+it), as the controller replays them: TopicRecord, PartitionRecord, ConfigRecord (resource type 2, a topic; a null
+value deletes the config), RemoveTopicRecord. Without a metadata log (ZooKeeper clusters keep configs in ZooKeeper,
+and a partition directory alone has none) a topic gets the partitions seen in the files and the target's defaults.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kafkalog.dataset.reader import read_arrow
+from kafkalog.errors import TargetRefusedError
+from kafkalog.file_names import kraft_snapshot_id
+from kafkalog.log.file_kinds import kraft_snapshots
+
+METADATA_DIR = "__cluster_metadata-0"
+#: ConfigResource.Type.TOPIC in a ConfigRecord's resourceType.
+TOPIC_RESOURCE = 2
+#: Topic configs not carried: they need the target's brokers set up for them (tiered storage), name the source's
+#: brokers (replication throttles) or were removed in Kafka 4.0 (a 4.x target refuses them).
+NOT_CARRIED = frozenset({
+    "remote.storage.enable", "local.retention.ms", "local.retention.bytes", "remote.log.copy.disable",
+    "remote.log.delete.on.disable", "leader.replication.throttled.replicas",
+    "follower.replication.throttled.replicas", "message.format.version", "message.downconversion.enable",
+})
+
+
+@dataclass
+class SourceTopic:
+    """A source topic as the target should have it."""
+
+    name: str
+    partitions: int
+    configs: dict[str, str] = field(default_factory=dict)
+    #: The configs the metadata log held that are not carried (NOT_CARRIED).
+    dropped: dict[str, str] = field(default_factory=dict)
+    from_metadata: bool = False
+
+
+def metadata_dirs(sources: list[str]) -> list[Path]:
+    """The `__cluster_metadata-0` directories of local sources (a log directory holding one, or it named)."""
+    found = []
+    for s in sources:
+        p = Path(s)
+        if p.name == METADATA_DIR and p.is_dir():
+            found.append(p)
+        elif (p / METADATA_DIR).is_dir():
+            found.append(p / METADATA_DIR)
+    return found
+
+
+def _replay(rows: list[dict[str, Any]], state: dict[str, Any]) -> None:
+    topics, names, configs = state["topics"], state["names"], state["configs"]
+    for row in rows:
+        if row["value_decoded"] is None:
+            continue
+        record = json.loads(row["value_decoded"])
+        kind, data = record.get("type"), record.get("data") or {}
+        if kind == "TopicRecord":
+            names[data["topicId"]] = data["name"]
+            topics[data["name"]] = set()
+        elif kind == "PartitionRecord":
+            name = names.get(data["topicId"])
+            if name is not None:
+                topics[name].add(int(data["partitionId"]))
+        elif kind == "RemoveTopicRecord":
+            name = names.pop(data["topicId"], None)
+            if name is not None:
+                topics.pop(name, None)
+                configs.pop(name, None)
+        elif kind == "ConfigRecord" and data.get("resourceType") == TOPIC_RESOURCE:
+            topic_configs = configs.setdefault(data["resourceName"], {})
+            if data.get("value") is None:
+                topic_configs.pop(data["name"], None)
+            else:
+                topic_configs[data["name"]] = data["value"]
+
+
+def metadata_topics(directory: Path) -> dict[str, SourceTopic]:
+    """The topics the metadata log describes: its latest snapshot, then the records after it."""
+    state: dict[str, Any] = {"topics": {}, "names": {}, "configs": {}}
+    snapshots = sorted((kraft_snapshot_id(p) or (0, 0), p) for p in kraft_snapshots(directory))
+    after = 0
+    if snapshots:
+        (after, _), snapshot = snapshots[-1]
+        _replay(read_arrow(str(snapshot), decode=True, threads=1).read_all().to_pylist(), state)
+    if any(directory.glob("*.log")):
+        log = read_arrow(str(directory), decode=True, threads=1, startingOffsets=str(after),
+                         failOnDataLoss="false").read_all()
+        _replay(log.to_pylist(), state)
+    out = {}
+    for name, partitions in state["topics"].items():
+        configs = state["configs"].get(name, {})
+        out[name] = SourceTopic(name, len(partitions),
+                                {k: v for k, v in configs.items() if k not in NOT_CARRIED},
+                                {k: v for k, v in configs.items() if k in NOT_CARRIED}, True)
+    return out
+
+
+def source_topics(sources: list[str], seen: dict[str, set[int]]) -> dict[str, SourceTopic]:
+    """Each topic to restore with its partition count (the metadata's, or past the highest seen) and configs."""
+    described: dict[str, SourceTopic] = {}
+    for d in metadata_dirs(sources):
+        described.update(metadata_topics(d))
+    out = {}
+    for topic, partitions in seen.items():
+        meta = described.get(topic)
+        count = max(max(partitions) + 1, meta.partitions if meta else 0)
+        out[topic] = (SourceTopic(topic, count, dict(meta.configs), dict(meta.dropped), True) if meta
+                      else SourceTopic(topic, count))
+    return out
+
+
+def prepare_targets(admin: Any, wanted: dict[str, SourceTopic], timeout: float = 60.0) -> list[str]:
+    """Check the target's topics and create the missing ones (target name -> source topic); the names created.
+
+    Raises `TargetRefusedError` when a topic exists with fewer partitions, or the target refuses to describe or
+    create one, before any record is written.
+    """
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import NewTopic
+
+    try:
+        metadata = admin.list_topics(timeout=timeout)
+    except KafkaException as e:
+        raise TargetRefusedError(f"the target cluster: cannot list its topics: {_reason(e)}") from None
+    missing = []
+    for target, topic in wanted.items():
+        existing = metadata.topics.get(target)
+        if existing is not None and existing.error is None:
+            if len(existing.partitions) < topic.partitions:
+                raise TargetRefusedError(
+                    f"target topic {target} has {len(existing.partitions)} partition(s); the source topic "
+                    f"{topic.name} has {topic.partitions}: nothing written (add partitions, or map it elsewhere "
+                    "with --topic-map)")
+            continue
+        if existing is not None and existing.error is not None and existing.error.code() not in (3,):
+            raise TargetRefusedError(f"target topic {target}: {existing.error.str()}")
+        missing.append(NewTopic(target, num_partitions=topic.partitions, config=dict(topic.configs)))
+    if not missing:
+        return []
+    futures = admin.create_topics(missing, operation_timeout=timeout, request_timeout=timeout)
+    created = []
+    for name, future in futures.items():
+        try:
+            future.result()
+            created.append(name)
+        except KafkaException as e:
+            if e.args[0].code() == 36:  # TOPIC_ALREADY_EXISTS: another client (or a retry) made it
+                continue
+            raise TargetRefusedError(f"target topic {name}: cannot create it with "
+                                     f"{wanted[name].partitions} partition(s) and configs "
+                                     f"{wanted[name].configs}: {_reason(e)}") from None
+    return sorted(created)
+
+
+def _reason(e: Exception) -> str:
+    err = e.args[0] if e.args else e
+    return err.str() if hasattr(err, "str") else str(err)
