@@ -96,6 +96,8 @@ def _dump(args: argparse.Namespace) -> int:
                 if fmt == "json":
                     out.write(dump_format.dumps({"type": "file", "path": str(bootstrap)}) + "\n")
                 ok = dump_log(bootstrap, file_kinds.BOOTSTRAP) and ok
+            if target.partitions != [target.location.path]:  # a log directory: its own files after its partitions
+                ok = dump_files.dump_log_dir_files(target.location.path, fmt, out, dump_log) and ok
     finally:
         if opts.progress is not None:
             opts.progress.close()
