@@ -19,12 +19,12 @@ JSON lines (`--format json`), one object per entry, offsets absolute:
 Snapshot entries carry the field names of Kafka's snapshot schema
 (`ProducerStateManager`), aborted transactions the snake_cased getters of
 `AbortedTxn`. A log directory's offset checkpoints give a line per partition, typed by the file
-(`high_watermark`, `recovery_point`, `log_start_offset`, `cleaner_offset`; `checkpoint_offset` for a file
-of another name read with --type offset-checkpoint); `meta.properties`, `partition.metadata` and
+(`high_watermark`, `recovery_point`, `log_start_offset`, `cleaner_offset`; `checkpoint_offset` for
+a file of another name read with --type offset-checkpoint); `meta.properties`, `partition.metadata` and
 `quorum-state` a line each, with the fields of Kafka's `MetaProperties`, `PartitionMetadata` and
-`QuorumStateData` snake_cased (those of another `quorum-state` version null). An index's preallocated slots are not printed: a
-`{"type":"index_end","entries":N,"unused_slots":M}` line closes each index
-dump. A partition directory is dumped segment by segment (.log, .index,
+`QuorumStateData` snake_cased (those of another `quorum-state` version null). An index's
+preallocated slots are not printed: a `{"type":"index_end","entries":N,"unused_slots":M}` line closes
+each index dump. A partition directory is dumped segment by segment (.log, .index,
 .timeindex, .txnindex, then the snapshot at that offset), then the
 KRaft snapshots, the leader-epoch-checkpoint, partition.metadata and quorum-state, each file introduced by
 `{"type":"file","path":...}`; leftover files get a `{"type":"leftover",...}`
@@ -38,13 +38,13 @@ from typing import TextIO
 
 from kafkalog.dump import records as dump_format
 from kafkalog.errors import DamagedDataError
-from kafkalog.formats.index import OffsetIndex, TimeIndex, base_offset_of
 from kafkalog.file_names import (
     CLEANER_OFFSET_CHECKPOINT,
     LOG_START_OFFSET_CHECKPOINT,
     RECOVERY_POINT_OFFSET_CHECKPOINT,
     REPLICATION_OFFSET_CHECKPOINT,
 )
+from kafkalog.formats.index import OffsetIndex, TimeIndex, base_offset_of
 from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoint
 from kafkalog.formats.meta_properties import read_meta_properties
 from kafkalog.formats.offset_checkpoint import read_offset_checkpoint
