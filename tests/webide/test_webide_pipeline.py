@@ -23,7 +23,9 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kafkalog._generated import kafka_log
@@ -330,7 +332,8 @@ def test_zstd_opaque_without_fzstd(tmp, py_trees):
 
 def test_without_the_routine_only_compressed_instances_fail(tmp, py_trees):
     """No userTypes at all: everything but the instances that decompress still parses."""
-    run = run_node(tmp, "bare", userTypes=None, samples=SAMPLES)
+    kafka_07 = OTHER_SPECS["kafka_07_log"]
+    run = run_node(tmp, "bare", userTypes=None, samples=SAMPLES, specs=[("kafka_07_log", kafka_07)])
     for p in SAMPLES:
         d = compare_trees(py_trees[str(p)], run["samples"][str(p)]["tree"])
         rest = [x for x in d.problems
@@ -338,6 +341,11 @@ def test_without_the_routine_only_compressed_instances_fail(tmp, py_trees):
         assert not rest, f"{p.name}: " + "\n".join(rest[:20])
         compressed = not p.name.endswith("-none.log") and p.name != "v2-transaction.log"
         assert bool(d.problems) == compressed, p.name
+    for p in kafka_07:  # every 0.7 file has a gzip or snappy wrapper
+        d = compare_trees(py_tree(p, "kafka_07_log"), run["specs"][str(ROOT / "schemas" / "kafka_07_log.ksy")][str(p)]["tree"],
+                          "Kafka07Log")
+        rest = [x for x in d.problems if not re.match(r"^\S*\.payloadCompressed\.messages(Data)?: JS fails", x)]
+        assert d.problems and not rest, f"{p.name}: " + "\n".join(rest[:20])
 
 
 # ----------------------------------------------------------------------------- decompression bytes
@@ -482,76 +490,201 @@ def test_bundle_is_built():
 
 
 # ----------------------------------------------------------------------------- tree labels
+#
+# What the Web IDE writes beside each object of the tree, rendered from the exported JS tree as
+# kaitai_struct_webide renders it (src/v1/parsedToTree.ts, `reprObject` and `primitiveToText`):
+#  * the type's `-webide-representation` is looked up by JS class name in the ksyTypes of the
+#    opened spec and of the specs it imports (src/v1/utils/Compilation/SchemaUtils.ts
+#    `collectKsyTypes`, JsImporter.ts `importYaml`): a name another spec also uses does not matter;
+#  * `{a.b:format}` walks fields only: seq fields, params, and the instances the worker exported
+#    as fields (value instances, `-webide-parse-mode: eager`, and those already evaluated;
+#    kaitaiWorker.ts `exportValue`), `_parent` and `this`; anything else (`.size` of an array,
+#    a lazy instance) shows nothing;
+#  * an integer shows in hex (`0x1`) unless `:dec`, or as the JS enum constant's name (`GZIP`)
+#    where the debug info names its enum (fields and instances of an enum type, not params).
 
-def ksy_types() -> dict[str, dict]:
-    """Every type of every spec, by the JS class name the Web IDE looks its ksyType up with."""
+
+def ksy_types(spec: str) -> dict[str, dict]:
+    """The ksyTypes of a spec opened in the Web IDE: its types and its imports', by JS class name."""
     import yaml
 
-    found = {}
+    found: dict[str, dict] = {}
 
     def add(tid: str, t: dict) -> None:
-        found["".join(p[:1].upper() + p[1:] for p in tid.split("_"))] = t
         for sub_id, sub in (t.get("types") or {}).items():
+            found[class_name(sub_id)] = sub
             add(sub_id, sub)
 
-    for spec in sorted((ROOT / "schemas").glob("*.ksy")):
-        doc = yaml.safe_load(spec.read_text())
-        add(doc["meta"]["id"], doc)
+    def load(name: str) -> None:
+        doc = yaml.safe_load((ROOT / "schemas" / f"{name}.ksy").read_text())
+        add(name, doc)
+        found[class_name(doc["meta"]["id"])] = doc
+        for imported in doc["meta"].get("imports") or []:
+            load(imported)  # JsImporter merges each import's types over those found so far
+
+    load(spec)
     return found
 
 
-def test_webide_representations_resolve(webide_run):
-    """Each `{path:format}` of a `-webide-representation` names what the Web IDE's tree label
-    can show: fields and the instances it shows as fields (value instances, -webide-parse-mode:
-    eager, and those the parse already evaluated), found in the parsed samples."""
-    types = ksy_types()
-    objects: dict[str, list[dict]] = {}
+@dataclass
+class Label:
+    text: str
+    unresolved: list[str]   # placeholders that showed nothing
+    hex_shown: list[str]    # placeholders without a format that showed a bare number in hex
 
-    def collect(v):
-        if isinstance(v, list):
-            for x in v:
-                collect(x)
-        elif isinstance(v, dict) and "t" in v:
-            objects.setdefault(v["t"], []).append(v)
-            for part in ("f", "i"):
-                for x in v[part].values():
-                    collect(x)
 
-    for run in [*webide_run["samples"].values(), *(r for spec in webide_run["specs"].values() for r in spec.values())]:
-        collect(run["tree"])
+def ide_label(obj: dict, parent: dict | None, types: dict[str, dict]) -> Label | None:
+    """The label the Web IDE writes after `name [Class]` for an exported object, or None."""
+    t = types.get(obj["t"]) or {}
+    rep = t.get("-webide-representation")
+    if not rep:
+        return None
+    unresolved: list[str] = []
+    hex_shown: list[str] = []
 
-    def shown(cls: str, obj: dict, name: str):
-        if name in obj["f"]:
-            return obj["f"][name]
-        inst = {camel(k): v for k, v in ((types.get(cls) or {}).get("instances") or {}).items()}
+    def shown(cur: dict, name: str):
+        if name in cur["f"]:
+            return cur["f"][name]
+        inst = {camel(k): v for k, v in ((types.get(cur["t"]) or {}).get("instances") or {}).items()}
         spec = inst.get(name)
-        if name in obj.get("c", []) or (spec is not None and ("value" in spec or spec.get("-webide-parse-mode") == "eager")):
-            return obj["i"].get(name)
+        mode = (spec or {}).get("-webide-parse-mode")
+        if name in cur.get("c", []) or (spec is not None and (mode == "eager" or (mode != "lazy" and "value" in spec))):
+            return cur["i"].get(name)
         return None
 
-    checked, unresolved = 0, []
-    for cls, t in types.items():
-        repr_ = t.get("-webide-representation")
-        if not repr_ or cls not in objects:
-            continue
-        for placeholder in re.findall(r"{(.*?)}", repr_):
-            path, _, fmt = placeholder.partition(":")
-            for opt in filter(None, fmt.split(",")):
-                assert opt.split("=")[0] in {"str", "hex", "dec", "uuid", "flags", "sep"}, f"{cls}: format {opt}"
-            resolved = False
-            for obj in objects[cls]:
-                cur, cur_cls = obj, cls
-                for part in path.split("."):
-                    if not (isinstance(cur, dict) and "t" in cur):
-                        cur = None
-                        break
-                    cur, cur_cls = shown(cur_cls, cur, camel(part)), None
-                    cur_cls = cur.get("t") if isinstance(cur, dict) else None
-                if cur is not None:
-                    resolved = True
-                    break
-            if not resolved:
-                unresolved.append(f"{cls}: {{{placeholder}}} shows nothing in any sample")
-            checked += 1
+    def sub(m: re.Match) -> str:
+        path, _, fmt = m.group(1).partition(":")
+        opts: dict[str, str | bool] = {k: v or True for k, _, v in (kv.partition("=") for kv in fmt.split(",") if kv)}
+        for k in opts:
+            assert k in {"str", "hex", "dec", "uuid", "flags", "sep"}, f"{obj['t']}: format {k}"
+        cur: Any = obj
+        cur_parent: dict | None = parent
+        for k in path.split("."):
+            if not (isinstance(cur, dict) and "t" in cur):
+                cur = None
+                break
+            if k == "_parent":
+                cur, cur_parent = cur_parent, None
+            elif k != "this":
+                cur, cur_parent = shown(cur, camel(k)), cur
+        if cur is None:
+            unresolved.append(m.group(0))
+            return ""
+        if isinstance(cur, dict) and "t" in cur:
+            inner = ide_label(cur, cur_parent, types)
+            return inner.text if inner else ""
+        if isinstance(cur, list):
+            return str(opts.get("sep", ", ")).join((ide_label(x, cur_parent, types) or Label("", [], [])).text
+                                             for x in cur if isinstance(x, dict) and "t" in x)
+        if "b" in cur:
+            data = bytes.fromhex(cur["b"])
+            if opts.get("str"):
+                return '"' + data.decode("ascii", "replace") + '"'
+            if opts.get("hex"):
+                return data.hex()
+            return "[" + ", ".join(map(str, data[:8])) + (", ..." if len(data) > 8 else "") + "]"
+        if "n" in cur:
+            n = int(cur["n"])
+            if opts.get("dec"):
+                return str(n)
+            if "en" in cur:
+                return cur["en"]
+            hex_shown.append(m.group(0))
+            return ("-" if n < 0 else "") + f"0x{abs(n):X}"
+        return str(cur.get("s", cur))
+
+    text = re.sub(r"{(.*?)}", sub, rep)
+    return Label(text, unresolved, hex_shown)
+
+
+def ide_labels(tree, types: dict[str, dict]):
+    """(JS class, label) of every object of an exported tree, instances included, each with its parent."""
+    out: list[tuple[str, Label]] = []
+
+    def walk(v, parent) -> None:
+        if isinstance(v, list):
+            for x in v:
+                walk(x, parent)
+        elif isinstance(v, dict) and "t" in v:
+            label = ide_label(v, parent, types)
+            if label is not None:
+                out.append((v["t"], label))
+            for part in ("f", "i"):
+                for x in v[part].values():
+                    walk(x, v)
+
+    walk(tree, None)
+    return out
+
+
+def all_runs(webide_run) -> list[tuple[str, dict]]:
+    """(spec, exported tree) of every file the pipeline parsed."""
+    runs = [("kafka_log", r["tree"]) for r in webide_run["samples"].values()]
+    for spec in OTHER_SPECS:
+        runs += [(spec, r["tree"]) for r in other_spec_trees(webide_run, spec).values()]
+    return runs
+
+
+def test_webide_representations_resolve(webide_run):
+    """Each `{path:format}` of a `-webide-representation` shows something in the Web IDE's tree
+    label for some parsed sample, with the types of the spec opened, and no placeholder meant
+    for a name shows a bare number in hex."""
+    resolved: dict[tuple[str, str], bool] = {}
+    hex_shown: set[tuple[str, str]] = set()
+    for spec, tree in all_runs(webide_run):
+        types = ksy_types(spec)
+        for cls, label in ide_labels(tree, types):
+            for placeholder in re.findall(r"{.*?}", types[cls]["-webide-representation"]):
+                resolved[(cls, placeholder)] = resolved.get((cls, placeholder), False) or placeholder not in label.unresolved
+            hex_shown |= {(cls, p) for p in label.hex_shown}
+    unresolved = [f"{cls}: {p} shows nothing in any sample" for (cls, p), ok in resolved.items() if not ok]
     assert not unresolved, "\n".join(unresolved)
-    assert checked >= 15
+    assert not hex_shown, "\n".join(f"{cls}: {p} shows a number in hex (no enum name; say :dec or name the value)"
+                                     for cls, p in sorted(hex_shown))
+    assert len(resolved) >= 15
+
+
+# docs/webide.md, "Kafka 0.7 segments": the labels of tests/fixtures/kafka07/logs/events-0/00000000000000000000.kafka.
+DOCUMENTED_07_LABELS = [
+    "entries",
+    "  0 [Entry]: magic 1, NONE, 9 B payload",
+    "  1 [Entry]: magic 1, NONE, 14 B payload",
+    "  2 [Entry]: magic 1, GZIP, 66 B payload",
+    "    message [Message]: magic 1, crc 3206822641, 66 B payload",
+    "      attributes [MessageAttributes]: GZIP",
+    "      payloadCompressed [CompressedMessageSet]: GZIP: expand messages",
+    "        messages [Kafka07Log]",
+    "          entries",
+    "            0 [Entry]: magic 1, NONE, 8 B payload",
+    "            1 [Entry]: magic 1, NONE, 8 B payload",
+    "            2 [Entry]: magic 1, NONE, 10 B payload",
+    "  3 [Entry]: magic 0, NONE, 20 B payload",
+    "  4 [Entry]: magic 0, NONE, 18 B payload",
+    "  5 [Entry]: magic 1, SNAPPY, 40 B payload",
+]
+
+
+def test_kafka_07_labels_in_the_webide(webide_run):
+    """The tree of a 0.7 segment as docs/webide.md shows it: each entry's magic, codec and payload
+    size, a wrapper's codec by name, the messages inside it."""
+    tree = other_spec_trees(webide_run, "kafka_07_log")[str(OTHER_SPECS["kafka_07_log"][0])]["tree"]
+    types = ksy_types("kafka_07_log")
+
+    def text(obj: dict, parent: dict | None) -> str:
+        label = ide_label(obj, parent, types)
+        return f" [{obj['t']}]" + (f": {label.text}" if label else "")
+
+    lines = ["entries"]
+    for i, entry in enumerate(tree["f"]["entries"]):
+        lines.append(f"  {i}{text(entry, tree)}")
+        if i == 2:  # the gzip wrapper, opened down to its messages
+            message = entry["f"]["message"]
+            inner = message["f"]["payloadCompressed"]
+            lines += [f"    message{text(message, entry)}",
+                      f"      attributes{text(message['f']['attributes'], message)}",
+                      f"      payloadCompressed{text(inner, message)}",
+                      f"        messages{text(inner['i']['messages'], inner)}",
+                      "          entries"]
+            lines += [f"            {j}{text(e, inner['i']['messages'])}"
+                      for j, e in enumerate(inner["i"]["messages"]["f"]["entries"])]
+    assert lines == DOCUMENTED_07_LABELS, "\n".join(lines)

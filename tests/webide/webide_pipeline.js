@@ -108,18 +108,34 @@ function errStr(e) {
   return String(e);
 }
 
-function exportValue(v) {
+// The name the Web IDE shows for an enum value (kaitaiWorker.ts `exportValue`: the debug info's
+// enumName, e.g. "Kafka07Log.Compression", looked up from the worker's global with the
+// top-level name twice, as the generated modules export {Kafka07Log: constructor}).
+let worker = null;
+function enumLabel(debug, value) {
+  if (!debug || !debug.enumName || typeof value !== 'number') return undefined;
+  const names = debug.enumName.split('.');
+  names.unshift(names[0]);
+  let obj = worker;
+  for (const n of names) obj = obj && obj[n];
+  return obj ? obj[value] : undefined;
+}
+
+function exportValue(v, debug) {
   if (v === undefined || v === null) return null;
   if (typeof v === 'boolean') return v;
-  if (typeof v === 'number') return { n: numStr(v) };
+  if (typeof v === 'number') {
+    const en = enumLabel(debug, v);
+    return en === undefined ? { n: numStr(v) } : { n: numStr(v), en };
+  }
   if (typeof v === 'string') return { s: v };
   if (ArrayBuffer.isView(v)) return { b: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex') };
-  if (Array.isArray(v)) return v.map(exportValue);
+  if (Array.isArray(v)) return v.map((x, i) => exportValue(x, debug && debug.arr && debug.arr[i]));
   if (typeof v === 'object') {
     const fields = {};
     for (const k of Object.keys(v)) {
       if (k[0] === '_') continue;
-      fields[k] = exportValue(v[k]);
+      fields[k] = exportValue(v[k], v._debug && v._debug[k]);
     }
     const instances = {};
     const computed = []; // instances the parse already evaluated: the Web IDE shows them as fields
@@ -131,7 +147,7 @@ function exportValue(v) {
       if (Object.prototype.hasOwnProperty.call(v, '_m_' + name)) computed.push(name);
       let value;
       try {
-        value = exportValue(v[name]);
+        value = exportValue(v[name], v._debug && v._debug['_m_' + name]);
       } catch (e) {
         value = { e: errStr(e) };
       }
@@ -157,6 +173,7 @@ async function main() {
   if (userTypes) userTypes += '\n\n';
 
   const { ctx, imported } = makeWorker();
+  worker = ctx;
   const api = ctx.apiMethods;
   const t0 = Date.now();
 
