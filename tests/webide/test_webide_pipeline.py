@@ -310,10 +310,15 @@ def test_release_code_from_compile_js(tmp, py_trees):
     out = tmp / "release-js"
     subprocess.run([NODE, str(KSC / "compile.js"), "javascript", str(out), *map(str, sorted((ROOT / "schemas").glob("*.ksy")))],
                    check=True, stdout=subprocess.DEVNULL)
-    run = run_node(tmp, "release", mode="release", compiledDir=str(out), samples=SAMPLES)
+    run = run_node(tmp, "release", mode="release", compiledDir=str(out), samples=SAMPLES, specs=list(OTHER_SPECS.items()))
     for p in SAMPLES:
         d = compare_trees(py_trees[str(p)], run["samples"][str(p)]["tree"])
         assert not d.problems, f"{p.name}: " + "\n".join(d.problems[:30])
+    for spec, paths in OTHER_SPECS.items():
+        for p in paths:
+            tree = run["specs"][str(ROOT / "schemas" / f"{spec}.ksy")][str(p)]["tree"]
+            d = compare_trees(py_tree(p, spec), tree, class_name(spec))
+            assert not d.problems, f"{spec} on {p.name}: " + "\n".join(d.problems[:30])
 
 
 def only_failures_at(d: Diff, instance: str) -> list[str]:
