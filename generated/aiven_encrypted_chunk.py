@@ -49,4 +49,17 @@ class AivenEncryptedChunk(KaitaiStruct):
     def _fetch_instances(self):
         pass
 
+    @property
+    def len_ciphertext(self):
+        """The size of the ciphertext, which is that of the plaintext. A value
+        instance so that the Web IDE's tree label can show it (its
+        `-webide-representation` reads fields and value instances, not `.size`
+        of a byte array).
+        """
+        if hasattr(self, '_m_len_ciphertext'):
+            return self._m_len_ciphertext
+
+        self._m_len_ciphertext = len(self.ciphertext)
+        return getattr(self, '_m_len_ciphertext', None)
+
 

@@ -82,4 +82,17 @@ class KafkaTimeIndex(KaitaiStruct):
             pass
 
 
+    @property
+    def num_slots(self):
+        """The number of whole 12-byte slots, used or preallocated. A value
+        instance so that the Web IDE's tree label can show it (its
+        `-webide-representation` reads fields and value instances, not
+        `.size` of an array).
+        """
+        if hasattr(self, '_m_num_slots'):
+            return self._m_num_slots
+
+        self._m_num_slots = len(self.entries)
+        return getattr(self, '_m_num_slots', None)
+
 

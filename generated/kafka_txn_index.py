@@ -75,4 +75,16 @@ class KafkaTxnIndex(KaitaiStruct):
             pass
 
 
+    @property
+    def num_aborted_txns(self):
+        """The number of whole entries. A value instance so that the Web IDE's
+        tree label can show it (its `-webide-representation` reads fields and
+        value instances, not `.size` of an array).
+        """
+        if hasattr(self, '_m_num_aborted_txns'):
+            return self._m_num_aborted_txns
+
+        self._m_num_aborted_txns = len(self.entries)
+        return getattr(self, '_m_num_aborted_txns', None)
+
 

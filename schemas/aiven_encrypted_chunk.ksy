@@ -25,7 +25,7 @@ doc-ref:
   - https://github.com/Aiven-Open/tiered-storage-for-apache-kafka/blob/8fb15816/core/src/main/java/io/aiven/kafka/tieredstorage/transform/EncryptionChunkEnumeration.java
   - https://github.com/Aiven-Open/tiered-storage-for-apache-kafka/blob/8fb15816/core/src/main/java/io/aiven/kafka/tieredstorage/security/AesEncryptionProvider.java
   - https://github.com/Aiven-Open/tiered-storage-for-apache-kafka/blob/8fb15816/core/src/main/java/io/aiven/kafka/tieredstorage/manifest/SegmentEncryptionMetadataV1.java
--webide-representation: '{ciphertext.size:dec} encrypted bytes'
+-webide-representation: '{len_ciphertext:dec} encrypted bytes'
 seq:
   - id: iv
     size: 12
@@ -36,3 +36,11 @@ seq:
   - id: tag
     size: 16
     doc: The GCM authentication tag over the ciphertext and the manifest's AAD (128 bits, `GCM_TAG_LENGTH`).
+instances:
+  len_ciphertext:
+    value: ciphertext.size
+    doc: |
+      The size of the ciphertext, which is that of the plaintext. A value
+      instance so that the Web IDE's tree label can show it (its
+      `-webide-representation` reads fields and value instances, not `.size`
+      of a byte array).

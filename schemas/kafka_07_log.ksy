@@ -53,7 +53,7 @@ types:
   entry:
     doc: One entry of a message set, `MessageSet.entrySize` bytes.
     doc-ref: https://github.com/apache/kafka/blob/0.7.2/core/src/main/scala/kafka/message/MessageSet.scala
-    -webide-representation: 'magic {message.magic:dec}, {message.len_payload:dec} B payload'
+    -webide-representation: 'magic {message.magic:dec}, {message.codec}, {message.len_payload:dec} B payload'
     seq:
       - id: len_message
         type: s4
@@ -116,7 +116,7 @@ types:
         enum: compression
         doc: Bits 0 and 1 (`Message.CompressionCodeMask`), the payload's codec.
   compressed_message_set:
-    -webide-representation: '{codec}: expand messages'
+    -webide-representation: '{_parent.codec}: expand messages'
     doc: |
       A wrapper's payload. `messages` is a lazy instance that runs the custom
       process routine, so the rest of the file parses where that routine is

@@ -119,7 +119,7 @@ types:
         enum: compression
         doc: Bits 0 to 2; the codec of a wrapper's value.
   compressed_message_set:
-    -webide-representation: '{codec}, {wrapper_magic:dec} wrapper: expand messages'
+    -webide-representation: '{_parent.attributes.compression}, {wrapper_magic:dec} wrapper: expand messages'
     doc: |
       A wrapper's compressed value. `messages` is a lazy instance that runs
       the custom process routine, so the rest of the file parses where that

@@ -31,7 +31,7 @@ doc-ref:
   - https://github.com/apache/kafka/blob/3.9/storage/src/main/java/org/apache/kafka/storage/internals/log/OffsetIndex.java
   - https://github.com/apache/kafka/blob/3.9/storage/src/main/java/org/apache/kafka/storage/internals/log/AbstractIndex.java
   - https://github.com/apache/kafka/blob/3.9/tools/src/main/java/org/apache/kafka/tools/DumpLogSegments.java
--webide-representation: '{entries.size:dec} slots'
+-webide-representation: '{num_slots:dec} slots'
 seq:
   - id: entries
     type: index_entry
@@ -46,6 +46,14 @@ seq:
       Bytes after the last whole slot. Kafka writes none; its sanity check
       (`OffsetIndex.sanityCheck`) reports a length that is not a multiple of
       8 as a corrupt index, which the broker then rebuilds.
+instances:
+  num_slots:
+    value: entries.size
+    doc: |
+      The number of whole 8-byte slots, used or preallocated. A value
+      instance so that the Web IDE's tree label can show it (its
+      `-webide-representation` reads fields and value instances, not
+      `.size` of an array).
 types:
   index_entry:
     doc: One slot of the offset index.

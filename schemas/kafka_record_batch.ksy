@@ -125,7 +125,7 @@ types:
         enum: compression
         doc: Bits 0 to 2; the codec of the records.
   records_data:
-    -webide-representation: '{codec}, {num_records:dec} records'
+    -webide-representation: '{_parent.attributes.compression}, {num_records:dec} records'
     doc: |
       The bytes after the batch header. The records are parsed by lazy
       instances, so that a damaged record or a missing process routine does

@@ -32,7 +32,7 @@ doc-ref:
   - https://github.com/apache/kafka/blob/3.9/storage/src/main/java/org/apache/kafka/storage/internals/log/TimeIndex.java
   - https://github.com/apache/kafka/blob/3.9/storage/src/main/java/org/apache/kafka/storage/internals/log/AbstractIndex.java
   - https://github.com/apache/kafka/blob/3.9/storage/src/main/java/org/apache/kafka/storage/internals/log/LogSegment.java
--webide-representation: '{entries.size:dec} slots'
+-webide-representation: '{num_slots:dec} slots'
 seq:
   - id: entries
     type: time_index_entry
@@ -47,6 +47,14 @@ seq:
       Bytes after the last whole slot. Kafka writes none; its sanity check
       (`TimeIndex.sanityCheck`) reports a length that is not a multiple of
       12 as a corrupt index, which the broker then rebuilds.
+instances:
+  num_slots:
+    value: entries.size
+    doc: |
+      The number of whole 12-byte slots, used or preallocated. A value
+      instance so that the Web IDE's tree label can show it (its
+      `-webide-representation` reads fields and value instances, not
+      `.size` of an array).
 types:
   time_index_entry:
     doc: One slot of the time index.

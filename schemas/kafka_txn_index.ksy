@@ -25,7 +25,7 @@ doc: |
 doc-ref:
   - https://github.com/apache/kafka/blob/3.9/storage/src/main/java/org/apache/kafka/storage/internals/log/TransactionIndex.java
   - https://github.com/apache/kafka/blob/3.9/storage/src/main/java/org/apache/kafka/storage/internals/log/AbortedTxn.java
--webide-representation: '{entries.size:dec} aborted transactions'
+-webide-representation: '{num_aborted_txns:dec} aborted transactions'
 seq:
   - id: entries
     type: aborted_txn
@@ -35,6 +35,13 @@ seq:
   - id: trailing
     size-eos: true
     doc: Bytes after the last whole entry; Kafka writes none and ignores them.
+instances:
+  num_aborted_txns:
+    value: entries.size
+    doc: |
+      The number of whole entries. A value instance so that the Web IDE's
+      tree label can show it (its `-webide-representation` reads fields and
+      value instances, not `.size` of an array).
 types:
   aborted_txn:
     doc: |

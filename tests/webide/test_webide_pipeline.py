@@ -5,7 +5,10 @@ Web IDE does (debug mode, imports beside it), evaluates the code in a worker-lik
 with kafkalog's pasted routine (webide/kafkalog-webide.js) loaded as the IDE loads
 localStorage "userTypes", parses each file with KafkaLog and exports every seq field and every
 instance, lazy ones included. Here that tree is compared, field by field, with the tree of the
-generated Python parsers on the same file.
+generated Python parsers on the same file. The other specs that open whole files (OTHER_SPECS:
+Kafka 0.7's .kafka segments, the indexes, producer snapshots, a v0/v1 message set or a v2 batch
+alone, Aiven's objects and schema-registry framing) are opened in turn in the same pipeline, each
+on the committed files it opens, and compared in the same way.
 
 Numbers come from JavaScript as the exact decimal value of the double the parser produced:
 they must equal Python's integers exactly up to 2^53 in magnitude; beyond, JavaScript holds the
@@ -14,12 +17,15 @@ nearest double (a known limit of the Web IDE), which is checked to be within a r
 from __future__ import annotations
 
 import enum
+import importlib
 import json
 import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from kafkalog._generated import kafka_log
@@ -37,6 +43,25 @@ SAMPLES = sorted((ROOT / "samples").glob("*.log"))
 FIXTURES = sorted(p for p in (ROOT / "tests" / "fixtures" / "segments").glob("*.log")
                   if not p.name.startswith("damaged-"))
 DAMAGED = sorted((ROOT / "tests" / "fixtures" / "segments").glob("damaged-*.log"))
+# Segments of internal topics in samples/, opened with kafka_log.ksy like any segment.
+INTERNAL_SAMPLES = sorted((ROOT / "samples").glob("__*-0/*.log"))
+PARTITIONS = ROOT / "tests" / "fixtures" / "partitions"
+# Every other spec that opens a whole file, on the committed files it opens (its
+# `file-extension`, or what samples/*/README.md says to open with it).
+OTHER_SPECS: dict[str, list[Path]] = {
+    "kafka_07_log": sorted((ROOT / "tests" / "fixtures" / "kafka07").rglob("*.kafka")),
+    "kafka_offset_index": sorted(PARTITIONS.glob("*/*.index")),
+    "kafka_time_index": sorted(PARTITIONS.glob("*/*.timeindex")),
+    "kafka_txn_index": sorted(PARTITIONS.glob("*/*.txnindex")),
+    "kafka_producer_snapshot": sorted(PARTITIONS.glob("*/*.snapshot")),
+    # A legacy segment is one message set; a v2 segment opened with the batch spec shows its first batch.
+    "kafka_message_set": sorted((ROOT / "samples").glob("v[01]-*.log")),
+    "kafka_record_batch": sorted((ROOT / "samples").glob("v2-*.log")),
+    "aiven_chunk_sizes": sorted((ROOT / "samples" / "aiven").glob("chunk-sizes-*.bin")),
+    "aiven_encrypted_chunk": [ROOT / "samples" / "aiven" / "encrypted-chunk.bin"],
+    "aiven_segment_custom_metadata": [ROOT / "samples" / "aiven" / "segment-custom-metadata.bin"],
+    "schema_registry_framing": sorted((ROOT / "samples" / "registry").glob("*.bin")),
+}
 SAFE = 2 ** 53
 
 NODE = shutil.which("node")
@@ -90,8 +115,14 @@ def py_export(v):
     raise TypeError(f"unexpected value {v!r}")
 
 
-def py_tree(path: Path):
-    return py_export(kafka_log.KafkaLog.from_file(str(path)))
+def class_name(spec: str) -> str:
+    """The main class of a spec: its meta id in UpperCamelCase, in Python as in the Web IDE."""
+    return "".join(p[:1].upper() + p[1:] for p in spec.split("_"))
+
+
+def py_tree(path: Path, spec: str = "kafka_log"):
+    module = importlib.import_module(f"kafkalog._generated.{spec}")
+    return py_export(getattr(module, class_name(spec)).from_file(str(path)))
 
 
 # ----------------------------------------------------------------------------- comparison
@@ -153,9 +184,9 @@ class Diff:
             self.problems.append(f"{path}: Python {py!r}, JS {js!r}")
 
 
-def compare_trees(py, js) -> Diff:
+def compare_trees(py, js, root: str = "KafkaLog") -> Diff:
     d = Diff()
-    d.compare(py, js, "KafkaLog")
+    d.compare(py, js, root)
     return d
 
 
@@ -163,8 +194,9 @@ def compare_trees(py, js) -> Diff:
 
 def run_node(tmp: Path, name: str, **job) -> dict:
     job = {"ksc": str(KSC), "mode": "debug", "spec": str(ROOT / "schemas" / "kafka_log.ksy"),
-           "compiledDir": None, "userTypes": str(BUNDLE), "samples": [], "decompress": [], **job}
+           "compiledDir": None, "userTypes": str(BUNDLE), "samples": [], "specs": [], "decompress": [], **job}
     job["samples"] = [str(p) for p in job["samples"]]
+    job["specs"] = [[str(ROOT / "schemas" / f"{spec}.ksy"), [str(p) for p in paths]] for spec, paths in job["specs"]]
     job["out"] = str(tmp / f"{name}.out.json")
     (tmp / f"{name}.job.json").write_text(json.dumps(job))
     subprocess.run([NODE, str(HELPER), str(tmp / f"{name}.job.json")], check=True, timeout=120)
@@ -178,13 +210,18 @@ def tmp(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def py_trees() -> dict[str, object]:
-    return {str(p): py_tree(p) for p in SAMPLES + FIXTURES}
+    return {str(p): py_tree(p) for p in SAMPLES + FIXTURES + INTERNAL_SAMPLES}
 
 
 @pytest.fixture(scope="module")
 def webide_run(tmp) -> dict:
-    """The Web IDE's pipeline with the pasted bundle, on every sample and fixture."""
-    return run_node(tmp, "webide", samples=SAMPLES + FIXTURES)
+    """The Web IDE's pipeline with the pasted bundle, on every sample and fixture; then each
+    of OTHER_SPECS opened in turn on its files (under "specs", by spec path)."""
+    return run_node(tmp, "webide", samples=SAMPLES + FIXTURES + INTERNAL_SAMPLES, specs=list(OTHER_SPECS.items()))
+
+
+def other_spec_trees(webide_run, spec: str) -> dict[str, dict]:
+    return webide_run["specs"][str(ROOT / "schemas" / f"{spec}.ksy")]
 
 
 def test_samples_are_there():
@@ -202,13 +239,57 @@ def test_worker_loads_the_ides_files(webide_run):
                                       "../../lib/_npm/pako/pako_inflate.min.js"]
 
 
-@pytest.mark.parametrize("path", [str(p) for p in SAMPLES + FIXTURES], ids=lambda p: Path(p).name)
+def short(path: str) -> str:
+    return "/".join(Path(path).parts[-2:])
+
+
+@pytest.mark.parametrize("path", [str(p) for p in SAMPLES + FIXTURES + INTERNAL_SAMPLES], ids=short)
 def test_js_tree_matches_python(path, webide_run, py_trees):
     js = webide_run["samples"][path]
     assert js["error"] is None
     d = compare_trees(py_trees[path], js["tree"])
     assert not d.problems, "\n".join(d.problems[:30])
     assert d.values > 0 or Path(path).stat().st_size == 0
+
+
+@pytest.mark.parametrize(("spec", "path"), [(s, str(p)) for s, paths in OTHER_SPECS.items() for p in paths],
+                         ids=lambda v: short(v) if "/" in v else v)
+def test_other_specs_js_tree_matches_python(spec, path, webide_run):
+    """Every other spec that opens whole files, as the Web IDE opens it, on each of its files."""
+    js = other_spec_trees(webide_run, spec)[path]
+    assert js["error"] is None
+    d = compare_trees(py_tree(Path(path), spec), js["tree"], class_name(spec))
+    assert not d.problems, "\n".join(d.problems[:30])
+    assert d.values > 0
+
+
+def test_other_specs_have_files():
+    for spec, paths in OTHER_SPECS.items():
+        assert paths and all(p.is_file() for p in paths), spec
+
+
+def test_kafka_07_fixtures_cover_what_0_7_writes():
+    """The 0.7 files compared above hold magic 0 and 1, plain messages and gzip and snappy
+    wrappers, a wrapper inside a wrapper and an empty payload; each wrapper's inner set is
+    compared through the lazy instance `payloadCompressed.messages`."""
+    from kafkalog._generated import kafka_07_log
+
+    seen: set[tuple] = set()
+
+    def walk(message_set, depth: int) -> None:
+        for entry in message_set.entries:
+            m = entry.message
+            seen.add(("magic", m.magic))
+            seen.add(("codec", int(m.codec), depth))
+            if m.len_payload == 0:
+                seen.add(("empty",))
+            if int(m.codec):
+                walk(m.payload_compressed.messages, depth + 1)
+
+    for p in OTHER_SPECS["kafka_07_log"]:
+        walk(kafka_07_log.Kafka07Log.from_file(str(p)), 0)
+    assert {("magic", 0), ("magic", 1), ("codec", 0, 0), ("codec", 1, 0), ("codec", 2, 0),
+            ("codec", 0, 1), ("codec", 2, 1), ("codec", 0, 2), ("empty",)} <= seen
 
 
 def test_64_bit_and_zigzag_coverage(webide_run, py_trees):
@@ -229,10 +310,15 @@ def test_release_code_from_compile_js(tmp, py_trees):
     out = tmp / "release-js"
     subprocess.run([NODE, str(KSC / "compile.js"), "javascript", str(out), *map(str, sorted((ROOT / "schemas").glob("*.ksy")))],
                    check=True, stdout=subprocess.DEVNULL)
-    run = run_node(tmp, "release", mode="release", compiledDir=str(out), samples=SAMPLES)
+    run = run_node(tmp, "release", mode="release", compiledDir=str(out), samples=SAMPLES, specs=list(OTHER_SPECS.items()))
     for p in SAMPLES:
         d = compare_trees(py_trees[str(p)], run["samples"][str(p)]["tree"])
         assert not d.problems, f"{p.name}: " + "\n".join(d.problems[:30])
+    for spec, paths in OTHER_SPECS.items():
+        for p in paths:
+            tree = run["specs"][str(ROOT / "schemas" / f"{spec}.ksy")][str(p)]["tree"]
+            d = compare_trees(py_tree(p, spec), tree, class_name(spec))
+            assert not d.problems, f"{spec} on {p.name}: " + "\n".join(d.problems[:30])
 
 
 def only_failures_at(d: Diff, instance: str) -> list[str]:
@@ -251,7 +337,8 @@ def test_zstd_opaque_without_fzstd(tmp, py_trees):
 
 def test_without_the_routine_only_compressed_instances_fail(tmp, py_trees):
     """No userTypes at all: everything but the instances that decompress still parses."""
-    run = run_node(tmp, "bare", userTypes=None, samples=SAMPLES)
+    kafka_07 = OTHER_SPECS["kafka_07_log"]
+    run = run_node(tmp, "bare", userTypes=None, samples=SAMPLES, specs=[("kafka_07_log", kafka_07)])
     for p in SAMPLES:
         d = compare_trees(py_trees[str(p)], run["samples"][str(p)]["tree"])
         rest = [x for x in d.problems
@@ -259,6 +346,11 @@ def test_without_the_routine_only_compressed_instances_fail(tmp, py_trees):
         assert not rest, f"{p.name}: " + "\n".join(rest[:20])
         compressed = not p.name.endswith("-none.log") and p.name != "v2-transaction.log"
         assert bool(d.problems) == compressed, p.name
+    for p in kafka_07:  # every 0.7 file has a gzip or snappy wrapper
+        d = compare_trees(py_tree(p, "kafka_07_log"), run["specs"][str(ROOT / "schemas" / "kafka_07_log.ksy")][str(p)]["tree"],
+                          "Kafka07Log")
+        rest = [x for x in d.problems if not re.match(r"^\S*\.payloadCompressed\.messages(Data)?: JS fails", x)]
+        assert d.problems and not rest, f"{p.name}: " + "\n".join(rest[:20])
 
 
 # ----------------------------------------------------------------------------- decompression bytes
@@ -403,74 +495,188 @@ def test_bundle_is_built():
 
 
 # ----------------------------------------------------------------------------- tree labels
+#
+# What the Web IDE writes beside each object of the tree, rendered from the exported JS tree as
+# kaitai_struct_webide renders it (src/v1/parsedToTree.ts, `reprObject` and `primitiveToText`):
+#  * the type's `-webide-representation` is looked up by JS class name in the ksyTypes of the
+#    opened spec and of the specs it imports (src/v1/KaitaiServices.ts, `collectKsyTypes` and
+#    `JsImporter.importYaml`): a name another spec also uses does not matter;
+#  * `{a.b:format}` walks fields only: seq fields, params, and the instances the worker exported
+#    as fields (value instances, `-webide-parse-mode: eager`, and those already evaluated;
+#    kaitaiWorker.ts `exportValue`), `_parent` and `this`; anything else (`.size` of an array,
+#    a lazy instance) shows nothing;
+#  * an integer shows in hex (`0x1`) unless `:dec`, or as the JS enum constant's name (`GZIP`)
+#    where the debug info names its enum (fields and instances of an enum type, not params).
 
-def ksy_types() -> dict[str, dict]:
-    """Every type of every spec, by the JS class name the Web IDE looks its ksyType up with."""
+
+def ksy_types(spec: str) -> dict[str, dict]:
+    """The ksyTypes of a spec opened in the Web IDE: its types and its imports', by JS class name."""
     import yaml
 
-    found = {}
+    found: dict[str, dict] = {}
 
     def add(tid: str, t: dict) -> None:
-        found["".join(p[:1].upper() + p[1:] for p in tid.split("_"))] = t
         for sub_id, sub in (t.get("types") or {}).items():
+            found[class_name(sub_id)] = sub
             add(sub_id, sub)
 
-    for spec in sorted((ROOT / "schemas").glob("*.ksy")):
-        doc = yaml.safe_load(spec.read_text())
-        add(doc["meta"]["id"], doc)
+    def load(name: str) -> None:
+        doc = yaml.safe_load((ROOT / "schemas" / f"{name}.ksy").read_text())
+        add(name, doc)
+        found[class_name(doc["meta"]["id"])] = doc
+        for imported in doc["meta"].get("imports") or []:
+            load(imported)  # JsImporter merges each import's types over those found so far
+
+    load(spec)
     return found
 
 
-def test_webide_representations_resolve(webide_run):
-    """Each `{path:format}` of a `-webide-representation` names what the Web IDE's tree label
-    can show: fields and the instances it shows as fields (value instances, -webide-parse-mode:
-    eager, and those the parse already evaluated), found in the parsed samples."""
-    types = ksy_types()
-    objects: dict[str, list[dict]] = {}
+@dataclass
+class Label:
+    text: str
+    unresolved: list[str]   # placeholders that showed nothing
+    hex_shown: list[str]    # placeholders without a format that showed a bare number in hex
 
-    def collect(v):
-        if isinstance(v, list):
-            for x in v:
-                collect(x)
-        elif isinstance(v, dict) and "t" in v:
-            objects.setdefault(v["t"], []).append(v)
-            for part in ("f", "i"):
-                for x in v[part].values():
-                    collect(x)
 
-    for run in webide_run["samples"].values():
-        collect(run["tree"])
+def ide_label(obj: dict, parent: dict | None, types: dict[str, dict]) -> Label | None:
+    """The label the Web IDE writes after `name [Class]` for an exported object, or None."""
+    t = types.get(obj["t"]) or {}
+    rep = t.get("-webide-representation")
+    if not rep:
+        return None
+    unresolved: list[str] = []
+    hex_shown: list[str] = []
 
-    def shown(cls: str, obj: dict, name: str):
-        if name in obj["f"]:
-            return obj["f"][name]
-        inst = {camel(k): v for k, v in ((types.get(cls) or {}).get("instances") or {}).items()}
+    def shown(cur: dict, name: str):
+        if name in cur["f"]:
+            return cur["f"][name]
+        inst = {camel(k): v for k, v in ((types.get(cur["t"]) or {}).get("instances") or {}).items()}
         spec = inst.get(name)
-        if name in obj.get("c", []) or (spec is not None and ("value" in spec or spec.get("-webide-parse-mode") == "eager")):
-            return obj["i"].get(name)
+        mode = (spec or {}).get("-webide-parse-mode")
+        if name in cur.get("c", []) or (spec is not None and (mode == "eager" or (mode != "lazy" and "value" in spec))):
+            return cur["i"].get(name)
         return None
 
-    checked = 0
-    for cls, t in types.items():
-        repr_ = t.get("-webide-representation")
-        if not repr_ or cls not in objects:
-            continue
-        for placeholder in re.findall(r"{(.*?)}", repr_):
-            path, _, fmt = placeholder.partition(":")
-            for opt in filter(None, fmt.split(",")):
-                assert opt.split("=")[0] in {"str", "hex", "dec", "uuid", "flags", "sep"}, f"{cls}: format {opt}"
-            resolved = False
-            for obj in objects[cls]:
-                cur, cur_cls = obj, cls
-                for part in path.split("."):
-                    if not (isinstance(cur, dict) and "t" in cur):
-                        cur = None
-                        break
-                    cur, cur_cls = shown(cur_cls, cur, camel(part)), None
-                    cur_cls = cur.get("t") if isinstance(cur, dict) else None
-                if cur is not None:
-                    resolved = True
-                    break
-            assert resolved, f"{cls}: {{{placeholder}}} shows nothing in any sample"
-            checked += 1
-    assert checked >= 15
+    def sub(m: re.Match) -> str:
+        path, _, fmt = m.group(1).partition(":")
+        opts: dict[str, str | bool] = {k: v or True for k, _, v in (kv.partition("=") for kv in fmt.split(",") if kv)}
+        for k in opts:
+            assert k in {"str", "hex", "dec", "uuid", "flags", "sep"}, f"{obj['t']}: format {k}"
+        cur: Any = obj
+        cur_parent: dict | None = parent
+        for k in path.split("."):
+            if not (isinstance(cur, dict) and "t" in cur):
+                cur = None
+                break
+            if k == "_parent":
+                cur, cur_parent = cur_parent, None
+            elif k != "this":
+                cur, cur_parent = shown(cur, camel(k)), cur
+        if cur is None:
+            unresolved.append(m.group(0))
+            return ""
+        if isinstance(cur, dict) and "t" in cur:
+            inner = ide_label(cur, cur_parent, types)
+            return inner.text if inner else ""
+        if isinstance(cur, list):
+            return str(opts.get("sep", ", ")).join((ide_label(x, cur_parent, types) or Label("", [], [])).text
+                                             for x in cur if isinstance(x, dict) and "t" in x)
+        if "b" in cur:
+            data = bytes.fromhex(cur["b"])
+            if opts.get("str"):
+                return '"' + data.decode("ascii", "replace") + '"'
+            if opts.get("hex"):
+                return data.hex()
+            return "[" + ", ".join(map(str, data[:8])) + (", ..." if len(data) > 8 else "") + "]"
+        if "n" in cur:
+            n = int(cur["n"])
+            if opts.get("dec"):
+                return str(n)
+            if "en" in cur:
+                return cur["en"]
+            hex_shown.append(m.group(0))
+            return ("-" if n < 0 else "") + f"0x{abs(n):X}"
+        return str(cur.get("s", cur))
+
+    text = re.sub(r"{(.*?)}", sub, rep)
+    return Label(text, unresolved, hex_shown)
+
+
+def ide_labels(tree, types: dict[str, dict]):
+    """(JS class, label) of every object of an exported tree, instances included, each with its parent."""
+    out: list[tuple[str, Label]] = []
+
+    def walk(v, parent) -> None:
+        if isinstance(v, list):
+            for x in v:
+                walk(x, parent)
+        elif isinstance(v, dict) and "t" in v:
+            label = ide_label(v, parent, types)
+            if label is not None:
+                out.append((v["t"], label))
+            for part in ("f", "i"):
+                for x in v[part].values():
+                    walk(x, v)
+
+    walk(tree, None)
+    return out
+
+
+def all_runs(webide_run) -> list[tuple[str, dict]]:
+    """(spec, exported tree) of every file the pipeline parsed."""
+    runs = [("kafka_log", r["tree"]) for r in webide_run["samples"].values()]
+    for spec in OTHER_SPECS:
+        runs += [(spec, r["tree"]) for r in other_spec_trees(webide_run, spec).values()]
+    return runs
+
+
+def test_webide_representations_resolve(webide_run):
+    """Each `{path:format}` of a `-webide-representation` shows something in the Web IDE's tree
+    label for some parsed sample, with the types of the spec opened, and no placeholder meant
+    for a name shows a bare number in hex."""
+    resolved: dict[tuple[str, str], bool] = {}
+    hex_shown: set[tuple[str, str]] = set()
+    for spec, tree in all_runs(webide_run):
+        types = ksy_types(spec)
+        for cls, label in ide_labels(tree, types):
+            for placeholder in re.findall(r"{.*?}", types[cls]["-webide-representation"]):
+                resolved[(cls, placeholder)] = resolved.get((cls, placeholder), False) or placeholder not in label.unresolved
+            hex_shown |= {(cls, p) for p in label.hex_shown}
+    unresolved = [f"{cls}: {p} shows nothing in any sample" for (cls, p), ok in resolved.items() if not ok]
+    assert not unresolved, "\n".join(unresolved)
+    assert not hex_shown, "\n".join(f"{cls}: {p} shows a number in hex (no enum name; say :dec or name the value)"
+                                     for cls, p in sorted(hex_shown))
+    assert len(resolved) >= 15
+
+
+def documented_07_tree() -> list[str]:
+    """The tree docs/webide.md shows under "Kafka 0.7 segments", line by line."""
+    text = (ROOT / "docs" / "webide.md").read_text()
+    section = text[text.index("### Kafka 0.7 segments"):]
+    return section.split("```\n")[1].rstrip("\n").split("\n")
+
+
+def test_kafka_07_labels_in_the_webide(webide_run):
+    """The tree of a 0.7 segment is what docs/webide.md shows: each entry's magic, codec and
+    payload size, a wrapper's codec by name, the messages inside it."""
+    tree = other_spec_trees(webide_run, "kafka_07_log")[str(OTHER_SPECS["kafka_07_log"][0])]["tree"]
+    types = ksy_types("kafka_07_log")
+
+    def text(obj: dict, parent: dict | None) -> str:
+        label = ide_label(obj, parent, types)
+        return f" [{obj['t']}]" + (f": {label.text}" if label else "")
+
+    lines = ["entries"]
+    for i, entry in enumerate(tree["f"]["entries"]):
+        lines.append(f"  {i}{text(entry, tree)}")
+        if i == 2:  # the gzip wrapper, opened down to its messages
+            message = entry["f"]["message"]
+            inner = message["f"]["payloadCompressed"]
+            lines += [f"    message{text(message, entry)}",
+                      f"      attributes{text(message['f']['attributes'], message)}",
+                      f"      payloadCompressed{text(inner, message)}",
+                      f"        messages{text(inner['i']['messages'], inner)}",
+                      "          entries"]
+            lines += [f"            {j}{text(e, inner['i']['messages'])}"
+                      for j, e in enumerate(inner["i"]["messages"]["f"]["entries"])]
+    assert lines == documented_07_tree(), "\n".join(lines)

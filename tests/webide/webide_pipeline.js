@@ -5,10 +5,13 @@
 // JOB.json:
 //   {"ksc": "scripts/ksc",                 folder with node_modules (compiler, runtime, pako)
 //    "mode": "debug" | "release",
-//    "spec": "schemas/kafka_log.ksy",      compiled with its imports, as the Web IDE does
+//    "spec": "schemas/kafka_log.ksy",      compiled with its imports, as the Web IDE does; its
+//                                          meta id names the main class (kafka_log: KafkaLog)
 //    "compiledDir": null | DIR,            release mode: read DIR/*.js (from scripts/ksc/compile.js)
 //    "userTypes": null | FILE,             the text of localStorage "userTypes"
 //    "samples": [FILE, ...],
+//    "specs": [[SPEC, [FILE, ...]], ...],  more specs, each opened in turn on its own files
+//                                          (output "specs": {SPEC: {FILE: ...}})
 //    "decompress": [[codec, magic, hex], ...],   payloads for KafkaDecompress.decompress
 //    "out": FILE}
 //
@@ -16,10 +19,10 @@
 // src/v1/kaitaiWorker.ts `initCode`/`reparse`), done here the same way:
 //  * the compiler runs in debug mode on the opened spec, importing the others beside it;
 //  * the generated files are joined with "" and prefixed by localStorage "userTypes" + "\n\n";
-//  * in a worker (here a vm context: no require/module/exports/define, `self` is the global,
-//    importScripts loads the IDE's bundled files) that has loaded KaitaiStream.js and set
-//    KaitaiStream.depUrls.zlib to the bundled pako_inflate.min.js, the code is run by a direct
-//    `eval(code + "\nwi.MainClass = KafkaLog.KafkaLog")`;
+//  * in a worker (here a vm context: no require/module/exports/define/Buffer, `self` is the
+//    global, TextDecoder as in any worker, importScripts loads the IDE's bundled files) that
+//    has loaded KaitaiStream.js and set KaitaiStream.depUrls.zlib to the bundled pako_inflate.min.js, the code is run by a direct
+//    `eval(code + "\nwi.MainClass = KafkaLog.KafkaLog")` (the class named by the spec's meta id);
 //  * `new wi.MainClass(new KaitaiStream(buffer, 0))`, then `_read()` (debug code).
 // The parsed tree is then exported with every seq field and every instance (lazy ones
 // included), numbers as exact decimal strings of the JS doubles, bytes as hex.
@@ -38,9 +41,17 @@ const WEBIDE_URLS = {
   '../../lib/_npm/pako/pako_inflate.min.js': path.join(NM, 'pako', 'dist', 'pako_inflate.min.js'),
 };
 
+const yaml = require(path.join(NM, 'js-yaml'));
+
+// The Web IDE names the main class after the spec's meta id, in UpperCamelCase
+// (src/v1/app.ts, `reparse`: `jsClassName` from `ksySchema.meta.id`).
+function mainClassName(specPath) {
+  const id = yaml.load(fs.readFileSync(specPath, 'utf8')).meta.id;
+  return id.split('_').map((p) => p.charAt(0).toUpperCase() + p.slice(1)).join('');
+}
+
 async function compileForWebIde(specPath, debug) {
   const compiler = require(path.join(NM, 'kaitai-struct-compiler'));
-  const yaml = require(path.join(NM, 'js-yaml'));
   const dir = path.dirname(path.resolve(specPath));
   const load = (f) => yaml.load(fs.readFileSync(f, 'utf8'));
   const importer = { importYaml: (name) => Promise.resolve(load(path.join(dir, name + '.ksy'))) };
@@ -48,7 +59,8 @@ async function compileForWebIde(specPath, debug) {
 }
 
 function makeWorker() {
-  const ctx = vm.createContext({ console });
+  // TextDecoder is a global of every browser worker: the runtime decodes strings with it.
+  const ctx = vm.createContext({ console, TextDecoder });
   const imported = [];
   ctx.importScripts = (...urls) => {
     for (const url of urls) {
@@ -96,18 +108,34 @@ function errStr(e) {
   return String(e);
 }
 
-function exportValue(v) {
+// The name the Web IDE shows for an enum value (kaitaiWorker.ts `exportValue`: the debug info's
+// enumName, e.g. "Kafka07Log.Compression", looked up from the worker's global with the
+// top-level name twice, as the generated modules export {Kafka07Log: constructor}).
+let worker = null;
+function enumLabel(debug, value) {
+  if (!debug || !debug.enumName || typeof value !== 'number') return undefined;
+  const names = debug.enumName.split('.');
+  names.unshift(names[0]);
+  let obj = worker;
+  for (const n of names) obj = obj && obj[n];
+  return obj ? obj[value] : undefined;
+}
+
+function exportValue(v, debug) {
   if (v === undefined || v === null) return null;
   if (typeof v === 'boolean') return v;
-  if (typeof v === 'number') return { n: numStr(v) };
+  if (typeof v === 'number') {
+    const en = enumLabel(debug, v);
+    return en === undefined ? { n: numStr(v) } : { n: numStr(v), en };
+  }
   if (typeof v === 'string') return { s: v };
   if (ArrayBuffer.isView(v)) return { b: Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex') };
-  if (Array.isArray(v)) return v.map(exportValue);
+  if (Array.isArray(v)) return v.map((x, i) => exportValue(x, debug && debug.arr && debug.arr[i]));
   if (typeof v === 'object') {
     const fields = {};
     for (const k of Object.keys(v)) {
       if (k[0] === '_') continue;
-      fields[k] = exportValue(v[k]);
+      fields[k] = exportValue(v[k], v._debug && v._debug[k]);
     }
     const instances = {};
     const computed = []; // instances the parse already evaluated: the Web IDE shows them as fields
@@ -119,7 +147,7 @@ function exportValue(v) {
       if (Object.prototype.hasOwnProperty.call(v, '_m_' + name)) computed.push(name);
       let value;
       try {
-        value = exportValue(v[name]);
+        value = exportValue(v[name], v._debug && v._debug['_m_' + name]);
       } catch (e) {
         value = { e: errStr(e) };
       }
@@ -130,33 +158,44 @@ function exportValue(v) {
   return { s: String(v) };
 }
 
-async function main() {
-  let sourceCode;
+async function sourceFor(spec) {
   if (job.compiledDir) {
     // Release code written by scripts/ksc/compile.js, joined as the Web IDE joins its files.
     const files = fs.readdirSync(job.compiledDir).filter((f) => f.endsWith('.js')).sort();
-    sourceCode = files.map((f) => fs.readFileSync(path.join(job.compiledDir, f), 'utf8')).join('');
-  } else {
-    const compiled = await compileForWebIde(job.spec, job.mode === 'debug');
-    sourceCode = Object.keys(compiled).map((x) => compiled[x]).join('');
+    return files.map((f) => fs.readFileSync(path.join(job.compiledDir, f), 'utf8')).join('');
   }
+  const compiled = await compileForWebIde(spec, job.mode === 'debug');
+  return Object.keys(compiled).map((x) => compiled[x]).join('');
+}
+
+async function main() {
   let userTypes = job.userTypes ? fs.readFileSync(job.userTypes, 'utf8') : '';
   if (userTypes) userTypes += '\n\n';
 
   const { ctx, imported } = makeWorker();
+  worker = ctx;
   const api = ctx.apiMethods;
   const t0 = Date.now();
-  api.initCode(userTypes + sourceCode, 'KafkaLog');
 
-  const result = { samples: {}, decompress: [], imported: null };
-  for (const sample of job.samples || []) {
-    // The worker gets its own copy of the file's ArrayBuffer (postMessage's structured clone).
-    const buffer = ctxBytes(ctx, fs.readFileSync(sample)).buffer;
-    // A fresh initCode per file, as the Web IDE re-evaluates the code on each reparse.
-    api.initCode(userTypes + sourceCode, 'KafkaLog');
-    const { root, error } = api.reparse(buffer, job.mode === 'debug');
-    result.samples[sample] = { tree: exportValue(root), error: error ? errStr(error) : null };
-  }
+  // Each spec is opened in turn, as a user opens one spec after another in the same IDE.
+  const parseAll = async (spec, samples) => {
+    const sourceCode = await sourceFor(spec);
+    const mainClass = mainClassName(spec);
+    api.initCode(userTypes + sourceCode, mainClass);
+    const parsed = {};
+    for (const sample of samples || []) {
+      // The worker gets its own copy of the file's ArrayBuffer (postMessage's structured clone).
+      const buffer = ctxBytes(ctx, fs.readFileSync(sample)).buffer;
+      // A fresh initCode per file, as the Web IDE re-evaluates the code on each reparse.
+      api.initCode(userTypes + sourceCode, mainClass);
+      const { root, error } = api.reparse(buffer, job.mode === 'debug');
+      parsed[sample] = { tree: exportValue(root), error: error ? errStr(error) : null };
+    }
+    return parsed;
+  };
+
+  const result = { samples: await parseAll(job.spec, job.samples), specs: {}, decompress: [], imported: null };
+  for (const [spec, samples] of job.specs || []) result.specs[spec] = await parseAll(spec, samples);
   const ns = ctx.KafkaDecompress;
   for (const [codec, magic, hex] of job.decompress || []) {
     if (!ns || !ns.KafkaDecompress) {
