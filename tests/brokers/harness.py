@@ -15,6 +15,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -256,20 +257,24 @@ def compile_scenarios(version: str) -> Path:
     h = hashlib.sha256(version.encode())
     for s in sources:
         h.update(s.name.encode() + s.read_bytes())
-    out = CLASSES / version
-    stamp = out / ".sources-sha256"
-    if stamp.is_file() and stamp.read_text() == h.hexdigest():
+    # One directory per content: worktrees and runs side by side share .cache, and each must get the classes of its
+    # own sources; a finished directory appears whole (renamed into place) or not at all.
+    out = CLASSES / version / h.hexdigest()[:16]
+    if out.is_dir():
         return out
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".compiling-", dir=out.parent))
     javac = str(Path(java()).with_name("javac"))
-    res = subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", "-d", str(out), "-cp",
+    res = subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", "-d", str(tmp), "-cp",
                           os.pathsep.join(kafka_jars.classpath(version)), *map(str, sources)],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if res.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
         raise BrokerError(f"javac failed:\n{res.stdout}")
-    stamp.write_text(h.hexdigest())
+    try:
+        tmp.rename(out)
+    except OSError:  # another process finished the same classes first
+        shutil.rmtree(tmp, ignore_errors=True)
     return out
 
 
