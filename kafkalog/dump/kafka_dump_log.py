@@ -14,7 +14,8 @@ both tools, run from Maven Central's jars:
 
 Magic 0 and 1 entries print `offset: <last offset>` in place of the v2 fields, and each
 record ` isValid: <bool> crc: <crc>` (`crc: <crc>}` in Kafka 3). Keys and values are
-decoded as UTF-8 (bad bytes as U+FFFD, as Java's `new String(bytes, UTF_8)`); unlike
+decoded as Java's `new String(bytes, UTF_8)` decodes them (`kafkalog.javatext`: one U+FFFD for
+each malformed sequence as Java cuts them, not as Python's "replace" does); unlike
 Kafka, control characters in them are escaped (`\\n`, `\\x1b`), so every record stays
 on one line and cannot drive the terminal.
 """  # noqa: E501  (the tool's lines, verbatim)
@@ -45,6 +46,7 @@ from kafkalog.formats.internal_topics import (
 )
 from kafkalog.formats.message_set import inner_checksums
 from kafkalog.formats.record_batch import control_type_code, coordinator_epoch
+from kafkalog.javatext import java_utf8
 from kafkalog.log.file_kinds import BOOTSTRAP, KRAFT_SNAPSHOT, LOG, RSM_MANIFEST, kraft_snapshot_id
 from kafkalog.log.record_list import TableRecords
 from kafkalog.model import Batch, Record
@@ -96,7 +98,7 @@ def batch_line(batch: Batch) -> str:
 
 
 def _text(data: bytes) -> str:
-    return escape(data.decode("utf-8", "replace"))
+    return escape(java_utf8(data))
 
 
 #: The Kafka versions whose kafka-dump-log.sh lines kafkalog prints: "4" (the default) and "3.9".
