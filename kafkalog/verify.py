@@ -639,6 +639,10 @@ def _verify_time_index(segment: _SegmentSources, log: _LogSummary | None, report
                                            f"{entry.offset} has max timestamp {log.max_timestamps[k]}", entry=n))
 
 
+#: The KRaft metadata log's partition directory, as a path names it.
+_METADATA_LOG_DIR = "__cluster_metadata-0"
+
+
 def _time_index_sanity(index: TimeIndex, name: str, report: VerifyReport) -> None:
     """`TimeIndex.sanityCheck` as kafka-dump-log.sh --index-sanity-check runs it: over every slot of the
     file, so the last slot of a time index a killed broker left preallocated (zeros) has timestamp 0."""
@@ -649,9 +653,12 @@ def _time_index_sanity(index: TimeIndex, name: str, report: VerifyReport) -> Non
     if last < first:
         # A note, not a problem: a running broker's active segment has such an index, and Kafka rebuilds it
         # when it recovers from an unclean shutdown.
-        report.notes.append(f"{name}: preallocated time index (left by a broker that was running or did not shut "
-                            f"down cleanly): its last slot's timestamp {last} is below the first entry's {first}, "
-                            "which Kafka's --index-sanity-check calls corrupt")
+        # Kafka 4.4.0 leaves the metadata log's active segment's indexes so even when it stops cleanly.
+        who = ("a broker that was running or did not shut down cleanly, or Kafka 4.4, which leaves the metadata "
+               "log's so when it stops" if _METADATA_LOG_DIR in name
+               else "a broker that was running or did not shut down cleanly")
+        report.notes.append(f"{name}: preallocated time index (left by {who}): its last slot's timestamp {last} is "
+                            f"below the first entry's {first}, which Kafka's --index-sanity-check calls corrupt")
 
 
 def _verify_txn_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport) -> None:

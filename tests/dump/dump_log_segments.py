@@ -17,7 +17,7 @@ from pathlib import Path
 import kafka_jars  # scripts/kafka_jars.py (pytest's pythonpath)
 
 #: The Kafka versions whose DumpLogSegments the tests run, with the `--kafka-version` kafkalog prints for each.
-VERSIONS = {"3.9.2": "3.9", "4.3.1": "4"}
+VERSIONS = {"3.9.2": "3.9", "4.3.1": "4", "4.4.0": "4.4"}
 _NAMED = re.compile(r"^\d{20}\.(log|index|timeindex|snapshot|txnindex)$|^\d{20}-\d{10}\.checkpoint$")
 
 
