@@ -28,7 +28,10 @@ A file whose name does not say its kind, or a directory with no Kafka files, is 
 Leftover `.deleted`/`.cleaned`/`.swap` files are listed as notes, not problems: a
 running broker has them between two steps of its work. So is a time index still preallocated
 (its last slot zero), which `TimeIndex.sanityCheck` (--index-sanity-check) calls corrupt: a
-running broker's active segment has one, and Kafka rebuilds it after an unclean shutdown.
+running broker's active segment has one, and Kafka rebuilds it after an unclean shutdown. And so is
+an offset index entry of the kind older brokers (1.1, 2.8) wrote for an append of several v0/v1
+messages: at the append's last offset and its first message's position, which --verify-index-only
+prints among its mismatches, though lookups through it work.
 """
 from __future__ import annotations
 
@@ -556,6 +559,8 @@ def _verify_offset_index(segment: _SegmentSources, log: _LogSummary | None, repo
             conditions.append(np.ones(len(positions), dtype=bool))
         flagged = _flagged(*conditions)
         entries, previous_of = _entries_and_previous(index, slots, flagged)
+        # where each flagged entry's append ends at the latest: the next entry's position
+        next_positions = {n: int(positions[n + 1]) for n in flagged if n + 1 < len(positions)}
     if not flagged:
         return
     starts = {} if log is None else dict(zip(log.positions.tolist(), log.last_offsets.tolist()))
@@ -580,9 +585,34 @@ def _verify_offset_index(segment: _SegmentSources, log: _LogSummary | None, repo
                                            f"no batch starts at position {entry.position} (offset {entry.offset})",
                                            entry=n))
         elif starts[entry.position] != entry.offset:
-            report.problems.append(Problem(name, "offset_mismatch",
-                                           f"offset {entry.offset}, but the batch at position {entry.position} "
-                                           f"ends at offset {starts[entry.position]}", entry=n))
+            end = next_positions.get(n, log.size)
+            if starts[entry.position] < entry.offset and _ends_a_legacy_append(segment, entry.position, end,
+                                                                              entry.offset):
+                report.notes.append(f"{name}: entry {n}: offset {entry.offset} at position {entry.position}, where "
+                                    f"a message with offset {starts[entry.position]} starts: the last offset of "
+                                    "the append of v0/v1 messages that starts there, as older brokers (1.1, 2.8: "
+                                    "LogSegment.append) indexed an append; lookups through it find the right "
+                                    "messages, though Kafka's --verify-index-only prints it among its mismatches")
+            else:
+                report.problems.append(Problem(name, "offset_mismatch",
+                                               f"offset {entry.offset}, but the batch at position {entry.position} "
+                                               f"ends at offset {starts[entry.position]}", entry=n))
+
+
+def _ends_a_legacy_append(segment: _SegmentSources, start: int, end: int, offset: int) -> bool:
+    """Whether the entries of the log from `start` to at most `end` (the next index entry's position) are v0/v1
+    messages, one of which ends at `offset`: an append an older broker indexed at its last offset and first
+    position (`LogSegment.append`'s `offsetIndex.append(largestOffset, physicalPosition)`, Kafka 1.1 and 2.8).
+    The only bytes read are those up to that message."""
+    assert segment.log is not None  # (an entry is compared with batches only where there is a log)
+    with SegmentReader(segment.log, name=segment.log_name, start=start, end=end, decode_records=False,
+                       decoder=Decoder.OBJECT) as reader:
+        for batch in reader:
+            if batch.magic >= 2 or batch.last_offset > offset:
+                return False
+            if batch.last_offset == offset:
+                return True
+    return False
 
 
 def _verify_time_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport) -> None:
