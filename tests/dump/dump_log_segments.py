@@ -86,7 +86,8 @@ def run(version: str, files: list[Path], *flags: str) -> dict[Path, Dumped]:
     out: dict[Path, Dumped] = {}
     pending = list(files)
     while pending:
-        result = subprocess.run([java(), "-Xmx512m", "-Xss4m", "-cp", os.pathsep.join(kafka_jars.classpath(version)),
+        # UTF-8 on stdout whatever the machine's locale (Java 17 prints '?' for what its default charset lacks)
+        result = subprocess.run([java(), "-Xmx512m", "-Xss4m", "-Dfile.encoding=UTF-8", "-Dstdout.encoding=UTF-8", "-cp", os.pathsep.join(kafka_jars.classpath(version)),
                                  main_class(version), *flags, "--files", ",".join(map(str, pending))],
                                 capture_output=True, text=True, timeout=600)
         current: Path | None = None
