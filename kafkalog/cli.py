@@ -241,7 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     dump.add_argument("--kafka-version", choices=kafka_format.KAFKA_VERSIONS,
                       default=kafka_format.DEFAULT_KAFKA_VERSION,
                       help="with --format kafka: print the lines of this Kafka version's kafka-dump-log.sh "
-                           f"(default {kafka_format.DEFAULT_KAFKA_VERSION})")
+                           f"(4: Kafka 4.0 to 4.3; default {kafka_format.DEFAULT_KAFKA_VERSION})")
     dump.add_argument("--type", choices=file_kinds.KINDS, metavar="KIND",
                       help="read every FILE as this kind whatever its name: " + ", ".join(file_kinds.KINDS))
     dump.add_argument("--full", "--print-data-log", dest="full", action="store_true",

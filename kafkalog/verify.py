@@ -32,7 +32,10 @@ A file whose name does not say its kind, or a directory with no Kafka files, is 
 Leftover `.deleted`/`.cleaned`/`.swap` files are listed as notes, not problems: a
 running broker has them between two steps of its work. So is a time index still preallocated
 (its last slot zero), which `TimeIndex.sanityCheck` (--index-sanity-check) calls corrupt: a
-running broker's active segment has one, and Kafka rebuilds it after an unclean shutdown.
+running broker's active segment has one, and Kafka rebuilds it after an unclean shutdown. And so is
+an offset index entry of the kind older brokers (1.1, 2.8) wrote for an append of several v0/v1
+messages: at the append's last offset and its first message's position, which --verify-index-only
+prints among its mismatches, though lookups through it work.
 """
 from __future__ import annotations
 
@@ -660,6 +663,8 @@ def _verify_offset_index(segment: _SegmentSources, log: _LogSummary | None, repo
             conditions.append(np.ones(len(positions), dtype=bool))
         flagged = _flagged(*conditions)
         entries, previous_of = _entries_and_previous(index, slots, flagged)
+        # where each flagged entry's append ends at the latest: the next entry's position
+        next_positions = {n: int(positions[n + 1]) for n in flagged if n + 1 < len(positions)}
     if not flagged:
         return
     starts = {} if log is None else dict(zip(log.positions.tolist(), log.last_offsets.tolist()))
@@ -684,9 +689,34 @@ def _verify_offset_index(segment: _SegmentSources, log: _LogSummary | None, repo
                                            f"no batch starts at position {entry.position} (offset {entry.offset})",
                                            entry=n))
         elif starts[entry.position] != entry.offset:
-            report.problems.append(Problem(name, "offset_mismatch",
-                                           f"offset {entry.offset}, but the batch at position {entry.position} "
-                                           f"ends at offset {starts[entry.position]}", entry=n))
+            end = next_positions.get(n, log.size)
+            if starts[entry.position] < entry.offset and _ends_a_legacy_append(segment, entry.position, end,
+                                                                              entry.offset):
+                report.notes.append(f"{name}: entry {n}: offset {entry.offset} at position {entry.position}, where "
+                                    f"a message with offset {starts[entry.position]} starts: the last offset of "
+                                    "the append of v0/v1 messages that starts there, as older brokers (1.1, 2.8: "
+                                    "LogSegment.append) indexed an append; lookups through it find the right "
+                                    "messages, though Kafka's --verify-index-only prints it among its mismatches")
+            else:
+                report.problems.append(Problem(name, "offset_mismatch",
+                                               f"offset {entry.offset}, but the batch at position {entry.position} "
+                                               f"ends at offset {starts[entry.position]}", entry=n))
+
+
+def _ends_a_legacy_append(segment: _SegmentSources, start: int, end: int, offset: int) -> bool:
+    """Whether the entries of the log from `start` to at most `end` (the next index entry's position) are v0/v1
+    messages, one of which ends at `offset`: an append an older broker indexed at its last offset and first
+    position (`LogSegment.append`'s `offsetIndex.append(largestOffset, physicalPosition)`, Kafka 1.1 and 2.8).
+    The only bytes read are those up to that message."""
+    assert segment.log is not None  # (an entry is compared with batches only where there is a log)
+    with SegmentReader(segment.log, name=segment.log_name, start=start, end=end, decode_records=False,
+                       decoder=Decoder.OBJECT) as reader:
+        for batch in reader:
+            if batch.magic >= 2 or batch.last_offset > offset:
+                return False
+            if batch.last_offset == offset:
+                return True
+    return False
 
 
 def _verify_time_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport) -> None:
@@ -743,6 +773,10 @@ def _verify_time_index(segment: _SegmentSources, log: _LogSummary | None, report
                                            f"{entry.offset} has max timestamp {log.max_timestamps[k]}", entry=n))
 
 
+#: The KRaft metadata log's partition directory, as a path names it.
+_METADATA_LOG_DIR = "__cluster_metadata-0"
+
+
 def _time_index_sanity(index: TimeIndex, name: str, report: VerifyReport) -> None:
     """`TimeIndex.sanityCheck` as kafka-dump-log.sh --index-sanity-check runs it: over every slot of the
     file, so the last slot of a time index a killed broker left preallocated (zeros) has timestamp 0."""
@@ -753,9 +787,12 @@ def _time_index_sanity(index: TimeIndex, name: str, report: VerifyReport) -> Non
     if last < first:
         # A note, not a problem: a running broker's active segment has such an index, and Kafka rebuilds it
         # when it recovers from an unclean shutdown.
-        report.notes.append(f"{name}: preallocated time index (left by a broker that was running or did not shut "
-                            f"down cleanly): its last slot's timestamp {last} is below the first entry's {first}, "
-                            "which Kafka's --index-sanity-check calls corrupt")
+        # Kafka 4.4.0 leaves the metadata log's active segment's indexes so even when it stops cleanly.
+        who = ("a broker that was running or did not shut down cleanly, or Kafka 4.4, which leaves the metadata "
+               "log's so when it stops" if _METADATA_LOG_DIR in name
+               else "a broker that was running or did not shut down cleanly")
+        report.notes.append(f"{name}: preallocated time index (left by {who}): its last slot's timestamp {last} is "
+                            f"below the first entry's {first}, which Kafka's --index-sanity-check calls corrupt")
 
 
 def _verify_txn_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport) -> None:

@@ -4,8 +4,9 @@
 Each set is a small pom under scripts/kafka-jars/<set>/pom.xml; `mvn dependency:copy-dependencies`
 copies its jars and their runtime dependencies:
 
-- 4.3.1: the newest 4.x broker whose kafka-tools (DumpLogSegments) and kafka-storage test jar
-  (LocalTieredStorage) are on Maven Central (4.4.0 has the broker only), KRaft mode;
+- 4.3.1: the newest 4.x broker whose kafka-storage test jar (LocalTieredStorage) is on Maven Central,
+  with its kafka-tools (DumpLogSegments), KRaft mode;
+- 4.4.0: the newest broker and its kafka-tools (DumpLogSegments; its storage test jar is not published);
 - 3.9.2: the newest 3.9 broker, KRaft and ZooKeeper mode (ZooKeeper 3.8 comes with it);
 - clients-3.9.1: the fixture writer's kafka-clients 3.9.1 with the codec libraries at the versions
   the committed fixtures were written with, and Jackson for its JsonConverters;

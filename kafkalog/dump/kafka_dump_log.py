@@ -14,7 +14,8 @@ both tools, run from Maven Central's jars:
 
 Magic 0 and 1 entries print `offset: <last offset>` in place of the v2 fields, and each
 record ` isValid: <bool> crc: <crc>` (`crc: <crc>}` in Kafka 3). Keys and values are
-decoded as UTF-8 (bad bytes as U+FFFD, as Java's `new String(bytes, UTF_8)`); unlike
+decoded as Java's `new String(bytes, UTF_8)` decodes them (`kafkalog.javatext`: one U+FFFD for
+each malformed sequence as Java cuts them, not as Python's "replace" does); unlike
 Kafka, control characters in them are escaped (`\\n`, `\\x1b`), so every record stays
 on one line and cannot drive the terminal.
 """  # noqa: E501  (the tool's lines, verbatim)
@@ -45,6 +46,7 @@ from kafkalog.formats.internal_topics import (
 )
 from kafkalog.formats.message_set import inner_checksums
 from kafkalog.formats.record_batch import control_type_code, coordinator_epoch
+from kafkalog.javatext import java_utf8
 from kafkalog.log.file_kinds import BOOTSTRAP, KRAFT_SNAPSHOT, LOG, RSM_MANIFEST, kraft_snapshot_id
 from kafkalog.log.record_list import TableRecords
 from kafkalog.model import Batch, Record
@@ -96,12 +98,14 @@ def batch_line(batch: Batch) -> str:
 
 
 def _text(data: bytes) -> str:
-    return escape(data.decode("utf-8", "replace"))
+    return escape(java_utf8(data))
 
 
-#: The Kafka versions whose kafka-dump-log.sh lines kafkalog prints: "4" (the default) and "3.9".
-KAFKA_VERSIONS = ("4", "3.9")
-DEFAULT_KAFKA_VERSION = "4"
+#: The Kafka versions whose kafka-dump-log.sh lines kafkalog prints: "4.4" (the default; 4.4.0's tool), "4"
+#: (Kafka 4.0 to 4.3's) and "3.9". 4.4 differs from 4.0-4.3 only in `--transaction-log-decoder`'s
+#: transactionStatus, printed as the state's name.
+KAFKA_VERSIONS = ("4.4", "4", "3.9")
+DEFAULT_KAFKA_VERSION = "4.4"
 
 
 def record_line(batch: Batch, record: Record, legacy_check: tuple[int, bool] | None = None,
@@ -173,7 +177,8 @@ _UNKNOWN_RECORD_TYPE = re.compile(r"^unknown record type (-?\d+) ")
 #: The __consumer_offsets record types each version's decoder knows: Kafka 3.9's `GroupCoordinatorRecordSerde`
 #: reads the classic and consumer-group ones (0-8); Kafka 4's `CoordinatorRecordType` has all but 9 (the share
 #: group preview's ShareGroupPartitionMetadata, dropped) and 18 (never released).
-_GROUP_RECORD_TYPES = {"3.9": frozenset(range(9)), "4": frozenset(range(24)) - {9, 18}}
+_GROUP_RECORD_TYPES = {"3.9": frozenset(range(9)), "4": frozenset(range(24)) - {9, 18},
+                       "4.4": frozenset(range(24)) - {9, 18}}
 #: Kafka 4's record type 0 is LegacyOffsetCommitKey, whose value it reads at version 0 only.
 _LEGACY_OFFSET_COMMIT = 0
 #: A value whose bytes end too soon, as Kafka's `CoordinatorRecordSerde.readMessage` words the
@@ -206,15 +211,18 @@ def _decoded_contents(record: Record, decoder: str | None, kafka_version: str) -
                 return (f" key: Error at offset {record.offset}, skipping. Could not read record with version "
                         f"{cut.group(1)} from value's buffer due to: null.")
             return f" key: Error at offset {record.offset}, skipping. {escape(decoded.error)}"
-        if (decoder == OFFSETS and kafka_version == "4" and record_type == _LEGACY_OFFSET_COMMIT
+        if (decoder == OFFSETS and kafka_version != "3.9" and record_type == _LEGACY_OFFSET_COMMIT
                 and decoded.value is not None and decoded.value["version"] != 0):
             return (f" key: Error at offset {record.offset}, skipping. Found an unknown record version "
                     f"{decoded.value['version']} for {record_type} type")
         # The key's envelope carries the record type where a value's carries its version.
         assert decoded.key is not None  # (a key decoded without error)
         key = _json({"type": str(decoded.key["version"]), "data": decoded.key["data"]})
+        data = decoded.value and decoded.value["data"]
+        if decoder == TRANSACTIONS and kafka_version == "4.4" and data is not None:
+            data = {**data, "transactionStatus": _transaction_state_name(data["transactionStatus"])}
         payload = "<DELETE>" if decoded.value is None else _json(
-            {"version": str(decoded.value["version"]), "data": decoded.value["data"]})
+            {"version": str(decoded.value["version"]), "data": data})
         return f" key: {key} payload: {payload}"
     if decoder == METADATA and record.value is not None:
         api_key = framed_record_type(record.value)
@@ -233,9 +241,16 @@ def _decoded_contents(record: Record, decoder: str | None, kafka_version: str) -
     return None
 
 
-#: Kafka 3.9's TransactionState case objects by id (`TransactionState.fromId`).
-_TRANSACTION_STATES_39 = ("Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort",
+#: Kafka's TransactionState names by id (`TransactionState.fromId`, Scala case objects in 3.9, a Java enum's
+#: `stateName()` in 4.4: the same names).
+_TRANSACTION_STATES = ("Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort",
                           "Dead", "PrepareEpochFence")
+
+
+def _transaction_state_name(status: int) -> str:
+    """Kafka 4.4's `TransactionLogMessageParser.valueAsJson`: `TransactionState.fromId(status).stateName()`,
+    or the id as a string where it is no state."""
+    return _TRANSACTION_STATES[status] if 0 <= status < len(_TRANSACTION_STATES) else str(status)
 
 
 def _transaction_log_39(record: Record) -> str:
@@ -251,10 +266,10 @@ def _transaction_log_39(record: Record) -> str:
         return f"{key} payload: <DELETE>"
     d = decoded.value["data"]
     status = d["transactionStatus"]
-    if not 0 <= status < len(_TRANSACTION_STATES_39):
+    if not 0 <= status < len(_TRANSACTION_STATES):
         # Kafka 3.9's tool dies here (IllegalStateException); kafkalog says so and goes on.
         return f"{key} payload: Error: Unknown transaction state id {status} from the transaction status message"
-    state = _TRANSACTION_STATES_39[status]
+    state = _TRANSACTION_STATES[status]
     partitions = [] if state == "Empty" else _scala_hash_set_order(d["transactionPartitions"] or [])
     return (f"{key} payload: producerId:{d['producerId']},producerEpoch:{d['producerEpoch']},state={state},"
             f"partitions=[{','.join(escape(f'{t}-{p}') for t, p in partitions)}],"

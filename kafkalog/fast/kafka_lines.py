@@ -5,7 +5,7 @@ stays the reference (and writes every other line: control records, decoded inter
 are written a run at a time (`record_lines`), a legacy entry's with each message's checksum
 (`legacy_record_lines`). The lines here are the same text, as UTF-8 bytes: DumpLogSegments'
 ``| offset: ... keySize: ... valueSize: ... sequence: ... headerKeys: [...] key: ... payload: ...``,
-keys and values decoded as UTF-8 with U+FFFD for what is not (Python's "replace", which is Java's), and
+keys and values decoded as Java's `new String(bytes, UTF_8)` decodes them (`kafkalog.javatext`), and
 control characters escaped as `kafkalog.dump.records.escape` does.
 """
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """What `kafkalog dump`'s compiled line writers share (`kafkalog.fast.json_lines`, `text_lines`,
 `kafka_lines`): the record columns of a run as numpy arrays, and compiled writers of text (constants,
-decimal integers, UTF-8 read as Python's decoder reads it, and written back).
+decimal integers, UTF-8 read as Python's decoder reads it or as Java's replaces what is not UTF-8, and
+written back).
 """
 from __future__ import annotations
 
@@ -157,6 +158,39 @@ def next_code_point(data, i, end):
     return np.uint32(0), 1 + good, False
 
 
+@nb.njit(cache=True, nogil=True)
+def java_malformed_length(data, i, end):
+    """How many bytes from data[i], where a malformed sequence starts, Java's `new String(bytes, UTF_8)`
+    replaces with one U+FFFD: `kafkalog.javatext.malformed_length` (the rules, and why), compiled."""
+    b1 = data[i]
+    if 0xE0 <= b1 <= 0xEF:
+        if i + 2 < end:
+            b2, b3 = data[i + 1], data[i + 2]
+            if (b1 == 0xE0 and b2 & 0xE0 == 0x80) or b2 & 0xC0 != 0x80:
+                return 1
+            return 2 if b3 & 0xC0 != 0x80 else 3
+        if i + 1 < end and ((b1 == 0xE0 and data[i + 1] & 0xE0 == 0x80) or data[i + 1] & 0xC0 != 0x80):
+            return 1
+        return end - i
+    if 0xF0 <= b1 <= 0xF7:
+        if i + 3 < end:
+            b2, b3 = data[i + 1], data[i + 2]
+            if b1 > 0xF4 or (b1 == 0xF0 and not 0x90 <= b2 <= 0xBF) or (b1 == 0xF4 and b2 & 0xF0 != 0x80) \
+                    or b2 & 0xC0 != 0x80:
+                return 1
+            return 2 if b3 & 0xC0 != 0x80 else 3
+        if b1 > 0xF4:
+            return 1
+        if i + 1 < end:
+            b2 = data[i + 1]
+            if (b1 == 0xF0 and not 0x90 <= b2 <= 0xBF) or (b1 == 0xF4 and b2 & 0xF0 != 0x80) or b2 & 0xC0 != 0x80:
+                return 1
+        if i + 2 < end and data[i + 2] & 0xC0 != 0x80:
+            return 2
+        return end - i
+    return 1
+
+
 @nb.njit(cache=True, nogil=True, inline="always")
 def put_utf8(out, p, c):
     """Code point c in UTF-8."""
@@ -181,8 +215,8 @@ def put_utf8(out, p, c):
 
 @nb.njit(cache=True, nogil=True, inline="always")
 def put_escaped_text(out, p, data, i, end):
-    """data[i:end] decoded as UTF-8 with U+FFFD for each maximal invalid subpart (Python's "replace", as
-    Java's decoder does too), control characters escaped as `kafkalog.dump.records.escape` does."""
+    """data[i:end] decoded as Java's `new String(bytes, UTF_8)` decodes it (`kafkalog.javatext.java_utf8`),
+    control characters escaped as `kafkalog.dump.records.escape` does."""
     while i < end:
         b = data[i]
         if 0x20 <= b < 0x7F:  # printable ASCII, most text: as it is, without decoding
@@ -193,6 +227,7 @@ def put_escaped_text(out, p, data, i, end):
         c, n, ok = next_code_point(data, i, end)
         if not ok:
             c = np.uint32(0xFFFD)
+            n = java_malformed_length(data, i, end)
         i += n
         if c < 0x20 or 0x7F <= c < 0xA0:
             if c == 10 or c == 13 or c == 9:

@@ -45,6 +45,7 @@ from kafkalog.fast.streamed_batch import StreamedBatch
 from kafkalog.formats import record_batch
 from kafkalog.formats.framing import LOG_OVERHEAD
 from kafkalog.formats.parse_errors import PARSE_ERRORS
+from kafkalog.javatext import java_utf8
 
 #: Record rows of one walk before the rows so far are turned into Arrow (the tables are reused). Not a
 #: power of two: the tables are column-major, and columns a power of two apart share cache sets.
@@ -376,8 +377,8 @@ class BatchWalker:
         keys, values, bad = binary_arrays(buf, key_pos, key_size, h[k.KAFKA_RECORD__HEADER__VALUE__POS],
                                           h[k.KAFKA_RECORD__HEADER__VALUE__SIZE], pa.string())
         if bad >= 0:
-            # Kafka decodes header keys with replacement characters; so does the object path.
-            keys = pa.array([buf[p:p + z].tobytes().decode("utf-8", "replace")
+            # Kafka decodes header keys with replacement characters, as Java does; so does the object path.
+            keys = pa.array([java_utf8(buf[p:p + z].tobytes())
                              for p, z in zip(key_pos.tolist(), key_size.tolist())], type=pa.string())
         struct = pa.StructArray.from_arrays([keys, values], fields=list(SCHEMA.field("headers").type.value_type))
         return pa.ListArray.from_arrays(pa.array(offsets), struct)

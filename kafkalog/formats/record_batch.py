@@ -23,6 +23,7 @@ from kafkalog.errors import (
 )
 from kafkalog.formats.parse_errors import PARSE_ERRORS, describe
 from kafkalog.javaint import increment_sequence, s64
+from kafkalog.javatext import java_utf8
 from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE, Batch, Header, Record
 
 
@@ -156,7 +157,7 @@ def _record(rec: KafkaRecord, parsed: KafkaRecordBatch, batch: Batch) -> Record:
         key=body.key if body.len_key.value >= 0 else None,
         value=body.value if body.len_value.value >= 0 else None,
         headers=[
-            Header(h.key.decode("utf-8", "replace"), h.value if h.len_value.value >= 0 else None)
+            Header(java_utf8(h.key), h.value if h.len_value.value >= 0 else None)
             for h in body.headers
         ],
     )

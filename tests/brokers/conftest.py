@@ -3,6 +3,7 @@
 Fixtures (each a `BrokerRun`: data_dir, version, classpath, topics, consumed):
   kraft_4x    Kafka 4.3.1, KRaft: every scenario
   kraft_39    Kafka 3.9.2, KRaft: codecs, transactions, groups, metadata
+  kraft_44    Kafka 4.4.0, KRaft: codecs, transactions, classic, consumer and share groups, metadata
   zk_legacy   Kafka 3.9.2, ZooKeeper mode, IBP 2.8: v0 and v1 messages
   killed_4x   Kafka 4.3.1, KRaft, killed with kill -9 in the middle of produce
   tiered_4x   Kafka 4.3.1, KRaft, a topic tiered to Kafka's LocalTieredStorage (run.work / "remote")
@@ -35,6 +36,11 @@ def kraft_39(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def kraft_44(tmp_path_factory):
+    return _run(tmp_path_factory, "kraft_44", scenarios.kraft_44)
+
+
+@pytest.fixture(scope="session")
 def zk_legacy(tmp_path_factory):
     return _run(tmp_path_factory, "zk_legacy", scenarios.zk_legacy)
 
@@ -49,7 +55,7 @@ def tiered_4x(tmp_path_factory):
     return _run(tmp_path_factory, "tiered_4x", scenarios.tiered_4x)
 
 
-CLEAN = ["kraft_4x", "kraft_39", "zk_legacy"]
+CLEAN = ["kraft_4x", "kraft_44", "kraft_39", "zk_legacy"]
 
 
 @pytest.fixture(params=CLEAN)

@@ -15,7 +15,11 @@ from pathlib import Path
 from tests.brokers.harness import Broker, BrokerError, run_scenario, scenario_cmd
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
+#: The newest 4.x with every jar the full scenarios need (LocalTieredStorage: 4.4.0's storage test jar is not on
+#: Maven Central).
 NEWEST_4X = "4.3.1"
+#: Kafka 4.4, whose smaller run holds kafkalog to 4.4's tool on what 4.4 writes.
+KAFKA_44 = "4.4.0"
 NEWEST_39 = "3.9.2"
 
 
@@ -125,6 +129,26 @@ def kraft_39(work: Path) -> BrokerRun:
     topics = [*codec_topics, "txn"]
     run_scenario(b, [["consume", str(work / "consumed"), *topics]])
     return _finish(b, "kraft_39", topics, t0)
+
+
+def kraft_44(work: Path) -> BrokerRun:
+    """Kafka 4.4 in KRaft mode: codecs, transactions, the three group protocols, metadata snapshots."""
+    t0 = time.monotonic()
+    b = Broker(KAFKA_44, "kraft", work, broker_config={
+        "group.coordinator.rebalance.protocols": "classic,consumer,share",
+        "metadata.log.max.record.bytes.between.snapshots": "2048",
+        "metadata.log.max.snapshot.interval.ms": "3000",
+    }, format_features=["share.version=1"]).start()
+    codec_topics = [f"codec-{c}" for c in CODECS]
+    steps = [_topic(t) for t in codec_topics] + [_topic("txn", 2)]
+    steps += [["produce", t, c, "3", "300"] for t, c in zip(codec_topics, CODECS)]
+    steps += [["txn", "txn"], ["alter-topic", "codec-none", "retention.ms=86400000"],
+              ["group", "g-classic", "classic", "codec-none"], ["group", "g-consumer", "consumer", "codec-gzip"],
+              ["share-group", "g-share", "codec-lz4"]]
+    run_scenario(b, steps)
+    topics = [*codec_topics, "txn"]
+    run_scenario(b, [["consume", str(work / "consumed"), *topics]])
+    return _finish(b, "kraft_44", topics, t0)
 
 
 LEGACY_FORMATS = {"v1": "0.10.0", "v0": "0.9.0"}

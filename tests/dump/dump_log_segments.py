@@ -17,7 +17,7 @@ from pathlib import Path
 import kafka_jars  # scripts/kafka_jars.py (pytest's pythonpath)
 
 #: The Kafka versions whose DumpLogSegments the tests run, with the `--kafka-version` kafkalog prints for each.
-VERSIONS = {"3.9.2": "3.9", "4.3.1": "4"}
+VERSIONS = {"3.9.2": "3.9", "4.3.1": "4", "4.4.0": "4.4"}
 _NAMED = re.compile(r"^\d{20}\.(log|index|timeindex|snapshot|txnindex)$|^\d{20}-\d{10}\.checkpoint$")
 
 
@@ -86,7 +86,8 @@ def run(version: str, files: list[Path], *flags: str) -> dict[Path, Dumped]:
     out: dict[Path, Dumped] = {}
     pending = list(files)
     while pending:
-        result = subprocess.run([java(), "-Xmx512m", "-Xss4m", "-cp", os.pathsep.join(kafka_jars.classpath(version)),
+        # UTF-8 on stdout whatever the machine's locale (Java 17 prints '?' for what its default charset lacks)
+        result = subprocess.run([java(), "-Xmx512m", "-Xss4m", "-Dfile.encoding=UTF-8", "-Dstdout.encoding=UTF-8", "-cp", os.pathsep.join(kafka_jars.classpath(version)),
                                  main_class(version), *flags, "--files", ",".join(map(str, pending))],
                                 capture_output=True, text=True, timeout=600)
         current: Path | None = None

@@ -2,8 +2,8 @@
 
 `--format json`: the reference is `kafkalog.dump.records.record_json` through `dumps` (Python's
 `json.dumps`, ASCII), one record at a time; `kafkalog.fast.json_lines` writes a run of batches at once
-from the columns. `--format kafka`: `kafkalog.dump.kafka_dump_log.record_line` (Python's UTF-8 decoder
-with "replace", then `escape`) against `kafkalog.fast.kafka_lines`.
+from the columns. `--format kafka`: `kafkalog.dump.kafka_dump_log.record_line` (`kafkalog.javatext`'s decoder, Java's
+rules, then `escape`) against `kafkalog.fast.kafka_lines`; both are held to Java itself in test_java_text.py.
 """
 from __future__ import annotations
 
