@@ -28,8 +28,8 @@ from kafkalog.dataset.options import DamageMode, ReadOptions
 from kafkalog.errors import UsageError
 from kafkalog.location import Location
 from kafkalog.log.partition import is_skipped_dir
-from kafkalog.log.served_log import ServedBounds
 from kafkalog.log.segment_ranges import range_starts
+from kafkalog.log.served_log import ServedBounds
 
 
 @dataclass(frozen=True)

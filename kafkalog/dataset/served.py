@@ -20,9 +20,9 @@ import pyarrow as pa
 
 from kafkalog.dataset import fs
 from kafkalog.errors import UsageError
+from kafkalog.file_names import parse_partition_dir_name
 from kafkalog.location import Location
 from kafkalog.log.log_dir import LogDirState, log_dir_of, partition_log_dir_state
-from kafkalog.file_names import parse_partition_dir_name
 from kafkalog.log.partition import is_skipped_dir, partition_dirs
 from kafkalog.log.served_log import ServedBounds, served_bounds
 
