@@ -13,6 +13,7 @@ import pyarrow.compute as pc
 import pytest
 
 import kafkalog
+from kafkalog.cli import main
 from kafkalog.verify import verify_path
 from tests.brokers.scenarios import RECOVERY_TOPICS
 
@@ -49,6 +50,15 @@ def test_read_arrow_is_what_the_restarted_broker_serves(recovery_4x, topic, isol
 def test_read_arrow_is_what_the_consumer_read_before_the_kill(recovery_4x, topic, isolation):
     _, expected = consumed(recovery_4x.work / "consumed-before", isolation, topic)
     assert read(recovery_4x, topic, isolation) == expected
+
+
+@pytest.mark.parametrize("topic", RECOVERY_TOPICS)
+def test_dump_json_is_what_the_restarted_broker_serves(recovery_4x, topic, capsys):
+    assert main(["dump", "--format", "json", str(recovery_4x.data_dir / f"{topic}-0")]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    records = [(r["offset"], r["key"], r["value"]) for r in lines if r["type"] == "record" and r["control_type"] is None]
+    _, expected = consumed(recovery_4x.consumed, "read_uncommitted", topic)
+    assert records == expected
 
 
 def test_the_scenarios_left_what_they_test(recovery_4x):
