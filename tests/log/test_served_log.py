@@ -163,3 +163,10 @@ def test_partition_bounds(log_dir):
     assert rows[("t", 1)]["log_start_offset"] == 4 and rows[("t", 1)]["log_end_offset"] == 32
     assert rows[("t", 0)]["high_watermark"] == 20
     assert pc.all(table.column("clean_shutdown")).as_py()
+
+
+def test_a_checkpoint_that_does_not_read_is_named_and_read_as_absent(log_dir, caplog):
+    (log_dir / "log-start-offset-checkpoint").write_text("0\n3\nt 0 5\n")  # says 3 lines, holds 1: Kafka refuses it
+    with caplog.at_level("WARNING", logger="kafkalog.dataset"):
+        assert offsets(log_dir / "t-0") == list(range(20))
+    assert any("log-start-offset-checkpoint" in r.getMessage() and "line 2" in r.getMessage() for r in caplog.records)
