@@ -206,6 +206,8 @@ def _recover(seg: SegmentFiles) -> _Recovered:
     valid, nxt = 0, seg.base_offset
     with SegmentReader(seg.log, decode_records=False) as reader:
         for batch in reader:
+            if reader.damage and not batch.damage:  # an entry before this batch that is no valid batch: stop there
+                break
             if batch.damage or not batch.crc_valid:
                 return _Recovered(valid, nxt, _reason(batch.damage, batch.position, "its CRC does not match"))
             valid, nxt = batch.position + batch.size, batch.last_offset + 1
