@@ -49,8 +49,8 @@ class ServedLogs:
         if not Location(directory).is_uri and os.path.isdir(directory):
             log_dir = log_dir_of(directory)
             if log_dir not in self._states:
-                self._states[log_dir] = partition_log_dir_state(directory)
-                for problem in self._states[log_dir].problems if self._states[log_dir] is not None else ():
+                state = self._states[log_dir] = partition_log_dir_state(directory)
+                for problem in state.problems if state is not None else []:
                     # (a broker takes such a log directory offline; its partitions read as the other files say)
                     log.warning("%s; read as if it were absent", problem)
             state = self._states[log_dir]
