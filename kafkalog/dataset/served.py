@@ -11,6 +11,7 @@ directory's files, reads as its files are.
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import logging
 import os
@@ -65,28 +66,27 @@ def served_segments(group: list, bounds: ServedBounds) -> list:
     local directory that recovery deletes left out, the one it cuts ending where it cuts; each segment's
     `next_base_offset` that of the next one kept."""
     kept = {Path(path).name: end for path, end in bounds.segment_ends.items()}
+    # The partition directory's own segments (not remote ones stitched before them); all, when recovery kept none.
+    own = {Path(path).parent for path in bounds.segment_ends}
     out = []
     for seg in group:
         name = Location(seg.location).name
-        local = seg.base_offset is not None and name.endswith(".log") and not Location(seg.location).is_uri
-        if local and name not in kept and _in_directory(seg, bounds):
+        local = seg.base_offset is not None and name.endswith(".log") and not Location(seg.location).is_uri \
+            and (not own or Path(seg.location).parent in own)
+        if local and name not in kept:
             continue
-        if local and name in kept and kept[name] < seg.size:
+        if local and kept[name] < seg.size:
             seg = dataclasses.replace(seg, size=kept[name])
         out.append(seg)
-    bases = [s.base_offset for s in out if s.base_offset is not None]
+    bases = sorted({s.base_offset for s in out if s.base_offset is not None})
     return [dataclasses.replace(s, next_base_offset=_next(bases, s.base_offset)) if s.base_offset is not None else s
             for s in out]
 
 
-def _in_directory(seg, bounds: ServedBounds) -> bool:
-    """Whether a segment is one of the partition directory's own (not a remote segment stitched before them)."""
-    return any(Path(p).parent == Path(seg.location).parent for p in bounds.segment_ends) or not bounds.segment_ends
-
-
 def _next(bases: list[int], base: int) -> int | None:
-    later = [b for b in bases if b > base]
-    return min(later) if later else None
+    """The least of the sorted `bases` above `base`."""
+    i = bisect.bisect_right(bases, base)
+    return bases[i] if i < len(bases) else None
 
 
 #: The columns of `partition_bounds`.

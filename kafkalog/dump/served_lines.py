@@ -15,6 +15,7 @@ are, whatever the checkpoints say, as kafka-dump-log.sh does.
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from pathlib import Path
 from typing import TextIO
@@ -52,8 +53,8 @@ def partition_dump_log(partition: Path, opts: DumpOptions, out: TextIO, include_
         if path.name not in ends:
             _not_served(out, opts.format, path, 0, "deleted by Kafka's recovery (a segment after the one it cuts)")
             return True
-        later = [b for b in bases if b > base]
-        if start_offset is not None and later and later[0] <= start_offset:
+        later = bisect.bisect_right(bases, base)  # (bases sorted: the next segment's base offset is bases[later])
+        if start_offset is not None and later < len(bases) and bases[later] <= start_offset:
             _not_served(out, opts.format, path, 0, f"below the log start offset {start_offset}")
             return True
         cut = ends[path.name]
