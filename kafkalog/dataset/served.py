@@ -25,7 +25,7 @@ from kafkalog.errors import UsageError
 from kafkalog.file_names import parse_partition_dir_name
 from kafkalog.location import Location
 from kafkalog.log.log_dir import LogDirState, log_dir_of, partition_log_dir_state
-from kafkalog.log.partition import is_skipped_dir, partition_dirs
+from kafkalog.log.partition import Partition, is_skipped_dir, partition_dirs
 from kafkalog.log.served_log import ServedBounds, served_bounds
 
 log = logging.getLogger("kafkalog.dataset")
@@ -57,8 +57,24 @@ class ServedLogs:
             state = self._states[log_dir]
             if state is not None:
                 found = served_bounds(directory, state, remote_storage=self.remote_storage)
+                _say_what_recovery_drops(directory, found)
         self._bounds[directory] = found
         return found
+
+
+def _say_what_recovery_drops(directory: str, bounds: ServedBounds) -> None:
+    """Kafka's start-up logs what its recovery cuts; so does the read (a warning where whole segments go)."""
+    cut = bounds.truncated_from
+    if cut is not None:
+        (log.warning if cut.deleted_segments else log.info)(
+            "%s: byte %d: Kafka's recovery ends the log here, at offset %d (%s)%s; not read, as a restarted broker "
+            "truncates it", cut.segment, cut.position, cut.offset, cut.reason,
+            f", and deletes {len(cut.deleted_segments)} later segment(s)" if cut.deleted_segments else "")
+    if not bounds.segment_ends and bounds.checkpointed_log_start_offset is not None \
+            and Partition(directory).log_segments:
+        log.warning("%s: the log-start-offset-checkpoint's %d is past the log end: Kafka's start-up deletes every "
+                    "segment, so nothing is read (includeBelowLogStart reads them)", directory,
+                    bounds.checkpointed_log_start_offset)
 
 
 def served_segments(group: list, bounds: ServedBounds) -> list:

@@ -50,6 +50,12 @@ def partition_dump_log(partition: Path, opts: DumpOptions, out: TextIO, include_
         base = base_offset_of(path.name)
         if kind != file_kinds.LOG or base is None:
             return plain(path, kind)
+        if not ends:  # a log start offset past the log end: Kafka's start-up deletes every segment
+            if include_below_log_start:
+                return plain(path, kind)
+            _not_served(out, opts.format, path, 0, f"deleted at start-up: the log start offset "
+                                                   f"{bounds.log_start_offset} is past the log end")
+            return True
         if path.name not in ends:
             _not_served(out, opts.format, path, 0, "deleted by Kafka's recovery (a segment after the one it cuts)")
             return True
