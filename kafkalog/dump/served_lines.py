@@ -26,7 +26,8 @@ from kafkalog.dump.segment_lines import DumpOptions, dump_segment
 from kafkalog.file_names import base_offset_of
 from kafkalog.log import file_kinds
 from kafkalog.log.log_dir import partition_log_dir_state
-from kafkalog.log.segment import SegmentReader
+from kafkalog.log.lookup import find_offset
+from kafkalog.log.segment_files import SegmentFiles
 from kafkalog.log.served_log import ServedBounds, served_bounds
 
 
@@ -68,7 +69,7 @@ def partition_dump_log(partition: Path, opts: DumpOptions, out: TextIO, include_
         seg_opts = dataclasses.replace(opts, max_bytes=min(cut, opts.max_bytes) if opts.max_bytes is not None else
                                        (cut if cut < size else None))
         if start_offset is not None and start_offset > base:
-            seg_opts = dataclasses.replace(seg_opts, start=_position_of(path, start_offset, cut),
+            seg_opts = dataclasses.replace(seg_opts, start=_position_of(path, base, start_offset, cut),
                                            min_offset=start_offset)
         ok = dump_segment(path, kind, seg_opts, out)
         if cut < size:
@@ -81,13 +82,12 @@ def partition_dump_log(partition: Path, opts: DumpOptions, out: TextIO, include_
     return served
 
 
-def _position_of(path: Path, offset: int, end: int) -> int:
-    """The byte position of the batch holding `offset` (or the first after it): where a fetch from it starts."""
-    with SegmentReader(path, end=end, decode_records=False) as reader:
-        for batch in reader:
-            if batch.last_offset >= offset:
-                return batch.position
-        return reader.position
+def _position_of(path: Path, base: int, offset: int, end: int) -> int:
+    """The byte position of the batch holding `offset` (or the first after it): where a fetch from it starts,
+    found as the broker finds it (the offset index, then batch headers: `kafkalog.log.lookup`)."""
+    index = path.with_suffix(".index")
+    found = find_offset([SegmentFiles(base, log=path, index=index if index.is_file() else None)], offset)
+    return found.batch.position if found.batch is not None and found.batch.position < end else end
 
 
 def _served_line(b: ServedBounds) -> dict:
