@@ -52,6 +52,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   compaction-tail TOPIC                          a producer's only record superseded by another producer's
  *                                                 (the cleaner keeps its batch empty), then a write that rolls the segment
  *   produce-forever TOPIC                          produce until killed (for the unclean shutdown), printing "acked N"
+ *   delete-records TOPIC PARTITION OFFSET          Admin.deleteRecords: the log start offset moves to OFFSET
+ *   txn-open TOPIC N                               a transaction of N records left open: the JVM halts before it ends
+ *                                                 (the last step of its run; the coordinator aborts it after 15 minutes)
  *   sleep MS
  * Other steps (share groups) are in ShareSteps.java, compiled only against clients that have them.
  */
@@ -86,6 +89,8 @@ public class Scenarios {
             case "produce-forever": produceForever(s.get(1)); break;
             case "compaction-tail": compactionTail(s.get(1)); break;
             case "sleep": Thread.sleep(Long.parseLong(s.get(1))); break;
+            case "delete-records": deleteRecords(s.get(1), Integer.parseInt(s.get(2)), Long.parseLong(s.get(3))); break;
+            case "txn-open": txnOpen(s.get(1), Integer.parseInt(s.get(2))); break;
             default:
                 // share steps live in ShareSteps (4.x clients only), found by reflection so this file
                 // compiles against 3.9's clients too
@@ -364,5 +369,29 @@ public class Scenarios {
                 }
             }
         }
+    }
+
+    static void deleteRecords(String topic, int partition, long offset) throws Exception {
+        try (Admin a = admin()) {
+            TopicPartition tp = new TopicPartition(topic, partition);
+            long low = a.deleteRecords(Map.of(tp, org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(offset)))
+                        .lowWatermarks().get(tp).get().lowWatermark();
+            if (low != offset) throw new IllegalStateException(tp + ": low watermark " + low + ", not " + offset);
+        }
+    }
+
+    static void txnOpen(String topic, int n) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "open-" + topic);
+        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "900000");  // the broker's largest: open while the tests read
+        Random r = new Random(11);
+        KafkaProducer<byte[], byte[]> pr = producer(p);
+        pr.initTransactions();
+        pr.beginTransaction();
+        for (int i = 0; i < n; i++) pr.send(record(topic, 0, r, 1000 + i, 60));
+        pr.flush();
+        System.out.println("open transaction written");
+        System.out.flush();
+        Runtime.getRuntime().halt(0);  // as a producer killed: no commit, no abort, no close
     }
 }
