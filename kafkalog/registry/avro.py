@@ -66,7 +66,10 @@ def decode_avro(schema: AvroSchema, body: bytes, reader: AvroSchema | None = Non
         raise UndecodableValueError(f"written with schema id {schema.id}, it does not resolve to schema id "
                              f"{reader.id if reader else '?'}: {e}") from None
     except IndexError:  # fastavro's union and enum reads index their lists with the bytes' number
-        raise UndecodableValueError(f"the Avro body of {len(body)} bytes has a union branch or enum symbol index "
+        # The walk (skipped for bodies it has nothing to find in) names the index, the byte and the branch count.
+        problem = avro_bounds.check(schema.parsed, schema.named, body)
+        raise UndecodableValueError(f"the Avro body of {len(body)} bytes (schema id {schema.id}): {problem}" if problem
+                                    else f"the Avro body of {len(body)} bytes has a union branch or enum symbol index "
                                     f"that schema id {schema.id} does not have") from None
     except EOFError:
         raise UndecodableValueError(f"the Avro body of {len(body)} bytes ends before the value of schema id "

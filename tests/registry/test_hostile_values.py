@@ -63,7 +63,18 @@ def test_an_overlong_long_and_a_huge_union_index_are_messages():
     long = decoder.decode(_framed(1, b"\xff" * 20 + b"\x01"), None, topic="t")
     assert "a long written in more than 10 bytes of varint" in long.error
     union = decoder.decode(_framed(2, b"\xfe\xff\xff\xff\x0f"), None, topic="t")
-    assert "has a union branch or enum symbol index that schema id 2 does not have" in union.error
+    assert union.error.endswith("byte 0 of the body: union branch index 2147483647, but the union has 2 branches")
+
+
+def test_a_union_or_enum_index_past_the_schema_names_it_when_the_walk_did_not_run():
+    """A 2-byte index: no run of varint bytes, a schema without recursion, so fastavro reads it first."""
+    enum = {"type": "enum", "name": "E", "symbols": ["A", "B"]}
+    decoder = ValueDecoder(_store((2, "AVRO", ["null", "long"]), (3, "AVRO", enum)))
+    union = decoder.decode(_framed(2, b"\xd0\x0f"), None, topic="t")
+    assert union.error == ("the Avro body of 2 bytes (schema id 2): byte 0 of the body: union branch index 1000, "
+                           "but the union has 2 branches")
+    symbol = decoder.decode(_framed(3, b"\xd0\x0f"), None, topic="t")
+    assert symbol.error.endswith("byte 0 of the body: enum symbol index 1000, but enum E has 2 symbols")
 
 
 def test_an_array_of_values_without_bytes_is_refused_by_its_bytes():
