@@ -201,3 +201,36 @@ def test_fuzzed_values_and_schemas_records_end_in_messages():
         fuzzed.append((i, key, bytes(data)))
     store = SchemaStore.from_records(fuzzed)
     assert all("offset" in p for p in store.problems)
+
+
+@pytest.mark.parametrize("draft", ["2020-12", "2019-09"])
+def test_every_keyword_that_runs_a_pattern_runs_re2(draft):
+    """`unevaluatedProperties` (its subschemas' `patternProperties` too), `propertyNames`, `additionalProperties`:
+    with Python's `re`, the 28-character name below takes about 20 s against `^(a+)+$`; RE2 takes microseconds."""
+    evil, meta = "^(a+)+$", f"https://json-schema.org/draft/{draft}/schema"
+    decoder = ValueDecoder(_store(
+        (1, "JSON", {"$schema": meta, "patternProperties": {evil: {}}, "unevaluatedProperties": False}),
+        (2, "JSON", {"$schema": meta, "anyOf": [{"patternProperties": {evil: {}}}], "unevaluatedProperties": False}),
+        (3, "JSON", {"$schema": meta, "propertyNames": {"pattern": evil}}),
+        (4, "JSON", {"$schema": meta, "patternProperties": {evil: {}}, "additionalProperties": False}),
+        (5, "JSON", {"$schema": meta, "patternProperties": {"^a+$": {}}, "unevaluatedProperties": False})),
+        validate_json=True)
+    name = "a" * 28 + "b"
+    start = time.monotonic()
+    for sid in (1, 2, 4):
+        got = decoder.decode(_framed(sid, json.dumps({name: 1}).encode()), None, topic="t").error
+        assert got is not None and "properties are not allowed" in got and name in got
+    assert "does not match '^(a+)+$'" in decoder.decode(_framed(3, json.dumps({name: 1}).encode()), None,
+                                                        topic="t").error
+    assert time.monotonic() - start < 2
+    # what the patterns evaluate stays evaluated: only the other name is refused
+    got = decoder.decode(_framed(5, json.dumps({"aaa": 1, "b": 2}).encode()), None, topic="t").error
+    assert got.endswith("unevaluated properties are not allowed ('b' is unexpected)")
+    assert decoder.decode(_framed(5, json.dumps({"aaa": 1}).encode()), None, topic="t").error is None
+
+
+def test_a_format_regex_is_not_run_on_values():
+    """Validation runs without a format checker: Python's `re` never compiles a value's text."""
+    decoder = ValueDecoder(_store((1, "JSON", {"properties": {"r": {"format": "regex"}}})), validate_json=True)
+    got = decoder.decode(_framed(1, json.dumps({"r": "(a+)+b("}).encode()), None, topic="t")
+    assert got.error is None and got.decoded == {"r": "(a+)+b("}
