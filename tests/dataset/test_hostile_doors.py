@@ -182,6 +182,22 @@ def test_an_offset_past_int64_in_a_file_name_is_refused_naming_it(tmp_path):
         assert all(m in (f"{big}: {reason}", f"{big.with_suffix('.index')}: {reason}") for m in said.values()), said
 
 
+def test_a_kraft_snapshot_epoch_past_int32_is_refused_naming_it(tmp_path):
+    """Kafka's `Snapshots.parse` reads the name's 10-digit epoch with `Integer.parseInt`: 2147483648 on fails."""
+    root = tmp_path / "logs"
+    shutil.copytree(FIXTURES / "internal" / "__cluster_metadata-0", root / "__cluster_metadata-0")
+    snapshot = root / "__cluster_metadata-0" / "00000000000000000100-0000000001.checkpoint"
+    largest = snapshot.rename(snapshot.with_name("00000000000000000100-2147483647.checkpoint"))
+    said = doors(largest)
+    assert said["dump"].endswith(" rows") and said["verify"].endswith(" rows"), said  # read
+    big = largest.rename(snapshot.with_name("00000000000000000100-2147483648.checkpoint"))
+    reason = (f"{big}: the epoch 2147483648 in its name is past Kafka's largest epoch (2147483647); Kafka's "
+              "Snapshots.parse fails on it and does not load the snapshot")
+    for path in (root, big):
+        said = doors(path)
+        assert said["dump"] == said["verify"] == reason, said
+
+
 def test_a_dangling_segment_link_is_refused_naming_it(tmp_path):
     root = log_dir(tmp_path, "t-0")
     link = root / "t-0" / "00000000000000000100.log"
