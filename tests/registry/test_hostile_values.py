@@ -234,3 +234,20 @@ def test_a_format_regex_is_not_run_on_values():
     decoder = ValueDecoder(_store((1, "JSON", {"properties": {"r": {"format": "regex"}}})), validate_json=True)
     got = decoder.decode(_framed(1, json.dumps({"r": "(a+)+b("}).encode()), None, topic="t")
     assert got.error is None and got.decoded == {"r": "(a+)+b("}
+
+
+def test_an_id_under_many_subjects_is_known_by_the_topics_subject_else_the_first_live_one():
+    """A registry gives a schema text it already has its id: one id can be under every subject. The topic's own
+    subject is found by (id, subject), the fallback once per id (benchmarks/schema_store.py times both)."""
+    records = []
+    for i in range(2000):
+        key = json.dumps({"keytype": "SCHEMA", "subject": f"s{i:04d}-value", "version": 1}).encode()
+        value = {"subject": f"s{i:04d}-value", "version": 1, "id": 1, "schema": '"int"', "deleted": i == 0}
+        records.append((i, key, json.dumps(value).encode()))
+    store = SchemaStore.from_records(records)
+    assert store.version_for(1, "s1234").subject == "s1234-value"
+    assert store.version_for(1, "s0000").state == "soft"  # its own subject, deleted: still its own
+    assert store.version_for(1, "other").subject == "s0001-value"  # the first live subject
+    assert store.version_for(1).subject == "s0001-value" and store.version_for(2) is None
+    decoder = ValueDecoder(store)
+    assert decoder.decode(_framed(1, b"\x0e"), None, topic="s1999").schema.subject == "s1999-value"
