@@ -53,7 +53,11 @@ def decode_json(schema: JsonSchema, body: bytes, *, validate: bool = False) -> A
     except json_depth.JsonDepthError as e:
         raise UndecodableValueError(f"the JSON body of {len(body)} bytes (schema id {schema.id}) is refused: "
                                     f"{e}") from None
-    except (UnicodeDecodeError, ValueError) as e:
+    except UnicodeDecodeError as e:  # JSON text is UTF-8, -16 or -32, told apart by its first bytes (RFC 8259)
+        raise UndecodableValueError(
+            f"the JSON body of {len(body)} bytes (schema id {schema.id}) is not JSON: byte {e.start} is not "
+            f"{e.encoding.upper()} text, the encoding its first bytes say") from None
+    except ValueError as e:
         raise UndecodableValueError(
             f"the JSON body of {len(body)} bytes (schema id {schema.id}) is not JSON: {e}") from None
     if validate:
