@@ -182,6 +182,24 @@ def test_an_offset_past_int64_in_a_file_name_is_refused_naming_it(tmp_path):
         assert all(m in (f"{big}: {reason}", f"{big.with_suffix('.index')}: {reason}") for m in said.values()), said
 
 
+def test_every_door_reads_a_directory_as_kafka_lays_it_out(tmp_path):
+    """A log directory holds partition directories, and those hold the files: nothing deeper is read, by any door
+    (a backup copy below the log directory, a directory of log directories). Several log directories are named
+    with a glob, as `log.dirs` lists them."""
+    root = log_dir(tmp_path, "t-0")
+    shutil.copytree(root / "t-0", root / "backup" / "t-0")  # not a partition of this log directory
+    shutil.copytree(root / "t-0", root / "t-1" / "nested" / "t-0")  # not a file of partition t-1
+    agree(root, "6 rows")
+    agree(root / "t-0", "6 rows")
+    above = tmp_path / "brokers"
+    shutil.copytree(root, above / "broker1" / "logs")
+    said = doors(above)
+    assert said["read_arrow"] == "0 rows" and said["dump"] == said["verify"] == (
+        f"{above}: no Kafka files here: neither a partition directory (segment files) nor a log directory (partition "
+        "directories)"), said
+    assert kafkalog.read_table(str(above / "*" / "logs")).num_rows == 6
+
+
 def test_a_kraft_snapshot_epoch_past_int32_is_refused_naming_it(tmp_path):
     """Kafka's `Snapshots.parse` reads the name's 10-digit epoch with `Integer.parseInt`: 2147483648 on fails."""
     root = tmp_path / "logs"
