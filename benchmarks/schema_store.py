@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import measure  # noqa: E402  (benchmarks/ is not a package)
+import measure  # (benchmarks/ is not a package)
 
 SCHEMA = '{"type":"record","name":"R","fields":[{"name":"n","type":"long"}]}'
 

@@ -315,15 +315,15 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
         starts = [start_pos]
         for cut in index_cuts[1:]:
             found = walk.at_or_after(cut)
-            if found is None or found[0] >= end_pos:
+            if found is None or found.position >= end_pos:
                 break  # the entries end (damage, where one reader stops too) or the range does
-            if found[0] > starts[-1]:
-                starts.append(found[0])
+            if found.position > starts[-1]:
+                starts.append(found.position)
         if end_pos < seg.size:
             found = walk.at_or_after(end_pos)
             # Kept only where the entry there is a batch past the end (legacy offsets are their last ones).
-            end_pos = found[0] if found is not None and found[1].magic >= 2 and bounds.end is not None \
-                and found[1].base_offset >= bounds.end else seg.size
+            end_pos = found.position if found is not None and found.magic >= 2 and bounds.end is not None \
+                and found.base_offset >= bounds.end else seg.size
     return [SegmentRange(seg, a, b, bounds=bounds) for a, b in itertools.pairwise([*starts, end_pos])]
 
 
@@ -364,10 +364,10 @@ def _split(ranges: list[SegmentRange], wanted: int) -> list[SegmentRange]:
         if cut is not None:
             with cuts.EntryWalk(seg.location, seg.private_keys, start=r.start) as walk:
                 found = walk.at_or_after(cut)
-        if found is None or not r.start < found[0] < r.end:
+        if found is None or not r.start < found.position < r.end:
             unsplittable.add((seg.location, r.start, r.end))
             continue
-        cut = found[0]
+        cut = found.position
         i = out.index(r)
         out[i:i + 1] = [SegmentRange(seg, r.start, cut, bounds=r.bounds),
                         SegmentRange(seg, cut, r.end, bounds=r.bounds)]

@@ -92,11 +92,11 @@ def plain_json(value: Any) -> Any:
             container = stack.pop()
             keys = container.keys() if isinstance(container, dict) else range(len(container))
             for k in keys:
-                item = container[k]  # type: ignore[index]
+                item = container[k]
                 if isinstance(item, (dict, list)):
                     stack.append(item)
                 elif not isinstance(item, (str, int, bool)) and item is not None:
-                    container[k] = _plain_scalar(item)  # type: ignore[index]
+                    container[k] = _plain_scalar(item)
         return value
     return _plain_scalar(value)
 
