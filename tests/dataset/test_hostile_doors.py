@@ -200,6 +200,18 @@ def test_every_door_reads_a_directory_as_kafka_lays_it_out(tmp_path):
     assert kafkalog.read_table(str(above / "*" / "logs")).num_rows == 6
 
 
+def test_a_tiered_storage_partition_folder_is_read_by_read_arrow_and_named_by_dump_and_verify(tmp_path):
+    """LocalTieredStorage's `<topic>-<partition>-<topic id>` folder of `<offset>-<segment id>.log` files is a partition
+    by the rule; dump and verify read a log directory's partitions (files named by offset) and say how to read it."""
+    folder = tmp_path / f"t-0-{'A' * 22}"
+    folder.mkdir()
+    shutil.copy(SAMPLES / "v2-none.log", folder / f"{SEGMENT}-{'B' * 22}.log")
+    said = doors(folder)
+    assert said["read_arrow"] == "6 rows" and said["dump"] == said["verify"] == (
+        f"{folder}: a tiered storage's partition folder (its segments are named <offset>-<segment id>): name its "
+        "segments (.log, .rsm-manifest) one by one, or its tiered-storage root with --remote-root"), said
+
+
 def test_a_kraft_snapshot_epoch_past_int32_is_refused_naming_it(tmp_path):
     """Kafka's `Snapshots.parse` reads the name's 10-digit epoch with `Integer.parseInt`: 2147483648 on fails."""
     root = tmp_path / "logs"
