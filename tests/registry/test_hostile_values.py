@@ -205,28 +205,39 @@ def test_fuzzed_values_and_schemas_records_end_in_messages():
 
 @pytest.mark.parametrize("draft", ["2020-12", "2019-09"])
 def test_every_keyword_that_runs_a_pattern_runs_re2(draft):
-    """`unevaluatedProperties` (its subschemas' `patternProperties` too), `propertyNames`, `additionalProperties`:
-    with Python's `re`, the 28-character name below takes about 20 s against `^(a+)+$`; RE2 takes microseconds."""
-    evil, meta = "^(a+)+$", f"https://json-schema.org/draft/{draft}/schema"
-    decoder = ValueDecoder(_store(
-        (1, "JSON", {"$schema": meta, "patternProperties": {evil: {}}, "unevaluatedProperties": False}),
-        (2, "JSON", {"$schema": meta, "anyOf": [{"patternProperties": {evil: {}}}], "unevaluatedProperties": False}),
-        (3, "JSON", {"$schema": meta, "propertyNames": {"pattern": evil}}),
-        (4, "JSON", {"$schema": meta, "patternProperties": {evil: {}}, "additionalProperties": False}),
-        (5, "JSON", {"$schema": meta, "patternProperties": {"^a+$": {}}, "unevaluatedProperties": False})),
-        validate_json=True)
+    """`unevaluatedProperties` (its subschemas' `patternProperties` too), `propertyNames`, `additionalProperties`,
+    `patternProperties`: a backreference, which Python's `re` runs and RE2 does not, is refused by each (with
+    Python's `re`, the 28-character name below would take about 20 s against `^(a+)+$`)."""
+    meta = f"https://json-schema.org/draft/{draft}/schema"
+
+    def schemas(pattern: str) -> list[dict]:
+        return [{"$schema": meta, "patternProperties": {pattern: {}}, "unevaluatedProperties": False},
+                {"$schema": meta, "anyOf": [{"patternProperties": {pattern: {}}}], "unevaluatedProperties": False},
+                {"$schema": meta, "propertyNames": {"pattern": pattern}},
+                {"$schema": meta, "patternProperties": {pattern: {}}, "additionalProperties": False},
+                {"$schema": meta, "patternProperties": {pattern: {"type": "string"}}}]
+    decoder = ValueDecoder(_store(*((i, "JSON", s) for i, s in enumerate(schemas("^(a+)+$") + schemas("(a)\\1")))),
+                           validate_json=True)
     name = "a" * 28 + "b"
-    start = time.monotonic()
-    for sid in (1, 2, 4):
+    for sid in (0, 1, 3):
         got = decoder.decode(_framed(sid, json.dumps({name: 1}).encode()), None, topic="t").error
         assert got is not None and "properties are not allowed" in got and name in got
-    assert "does not match '^(a+)+$'" in decoder.decode(_framed(3, json.dumps({name: 1}).encode()), None,
+    assert "does not match '^(a+)+$'" in decoder.decode(_framed(2, json.dumps({name: 1}).encode()), None,
                                                         topic="t").error
-    assert time.monotonic() - start < 2
-    # what the patterns evaluate stays evaluated: only the other name is refused
-    got = decoder.decode(_framed(5, json.dumps({"aaa": 1, "b": 2}).encode()), None, topic="t").error
+    for sid in range(5, 10):
+        got = decoder.decode(_framed(sid, json.dumps({"aa": 1}).encode()), None, topic="t").error
+        # (Python's `re` matches "aa" and every schema takes the value; under anyOf, best_match gives the
+        # unevaluated name, and RE2's refusal is the anyOf branch's error)
+        assert got is not None and ("kafkalog runs patterns with RE2" in got or sid == 6), (sid, got)
+
+
+def test_what_patterns_evaluate_stays_evaluated():
+    meta = "https://json-schema.org/draft/2020-12/schema"
+    decoder = ValueDecoder(_store((1, "JSON", {"$schema": meta, "patternProperties": {"^a+$": {}},
+                                               "unevaluatedProperties": False})), validate_json=True)
+    got = decoder.decode(_framed(1, json.dumps({"aaa": 1, "b": 2}).encode()), None, topic="t").error
     assert got.endswith("unevaluated properties are not allowed ('b' is unexpected)")
-    assert decoder.decode(_framed(5, json.dumps({"aaa": 1}).encode()), None, topic="t").error is None
+    assert decoder.decode(_framed(1, json.dumps({"aaa": 1}).encode()), None, topic="t").error is None
 
 
 def test_a_format_regex_is_not_run_on_values():
