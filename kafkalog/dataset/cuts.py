@@ -47,10 +47,12 @@ class EntryWalk:
     """A segment's entries walked forward from `start` (0, or a position the walk reached before). Asked for
     positions in increasing order; the file is opened at the first question."""
 
-    def __init__(self, location: str, private_keys: str | None = None, start: int = 0):
+    def __init__(self, location: str, private_keys: str | None = None, start: int = 0, window: int = 0):
         self.location = location
         self.private_keys = private_keys
         self.start = start
+        #: The first window's size (0: `entries.WINDOW_BYTES`).
+        self.window = window
         self._file: BinaryIO | None = None
         self._windows: Iterator[EntryWindow] | None = None
         # The entries of the window being walked (file positions, offsets, magics) and the first not walked past.
@@ -72,7 +74,7 @@ class EntryWalk:
             self._file = fs.open_binary(self.location, self.private_keys)
             scanner = EntryScanner(self._file, name=self.location, start=self.start, end=None,
                                    max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[])
-            self._windows = scanner.entry_windows(kernels.scan_entries)
+            self._windows = scanner.entry_windows(kernels.scan_entries, self.window)
         window = next(self._windows, None)
         if window is None:
             return False
