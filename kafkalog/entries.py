@@ -4,6 +4,8 @@
         for chunk, base, table in scanner.entries():
             ...                # table[i] = (ENTRY_POS, ENTRY_LENGTH, ENTRY_MAGIC) of a whole entry in `chunk`
         scanner.position       # where reading stopped: past the last entry, or at the damage that ended it
+        for window, base, table, header in scanner.entry_windows(scan_entries):
+            ...                # a planner's walk: whole entries of a window, or a large entry's header alone
 
 Spec: `kafka_log.ksy`'s entry framing (offset, size, magic at byte 16), as Kafka's `FileLogInputStream`
 reads it. The scanner owns the file, reads it in chunks of `CHUNK_BYTES` (an entry larger than a chunk on
