@@ -200,8 +200,11 @@ class EntryScanner:
                     continue  # (an entry the window cut short is whole in the next, larger one)
                 # The window's first entry is not whole in it: larger than the window, cut short, or damaged.
                 header = self._check_header(pos, chunk[:HEADER_SIZE_UP_TO_MAGIC] if chunk else None)
-            except RemoteObjectError:
-                return  # reading the segment reports it
+            except RemoteObjectError as exc:
+                if HEADER_SIZE_UP_TO_MAGIC <= exc.readable_until - pos < want:
+                    window = exc.readable_until - pos  # the bytes before what cannot be read (reading reports it)
+                    continue
+                return
             if header is None:
                 return
             yield b"", pos, table[:0].copy(), header
