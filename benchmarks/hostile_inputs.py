@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Memory and time of reading the hostile inputs of issues 8 and 9 (run by hand, not a test).
 
-    python benchmarks/hostile_inputs.py [--timeout 60] [--memory-limit-mib 2048] [--only NAME]
+    python benchmarks/hostile_inputs.py [--timeout 60] [--memory-limit-mib 2048] [--only NAME] [--registry]
 
 For each file of `tests/fixtures/hostile/` (written by Kafka's encoder, see its index.json), and
 for each API, in a fresh process of its own:
@@ -9,6 +9,10 @@ for each API, in a fresh process of its own:
 - `read_segment`: `kafkalog.dataset.decode.read_segment(path)`, its record batches counted as they come;
 - `objects`: `kafkalog.SegmentReader(path)`, every record of every batch iterated;
 - `dump`: `kafkalog dump --format json`, its record lines counted;
+
+and hostile registry values (`--registry`; issue 30), each decoded to JSON text by
+`kafkalog.registry.values.ValueDecoder` as `dump --decode-values` and `read_arrow(valueFormat="registry")`
+decode them, its bytes written by fastavro's own writer;
 
 it prints the records returned against Kafka's count, the damage reported, wall and CPU time and
 peak RSS above the worker's baseline (after imports and a warm-up read of a sample). Each worker
@@ -111,6 +115,49 @@ def hostile_worker(spec: dict) -> dict:
     return measure.measure(lambda: read(spec["path"], spec["options"]))
 
 
+#: Registry values (name, what the worker builds): a 1 MB Avro array of one-boolean records, the most Python
+#: objects a byte of Avro makes; a recursive value nested 10,000 deep; 5,000 nested JSON arrays.
+REGISTRY_VALUES = ("avro-array-of-booleans-1mb", "avro-recursive-10000-deep", "json-5000-deep")
+
+
+def registry_value(name: str) -> tuple[list, bytes]:
+    """(the `_schemas` records of the schema, the framed value) for one of REGISTRY_VALUES."""
+    import fastavro
+
+    if name.startswith("avro-array"):
+        kind, schema = "AVRO", {"type": "array", "items": {"type": "record", "name": "R",
+                                                           "fields": [{"name": "b", "type": "boolean"}]}}
+        buf = io.BytesIO()
+        fastavro.schemaless_writer(buf, fastavro.parse_schema(schema), [{"b": True}] * 1_000_000)
+        body = buf.getvalue()
+    elif name.startswith("avro-recursive"):
+        kind, schema = "AVRO", {"type": "record", "name": "Node", "fields": [{"name": "next", "type": ["null", "Node"]}]}
+        body = b"\x02" * 10_000 + b"\x00"
+    else:
+        kind, schema, body = "JSON", {"type": "array"}, b"[" * 5000 + b"]" * 5000
+    key = json.dumps({"keytype": "SCHEMA", "subject": "t-value", "version": 1, "magic": 1}).encode()
+    value = json.dumps({"subject": "t-value", "version": 1, "id": 1, "schemaType": kind,
+                        "schema": json.dumps(schema)}).encode()
+    return [(0, key, value)], b"\x00" + (1).to_bytes(4, "big") + body
+
+
+def registry_worker(spec: dict) -> dict:
+    from kafkalog.registry.store import SchemaStore
+    from kafkalog.registry.values import ValueDecoder
+
+    records, framed = registry_value(spec["name"])
+    decoder = ValueDecoder(SchemaStore.from_records(records), validate_json=True)
+    warm_records, warm = registry_value("json-5000-deep")
+    ValueDecoder(SchemaStore.from_records(warm_records)).decode(warm, None, topic="t")  # warm-up: imports
+
+    def run() -> dict:
+        got = decoder.decode(framed, None, topic="t")
+        text = got.decoded_json()
+        return {"records": 1 if text is not None else 0, "damage": [got.error] if got.error else [],
+                "bytes": len(framed)}
+    return measure.measure(run)
+
+
 def cases(only: str | None) -> list[tuple[dict, dict]]:
     index = json.loads((HOSTILE / "index.json").read_text())
     out = [(entry, {}) for entry in index]
@@ -120,7 +167,7 @@ def cases(only: str | None) -> list[tuple[dict, dict]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    status = measure.worker_main(argv, {"hostile": hostile_worker})
+    status = measure.worker_main(argv, {"hostile": hostile_worker, "registry": registry_worker})
     if status is not None:
         return status
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -129,7 +176,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--address-space-mib", type=int, default=8192, help="RLIMIT_AS per worker (default 8192)")
     ap.add_argument("--apis", default=",".join(APIS))
     ap.add_argument("--only", help="only the inputs whose name contains this")
+    ap.add_argument("--registry", action="store_true", help="the hostile registry values instead of the segments")
     args = ap.parse_args(argv)
+    if args.registry:
+        return registry_main(args)
 
     script = str(Path(__file__).resolve())
     rows = []
@@ -155,6 +205,29 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(row)
     print(measure.table(["input", "bytes", "Kafka's records", "API", "status", "records", "damage",
                          "wall s", "CPU s", "MiB above baseline", "baseline MiB"], rows))
+    return 0
+
+
+def registry_main(args: argparse.Namespace) -> int:
+    script = str(Path(__file__).resolve())
+    rows = []
+    for name in REGISTRY_VALUES:
+        if args.only and args.only not in name:
+            continue
+        o = measure.run_worker(script, {"kind": "registry", "name": name}, timeout=args.timeout,
+                               memory_limit=args.memory_limit_mib * measure.MIB,
+                               address_space=args.address_space_mib * measure.MIB, cwd=str(ROOT))
+        if o.status == "ok":
+            r = o.result
+            rows.append([name, f"{r['bytes']:,}", "decoded" if r["records"] else (r["damage"][0][:90]),
+                         f"{r['wall']:.2f}", f"{r['cpu']:.2f}", measure.mib(r["peak_rss"] - r["baseline_rss"]),
+                         measure.mib(r["baseline_rss"])])
+        else:
+            rows.append([name, "", f"over limit: {o.status} {o.detail}", "", "", f"RSS reached "
+                         f"{measure.mib(o.max_rss_seen)}", ""])
+        print(f"  {name}: {rows[-1][2:]}", file=sys.stderr, flush=True)
+    print(measure.table(["value", "framed bytes", "result", "wall s", "CPU s", "MiB above baseline", "baseline MiB"],
+                        rows))
     return 0
 
 

@@ -4,6 +4,8 @@
         for chunk, base, table in scanner.entries():
             ...                # table[i] = (ENTRY_POS, ENTRY_LENGTH, ENTRY_MAGIC) of a whole entry in `chunk`
         scanner.position       # where reading stopped: past the last entry, or at the damage that ended it
+        for window, base, table, header in scanner.entry_windows(scan_entries):
+            ...                # a planner's walk: whole entries of a window, or a large entry's header alone
 
 Spec: `kafka_log.ksy`'s entry framing (offset, size, magic at byte 16), as Kafka's `FileLogInputStream`
 reads it. The scanner owns the file, reads it in chunks of `CHUNK_BYTES` (an entry larger than a chunk on
@@ -41,6 +43,10 @@ SCAN_END, SCAN_STOP, SCAN_FULL = 0, 1, 2
 ChunkScan = Callable[[np.ndarray, int, int, int, np.ndarray], tuple[int, int, int]]
 #: An entry run: the bytes of whole entries, their file position, and their entry table (rows of the three columns).
 EntryRun = tuple[bytes, int, np.ndarray]
+#: A window of `EntryScanner.entry_windows`: its bytes, file position and entry table; or an entry's header alone.
+EntryWindow = tuple[bytes, int, np.ndarray, EntryHeader | None]
+#: The least window `entry_windows` reads.
+WINDOW_BYTES = 64 * 1024
 
 _ZERO_SCAN_LIMIT = 64 * 1024 * 1024
 
@@ -169,22 +175,59 @@ class EntryScanner:
             pos += LOG_OVERHEAD + header.len_rest
         self._position = pos
 
+    def entry_windows(self, chunk_scan: ChunkScan, window: int = 0) -> Iterator[EntryWindow]:
+        """The entries `entry_headers` finds, a window of the file at a time, for a planner that walks many: (the
+        window's bytes and file position, the entry table `chunk_scan` made of the whole entries in it, None) or,
+        for an entry larger than the window, (b"", its position, an empty table, its header), only its header read.
+
+        The window starts at `window` (default `WINDOW_BYTES`); it doubles (up to `CHUNK_BYTES`) while it holds
+        entries and halves (down to where it started) while an entry is larger, so a segment of small entries is
+        read in large windows and one of large entries costs a small window an entry (its header is in it)."""
+        least = window or WINDOW_BYTES
+        pos, window = self.start, least
+        table = np.empty((CHUNK_BYTES // MIN_ENTRY_BYTES + 1, 3), dtype=np.int64)
+        while pos < self.end:
+            self._position = pos
+            want = min(window, self.size - pos)
+            try:
+                chunk = self._read(pos, want) if want >= HEADER_SIZE_UP_TO_MAGIC else b""
+                n, stop, _ = chunk_scan(np.frombuffer(chunk, dtype=np.uint8), 0, self.end - pos, self.max_entry_bytes,
+                                          table[:want // MIN_ENTRY_BYTES + 1]) if chunk else (0, 0, SCAN_STOP)
+                if n:
+                    yield chunk, pos, table[:n].copy(), None
+                    pos += stop
+                    window = min(window * 2, CHUNK_BYTES)
+                    continue  # (an entry the window cut short is whole in the next, larger one)
+                # The window's first entry is not whole in it: larger than the window, cut short, or damaged.
+                header = self._check_header(pos, chunk[:HEADER_SIZE_UP_TO_MAGIC] if chunk else None)
+            except RemoteObjectError as exc:
+                if HEADER_SIZE_UP_TO_MAGIC <= exc.readable_until - pos < want:
+                    window = exc.readable_until - pos  # the bytes before what cannot be read (reading reports it)
+                    continue
+                return
+            if header is None:
+                return
+            yield b"", pos, table[:0].copy(), header
+            pos += LOG_OVERHEAD + header.len_rest
+            window = max(window // 2, least)
+        self._position = pos
+
     def _check_entry(self, pos: int) -> int | None:
         """The size of the entry at `pos` when its header is sound and it is whole in the file; else the damage is
         recorded."""
         header = self._check_header(pos)
         return None if header is None else header.len_rest
 
-    def _check_header(self, pos: int) -> EntryHeader | None:
-        """The header of the entry at `pos` when it is sound and the entry is whole in the file; else the damage is
-        recorded."""
+    def _check_header(self, pos: int, head: bytes | None = None) -> EntryHeader | None:
+        """The header of the entry at `pos` (`head`: its first bytes, already read) when it is sound and the entry is
+        whole in the file; else the damage is recorded."""
         remaining = self.size - pos
         if remaining < HEADER_SIZE_UP_TO_MAGIC:
             self._fail(TruncatedError(
                 f"partial entry at the end: {remaining} bytes left, an entry header takes {HEADER_SIZE_UP_TO_MAGIC}"
                 + self._zero_note(pos), path=self.name, position=pos))
             return None
-        header = entry_header(self._read(pos, HEADER_SIZE_UP_TO_MAGIC))
+        header = entry_header(head if head is not None else self._read(pos, HEADER_SIZE_UP_TO_MAGIC))
         length = header.len_rest
         if length < MIN_ENTRY_SIZE:
             self._fail(CorruptStructureError(

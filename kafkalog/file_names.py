@@ -20,6 +20,8 @@ from kafkalog.errors import FileNameError
 #: them is refused, naming the file, never read with a number no column holds.
 MAX_PARTITION = 2**31 - 1
 MAX_OFFSET = 2**63 - 1
+#: A KRaft snapshot's epoch is a Java int too (`Snapshots.parse` reads it with `Integer.parseInt`).
+MAX_EPOCH = 2**31 - 1
 
 # A segment's files and a partition's other offset-named files (`LogFileUtils`).
 LOG_SUFFIX = ".log"
@@ -128,7 +130,14 @@ def parse_offset_file_name(name: Name) -> OffsetFileName | None:
 def kraft_snapshot_id(name: Name) -> tuple[int, int] | None:
     """(end offset, epoch) from a KRaft snapshot's name, None for another name."""
     match = _KRAFT_SNAPSHOT.match(_last(name))
-    return (_offset(match.group(1), name), int(match.group(2))) if match else None
+    if not match:
+        return None
+    epoch = _number(match.group(2), MAX_EPOCH)
+    if epoch is None:
+        raise FileNameError(os.fspath(name), f"the epoch {match.group(2)} in its name is past Kafka's largest epoch "
+                                             f"({MAX_EPOCH}); Kafka's Snapshots.parse fails on it and does not load "
+                                             "the snapshot")
+    return _offset(match.group(1), name), epoch
 
 
 def is_kafka_name(name: str) -> bool:

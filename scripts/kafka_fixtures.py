@@ -123,8 +123,9 @@ def compile_java() -> Path:
     return CLASSES_DIR
 
 
-def run_java(args, check: bool = True, capture: bool = True) -> subprocess.CompletedProcess:
-    """Run the Java writer (KafkaWriter) with the given arguments; returns the CompletedProcess.
+def run_java(args, check: bool = True, capture: bool = True, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    """Run the Java writer (KafkaWriter) with the given arguments (and `stdin`, for the modes that read it);
+    returns the CompletedProcess.
 
     With capture=True, stdout is returned as bytes in .stdout; stderr (minus SLF4J's
     no-binding notice) in .stderr as text.
@@ -132,7 +133,7 @@ def run_java(args, check: bool = True, capture: bool = True) -> subprocess.Compl
     classes = compile_java()
     java = _tool("java")
     cmd = [java, "-Xss4m", "-cp", _classpath(classes), MAIN_CLASS, *[str(a) for a in args]]
-    res = subprocess.run(cmd, stdout=subprocess.PIPE if capture else None, stderr=subprocess.PIPE)
+    res = subprocess.run(cmd, stdout=subprocess.PIPE if capture else None, stderr=subprocess.PIPE, input=stdin)
     err = "\n".join(line for line in res.stderr.decode("utf-8", "replace").splitlines()
                     if not line.startswith("SLF4J:"))
     res = subprocess.CompletedProcess(res.args, res.returncode, res.stdout, err)

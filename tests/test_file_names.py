@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from kafkalog import file_names
+from kafkalog.errors import FileNameError
 from kafkalog.file_names import (
     OffsetFileName,
     PartitionName,
@@ -62,6 +63,9 @@ def test_segment_and_manifest_names():
     assert file_names.is_manifest_name("x.rsm-manifest") and not file_names.is_manifest_name("x.log")
     assert file_names.kraft_snapshot_id("00000000000000000100-0000000003.checkpoint") == (100, 3)
     assert file_names.kraft_snapshot_id("bootstrap.checkpoint") is None
+    assert file_names.kraft_snapshot_id("00000000000000000100-2147483647.checkpoint") == (100, 2**31 - 1)
+    with pytest.raises(FileNameError, match="the epoch 2147483648 in its name is past Kafka's largest epoch"):
+        file_names.kraft_snapshot_id("00000000000000000100-2147483648.checkpoint")
 
 
 def test_remote_storage_names():

@@ -8,34 +8,56 @@ one reader from the segment's start finds.
 An index can lie: a position inside a batch can look like an entry (a record's bytes can be a whole batch), and
 a range read from there gives rows that one reader from the start never gives. Each range of a plan is read on
 its own (a Spark task on any executor, a thread of `read_arrow`), so the planner makes every range meet the next
-before anything is read: it walks the entries' headers from the segment's start (17 bytes each, never a
-batch's body) and starts and cuts ranges only at positions that walk reaches. Ranges so planned read exactly
-what one reader from the start reads, however many there are. The walk stops where that reader stops (damage to
-the entry structure), and nothing past it is cut.
+before anything is read: it walks the entries from the segment's start and starts and cuts ranges only at
+positions that walk reaches. Ranges so planned read exactly what one reader from the start reads, however many
+there are. The walk stops where that reader stops (damage to the entry structure), and nothing past it is cut.
+
+The walk is the fast path's: `EntryScanner.entry_windows` reads the segment a window at a time and finds its
+whole entries with the entry scan kernel (`fast.kernels.scan_entries`), whose offsets the batch-header kernels
+read (`parse_batch_headers`, `parse_legacy_entries`); an entry larger than its window is read by its header
+alone (17 bytes: never a large batch's body). Each question is answered on a window's arrays, not entry by
+entry in Python (`benchmarks/planner.py` times both).
 """
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import BinaryIO
 
+import numpy as np
+
+from kafkalog._generated import kafka_kernels as k
 from kafkalog.dataset import fs
-from kafkalog.entries import EntryScanner
-from kafkalog.formats.framing import EntryHeader
+from kafkalog.entries import ENTRY_MAGIC, ENTRY_POS, EntryScanner, EntryWindow
+from kafkalog.fast import kernels
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES
 
 
-class EntryWalk:
-    """A segment's entries walked forward, header by header, from `start` (0, or a position the walk reached
-    before). Asked for positions in increasing order; the file is opened at the first question."""
+@dataclass(frozen=True)
+class Entry:
+    """An entry the walk reached: its position, its offset field (a v2 batch's base offset, a legacy message's
+    offset) and its magic."""
 
-    def __init__(self, location: str, private_keys: str | None = None, start: int = 0):
+    position: int
+    base_offset: int
+    magic: int
+
+
+class EntryWalk:
+    """A segment's entries walked forward from `start` (0, or a position the walk reached before). Asked for
+    positions in increasing order; the file is opened at the first question."""
+
+    def __init__(self, location: str, private_keys: str | None = None, start: int = 0, window: int = 0):
         self.location = location
         self.private_keys = private_keys
         self.start = start
+        #: The first window's size (0: `entries.WINDOW_BYTES`).
+        self.window = window
         self._file: BinaryIO | None = None
-        self._headers: Iterator[tuple[int, EntryHeader]] | None = None
-        #: The entry not yet walked past: (position, header), None once the entries end.
-        self._next: tuple[int, EntryHeader] | None = None
+        self._windows: Iterator[EntryWindow] | None = None
+        # The entries of the window being walked (file positions, offsets, magics) and the first not walked past.
+        self._positions = self._offsets = self._magics = np.empty(0, dtype=np.int64)
+        self._at = 0
 
     def __enter__(self) -> EntryWalk:
         return self
@@ -44,31 +66,64 @@ class EntryWalk:
         if self._file is not None:
             self._file.close()
 
-    def _peek(self) -> tuple[int, EntryHeader] | None:
-        if self._headers is None:
+    def _more(self) -> bool:
+        """Whether entries are left to walk: the next window's are loaded when this one's are walked past."""
+        if self._at < len(self._positions):
+            return True
+        if self._windows is None:
             self._file = fs.open_binary(self.location, self.private_keys)
             scanner = EntryScanner(self._file, name=self.location, start=self.start, end=None,
                                    max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[])
-            self._headers = scanner.entry_headers()
-            self._next = next(self._headers, None)
-        return self._next
-
-    def _advance(self) -> None:
-        assert self._headers is not None
-        self._next = next(self._headers, None)
+            self._windows = scanner.entry_windows(kernels.scan_entries, self.window)
+        window = next(self._windows, None)
+        if window is None:
+            return False
+        self._positions, self._offsets, self._magics = window_entries(window)
+        self._at = 0
+        return True
 
     def start_for(self, position: int, target: int) -> int:
         """Where to start reading for offsets from `target`, given an index's `position` for it: the last entry
         at or before `position` whose offset field is at most `target` (every entry before it holds only lower
         offsets), the walk's start when there is none."""
         best = self.start
-        while (entry := self._peek()) is not None and entry[0] <= position and entry[1].base_offset <= target:
-            best = entry[0]
-            self._advance()
+        while self._more():
+            at = self._at
+            ok = (self._positions[at:] <= position) & (self._offsets[at:] <= target)
+            taken = len(ok) if ok.all() else int(np.argmin(ok))  # (the first entry past either)
+            if taken:
+                best = int(self._positions[at + taken - 1])
+                self._at += taken
+            if taken < len(ok):
+                break
         return best
 
-    def at_or_after(self, position: int) -> tuple[int, EntryHeader] | None:
-        """The first entry at or after `position` (its position and header); None when the entries end before."""
-        while (entry := self._peek()) is not None and entry[0] < position:
-            self._advance()
-        return entry
+    def at_or_after(self, position: int) -> Entry | None:
+        """The first entry at or after `position`; None when the entries end before."""
+        while self._more():
+            self._at += int(np.searchsorted(self._positions[self._at:], position, side="left"))
+            if self._at < len(self._positions):
+                i = self._at
+                return Entry(int(self._positions[i]), int(self._offsets[i]), int(self._magics[i]))
+        return None
+
+
+def window_entries(window: EntryWindow) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A window's entries as arrays: file positions, offset fields, magics."""
+    chunk, base, table, header = window
+    if header is not None:  # an entry larger than the window: its header alone
+        return (np.array([base], dtype=np.int64), np.array([header.base_offset], dtype=np.int64),
+                np.array([header.magic], dtype=np.int64))
+    buf = np.frombuffer(chunk, dtype=np.uint8)
+    magics = table[:, ENTRY_MAGIC]
+    offsets = np.empty(len(table), dtype=np.int64)
+    # Every entry is whole in the window: the kernels read its first field, the offset, whatever follows.
+    v2 = np.flatnonzero(magics >= 2)
+    headers = np.empty((k.KAFKA_RECORD_BATCH__WIDTH, len(v2)), dtype=np.int64)
+    kernels.parse_batch_headers(buf, table, v2, headers, np.empty(len(v2), dtype=np.int64))
+    offsets[v2] = headers[k.KAFKA_RECORD_BATCH__BASE_OFFSET]
+    legacy = np.flatnonzero(magics < 2)
+    messages = np.empty((k.KAFKA_MESSAGE_SET__ENTRY__WIDTH, len(legacy)), dtype=np.int64)
+    kernels.parse_legacy_entries(buf, table, legacy, messages, np.empty(len(legacy), dtype=np.int64))
+    offsets[legacy] = messages[k.KAFKA_MESSAGE_SET__ENTRY__OFFSET]
+    return base + table[:, ENTRY_POS], offsets, magics.copy()

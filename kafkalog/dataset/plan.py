@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -27,7 +26,7 @@ from kafkalog.dataset.offsets import Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
 from kafkalog.errors import UsageError
 from kafkalog.location import Location
-from kafkalog.log.partition import is_skipped_dir
+from kafkalog.log.partition import is_log_dir_partition, is_partition_listing
 from kafkalog.log.segment_ranges import range_starts
 from kafkalog.log.served_log import ServedBounds
 
@@ -79,22 +78,18 @@ def list_segments(path: str) -> list[Segment]:
 
 
 def _walk(directory: str, out: dict[str, fs.FileInfo]) -> None:
-    """The segments under `directory`, at any depth, skipping the partition directories Kafka is deleting or
-    moving (`kafkalog.log.partition.is_skipped_dir`). A directory met twice (through a symbolic link back up
-    the tree) is walked once; the walk keeps its own stack, not Python's."""
-    seen: set[str] = set()
-    stack = [directory]
-    while stack:
-        here = stack.pop()
-        real = here if Location(here).is_uri else os.path.realpath(here)
-        if real in seen:
-            continue
-        seen.add(real)
-        entries = fs.listdir(here)
-        for entry in entries:
+    """The segments of a directory, by the one rule of what a directory is (`kafkalog.log.partition`): a partition
+    directory's own, or a log directory's partitions' (its `topic-N` sub-directories; those Kafka is deleting or
+    moving skipped). Nothing deeper is read."""
+    entries = fs.listdir(directory)
+    if is_partition_listing(directory, [e.name for e in entries if not e.is_dir]):
+        partitions = [entries]
+    else:
+        partitions = [fs.listdir(e.location) for e in entries if e.is_dir and is_log_dir_partition(e.location)]
+    for listing in partitions:
+        for entry in listing:
             if not entry.is_dir and file_names.is_segment_name(entry.name):
                 out[entry.location] = entry
-        stack.extend(e.location for e in reversed(entries) if e.is_dir and not is_skipped_dir(e.location))
 
 
 def _segments(files) -> list[Segment]:
@@ -347,15 +342,15 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
         starts = [start_pos]
         for cut in index_cuts[1:]:
             found = walk.at_or_after(cut)
-            if found is None or found[0] >= end_pos:
+            if found is None or found.position >= end_pos:
                 break  # the entries end (damage, where one reader stops too) or the range does
-            if found[0] > starts[-1]:
-                starts.append(found[0])
+            if found.position > starts[-1]:
+                starts.append(found.position)
         if end_pos < seg.size:
             found = walk.at_or_after(end_pos)
             # Kept only where the entry there is a batch past the end (legacy offsets are their last ones).
-            end_pos = found[0] if found is not None and found[1].magic >= 2 and bounds.end is not None \
-                and found[1].base_offset >= bounds.end else seg.size
+            end_pos = found.position if found is not None and found.magic >= 2 and bounds.end is not None \
+                and found.base_offset >= bounds.end else seg.size
     return [SegmentRange(seg, a, b, bounds=bounds) for a, b in itertools.pairwise([*starts, end_pos])]
 
 
@@ -396,10 +391,10 @@ def _split(ranges: list[SegmentRange], wanted: int) -> list[SegmentRange]:
         if cut is not None:
             with cuts.EntryWalk(seg.location, seg.private_keys, start=r.start) as walk:
                 found = walk.at_or_after(cut)
-        if found is None or not r.start < found[0] < r.end:
+        if found is None or not r.start < found.position < r.end:
             unsplittable.add((seg.location, r.start, r.end))
             continue
-        cut = found[0]
+        cut = found.position
         i = out.index(r)
         out[i:i + 1] = [SegmentRange(seg, r.start, cut, bounds=r.bounds),
                         SegmentRange(seg, cut, r.end, bounds=r.bounds)]

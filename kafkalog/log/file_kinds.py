@@ -84,7 +84,15 @@ def directory_partitions(path: Path) -> list[Path] | None:
     """The partition directories `path` stands for: itself when it is one, those in it when it is a log
     directory; None when it holds neither (an empty directory, one with no Kafka files)."""
     if is_partition_dir(path):
-        return [path] if _has_files(path) else None
+        names = [p.name for p in listing(path) if p.is_file()]
+        if not any(file_names.parse_offset_file_name(n) for n in names) \
+                and any(file_names.parse_remote_segment_name(n) for n in names):
+            # A remote storage's partition folder (LocalTieredStorage's, Aiven's): read_arrow reads it; a Partition
+            # holds a log directory's files, which are named by offset alone.
+            raise UsageError(f"{path}: a tiered storage's partition folder (its segments are named <offset>-<segment "
+                             "id>): name its segments (.log, .rsm-manifest) one by one, or its tiered-storage root "
+                             "with --remote-root")
+        return [path] if names else None
     found = [d for d in partition_dirs(path) if _has_files(d)]
     return found or None
 

@@ -32,6 +32,7 @@ from kafkalog.file_names import (
     is_kafka_name,
     parse_offset_file_name,
     parse_partition_dir_name,
+    parse_remote_segment_name,
 )
 from kafkalog.location import broken_link
 from kafkalog.log.lookup import OffsetLookup, TimestampLookup, find_offset, find_timestamp
@@ -244,20 +245,41 @@ def is_skipped_dir(path: str | os.PathLike) -> bool:
     return parsed is not None and parsed.state is not None
 
 
+# What a directory is, for every door (read_arrow and Spark, dump, verify), on a local disk or behind a URI. Kafka's
+# layout has two levels: a log directory (one of `log.dirs`) holds partition directories, and a partition directory
+# holds the partition's files. So a directory named on the command line or given to read_arrow is
+# - a partition directory when it is named `topic-N` (renamed ones included: named on their own, they are read) or
+#   holds a file named as a partition's files are (`00000000000000000106.log`) or as a remote segment's (an Aiven
+#   partition folder `<N>/` of `<offset>-<segment id>.rsm-manifest`s);
+# - else a log directory, whose partitions are its sub-directories named `topic-N` (`is_log_dir_partition`).
+# Nothing deeper is read: a directory of log directories is named with a glob (`/data/*`) or as several paths,
+# as `log.dirs` lists them. Reading further down would take in what is not the log: backups, a
+# LocalTieredStorage root inside the log directory (the partition read twice), whatever else lies below.
+
+def is_partition_listing(directory: str | os.PathLike, file_names_in_it: list[str]) -> bool:
+    """Whether `directory` (its path or URI: an error names it), which holds files named `file_names_in_it`, is a
+    partition directory."""
+    return parse_partition_dir_name(directory) is not None or any(
+        parse_offset_file_name(f) is not None or parse_remote_segment_name(f) is not None for f in file_names_in_it)
+
+
+def is_log_dir_partition(directory: str | os.PathLike) -> bool:
+    """Whether a log directory's sub-directory (its path or URI) is one of its partitions: named `topic-N`, and not one
+    Kafka is deleting or moving (`is_skipped_dir`)."""
+    return parse_partition_dir_name(directory) is not None and not is_skipped_dir(directory)
+
+
 def is_partition_dir(path: Path) -> bool:
-    """A directory named like a partition, or one that holds segment files."""
+    """A local directory that is a partition directory (`is_partition_listing`)."""
     if not path.is_dir():
         return False
-    if parse_partition_dir_name(path) is not None:
-        return True
-    return any(parse_offset_file_name(p) is not None for p in listing(path))
+    return is_partition_listing(path, [p.name for p in listing(path) if not p.is_dir()])
 
 
 def partition_dirs(log_dir: str | os.PathLike) -> list[Path]:
-    """The partition directories in a broker's log directory, sorted by topic, then partition; those Kafka is
-    deleting or moving (`is_skipped_dir`) left out."""
-    found = [p for p in listing(Path(log_dir)) if p.is_dir() and parse_partition_dir_name(p) is not None
-             and not is_skipped_dir(p)]
+    """The partition directories in a broker's log directory (`is_log_dir_partition`), sorted by topic, then
+    partition."""
+    found = [p for p in listing(Path(log_dir)) if p.is_dir() and is_log_dir_partition(p)]
 
     def key(p: Path):
         name = parse_partition_dir_name(p)

@@ -95,9 +95,10 @@ def _walk(schema: Any, named: dict[str, Any], body: bytes) -> None:
         while isinstance(s, str) and s in named:
             s = named[s]
         if isinstance(s, list):
+            start = pos
             index, pos = _varint(body, pos, _LONG_BYTES, "long")
             if not 0 <= index < len(s):
-                raise _Bad(f"byte {pos - 1} of the body: union branch index {index}, but the union has "
+                raise _Bad(f"byte {start} of the body: union branch index {index}, but the union has "
                            f"{len(s)} branches")
             stack.append((s[index], depth))
             continue
@@ -112,8 +113,14 @@ def _walk(schema: Any, named: dict[str, Any], body: bytes) -> None:
                 stack.append(("items", s["items"] if t == "array" else s["values"], depth + 1, 0, t == "map"))
             else:
                 stack.extend((f["type"], depth + 1) for f in reversed(s["fields"]))
-        elif t in ("int", "long", "enum"):
-            _, pos = _varint(body, pos, _INT_BYTES if t != "long" else _LONG_BYTES, "long" if t == "long" else "int")
+        elif t == "enum":
+            start = pos
+            index, pos = _varint(body, pos, _INT_BYTES, "int")
+            if not 0 <= index < len(s["symbols"]):
+                raise _Bad(f"byte {start} of the body: enum symbol index {index}, but enum {s.get('name')} has "
+                           f"{len(s['symbols'])} symbols")
+        elif t in ("int", "long"):
+            _, pos = _varint(body, pos, _INT_BYTES if t == "int" else _LONG_BYTES, t)
         elif t in ("bytes", "string"):
             size, pos = _varint(body, pos, _LONG_BYTES, "long")
             if size < 0 or pos + size > len(body):

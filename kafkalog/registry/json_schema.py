@@ -1,4 +1,5 @@
-"""JSON Schema bodies: the value is JSON text; validated against its schema only when asked (`jsonschema`).
+"""JSON Schema bodies: the value is JSON text; validated against its schema only when asked (`jsonschema`, its
+patterns run by RE2: `registry.json_patterns`).
 
     compiled = compile_json_schema(store, store.by_id(9))   # the schema and its `$ref`s, checked once
     value = decode_json(compiled, body, validate=True)
@@ -10,23 +11,17 @@ resolves them.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 import jsonschema
-import re2
 import referencing
 import referencing.exceptions
 from referencing.jsonschema import DRAFT7
 
 from kafkalog.errors import UndecodableValueError
 from kafkalog.formats import json_depth
+from kafkalog.registry import json_patterns
 from kafkalog.registry.store import Schema, SchemaStore
-
-#: RE2 runs a pattern in time linear in the text (no backtracking: `^(a+)+$` cannot hang validation);
-#: patterns it refuses (backreferences, lookaround) fail validation with a message instead of running.
-_RE2_OPTIONS = re2.Options()
-_RE2_OPTIONS.log_errors = False
 
 
 @dataclass(frozen=True)
@@ -58,11 +53,16 @@ def decode_json(schema: JsonSchema, body: bytes, *, validate: bool = False) -> A
     except json_depth.JsonDepthError as e:
         raise UndecodableValueError(f"the JSON body of {len(body)} bytes (schema id {schema.id}) is refused: "
                                     f"{e}") from None
-    except (UnicodeDecodeError, ValueError) as e:
+    except UnicodeDecodeError as e:  # JSON text is UTF-8, -16 or -32, told apart by its first bytes (RFC 8259)
+        raise UndecodableValueError(
+            f"the JSON body of {len(body)} bytes (schema id {schema.id}) is not JSON: byte {e.start} is not "
+            f"{e.encoding.upper()} text, the encoding its first bytes say") from None
+    except ValueError as e:
         raise UndecodableValueError(
             f"the JSON body of {len(body)} bytes (schema id {schema.id}) is not JSON: {e}") from None
     if validate:
-        cls = _re2_validator(jsonschema.validators.validator_for(schema.schema, default=jsonschema.Draft7Validator))
+        cls = json_patterns.validator_class(
+            jsonschema.validators.validator_for(schema.schema, default=jsonschema.Draft7Validator))
         try:
             error = jsonschema.exceptions.best_match(cls(schema.schema, registry=schema.registry).iter_errors(value))
         except referencing.exceptions.Unresolvable as e:
@@ -84,68 +84,3 @@ def _load(schema: Schema) -> Any:
         raise UndecodableValueError(f"schema id {schema.id} is refused: {e}") from None
     except ValueError as e:
         raise UndecodableValueError(f"schema id {schema.id} is not JSON Schema JSON: {e}") from None
-
-
-@cache
-def _compiled_pattern(pattern: str) -> Any:
-    """The pattern compiled by RE2, or the reason RE2 does not run it."""
-    try:
-        return re2.compile(pattern, _RE2_OPTIONS)
-    except re2.error as e:
-        reason = e.args[0].decode(errors="replace") if e.args and isinstance(e.args[0], bytes) else str(e)
-        return f"pattern {pattern!r} is not run ({reason}): kafkalog runs patterns with RE2, in linear time"
-
-
-def _search(pattern: str, text: str) -> bool:
-    compiled = _compiled_pattern(pattern)
-    if isinstance(compiled, str):
-        raise jsonschema.ValidationError(compiled)
-    return compiled.search(text) is not None
-
-
-def _pattern(validator, pattern, instance, schema):
-    if validator.is_type(instance, "string") and isinstance(pattern, str):
-        try:
-            if not _search(pattern, instance):
-                yield jsonschema.ValidationError(f"{instance[:60]!r} does not match {pattern!r}")
-        except jsonschema.ValidationError as e:
-            yield e
-
-
-def _pattern_properties(validator, patterns, instance, schema):
-    if not validator.is_type(instance, "object"):
-        return
-    for pattern, subschema in patterns.items():
-        for k, v in instance.items():
-            try:
-                matched = _search(pattern, k)
-            except jsonschema.ValidationError as e:
-                yield e
-                return
-            if matched:
-                yield from validator.descend(v, subschema, path=k, schema_path=pattern)
-
-
-def _additional_properties(validator, additional, instance, schema):
-    if not validator.is_type(instance, "object"):
-        return
-    properties = schema.get("properties", {})
-    patterns = list(schema.get("patternProperties", {}))
-    try:
-        extras = [k for k in instance if k not in properties and not any(_search(p, k) for p in patterns)]
-    except jsonschema.ValidationError as e:
-        yield e
-        return
-    if validator.is_type(additional, "object"):
-        for extra in extras:
-            yield from validator.descend(instance[extra], additional, path=extra)
-    elif not additional and extras:
-        yield jsonschema.ValidationError(f"additional properties are not allowed ({', '.join(map(repr, extras))} "
-                                         "unexpected)")
-
-
-@cache
-def _re2_validator(cls: Any) -> Any:
-    """`cls` with its pattern keywords run by RE2 (jsonschema runs them with Python's backtracking `re`)."""
-    return jsonschema.validators.extend(cls, {"pattern": _pattern, "patternProperties": _pattern_properties,
-                                              "additionalProperties": _additional_properties})

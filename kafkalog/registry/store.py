@@ -85,6 +85,10 @@ class SchemaStore:
     _by_md5: dict[bytes, Schema] = field(default_factory=dict, repr=False)
     _keys_of_id: dict[int, set[tuple[str, int]]] = field(default_factory=dict, repr=False)
     _keys_of_subject: dict[str, set[tuple[str, int]]] = field(default_factory=dict, repr=False)
+    # (id, subject) -> that subject's versions of the id; id -> the version it is known by when the topic's own
+    # subject does not have it (made on first use: one schema id can be registered under every subject).
+    _keys_of_id_in_subject: dict[tuple[int, str], set[tuple[str, int]]] = field(default_factory=dict, repr=False)
+    _known_by: dict[int, Version] = field(default_factory=dict, repr=False)
 
     # ------------------------------------------------------------------ building
 
@@ -113,8 +117,11 @@ class SchemaStore:
         old = self.versions.get(key)
         if old is not None and old.id != version.id:
             self._keys_of_id.get(old.id, set()).discard(key)
+            self._keys_of_id_in_subject.get((old.id, old.subject), set()).discard(key)
         self.versions[key] = version
         self._keys_of_id.setdefault(version.id, set()).add(key)
+        self._keys_of_id_in_subject.setdefault((version.id, version.subject), set()).add(key)
+        self._known_by.clear()
         self._keys_of_subject.setdefault(version.subject, set()).add(key)
 
     @classmethod
@@ -194,12 +201,18 @@ class SchemaStore:
     def version_for(self, schema_id: int, topic: str | None = None, is_key: bool = False) -> Version | None:
         """The subject and version an id is known by: under the topic's own subject (`<topic>-key` / `-value`,
         the default TopicNameStrategy) if it is there, else the first subject that has it; live versions first."""
-        found = [self.versions[k] for k in self._keys_of_id.get(schema_id, ())]
-        if not found:
-            return None
-        own = f"{topic}-{'key' if is_key else 'value'}" if topic else None
         order = {LIVE: 0, SOFT: 1, HARD: 2}
-        return min(found, key=lambda v: (v.subject != own, order[v.state], v.subject, -v.version))
+        if topic:
+            own = [self.versions[k] for k in self._keys_of_id_in_subject.get(
+                (schema_id, f"{topic}-{'key' if is_key else 'value'}"), ())]
+            if own:
+                return min(own, key=lambda v: (order[v.state], -v.version))
+        if schema_id not in self._known_by:
+            found = [self.versions[k] for k in self._keys_of_id.get(schema_id, ())]
+            if not found:
+                return None
+            self._known_by[schema_id] = min(found, key=lambda v: (order[v.state], v.subject, -v.version))
+        return self._known_by[schema_id]
 
     def latest(self, subject: str) -> Version | None:
         """The subject's newest version that is not deleted."""

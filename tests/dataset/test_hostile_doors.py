@@ -116,6 +116,15 @@ def test_lying_indexes_never_change_the_rows(tmp_path, seed):
             assert got == expected, (seed, trial, move, threads, max_bytes, min_partitions)
 
 
+def test_lying_indexes_never_change_the_rows_when_the_walk_reads_small_windows(tmp_path, monkeypatch):
+    """The planner's walk reads 64 KiB windows at first, more than these segments hold: with 100-byte windows,
+    its questions cross windows and large batches are read by their headers alone; the rows stay one reader's."""
+    import kafkalog.entries
+
+    monkeypatch.setattr(kafkalog.entries, "WINDOW_BYTES", 100)
+    test_lying_indexes_never_change_the_rows(tmp_path, seed=1000)
+
+
 # The doors: read_arrow, dump and verify read a directory alike.
 
 def doors(path: Path) -> dict[str, str]:
@@ -180,6 +189,52 @@ def test_an_offset_past_int64_in_a_file_name_is_refused_naming_it(tmp_path):
         said = doors(path)
         # (the segment's .log or its .index, whichever a door lists first)
         assert all(m in (f"{big}: {reason}", f"{big.with_suffix('.index')}: {reason}") for m in said.values()), said
+
+
+def test_every_door_reads_a_directory_as_kafka_lays_it_out(tmp_path):
+    """A log directory holds partition directories, and those hold the files: nothing deeper is read, by any door
+    (a backup copy below the log directory, a directory of log directories). Several log directories are named
+    with a glob, as `log.dirs` lists them."""
+    root = log_dir(tmp_path, "t-0")
+    shutil.copytree(root / "t-0", root / "backup" / "t-0")  # not a partition of this log directory
+    shutil.copytree(root / "t-0", root / "t-1" / "nested" / "t-0")  # not a file of partition t-1
+    agree(root, "6 rows")
+    agree(root / "t-0", "6 rows")
+    above = tmp_path / "brokers"
+    shutil.copytree(root, above / "broker1" / "logs")
+    said = doors(above)
+    assert said["read_arrow"] == "0 rows" and said["dump"] == said["verify"] == (
+        f"{above}: no Kafka files here: neither a partition directory (segment files) nor a log directory (partition "
+        "directories)"), said
+    assert kafkalog.read_table(str(above / "*" / "logs")).num_rows == 6
+
+
+def test_a_tiered_storage_partition_folder_is_read_by_read_arrow_and_named_by_dump_and_verify(tmp_path):
+    """LocalTieredStorage's `<topic>-<partition>-<topic id>` folder of `<offset>-<segment id>.log` files is a partition
+    by the rule; dump and verify read a log directory's partitions (files named by offset) and say how to read it."""
+    folder = tmp_path / f"t-0-{'A' * 22}"
+    folder.mkdir()
+    shutil.copy(SAMPLES / "v2-none.log", folder / f"{SEGMENT}-{'B' * 22}.log")
+    said = doors(folder)
+    assert said["read_arrow"] == "6 rows" and said["dump"] == said["verify"] == (
+        f"{folder}: a tiered storage's partition folder (its segments are named <offset>-<segment id>): name its "
+        "segments (.log, .rsm-manifest) one by one, or its tiered-storage root with --remote-root"), said
+
+
+def test_a_kraft_snapshot_epoch_past_int32_is_refused_naming_it(tmp_path):
+    """Kafka's `Snapshots.parse` reads the name's 10-digit epoch with `Integer.parseInt`: 2147483648 on fails."""
+    root = tmp_path / "logs"
+    shutil.copytree(FIXTURES / "internal" / "__cluster_metadata-0", root / "__cluster_metadata-0")
+    snapshot = root / "__cluster_metadata-0" / "00000000000000000100-0000000001.checkpoint"
+    largest = snapshot.rename(snapshot.with_name("00000000000000000100-2147483647.checkpoint"))
+    said = doors(largest)
+    assert said["dump"].endswith(" rows") and said["verify"].endswith(" rows"), said  # read
+    big = largest.rename(snapshot.with_name("00000000000000000100-2147483648.checkpoint"))
+    reason = (f"{big}: the epoch 2147483648 in its name is past Kafka's largest epoch (2147483647); Kafka's "
+              "Snapshots.parse fails on it and does not load the snapshot")
+    for path in (root, big):
+        said = doors(path)
+        assert said["dump"] == said["verify"] == reason, said
 
 
 def test_a_dangling_segment_link_is_refused_naming_it(tmp_path):

@@ -29,7 +29,8 @@ PATHS = {
     "damaged index": PARTITIONS / "broken-index-0",
     "glob": PARTITIONS / "orders-*",
     "internal log dir": INTERNAL,
-    "samples": SAMPLES,
+    # the loose sample segments and the partitions beside them (a directory is read as Kafka lays it out)
+    "samples": SAMPLES / "*",
 }
 
 OPTIONS = {

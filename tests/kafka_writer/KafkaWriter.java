@@ -11,12 +11,13 @@ import java.util.List;
  *   read FILE          Kafka's reading of a .log file (JSON lines) on stdout
  *   tail OUTDIR [--topic T] [--segment-bytes B]   a partition that grows on commands from stdin (Tail.java)
  *   hostile OUTDIR     tests/fixtures/hostile: tiny files that decode to millions of records, + index.json
+ *   values OUTDIR [--topic T] [--codec C]   a partition of the keys and values on stdin (Values.java)
  *   read-speed FILE... [--repeat N]   Kafka's own reader, warm, timed (benchmarks/fast_path.py)
  */
 public final class KafkaWriter {
     public static void main(String[] args) throws Exception {
         if (args.length < 2) {
-            System.err.println("usage: KafkaWriter fixtures|samples|corpus|read|tail|hostile|read-speed PATH [options]");
+            System.err.println("usage: KafkaWriter fixtures|samples|corpus|read|tail|hostile|values|read-speed PATH [options]");
             System.exit(2);
         }
         File path = new File(args[1]);
@@ -38,6 +39,9 @@ public final class KafkaWriter {
                 break;
             case "hostile":
                 Hostile.main(path);
+                break;
+            case "values":
+                Values.main(path, args);
                 break;
             case "read-speed":
                 Corpus.readSpeed(args);

@@ -63,7 +63,18 @@ def test_an_overlong_long_and_a_huge_union_index_are_messages():
     long = decoder.decode(_framed(1, b"\xff" * 20 + b"\x01"), None, topic="t")
     assert "a long written in more than 10 bytes of varint" in long.error
     union = decoder.decode(_framed(2, b"\xfe\xff\xff\xff\x0f"), None, topic="t")
-    assert "has a union branch or enum symbol index that schema id 2 does not have" in union.error
+    assert union.error.endswith("byte 0 of the body: union branch index 2147483647, but the union has 2 branches")
+
+
+def test_a_union_or_enum_index_past_the_schema_names_it_when_the_walk_did_not_run():
+    """A 2-byte index: no run of varint bytes, a schema without recursion, so fastavro reads it first."""
+    enum = {"type": "enum", "name": "E", "symbols": ["A", "B"]}
+    decoder = ValueDecoder(_store((2, "AVRO", ["null", "long"]), (3, "AVRO", enum)))
+    union = decoder.decode(_framed(2, b"\xd0\x0f"), None, topic="t")
+    assert union.error == ("the Avro body of 2 bytes (schema id 2): byte 0 of the body: union branch index 1000, "
+                           "but the union has 2 branches")
+    symbol = decoder.decode(_framed(3, b"\xd0\x0f"), None, topic="t")
+    assert symbol.error.endswith("byte 0 of the body: enum symbol index 1000, but enum E has 2 symbols")
 
 
 def test_an_array_of_values_without_bytes_is_refused_by_its_bytes():
@@ -190,3 +201,64 @@ def test_fuzzed_values_and_schemas_records_end_in_messages():
         fuzzed.append((i, key, bytes(data)))
     store = SchemaStore.from_records(fuzzed)
     assert all("offset" in p for p in store.problems)
+
+
+@pytest.mark.parametrize("draft", ["2020-12", "2019-09"])
+def test_every_keyword_that_runs_a_pattern_runs_re2(draft):
+    """`unevaluatedProperties` (its subschemas' `patternProperties` too), `propertyNames`, `additionalProperties`,
+    `patternProperties`: a backreference, which Python's `re` runs and RE2 does not, is refused by each (with
+    Python's `re`, the 28-character name below would take about 20 s against `^(a+)+$`)."""
+    meta = f"https://json-schema.org/draft/{draft}/schema"
+
+    def schemas(pattern: str) -> list[dict]:
+        return [{"$schema": meta, "patternProperties": {pattern: {}}, "unevaluatedProperties": False},
+                {"$schema": meta, "anyOf": [{"patternProperties": {pattern: {}}}], "unevaluatedProperties": False},
+                {"$schema": meta, "propertyNames": {"pattern": pattern}},
+                {"$schema": meta, "patternProperties": {pattern: {}}, "additionalProperties": False},
+                {"$schema": meta, "patternProperties": {pattern: {"type": "string"}}}]
+    decoder = ValueDecoder(_store(*((i, "JSON", s) for i, s in enumerate(schemas("^(a+)+$") + schemas("(a)\\1")))),
+                           validate_json=True)
+    name = "a" * 28 + "b"
+    for sid in (0, 1, 3):
+        got = decoder.decode(_framed(sid, json.dumps({name: 1}).encode()), None, topic="t").error
+        assert got is not None and "properties are not allowed" in got and name in got
+    assert "does not match '^(a+)+$'" in decoder.decode(_framed(2, json.dumps({name: 1}).encode()), None,
+                                                        topic="t").error
+    for sid in range(5, 10):
+        got = decoder.decode(_framed(sid, json.dumps({"aa": 1}).encode()), None, topic="t").error
+        # (Python's `re` matches "aa" and every schema takes the value; under anyOf, best_match gives the
+        # unevaluated name, and RE2's refusal is the anyOf branch's error)
+        assert got is not None and ("kafkalog runs patterns with RE2" in got or sid == 6), (sid, got)
+
+
+def test_what_patterns_evaluate_stays_evaluated():
+    meta = "https://json-schema.org/draft/2020-12/schema"
+    decoder = ValueDecoder(_store((1, "JSON", {"$schema": meta, "patternProperties": {"^a+$": {}},
+                                               "unevaluatedProperties": False})), validate_json=True)
+    got = decoder.decode(_framed(1, json.dumps({"aaa": 1, "b": 2}).encode()), None, topic="t").error
+    assert got.endswith("unevaluated properties are not allowed ('b' is unexpected)")
+    assert decoder.decode(_framed(1, json.dumps({"aaa": 1}).encode()), None, topic="t").error is None
+
+
+def test_a_format_regex_is_not_run_on_values():
+    """Validation runs without a format checker: Python's `re` never compiles a value's text."""
+    decoder = ValueDecoder(_store((1, "JSON", {"properties": {"r": {"format": "regex"}}})), validate_json=True)
+    got = decoder.decode(_framed(1, json.dumps({"r": "(a+)+b("}).encode()), None, topic="t")
+    assert got.error is None and got.decoded == {"r": "(a+)+b("}
+
+
+def test_an_id_under_many_subjects_is_known_by_the_topics_subject_else_the_first_live_one():
+    """A registry gives a schema text it already has its id: one id can be under every subject. The topic's own
+    subject is found by (id, subject), the fallback once per id (benchmarks/schema_store.py times both)."""
+    records = []
+    for i in range(2000):
+        key = json.dumps({"keytype": "SCHEMA", "subject": f"s{i:04d}-value", "version": 1}).encode()
+        value = {"subject": f"s{i:04d}-value", "version": 1, "id": 1, "schema": '"int"', "deleted": i == 0}
+        records.append((i, key, json.dumps(value).encode()))
+    store = SchemaStore.from_records(records)
+    assert store.version_for(1, "s1234").subject == "s1234-value"
+    assert store.version_for(1, "s0000").state == "soft"  # its own subject, deleted: still its own
+    assert store.version_for(1, "other").subject == "s0001-value"  # the first live subject
+    assert store.version_for(1).subject == "s0001-value" and store.version_for(2) is None
+    decoder = ValueDecoder(store)
+    assert decoder.decode(_framed(1, b"\x0e"), None, topic="s1999").schema.subject == "s1999-value"

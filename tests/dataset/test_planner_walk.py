@@ -1,0 +1,70 @@
+"""The planner's walk (`dataset.cuts`, issue 30) finds the entries one reader finds, as the entry-by-entry walk
+(`EntryScanner.entry_headers`) finds them: the same positions, offset fields and magics, and the same damage
+where the entries end, whatever the window (entries whole in it, cut by it, larger than it). The segments are
+Kafka-written: every format and codec, damaged ones, and the lying-index property of test_hostile_doors."""
+from __future__ import annotations
+
+import pytest
+
+from kafkalog.dataset.cuts import EntryWalk, window_entries
+from kafkalog.entries import EntryScanner
+from kafkalog.fast import kernels
+from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES
+from tests.paths import FIXTURES, SAMPLES
+
+SEGMENTS = sorted([*SAMPLES.glob("*.log"), *(FIXTURES / "segments").glob("*.log"),
+                   *(FIXTURES / "partitions" / "orders-0").glob("*.log")])
+#: Windows below an entry header, below most entries, about a batch, and the default.
+WINDOWS = [17, 40, 300, 5000, 0]
+
+
+def _scanner(path, damage):
+    return EntryScanner(path, start=0, end=None, max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=damage)
+
+
+def _one_by_one(path) -> tuple[list[tuple[int, int, int]], list[str]]:
+    damage: list = []
+    with _scanner(path, damage) as scanner:
+        found = [(pos, h.base_offset, h.magic) for pos, h in scanner.entry_headers()]
+    return found, [str(d) for d in damage]
+
+
+@pytest.mark.parametrize("path", SEGMENTS, ids=lambda p: p.name)
+def test_the_windowed_walk_finds_what_the_walk_entry_by_entry_finds(path):
+    expected = _one_by_one(path)
+    assert expected[0] or expected[1] or path.stat().st_size == 0
+    for window in WINDOWS:
+        damage: list = []
+        found = []
+        with _scanner(path, damage) as scanner:
+            for w in scanner.entry_windows(kernels.scan_entries, window):
+                positions, offsets, magics = window_entries(w)
+                found += zip(positions.tolist(), offsets.tolist(), magics.tolist())
+        assert (found, [str(d) for d in damage]) == expected, (path.name, window)
+
+
+@pytest.mark.parametrize("window", [40, 300, 0])
+@pytest.mark.parametrize("path", SEGMENTS[::5], ids=lambda p: p.name)
+def test_the_walk_answers_as_entry_by_entry(path, window):
+    """Questions in increasing order on one walk, as the planner asks them, across window boundaries."""
+    entries, _ = _one_by_one(path)
+    size = path.stat().st_size
+    probes = range(0, size + 3, max(1, size // 40))
+    for target in (0, 5, 10**6):
+        with EntryWalk(str(path), window=window) as walk:
+            for probe in probes:
+                got = walk.at_or_after(probe)
+                want = next((e for e in entries if e[0] >= probe), None)
+                assert (got and (got.position, got.base_offset, got.magic)) == want, (path.name, probe)
+        for probe in probes:  # (the planner asks start_for once, first, on a walk of its own)
+            want_best = 0
+            for pos, offset, _ in entries:
+                if pos > probe or offset > target:
+                    break
+                want_best = pos
+            with EntryWalk(str(path), window=window) as walk:
+                assert walk.start_for(probe, target) == want_best, (path.name, probe, target)
+                # ... and then at_or_after from where it stopped
+                want = next((e for e in entries if e[0] >= probe + 1), None)
+                got = walk.at_or_after(probe + 1)
+                assert (got and (got.position, got.base_offset, got.magic)) == want, (path.name, probe, target)
