@@ -99,8 +99,8 @@ def _dump(args: argparse.Namespace) -> int:
                 if fmt == "json" and target.partitions != [target.location.path]:
                     out.write(dump_format.dumps({"type": "partition", "path": str(partition)}) + "\n")
                 # Inside a broker's log directory: its log as the broker serves it (dump.served_lines).
-                served_log = served_lines.partition_dump_log(partition, opts, out, args.include_below_log_start)
-                ok = dump_files.dump_partition(partition, fmt, out, served_log) and ok
+                served = served_lines.partition_dump_log(partition, opts, out, args.include_below_log_start, dump_log)
+                ok = dump_files.dump_partition(partition, fmt, out, served) and ok
             bootstrap = target.bootstrap
             if bootstrap is not None:
                 if fmt == "json":

@@ -31,14 +31,12 @@ from kafkalog.log.segment_files import SegmentFiles
 from kafkalog.log.served_log import ServedBounds, served_bounds
 
 
-def partition_dump_log(partition: Path, opts: DumpOptions, out: TextIO, include_below_log_start: bool) -> DumpLog:
+def partition_dump_log(partition: Path, opts: DumpOptions, out: TextIO, include_below_log_start: bool,
+                       plain: DumpLog) -> DumpLog:
     """How `dump` prints a partition directory's segments: as its broker serves them when it lies inside a log
-    directory (its `served_log` line written first), else as the files are."""
+    directory (its `served_log` line written first), else as the files are (`plain`, which dumps any kind)."""
     state = partition_log_dir_state(partition) if opts.format != "kafka" else None
     bounds = served_bounds(partition, state) if state is not None else None
-
-    def plain(path: Path, kind: str) -> bool:
-        return dump_segment(path, kind, opts, out)
 
     if bounds is None:
         return plain
