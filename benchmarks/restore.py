@@ -7,9 +7,12 @@ defaults: idempotent, acks=all, linger.ms=20, lz4):
 
 - librdkafka from memory: the records read into Python lists first (not timed), then produced with
   confluent-kafka's `Producer.produce` and one delivery callback, and flushed;
-- `kafkalog.restore.run.restore`: reading the segment, producing, the offset map and its Parquet parts.
+- `kafkalog.restore.run.restore`: creating the topic, reading the segment, producing, the offset map and its
+  Parquet parts.
 
-Each goes to a new topic. Wall and CPU time of this process (librdkafka's threads included); records/s from wall.
+Both producers get `kafkalog.restore.options.producer_settings` (the same linger.ms, batch.size, batch.num.messages,
+queue sizes, compression.type, idempotence and acks), printed with the results. Each goes to a new topic. Wall
+and CPU time of this process (librdkafka's threads included); records/s from wall.
 
     python benchmarks/restore.py --records 1000000 --work /tmp/kafkalog-fast-path
 """
@@ -32,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 import fast_path  # noqa: E402  (the corpus builder beside this script)
 
 import kafkalog  # noqa: E402
-from kafkalog.restore.options import PRODUCER_DEFAULTS, RestoreOptions  # noqa: E402
+from kafkalog.restore.options import RestoreOptions, producer_settings  # noqa: E402
 from kafkalog.restore.run import restore  # noqa: E402
 
 CODEC = "lz4"
@@ -59,8 +62,8 @@ def from_memory(bootstrap: str, partition: Path, topic: str) -> tuple[int, float
         if err is None:
             delivered[0] += 1
 
-    producer = Producer({**PRODUCER_DEFAULTS, "bootstrap.servers": bootstrap, "enable.idempotence": True,
-                         "acks": "all", "compression.type": CODEC, "on_delivery": report})
+    # restore's own settings (its defaults, the same -X), so that both sides batch and compress alike
+    producer = Producer({**producer_settings(bootstrap, {"compression.type": CODEC}), "on_delivery": report})
     t0, c0 = time.monotonic(), cpu()
     for i in range(len(values)):
         while True:
@@ -109,6 +112,9 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(scratch, ignore_errors=True)
     base = rows[0][1] / rows[0][2]
     print(f"{args.records} records, {CODEC}, one partition, broker {bootstrap if broker is None else 'started here'}")
+    settings = producer_settings("", {"compression.type": CODEC})
+    print("producer settings, both: " + " ".join(f"{k}={v}" for k, v in sorted(settings.items())
+                                                 if k != "bootstrap.servers"))
     print(f"{'producer':<24} {'records':>9} {'wall s':>7} {'CPU s':>7} {'records/s':>10} {'of memory':>9}")
     for name, n, wall, cpu_s in rows:
         rate = n / wall

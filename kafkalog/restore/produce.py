@@ -67,8 +67,11 @@ class Lane:
     foreign: int = 0
     #: Place of the next delivery report: reports come in produce order, and the first place produced is `skip`.
     reported: int = -1
-    #: Place of the first record the target refused, and why.
+    #: Place of the first record the target refused (or librdkafka gave up on), and why.
     refused: tuple[int, str] | None = None
+    #: Whether that record was given up by librdkafka (a negative error code, e.g. _MSG_TIMED_OUT: the target
+    #: was unreachable for message.timeout.ms) rather than refused by the target.
+    undelivered: bool = False
     #: The map holds this partition's rows of the places below this one.
     mapped_upto: int = -1
     #: (first place, source offsets) of the runs read and not mapped yet.
@@ -91,6 +94,7 @@ class Lane:
         if err is not None:
             if self.refused is None:
                 self.refused = (place, f"{err.name()}: {err.str()}")
+                self.undelivered = err.code() < 0
                 self.refusals.append(self)
             return
         self.delivered += 1
@@ -251,7 +255,9 @@ class Producing:
         if r is None:
             return
         where = f"offset {r.offset}" if r.offset is not None else "record"
+        what = "was not delivered" if r.lane.undelivered else "the target refused it"
+        again = "; the same command run again goes on from there" if r.lane.undelivered else ""
         raise TargetRefusedError(
-            f"source {r.lane.source_topic}-{r.lane.source_partition} {where}: the target refused it "
+            f"source {r.lane.source_topic}-{r.lane.source_partition} {where}: {what} "
             f"(to {r.lane.target_topic}-{r.lane.target_partition}): {r.reason}. Restored before it: "
-            f"{restored} record(s), in the offset map {self.writer.directory}")
+            f"{restored} record(s), in the offset map {self.writer.directory}{again}")

@@ -12,7 +12,7 @@ from kafkalog.errors import TargetRefusedError, UsageError
 from kafkalog.progress import CountProgress
 from kafkalog.restore import groups as group_offsets, source, topics
 from kafkalog.restore.offset_map import MapWriter, State, mapped_counts
-from kafkalog.restore.options import PRODUCER_DEFAULTS, RestoreOptions
+from kafkalog.restore.options import FORCED, PRODUCER_DEFAULTS, RestoreOptions, producer_settings
 from kafkalog.restore.prefetch import Prefetch
 from kafkalog.restore.produce import Lane, Producing
 from kafkalog.restore.source import Records
@@ -139,11 +139,9 @@ def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
 
     t0 = time.monotonic()
     report = RestoreReport()
-    config: dict[str, str | int | float | bool] = {
-        **PRODUCER_DEFAULTS, **options.config, "bootstrap.servers": options.bootstrap_server,
-        "enable.idempotence": "true", "acks": "all"}
-    admin_config = {k: v for k, v in config.items() if k not in PRODUCER_DEFAULTS and k not in ("enable.idempotence",
-                                                                                                 "acks")}
+    config: dict[str, str | int | float | bool] = {**producer_settings(options.bootstrap_server, options.config)}
+    admin_config: dict[str, str | int | float | bool] = {k: v for k, v in config.items()
+                                                         if k not in PRODUCER_DEFAULTS and k not in FORCED}
     admin = AdminClient(admin_config)
     writer = MapWriter(options.offset_map)
     producing = Producing(config, writer, options.original_headers, CountProgress.for_stderr())

@@ -16,6 +16,7 @@ from kafkalog.dataset import fs
 from kafkalog.dataset.reader import read_arrow
 from kafkalog.errors import TargetRefusedError
 from kafkalog.file_names import kraft_snapshot_id
+from kafkalog.restore.options import SCHEMAS_TOPIC
 
 METADATA_DIR = "__cluster_metadata-0"
 #: ConfigResource.Type.TOPIC in a ConfigRecord's resourceType.
@@ -120,6 +121,11 @@ def source_topics(sources: list[str], seen: dict[str, set[int]]) -> dict[str, So
         count = max(max(partitions) + 1, meta.partitions if meta else 0)
         out[topic] = (SourceTopic(topic, count, dict(meta.configs), dict(meta.dropped), True) if meta
                       else SourceTopic(topic, count))
+        if topic == SCHEMAS_TOPIC:
+            # A registry refuses to start on a `_schemas` that is not compacted (Confluent's KafkaStore
+            # `verifySchemaTopic`: "Expected cleanup.policy to be 'compact'"); without a metadata log saying how
+            # it was, it is created compacted, as the registry would have created it.
+            out[topic].configs.setdefault("cleanup.policy", "compact")
     return out
 
 
