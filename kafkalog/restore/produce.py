@@ -1,11 +1,12 @@
 """Producing a topic's records with confluent-kafka (librdkafka), idempotent, each to its source partition, and
 turning the delivery reports into the offset map.
 
-Each source partition is a `Lane`: its records go in offset order to the same partition of the target topic. The
-delivery reports of a partition come back in produce order, so a lane matches them to its source offsets first in,
-first out. The first refused record stops the restore: the records produced before it are still flushed, their
-reports written to the map, and a `TargetRefusedError` names the refused record's source topic, partition and
-offset.
+Each source partition is a `Lane`: its records go in offset order to the same partition of the target topic, a run
+(`source.Records`) at a time, in a loop that does nothing else. The delivery reports of a partition come back in
+produce order, so the n-th report of a lane is the n-th record it produced: the report only counts and checks the
+target offset, and the map's rows are made a run of places at a time from the source offsets kept in Arrow. The
+first refused record stops the restore: the records produced before it are still flushed, their reports written to
+the map, and a `TargetRefusedError` names the refused record's source topic, partition and offset.
 """
 from __future__ import annotations
 
@@ -208,6 +209,10 @@ class Producing:
         lane.place = first + n
         i = max(0, lane.skip - first)
         if i >= n or self.refusals:
+            # Delivered by an earlier run: mapped as the runs go by, so that their offsets are not all kept.
+            self._since_flush += n
+            if self._since_flush >= FLUSH_ROWS:
+                self._map()
             return
         self._label = f"restore {lane.source_topic}-{lane.source_partition}"
         headers = run.headers
