@@ -79,6 +79,8 @@ class Lane:
     chunks: deque[tuple[int, pa.Array]] = field(default_factory=deque)
     #: place -> target offset, for the delivered records not at start + place.
     moved: dict[int, int] = field(default_factory=dict)
+    #: Records delivered past the refused one (they were in flight): the target partition has a gap before them.
+    past_refusal: int = 0
     #: Where a refusal is told (the producing's list).
     refusals: list[Lane] = field(default_factory=list)
 
@@ -99,6 +101,8 @@ class Lane:
                 self.refusals.append(self)
             return
         self.delivered += 1
+        if self.refused is not None:
+            self.past_refusal += 1
         offset = msg.offset()
         if offset != self.start + place:
             self.foreign += 1
@@ -167,6 +171,7 @@ class Producing:
         self._label = ""
         self._flushed_at = time.monotonic()
         self._since_flush = 0
+        self._purged = False
         # Made first, so that the idempotent producer's id is asked for while the topics are prepared.
         self.producer = Producer(config)
 
@@ -194,8 +199,16 @@ class Producing:
         self._flushed_at = time.monotonic()
         self._since_flush = 0
 
+    def _purge_after_refusal(self) -> None:
+        """At the first refusal, the records still queued (not sent) are dropped: none of them lands after the
+        refused one, where a second run would count it delivered in the refused one's place."""
+        if self.refusals and not self._purged:
+            self._purged = True
+            self.producer.purge(in_queue=True, in_flight=False, blocking=True)
+
     def _tick(self, timeout: float = 0.0) -> None:
         self.producer.poll(timeout)
+        self._purge_after_refusal()
         if self._since_flush >= FLUSH_ROWS or time.monotonic() - self._flushed_at > FLUSH_SECONDS:
             self._map()
         if self.progress is not None:
@@ -250,6 +263,7 @@ class Producing:
     def finish(self) -> None:
         """Wait for every delivery report, then write the map's last part."""
         while len(self.producer) > 0:
+            self._purge_after_refusal()
             self.producer.flush(1.0)
             if self.progress is not None:
                 self.progress.update(self.delivered, self._label, force=True)
@@ -262,6 +276,10 @@ class Producing:
         where = f"offset {r.offset}" if r.offset is not None else "record"
         what = "was not delivered" if r.lane.undelivered else "the target refused it"
         again = "; the same command run again goes on from there" if r.lane.undelivered else ""
+        if r.lane.past_refusal:
+            again = (f"; {r.lane.past_refusal} record(s) after it were delivered anyway (they were in flight): the "
+                     f"target partition misses this one before them, and a second run would not put it back; "
+                     "restore this partition into a new topic")
         raise TargetRefusedError(
             f"source {r.lane.source_topic}-{r.lane.source_partition} {where}: {what} "
             f"(to {r.lane.target_topic}-{r.lane.target_partition}): {r.reason}. Restored before it: "
