@@ -7,9 +7,12 @@ defaults: idempotent, acks=all, linger.ms=20, lz4):
 
 - librdkafka from memory: the records read into Python lists first (not timed), then produced with
   confluent-kafka's `Producer.produce` and one delivery callback, and flushed;
-- `kafkalog.restore.run.restore`: reading the segment, producing, the offset map and its Parquet parts.
+- `kafkalog.restore.run.restore`: creating the topic, reading the segment, producing, the offset map and its
+  Parquet parts.
 
-Each goes to a new topic. Wall and CPU time of this process (librdkafka's threads included); records/s from wall.
+Both producers get `kafkalog.restore.options.producer_settings` (the same linger.ms, batch.size, batch.num.messages,
+queue sizes, compression.type, idempotence and acks), printed with the results. Each goes to a new topic. Wall
+and CPU time of this process (librdkafka's threads included); records/s from wall.
 
     python benchmarks/restore.py --records 1000000 --work /tmp/kafkalog-fast-path
 """
@@ -19,6 +22,7 @@ import argparse
 import io
 import resource
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -32,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 import fast_path  # noqa: E402  (the corpus builder beside this script)
 
 import kafkalog  # noqa: E402
-from kafkalog.restore.options import PRODUCER_DEFAULTS, RestoreOptions  # noqa: E402
+from kafkalog.restore.options import RestoreOptions, producer_settings  # noqa: E402
 from kafkalog.restore.run import restore  # noqa: E402
 
 CODEC = "lz4"
@@ -59,8 +63,8 @@ def from_memory(bootstrap: str, partition: Path, topic: str) -> tuple[int, float
         if err is None:
             delivered[0] += 1
 
-    producer = Producer({**PRODUCER_DEFAULTS, "bootstrap.servers": bootstrap, "enable.idempotence": True,
-                         "acks": "all", "compression.type": CODEC, "on_delivery": report})
+    # restore's own settings (its defaults, the same -X), so that both sides batch and compress alike
+    producer = Producer({**producer_settings(bootstrap, {"compression.type": CODEC}), "on_delivery": report})
     t0, c0 = time.monotonic(), cpu()
     for i in range(len(values)):
         while True:
@@ -77,7 +81,7 @@ def from_memory(bootstrap: str, partition: Path, topic: str) -> tuple[int, float
 
 
 def with_restore(bootstrap: str, partition: Path, topic: str, work: Path) -> tuple[int, float, float]:
-    options = RestoreOptions(sources=[str(partition)], bootstrap_server=bootstrap, offset_map=work / "map",
+    options = RestoreOptions(sources=[str(partition)], bootstrap_server=bootstrap, offset_map=work / f"map-{topic}",
                              config={"compression.type": CODEC}, topic_map={partition.name.rsplit("-", 1)[0]: topic},
                              groups=False, threads=1)
     t0, c0 = time.monotonic(), cpu()
@@ -90,29 +94,44 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--records", type=int, default=1_000_000)
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "kafkalog-fast-path")
     parser.add_argument("--bootstrap-server", help="a running broker (default: one started here from .cache/kafka)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="rounds of both, one after the other (a shared machine's load varies: the median "
+                             "of the ratios is printed)")
     args = parser.parse_args(argv)
     partition = fast_path.corpus(args.work, CODEC, 16384, args.records)
     broker = None
     bootstrap = args.bootstrap_server
     scratch = Path(tempfile.mkdtemp(prefix="kafkalog-restore-bench-"))
+    rounds = []
     try:
         if bootstrap is None:
             from tests.brokers.harness import Broker
             broker = Broker("4.3.1", "kraft", scratch / "broker").start()
             bootstrap = broker.bootstrap
-        suffix = str(int(time.time()))
-        rows = [("librdkafka from memory", *from_memory(bootstrap, partition, f"bench-memory-{suffix}")),
-                ("kafkalog restore", *with_restore(bootstrap, partition, f"bench-restore-{suffix}", scratch))]
+        for r in range(args.rounds):
+            suffix = f"{int(time.time())}-{r}"
+            rounds.append([("librdkafka from memory", *from_memory(bootstrap, partition, f"bench-memory-{suffix}")),
+                           ("kafkalog restore", *with_restore(bootstrap, partition, f"bench-restore-{suffix}",
+                                                              scratch))])
     finally:
         if broker is not None:
             broker.stop()
         shutil.rmtree(scratch, ignore_errors=True)
-    base = rows[0][1] / rows[0][2]
     print(f"{args.records} records, {CODEC}, one partition, broker {bootstrap if broker is None else 'started here'}")
+    settings = producer_settings("", {"compression.type": CODEC})
+    print("producer settings, both: " + " ".join(f"{k}={v}" for k, v in sorted(settings.items())
+                                                 if k != "bootstrap.servers"))
     print(f"{'producer':<24} {'records':>9} {'wall s':>7} {'CPU s':>7} {'records/s':>10} {'of memory':>9}")
-    for name, n, wall, cpu_s in rows:
-        rate = n / wall
-        print(f"{name:<24} {n:>9} {wall:>7.2f} {cpu_s:>7.2f} {rate:>10.0f} {rate / base:>9.0%}")
+    ratios = []
+    for rows in rounds:
+        base = rows[0][1] / rows[0][2]
+        for name, n, wall, cpu_s in rows:
+            rate = n / wall
+            print(f"{name:<24} {n:>9} {wall:>7.2f} {cpu_s:>7.2f} {rate:>10.0f} {rate / base:>9.0%}")
+        ratios.append((rows[1][1] / rows[1][2] / base, rows[0][3] / rows[1][3]))
+    if len(rounds) > 1:
+        print(f"median of {len(rounds)} rounds: restore at {statistics.median(r for r, _ in ratios):.0%} of the rate "
+              f"from memory (wall), {statistics.median(c for _, c in ratios):.0%} of its records per CPU second")
     return 0
 
 

@@ -53,6 +53,11 @@ class RestoreOptions:
         return self.topic_map.get(topic, topic)
 
 
+def producer_settings(bootstrap_server: str, config: dict[str, str]) -> dict[str, str]:
+    """The producer's configuration: the defaults, the user's properties over them, then what a restore needs."""
+    return {**PRODUCER_DEFAULTS, **config, "bootstrap.servers": bootstrap_server, **FORCED}
+
+
 def parse_pairs(pairs: Sequence[str], what: str) -> dict[str, str]:
     """KEY=VALUE arguments as a dict (the last one of a key wins)."""
     out: dict[str, str] = {}

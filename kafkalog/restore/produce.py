@@ -1,11 +1,12 @@
 """Producing a topic's records with confluent-kafka (librdkafka), idempotent, each to its source partition, and
 turning the delivery reports into the offset map.
 
-Each source partition is a `Lane`: its records go in offset order to the same partition of the target topic. The
-delivery reports of a partition come back in produce order, so a lane matches them to its source offsets first in,
-first out. The first refused record stops the restore: the records produced before it are still flushed, their
-reports written to the map, and a `TargetRefusedError` names the refused record's source topic, partition and
-offset.
+Each source partition is a `Lane`: its records go in offset order to the same partition of the target topic, a run
+(`source.Records`) at a time, in a loop that does nothing else. The delivery reports of a partition come back in
+produce order, so the n-th report of a lane is the n-th record it produced: the report only counts and checks the
+target offset, and the map's rows are made a run of places at a time from the source offsets kept in Arrow. The
+first refused record stops the restore: the records produced before it are still flushed, their reports written to
+the map, and a `TargetRefusedError` names the refused record's source topic, partition and offset.
 """
 from __future__ import annotations
 
@@ -14,13 +15,18 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+
 from kafkalog.errors import TargetRefusedError
 from kafkalog.progress import CountProgress
-from kafkalog.restore.offset_map import MapWriter
+from kafkalog.restore.offset_map import FLUSH_ROWS, MapWriter
 from kafkalog.restore.source import Records
 
 #: Seconds between map parts written while producing (besides every FLUSH_ROWS rows).
 FLUSH_SECONDS = 2.0
+#: Records produced between two polls of the delivery reports (as librdkafka's examples do).
+POLL_EVERY = 10000
 _ORIGINAL_OFFSET, _ORIGINAL_TIMESTAMP, _SOURCE_PARTITION = "x-original-offset", "x-original-timestamp", \
     "x-source-partition"
 
@@ -37,7 +43,12 @@ def original_headers(offset: int, timestamp: int | None, partition: int) -> list
 
 @dataclass
 class Lane:
-    """One source partition on its way to one target partition."""
+    """One source partition on its way to one target partition.
+
+    Records are counted by their place in the partition's committed records. The map is written a run of places
+    at a time: the source offsets are kept (in Arrow) from reading to mapping, and the target offsets are
+    `start + place` unless a delivery report said otherwise (`moved`).
+    """
 
     source_topic: str
     source_partition: int
@@ -51,17 +62,97 @@ class Lane:
     mapped: int
     #: Place of the next record read in the partition's committed records.
     place: int = 0
-    pending: deque[tuple[int, int]] = field(default_factory=deque)  # (place, source offset)
     produced: int = 0
     delivered: int = 0
     #: Delivery reports whose offset was not start + place: another client wrote to the target partition.
     foreign: int = 0
+    #: Place of the next delivery report: reports come in produce order, and the first place produced is `skip`.
+    reported: int = -1
+    #: Place of the first record the target refused (or librdkafka gave up on), and why.
+    refused: tuple[int, str] | None = None
+    #: Whether that record was given up by librdkafka (a negative error code, e.g. _MSG_TIMED_OUT: the target
+    #: was unreachable for message.timeout.ms) rather than refused by the target.
+    undelivered: bool = False
+    #: The map holds this partition's rows of the places below this one.
+    mapped_upto: int = -1
+    #: (first place, source offsets) of the runs read and not mapped yet.
+    chunks: deque[tuple[int, pa.Array]] = field(default_factory=deque)
+    #: place -> target offset, for the delivered records not at start + place.
+    moved: dict[int, int] = field(default_factory=dict)
+    #: Records delivered past the refused one (they were in flight): the target partition has a gap before them.
+    past_refusal: int = 0
+    #: Where a refusal is told (the producing's list).
+    refusals: list[Lane] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.reported < 0:
+            self.reported = self.skip
+        if self.mapped_upto < 0:
+            self.mapped_upto = self.mapped
+
+    def report(self, err: Any, msg: Any) -> None:
+        """librdkafka's delivery report of this lane's next record produced (called from poll and flush)."""
+        place = self.reported
+        self.reported = place + 1
+        if err is not None:
+            if self.refused is None:
+                self.refused = (place, f"{err.name()}: {err.str()}")
+                self.undelivered = err.code() < 0
+                self.refusals.append(self)
+            return
+        self.delivered += 1
+        if self.refused is not None:
+            self.past_refusal += 1
+        offset = msg.offset()
+        if offset != self.start + place:
+            self.foreign += 1
+            self.moved[place] = offset
+
+    def source_offset(self, place: int) -> int | None:
+        for first, offsets in self.chunks:
+            if first <= place < first + len(offsets):
+                return int(offsets[place - first].as_py())
+        return None
+
+    def map_rows(self, writer: MapWriter) -> None:
+        """The rows of the places known delivered and not mapped yet, to the writer.
+
+        A place below `skip` was delivered by an earlier run (read since); a place at or past it once its delivery
+        report came. Past a refused record nothing is mapped: the map stays a prefix of the sequence.
+        """
+        end = min(self.place, self.reported)
+        if self.refused is not None:
+            end = min(end, self.refused[0])
+        pieces = []
+        while self.chunks:
+            first, offsets = self.chunks[0]
+            last = first + len(offsets)
+            if last <= self.mapped_upto:
+                self.chunks.popleft()
+                continue
+            lo, hi = max(self.mapped_upto, first), min(end, last)
+            if hi <= lo:
+                break
+            pieces.append(offsets.slice(lo - first, hi - lo))
+            if last > end:
+                break
+            self.chunks.popleft()
+        if not pieces:
+            return
+        begin = self.mapped_upto
+        end = begin + sum(len(p) for p in pieces)
+        targets = np.arange(self.start + begin, self.start + end, dtype=np.int64)
+        for place in [p for p in self.moved if p < end]:
+            targets[place - begin] = self.moved.pop(place)
+        writer.add(self.source_topic, self.source_partition, pa.concat_arrays(pieces), self.target_topic,
+                   self.target_partition, targets)
+        self.mapped_upto = end
 
 
 @dataclass
 class Refusal:
     lane: Lane
-    offset: int
+    offset: int | None
     reason: str
 
 
@@ -72,97 +163,124 @@ class Producing:
                  progress: CountProgress | None = None):
         from confluent_kafka import Producer
 
-        self.lanes: dict[tuple[str, int], Lane] = {}
+        self.lanes: list[Lane] = []
+        self.refusals: list[Lane] = []
         self.writer = writer
         self.add_headers = add_headers
-        self.refusal: Refusal | None = None
         self.progress = progress
-        self.delivered = 0
         self._label = ""
         self._flushed_at = time.monotonic()
-        self.producer = Producer({**config, "on_delivery": self._report})
+        self._since_flush = 0
+        self._purged = False
+        # Made first, so that the idempotent producer's id is asked for while the topics are prepared.
+        self.producer = Producer(config)
 
     def lane(self, lane: Lane) -> None:
-        self.lanes[(lane.target_topic, lane.target_partition)] = lane
+        lane.refusals = self.refusals
+        self.lanes.append(lane)
 
-    def _report(self, err: Any, msg: Any) -> None:
-        lane = self.lanes[(msg.topic(), msg.partition())]
-        place, offset = lane.pending.popleft()
-        if err is not None:
-            if self.refusal is None:
-                self.refusal = Refusal(lane, offset, f"{err.name()}: {err.str()}")
-            return
-        target_offset = msg.offset()
-        if target_offset != lane.start + place:
-            lane.foreign += 1
-        lane.delivered += 1
-        self.delivered += 1
-        self.writer.add(lane.source_topic, lane.source_partition, offset, lane.target_topic, lane.target_partition,
-                        target_offset)
+    @property
+    def delivered(self) -> int:
+        return sum(lane.delivered for lane in self.lanes)
+
+    @property
+    def refusal(self) -> Refusal | None:
+        if not self.refusals:
+            return None
+        lane = self.refusals[0]
+        assert lane.refused is not None
+        place, reason = lane.refused
+        return Refusal(lane, lane.source_offset(place), reason)
+
+    def _map(self) -> None:
+        for lane in self.lanes:
+            lane.map_rows(self.writer)
+        self.writer.flush()
+        self._flushed_at = time.monotonic()
+        self._since_flush = 0
+
+    def _purge_after_refusal(self) -> None:
+        """At the first refusal, the records still queued (not sent) are dropped: none of them lands after the
+        refused one, where a second run would count it delivered in the refused one's place."""
+        if self.refusals and not self._purged:
+            self._purged = True
+            self.producer.purge(in_queue=True, in_flight=False, blocking=True)
 
     def _tick(self, timeout: float = 0.0) -> None:
         self.producer.poll(timeout)
-        now = time.monotonic()
-        if self.writer.pending >= 200_000 or now - self._flushed_at > FLUSH_SECONDS:
-            self.writer.flush()
-            self._flushed_at = now
+        self._purge_after_refusal()
+        if self._since_flush >= FLUSH_ROWS or time.monotonic() - self._flushed_at > FLUSH_SECONDS:
+            self._map()
         if self.progress is not None:
             self.progress.update(self.delivered, self._label)
 
-    def send(self, lanes: dict[int, Lane], records: Records) -> None:
-        """Produce a batch of one source topic's records; those already delivered are mapped, not produced."""
+    def send(self, lane: Lane, run: Records) -> None:
+        """Produce a run of one source partition's records; those an earlier run delivered are mapped, not
+        produced again."""
+        first, n = lane.place, len(run)
+        lane.chunks.append((first, run.offsets))
+        lane.place = first + n
+        i = max(0, lane.skip - first)
+        if i >= n or self.refusals:
+            # Delivered by an earlier run: mapped as the runs go by, so that their offsets are not all kept.
+            self._since_flush += n
+            if self._since_flush >= FLUSH_ROWS:
+                self._map()
+            return
+        self._label = f"restore {lane.source_topic}-{lane.source_partition}"
+        headers = run.headers
+        if self.add_headers:
+            assert run.source_timestamps is not None
+            headers = [[*(h or []), *original_headers(offset, stamp, lane.source_partition)] for h, offset, stamp
+                       in zip(headers, run.offsets.to_pylist(), run.source_timestamps)]
         produce = self.producer.produce
-        for i, partition in enumerate(records.partitions):
-            if self.refusal is not None:
+        topic, partition, report = lane.target_topic, lane.target_partition, lane.report
+        keys, values, stamps = run.keys, run.values, run.timestamps
+        while i < n:
+            stop = min(i + POLL_EVERY, n)
+            j = i
+            try:
+                # (a null header value is Kafka's own: librdkafka takes None, whatever its stubs say)
+                for j in range(i, stop):
+                    produce(topic, values[j], keys[j], partition, on_delivery=report, timestamp=stamps[j],
+                            headers=headers[j])  # type: ignore[arg-type]
+                j = stop
+            except BufferError:  # librdkafka's queue is full: serve delivery reports, then go on from j
+                self._tick(0.05)
+            except Exception as e:  # noqa: BLE001  (librdkafka refused the record itself: reported at it)
+                lane.produced += j - i
+                reason = e.args[0].str() if e.args and hasattr(e.args[0], "str") else str(e)
+                lane.refused = (first + j, reason)
+                self.refusals.append(lane)
                 return
-            lane = lanes[partition]
-            place = lane.place
-            lane.place += 1
-            offset = records.offsets[i]
-            if place < lane.skip:
-                if place >= lane.mapped:  # delivered by an earlier run that did not live to write its report
-                    self.writer.add(lane.source_topic, lane.source_partition, offset, lane.target_topic,
-                                    lane.target_partition, lane.start + place)
-                continue
-            self._label = f"restore {lane.source_topic}-{partition}"
-            headers = records.headers[i]
-            if self.add_headers:
-                headers = [*(headers or []), *original_headers(offset, records.timestamps[i], partition)]
-            # LogAppendTime records (and those without a timestamp) take the target's time: 0 is librdkafka's "now".
-            given = records.timestamps[i]
-            stamp = 0 if records.log_append_time[i] or given is None else given
-            # (a null header value is Kafka's own: librdkafka takes None, whatever its stubs say)
-            while True:
-                try:
-                    lane.pending.append((place, offset))
-                    produce(lane.target_topic, value=records.values[i], key=records.keys[i],
-                            partition=lane.target_partition, timestamp=stamp,
-                            headers=headers or None)  # type: ignore[arg-type]
-                    lane.produced += 1
-                    break
-                except BufferError:  # librdkafka's queue is full: serve delivery reports, then try again
-                    lane.pending.pop()
-                    self._tick(0.05)
-                except Exception as e:  # noqa: BLE001  (librdkafka refused the record itself: reported at it)
-                    lane.pending.pop()
-                    reason = e.args[0].str() if e.args and hasattr(e.args[0], "str") else str(e)
-                    self.refusal = Refusal(lane, offset, reason)
-                    return
-        self._tick()
+            lane.produced += j - i
+            self._since_flush += j - i
+            i = j
+            self._tick()
+            if self.refusals:
+                return
 
     def finish(self) -> None:
         """Wait for every delivery report, then write the map's last part."""
         while len(self.producer) > 0:
+            self._purge_after_refusal()
             self.producer.flush(1.0)
             if self.progress is not None:
                 self.progress.update(self.delivered, self._label, force=True)
-        self.writer.flush()
+        self._map()
 
     def raise_refusal(self, restored: int) -> None:
-        if self.refusal is None:
-            return
         r = self.refusal
+        if r is None:
+            return
+        where = f"offset {r.offset}" if r.offset is not None else "record"
+        what = "was not delivered" if r.lane.undelivered else "the target refused it"
+        again = "; the same command run again goes on from there" if r.lane.undelivered else ""
+        if r.lane.past_refusal:
+            again = (f"; {r.lane.past_refusal} record(s) after it were delivered anyway (they were in flight): the "
+                     f"target partition misses this one before them, and a second run would not put it back; "
+                     "restore this partition into a new topic")
         raise TargetRefusedError(
-            f"source {r.lane.source_topic}-{r.lane.source_partition} offset {r.offset}: the target refused it "
+            f"source {r.lane.source_topic}-{r.lane.source_partition} {where}: {what} "
             f"(to {r.lane.target_topic}-{r.lane.target_partition}): {r.reason}. Restored before it: "
-            f"{restored} record(s), in the offset map {self.writer.directory}")
+            f"{restored} record(s), in the offset map {self.writer.directory}{again}")

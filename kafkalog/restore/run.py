@@ -2,6 +2,7 @@
 first), then the consumer groups."""
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from dataclasses import dataclass, field
@@ -11,8 +12,10 @@ from kafkalog.errors import TargetRefusedError, UsageError
 from kafkalog.progress import CountProgress
 from kafkalog.restore import groups as group_offsets, source, topics
 from kafkalog.restore.offset_map import MapWriter, State, mapped_counts
-from kafkalog.restore.options import PRODUCER_DEFAULTS, RestoreOptions
+from kafkalog.restore.options import FORCED, PRODUCER_DEFAULTS, RestoreOptions, producer_settings
+from kafkalog.restore.prefetch import Prefetch
 from kafkalog.restore.produce import Lane, Producing
+from kafkalog.restore.source import Records
 
 
 @dataclass
@@ -88,6 +91,27 @@ def _target_ends(admin: Any, partitions: list[tuple[str, int]], timeout: float =
     return out
 
 
+def _produce(producing: Producing, reading: Prefetch[tuple[str, Records]],
+             lanes_by_topic: dict[str, dict[int, Lane]]) -> None:
+    """Every run read, to its lane, until the end or the first refusal; `_schemas` delivered before the rest."""
+    # The records' lists and tuples are made by the hundred thousand and hold no cycles: the cyclic collector, run
+    # every few hundred of them, would cost more than the rest of the conversion. Paused while producing.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        previous = None
+        for topic, run in reading:
+            if previous == source.SCHEMAS_TOPIC and topic != previous:
+                producing.finish()  # the schemas are in before any value that names them
+            previous = topic
+            producing.send(lanes_by_topic[topic][run.partition], run)
+            if producing.refusals:
+                return
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
     """Restore the sources' committed records, topics and consumer groups into the target cluster.
 
@@ -115,53 +139,46 @@ def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
 
     t0 = time.monotonic()
     report = RestoreReport()
-    config: dict[str, str | int | float | bool] = {
-        **PRODUCER_DEFAULTS, **options.config, "bootstrap.servers": options.bootstrap_server,
-        "enable.idempotence": "true", "acks": "all"}
-    admin_config = {k: v for k, v in config.items() if k not in PRODUCER_DEFAULTS and k not in ("enable.idempotence",
-                                                                                                 "acks")}
+    config: dict[str, str | int | float | bool] = {**producer_settings(options.bootstrap_server, options.config)}
+    admin_config: dict[str, str | int | float | bool] = {k: v for k, v in config.items()
+                                                         if k not in PRODUCER_DEFAULTS and k not in FORCED}
     admin = AdminClient(admin_config)
+    writer = MapWriter(options.offset_map)
+    producing = Producing(config, writer, options.original_headers, CountProgress.for_stderr())
     seen = source.topic_partitions(options)
     if not seen:
         raise UsageError(f"{', '.join(options.sources)}: no topic to restore here")
-    wanted = topics.source_topics(options.sources, seen)
-    targets = {options.target_topic(t): st for t, st in wanted.items()}
-    report.created_topics = topics.prepare_targets(admin, targets)
-
-    state = State.open(options.offset_map, _identity(options))
+    order = source.restore_order(list(seen))
+    # Reading starts on its thread now, while the target's topics are prepared (`_schemas` first, then by name).
+    reading = Prefetch((topic, run) for topic in order for run in source.topic_runs(options, topic))
     lanes_by_topic: dict[str, dict[int, Lane]] = {}
-    pairs = [(options.target_topic(t), p) for t in seen for p in sorted(seen[t])]
-    ends = _target_ends(admin, pairs)
-    mapped = mapped_counts(options.offset_map)
-    for topic in seen:
-        target = options.target_topic(topic)
-        lanes_by_topic[topic] = {}
-        for p in sorted(seen[topic]):
-            key = State.key(target, p)
-            end = ends[(target, p)]
-            start = state.starts.setdefault(key, end)
-            if end < start:
-                raise UsageError(f"target {target}-{p} ends at offset {end}, before where this restore started "
-                                 f"({start}): the topic was deleted or truncated; use a new --offset-map directory")
-            lanes_by_topic[topic][p] = Lane(topic, p, target, p, start, end - start, mapped.get((topic, p), 0))
-    state.save()  # before the first record: a second run knows where each target partition started
-
-    writer = MapWriter(options.offset_map)
-    producing = Producing(config, writer, options.original_headers, CountProgress.for_stderr())
     try:
-        for topic in source.restore_order(list(seen)):
-            lanes = lanes_by_topic[topic]
-            for lane in lanes.values():
+        wanted = topics.source_topics(options.sources, seen)
+        targets = {options.target_topic(t): st for t, st in wanted.items()}
+        report.created_topics = topics.prepare_targets(admin, targets)
+
+        state = State.open(options.offset_map, _identity(options))
+        pairs = [(options.target_topic(t), p) for t in seen for p in sorted(seen[t])]
+        ends = _target_ends(admin, pairs)
+        mapped = mapped_counts(options.offset_map)
+        for topic in seen:
+            target = options.target_topic(topic)
+            lanes_by_topic[topic] = {}
+            for p in sorted(seen[topic]):
+                key = State.key(target, p)
+                end = ends[(target, p)]
+                start = state.starts.setdefault(key, end)
+                if end < start:
+                    raise UsageError(f"target {target}-{p} ends at offset {end}, before where this restore started "
+                                     f"({start}): the topic was deleted or truncated; use a new --offset-map "
+                                     "directory")
+                lane = Lane(topic, p, target, p, start, end - start, mapped.get((topic, p), 0))
+                lanes_by_topic[topic][p] = lane
                 producing.lane(lane)
-            for batch in source.topic_batches(options, topic):
-                producing.send(lanes, source.records(batch))
-                if producing.refusal is not None:
-                    break
-            if producing.refusal is not None:
-                break
-            if topic == source.SCHEMAS_TOPIC:
-                producing.finish()  # the schemas are in before any value that names them
+        state.save()  # before the first record: a second run knows where each target partition started
+        _produce(producing, reading, lanes_by_topic)
     finally:
+        reading.close()
         producing.finish()
         if producing.progress is not None:
             producing.progress.close()

@@ -7,10 +7,12 @@ was written, less its damage rows and control rows.
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.dataset as ds
@@ -28,15 +30,26 @@ FORCED_READ_OPTIONS = {"includeHeaders": "true", "isolation.level": "read_commit
 
 @dataclass(frozen=True)
 class Records:
-    """A batch of one source topic's records: Python lists, each record's timestamp in ms (None: no timestamp)."""
+    """A run of one source partition's records, in offset order, as the producer takes them.
 
-    partitions: list[int]
-    offsets: list[int]
-    timestamps: list[int | None]
-    log_append_time: list[bool]
+    Built a column at a time (never a record at a time): the producer's loop only indexes these lists.
+    """
+
+    partition: int
+    #: The source offsets, kept in Arrow: the offset map is written from them a column at a time.
+    offsets: pa.Array
+    #: The timestamp to produce in ms: 0 (librdkafka's "now", the target's time) for LogAppendTime records and
+    #: records without one.
+    timestamps: list[int]
     keys: list[bytes | None]
     values: list[bytes | None]
+    #: Each record's headers; None for a record without any.
     headers: list[list[tuple[str, bytes | None]] | None]
+    #: The source timestamps in ms (None: no timestamp), LogAppendTime ones too; only when asked for.
+    source_timestamps: list[int | None] | None = None
+
+    def __len__(self) -> int:
+        return len(self.values)
 
 
 def is_parquet(sources: list[str]) -> bool:
@@ -118,24 +131,70 @@ def topic_batches(options: RestoreOptions, topic: str) -> Iterator[pa.RecordBatc
     yield from (batch.select(COLUMNS) for batch in reader)
 
 
-def records(batch: pa.RecordBatch) -> Records:
-    """A batch as the lists the producer takes."""
+def topic_runs(options: RestoreOptions, topic: str) -> Iterator[Records]:
+    """One topic's records as runs of one partition, ready for the producer."""
+    for batch in topic_batches(options, topic):
+        yield from runs(batch, with_source_timestamps=options.original_headers)
+
+
+def _millis(batch: pa.RecordBatch) -> pa.Array:
     stamps = batch.column("timestamp")
-    if pa.types.is_timestamp(stamps.type):
-        unit = stamps.type.unit
-        stamps = stamps.cast(pa.int64())
-        if unit == "s":
-            stamps = pc.multiply(stamps, 1000)
-        elif unit != "ms":
-            stamps = pc.divide(stamps, 1000 if unit == "us" else 1_000_000)
-    kinds = batch.column("timestampType").to_pylist()
-    return Records(
-        partitions=batch.column("partition").to_pylist(),
-        offsets=batch.column("offset").to_pylist(),
-        timestamps=stamps.to_pylist(),
-        log_append_time=[k == 1 for k in kinds],
-        keys=batch.column("key").to_pylist(),
-        values=batch.column("value").to_pylist(),
-        headers=[None if h is None else [(e["key"], e["value"]) for e in h]
-                 for h in batch.column("headers").to_pylist()],
-    )
+    if not pa.types.is_timestamp(stamps.type):
+        return stamps.cast(pa.int64())
+    unit = stamps.type.unit
+    stamps = stamps.cast(pa.int64())
+    if unit == "s":
+        return pc.multiply(stamps, 1000)
+    if unit != "ms":
+        return pc.divide(stamps, 1000 if unit == "us" else 1_000_000)
+    return stamps
+
+
+def _headers(column: pa.Array) -> list[list[tuple[str, bytes | None]] | None]:
+    """Each record's headers as (key, value) pairs; built only for the records that have any."""
+    out: list[list[tuple[str, bytes | None]] | None] = [None] * len(column)
+    if column.null_count == len(column):
+        return out
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    bounds = column.offsets.to_numpy()
+    lengths = np.diff(bounds)
+    if column.null_count:
+        lengths[~column.is_valid().to_numpy(zero_copy_only=False)] = 0
+    having = np.flatnonzero(lengths)
+    if not len(having):
+        return out
+    first, last = int(bounds[0]), int(bounds[-1])
+    # The child array is the unsliced one: the offsets index into it.
+    entries = column.values.slice(first, last - first)
+    pairs = list(zip(entries.field("key").to_pylist(), entries.field("value").to_pylist()))
+    # A slice of the pairs for each record with headers, made by map() (not a loop of ours: the slowest part).
+    slices = map(slice, (bounds[having] - first).tolist(), (bounds[having + 1] - first).tolist())
+    lists: list[list[tuple[str, bytes | None]] | None] = list(map(pairs.__getitem__, slices))
+    if len(having) == len(out):
+        return lists
+    for i, pairs_of in zip(having.tolist(), lists):
+        out[i] = pairs_of
+    return out
+
+
+def runs(batch: pa.RecordBatch, with_source_timestamps: bool = False) -> Iterator[Records]:
+    """A batch as runs of one partition's records, each converted a column at a time."""
+    partitions = batch.column("partition").to_numpy(zero_copy_only=False)
+    if not len(partitions):
+        return
+    cuts = [0, *(np.flatnonzero(partitions[1:] != partitions[:-1]) + 1).tolist(), len(partitions)]
+    source_stamps = _millis(batch)
+    # LogAppendTime records (and those without a timestamp) take the target's time: 0 is librdkafka's "now".
+    stamps = pc.if_else(pc.equal(batch.column("timestampType"), 1), 0, source_stamps).fill_null(0)
+    for a, b in itertools.pairwise(cuts):
+        part = batch.slice(a, b - a) if (a, b) != (0, len(partitions)) else batch
+        yield Records(
+            partition=int(partitions[a]),
+            offsets=part.column("offset"),
+            timestamps=stamps.slice(a, b - a).to_pylist(),
+            keys=part.column("key").to_pylist(),
+            values=part.column("value").to_pylist(),
+            headers=_headers(part.column("headers")),
+            source_timestamps=source_stamps.slice(a, b - a).to_pylist() if with_source_timestamps else None,
+        )

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
+from kafkalog.dataset import fs
 from kafkalog.dataset.reader import read_arrow
 from kafkalog.errors import TargetRefusedError
 from kafkalog.file_names import kraft_snapshot_id
-from kafkalog.log.file_kinds import kraft_snapshots
+from kafkalog.restore.options import SCHEMAS_TOPIC
 
 METADATA_DIR = "__cluster_metadata-0"
 #: ConfigResource.Type.TOPIC in a ConfigRecord's resourceType.
@@ -42,15 +42,20 @@ class SourceTopic:
     from_metadata: bool = False
 
 
-def metadata_dirs(sources: list[str]) -> list[Path]:
-    """The `__cluster_metadata-0` directories of local sources (a log directory holding one, or it named)."""
+def metadata_dirs(sources: list[str]) -> list[str]:
+    """The `__cluster_metadata-0` directories of the sources (a log directory holding one, or it named), local
+    or behind a URI (file://, s3://...), as locations; globs expanded as the reader expands them."""
     found = []
     for s in sources:
-        p = Path(s)
-        if p.name == METADATA_DIR and p.is_dir():
-            found.append(p)
-        elif (p / METADATA_DIR).is_dir():
-            found.append(p / METADATA_DIR)
+        for entry in fs.expand(s):
+            if not entry.is_dir:
+                continue
+            if entry.name == METADATA_DIR:
+                found.append(entry.location)
+                continue
+            inside = fs.info(entry.location.rstrip("/") + "/" + METADATA_DIR)
+            if inside is not None and inside.is_dir:
+                found.append(inside.location)
     return found
 
 
@@ -81,16 +86,19 @@ def _replay(rows: list[dict[str, Any]], state: dict[str, Any]) -> None:
                 topic_configs[data["name"]] = data["value"]
 
 
-def metadata_topics(directory: Path) -> dict[str, SourceTopic]:
-    """The topics the metadata log describes: its latest snapshot, then the records after it."""
+def metadata_topics(directory: str) -> dict[str, SourceTopic]:
+    """The topics the metadata log at `directory` (a path or a URI) describes: its latest snapshot, then the
+    records after it."""
     state: dict[str, Any] = {"topics": {}, "names": {}, "configs": {}}
-    snapshots = sorted((kraft_snapshot_id(p) or (0, 0), p) for p in kraft_snapshots(directory))
+    files = [f for f in fs.listdir(directory) if not f.is_dir]
+    snapshots = sorted((kraft_snapshot_id(f.name) or (0, 0), f.location) for f in files
+                       if kraft_snapshot_id(f.name) is not None)
     after = 0
     if snapshots:
         (after, _), snapshot = snapshots[-1]
-        _replay(read_arrow(str(snapshot), decode=True, threads=1).read_all().to_pylist(), state)
-    if any(directory.glob("*.log")):
-        log = read_arrow(str(directory), decode=True, threads=1, startingOffsets=str(after),
+        _replay(read_arrow(snapshot, decode=True, threads=1).read_all().to_pylist(), state)
+    if any(f.name.endswith(".log") for f in files):
+        log = read_arrow(directory, decode=True, threads=1, startingOffsets=str(after),
                          failOnDataLoss="false").read_all()
         _replay(log.to_pylist(), state)
     out = {}
@@ -113,6 +121,11 @@ def source_topics(sources: list[str], seen: dict[str, set[int]]) -> dict[str, So
         count = max(max(partitions) + 1, meta.partitions if meta else 0)
         out[topic] = (SourceTopic(topic, count, dict(meta.configs), dict(meta.dropped), True) if meta
                       else SourceTopic(topic, count))
+        if topic == SCHEMAS_TOPIC:
+            # A registry refuses to start on a `_schemas` that is not compacted (Confluent's KafkaStore
+            # `verifySchemaTopic`: "Expected cleanup.policy to be 'compact'"); without a metadata log saying how
+            # it was, it is created compacted, as the registry would have created it.
+            out[topic].configs.setdefault("cleanup.policy", "compact")
     return out
 
 

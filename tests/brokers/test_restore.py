@@ -1,16 +1,19 @@
 """`kafkalog restore` into a second real broker, checked by Kafka's own consumer (tests/brokers/java `consume`).
 
 Sources: the data directory kraft_4x's broker wrote (codecs, transactions with aborts, compaction, headers,
-LogAppendTime, a classic and a consumer-protocol group) and tiered_4x's tiered topic (remote segments first). The
-oracle: what Kafka's read_committed consumer reads on the target is what it read on the source (key, value,
-headers, and timestamps for CreateTime topics), partition by partition in order; each restored group resumes on the
-target at the record the source group would have resumed at; a restore killed with kill -9 and run again delivers
-every record once.
+LogAppendTime, a classic and a consumer-protocol group), tiered_4x's tiered topic (remote segments first), the data
+directory a real registry (Karapace) left (`_schemas` and values framed with its schema ids; committed under
+tests/registry/fixtures), and kraft_4x's metadata log and a topic behind s3:// (moto's S3 server). The oracle: what
+Kafka's read_committed consumer reads on the target is what it read on the source (key, value, headers, and
+timestamps for CreateTime topics), partition by partition in order; each restored group resumes on the target at the
+record the source group would have resumed at; a restore killed with kill -9, or whose target broker is killed
+mid-way and started again on its data, and run again delivers every record once.
 """
 from __future__ import annotations
 
 import base64
 import json
+import os
 import signal
 import struct
 import subprocess
@@ -20,8 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.brokers.harness import Broker, run_scenario
+import kafkalog
+from tests.brokers.harness import Broker, run_scenario, wait_port
 from tests.brokers.scenarios import NEWEST_4X
+from tests.dataset.s3_server import s3_server, upload
 
 pytestmark = pytest.mark.broker
 
@@ -30,6 +35,10 @@ KAFKALOG = [sys.executable, "-m", "kafkalog.cli"]
 TOPICS = ["codec-none", "codec-gzip", "codec-snappy", "codec-lz4", "codec-zstd", "txn", "log-append-time",
           "rolling", "big-segments", "retention", "compacted"]
 KILLED_TOPIC = "big-segments"
+#: A real registry's broker directory: `_schemas` and the topics whose values carry its schema ids.
+REGISTRY = Path(__file__).resolve().parents[1] / "registry" / "fixtures" / "karapace-4.3.1"
+REGISTRY_TOPICS = sorted(d.name.rsplit("-", 1)[0] for d in (REGISTRY / "data").iterdir() if d.is_dir())
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _restore(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -48,6 +57,27 @@ def _same(record: dict, log_append_time: bool) -> dict:
     if not log_append_time:
         kept["timestamp"] = record["timestamp"]
     return kept
+
+
+def _restart(broker: Broker) -> None:
+    """Start a stopped (or killed) broker again on its data directory, its configuration and ports."""
+    broker.proc = broker._java("kafka.Kafka", [str(broker.work / "server.properties")], broker.work / "broker.out")
+    wait_port(broker.port, broker.proc, broker.work / "server.log")
+
+
+def _throttled(args: list[str], *extra: str) -> subprocess.Popen:
+    """A restore that delivers slowly (10 records in flight at most), so that it can be stopped mid-way."""
+    return subprocess.Popen([*KAFKALOG, "restore", *args, "-X", "queue.buffering.max.messages=10",
+                             "-X", "linger.ms=50", *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, stdin=subprocess.DEVNULL)
+
+
+def _first_part(proc: subprocess.Popen, map_dir: Path) -> bool:
+    """Wait for the restore's first map part; whether it is still running then."""
+    deadline = time.monotonic() + 300
+    while not list(map_dir.glob("map-*.parquet")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return proc.poll() is None
 
 
 @pytest.fixture(scope="module")
@@ -70,20 +100,26 @@ def restored(kraft_4x, tiered_4x, target, tmp_path_factory):
                                   NewTopic("txn-one", 1)]).values():
         f.result()
     runs = {}
-    # killed mid-way: a throttled producer (10 records in flight at most), killed once the first map part is out
+    # the target broker killed mid-way (kill -9), the restore giving up after message.timeout.ms, the broker started
+    # again on its data directory, the restore run again
+    down_map = work / "down-map"
+    down = [str(kraft_4x.data_dir), "--bootstrap-server", target.bootstrap, "--offset-map", str(down_map),
+            "--option", f"subscribe={KILLED_TOPIC}", "--topic-map", f"{KILLED_TOPIC}=downed", "--no-groups"]
+    proc = _throttled(down, "-X", "message.timeout.ms=5000")
+    runs["down-alive"] = _first_part(proc, down_map)
+    target.kill()
+    out, err = proc.communicate(timeout=300)
+    runs["down-first"] = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    _restart(target)
+    runs["down-again"] = _restore(*down)
+    # killed mid-way: a throttled producer, killed once the first map part is out
     killed_map = work / "killed-map"
     args = [str(kraft_4x.data_dir), "--bootstrap-server", target.bootstrap, "--offset-map", str(killed_map),
             "--option", f"subscribe={KILLED_TOPIC}", "--topic-map", f"{KILLED_TOPIC}=killed", "--no-groups"]
-    proc = subprocess.Popen([*KAFKALOG, "restore", *args, "-X", "queue.buffering.max.messages=10",
-                             "-X", "linger.ms=50"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL)
-    deadline = time.monotonic() + 300
-    while not list(killed_map.glob("map-*.parquet")) and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.1)
-    killed_alive = proc.poll() is None
+    proc = _throttled(args)
+    runs["killed"] = _first_part(proc, killed_map)
     proc.send_signal(signal.SIGKILL)
-    proc.wait()
-    runs["killed"] = killed_alive
+    proc.communicate()
     runs["resumed"] = _restore(*args)
     runs["all"] = _restore(str(kraft_4x.data_dir), "--bootstrap-server", target.bootstrap,
                            "--offset-map", str(work / "map"))
@@ -96,8 +132,19 @@ def restored(kraft_4x, tiered_4x, target, tmp_path_factory):
     runs["fewer"] = _restore(str(kraft_4x.data_dir), "--bootstrap-server", target.bootstrap,
                              "--offset-map", str(work / "fewer-map"), "--option", "subscribe=txn",
                              "--topic-map", "txn=txn-one", "--no-groups")
+    runs["registry"] = _restore(str(REGISTRY / "data"), "--bootstrap-server", target.bootstrap,
+                                "--offset-map", str(work / "registry-map"))
+    # kraft_4x's metadata log and one topic behind s3://
+    with s3_server(work / "s3.log") as env:
+        for name in ("__cluster_metadata-0", "compacted-0"):
+            upload(env, kraft_4x.data_dir / name, f"lost-cluster/data/{name}")
+        runs["s3"] = subprocess.run([*KAFKALOG, "restore", "s3://lost-cluster/data", "--bootstrap-server",
+                                     target.bootstrap, "--offset-map", str(work / "s3-map"), "--topic-map",
+                                     "compacted=compacted-s3", "--no-groups"], capture_output=True, text=True,
+                                    timeout=600, stdin=subprocess.DEVNULL, env={**os.environ, **env})
     consumed = work / "consumed"
-    run_scenario(target, [["consume", str(consumed), *TOPICS, "killed", "tiered-copy", "refusing"],
+    run_scenario(target, [["consume", str(consumed), *TOPICS, "killed", "downed", "tiered-copy", "refusing",
+                           "compacted-s3", *REGISTRY_TOPICS],
                           ["committed", str(work / "committed.json"), "g-classic", "g-consumer"]])
     return runs, consumed, work
 
@@ -205,3 +252,83 @@ def test_target_that_refuses(restored):
     assert fewer.returncode == 1
     assert "target topic txn-one has 1 partition(s); the source topic txn has 2" in fewer.stderr, fewer.stderr
     assert not _consumed(consumed, "refusing", 0)
+
+
+def test_target_killed_mid_restore_then_run_again_delivers_every_record_once(kraft_4x, restored):
+    runs, consumed, _ = restored
+    assert runs["down-alive"], "the first restore finished before the target went down"
+    first = runs["down-first"]
+    assert first.returncode == 1, first.stderr
+    assert "was not delivered (to downed-0): _MSG_TIMED_OUT" in first.stderr, first.stderr
+    assert "the same command run again goes on from there" in first.stderr and "Traceback" not in first.stderr
+    again = runs["down-again"]
+    assert again.returncode == 0, again.stderr
+    source = _consumed(kraft_4x.consumed, KILLED_TOPIC, 0)
+    target = _consumed(consumed, "downed", 0)
+    assert [_same(r, False) for r in target] == [_same(r, False) for r in source]
+
+
+def _kafkas_reading(log: Path) -> list[dict]:
+    """Kafka's own reading of a segment (kafka-clients' FileRecords, scripts/kafka_fixtures.py read)."""
+    out = subprocess.run([sys.executable, str(ROOT / "scripts" / "kafka_fixtures.py"), "read", str(log)],
+                         capture_output=True, text=True, timeout=300, check=True).stdout
+    return [r for r in map(json.loads, out.splitlines()) if r["type"] == "record"]
+
+
+def _b64(data: bytes | None) -> str | None:
+    return None if data is None else base64.b64encode(data).decode()
+
+
+def test_schemas_restored_first_and_as_they_are(target, restored):
+    import pyarrow.parquet as pq
+    from confluent_kafka.admin import AdminClient, ConfigResource
+
+    runs, consumed, work = restored
+    assert runs["registry"].returncode == 0, runs["registry"].stderr
+    # `_schemas` as Kafka reads the registry's own segment; the other topics as kafkalog reads them (Kafka's reading of
+    # them is checked elsewhere: one JVM each would cost more than the rest of the test)
+    for topic in REGISTRY_TOPICS:
+        if topic == "_schemas":
+            source = [(r["key"], r["value"], r["timestamp"], [tuple(h) for h in r["headers"]])
+                      for r in _kafkas_reading(REGISTRY / "data" / "_schemas-0" / "00000000000000000000.log")]
+        else:
+            table = kafkalog.read_table(str(REGISTRY / "data" / f"{topic}-0"), includeHeaders=True,
+                                        **{"isolation.level": "read_committed"})
+            stamps = [t // 1000 for t in table.column("timestamp").cast("int64").to_pylist()]  # us -> ms
+            source = [(_b64(r["key"]), _b64(r["value"]), stamp, [(h["key"], _b64(h["value"])) for h in r["headers"] or []])
+                      for r, stamp in zip(table.to_pylist(), stamps)]
+        restored_records = _consumed(consumed, topic, 0)
+        assert len(source) > 0, topic
+        assert [(t["key"], t["value"], t["timestamp"], [(base64.b64decode(k).decode(), v) for k, v in t["headers"]])
+                for t in restored_records] == source, topic
+        assert {t["timestamp_type"] for t in restored_records} == {"CREATE_TIME"}
+    # delivered first: the map's first part holds `_schemas`, all of it, and nothing else
+    first = pq.read_table(sorted((work / "registry-map").glob("map-*.parquet"))[0])
+    assert set(first.column("source_topic").to_pylist()) == {"_schemas"}
+    assert first.num_rows == len(_consumed(consumed, "_schemas", 0))
+    # the schema ids the values were written with (as the registry's deserializers read them) are the target's
+    ids = {json.loads(base64.b64decode(r["value"]))["id"] for r in _consumed(consumed, "_schemas", 0)
+           if r["value"] and json.loads(base64.b64decode(r["key"]))["keytype"] == "SCHEMA"}
+    used = {row[k] for row in map(json.loads, (REGISTRY / "expected.jsonl").read_text().splitlines())
+            for k in ("key_schema_id", "value_schema_id") if row.get(k) is not None}
+    assert used and used <= ids
+    # created compacted, as a registry needs it (the source has no metadata log to say so)
+    admin = AdminClient({"bootstrap.servers": target.bootstrap})
+    resource = ConfigResource(ConfigResource.Type.TOPIC, "_schemas")
+    configs = admin.describe_configs([resource])[resource].result()
+    assert configs["cleanup.policy"].value == "compact"
+
+
+def test_metadata_log_behind_a_uri(kraft_4x, target, restored):
+    from confluent_kafka.admin import AdminClient, ConfigResource
+
+    runs, consumed, _ = restored
+    assert runs["s3"].returncode == 0, runs["s3"].stderr
+    assert "created topics: compacted-s3" in runs["s3"].stdout
+    source = _consumed(kraft_4x.consumed, "compacted", 0)
+    assert [_same(r, False) for r in _consumed(consumed, "compacted-s3", 0)] == [_same(r, False) for r in source]
+    # the configs came from the metadata log read through s3://
+    admin = AdminClient({"bootstrap.servers": target.bootstrap})
+    resource = ConfigResource(ConfigResource.Type.TOPIC, "compacted-s3")
+    configs = admin.describe_configs([resource])[resource].result()
+    assert (configs["cleanup.policy"].value, configs["min.cleanable.dirty.ratio"].value) == ("compact", "0.01")
