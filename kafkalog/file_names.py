@@ -39,6 +39,16 @@ LEFTOVER_SUFFIXES = {".deleted": "deleted", ".cleaned": "cleaned", ".swap": "swa
 LEADER_EPOCH_CHECKPOINT = "leader-epoch-checkpoint"  # LeaderEpochCheckpointFile.LEADER_EPOCH_CHECKPOINT_FILENAME
 PARTITION_METADATA = "partition.metadata"
 BOOTSTRAP_CHECKPOINT = "bootstrap.checkpoint"  # BootstrapDirectory.BINARY_BOOTSTRAP_FILENAME
+#: A log directory's own files (`LogManager`, `ReplicaManager`, `LogCleanerManager`, `MetaPropertiesEnsemble`).
+REPLICATION_OFFSET_CHECKPOINT = "replication-offset-checkpoint"  # ReplicaManager.HighWatermarkFilename
+RECOVERY_POINT_OFFSET_CHECKPOINT = "recovery-point-offset-checkpoint"  # LogManager.RecoveryPointCheckpointFile
+LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint"  # LogManager.LogStartOffsetCheckpointFile
+CLEANER_OFFSET_CHECKPOINT = "cleaner-offset-checkpoint"  # LogCleanerManager.offsetCheckpointFile
+OFFSET_CHECKPOINTS = (REPLICATION_OFFSET_CHECKPOINT, RECOVERY_POINT_OFFSET_CHECKPOINT, LOG_START_OFFSET_CHECKPOINT,
+                      CLEANER_OFFSET_CHECKPOINT)
+META_PROPERTIES = "meta.properties"  # MetaPropertiesEnsemble.META_PROPERTIES_NAME
+CLEAN_SHUTDOWN = ".kafka_cleanshutdown"  # CleanShutdownFileHandler.CLEAN_SHUTDOWN_FILE_NAME
+QUORUM_STATE = "quorum-state"  # KafkaRaftManager: the KRaft election state in __cluster_metadata-0
 
 #: A name that starts with a 20-digit base offset (`LogFileUtils.offsetFromFileName`), then a suffix or,
 #: for a remote segment, `-<segment id>`.

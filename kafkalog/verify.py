@@ -70,10 +70,12 @@ from kafkalog.log.file_kinds import (
     type_of_a_directory,
     unknown_kind,
 )
+from kafkalog.log.log_dir import partition_log_dir_state
 from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SegmentFiles
 from kafkalog.log.segment_ranges import RANGE_BYTES, read_in_ranges
+from kafkalog.log.served_log import served_bounds
 from kafkalog.model import BatchColumns, Decoder
 from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
@@ -369,6 +371,41 @@ def _verify_record_file(path: Path, report: VerifyReport, progress: ByteProgress
 
 
 def verify_partition(partition: Partition, report: VerifyReport, progress: ByteProgress | None = None) -> None:
+    checked = len(report.problems)
+    _verify_partition(partition, report, progress)
+    _recovery_notes(partition, report, checked)
+
+
+def _recovery_notes(partition: Partition, report: VerifyReport, checked: int) -> None:
+    """Damage where Kafka's recovery ends the log (a broker killed, a copy of a running one's disk: a torn tail,
+    preallocated zeros) is a note, not a problem: the broker's restart truncates it with a warning
+    (`kafkalog.log.served_log`). The problems found since `checked` in what recovery cuts or deletes move there."""
+    state = partition_log_dir_state(partition.path)
+    cut = served_bounds(partition.path, state).truncated_from if state is not None else None
+    if cut is None:
+        return
+    segment = str(cut.segment)
+    gone = {str(p) for p in cut.deleted_segments}
+    stem = segment[: -len(file_names.LOG_SUFFIX)]
+
+    def truncated(p: Problem) -> bool:
+        if p.file == segment:
+            return p.position is not None and p.position >= cut.position
+        # Recovery rebuilds the cut segment's indexes, and deletes the later segments with their files.
+        return p.file.startswith(stem + ".") or any(p.file.startswith(g[: -len(file_names.LOG_SUFFIX)] + ".")
+                                                   for g in gone)
+
+    moved = [p for p in report.problems[checked:] if truncated(p)]
+    if not moved:
+        return
+    report.problems[checked:] = [p for p in report.problems[checked:] if not truncated(p)]
+    deleted = f"; and deletes {len(gone)} later segment(s): {', '.join(sorted(gone))}" if gone else ""
+    report.notes.append(f"{segment}: byte {cut.position}: Kafka's recovery ends the log here, at offset {cut.offset} "
+                        f"(no clean shutdown: {cut.reason}); a restarted broker truncates the rest with a warning"
+                        f"{deleted}. {len(moved)} problem(s) there not counted")
+
+
+def _verify_partition(partition: Partition, report: VerifyReport, progress: ByteProgress | None = None) -> None:
     report.partitions += 1
     for leftover in partition.leftovers:
         report.notes.append(f"{leftover.path}: leftover .{leftover.kind} file")

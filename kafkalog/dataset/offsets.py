@@ -20,6 +20,7 @@ from kafkalog.dataset import fs, layout
 from kafkalog.dataset.options import EARLIEST, LATEST, ByPartition, ReadOptions, partition_value
 from kafkalog.errors import DataLossError, UsageError
 from kafkalog.log.segment import SegmentReader
+from kafkalog.log.served_log import ServedBounds
 
 log = logging.getLogger("kafkalog.dataset")
 
@@ -32,6 +33,9 @@ class Bounds:
     end: int | None = None
     #: ms: only rows with timestamp >= this can pass (lets the time index move the start)
     min_timestamp: int | None = None
+    #: The partition's log start offset where its broker's state is known (`kafkalog.log.served_log`): with
+    #: includeBelowLogStart, the rows below it are marked.
+    log_start_offset: int | None = None
 
     @property
     def empty(self) -> bool:
@@ -118,9 +122,14 @@ def check_named_partitions(options: ReadOptions, present: set[tuple[str | None, 
                 raise UsageError(f"option {name} names {', '.join(missing)}, not found under the path")
 
 
-def resolve(options: ReadOptions, pushed, topic, partition, segments) -> Bounds:
-    """The offsets to read of one partition (its segments in offset order)."""
+def resolve(options: ReadOptions, pushed, topic, partition, segments, served: ServedBounds | None = None) -> Bounds:
+    """The offsets to read of one partition (its segments in offset order); with `served`, the log its broker
+    would serve: earliest is its log start offset (unless includeBelowLogStart), and a read_committed read ends
+    at its last stable offset (unless readPastOpenTransactions)."""
+    below = served is not None and options.include_below_log_start
     earliest = earliest_offset(segments)
+    if served is not None and not below:
+        earliest = served.log_start_offset
     start = end = None
     ts = partition_value(options.starting_timestamps, topic, partition)
     if ts is not None:
@@ -135,8 +144,9 @@ def resolve(options: ReadOptions, pushed, topic, partition, segments) -> Bounds:
         if wanted is not None and wanted != EARLIEST:
             start = wanted
             if earliest is not None and start < earliest:
-                report_data_loss(options, f"{topic}-{partition}: offsets [{start}, {earliest}) are no longer in the "
-                                          f"files; they start at {earliest}")
+                where = "below the log start offset" if served is not None and not below else "no longer in the files"
+                report_data_loss(options, f"{topic}-{partition}: offsets [{start}, {earliest}) are {where}; "
+                                          f"they start at {earliest}")
     ts = partition_value(options.ending_timestamps, topic, partition)
     if ts is not None:
         end = offset_for_timestamp(segments, ts)  # none found: to the latest, as Kafka's source
@@ -144,12 +154,19 @@ def resolve(options: ReadOptions, pushed, topic, partition, segments) -> Bounds:
         wanted = partition_value(options.ending_offsets, topic, partition)
         if wanted is not None and wanted != LATEST:
             end = wanted
+    if served is not None:
+        if not below and served.log_start_offset > (earliest_offset(segments) or 0):
+            start = served.log_start_offset if start is None else max(start, served.log_start_offset)
+        if options.read_committed and not options.read_past_open_transactions \
+                and served.last_stable_offset < served.recovered_end_offset:
+            end = served.last_stable_offset if end is None else min(end, served.last_stable_offset)
     lo, hi = pushed.offset_bounds()
     if lo is not None:
         start = lo if start is None else max(start, lo)
     if hi is not None:
         end = hi if end is None else min(end, hi)
-    return Bounds(start, end, pushed.timestamp_bounds_ms()[0])
+    return Bounds(start, end, pushed.timestamp_bounds_ms()[0],
+                  served.log_start_offset if served is not None else None)
 
 
 def report_data_loss(options: ReadOptions, message: str) -> None:

@@ -83,6 +83,11 @@ OPTIONS = {
                       "registry's GET /schemas?deleted=true answer saved as JSON, a Karapace v1 backup, "
                       "or a directory of <id>.avsc/.proto/.json files "
                       "(default: the `_schemas-0` of the log directory read)",
+    "includeBelowLogStart": "true/false (default false): also return the records below a partition's log start offset "
+                           "(deleted by deleteRecords or retention but still on disk), marked true in the "
+                           "`below_log_start` column; startingOffsets earliest is then the first offset on disk",
+    "readPastOpenTransactions": "true/false (default false): with read_committed, read past the last stable offset: "
+                                "the records of transactions still open are dropped and those after them returned",
     "validateJsonSchema": "true/false (default false): check JSON Schema values against their schema; a mismatch is "
                           "their value_error",
 }
@@ -167,6 +172,10 @@ class ReadOptions:
     value_subject: str | None = None
     schema_registry: str | None = None
     validate_json_schema: bool = False
+    #: Records below a partition's log start offset returned too, marked (kafkalog.log.served_log).
+    include_below_log_start: bool = False
+    #: read_committed: past the last stable offset, open transactions' records dropped.
+    read_past_open_transactions: bool = False
 
     @property
     def registry(self) -> bool:
@@ -260,7 +269,9 @@ def parse_options(options: Mapping[str, str], *, streaming: bool = False) -> Rea
     kw: dict[str, Any] = {}  # ReadOptions' fields by name, each checked as it is parsed
     for name, attr in (("includeControlRecords", "include_control_records"), ("includeHeaders", "include_headers"),
                        ("includeKafkalogColumns", "include_kafkalog_columns"), ("failOnDataLoss", "fail_on_data_loss"),
-                       ("validateChecksums", "validate_checksums")):
+                       ("validateChecksums", "validate_checksums"),
+                       ("includeBelowLogStart", "include_below_log_start"),
+                       ("readPastOpenTransactions", "read_past_open_transactions")):
         if name in given:
             kw[attr] = _bool(name, given[name])
     levels = {given[n] for n in ("isolation.level", "kafka.isolation.level") if n in given}

@@ -21,13 +21,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kafkalog import file_names
-from kafkalog.dataset import cuts, fs, layout, offsets, remote_roots
+from kafkalog.dataset import cuts, fs, layout, offsets, remote_roots, served
 from kafkalog.dataset.filters import NO_FILTERS, Pushed
 from kafkalog.dataset.offsets import Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
 from kafkalog.errors import UsageError
 from kafkalog.location import Location
 from kafkalog.log.partition import is_skipped_dir
+from kafkalog.log.served_log import ServedBounds
 from kafkalog.log.segment_ranges import range_starts
 
 
@@ -136,9 +137,17 @@ def plan(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = NO_FI
     across = options.remote_root is not None  # a partition's segments lie in two places
     groups = by_partition(segments, across)
     offsets.check_named_partitions(options, {(g[0].topic, g[0].partition) for g in groups})
-    for group in groups:
+    logs = served.ServedLogs(remote_storage=across)
+    named = _named_files([path] if isinstance(path, str) else list(path))
+    for n, group in enumerate(groups):
+        # Read inside a broker's log directory: its log as the broker's start-up loads it (log.served_log).
+        found = _served(group, logs, named)
+        if found is not None:
+            groups[n] = group = served.served_segments(group, found)
+            if not group:
+                continue
         kafka = [s for s in group if s.base_offset is not None]
-        bounds = offsets.resolve(options, pushed, group[0].topic, group[0].partition, kafka)
+        bounds = offsets.resolve(options, pushed, group[0].topic, group[0].partition, kafka, found)
         if bounds.empty:
             continue
         for seg in group:
@@ -149,8 +158,24 @@ def plan(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = NO_FI
     if options.min_partitions and len(ranges) < options.min_partitions:
         ranges = _split(ranges, options.min_partitions)
     if options.read_committed:
-        ranges = _with_lookahead(ranges, segments, across)
+        ranges = _with_lookahead(ranges, [s for g in groups for s in g], across)
     return ranges
+
+
+def _named_files(paths: list[str]) -> set[str]:
+    """The segment files a read names one by one (not found in a directory): read as their bytes are."""
+    return {m.location for p in paths if not fs.is_glob(p) for m in fs.expand(p) if not m.is_dir}
+
+
+def _served(group: list[Segment], logs: served.ServedLogs, named: set[str]) -> ServedBounds | None:
+    """The served bounds of a partition's group of segments: those of its one local partition directory inside a
+    log directory; None for segments named one by one, or a directory without its log directory's files."""
+    local = {str(Location(s.location).parent) for s in group
+             if s.base_offset is not None and not Location(s.location).is_uri and s.location not in named
+             and file_names.is_segment_name(Location(s.location).name)}
+    if len(local) != 1 or any(s.location in named for s in group):
+        return None
+    return logs.of_directory(local.pop())
 
 
 def wanted_segments(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = NO_FILTERS,

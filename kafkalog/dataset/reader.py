@@ -92,7 +92,8 @@ def plan_read(path: Paths, options: Mapping[str, object], *, threads: int = 1) -
         ranges = plan.plan(paths, read_options)
     except OSError as e:
         raise UsageError(f"{', '.join(paths)}: cannot read: {e.strerror or e}") from None
-    schema = output_arrow_schema(read_options.include_headers, read_options.kafkalog_columns)
+    schema = output_arrow_schema(read_options.include_headers, read_options.kafkalog_columns,
+                                 read_options.include_below_log_start)
     if read_options.decode:
         schema = schema.append(pa.field("key_decoded", pa.string())).append(pa.field("value_decoded", pa.string()))
     registry = RegistryColumns.for_read(_paths(path)[0], read_options) if read_options.registry else None

@@ -66,7 +66,7 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = NO
         keep = _keep_mask(raw, options, markers, rng.bounds)
         if keep is not None:
             raw = raw.filter(keep)
-        out = to_output(raw, options)
+        out = to_output(raw, options, rng.bounds.log_start_offset)
         if options.decode:
             key, value = internal_topics.decoded_columns(raw)
             out = pa.RecordBatch.from_arrays([*out.columns, key, value],
@@ -80,9 +80,10 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = NO
             yield out.slice(start, options.rows_per_batch)
 
 
-def to_output(raw: pa.RecordBatch, options: ReadOptions) -> pa.RecordBatch:
-    """Decoder rows in the DataFrame's shape: Kafka's source's columns, then kafkalog's."""
-    schema = output_arrow_schema(options.include_headers, options.kafkalog_columns)
+def to_output(raw: pa.RecordBatch, options: ReadOptions, log_start_offset: int | None = None) -> pa.RecordBatch:
+    """Decoder rows in the DataFrame's shape: Kafka's source's columns, then kafkalog's; with
+    includeBelowLogStart, whether each row lies below `log_start_offset` (never, where it is not known)."""
+    schema = output_arrow_schema(options.include_headers, options.kafkalog_columns, options.include_below_log_start)
     ts_type = pc.subtract(pc.index_in(raw.column("timestamp_type"),
                                       value_set=pa.array(["NoTimestampType", "CreateTime", "LogAppendTime"])), 1)
     columns = {
@@ -91,6 +92,10 @@ def to_output(raw: pa.RecordBatch, options: ReadOptions) -> pa.RecordBatch:
     }
     if options.include_headers:
         columns["headers"] = null_if_empty(raw.column("headers"))
+    if options.include_below_log_start:
+        below = pc.less(raw.column("offset"), log_start_offset) if log_start_offset is not None \
+            else pa.array([False] * raw.num_rows, pa.bool_())
+        columns["below_log_start"] = pc.fill_null(below, False)
     return pa.RecordBatch.from_arrays(
         [columns[name] if name in columns else raw.column(name) for name in schema.names], schema=schema)
 

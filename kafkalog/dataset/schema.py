@@ -78,19 +78,28 @@ HEADERS_COLUMN = ("headers", "array<struct<key:string,value:binary>>",
 #: With includeKafkalogColumns=true (or mode=PERMISSIVE): what a Kafka consumer does not show.
 KAFKALOG_COLUMNS = [c for c in COLUMNS if c[0] not in {n for n, *_ in KAFKA_COLUMNS} | {"timestamp_type", "headers"}]
 
+#: With includeBelowLogStart=true: the records a consumer is no longer served, still on disk (`kafkalog.log.served_log`).
+BELOW_LOG_START_COLUMN = ("below_log_start", "boolean", pa.bool_(),
+                          "the record lies below its partition's log start offset (deleteRecords, retention): "
+                          "on disk, never served (includeBelowLogStart=true)")
+
 #: Kafka's TimestampType ids (`org.apache.kafka.common.record.TimestampType`).
 TIMESTAMP_TYPE_IDS = {"NoTimestampType": -1, "CreateTime": 0, "LogAppendTime": 1}
 
 
-def output_columns(include_headers: bool, kafkalog_columns: bool) -> list[tuple[str, str, pa.DataType, str]]:
+def output_columns(include_headers: bool, kafkalog_columns: bool,
+                   below_log_start: bool = False) -> list[tuple[str, str, pa.DataType, str]]:
     """The data source's columns for these options."""
     headers = [HEADERS_COLUMN] if include_headers else []
-    return KAFKA_COLUMNS + headers + (KAFKALOG_COLUMNS if kafkalog_columns else [])
+    below = [BELOW_LOG_START_COLUMN] if below_log_start else []
+    return KAFKA_COLUMNS + headers + (KAFKALOG_COLUMNS if kafkalog_columns else []) + below
 
 
-def output_ddl(include_headers: bool, kafkalog_columns: bool) -> str:
-    return ", ".join(f"`{name}` {sql}" for name, sql, _, _ in output_columns(include_headers, kafkalog_columns))
+def output_ddl(include_headers: bool, kafkalog_columns: bool, below_log_start: bool = False) -> str:
+    return ", ".join(f"`{name}` {sql}"
+                     for name, sql, _, _ in output_columns(include_headers, kafkalog_columns, below_log_start))
 
 
-def output_arrow_schema(include_headers: bool, kafkalog_columns: bool) -> pa.Schema:
-    return pa.schema([(name, t) for name, _, t, _ in output_columns(include_headers, kafkalog_columns)])
+def output_arrow_schema(include_headers: bool, kafkalog_columns: bool, below_log_start: bool = False) -> pa.Schema:
+    return pa.schema([(name, t) for name, _, t, _ in output_columns(include_headers, kafkalog_columns,
+                                                                     below_log_start)])

@@ -41,7 +41,8 @@ class KafkaLogDataSource(DataSource):
     def schema(self) -> str:
         options = dict(self.options)
         parsed = parse_options(options)
-        ddl = output_ddl(parsed.include_headers, parsed.kafkalog_columns) + (DECODED_DDL if parsed.decode else "")
+        ddl = output_ddl(parsed.include_headers, parsed.kafkalog_columns, parsed.include_below_log_start) \
+            + (DECODED_DDL if parsed.decode else "")
         if parsed.registry:
             # The typed columns' types come from the schema store: read it here, on the driver.
             registry = RegistryColumns.for_read(path_option(options), parsed)

@@ -112,6 +112,8 @@ class Broker:
     work: Path
     broker_config: dict[str, str] = field(default_factory=dict)
     format_features: list[str] = field(default_factory=list)
+    #: False: start on a data directory already formatted (a copy of another broker's disk, restarted).
+    format_storage: bool = True
     port: int = 0
     controller_port: int = 0
     zk_port: int = 0
@@ -215,7 +217,7 @@ class Broker:
             wait_port(self.zk_port, self.zk_proc, zk_log)
         conf.write_text("".join(f"{k}={v}\n" for k, v in self.properties().items()))
         out = self.work / "broker.out"
-        if self.mode == "kraft" and not (self.data_dir / "meta.properties").exists():
+        if self.mode == "kraft" and self.format_storage and not (self.data_dir / "meta.properties").exists():
             args = ["format", "-t", self.cluster_id or _cluster_id(), "-c", str(conf)]
             for f in self.format_features:
                 args += ["--feature", f]

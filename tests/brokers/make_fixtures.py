@@ -9,6 +9,10 @@
   __consumer_offsets (tests/brokers/scenarios.py kraft_39) that holds the consumer-protocol group
   g-consumer: its ConsumerGroupMemberMetadataValue has the tagged, nullable ClassicMemberMetadata
   written as null (a presence marker 0), which kafkalog's spec once read as a struct.
+- log-dirs/kraft-4.3.1, log-dirs/zk-3.9.2: whole log directories of a KRaft 4.3.1 broker and a ZooKeeper-mode
+  3.9.2 broker, stopped cleanly after producing to a topic `t` of two partitions: meta.properties (versions 1
+  and 0), the offset checkpoints, .kafka_cleanshutdown, partition.metadata, quorum-state (KRaft's
+  __cluster_metadata-0, whose segments are left out) and the segments of t-0 and t-1.
 
 Run from the repository root, after `python scripts/kafka_jars.py`:
     PYTHONPATH=.:scripts python tests/brokers/make_fixtures.py
@@ -21,8 +25,17 @@ import tempfile
 from pathlib import Path
 
 from tests.brokers import scenarios
+from tests.brokers.harness import Broker, run_scenario
 
 OUT = Path(__file__).resolve().parent / "fixtures"
+
+
+_SEGMENT_FILES = shutil.ignore_patterns("0*.log", "0*.index", "0*.timeindex", "0*.snapshot")
+
+
+def _metadata_segments(directory: str, names: list[str]) -> set[str]:
+    """The metadata log's segments, left out of a log directory's copy (its small files stay)."""
+    return _SEGMENT_FILES(directory, names) if Path(directory).name == "__cluster_metadata-0" else set()
 
 
 def main() -> int:
@@ -45,6 +58,19 @@ def main() -> int:
                 dest.mkdir(parents=True)
                 shutil.copy2(log, dest / log.name)
                 print(f"wrote {dest / log.name}")
+    for version, mode in ((scenarios.NEWEST_4X, "kraft"), (scenarios.NEWEST_39, "zk")):
+        with tempfile.TemporaryDirectory(prefix="kafkalog-broker-fixtures-") as tmp:
+            b = Broker(version, mode, Path(tmp)).start()
+            try:
+                run_scenario(b, [scenarios._topic("t", 2), ["produce", "t", "none", "2", "50", "plain", "100",
+                                                             "noheaders"]])
+            finally:
+                b.stop()
+            dest = OUT / "log-dirs" / f"{mode}-{version}"
+            if dest.exists():
+                shutil.rmtree(dest)
+            shutil.copytree(b.data_dir, dest, ignore=_metadata_segments)
+            print(f"wrote {dest}")
     return 0
 
 

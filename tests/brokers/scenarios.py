@@ -319,3 +319,66 @@ def cluster_4x(work: Path) -> ClusterRun:
                       work / "consumed", work / "served", work / "served-describe.json",
                       work / "live-describe.json",
                       {"live": t1 - t0, "restarted": time.monotonic() - t1, "total": time.monotonic() - t0}, work)
+
+
+#: The broker of `recovery_4x`: segments preallocated, the checkpoints written every second (not every 60 s after a
+#: 30 s delay), and no retention check, so that the segments below a log start offset stay on disk.
+RECOVERY_CONFIG = {
+    "log.preallocate": "true",
+    "log.initial.task.delay.ms": "0",
+    "log.flush.offset.checkpoint.interval.ms": "1000",
+    "log.flush.start.offset.checkpoint.interval.ms": "1000",
+    "log.retention.check.interval.ms": "3600000",
+}
+RECOVERY_TOPICS = ["deleted", "open-txn", "prealloc"]
+
+
+def recovery_4x(work: Path) -> BrokerRun:
+    """One disk as its broker's restart recovers it. The newest 4.x with `log.preallocate=true` writes:
+
+    - `deleted`: records, then `Admin.deleteRecords` before offset 317 (inside a batch of many records);
+    - `open-txn`: records, a transaction left open by a producer that dies, records after it;
+    - `prealloc`: records produced until the broker is killed (kill -9): preallocated zeros after the last batch.
+
+    A consumer reads `deleted` and `open-txn` before the kill (`work/consumed-before`). Then a broker restarted on
+    a copy of the killed disk serves all three to a consumer (`work/consumed`): the oracle. The run's `data_dir`
+    is the killed broker's disk, as it was left.
+    """
+    t0 = time.monotonic()
+    b = Broker(NEWEST_4X, "kraft", work / "killed", broker_config=RECOVERY_CONFIG).start()
+    run_scenario(b, [_topic("deleted", segment_ms="300"), _topic("open-txn"),
+                     _topic("prealloc", segment_bytes=str(1024 * 1024), index_interval_bytes="512",
+                            segment_index_bytes="4096"),
+                     ["produce", "deleted", "none", "200", "400", "plain"], ["delete-records", "deleted", "0", "317"],
+                     ["produce", "open-txn", "none", "5", "0", "plain"]])
+    run_scenario(b, [["txn-open", "open-txn", "7"]])
+    run_scenario(b, [["produce", "open-txn", "none", "6", "0", "plain"],
+                     ["sleep", "2500"],  # the log start offset checkpointed
+                     ["consume", str(work / "consumed-before"), "deleted", "open-txn"]])
+    with open(work / "producer.out", "wb") as err:
+        producer = subprocess.Popen(scenario_cmd(b, [["produce-forever", "prealloc"]]), stdout=subprocess.PIPE,
+                                    stderr=err, start_new_session=True)
+    try:
+        assert producer.stdout is not None
+        for line in producer.stdout:
+            if line.startswith(b"acked 6000"):  # about 1.2 MB of records: past the first segment's roll
+                break
+        else:
+            raise BrokerError(f"the producer stopped early; see {work / 'producer.out'}")
+        b.kill()
+    finally:
+        producer.kill()
+        producer.wait()
+    b.stop()
+    seconds = {"killed": time.monotonic() - t0, "start": b.started_s}
+    copy = Broker(NEWEST_4X, "kraft", work / "restarted", broker_config=RECOVERY_CONFIG, format_storage=False)
+    shutil.copytree(b.data_dir, copy.data_dir)
+    copy.start()
+    try:
+        run_scenario(copy, [["consume", str(work / "consumed"), *RECOVERY_TOPICS]])
+    finally:
+        copy.stop()
+    shutil.rmtree(copy.data_dir)  # (what the restart left of the copy is not an oracle: only its consumer is)
+    seconds["total"] = time.monotonic() - t0
+    return BrokerRun("recovery_4x", b.version, b.mode, b.data_dir, b.classpath, RECOVERY_TOPICS, work / "consumed",
+                     False, b.dump_log_segments_class, seconds, work)

@@ -58,6 +58,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   wait-leader TOPIC PARTITION BROKER [unclean]   until BROKER leads the partition (an unclean election asked for)
  *   delete-records TOPIC PARTITION OFFSET          Admin.deleteRecords before OFFSET
  *   describe OUT TOPIC...                          each partition's leader, replicas, ISR and ELR, a JSON line each
+ *   txn-open TOPIC N                               a transaction of N records left open: the JVM halts before it ends
+ *                                                 (the last step of its run; the coordinator aborts it after 15 minutes)
  *   sleep MS
  * Other steps (share groups) are in ShareSteps.java, compiled only against clients that have them.
  */
@@ -99,6 +101,7 @@ public class Scenarios {
             case "describe": describe(Paths.get(s.get(1)), s.subList(2, s.size())); break;
             case "compaction-tail": compactionTail(s.get(1)); break;
             case "sleep": Thread.sleep(Long.parseLong(s.get(1))); break;
+            case "txn-open": txnOpen(s.get(1), Integer.parseInt(s.get(2))); break;
             default:
                 // share steps live in ShareSteps (4.x clients only), found by reflection so this file
                 // compiles against 3.9's clients too
@@ -447,13 +450,6 @@ public class Scenarios {
         }
     }
 
-    static void deleteRecords(String topic, int partition, long offset) throws Exception {
-        try (Admin a = admin()) {
-            a.deleteRecords(Map.of(new TopicPartition(topic, partition),
-                                   org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(offset))).all().get();
-        }
-    }
-
     static String ids(List<org.apache.kafka.common.Node> nodes) {
         StringBuilder b = new StringBuilder("[");
         for (int i = 0; i < nodes.size(); i++) b.append(i == 0 ? "" : ",").append(nodes.get(i).id());
@@ -469,5 +465,29 @@ public class Scenarios {
                               + ",\"replicas\":" + ids(pi.replicas()) + ",\"isr\":" + ids(pi.isr())
                               + ",\"elr\":" + ids(pi.elr() == null ? List.of() : pi.elr()) + "}");
         }
+    }
+
+    static void deleteRecords(String topic, int partition, long offset) throws Exception {
+        try (Admin a = admin()) {
+            TopicPartition tp = new TopicPartition(topic, partition);
+            long low = a.deleteRecords(Map.of(tp, org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(offset)))
+                        .lowWatermarks().get(tp).get().lowWatermark();
+            if (low != offset) throw new IllegalStateException(tp + ": low watermark " + low + ", not " + offset);
+        }
+    }
+
+    static void txnOpen(String topic, int n) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "open-" + topic);
+        p.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "900000");  // the broker's largest: open while the tests read
+        Random r = new Random(11);
+        KafkaProducer<byte[], byte[]> pr = producer(p);
+        pr.initTransactions();
+        pr.beginTransaction();
+        for (int i = 0; i < n; i++) pr.send(record(topic, 0, r, 1000 + i, 60));
+        pr.flush();
+        System.out.println("open transaction written");
+        System.out.flush();
+        Runtime.getRuntime().halt(0);  // as a producer killed: no commit, no abort, no close
     }
 }

@@ -1,0 +1,164 @@
+"""The log each partition's broker would serve, in a read: its bounds (`kafkalog.log.served_log`) found once
+per partition directory, the segments cut where Kafka's recovery cuts them, and `partition_bounds`.
+
+A partition directory read inside a broker's log directory (one with `meta.properties`, a checkpoint or
+`.kafka_cleanshutdown` beside it) is read as that broker's start-up loads it: from its log start offset, up to
+where recovery ends it. A segment file named on its own, a directory URI, or a partition directory without its log
+directory's files, reads as its files are.
+
+    kafkalog.partition_bounds("/var/lib/kafka/data").to_pylist()
+    [{'topic': 'orders', 'partition': 0, 'log_start_offset': 317, 'log_end_offset': 600, ...}, ...]
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import pyarrow as pa
+
+from kafkalog.dataset import fs
+from kafkalog.errors import UsageError
+from kafkalog.location import Location
+from kafkalog.log.log_dir import LogDirState, log_dir_of, partition_log_dir_state
+from kafkalog.file_names import parse_partition_dir_name
+from kafkalog.log.partition import is_skipped_dir, partition_dirs
+from kafkalog.log.served_log import ServedBounds, served_bounds
+
+
+class ServedLogs:
+    """The served bounds of the partition directories of one read, each found once (None: read as the files are).
+
+    `remote_storage`: the read stitches remote segments before the local ones (option remoteRoot), so each log
+    starts at its checkpointed log start offset, below its first local segment."""
+
+    def __init__(self, remote_storage: bool = False):
+        self.remote_storage = remote_storage
+        self._states: dict[Path, LogDirState | None] = {}
+        self._bounds: dict[str, ServedBounds | None] = {}
+
+    def of_directory(self, directory: str) -> ServedBounds | None:
+        """A local partition directory's served bounds; None outside a log directory (or behind a URI)."""
+        if directory in self._bounds:
+            return self._bounds[directory]
+        found = None
+        if not Location(directory).is_uri and os.path.isdir(directory):
+            log_dir = log_dir_of(directory)
+            if log_dir not in self._states:
+                self._states[log_dir] = partition_log_dir_state(directory)
+            state = self._states[log_dir]
+            if state is not None:
+                found = served_bounds(directory, state, remote_storage=self.remote_storage)
+        self._bounds[directory] = found
+        return found
+
+
+def served_segments(group: list, bounds: ServedBounds) -> list:
+    """A partition's planned segments (`dataset.plan.Segment`) as Kafka keeps them after recovery: those of its
+    local directory that recovery deletes left out, the one it cuts ending where it cuts; each segment's
+    `next_base_offset` that of the next one kept."""
+    kept = {Path(path).name: end for path, end in bounds.segment_ends.items()}
+    out = []
+    for seg in group:
+        name = Location(seg.location).name
+        local = seg.base_offset is not None and name.endswith(".log") and not Location(seg.location).is_uri
+        if local and name not in kept and _in_directory(seg, bounds):
+            continue
+        if local and name in kept and kept[name] < seg.size:
+            seg = dataclasses.replace(seg, size=kept[name])
+        out.append(seg)
+    bases = [s.base_offset for s in out if s.base_offset is not None]
+    return [dataclasses.replace(s, next_base_offset=_next(bases, s.base_offset)) if s.base_offset is not None else s
+            for s in out]
+
+
+def _in_directory(seg, bounds: ServedBounds) -> bool:
+    """Whether a segment is one of the partition directory's own (not a remote segment stitched before them)."""
+    return any(Path(p).parent == Path(seg.location).parent for p in bounds.segment_ends) or not bounds.segment_ends
+
+
+def _next(bases: list[int], base: int) -> int | None:
+    later = [b for b in bases if b > base]
+    return min(later) if later else None
+
+
+#: The columns of `partition_bounds`.
+BOUNDS_SCHEMA = pa.schema([
+    ("topic", pa.string()), ("partition", pa.int32()), ("log_dir", pa.string()),
+    ("log_start_offset", pa.int64()), ("log_end_offset", pa.int64()), ("high_watermark", pa.int64()),
+    ("last_stable_offset", pa.int64()), ("recovery_point", pa.int64()), ("clean_shutdown", pa.bool_()),
+    ("checkpointed_log_start_offset", pa.int64()), ("checkpointed_high_watermark", pa.int64()),
+    ("truncated_segment", pa.string()), ("truncated_position", pa.int64()), ("truncated_reason", pa.string()),
+    ("deleted_segments", pa.list_(pa.string())),
+])
+
+
+def partition_bounds(path: str | os.PathLike | Sequence[str | os.PathLike]) -> pa.Table:
+    """Each partition's log as its broker's start-up would load it from this disk: one row per partition.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or sequence of them
+        A broker's log directory, a partition directory in one, a glob of them, or a list.
+
+    Returns
+    -------
+    pyarrow.Table
+        ``topic``, ``partition``, ``log_dir``; ``log_start_offset`` (what ``startingOffsets="earliest"`` reads
+        from), ``log_end_offset`` (after recovery: what ``endingOffsets="latest"`` reads to with
+        read_uncommitted), ``high_watermark`` (the checkpointed one clamped to the log, as Kafka loads it),
+        ``last_stable_offset`` (where read_committed ends), ``recovery_point``, ``clean_shutdown``; the
+        checkpoints' own values (null where a checkpoint has no line for the partition); where recovery cuts
+        the log (``truncated_segment``, ``truncated_position``, ``truncated_reason``, null when it cuts nothing)
+        and the later segments it deletes.
+
+    Raises
+    ------
+    kafkalog.UsageError
+        A path that does not exist, or one with no partition directory inside a log directory.
+
+    Examples
+    --------
+    >>> import kafkalog
+    >>> table = kafkalog.partition_bounds("/var/lib/kafka/data")  # doctest: +SKIP
+    """
+    paths = [os.fspath(path)] if isinstance(path, (str, os.PathLike)) else [os.fspath(p) for p in path]
+    directories: list[str] = []
+    for p in paths:
+        matches = fs.expand(p)
+        if not matches:
+            raise UsageError(f"no such file or directory: {p}")
+        for m in matches:
+            if m.is_dir and not Location(m.location).is_uri:
+                directories += _partition_dirs(m.location)
+    logs = ServedLogs()
+    rows = []
+    for directory in dict.fromkeys(directories):
+        b = logs.of_directory(directory)
+        if b is None:
+            continue
+        t = b.truncated_from
+        rows.append({
+            "topic": b.topic, "partition": b.partition, "log_dir": str(log_dir_of(directory)),
+            "log_start_offset": b.log_start_offset, "log_end_offset": b.recovered_end_offset,
+            "high_watermark": b.high_watermark, "last_stable_offset": b.last_stable_offset,
+            "recovery_point": b.recovery_point, "clean_shutdown": b.clean_shutdown,
+            "checkpointed_log_start_offset": b.checkpointed_log_start_offset,
+            "checkpointed_high_watermark": b.checkpointed_high_watermark,
+            "truncated_segment": str(t.segment) if t else None, "truncated_position": t.position if t else None,
+            "truncated_reason": t.reason if t else None,
+            "deleted_segments": [str(s) for s in t.deleted_segments] if t else [],
+        })
+    if not rows:
+        raise UsageError(f"{', '.join(paths)}: no partition directory inside a broker's log directory (one with "
+                         "meta.properties or the offset checkpoints)")
+    return pa.Table.from_pylist(rows, schema=BOUNDS_SCHEMA)
+
+
+def _partition_dirs(directory: str) -> list[str]:
+    """The partition directories a directory names: itself, or those inside it (a log directory)."""
+    here = Path(directory)
+    if parse_partition_dir_name(here) is not None and not is_skipped_dir(here):
+        return [directory]
+    return [str(p) for p in partition_dirs(here)]

@@ -1,0 +1,128 @@
+"""A broker's log directory's own files: what Kafka keeps beside the partitions' data.
+
+    state = read_log_dir_state(Path("/var/lib/kafka/data"))
+    state.meta.cluster_id, state.meta.node_id       # meta.properties
+    state.high_watermarks[("orders", 0)]            # replication-offset-checkpoint
+    state.log_start_offsets.get(("orders", 0))      # log-start-offset-checkpoint
+    state.problems                                  # files that do not read, each named
+
+Each file reads through its `formats` module. A missing file is no problem: Kafka creates the checkpoints
+when it starts, writes `log-start-offset-checkpoint` and `cleaner-offset-checkpoint` only where they have
+something to say, and `.kafka_cleanshutdown` only on a clean shutdown. A file that does not read is a
+problem, named with what is wrong, and the others are read on: a checkpoint that Kafka would refuse is read
+as empty, as a broker that cannot read it has nothing from it.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from kafkalog.errors import DamagedDataError
+from kafkalog.file_names import (
+    CLEAN_SHUTDOWN,
+    CLEANER_OFFSET_CHECKPOINT,
+    LOG_START_OFFSET_CHECKPOINT,
+    META_PROPERTIES,
+    RECOVERY_POINT_OFFSET_CHECKPOINT,
+    REPLICATION_OFFSET_CHECKPOINT,
+)
+from kafkalog.formats.meta_properties import MetaProperties, read_meta_properties
+from kafkalog.formats.offset_checkpoint import read_offset_checkpoint
+
+T = TypeVar("T")
+
+#: Offsets by (topic, partition).
+Offsets = dict[tuple[str, int], int]
+
+
+@dataclass
+class LogDirState:
+    """What a log directory's own files say.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+        The log directory.
+    meta : MetaProperties or None
+        `meta.properties` (None when absent or unreadable).
+    high_watermarks, recovery_points, log_start_offsets, cleaner_offsets : dict of (str, int) to int
+        The four offset checkpoints (`replication-offset-checkpoint`, `recovery-point-offset-checkpoint`,
+        `log-start-offset-checkpoint`, `cleaner-offset-checkpoint`), empty when absent or unreadable.
+    clean_shutdown : bool
+        `.kafka_cleanshutdown` is present: the broker stopped cleanly, and its next start-up skips recovery.
+    problems : list of str
+        Each file that is there but does not read, named, with what is wrong.
+    """
+
+    path: Path
+    meta: MetaProperties | None = None
+    high_watermarks: Offsets = field(default_factory=dict)
+    recovery_points: Offsets = field(default_factory=dict)
+    log_start_offsets: Offsets = field(default_factory=dict)
+    cleaner_offsets: Offsets = field(default_factory=dict)
+    clean_shutdown: bool = False
+    problems: list[str] = field(default_factory=list)
+
+    def partitions(self) -> set[tuple[str, int]]:
+        """Every (topic, partition) a checkpoint names."""
+        return (set(self.high_watermarks) | set(self.recovery_points) | set(self.log_start_offsets)
+                | set(self.cleaner_offsets))
+
+
+def read_log_dir_state(log_dir: str | os.PathLike) -> LogDirState:
+    """Read a log directory's `meta.properties`, offset checkpoints and clean-shutdown marker.
+
+    Parameters
+    ----------
+    log_dir : str or os.PathLike
+        A broker's log directory (one of its `log.dirs`).
+
+    Returns
+    -------
+    LogDirState
+        What the files say; `problems` names each one that does not read.
+    """
+    path = Path(log_dir)
+    state = LogDirState(path=path)
+    state.meta = _optional(path / META_PROPERTIES, read_meta_properties, state.problems)
+    for name, attribute in ((REPLICATION_OFFSET_CHECKPOINT, "high_watermarks"),
+                            (RECOVERY_POINT_OFFSET_CHECKPOINT, "recovery_points"),
+                            (LOG_START_OFFSET_CHECKPOINT, "log_start_offsets"),
+                            (CLEANER_OFFSET_CHECKPOINT, "cleaner_offsets")):
+        checkpoint = _optional(path / name, read_offset_checkpoint, state.problems)
+        if checkpoint is not None:
+            setattr(state, attribute, checkpoint.offsets)
+    state.clean_shutdown = (path / CLEAN_SHUTDOWN).is_file()
+    return state
+
+
+def log_dir_of(partition_dir: str | os.PathLike) -> Path:
+    """The log directory a partition directory is in: its parent."""
+    return Path(os.path.abspath(partition_dir)).parent
+
+
+def partition_log_dir_state(partition_dir: str | os.PathLike) -> LogDirState | None:
+    """The state of the log directory a partition directory is in; None when that directory has none of a log
+    directory's own files (a partition directory copied on its own)."""
+    log_dir = log_dir_of(partition_dir)
+    names = (META_PROPERTIES, REPLICATION_OFFSET_CHECKPOINT, RECOVERY_POINT_OFFSET_CHECKPOINT,
+             LOG_START_OFFSET_CHECKPOINT, CLEANER_OFFSET_CHECKPOINT, CLEAN_SHUTDOWN)
+    if not any((log_dir / name).exists() for name in names):
+        return None
+    return read_log_dir_state(log_dir)
+
+
+def _optional(path: Path, read: Callable[[Path], T], problems: list[str]) -> T | None:
+    """`read(path)`, None when the file is absent; a file that does not read adds its problem."""
+    if not path.exists():
+        return None
+    try:
+        return read(path)
+    except DamagedDataError as e:
+        problems.append(str(e))
+    except OSError as e:
+        problems.append(f"{path}: cannot read: {e.strerror or e}")
+    return None

@@ -1,0 +1,278 @@
+"""A partition's log as its broker's start-up loads it: the offsets Kafka would serve from one disk.
+
+    state = read_log_dir_state("/var/lib/kafka/data")
+    bounds = served_bounds("/var/lib/kafka/data/orders-0", state)
+    bounds.log_start_offset, bounds.recovered_end_offset, bounds.high_watermark, bounds.last_stable_offset
+
+The facts are Kafka's (`LogLoader.load` and `recoverLog`, `LogSegment.recover`, `UnifiedLog`):
+
+- The log start offset is the larger of the `log-start-offset-checkpoint` and the first segment's base
+  offset (with remote storage, the checkpoint alone: the remote segments hold what lies below the local ones).
+  Records below it stay on disk until their segment goes; no consumer is served them.
+- Without the clean shutdown marker (`.kafka_cleanshutdown`: a broker killed, or a copy of a running
+  one's disk), the segments from the one holding the `recovery-point-offset-checkpoint` onward are
+  recovered, in order: each is read batch by batch (`FileLogInputStream.nextBatch`, then
+  `RecordBatch.ensureValid`: the entry's size, that the entry is whole, its CRC) and cut where the first
+  invalid batch starts; after the first segment cut, every later segment is deleted. So a torn tail or
+  preallocated zeros (`log.preallocate=true`) end the log, silently (a warning in the broker's log).
+  Segments below the recovery point are not read at start-up: damage there stays damage (a consumer
+  fetching it gets a `CorruptRecordException`). A missing checkpoint recovers everything.
+- With the marker, nothing is recovered: the log ends after the last segment's last whole batch.
+- A segment without its offset index is recovered on its own (`LogLoader.loadSegmentFiles`), whatever the
+  shutdown; the segments after it stay.
+- The high watermark is the `replication-offset-checkpoint`'s (0 when it has none), clamped between the
+  log start offset and the log end offset (`UnifiedLog.updateHighWatermark`).
+- The last stable offset is the first offset of the earliest transaction still open at the log end
+  (`ProducerStateManager.firstUnstableOffset`, rebuilt from the latest producer snapshot at or below the
+  log end, then the batches after it), at least the log start offset; the log end when none is open.
+
+A directory read without the log directory's state (a partition directory copied alone, a segment named on
+its own) reads as its files are: see `kafkalog.dataset.plan`.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kafkalog.errors import DamagedDataError, KafkalogError
+from kafkalog.formats.index import OffsetIndex
+from kafkalog.formats.producer_snapshot import read_snapshot
+from kafkalog.log.partition import Partition
+from kafkalog.log.segment import SegmentReader
+from kafkalog.log.segment_files import SegmentFiles
+
+if TYPE_CHECKING:
+    from kafkalog.log.log_dir import LogDirState
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """Where Kafka's recovery ends a partition's log: the first invalid batch of a segment it recovers."""
+
+    #: The segment cut: Kafka keeps its bytes [0, position).
+    segment: Path
+    position: int
+    #: The first offset not served: the recovered log end offset.
+    offset: int
+    #: What recovery found at `position`, in kafkalog's words (a partial entry, zero bytes, a CRC mismatch).
+    reason: str
+    #: The later segments recovery deletes whole.
+    deleted_segments: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class ServedBounds:
+    """The offsets of one partition's log as its broker's start-up loads it from this disk.
+
+    Attributes
+    ----------
+    topic, partition : str and int, or None
+        From the partition directory's name.
+    log_start_offset : int
+        The first offset served: max(log-start-offset-checkpoint, first segment's base offset).
+    recovered_end_offset : int
+        The log end offset after recovery: one past the last offset served.
+    high_watermark : int
+        The checkpointed high watermark clamped to [log_start_offset, recovered_end_offset].
+    last_stable_offset : int
+        Where a read_committed consumer's read ends: the first offset of the earliest open transaction,
+        else `recovered_end_offset`.
+    recovery_point : int
+        The recovery-point-offset-checkpoint's offset (0 without one).
+    clean_shutdown : bool
+        Whether the log directory holds `.kafka_cleanshutdown` (then nothing is recovered).
+    truncated_from : Truncation or None
+        Where recovery cuts the log, and the segments it deletes; None when it cuts nothing.
+    segment_ends : dict of str to int
+        For each segment (its ``.log`` path) Kafka keeps, the bytes it keeps; deleted segments are absent.
+    checkpointed_high_watermark, checkpointed_log_start_offset : int or None
+        The checkpoints' own values, None where a checkpoint has no line for the partition.
+    first_unstable_offset : int or None
+        The first offset of the earliest transaction open at the log end, None when none is.
+    """
+
+    topic: str | None
+    partition: int | None
+    log_start_offset: int
+    recovered_end_offset: int
+    high_watermark: int
+    last_stable_offset: int
+    recovery_point: int
+    clean_shutdown: bool
+    truncated_from: Truncation | None = None
+    segment_ends: dict[str, int] = field(default_factory=dict)
+    checkpointed_high_watermark: int | None = None
+    checkpointed_log_start_offset: int | None = None
+    first_unstable_offset: int | None = None
+
+
+@dataclass(frozen=True)
+class _Recovered:
+    """One segment as `LogSegment.recover` leaves it: the bytes it keeps and the next offset after them."""
+
+    valid_bytes: int
+    next_offset: int
+    reason: str | None  # why it stopped before the end of the file; None when whole
+
+
+def served_bounds(partition_dir: str | os.PathLike, log_dir_state: LogDirState, *,
+                  remote_storage: bool = False) -> ServedBounds:
+    """The log of `partition_dir` as its broker's start-up would load it, given its log directory's state.
+
+    Parameters
+    ----------
+    partition_dir : str or os.PathLike
+        A partition directory (``<topic>-<partition>``) of the log directory `log_dir_state` was read from.
+    log_dir_state : kafkalog.log.log_dir.LogDirState
+        The log directory's checkpoints and clean shutdown marker (`kafkalog.log.log_dir.read_log_dir_state`).
+    remote_storage : bool, default False
+        The topic is tiered (remote.storage.enable): the log start offset is the checkpoint's alone, since
+        the remote segments hold the offsets below the first local segment.
+
+    Returns
+    -------
+    ServedBounds
+        The offsets served, and where recovery cuts the log.
+
+    Raises
+    ------
+    NotADirectoryError
+        `partition_dir` is not a directory.
+    OSError
+        A segment cannot be read.
+    """
+    part = Partition(partition_dir)
+    key = (part.topic or "", part.partition if part.partition is not None else -1)
+    checkpointed_start = log_dir_state.log_start_offsets.get(key)
+    checkpointed_hw = log_dir_state.high_watermarks.get(key)
+    recovery_point = log_dir_state.recovery_points.get(key, 0)
+    clean = log_dir_state.clean_shutdown
+    segments = part.log_segments
+    start_checkpoint = checkpointed_start if checkpointed_start is not None else 0
+    ends: dict[str, int] = {}
+    truncation: Truncation | None = None
+    log_end: int | None = None
+    if segments:
+        recovered: dict[int, _Recovered] = {}
+        for seg in segments:  # loadSegmentFiles: a segment without its offset index is recovered alone
+            if seg.index is None:
+                recovered[seg.base_offset] = _recover(seg)
+        unflushed = [] if clean else _from_floor(segments, recovery_point)
+        for n, seg in enumerate(unflushed):
+            got = recovered.get(seg.base_offset) or _recover(seg)
+            recovered[seg.base_offset] = got
+            if got.reason is not None:
+                deleted = tuple(s.log for s in unflushed[n + 1:] if s.log is not None)
+                assert seg.log is not None  # (log_segments)
+                truncation = Truncation(seg.log, got.valid_bytes, got.next_offset, got.reason, deleted)
+                segments = segments[:segments.index(seg) + 1]
+                break
+        for seg in segments:
+            assert seg.log is not None
+            ends[str(seg.log)] = recovered[seg.base_offset].valid_bytes if seg.base_offset in recovered \
+                else seg.log_size
+        last = segments[-1]
+        log_end = recovered[last.base_offset].next_offset if last.base_offset in recovered else _next_offset(last)
+        if log_end < start_checkpoint:
+            # deleteSegmentsIfLogStartGreaterThanLogEnd: every segment goes, the log starts empty at the checkpoint.
+            ends = {}
+            log_end = None
+    if log_end is None:
+        log_start = end = start_checkpoint
+    else:
+        end = log_end
+        log_start = start_checkpoint if remote_storage else max(start_checkpoint, segments[0].base_offset)
+    hw = min(max(checkpointed_hw if checkpointed_hw is not None else 0, log_start), end)
+    unstable = _first_unstable_offset(part, segments, ends, log_start, end) if ends else None
+    lso = end if unstable is None else min(max(unstable, log_start), end)
+    return ServedBounds(part.topic, part.partition, log_start, end, hw, lso, recovery_point, clean, truncation,
+                        ends, checkpointed_hw, checkpointed_start, unstable)
+
+
+def _from_floor(segments: list[SegmentFiles], offset: int) -> list[SegmentFiles]:
+    """The segments holding offsets from `offset` on: the floor segment and all after it (`LogSegments.values`)."""
+    floor = 0
+    for n, seg in enumerate(segments):
+        if seg.base_offset <= offset:
+            floor = n
+    return segments[floor:]
+
+
+def _recover(seg: SegmentFiles) -> _Recovered:
+    """`LogSegment.recover`: the batches from the start while each is whole and valid (size, CRC)."""
+    assert seg.log is not None
+    valid, nxt = 0, seg.base_offset
+    with SegmentReader(seg.log, decode_records=False) as reader:
+        for batch in reader:
+            if batch.damage or not batch.crc_valid:
+                return _Recovered(valid, nxt, _reason(batch.damage, batch.position, "its CRC does not match"))
+            valid, nxt = batch.position + batch.size, batch.last_offset + 1
+        if reader.damage:  # damage to the entry structure (a partial entry, a size that cannot be, zeros)
+            return _Recovered(valid, nxt, _reason(reader.damage, valid, "an invalid entry"))
+        if valid < reader.size:
+            return _Recovered(valid, nxt, f"{reader.size - valid} bytes after the last whole batch")
+    return _Recovered(valid, nxt, None)
+
+
+def _reason(damage: list[DamagedDataError], position: int, default: str) -> str:
+    return damage[0].message if damage else f"byte {position}: {default}"
+
+
+def _next_offset(seg: SegmentFiles) -> int:
+    """`LogSegment.readNextOffset` of a segment not recovered: the next offset after its last whole batch,
+    read from its offset index's last entry (from the start when the index is missing or points nowhere)."""
+    assert seg.log is not None
+    start = 0
+    if seg.index is not None:
+        try:
+            with OffsetIndex(seg.index, base_offset=seg.base_offset) as index:
+                last = index.last_entry()
+            if last is not None and 0 < last.position < seg.log_size:
+                start = last.position
+        except (KafkalogError, OSError):
+            start = 0
+    for begin in dict.fromkeys((start, 0)):
+        nxt, clean_start = seg.base_offset, True
+        with SegmentReader(seg.log, start=begin, decode_records=False) as reader:
+            for n, batch in enumerate(reader):
+                if batch.damage:
+                    clean_start = n > 0
+                    break
+                nxt = batch.last_offset + 1
+            else:
+                clean_start = clean_start and not (reader.damage and reader.damage[0].position == begin)
+        if clean_start:
+            return nxt
+    return nxt
+
+
+def _first_unstable_offset(part: Partition, segments: list[SegmentFiles], ends: dict[str, int], log_start: int,
+                           end: int) -> int | None:
+    """The first offset of the earliest transaction open at `end`: the latest producer snapshot at or below
+    `end` (and not below `log_start`), then the batch headers after it (`UnifiedLog.rebuildProducerState`)."""
+    open_since: dict[int, int] = {}
+    begin = log_start
+    for offset in sorted((o for o in part.snapshots if log_start <= o <= end), reverse=True):
+        snapshot = read_snapshot(part.snapshots[offset])
+        if snapshot.damage:
+            continue  # Kafka deletes a snapshot that does not read and takes the one before
+        open_since = {e.producer_id: e.current_txn_first_offset for e in snapshot.producer_entries
+                      if e.current_txn_first_offset >= 0}
+        begin = offset
+        break
+    for seg in _from_floor(segments, begin):
+        assert seg.log is not None
+        stop = ends.get(str(seg.log), 0)
+        with SegmentReader(seg.log, end=stop, decode_records=False) as reader:
+            for batch in reader:
+                if batch.damage or batch.base_offset >= end:
+                    break
+                if batch.last_offset < begin or not batch.is_transactional:
+                    continue
+                if batch.is_control:
+                    open_since.pop(batch.producer_id, None)
+                else:
+                    open_since.setdefault(batch.producer_id, batch.base_offset)
+    return min(open_since.values(), default=None)
