@@ -177,6 +177,17 @@ def _ingest(args: argparse.Namespace) -> int:
     return run_ingest(args)
 
 
+def _reconcile(args: argparse.Namespace) -> int:
+    from kafkalog import reconcile  # (start-up: see the imports)
+
+    found = reconcile.reconcile(args.dirs)
+    if args.format == "json":
+        reconcile.print_json(found, sys.stdout)
+    else:
+        reconcile.print_text(found, sys.stdout)
+    return EXIT_DAMAGED if found.problems else EXIT_OK
+
+
 def _positive(text: str) -> int:
     try:
         n = int(text)
@@ -269,6 +280,23 @@ def build_parser() -> argparse.ArgumentParser:
                        help="threads that check byte ranges of a large segment at once, cut at its offset index's "
                             f"entries (default: the cores, at most 8: {DEFAULT_THREADS} here); the same report")
     check.set_defaults(run=_verify)
+
+    rec = commands.add_parser(
+        "reconcile", help="what a cluster restarted on these brokers' disks would serve, and throw away",
+        description="Read several brokers' log directories as one cluster restarted on exactly those disks: per "
+                    "partition, the replica it would be served from (the leader the last metadata on the disks "
+                    "elects), the log served, and for each replica the records the restart discards (a tail "
+                    "its leader-epoch lineage does not share with the leader's). Also names partitions with no "
+                    "replica or fewer than their replication factor, offline and unclean elections, open "
+                    "transactions, consumer groups whose committed offsets fall outside the served log, and "
+                    "disks of another cluster. Exit status: 0, 1 when a file did not read or a disk was left "
+                    "out, 2 for a usage error.")
+    rec.add_argument("dirs", nargs="+", metavar="DIR", help="a broker's log directory (holding meta.properties), "
+                                                             "or a glob of them")
+    rec.add_argument("--format", choices=("text", "json"), default="text",
+                     help="text (default) or json: one object a line, {\"type\": \"partition\", ...} for each "
+                          "partition, then {\"type\": \"problem\", ...}")
+    rec.set_defaults(run=_reconcile)
 
     ingest = commands.add_parser("ingest", help="read segments with Spark and write Parquet",
                                  description="Read segment files, partition directories or log directories "

@@ -86,17 +86,17 @@ def _groups_outside(view: ClusterView, problems: list[str]) -> list[GroupOffset]
         leader = p.leader_view
         if p.topic != CONSUMER_OFFSETS or leader is None or leader.bounds is None:
             continue
-        b = leader.bounds
+        bounds = leader.bounds
         try:
             for seg in Partition(leader.replica.path).log_segments:
-                if seg.log is None or str(seg.log) not in b.segment_ends:
+                if seg.log is None or str(seg.log) not in bounds.segment_ends:
                     continue
-                with SegmentReader(seg.log, end=b.segment_ends[str(seg.log)]) as reader:
+                with SegmentReader(seg.log, end=bounds.segment_ends[str(seg.log)]) as reader:
                     for batch in reader:
                         if batch.is_control or batch.damage:
                             continue
                         for rec in batch.records:
-                            if b.log_start_offset <= rec.offset < b.recovered_end_offset:
+                            if bounds.log_start_offset <= rec.offset < bounds.recovered_end_offset:
                                 _commit(committed, rec.key, rec.value)
         except (KafkalogError, OSError) as e:
             problems.append(f"{leader.replica.path}: the committed offsets do not read: {e}")
@@ -115,7 +115,7 @@ def _commit(committed: dict[tuple[str, str, int], int], key: bytes | None, value
     if k.get("type") != "OffsetCommitKey":
         return
     data = k.get("data") or {}
-    where = (data.get("group"), data.get("topic"), data.get("partition"))
+    where = (str(data.get("group")), str(data.get("topic")), int(data.get("partition") or 0))
     if value is None:
         committed.pop(where, None)  # a tombstone: the offset deleted
     elif decoded.value is not None and "offset" in (decoded.value.get("data") or {}):

@@ -18,13 +18,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kafkalog.cluster.metadata import METADATA_DIR
 from kafkalog.errors import KafkalogError, UsageError
 from kafkalog.file_names import META_PROPERTIES, PARTITION_METADATA
 from kafkalog.formats.partition_metadata import read_partition_metadata
 from kafkalog.log.log_dir import LogDirState, read_log_dir_state
 from kafkalog.log.partition import Partition, partition_dirs
-
-from kafkalog.cluster.metadata import METADATA_DIR
 
 
 @dataclass

@@ -28,16 +28,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kafkalog.cluster import lineage as epochs
+from kafkalog.cluster.disks import Disks, Replica, find_disks
+from kafkalog.cluster.metadata import ClusterMetadata, PartitionState, metadata_reach, read_metadata
 from kafkalog.errors import KafkalogError
 from kafkalog.file_names import LEADER_EPOCH_CHECKPOINT
 from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoint
 from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.served_log import ServedBounds, served_bounds
-
-from kafkalog.cluster import lineage as epochs
-from kafkalog.cluster.disks import Disks, Replica, find_disks
-from kafkalog.cluster.metadata import ClusterMetadata, PartitionState, metadata_reach, read_metadata
 
 #: How the leader was chosen.
 METADATA_LEADER, ISR, ELR, UNCLEAN, OFFLINE, LONGEST_LOG = (

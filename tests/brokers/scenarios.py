@@ -274,9 +274,9 @@ def cluster_4x(work: Path) -> ClusterRun:
 
     - `acksall` (replicas 2,3,1; min.insync.replicas=2, acks=all): follower 3 killed, records written,
       3 brought back into the ISR, more records; then deleteRecords below offset 150;
-    - `acks1` (replicas 1,2,3; acks=1, followers lagging): its leader 1 killed with kill -9 while
-      producing, producing on to the new leader 2; broker 1 stays down: its disk keeps a tail no
-      follower copied;
+    - `acks1` (replicas 1,2,3): 500 records with acks=all, then with acks=1 while the followers lag;
+      its leader 1 killed with kill -9 while producing, producing on to the new leader 2; broker 1 stays
+      down: its disk keeps a tail no follower copied;
     - `unclean` (replicas 3,2,1; unclean.leader.election.enable=true): 2 killed, records committed on 3
       alone, 3 stopped (the ISR gone), 2 started again and elected uncleanly, records written on it; 3
       stays down with the committed records the cluster lost.
@@ -295,9 +295,10 @@ def cluster_4x(work: Path) -> ClusterRun:
     b[3].start()
     run_scenario(c, [["wait-isr", "acksall", "0", "3"], ["wait-isr", "unclean", "0", "3"],
                      ["send", "acksall", "all", "300"], ["delete-records", "acksall", "0", "150"],
-                     ["wait-isr", "acks1", "0", "3"]])
+                     ["wait-isr", "acks1", "0", "3"], ["send", "acks1", "all", "500"]])
     _produce_until_killed(c, "acks1", "1", b[1].kill, 3000, 2000, work / "producer-acks1.out")
-    run_scenario(c, [["wait-leader", "acks1", "0", "2"], ["wait-isr", "acks1", "0", "2"],
+    # one record with acks=all: acknowledged once follower 3 holds all of 2's log
+    run_scenario(c, [["wait-leader", "acks1", "0", "2"], ["wait-isr", "acks1", "0", "2"], ["send", "acks1", "all", "1"],
                      ["wait-isr", "unclean", "0", "2"]])
     b[2].kill()
     run_scenario(c, [["wait-isr", "unclean", "0", "1"], ["wait-leader", "unclean", "0", "3"],
