@@ -240,6 +240,9 @@ CLUSTER_CONFIG = {
     "offsets.topic.replication.factor": "3",
     "transaction.state.log.replication.factor": "3",
     "auto.leader.rebalance.enable": "false",
+    # metadata snapshots every few seconds: the metadata is read from a snapshot and the log after it
+    "metadata.log.max.record.bytes.between.snapshots": "2048",
+    "metadata.log.max.snapshot.interval.ms": "3000",
 }
 CLUSTER_TOPICS = ["acksall", "acks1", "unclean"]
 
