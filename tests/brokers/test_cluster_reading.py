@@ -6,8 +6,8 @@ that the restarted cluster did not serve."""
 from __future__ import annotations
 
 import base64
-import shutil
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
