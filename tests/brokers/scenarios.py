@@ -276,13 +276,14 @@ def cluster_4x(work: Path) -> ClusterRun:
     """Kafka 4.3.1, three brokers (1, 2, 3) and a controller, replication factor 3:
 
     - `acksall` (replicas 2,3,1; min.insync.replicas=2, acks=all): follower 3 killed, records written,
-      3 brought back into the ISR, more records; then deleteRecords below offset 150;
+      3 brought back into the ISR, more records; group g-acksall commits offset 100, then deleteRecords
+      below offset 150 leaves it outside the log; then a transaction is left open;
     - `acks1` (replicas 1,2,3): 500 records with acks=all, then with acks=1 while the followers lag;
       its leader 1 killed with kill -9 while producing, producing on to the new leader 2; broker 1 stays
       down: its disk keeps a tail no follower copied;
     - `unclean` (replicas 3,2,1; unclean.leader.election.enable=true): 2 killed, records committed on 3
-      alone, 3 stopped (the ISR gone), 2 started again and elected uncleanly, records written on it; 3
-      stays down with the committed records the cluster lost.
+      alone, 3 stopped (the ISR gone), 2 started again and elected uncleanly, records written on it,
+      unclean elections turned off again; 3 stays down with the committed records the cluster lost.
 
     Then the consumer reads what has a leader, broker 2 and the controller stop cleanly, and a cluster
     restarted on copies of the four disks serves every partition: consumed again (`served`)."""
@@ -297,8 +298,9 @@ def cluster_4x(work: Path) -> ClusterRun:
     run_scenario(c, [["wait-isr", "acksall", "0", "2"], ["send", "acksall", "all", "300"]])
     b[3].start()
     run_scenario(c, [["wait-isr", "acksall", "0", "3"], ["wait-isr", "unclean", "0", "3"],
-                     ["send", "acksall", "all", "300"], ["delete-records", "acksall", "0", "150"],
-                     ["wait-isr", "acks1", "0", "3"], ["send", "acks1", "all", "500"]])
+                     ["send", "acksall", "all", "300"], ["commit", "g-acksall", "acksall", "0", "100"],
+                     ["delete-records", "acksall", "0", "150"], ["txn-open", "acksall", "20"]])
+    run_scenario(c, [["wait-isr", "acks1", "0", "3"], ["send", "acks1", "all", "500"]])
     _produce_until_killed(c, "acks1", "1", b[1].kill, 3000, 2000, work / "producer-acks1.out")
     # one record with acks=all: acknowledged once follower 3 holds all of 2's log
     run_scenario(c, [["wait-leader", "acks1", "0", "2"], ["wait-isr", "acks1", "0", "2"], ["send", "acks1", "all", "1"],
@@ -308,7 +310,10 @@ def cluster_4x(work: Path) -> ClusterRun:
                      ["send", "unclean", "1", "150"]])
     b[3].stop()  # cleanly: the last of the ISR, it becomes an eligible leader replica (KIP-966)
     b[2].start()
+    # unclean elections off again, as an operator would: a restart waits for the eligible replica (else the
+    # first broker to register would be elected, whichever it is)
     run_scenario(c, [["wait-leader", "unclean", "0", "2", "unclean"], ["send", "unclean", "1", "40"],
+                     ["alter-topic", "unclean", "unclean.leader.election.enable=false"],
                      ["describe", str(work / "live-describe.json"), *CLUSTER_TOPICS],
                      ["consume", str(work / "consumed"), "unclean"]])
     c.stop()

@@ -57,6 +57,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   wait-isr TOPIC PARTITION SIZE                  until the partition's ISR has SIZE replicas
  *   wait-leader TOPIC PARTITION BROKER [unclean]   until BROKER leads the partition (an unclean election asked for)
  *   delete-records TOPIC PARTITION OFFSET          Admin.deleteRecords before OFFSET
+ *   commit GROUP TOPIC PARTITION OFFSET           Admin.alterConsumerGroupOffsets: the group's committed offset
  *   describe OUT TOPIC...                          each partition's leader, replicas, ISR and ELR, a JSON line each
  *   txn-open TOPIC N                               a transaction of N records left open: the JVM halts before it ends
  *                                                 (the last step of its run; the coordinator aborts it after 15 minutes)
@@ -98,6 +99,7 @@ public class Scenarios {
             case "wait-leader": waitLeader(s.get(1), Integer.parseInt(s.get(2)), Integer.parseInt(s.get(3)),
                                            s.size() > 4 && s.get(4).equals("unclean")); break;
             case "delete-records": deleteRecords(s.get(1), Integer.parseInt(s.get(2)), Long.parseLong(s.get(3))); break;
+            case "commit": commit(s.get(1), s.get(2), Integer.parseInt(s.get(3)), Long.parseLong(s.get(4))); break;
             case "describe": describe(Paths.get(s.get(1)), s.subList(2, s.size())); break;
             case "compaction-tail": compactionTail(s.get(1)); break;
             case "sleep": Thread.sleep(Long.parseLong(s.get(1))); break;
@@ -447,6 +449,13 @@ public class Scenarios {
                     throw new IllegalStateException(topic + "-" + partition + ": leader " + info.leader() + ", not " + broker);
                 Thread.sleep(300);
             }
+        }
+    }
+
+    static void commit(String group, String topic, int partition, long offset) throws Exception {
+        try (Admin a = admin()) {
+            a.alterConsumerGroupOffsets(group, Map.of(new TopicPartition(topic, partition),
+                new org.apache.kafka.clients.consumer.OffsetAndMetadata(offset))).all().get();
         }
     }
 
