@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from kafkalog.cluster.served import (
+    ELECTIONS,
     OFFLINE,
     UNCLEAN,
     ClusterView,
@@ -55,6 +56,9 @@ class Reconciled:
     view: ClusterView
     #: (topic, topic id, partition, broker) -> the data records the restart discards from that replica
     discarded: dict[tuple[str, str | None, int, int], int] = field(default_factory=dict)
+    #: The same, of those below that replica's own high watermark: records the cluster had committed, lost
+    #: (an unclean leader election; or a high watermark checkpointed past what its leader kept).
+    discarded_committed: dict[tuple[str, str | None, int, int], int] = field(default_factory=dict)
     #: Committed offsets outside the log served for their partition.
     groups_outside: list[GroupOffset] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
@@ -72,8 +76,11 @@ def reconcile(paths: list[str]) -> Reconciled:
     out = Reconciled(view, problems=list(view.problems))
     for p in view.partitions:
         for r in p.replicas:
-            out.discarded[(p.topic, p.topic_id, p.partition, r.broker)] = \
-                sum(1 for _, control in discarded_records(r) if not control)
+            data = [offset for offset, control in discarded_records(r) if not control]
+            key = (p.topic, p.topic_id, p.partition, r.broker)
+            out.discarded[key] = len(data)
+            hw = r.bounds.high_watermark if r.bounds is not None else 0
+            out.discarded_committed[key] = sum(1 for offset in data if offset < hw)
     out.groups_outside = _groups_outside(view, out.problems)
     return out
 
@@ -155,6 +162,7 @@ def _replica_json(p: PartitionView, v: ReplicaView, r: Reconciled) -> dict[str, 
         "high_watermark": b.high_watermark if b else None,
         "discarded_from": v.discarded_from,
         "discarded_records": r.discarded.get((p.topic, p.topic_id, p.partition, v.broker), 0),
+        "discarded_below_high_watermark": r.discarded_committed.get((p.topic, p.topic_id, p.partition, v.broker), 0),
         "path": str(v.replica.path),
     }
 
@@ -165,7 +173,7 @@ def print_json(r: Reconciled, out: TextIO = sys.stdout) -> None:
     for topic, number in r.view.without_replica:
         print(json.dumps({"type": "partition", "topic": topic, "partition": number, "leader": None,
                           "high_watermark": None, "log_start_offset": None, "replicas": [],
-                          "election": "no replica on these disks"}), file=out)
+                          "election": OFFLINE}), file=out)
     for message in r.problems:
         print(json.dumps({"type": "problem", "message": message}), file=out)
 
@@ -173,7 +181,7 @@ def print_json(r: Reconciled, out: TextIO = sys.stdout) -> None:
 def print_text(r: Reconciled, out: TextIO = sys.stdout) -> None:
     view = r.view
     md = view.metadata
-    print(f"cluster {view.disks.cluster_id}: {len(view.disks.disks)} disks, brokers "
+    print(f"cluster {view.disks.cluster_id}: {len(view.disks.disks)} disks of nodes "
           f"{', '.join(map(str, view.disks.brokers))}", file=out)
     if md is not None:
         print(f"metadata: {md.source} up to offset {md.end_offset} (epoch {md.last_epoch})", file=out)
@@ -185,7 +193,7 @@ def print_text(r: Reconciled, out: TextIO = sys.stdout) -> None:
         if served is None:
             print(f"{head}: no replica reads", file=out)
             continue
-        print(f"{head}: served from broker {p.leader} ({p.election}): offsets {served.log_start_offset} to "
+        print(f"{head}: served from broker {p.leader} ({ELECTIONS[p.election]}): offsets {served.log_start_offset} to "
               f"{served.recovered_end_offset} (high watermark {served.recovered_end_offset}, last stable offset "
               f"{served.last_stable_offset})", file=out)
         for v in p.replicas:
@@ -222,6 +230,12 @@ def findings(r: Reconciled) -> list[str]:
         elif p.election == UNCLEAN:
             lines.append(f"unclean election: {name}: no replica of its ISR or ELR is on these disks; "
                          f"unclean.leader.election.enable elects broker {p.leader}")
+        for v in p.replicas:
+            lost = r.discarded_committed.get((p.topic, p.topic_id, p.partition, v.broker), 0)
+            if lost and v.bounds is not None:
+                lines.append(f"committed records lost: {name}: broker {v.broker} holds {lost} records from offset "
+                             f"{v.discarded_from} below its high watermark {v.bounds.high_watermark} that the served "
+                             "log does not have (an unclean leader election)")
         if p.served is not None and p.served.first_unstable_offset is not None:
             lines.append(f"open transaction: {name} from offset {p.served.first_unstable_offset}: a read_committed "
                          "consumer stops there until the transaction coordinator aborts it")

@@ -38,9 +38,16 @@ from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.served_log import ServedBounds, served_bounds
 
-#: How the leader was chosen.
-METADATA_LEADER, ISR, ELR, UNCLEAN, OFFLINE, LONGEST_LOG = (
-    "the metadata's leader", "ISR", "ELR", "unclean election", "offline", "highest epoch, then longest log")
+#: How the leader was chosen (`PartitionView.election`), and what each means (`ELECTIONS`).
+METADATA_LEADER, ISR, ELR, UNCLEAN, OFFLINE, LONGEST_LOG = "leader", "isr", "elr", "unclean", "offline", "longest_log"
+ELECTIONS = {
+    METADATA_LEADER: "the metadata's leader",
+    ISR: "the first in-sync replica on these disks",
+    ELR: "an eligible leader replica (KIP-966)",
+    UNCLEAN: "an unclean election",
+    OFFLINE: "offline: no eligible replica on these disks",
+    LONGEST_LOG: "no metadata: the highest leader epoch, then the longest log",
+}
 #: FeatureLevelRecord's name of eligible leader replicas (KIP-966).
 ELR_FEATURE = "eligible.leader.replicas.version"
 

@@ -113,7 +113,10 @@ def test_reconcile_json_has_the_issues_fields(cluster_4x, tmp_path):
             assert {"broker", "log_start_offset", "log_end_offset", "high_watermark", "discarded_from",
                     "discarded_records"} <= set(r)
     unclean = next(o for o in objects if o["topic"] == "unclean")
-    assert next(r for r in unclean["replicas"] if r["broker"] == 3)["discarded_records"] == 150
+    lost = next(r for r in unclean["replicas"] if r["broker"] == 3)
+    assert lost["discarded_records"] == lost["discarded_below_high_watermark"] == 150  # committed on 3 alone
+    acks1 = next(o for o in objects if o["topic"] == "acks1")
+    assert all(r["discarded_below_high_watermark"] == 0 for r in acks1["replicas"])  # acks=1: never committed
     acksall = next(o for o in objects if o["topic"] == "acksall")
     head, _ = consumed(cluster_4x.served, "read_committed", "acksall")
     assert acksall["last_stable_offset"] == acksall["open_transaction_from"] == head["end_offset"]
@@ -122,6 +125,8 @@ def test_reconcile_json_has_the_issues_fields(cluster_4x, tmp_path):
                           capture_output=True, text=True, timeout=300).stdout
     assert "unclean-0: served from broker 2" in text and "discards 150 records from offset 200" in text
     assert f"open transaction: acksall-0 from offset {head['end_offset']}" in text
+    assert "committed records lost: unclean-0: broker 3 holds 150 records from offset 200 below its high watermark" \
+        in text
     assert "consumer group g-acksall: acksall-0 committed offset 100, outside the served log (150 to" in text
 
 
