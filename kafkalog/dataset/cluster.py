@@ -12,19 +12,33 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 from kafkalog.cluster.disks import is_cluster
 from kafkalog.cluster.served import cluster_view
 from kafkalog.errors import UsageError
 from kafkalog.location import Location
 
-if TYPE_CHECKING:
-    from kafkalog.dataset.plan import Segment
-    from kafkalog.dataset.targets import Target
+
+class _Segment(Protocol):
+    """A planned segment (`kafkalog.dataset.plan.Segment`), known by its location."""
+
+    @property
+    def location(self) -> str: ...
 
 
-def served_segments(paths: list[str], segments: list[Segment]) -> list[Segment]:
+class _Target(Protocol):
+    """One of dump's targets (`kafkalog.dataset.targets.Target`): a log directory's partitions, or a file."""
+
+    @property
+    def partitions(self) -> list[Path] | None: ...
+
+
+S = TypeVar("S", bound=_Segment)
+T = TypeVar("T", bound=_Target)
+
+
+def served_segments(paths: list[str], segments: list[S]) -> list[S]:
     """`segments` (listed under `paths`) without those of the replicas a restarted cluster does not serve from;
     all of them when the paths are not several brokers' disks.
 
@@ -59,7 +73,7 @@ def _real(path: Path | str) -> str:
     return os.path.realpath(path)
 
 
-def served_targets(paths: list[str], targets: list[Target]) -> list[Target]:
+def served_targets(paths: list[str], targets: list[T]) -> list[T]:
     """dump's targets (`kafkalog.dataset.targets`) with each log directory's partitions cut to those served from
     (one replica of each partition, and one copy of the metadata log); unchanged when the paths are not several
     brokers' disks."""
@@ -69,7 +83,7 @@ def served_targets(paths: list[str], targets: list[Target]) -> list[Target]:
     out = []
     for t in targets:
         if t.partitions is not None:
-            t = dataclasses.replace(t, partitions=[d for d in t.partitions
-                                                   if _real(d) in served or _real(d) not in replicas])
+            kept = [d for d in t.partitions if _real(d) in served or _real(d) not in replicas]
+            t = dataclasses.replace(t, partitions=kept)  # type: ignore[type-var]  (a dataclass: Target)
         out.append(t)
     return out
