@@ -33,6 +33,7 @@ from kafkalog.model import Batch, Decoder, Header, Record
 
 if TYPE_CHECKING:
     from kafkalog.dataset.reader import read_arrow, read_table
+    from kafkalog.dataset.served import partition_bounds
     from kafkalog.log.partition import Partition
     from kafkalog.log.segment import SegmentReader, read_batches
 
@@ -60,6 +61,7 @@ __all__ = [
     "UndecodableRecordError",
     "UndecodableValueError",
     "UsageError",
+    "partition_bounds",
     "read_arrow",
     "read_batches",
     "read_table",
@@ -74,6 +76,7 @@ _READERS = {
     "Partition": "kafkalog.log.partition",
     "read_arrow": "kafkalog.dataset.reader",
     "read_table": "kafkalog.dataset.reader",
+    "partition_bounds": "kafkalog.dataset.served",
 }
 
 

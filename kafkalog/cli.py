@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kafkalog.dataset import targets
-from kafkalog.dump import files as dump_files, kafka_dump_log as kafka_format, records as dump_format
+from kafkalog.dump import (
+    files as dump_files,
+    kafka_dump_log as kafka_format,
+    records as dump_format,
+    served_lines,
+)
 from kafkalog.dump.segment_lines import DumpOptions, dump_segment
 from kafkalog.errors import KafkalogError, OffsetGapError, UsageError
 from kafkalog.formats import internal_topics
@@ -90,7 +95,9 @@ def _dump(args: argparse.Namespace) -> int:
             for partition in target.partitions:
                 if fmt == "json" and target.partitions != [target.location.path]:
                     out.write(dump_format.dumps({"type": "partition", "path": str(partition)}) + "\n")
-                ok = dump_files.dump_partition(partition, fmt, out, dump_log) and ok
+                # Inside a broker's log directory: its log as the broker serves it (dump.served_lines).
+                served_log = served_lines.partition_dump_log(partition, opts, out, args.include_below_log_start)
+                ok = dump_files.dump_partition(partition, fmt, out, served_log) and ok
             bootstrap = target.bootstrap
             if bootstrap is not None:
                 if fmt == "json":
@@ -247,6 +254,10 @@ def build_parser() -> argparse.ArgumentParser:
                            "backup, or a directory of <id>.avsc/.proto/.json files")
     dump.add_argument("--validate-json-schema", action="store_true",
                       help="with --decode-values: check JSON Schema values against their schema")
+    dump.add_argument("--include-below-log-start", action="store_true",
+                      help="in a broker's log directory, also print the records below each partition's log start "
+                           "offset (deleteRecords, retention: on disk, never served); by default a partition prints "
+                           "from its log start offset to where Kafka's recovery ends its log (not with --format kafka)")
     dump.add_argument("--max-bytes", type=_positive, metavar="N",
                       help="read only the batches within the first N bytes of each segment or snapshot (KIP-824)")
     dump.add_argument("--private-key", action="append", default=[], metavar="[ID=]PEM",

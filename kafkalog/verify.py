@@ -386,14 +386,12 @@ def _recovery_notes(partition: Partition, report: VerifyReport, checked: int) ->
         return
     segment = str(cut.segment)
     gone = {str(p) for p in cut.deleted_segments}
-    stem = segment[: -len(file_names.LOG_SUFFIX)]
 
     def truncated(p: Problem) -> bool:
         if p.file == segment:
             return p.position is not None and p.position >= cut.position
-        # Recovery rebuilds the cut segment's indexes, and deletes the later segments with their files.
-        return p.file.startswith(stem + ".") or any(p.file.startswith(g[: -len(file_names.LOG_SUFFIX)] + ".")
-                                                   for g in gone)
+        # The later segments recovery deletes, with their files.
+        return any(p.file.startswith(g[: -len(file_names.LOG_SUFFIX)] + ".") for g in gone)
 
     moved = [p for p in report.problems[checked:] if truncated(p)]
     if not moved:
@@ -402,7 +400,7 @@ def _recovery_notes(partition: Partition, report: VerifyReport, checked: int) ->
     deleted = f"; and deletes {len(gone)} later segment(s): {', '.join(sorted(gone))}" if gone else ""
     report.notes.append(f"{segment}: byte {cut.position}: Kafka's recovery ends the log here, at offset {cut.offset} "
                         f"(no clean shutdown: {cut.reason}); a restarted broker truncates the rest with a warning"
-                        f"{deleted}. {len(moved)} problem(s) there not counted")
+                        f"{deleted}. What kafkalog finds there ({len(moved)}) is this note, not a problem")
 
 
 def _verify_partition(partition: Partition, report: VerifyReport, progress: ByteProgress | None = None) -> None:

@@ -84,6 +84,6 @@ def served_targets(paths: list[str], targets: list[T]) -> list[T]:
     for t in targets:
         if t.partitions is not None:
             kept = [d for d in t.partitions if _real(d) in served or _real(d) not in replicas]
-            t = dataclasses.replace(t, partitions=kept)  # type: ignore[type-var]  (a dataclass: Target)
+            t = dataclasses.replace(t, partitions=kept)  # type: ignore[type-var]  # (a dataclass: Target)
         out.append(t)
     return out

@@ -28,8 +28,8 @@ from kafkalog.dataset.options import DamageMode, ReadOptions
 from kafkalog.errors import UsageError
 from kafkalog.location import Location
 from kafkalog.log.partition import is_skipped_dir
-from kafkalog.log.served_log import ServedBounds
 from kafkalog.log.segment_ranges import range_starts
+from kafkalog.log.served_log import ServedBounds
 
 
 @dataclass(frozen=True)
@@ -125,11 +125,12 @@ def _segments(files) -> list[Segment]:
 
 
 def plan(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = NO_FILTERS,
-         exact_end: bool = False) -> list[SegmentRange]:
+         exact_end: bool = False, served_log: bool = True) -> list[SegmentRange]:
     """The byte ranges to read, one task each, in segment order; `path` one path or several, read as one.
 
     `exact_end` (streaming) ends each range right after the batch holding the partition's last
-    wanted offset, so that a batch still being appended is never read.
+    wanted offset, so that a batch still being appended is never read. `served_log` False reads the files as
+    they are, even inside a broker's log directory (streaming, which finds its own offsets each micro-batch).
     """
     gaps: dict[str, str] = {}  # PERMISSIVE: the location of the segment after a gap -> the gap
     segments = wanted_segments(path, options, pushed, gaps)
@@ -138,10 +139,10 @@ def plan(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = NO_FI
     groups = by_partition(segments, across)
     offsets.check_named_partitions(options, {(g[0].topic, g[0].partition) for g in groups})
     logs = served.ServedLogs(remote_storage=across)
-    named = _named_files([path] if isinstance(path, str) else list(path))
+    named = _named_files([path] if isinstance(path, str) else list(path)) if served_log else set()
     for n, group in enumerate(groups):
         # Read inside a broker's log directory: its log as the broker's start-up loads it (log.served_log).
-        found = _served(group, logs, named)
+        found = _served(group, logs, named) if served_log else None
         if found is not None:
             groups[n] = group = served.served_segments(group, found)
             if not group:

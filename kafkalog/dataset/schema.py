@@ -78,7 +78,7 @@ HEADERS_COLUMN = ("headers", "array<struct<key:string,value:binary>>",
 #: With includeKafkalogColumns=true (or mode=PERMISSIVE): what a Kafka consumer does not show.
 KAFKALOG_COLUMNS = [c for c in COLUMNS if c[0] not in {n for n, *_ in KAFKA_COLUMNS} | {"timestamp_type", "headers"}]
 
-#: With includeBelowLogStart=true: the records a consumer is no longer served, still on disk (`kafkalog.log.served_log`).
+#: With includeBelowLogStart=true: records no consumer is served any more, still on disk (`kafkalog.log.served_log`).
 BELOW_LOG_START_COLUMN = ("below_log_start", "boolean", pa.bool_(),
                           "the record lies below its partition's log start offset (deleteRecords, retention): "
                           "on disk, never served (includeBelowLogStart=true)")

@@ -12,6 +12,7 @@ directory's files, reads as its files are.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,11 +21,13 @@ import pyarrow as pa
 
 from kafkalog.dataset import fs
 from kafkalog.errors import UsageError
+from kafkalog.file_names import parse_partition_dir_name
 from kafkalog.location import Location
 from kafkalog.log.log_dir import LogDirState, log_dir_of, partition_log_dir_state
-from kafkalog.file_names import parse_partition_dir_name
 from kafkalog.log.partition import is_skipped_dir, partition_dirs
 from kafkalog.log.served_log import ServedBounds, served_bounds
+
+log = logging.getLogger("kafkalog.dataset")
 
 
 class ServedLogs:
@@ -47,6 +50,9 @@ class ServedLogs:
             log_dir = log_dir_of(directory)
             if log_dir not in self._states:
                 self._states[log_dir] = partition_log_dir_state(directory)
+                for problem in self._states[log_dir].problems if self._states[log_dir] is not None else ():
+                    # (a broker takes such a log directory offline; its partitions read as the other files say)
+                    log.warning("%s; read as if it were absent", problem)
             state = self._states[log_dir]
             if state is not None:
                 found = served_bounds(directory, state, remote_storage=self.remote_storage)

@@ -57,6 +57,10 @@ class DumpOptions:
     values: ValueDecoder | None = None  # --decode-values: registry-framed keys and values, with their schema store
     decoder: Decoder = Decoder.FAST  # AUTO: the object path until a batch holds many records (small inputs)
     threads: int = 1  # readers of a large segment's byte ranges at once
+    #: The served log (`kafkalog.dump.served_lines`): the byte position of the first batch to print, and the
+    #: first offset whose record lines are printed (records below a log start offset inside its batch are not).
+    start: int = 0
+    min_offset: int | None = None
 
 
 class _Prefix:
@@ -103,8 +107,8 @@ def dump_segment(path: Location | Path, kind: str, opts: DumpOptions, out: TextI
         printer.header(out)
         lines = Lines.to(out)
         # Its batches' records in parts past a window: what is printed is not held.
-        with SegmentReader(source, name=str(location), decode_records=not opts.shallow, decoder=opts.decoder,
-                           batch_parts=True) as reader:
+        with SegmentReader(source, name=str(location), start=opts.start, decode_records=not opts.shallow,
+                           decoder=opts.decoder, batch_parts=True) as reader:
             for end_position in printer.batches(reader, lines):
                 if end_position is not None:
                     _progress(opts, end_position, location)
@@ -194,7 +198,7 @@ class _KafkalogLines:
         of a batch's lines)."""
         self._printed = 0
         # A run of plain data batches is written whole by a compiled loop, its batch lines with its records'.
-        whole = dump_format.raw_decoder(self.decoder) and self.values is None
+        whole = dump_format.raw_decoder(self.decoder) and self.values is None and self.opts.min_offset is None
         for part in batch_runs(reader):
             if self._run_lines is None and reader.fast_path_from is not None:
                 self._run_lines = self._new_run_lines()
@@ -221,16 +225,21 @@ class _KafkalogLines:
         for damage in reader.damage[self._printed:len(reader.damage) - len(batch.damage)]:
             emit(lines, self.error_line(damage))
         emit(lines, self.batch_line(batch))
+        # A batch straddling the log start offset is served whole; a consumer drops the records below it.
+        below = self.opts.min_offset if self.opts.min_offset is not None and batch.base_offset < self.opts.min_offset \
+            else None
         for records in parts_of(batch.records):  # (one, but a batch read past the decompression limit has parts)
             compiled = (self._run_lines.of(records) if self._run_lines is not None
                         and dump_format.raw_records(batch, self.decoder)
-                        and (self.values is None or batch.is_control) else None)
+                        and (self.values is None or batch.is_control) and below is None else None)
             for text in compiled or ():
                 lines.lines(text)
                 yield None
             for n, record in enumerate(records if compiled is None else ()):
                 if n and not n % RECORDS_BETWEEN_BLOCKS:
                     yield None
+                if below is not None and record.offset < below:
+                    continue
                 line, problem = internal_topics.dump_hook(self.record_line(record), record, self.decoder, path,
                                                           batch.position)
                 problems: list[DamagedDataError] = [problem] if problem is not None else []
@@ -356,7 +365,7 @@ def _range_starts(location: Location, kind: str, opts: DumpOptions, out: TextIO)
     """Where a segment's ranges start: [0] (printed by one reader) unless it is a large `.log` on a disk with its
     offset index beside it, all of it printed, to a UTF-8 stream, and there are threads to share it."""
     if opts.threads < 2 or kind != file_kinds.LOG or location.is_uri or opts.max_bytes is not None \
-            or opts.values is not None or _utf8_buffer(out) is None:
+            or opts.values is not None or _utf8_buffer(out) is None or opts.start or opts.min_offset is not None:
         return [0]
     base = file_names.base_offset_of(str(location))
     if base is None:

@@ -223,29 +223,35 @@ def _reason(damage: list[DamagedDataError], position: int, default: str) -> str:
 def _next_offset(seg: SegmentFiles) -> int:
     """`LogSegment.readNextOffset` of a segment not recovered: the next offset after its last whole batch,
     read from its offset index's last entry (from the start when the index is missing or points nowhere)."""
-    assert seg.log is not None
+    nxt = seg.base_offset
+    for begin in _index_positions(seg, None):
+        nxt, whole = seg.base_offset, True
+        with SegmentReader(seg.log or "", start=begin, decode_records=False) as reader:
+            for n, batch in enumerate(reader):
+                if batch.damage:
+                    whole = n > 0
+                    break
+                nxt = batch.last_offset + 1
+            else:
+                whole = not (reader.damage and reader.damage[0].position == begin)
+        if whole:
+            return nxt
+    return nxt
+
+
+def _index_positions(seg: SegmentFiles, offset: int | None) -> list[int]:
+    """Where to start reading `seg` for `offset` (None: its last entry): the offset index's entry, then 0 in case
+    the index is wrong (an index can lie; a position that is no batch's start shows as damage there)."""
     start = 0
     if seg.index is not None:
         try:
             with OffsetIndex(seg.index, base_offset=seg.base_offset) as index:
-                last = index.last_entry()
-            if last is not None and 0 < last.position < seg.log_size:
-                start = last.position
+                entry = index.last_entry() if offset is None else index.lookup(offset)
+            if entry is not None and 0 < entry.position < seg.log_size:
+                start = entry.position
         except (KafkalogError, OSError):
             start = 0
-    for begin in dict.fromkeys((start, 0)):
-        nxt, clean_start = seg.base_offset, True
-        with SegmentReader(seg.log, start=begin, decode_records=False) as reader:
-            for n, batch in enumerate(reader):
-                if batch.damage:
-                    clean_start = n > 0
-                    break
-                nxt = batch.last_offset + 1
-            else:
-                clean_start = clean_start and not (reader.damage and reader.damage[0].position == begin)
-        if clean_start:
-            return nxt
-    return nxt
+    return list(dict.fromkeys((start, 0)))
 
 
 def _first_unstable_offset(part: Partition, segments: list[SegmentFiles], ends: dict[str, int], log_start: int,
@@ -262,17 +268,25 @@ def _first_unstable_offset(part: Partition, segments: list[SegmentFiles], ends: 
                       if e.current_txn_first_offset >= 0}
         begin = offset
         break
-    for seg in _from_floor(segments, begin):
+    for n, seg in enumerate(_from_floor(segments, begin)):
         assert seg.log is not None
         stop = ends.get(str(seg.log), 0)
-        with SegmentReader(seg.log, end=stop, decode_records=False) as reader:
-            for batch in reader:
-                if batch.damage or batch.base_offset >= end:
-                    break
-                if batch.last_offset < begin or not batch.is_transactional:
-                    continue
-                if batch.is_control:
-                    open_since.pop(batch.producer_id, None)
-                else:
-                    open_since.setdefault(batch.producer_id, batch.base_offset)
+        # The first segment from its offset index's entry for `begin` (not all of a large active segment's bytes);
+        # from its start when that entry is no batch's start.
+        for start in _index_positions(seg, begin) if n == 0 else [0]:
+            found = dict(open_since)
+            with SegmentReader(seg.log, start=start, end=stop, decode_records=False) as reader:
+                for batch in reader:
+                    if batch.damage or batch.base_offset >= end:
+                        break
+                    if batch.last_offset < begin or not batch.is_transactional:
+                        continue
+                    if batch.is_control:
+                        found.pop(batch.producer_id, None)
+                    else:
+                        found.setdefault(batch.producer_id, batch.base_offset)
+                misplaced = start > 0 and reader.damage and reader.damage[0].position == start
+            if not misplaced:
+                break
+        open_since = found
     return min(open_since.values(), default=None)

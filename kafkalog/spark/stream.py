@@ -154,7 +154,8 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             starting_offsets=ByPartition(_by_topic({tp: s for tp, (s, _) in wanted.items()})),
             ending_offsets=ByPartition(_by_topic({tp: e for tp, (_, e) in wanted.items()})),
             starting_timestamps=None, ending_timestamps=None, min_partitions=None)
-        return [InputPartition(r) for r in plan.plan(self.path, opts, exact_end=True)]
+        # (the files as they are: the served log's recovery would read a live broker's active segment each time)
+        return [InputPartition(r) for r in plan.plan(self.path, opts, exact_end=True, served_log=False)]
 
     def read(self, partition: InputPartition):
         yield from read_range(partition.value, self.options, registry=self.registry)

@@ -6,6 +6,8 @@ Fixtures (each a `BrokerRun`: data_dir, version, classpath, topics, consumed):
   zk_legacy   Kafka 3.9.2, ZooKeeper mode, IBP 2.8: v0 and v1 messages
   killed_4x   Kafka 4.3.1, KRaft, killed with kill -9 in the middle of produce
   tiered_4x   Kafka 4.3.1, KRaft, a topic tiered to Kafka's LocalTieredStorage (run.work / "remote")
+  recovery_4x Kafka 4.3.1, KRaft, log.preallocate: deleteRecords, an open transaction, killed (kill -9) mid-produce;
+              its consumer is a broker restarted on a copy of the disk
   cluster_4x  Kafka 4.3.1, three brokers and a controller (a `ClusterRun`): acks=1 and unclean elections
 `broker_runs` gives the clean ones. The DumpLogSegments oracle can take any of them:
 java -cp <run.classpath> kafka.tools.DumpLogSegments --files <file under run.data_dir>.
@@ -48,6 +50,11 @@ def killed_4x(tmp_path_factory):
 @pytest.fixture(scope="session")
 def tiered_4x(tmp_path_factory):
     return _run(tmp_path_factory, "tiered_4x", scenarios.tiered_4x)
+
+
+@pytest.fixture(scope="session")
+def recovery_4x(tmp_path_factory):
+    return _run(tmp_path_factory, "recovery_4x", scenarios.recovery_4x)
 
 
 CLEAN = ["kraft_4x", "kraft_39", "zk_legacy"]

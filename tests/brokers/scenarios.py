@@ -338,6 +338,9 @@ RECOVERY_CONFIG = {
     "log.flush.offset.checkpoint.interval.ms": "1000",
     "log.flush.start.offset.checkpoint.interval.ms": "1000",
     "log.retention.check.interval.ms": "3600000",
+    # preallocated segments of 1 MiB, not 1 GiB (nor __transaction_state's 100 MiB): copies stay small
+    "log.segment.bytes": "1048576",
+    "transaction.state.log.segment.bytes": "1048576",
 }
 RECOVERY_TOPICS = ["deleted", "open-txn", "prealloc"]
 
@@ -356,8 +359,7 @@ def recovery_4x(work: Path) -> BrokerRun:
     t0 = time.monotonic()
     b = Broker(NEWEST_4X, "kraft", work / "killed", broker_config=RECOVERY_CONFIG).start()
     run_scenario(b, [_topic("deleted", segment_ms="300"), _topic("open-txn"),
-                     _topic("prealloc", segment_bytes=str(1024 * 1024), index_interval_bytes="512",
-                            segment_index_bytes="4096"),
+                     _topic("prealloc", index_interval_bytes="512", segment_index_bytes="4096"),
                      ["produce", "deleted", "none", "200", "400", "plain"], ["delete-records", "deleted", "0", "317"],
                      ["produce", "open-txn", "none", "5", "0", "plain"]])
     run_scenario(b, [["txn-open", "open-txn", "7"]])

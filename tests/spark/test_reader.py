@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 from pyspark.sql import functions as F
@@ -288,3 +289,20 @@ def test_pushed_down_byte_ranges_never_skip_a_wanted_batch(partition):
                 seg, pos = where[off]
                 assert any(s == seg and a <= pos < b for s, a, b in covered), (target, off)
     assert moved, "the offset index should move some start positions"
+
+
+def test_a_brokers_log_directory_reads_as_the_broker_serves_it(spark, tmp_path):
+    """From the log start offset (the checkpoint's, as after deleteRecords), to where a killed broker's recovery
+    ends the log (a preallocated segment's zeros); includeBelowLogStart marks what lies below (served_log)."""
+    log_dir = tmp_path / "data"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "brokers" / "fixtures" / "log-dirs" / "kraft-4.3.1", log_dir)
+    (log_dir / "log-start-offset-checkpoint").write_text("0\n1\nt 0 5\n")
+    (log_dir / ".kafka_cleanshutdown").unlink()
+    segment = log_dir / "t-0" / "00000000000000000000.log"
+    segment.write_bytes(segment.read_bytes() + bytes(4096))
+    df = spark.read.format("kafkalog").option("subscribe", "t").load(str(log_dir))
+    assert sorted(r.offset for r in df.where("partition = 0").collect()) == list(range(5, 20))
+    below = spark.read.format("kafkalog").option("subscribe", "t").option("includeBelowLogStart", "true") \
+        .load(str(log_dir)).where("partition = 0")
+    assert sorted((r.offset, r.below_log_start) for r in below.collect()) == \
+        [(o, o < 5) for o in range(20)]

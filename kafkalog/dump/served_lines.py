@@ -1,0 +1,110 @@
+"""`kafkalog dump` of a partition directory inside a broker's log directory: its log as the broker serves it.
+
+Before the partition's files, one line says what its broker's start-up would load (`kafkalog.log.served_log`):
+
+    {"type":"served_log","topic":"deleted","partition":0,"log_start_offset":317,"log_end_offset":600,
+     "high_watermark":600,"last_stable_offset":600,"recovery_point":317,"clean_shutdown":false,
+     "truncated_from":{"segment":"...","position":44402,"offset":600,"reason":"...","deleted_segments":[]}}
+
+Then its segments print from the batch holding the log start offset (a segment wholly below it is named in a
+`not_served` line, its records not printed; the records below it in that batch are not printed either, as a
+consumer drops them) up to where recovery cuts the log: the bytes past the cut, and the segments recovery
+deletes, are named in `not_served` lines instead of printed as damage. `--include-below-log-start` prints the
+records below the log start offset too. `--format kafka` prints kafka-dump-log.sh's lines of the files as they
+are, whatever the checkpoints say, as kafka-dump-log.sh does.
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import TextIO
+
+from kafkalog.dump import records as dump_format
+from kafkalog.dump.files import DumpLog
+from kafkalog.dump.segment_lines import DumpOptions, dump_segment
+from kafkalog.file_names import base_offset_of
+from kafkalog.log import file_kinds
+from kafkalog.log.log_dir import partition_log_dir_state
+from kafkalog.log.segment import SegmentReader
+from kafkalog.log.served_log import ServedBounds, served_bounds
+
+
+def partition_dump_log(partition: Path, opts: DumpOptions, out: TextIO, include_below_log_start: bool) -> DumpLog:
+    """How `dump` prints a partition directory's segments: as its broker serves them when it lies inside a log
+    directory (its `served_log` line written first), else as the files are."""
+    state = partition_log_dir_state(partition) if opts.format != "kafka" else None
+    bounds = served_bounds(partition, state) if state is not None else None
+
+    def plain(path: Path, kind: str) -> bool:
+        return dump_segment(path, kind, opts, out)
+
+    if bounds is None:
+        return plain
+    _emit(out, opts.format, _served_line(bounds), _served_text(bounds))
+    ends = {Path(p).name: end for p, end in bounds.segment_ends.items()}
+    bases = sorted(b for b in (base_offset_of(Path(p).name) for p in bounds.segment_ends) if b is not None)
+    start_offset = None if include_below_log_start else bounds.log_start_offset
+
+    def served(path: Path, kind: str) -> bool:
+        base = base_offset_of(path.name)
+        if kind != file_kinds.LOG or base is None:
+            return plain(path, kind)
+        if path.name not in ends:
+            _not_served(out, opts.format, path, 0, "deleted by Kafka's recovery (a segment after the one it cuts)")
+            return True
+        later = [b for b in bases if b > base]
+        if start_offset is not None and later and later[0] <= start_offset:
+            _not_served(out, opts.format, path, 0, f"below the log start offset {start_offset}")
+            return True
+        cut = ends[path.name]
+        size = path.stat().st_size
+        seg_opts = dataclasses.replace(opts, max_bytes=min(cut, opts.max_bytes) if opts.max_bytes is not None else
+                                       (cut if cut < size else None))
+        if start_offset is not None and start_offset > base:
+            seg_opts = dataclasses.replace(seg_opts, start=_position_of(path, start_offset, cut),
+                                           min_offset=start_offset)
+        ok = dump_segment(path, kind, seg_opts, out)
+        if cut < size:
+            t = bounds.truncated_from
+            reason = f"Kafka's recovery cuts the log here ({t.reason})" if t is not None and t.segment.name == \
+                path.name else "cut by Kafka's recovery"
+            _not_served(out, opts.format, path, cut, reason)
+        return ok
+
+    return served
+
+
+def _position_of(path: Path, offset: int, end: int) -> int:
+    """The byte position of the batch holding `offset` (or the first after it): where a fetch from it starts."""
+    with SegmentReader(path, end=end, decode_records=False) as reader:
+        for batch in reader:
+            if batch.last_offset >= offset:
+                return batch.position
+        return reader.position
+
+
+def _served_line(b: ServedBounds) -> dict:
+    t = b.truncated_from
+    return {"type": "served_log", "topic": b.topic, "partition": b.partition, "log_start_offset": b.log_start_offset,
+            "log_end_offset": b.recovered_end_offset, "high_watermark": b.high_watermark,
+            "last_stable_offset": b.last_stable_offset, "recovery_point": b.recovery_point,
+            "clean_shutdown": b.clean_shutdown,
+            "truncated_from": None if t is None else {"segment": str(t.segment), "position": t.position,
+                                                      "offset": t.offset, "reason": t.reason,
+                                                      "deleted_segments": [str(s) for s in t.deleted_segments]}}
+
+
+def _served_text(b: ServedBounds) -> str:
+    cut = "" if b.truncated_from is None else (f"; recovery cuts {b.truncated_from.segment.name} at byte "
+                                               f"{b.truncated_from.position}")
+    return (f"Served log: offsets {b.log_start_offset} to {b.recovered_end_offset} (log start and end offsets), "
+            f"high watermark {b.high_watermark}, last stable offset {b.last_stable_offset}{cut}")
+
+
+def _not_served(out: TextIO, fmt: str, path: Path, position: int, reason: str) -> None:
+    _emit(out, fmt, {"type": "not_served", "path": str(path), "position": position, "reason": reason},
+          f"Not served: {path}: byte {position} on: {reason}")
+
+
+def _emit(out: TextIO, fmt: str, obj: dict, text: str) -> None:
+    out.write((dump_format.dumps(obj) if fmt == "json" else text) + "\n")
