@@ -31,7 +31,7 @@ from kafkalog.cluster.served import (
     PartitionView,
     ReplicaView,
     cluster_view,
-    discarded_records,
+    discard_counts,
 )
 from kafkalog.errors import KafkalogError
 from kafkalog.formats.internal_topics import OFFSETS, decode_record
@@ -76,11 +76,8 @@ def reconcile(paths: list[str]) -> Reconciled:
     out = Reconciled(view, problems=list(view.problems))
     for p in view.partitions:
         for r in p.replicas:
-            data = [offset for offset, control in discarded_records(r) if not control]
             key = (p.topic, p.topic_id, p.partition, r.broker)
-            out.discarded[key] = len(data)
-            hw = r.bounds.high_watermark if r.bounds is not None else 0
-            out.discarded_committed[key] = sum(1 for offset in data if offset < hw)
+            out.discarded[key], out.discarded_committed[key] = discard_counts(r)
     out.groups_outside = _groups_outside(view, out.problems)
     return out
 

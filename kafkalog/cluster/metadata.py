@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from kafkalog.errors import KafkalogError
+from kafkalog.file_names import kraft_snapshot_id
 from kafkalog.formats.internal_topics import METADATA, decode_record
+from kafkalog.log.file_kinds import kraft_snapshots
 from kafkalog.log.segment import SegmentReader
 
 METADATA_TOPIC = "__cluster_metadata"
 METADATA_DIR = f"{METADATA_TOPIC}-0"
-SNAPSHOT_SUFFIX = ".checkpoint"
 
 #: `PartitionChangeRecord.leader`'s "unchanged" (`LeaderConstants.NO_LEADER_CHANGE`); -1 is no leader.
 NO_LEADER_CHANGE = -2
@@ -89,9 +90,9 @@ def metadata_reach(metadata_dir: Path) -> tuple[int, int]:
     its snapshots' names; (-1, 0) when it holds nothing readable."""
     epoch, end = -1, 0
     for path in _snapshots(metadata_dir):
-        snap_epoch = _snapshot_epoch(path)
-        if snap_epoch is not None and (snap_epoch, _snapshot_end(path)) > (epoch, end):
-            epoch, end = snap_epoch, _snapshot_end(path)
+        snap_end, snap_epoch = _snapshot_id(path)
+        if (snap_epoch, snap_end) > (epoch, end):
+            epoch, end = snap_epoch, snap_end
     logs = sorted(metadata_dir.glob("*.log"))
     if logs:
         try:
@@ -114,7 +115,7 @@ def read_metadata(metadata_dir: str | os.PathLike) -> ClusterMetadata:
         attempt = ClusterMetadata(source=directory)
         if _replay_file(attempt, snapshot, start_offset=0, strict=True):
             md = attempt
-            md.end_offset = _snapshot_end(snapshot)
+            md.end_offset = _snapshot_id(snapshot)[0]
             break
         md.problems.extend(attempt.problems)
     for log in sorted(directory.glob("*.log")):
@@ -123,21 +124,15 @@ def read_metadata(metadata_dir: str | os.PathLike) -> ClusterMetadata:
 
 
 def _snapshots(directory: Path) -> list[Path]:
-    found = [p for p in directory.glob(f"*{SNAPSHOT_SUFFIX}") if _snapshot_epoch(p) is not None]
-    return sorted(found, key=_snapshot_end)
+    """The KRaft snapshots, by end offset (`<20-digit end offset>-<10-digit epoch>.checkpoint`)."""
+    return sorted(kraft_snapshots(directory), key=_snapshot_id)
 
 
-def _snapshot_end(path: Path) -> int:
-    return int(path.name.split("-")[0])
-
-
-def _snapshot_epoch(path: Path) -> int | None:
-    """A snapshot's name is `<20-digit end offset>-<10-digit epoch>.checkpoint` (`Snapshots.filenameFromSnapshotId`)."""
-    stem = path.name[: -len(SNAPSHOT_SUFFIX)]
-    parts = stem.split("-")
-    if len(parts) != 2 or len(parts[0]) != 20 or len(parts[1]) != 10 or not (parts[0] + parts[1]).isdigit():
-        return None
-    return int(parts[1])
+def _snapshot_id(path: Path) -> tuple[int, int]:
+    """(end offset, epoch) of a snapshot (`kraft_snapshots` lists only names that have them)."""
+    found = kraft_snapshot_id(path)
+    assert found is not None
+    return found
 
 
 def _replay_file(md: ClusterMetadata, path: Path, *, start_offset: int, strict: bool) -> bool:

@@ -277,3 +277,31 @@ def discarded_records(view: ReplicaView) -> list[tuple[int, bool]]:
                 out += [(r.offset, batch.is_control) for r in batch.records
                         if start <= r.offset < b.recovered_end_offset]
     return out
+
+
+def discard_counts(view: ReplicaView) -> tuple[int, int]:
+    """(data records the restart discards from this replica, those of them below its own high watermark: records
+    the cluster had committed, lost)."""
+    data = [offset for offset, control in discarded_records(view) if not control]
+    hw = view.bounds.high_watermark if view.bounds is not None else 0
+    return len(data), sum(1 for offset in data if offset < hw)
+
+
+def replica_findings(view: ClusterView) -> list[tuple[Path, str, str]]:
+    """(replica directory, kind, detail) for each replica whose records a restarted cluster would not serve:
+    what `verify` reports of several brokers' disks."""
+    found = []
+    for p in view.partitions:
+        for r in p.replicas:
+            if r.discarded_from is None or r.bounds is None:
+                continue
+            n, committed = discard_counts(r)
+            where = (f"offsets {r.discarded_from} to {r.bounds.recovered_end_offset - 1} ({n} records) are not in the "
+                     f"log served from broker {p.leader}: a restart discards them")
+            if committed:
+                found.append((r.replica.path, "committed records lost",
+                              f"{where}; {committed} of them below this replica's high watermark "
+                              f"{r.bounds.high_watermark} (an unclean leader election)"))
+            else:
+                found.append((r.replica.path, "not served", where))
+    return found
