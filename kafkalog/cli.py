@@ -103,6 +103,8 @@ def _dump(args: argparse.Namespace) -> int:
                 if fmt == "json":
                     out.write(dump_format.dumps({"type": "file", "path": str(bootstrap)}) + "\n")
                 ok = dump_log(bootstrap, file_kinds.BOOTSTRAP) and ok
+            if target.partitions != [target.location.path]:  # a log directory: its own files after its partitions
+                ok = dump_files.dump_log_dir_files(target.location.path, fmt, out, dump_log) and ok
     finally:
         if opts.progress is not None:
             opts.progress.close()
@@ -137,13 +139,15 @@ def _verify(args: argparse.Namespace) -> int:
     from kafkalog import verify  # (start-up: see the imports)
 
     keyring(args.private_key)
-    planned = targets.verify_targets(args.path, args.remote_root)
-    total = planned.record_bytes
+    planned = targets.verify_targets(args.paths[0], args.remote_root)
+    # JBOD directories given together: each checked, then their meta.properties against each other
+    more = [targets.verify_targets(name, None) for name in args.paths[1:]]
+    total = planned.record_bytes + sum(t.record_bytes for t in more)
     progress = ByteProgress.for_stderr(total) if sys.stderr.isatty() else None
     # The kernels for a large input, or one whose index files are large (a preallocated 10 MiB .index is a
     # million slots, which only they read in time); the Kaitai parsers alone for the rest.
     large = args.remote_root is not None or planned.path.is_uri \
-        or total + planned.index_bytes >= FAST_PATH_MIN_BYTES
+        or total + planned.index_bytes + sum(t.index_bytes for t in more) >= FAST_PATH_MIN_BYTES
     decoder = Decoder.FAST if large else Decoder.AUTO
     try:
         report = verify.verify_path(planned.path, progress, kind=args.type, private_keys=tuple(args.private_key),
@@ -151,6 +155,11 @@ def _verify(args: argparse.Namespace) -> int:
         for target in planned.remote:
             verify.verify_path(target.location, progress, kind=target.kind, private_keys=tuple(args.private_key),
                                report=report)
+        for other in more:
+            verify.verify_path(other.path, progress, kind=args.type, private_keys=tuple(args.private_key),
+                               report=report)
+        if more:
+            verify.verify_log_dirs([t.path.path for t in [planned, *more] if not t.path.is_uri], report)
     finally:
         if progress is not None:
             progress.close()
@@ -273,11 +282,15 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check a segment (.log with its index files), any other partition file, a KRaft snapshot, "
                     "a partition directory or a whole log directory: batch structure and checksums, index "
                     "entries against the log (as kafka-dump-log.sh --verify-index-only and "
-                    "--index-sanity-check), snapshots, transaction indexes and the leader epoch checkpoint. "
+                    "--index-sanity-check), snapshots, transaction indexes, the leader epoch checkpoint, and a "
+                    "log directory's own files against its partitions (high watermarks, log start offsets, topic "
+                    "ids, cluster ids). "
                     "Prints each problem and a summary. Exit status: 0 when all is well, 1 on any problem, "
                     "2 for a usage error (including a file whose kind its name does not say, without --type).")
-    check.add_argument("path", metavar="PATH", help="a file, partition directory or log directory; behind a URI "
-                                                    "(s3://...), a segment or an Aiven .rsm-manifest")
+    check.add_argument("paths", metavar="PATH", nargs="+",
+                       help="a file, partition directory or log directory; behind a URI (s3://...), a segment or an "
+                            "Aiven .rsm-manifest. Several log directories of one broker (JBOD) are also checked "
+                            "against each other")
     check.add_argument("--format", choices=("text", "json"), default="text",
                        help="text (default) or json: one JSON object per line")
     check.add_argument("--type", choices=file_kinds.KINDS, metavar="KIND",

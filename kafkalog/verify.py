@@ -21,6 +21,10 @@ Checks, with the Kafka code each follows:
 - `.snapshot`: version and CRC-32C (`ProducerStateManager.readSnapshot`);
 - `leader-epoch-checkpoint`: format (`CheckpointFile`), epochs and start offsets in order;
 - the partition: segments without a `.log`, segments whose offsets overlap the next one's;
+- `partition.metadata`, `quorum-state`, `meta.properties` and the offset checkpoints: their format, as
+  Kafka reads them;
+- a log directory's checkpoints against its partitions' logs, and JBOD directories given together against
+  each other (`kafkalog.log.log_dir_checks` says which findings are problems and which notes);
 - KRaft snapshots (`<offset>-<epoch>.checkpoint`) and a log directory's `bootstrap.checkpoint`:
   record batches, as a segment without index files.
 A file whose name does not say its kind, or a directory with no Kafka files, is a
@@ -51,7 +55,11 @@ from kafkalog.errors import (
 )
 from kafkalog.formats.index import OffsetIndex, TimeIndex
 from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoint
+from kafkalog.formats.meta_properties import read_meta_properties
+from kafkalog.formats.offset_checkpoint import read_offset_checkpoint
+from kafkalog.formats.partition_metadata import read_partition_metadata
 from kafkalog.formats.producer_snapshot import read_snapshot
+from kafkalog.formats.quorum_state import read_quorum_state
 from kafkalog.formats.txn_index import decode_txn_index, read_txn_index
 from kafkalog.location import Location
 from kafkalog.log.file_kinds import (
@@ -60,17 +68,23 @@ from kafkalog.log.file_kinds import (
     KRAFT_SNAPSHOT,
     LEADER_EPOCH,
     LOG,
+    META,
+    OFFSET_CHECKPOINT,
+    QUORUM,
     RSM_MANIFEST,
     SNAPSHOT,
+    TOPIC_ID,
     aiven_manifest_of,
     directory_partitions,
     kind_of,
     kraft_snapshots,
+    log_dir_files,
     no_kafka_files,
     type_of_a_directory,
     unknown_kind,
 )
-from kafkalog.log.log_dir import partition_log_dir_state
+from kafkalog.log.log_dir import partition_log_dir_state, read_log_dir_state
+from kafkalog.log.log_dir_checks import Findings, PartitionExtent, check_log_dir, check_log_dirs
 from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SegmentFiles
@@ -213,11 +227,19 @@ def verify_path(path: Location | str | os.PathLike[str], progress: ByteProgress 
         dirs = directory_partitions(path)
         if dirs is None:
             raise no_kafka_files(path)
+        extents = {}
         for d in dirs:
-            verify_partition(Partition(d), report, progress)
+            partition = Partition(d)
+            extent = verify_partition(partition, report, progress)
+            if extent is not None and partition.topic is not None and partition.partition is not None:
+                extents[(partition.topic, partition.partition)] = extent
         bootstrap = path / BOOTSTRAP_CHECKPOINT
         if dirs != [path] and bootstrap.is_file():
             _verify_record_file(bootstrap, report, progress)
+        if dirs != [path]:  # a log directory: its own files, and what they say of its partitions
+            state = read_log_dir_state(path)
+            report.files += len(log_dir_files(path))
+            _add_findings(check_log_dir(state, extents), report)
     else:
         raise UsageError(f"{path}: no such file or directory")
     return report
@@ -235,6 +257,8 @@ def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: B
             report.problems.append(Problem(str(path), damage.kind, damage.message, position=damage.position))
     elif kind == LEADER_EPOCH:
         _verify_checkpoint(path, report)
+    elif kind in _TEXT_READERS:
+        _verify_text_file(path, kind, report)
     elif kind == RSM_MANIFEST:
         _verify_aiven_segment(path, report, progress, keyring(private_keys))
     else:
@@ -370,10 +394,43 @@ def _verify_record_file(path: Path, report: VerifyReport, progress: ByteProgress
     _verify_log(_SegmentSources(0, log=path), report, progress)
 
 
-def verify_partition(partition: Partition, report: VerifyReport, progress: ByteProgress | None = None) -> None:
+def verify_log_dirs(paths: list[Path], report: VerifyReport) -> None:
+    """JBOD log directories given together, checked against each other (their `meta.properties`); each one's
+    own checks are `verify_path`'s."""
+    states = [read_log_dir_state(p) for p in paths if p.is_dir() and directory_partitions(p) != [p]]
+    _add_findings(check_log_dirs(states), report)
+
+
+def _add_findings(found: Findings, report: VerifyReport) -> None:
+    report.problems += [Problem(str(f.file), f.kind, f.detail) for f in found.problems]
+    report.notes += found.notes
+
+
+#: The text files read by a `formats` reader alone: their checks are that they read.
+_TEXT_READERS: dict[str, Callable[[Path], object]] = {
+    OFFSET_CHECKPOINT: read_offset_checkpoint, META: read_meta_properties, TOPIC_ID: read_partition_metadata,
+    QUORUM: read_quorum_state}
+
+
+def _verify_text_file(path: Path, kind: str, report: VerifyReport) -> Any:
+    """Read a text file of `kind`; a problem where it does not read. What it holds, or None."""
+    report.files += 1
+    try:
+        return _TEXT_READERS[kind](path)
+    except DamagedDataError as damage:
+        report.problems.append(Problem(str(path), damage.kind, damage.message))
+    except OSError as e:
+        report.problems.append(Problem(str(path), "unreadable", e.strerror or str(e)))
+    return None
+
+
+def verify_partition(partition: Partition, report: VerifyReport,
+                     progress: ByteProgress | None = None) -> PartitionExtent | None:
+    """Check a partition directory's files; what its log holds, None when it has no segment."""
     checked = len(report.problems)
-    _verify_partition(partition, report, progress)
+    extent = _verify_partition(partition, report, progress)
     _recovery_notes(partition, report, checked)
+    return extent
 
 
 def _recovery_notes(partition: Partition, report: VerifyReport, checked: int) -> None:
@@ -403,16 +460,21 @@ def _recovery_notes(partition: Partition, report: VerifyReport, checked: int) ->
                         f"{deleted}. What kafkalog finds there ({len(moved)}) is this note, not a problem")
 
 
-def _verify_partition(partition: Partition, report: VerifyReport, progress: ByteProgress | None = None) -> None:
+def _verify_partition(partition: Partition, report: VerifyReport,
+                      progress: ByteProgress | None = None) -> PartitionExtent | None:
     report.partitions += 1
     for leftover in partition.leftovers:
         report.notes.append(f"{leftover.path}: leftover .{leftover.kind} file")
     previous: tuple[SegmentFiles, _LogSummary] | None = None
+    log_end: int | None = None
     for segment in partition.segments:
         if segment.log is None:
             report.problems.append(Problem(str(segment.files()[0]), "missing_log",
                                            f"no {segment.base_offset:020d}.log for this index file"))
         summary = verify_segment(segment, report, progress)
+        if segment.log is not None:
+            last = summary.last_offset if summary is not None else None
+            log_end = last + 1 if last is not None else segment.base_offset
         if summary is not None and summary.first_offset is not None:
             if previous is not None and previous[1].last_offset is not None \
                     and previous[1].last_offset >= segment.base_offset:
@@ -429,6 +491,16 @@ def _verify_partition(partition: Partition, report: VerifyReport, progress: Byte
         _verify_record_file(snapshot, report, progress)
     if partition.leader_epoch_checkpoint is not None:
         _verify_checkpoint(partition.leader_epoch_checkpoint, report)
+    topic_id = None
+    if partition.partition_metadata is not None:
+        metadata = _verify_text_file(partition.partition_metadata, TOPIC_ID, report)
+        topic_id = metadata.topic_id if metadata is not None else None
+    if partition.quorum_state is not None:
+        _verify_text_file(partition.quorum_state, QUORUM, report)
+    logs = partition.log_segments
+    if not logs or log_end is None:
+        return None
+    return PartitionExtent(partition.path, logs[0].base_offset, log_end, topic_id)
 
 
 def verify_segment(files: SegmentFiles | _SegmentSources, report: VerifyReport,

@@ -9,15 +9,24 @@ JSON lines (`--format json`), one object per entry, offsets absolute:
      "offset_delta":3,"timestamp":1700000050900,"coordinator_epoch":7,"current_txn_first_offset":-1}
     {"type":"aborted_txn","version":0,"producer_id":3001,"first_offset":83,"last_offset":97,"last_stable_offset":98}
     {"type":"leader_epoch","epoch":1,"start_offset":170}
+    {"type":"high_watermark","topic":"t","partition":0,"offset":20}
+    {"type":"meta_properties","version":1,"node_id":1,"cluster_id":"PQPza3SaRS2lOb8UHh1E4w",
+     "directory_id":"wepczIOXDsq8edc__TRcaA","properties":{...}}
+    {"type":"partition_metadata","version":0,"topic_id":"gFJcmg8YTmWchffUYd91wg"}
+    {"type":"quorum_state","data_version":0,"leader_id":1,"leader_epoch":1,"voted_id":-1,...}
     {"type":"error","position":...,"message":...}
 
 Snapshot entries carry the field names of Kafka's snapshot schema
 (`ProducerStateManager`), aborted transactions the snake_cased getters of
-`AbortedTxn`. An index's preallocated slots are not printed: a
-`{"type":"index_end","entries":N,"unused_slots":M}` line closes each index
-dump. A partition directory is dumped segment by segment (.log, .index,
+`AbortedTxn`. A log directory's offset checkpoints give a line per partition, typed by the file
+(`high_watermark`, `recovery_point`, `log_start_offset`, `cleaner_offset`; `checkpoint_offset` for
+a file of another name read with --type offset-checkpoint); `meta.properties`, `partition.metadata` and
+`quorum-state` a line each, with the fields of Kafka's `MetaProperties`, `PartitionMetadata` and
+`QuorumStateData` snake_cased (those of another `quorum-state` version null). An index's
+preallocated slots are not printed: a `{"type":"index_end","entries":N,"unused_slots":M}` line closes
+each index dump. A partition directory is dumped segment by segment (.log, .index,
 .timeindex, .txnindex, then the snapshot at that offset), then the
-KRaft snapshots and the leader-epoch-checkpoint, each file introduced by
+KRaft snapshots, the leader-epoch-checkpoint, partition.metadata and quorum-state, each file introduced by
 `{"type":"file","path":...}`; leftover files get a `{"type":"leftover",...}`
 line and are not dumped. The text form follows kafka-dump-log.sh.
 """
@@ -29,9 +38,19 @@ from typing import TextIO
 
 from kafkalog.dump import records as dump_format
 from kafkalog.errors import DamagedDataError
+from kafkalog.file_names import (
+    CLEANER_OFFSET_CHECKPOINT,
+    LOG_START_OFFSET_CHECKPOINT,
+    RECOVERY_POINT_OFFSET_CHECKPOINT,
+    REPLICATION_OFFSET_CHECKPOINT,
+)
 from kafkalog.formats.index import OffsetIndex, TimeIndex, base_offset_of
 from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoint
+from kafkalog.formats.meta_properties import read_meta_properties
+from kafkalog.formats.offset_checkpoint import read_offset_checkpoint
+from kafkalog.formats.partition_metadata import read_partition_metadata
 from kafkalog.formats.producer_snapshot import read_snapshot
+from kafkalog.formats.quorum_state import read_quorum_state
 from kafkalog.formats.txn_index import read_txn_index
 from kafkalog.javaint import decrement_sequence
 from kafkalog.log import file_kinds
@@ -168,6 +187,83 @@ def dump_checkpoint(path: Path, out: _Out) -> bool:
     return True
 
 
+#: What each offset checkpoint's offsets are: the JSON line's type and the text line's word.
+_OFFSET_WORDS = {REPLICATION_OFFSET_CHECKPOINT: ("high_watermark", "highWatermark"),
+                 RECOVERY_POINT_OFFSET_CHECKPOINT: ("recovery_point", "recoveryPoint"),
+                 LOG_START_OFFSET_CHECKPOINT: ("log_start_offset", "logStartOffset"),
+                 CLEANER_OFFSET_CHECKPOINT: ("cleaner_offset", "cleanerOffset")}
+
+
+def dump_offset_checkpoint(path: Path, out: _Out) -> bool:
+    """A log directory's offset checkpoint, a line per partition in the file's order."""
+    out.header(path)
+    try:
+        checkpoint = read_offset_checkpoint(path)
+    except DamagedDataError as damage:
+        out.error(damage)
+        return False
+    json_type, word = _OFFSET_WORDS.get(path.name, ("checkpoint_offset", "offset"))
+    if not checkpoint.offsets and not out.json:
+        out.out.write("no entries\n")
+    for (topic, partition), offset in checkpoint.offsets.items():
+        out.emit({"type": json_type, "topic": topic, "partition": partition, "offset": offset},
+                 f"topic: {_java(topic)} partition: {partition} {word}: {offset}")
+    return True
+
+
+def dump_meta_properties(path: Path, out: _Out) -> bool:
+    out.header(path)
+    try:
+        meta = read_meta_properties(path)
+    except DamagedDataError as damage:
+        out.error(damage)
+        return False
+    text = f"version: {meta.version} nodeId: {_java(meta.node_id)} clusterId: {_java(meta.cluster_id)}"
+    if meta.directory_id is not None:
+        text += f" directoryId: {meta.directory_id}"
+    out.emit({"type": "meta_properties", "version": meta.version, "node_id": meta.node_id,
+              "cluster_id": meta.cluster_id, "directory_id": meta.directory_id, "properties": meta.properties}, text)
+    return True
+
+
+def dump_partition_metadata(path: Path, out: _Out) -> bool:
+    out.header(path)
+    try:
+        metadata = read_partition_metadata(path)
+    except DamagedDataError as damage:
+        out.error(damage)
+        return False
+    out.emit({"type": "partition_metadata", "version": metadata.version, "topic_id": metadata.topic_id},
+             f"version: {metadata.version} topicId: {metadata.topic_id}")
+    return True
+
+
+def dump_quorum_state(path: Path, out: _Out) -> bool:
+    out.header(path)
+    try:
+        state = read_quorum_state(path)
+    except DamagedDataError as damage:
+        out.error(damage)
+        return False
+    fields = {"data_version": state.data_version, "leader_id": state.leader_id, "leader_epoch": state.leader_epoch,
+              "voted_id": state.voted_id, "voted_directory_id": state.voted_directory_id,
+              "cluster_id": state.cluster_id, "applied_offset": state.applied_offset,
+              "current_voters": state.current_voters}
+    text = " ".join(f"{_camel(k)}: {_java(v)}" for k, v in fields.items() if v is not None)
+    out.emit({"type": "quorum_state", **fields}, text)
+    return True
+
+
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(w.title() for w in rest)
+
+
+def _java(value: object) -> str:
+    """A value as the text lines print it: null for none, lists as [1, 2], control characters escaped."""
+    return "null" if value is None else dump_format.escape(str(value))
+
+
 def dump_file(path: Path, kind: str | None, fmt: str, out: TextIO, dump_log: DumpLog) -> bool:
     """Dump one file of the given kind (see kafkalog.log.file_kinds)."""
     o = _Out(fmt, out)
@@ -175,6 +271,14 @@ def dump_file(path: Path, kind: str | None, fmt: str, out: TextIO, dump_log: Dum
         return dump_log(path, kind)
     if kind == file_kinds.LEADER_EPOCH:
         return dump_checkpoint(path, o)
+    if kind == file_kinds.OFFSET_CHECKPOINT:
+        return dump_offset_checkpoint(path, o)
+    if kind == file_kinds.META:
+        return dump_meta_properties(path, o)
+    if kind == file_kinds.TOPIC_ID:
+        return dump_partition_metadata(path, o)
+    if kind == file_kinds.QUORUM:
+        return dump_quorum_state(path, o)
     if kind == file_kinds.INDEX:
         return dump_offset_index(path, o, _base_offset(path))
     if kind == file_kinds.TIME_INDEX:
@@ -188,7 +292,8 @@ def dump_file(path: Path, kind: str | None, fmt: str, out: TextIO, dump_log: Dum
 
 def dump_partition(path: Path, fmt: str, out: TextIO, dump_log: DumpLog) -> bool:
     """Segment by segment (.log, .index, .timeindex, .txnindex, then the snapshot at that offset), the
-    remaining producer snapshots, KRaft snapshots, then the leader-epoch-checkpoint."""
+    remaining producer snapshots, KRaft snapshots, then the leader-epoch-checkpoint, partition.metadata and
+    quorum-state."""
     partition = Partition(path)
     o = _Out(fmt, out)
     ok = True
@@ -200,14 +305,25 @@ def dump_partition(path: Path, fmt: str, out: TextIO, dump_log: DumpLog) -> bool
     listed = set(files)
     files += [p for _, p in sorted(partition.snapshots.items()) if p not in listed]
     files += file_kinds.kraft_snapshots(path)
-    if partition.leader_epoch_checkpoint is not None:
-        files.append(partition.leader_epoch_checkpoint)
+    files += [p for p in (partition.leader_epoch_checkpoint, partition.partition_metadata, partition.quorum_state)
+              if p is not None]
     for leftover in partition.leftovers:
         o.emit({"type": "leftover", "path": str(leftover.path), "kind": leftover.kind},
                f"Leftover {leftover.kind} file (not dumped): {leftover.path}")
     for file in files:
         if o.json:
             o.emit({"type": "file", "path": str(file)}, "")
+        ok = dump_file(file, file_kinds.kind_of(file), fmt, out, dump_log) and ok
+    return ok
+
+
+def dump_log_dir_files(log_dir: Path, fmt: str, out: TextIO, dump_log: DumpLog) -> bool:
+    """A log directory's own files (meta.properties, then the offset checkpoints), each introduced in JSON by
+    `{"type":"file","path":...}`: dumped after its partitions."""
+    ok = True
+    for file in file_kinds.log_dir_files(log_dir):
+        if fmt == "json":
+            out.write(dump_format.dumps({"type": "file", "path": str(file)}) + "\n")
         ok = dump_file(file, file_kinds.kind_of(file), fmt, out, dump_log) and ok
     return ok
 

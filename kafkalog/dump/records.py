@@ -179,4 +179,6 @@ def record_text(record: Record, full: bool = False) -> str:
 
 
 def error_text(damage: DamagedDataError) -> str:
+    if damage.position is None:  # a text file's damage, placed by the line its message names
+        return f"ERROR: {damage.message}"
     return f"ERROR at byte {damage.position}: {damage.message}"

@@ -5,7 +5,7 @@
     kind_of(Path("copy.bin"))                                      # None: unknown, ask for --type
 
 Kinds follow the names Kafka gives its files (`LogFileUtils`, `Snapshots`,
-`BootstrapDirectory`, `LeaderEpochCheckpointFile`). A KRaft snapshot
+`BootstrapDirectory`, `LeaderEpochCheckpointFile`, the log directory's own files in `file_names`). A KRaft snapshot
 (`<20-digit end offset>-<10-digit epoch>.checkpoint` in `__cluster_metadata-0`)
 and the log directory's `bootstrap.checkpoint` are record-batch files: they
 read as a `.log` does.
@@ -16,32 +16,43 @@ from pathlib import Path
 
 from kafkalog import file_names
 from kafkalog.errors import UsageError
-from kafkalog.file_names import BOOTSTRAP_CHECKPOINT, LEADER_EPOCH_CHECKPOINT
+from kafkalog.file_names import (
+    BOOTSTRAP_CHECKPOINT,
+    LEADER_EPOCH_CHECKPOINT,
+    META_PROPERTIES,
+    OFFSET_CHECKPOINTS,
+    PARTITION_METADATA,
+    QUORUM_STATE,
+)
 from kafkalog.log.partition import is_partition_dir, listing, partition_dirs
 
 LOG, INDEX, TIME_INDEX, SNAPSHOT, TXN_INDEX = "log", "index", "timeindex", "snapshot", "txnindex"
 LEADER_EPOCH, KRAFT_SNAPSHOT, BOOTSTRAP = "leader-epoch-checkpoint", "kraft-snapshot", "bootstrap-snapshot"
+#: The text files Kafka keeps beside the data: a log directory's offset checkpoints and meta.properties, a partition
+#: directory's partition.metadata, KRaft's quorum-state.
+OFFSET_CHECKPOINT, META, TOPIC_ID, QUORUM = "offset-checkpoint", "meta-properties", "partition-metadata", "quorum-state"
 #: An Aiven remote segment's manifest: the segment is read from the `.log` object beside it (kafkalog.remote).
 RSM_MANIFEST = "rsm-manifest"
 
 #: The kinds a user can force with `--type`.
-KINDS = (LOG, INDEX, TIME_INDEX, SNAPSHOT, TXN_INDEX, LEADER_EPOCH, KRAFT_SNAPSHOT)
+KINDS = (LOG, INDEX, TIME_INDEX, SNAPSHOT, TXN_INDEX, LEADER_EPOCH, KRAFT_SNAPSHOT, OFFSET_CHECKPOINT, META, TOPIC_ID,
+         QUORUM)
 #: Kinds whose bytes are record batches, read by `SegmentReader`.
 RECORD_FILES = (LOG, KRAFT_SNAPSHOT, BOOTSTRAP, RSM_MANIFEST)
 
 _SUFFIXES = {file_names.LOG_SUFFIX: LOG, file_names.INDEX_SUFFIX: INDEX, file_names.TIME_INDEX_SUFFIX: TIME_INDEX,
              file_names.SNAPSHOT_SUFFIX: SNAPSHOT, file_names.TXN_INDEX_SUFFIX: TXN_INDEX,
              file_names.REMOTE_LEADER_EPOCH_SUFFIX: LEADER_EPOCH, file_names.MANIFEST_SUFFIX: RSM_MANIFEST}
+_NAMES = {LEADER_EPOCH_CHECKPOINT: LEADER_EPOCH, BOOTSTRAP_CHECKPOINT: BOOTSTRAP, META_PROPERTIES: META,
+          PARTITION_METADATA: TOPIC_ID, QUORUM_STATE: QUORUM, **dict.fromkeys(OFFSET_CHECKPOINTS, OFFSET_CHECKPOINT)}
 
 
 def kind_of(path: Path, forced: str | None = None) -> str | None:
     """The kind of file `path` is: `forced` when given, else by its name; None when the name says nothing."""
     if forced is not None:
         return forced
-    if path.name == LEADER_EPOCH_CHECKPOINT:
-        return LEADER_EPOCH
-    if path.name == BOOTSTRAP_CHECKPOINT:
-        return BOOTSTRAP
+    if path.name in _NAMES:
+        return _NAMES[path.name]
     if file_names.kraft_snapshot_id(path) is not None:
         return KRAFT_SNAPSHOT
     return _SUFFIXES.get(path.suffix)
@@ -81,6 +92,12 @@ def record_files(partitions: list[Path]) -> list[Path]:
     found: list[Path] = []
     for directory in partitions:
         found += [p for p in listing(directory) if p.name.endswith(file_names.LOG_SUFFIX)] + kraft_snapshots(directory)
+    return [p for p in found if p.is_file()]
+
+
+def log_dir_files(log_dir: Path) -> list[Path]:
+    """A log directory's own text files that are there: meta.properties, then the offset checkpoints."""
+    found = [log_dir / name for name in (META_PROPERTIES, *OFFSET_CHECKPOINTS)]
     return [p for p in found if p.is_file()]
 
 

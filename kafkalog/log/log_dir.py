@@ -55,6 +55,8 @@ class LogDirState:
         `.kafka_cleanshutdown` is present: the broker stopped cleanly, and its next start-up skips recovery.
     problems : list of str
         Each file that is there but does not read, named, with what is wrong.
+    unreadable : dict of pathlib.Path to str
+        The same, by file: what is wrong with it (its message alone, without the file's name).
     """
 
     path: Path
@@ -65,6 +67,7 @@ class LogDirState:
     cleaner_offsets: Offsets = field(default_factory=dict)
     clean_shutdown: bool = False
     problems: list[str] = field(default_factory=list)
+    unreadable: dict[Path, str] = field(default_factory=dict)
 
     def partitions(self) -> set[tuple[str, int]]:
         """Every (topic, partition) a checkpoint names."""
@@ -87,12 +90,12 @@ def read_log_dir_state(log_dir: str | os.PathLike) -> LogDirState:
     """
     path = Path(log_dir)
     state = LogDirState(path=path)
-    state.meta = _optional(path / META_PROPERTIES, read_meta_properties, state.problems)
+    state.meta = _optional(path / META_PROPERTIES, read_meta_properties, state)
     for name, attribute in ((REPLICATION_OFFSET_CHECKPOINT, "high_watermarks"),
                             (RECOVERY_POINT_OFFSET_CHECKPOINT, "recovery_points"),
                             (LOG_START_OFFSET_CHECKPOINT, "log_start_offsets"),
                             (CLEANER_OFFSET_CHECKPOINT, "cleaner_offsets")):
-        checkpoint = _optional(path / name, read_offset_checkpoint, state.problems)
+        checkpoint = _optional(path / name, read_offset_checkpoint, state)
         if checkpoint is not None:
             setattr(state, attribute, checkpoint.offsets)
     state.clean_shutdown = (path / CLEAN_SHUTDOWN).is_file()
@@ -115,14 +118,16 @@ def partition_log_dir_state(partition_dir: str | os.PathLike) -> LogDirState | N
     return read_log_dir_state(log_dir)
 
 
-def _optional(path: Path, read: Callable[[Path], T], problems: list[str]) -> T | None:
+def _optional(path: Path, read: Callable[[Path], T], state: LogDirState) -> T | None:
     """`read(path)`, None when the file is absent; a file that does not read adds its problem."""
     if not path.exists():
         return None
     try:
         return read(path)
     except DamagedDataError as e:
-        problems.append(str(e))
+        detail = e.message
     except OSError as e:
-        problems.append(f"{path}: cannot read: {e.strerror or e}")
+        detail = f"cannot read: {e.strerror or e}"
+    state.unreadable[path] = detail
+    state.problems.append(f"{path}: {detail}")
     return None

@@ -26,6 +26,7 @@ from kafkalog.file_names import (
     LEADER_EPOCH_CHECKPOINT,
     LEFTOVER_SUFFIXES,
     PARTITION_METADATA,
+    QUORUM_STATE,
     SNAPSHOT_SUFFIX,
     is_kafka_name,
     parse_offset_file_name,
@@ -38,7 +39,7 @@ from kafkalog.log.segment_files import SEGMENT_SUFFIXES, SegmentFiles, segment_f
 from kafkalog.model import Batch, Record
 
 #: Other files a broker keeps in a partition directory.
-KNOWN_FILES = (LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA)
+KNOWN_FILES = (LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA, QUORUM_STATE)
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,10 @@ class Partition:
         Producer state snapshots by offset.
     leader_epoch_checkpoint : pathlib.Path or None
         The ``leader-epoch-checkpoint`` file.
+    partition_metadata : pathlib.Path or None
+        The ``partition.metadata`` file (the topic id).
+    quorum_state : pathlib.Path or None
+        KRaft's ``quorum-state`` (in ``__cluster_metadata-0``).
     leftovers : list of LeftoverFile
         Files a broker leaves during deletion, cleaning or a swap (``.deleted``, ``.cleaned``, ``.swap``).
     other_files : list of pathlib.Path
@@ -121,6 +126,8 @@ class Partition:
         #: Files kafkalog does not know.
         self.other_files: list[Path] = []
         self.leader_epoch_checkpoint: Path | None = None
+        self.partition_metadata: Path | None = None
+        self.quorum_state: Path | None = None
         for entry in listing(self.path):
             name = entry.name
             if not entry.is_file():
@@ -128,6 +135,12 @@ class Partition:
                 continue
             if name == LEADER_EPOCH_CHECKPOINT:
                 self.leader_epoch_checkpoint = entry
+                continue
+            if name == PARTITION_METADATA:
+                self.partition_metadata = entry
+                continue
+            if name == QUORUM_STATE:
+                self.quorum_state = entry
                 continue
             file_name = parse_offset_file_name(entry)
             if file_name is None:
