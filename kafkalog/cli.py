@@ -158,7 +158,8 @@ def _verify(args: argparse.Namespace) -> int:
         for other in more:
             verify.verify_path(other.path, progress, kind=args.type, private_keys=tuple(args.private_key),
                                report=report)
-        if more:
+        # several brokers' disks: each replica against the log a cluster restarted on them serves; else JBOD
+        if more and not verify.verify_cluster(list(args.paths), report):
             verify.verify_log_dirs([t.path.path for t in [planned, *more] if not t.path.is_uri], report)
     finally:
         if progress is not None:

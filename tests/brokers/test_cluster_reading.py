@@ -251,3 +251,14 @@ def test_a_metadata_log_that_does_not_parse(cluster_4x, tmp_path):
     problems = _problems(res)
     assert any(str(log) in p and "does not parse" in p for log in damaged for p in problems), problems
     assert set(_partitions(res)) >= set(cluster_4x.topics)  # every partition still read
+
+
+def test_verify_of_the_disks_names_each_replica_a_restart_cuts(cluster_4x):
+    res = subprocess.run([sys.executable, "-m", "kafkalog.cli", "verify", "--format", "json", *disks(cluster_4x)],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 1, res.stderr
+    problems = [o for o in map(json.loads, res.stdout.splitlines()) if o["type"] == "problem"]
+    assert {(Path(o["file"]).parent.parent.name, Path(o["file"]).name, o["kind"]) for o in problems} == {
+        ("node-1", "acks1-0", "not_served"), ("node-3", "unclean-0", "committed_records_lost")}
+    unclean = next(o for o in problems if o["kind"] == "committed_records_lost")
+    assert unclean["detail"].startswith("offsets 200 to 349 (150 records) are not in the log served from broker 2")
