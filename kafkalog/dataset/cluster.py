@@ -10,14 +10,22 @@ furthest. Option readReplicas reads every replica instead.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from pathlib import Path
 from typing import Protocol, TypeVar
+
+import pyarrow as pa
 
 from kafkalog.cluster.disks import is_cluster
 from kafkalog.cluster.served import cluster_view
 from kafkalog.errors import UsageError
 from kafkalog.location import Location
+from kafkalog.log.log_dir import log_dir_of, partition_log_dir_state
+
+#: With readReplicas=true: the broker (node id) whose disk a row was read from.
+BROKER_FIELD = pa.field("broker", pa.int32())
+BROKER_DDL = ", `broker` int"
 
 
 class _Segment(Protocol):
@@ -87,3 +95,16 @@ def served_targets(paths: list[str], targets: list[T]) -> list[T]:
             t = dataclasses.replace(t, partitions=kept)  # type: ignore[type-var]  # (a dataclass: Target)
         out.append(t)
     return out
+
+
+@functools.lru_cache(maxsize=256)
+def _node_of(log_dir: str) -> int | None:
+    state = partition_log_dir_state(Path(log_dir) / "_")
+    return state.meta.node_id if state is not None and state.meta is not None else None
+
+
+def with_broker(out: pa.RecordBatch, segment: str) -> pa.RecordBatch:
+    """The rows of one segment with the `broker` column: the node id in `meta.properties` of the log directory
+    holding the segment's partition directory (null where there is none, or behind a URI)."""
+    node = None if Location(segment).is_uri else _node_of(str(log_dir_of(Path(segment).parent)))
+    return out.append_column(BROKER_FIELD, pa.array([node] * out.num_rows, pa.int32()))

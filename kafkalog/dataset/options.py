@@ -88,9 +88,10 @@ OPTIONS = {
                            "`below_log_start` column; startingOffsets earliest is then the first offset on disk",
     "readPastOpenTransactions": "true/false (default false): with read_committed, read past the last stable offset: "
                                 "the records of transactions still open are dropped and those after them returned",
-    "readReplicas": "true/false (default false): given several brokers' log directories of one cluster, read every "
-                    "replica's log as its broker loads it (rows told apart by `segment`: the replica's disk), instead "
-                    "of each partition once, as the cluster restarted on those disks would serve it",
+    "readReplicas": "true/false (default false): given several brokers' log directories of one cluster, read "
+                    "every replica's log as its broker loads it, each row marked with its broker (the `broker` "
+                    "column: the node id of the disk it was read from), instead of each partition once, as the "
+                    "cluster restarted on those disks would serve it",
     "validateJsonSchema": "true/false (default false): check JSON Schema values against their schema; a mismatch is "
                           "their value_error",
 }

@@ -262,3 +262,13 @@ def test_verify_of_the_disks_names_each_replica_a_restart_cuts(cluster_4x):
         ("node-1", "acks1-0", "not_served"), ("node-3", "unclean-0", "committed_records_lost")}
     unclean = next(o for o in problems if o["kind"] == "committed_records_lost")
     assert unclean["detail"].startswith("offsets 200 to 349 (150 records) are not in the log served from broker 2")
+
+
+def test_read_replicas_reads_each_replica_marked_with_its_broker(cluster_4x):
+    table = kafkalog.read_table(disks(cluster_4x), subscribe=",".join(cluster_4x.topics), includeHeaders="true",
+                                readReplicas="true")
+    for topic in cluster_4x.topics:
+        for broker in (1, 2, 3):
+            mine = table.filter((table["topic"] == topic) & (table["broker"] == broker))
+            alone = kafkalog.read_table(str(cluster_4x.disks[broker] / f"{topic}-0"), includeHeaders="true")
+            assert table_rows(mine, topic) == table_rows(alone, topic), (topic, broker)
