@@ -136,11 +136,16 @@ def _snapshot_id(path: Path) -> tuple[int, int]:
 
 
 def _replay_file(md: ClusterMetadata, path: Path, *, start_offset: int, strict: bool) -> bool:
-    """Replay the data records of one file from `start_offset`; False (with a problem named) where it
-    stops at damage. A snapshot must read whole (`strict`): half a snapshot is not a state."""
+    """Replay the data records of one file from `start_offset`, up to its first invalid batch (as Kafka's
+    recovery ends a log there); False (with a problem named) where it stops at damage. A snapshot must read
+    whole (`strict`): half a snapshot is not a state."""
+    damage: list[str] = []
     try:
         with SegmentReader(path) as reader:
             for batch in reader:
+                if batch.damage or reader.damage:
+                    damage = [str(d) for d in (reader.damage or batch.damage)]
+                    break
                 if batch.is_control or batch.last_offset < start_offset:
                     continue
                 for record in batch.records:
@@ -148,7 +153,7 @@ def _replay_file(md: ClusterMetadata, path: Path, *, start_offset: int, strict: 
                         _apply(md, record.value, f"{path} at offset {record.offset}")
                         md.end_offset = record.offset + 1
                 md.last_epoch = max(md.last_epoch, batch.partition_leader_epoch)
-            damage = list(reader.damage)
+            damage = damage or [str(d) for d in reader.damage]
     except KafkalogError as e:
         md.problems.append(f"{path}: the metadata log does not parse: {e}")
         return False
@@ -156,7 +161,7 @@ def _replay_file(md: ClusterMetadata, path: Path, *, start_offset: int, strict: 
         md.problems.append(f"{path}: cannot be read: {e.strerror or e}")
         return False
     if damage:
-        md.problems.append(f"{path}: the metadata log does not parse past {damage[0]}")
+        md.problems.append(f"{path}: the metadata log does not parse past offset {md.end_offset}: {damage[0]}")
         return not strict
     return True
 
@@ -170,7 +175,10 @@ def _apply(md: ClusterMetadata, value: bytes | None, where: str) -> None:
     kind, data = decoded.value.get("type"), decoded.value.get("data") or {}
     handler = _HANDLERS.get(kind or "")
     if handler is not None:
-        handler(md, data)
+        try:
+            handler(md, data)
+        except (KeyError, TypeError, ValueError) as e:  # a record of a version without the fields replayed
+            md.problems.append(f"{where}: a {kind} without what Kafka replays ({type(e).__name__}: {e}); skipped")
 
 
 def _topic(md: ClusterMetadata, d: dict[str, Any]) -> None:
