@@ -273,3 +273,15 @@ def test_read_replicas_reads_each_replica_marked_with_its_broker(cluster_4x):
             mine = table.filter(pc.and_(pc.equal(table["topic"], topic), pc.equal(table["broker"], broker)))
             alone = kafkalog.read_table(str(cluster_4x.disks[broker] / f"{topic}-0"), includeHeaders="true")
             assert table_rows(mine, topic) == table_rows(alone, topic), (topic, broker)
+
+
+def test_a_missing_disk_leaves_partitions_under_replicated(cluster_4x):
+    """Broker 1's disk left out: its replicas are missing, the served log the same (its tail was discarded)."""
+    given = [str(d) for node, d in cluster_4x.disks.items() if node != 1]
+    found = reconcile.reconcile(given)
+    for p in (p for p in found.view.partitions if p.topic in cluster_4x.topics):
+        assert p.missing_replicas == [1] and p.replication_factor == 3
+    assert "under-replicated: acks1-0 has 2 of its 3 replicas on these disks (missing: brokers 1)" in \
+        reconcile.findings(found)
+    table = kafkalog.read_table(given, subscribe="acks1", includeHeaders="true")
+    assert table_rows(table, "acks1") == consumed(cluster_4x.served, "read_uncommitted", "acks1")[1]
