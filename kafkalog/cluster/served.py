@@ -16,7 +16,8 @@ Each replica is first loaded as its broker's start-up loads it (`kafkalog.log.se
   `unclean.leader.election.enable` elects the first replica there is; otherwise the restarted cluster
   keeps the partition offline, and kafkalog still reads it from the replica KIP-966's rule would choose.
   Without metadata (a ZooKeeper cluster's brokers, or no metadata log on the disks), KIP-966's rule
-  decides: the highest last leader epoch, then the longest log.
+  decides: the highest last leader epoch, then the longest log (then, on a tie, a disk shut down cleanly,
+  the highest log start offset, the lowest broker id).
 - The leader serves its whole loaded log: once its in-sync followers have fetched, its high watermark is
   its log end.
 - Every other replica truncates where its leader-epoch lineage leaves the leader's
@@ -233,7 +234,10 @@ def _elect(p: PartitionView, elr_enabled: bool, unclean_ok: bool) -> tuple[int |
             chosen = next((b for b in state.replicas if b in readable), None)
             if chosen is not None:
                 return chosen, UNCLEAN
-    best = max(readable.values(), key=lambda v: (v.last_epoch, v.log_end_offset, -v.broker))
+    # KIP-966's rule; on a tie, a disk shut down cleanly (its checkpoints are current), then the highest log start
+    # offset (records deleted by deleteRecords or retention stay deleted), then the lowest broker id
+    best = max(readable.values(), key=lambda v: (v.last_epoch, v.log_end_offset, v.replica.disk.state.clean_shutdown,
+                                                 v.bounds.log_start_offset if v.bounds else 0, -v.broker))
     return best.broker, (OFFLINE if state is not None else LONGEST_LOG)
 
 

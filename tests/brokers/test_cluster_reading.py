@@ -285,3 +285,17 @@ def test_a_missing_disk_leaves_partitions_under_replicated(cluster_4x):
         reconcile.findings(found)
     table = kafkalog.read_table(given, subscribe="acks1", includeHeaders="true")
     assert table_rows(table, "acks1") == consumed(cluster_4x.served, "read_uncommitted", "acks1")[1]
+
+
+def test_without_the_metadata_log_kip_966s_rule_serves_the_same_log(cluster_4x, tmp_path):
+    """The brokers' disks without any copy of the metadata log (as a ZooKeeper cluster's): the highest last
+    leader epoch, then the longest log, picks replicas that serve what the restarted cluster served."""
+    copies = [c for node, c in _copies(cluster_4x, tmp_path).items() if node != 9]
+    for c in copies:
+        shutil.rmtree(c / "__cluster_metadata-0")
+    found = reconcile.reconcile([str(c) for c in copies])
+    assert found.view.metadata is None
+    assert {p.election for p in found.view.partitions} == {"longest_log"}
+    table = kafkalog.read_table([str(c) for c in copies], subscribe=",".join(cluster_4x.topics), includeHeaders="true")
+    for topic in cluster_4x.topics:
+        assert table_rows(table, topic) == consumed(cluster_4x.served, "read_uncommitted", topic)[1], topic
