@@ -143,7 +143,8 @@ def plan(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = NO_FI
     for n, group in enumerate(groups):
         # Read inside a broker's log directory: its log as the broker's start-up loads it (log.served_log).
         found = _served(group, logs, named) if served_log else None
-        if found is not None:
+        if found is not None and (found.segment_ends or not options.include_below_log_start):
+            # (a log start offset past the log end: Kafka deletes every segment, includeBelowLogStart reads them)
             groups[n] = group = served.served_segments(group, found)
             if not group:
                 continue

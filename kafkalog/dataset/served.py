@@ -11,6 +11,7 @@ directory's files, reads as its files are.
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import logging
 import os
@@ -24,7 +25,7 @@ from kafkalog.errors import UsageError
 from kafkalog.file_names import parse_partition_dir_name
 from kafkalog.location import Location
 from kafkalog.log.log_dir import LogDirState, log_dir_of, partition_log_dir_state
-from kafkalog.log.partition import is_skipped_dir, partition_dirs
+from kafkalog.log.partition import Partition, is_skipped_dir, partition_dirs
 from kafkalog.log.served_log import ServedBounds, served_bounds
 
 log = logging.getLogger("kafkalog.dataset")
@@ -49,15 +50,31 @@ class ServedLogs:
         if not Location(directory).is_uri and os.path.isdir(directory):
             log_dir = log_dir_of(directory)
             if log_dir not in self._states:
-                self._states[log_dir] = partition_log_dir_state(directory)
-                for problem in self._states[log_dir].problems if self._states[log_dir] is not None else ():
+                state = self._states[log_dir] = partition_log_dir_state(directory)
+                for problem in state.problems if state is not None else []:
                     # (a broker takes such a log directory offline; its partitions read as the other files say)
                     log.warning("%s; read as if it were absent", problem)
             state = self._states[log_dir]
             if state is not None:
                 found = served_bounds(directory, state, remote_storage=self.remote_storage)
+                _say_what_recovery_drops(directory, found)
         self._bounds[directory] = found
         return found
+
+
+def _say_what_recovery_drops(directory: str, bounds: ServedBounds) -> None:
+    """Kafka's start-up logs what its recovery cuts; so does the read (a warning where whole segments go)."""
+    cut = bounds.truncated_from
+    if cut is not None:
+        (log.warning if cut.deleted_segments else log.info)(
+            "%s: byte %d: Kafka's recovery ends the log here, at offset %d (%s)%s; not read, as a restarted broker "
+            "truncates it", cut.segment, cut.position, cut.offset, cut.reason,
+            f", and deletes {len(cut.deleted_segments)} later segment(s)" if cut.deleted_segments else "")
+    if not bounds.segment_ends and bounds.checkpointed_log_start_offset is not None \
+            and Partition(directory).log_segments:
+        log.warning("%s: the log-start-offset-checkpoint's %d is past the log end: Kafka's start-up deletes every "
+                    "segment, so nothing is read (includeBelowLogStart reads them)", directory,
+                    bounds.checkpointed_log_start_offset)
 
 
 def served_segments(group: list, bounds: ServedBounds) -> list:
@@ -65,28 +82,27 @@ def served_segments(group: list, bounds: ServedBounds) -> list:
     local directory that recovery deletes left out, the one it cuts ending where it cuts; each segment's
     `next_base_offset` that of the next one kept."""
     kept = {Path(path).name: end for path, end in bounds.segment_ends.items()}
+    # The partition directory's own segments (not remote ones stitched before them); all, when recovery kept none.
+    own = {Path(path).parent for path in bounds.segment_ends}
     out = []
     for seg in group:
         name = Location(seg.location).name
-        local = seg.base_offset is not None and name.endswith(".log") and not Location(seg.location).is_uri
-        if local and name not in kept and _in_directory(seg, bounds):
+        local = seg.base_offset is not None and name.endswith(".log") and not Location(seg.location).is_uri \
+            and (not own or Path(seg.location).parent in own)
+        if local and name not in kept:
             continue
-        if local and name in kept and kept[name] < seg.size:
+        if local and kept[name] < seg.size:
             seg = dataclasses.replace(seg, size=kept[name])
         out.append(seg)
-    bases = [s.base_offset for s in out if s.base_offset is not None]
+    bases = sorted({s.base_offset for s in out if s.base_offset is not None})
     return [dataclasses.replace(s, next_base_offset=_next(bases, s.base_offset)) if s.base_offset is not None else s
             for s in out]
 
 
-def _in_directory(seg, bounds: ServedBounds) -> bool:
-    """Whether a segment is one of the partition directory's own (not a remote segment stitched before them)."""
-    return any(Path(p).parent == Path(seg.location).parent for p in bounds.segment_ends) or not bounds.segment_ends
-
-
 def _next(bases: list[int], base: int) -> int | None:
-    later = [b for b in bases if b > base]
-    return min(later) if later else None
+    """The least of the sorted `bases` above `base`."""
+    i = bisect.bisect_right(bases, base)
+    return bases[i] if i < len(bases) else None
 
 
 #: The columns of `partition_bounds`.

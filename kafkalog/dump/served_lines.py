@@ -15,6 +15,7 @@ are, whatever the checkpoints say, as kafka-dump-log.sh does.
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from pathlib import Path
 from typing import TextIO
@@ -25,7 +26,8 @@ from kafkalog.dump.segment_lines import DumpOptions, dump_segment
 from kafkalog.file_names import base_offset_of
 from kafkalog.log import file_kinds
 from kafkalog.log.log_dir import partition_log_dir_state
-from kafkalog.log.segment import SegmentReader
+from kafkalog.log.lookup import find_offset
+from kafkalog.log.segment_files import SegmentFiles
 from kafkalog.log.served_log import ServedBounds, served_bounds
 
 
@@ -49,11 +51,17 @@ def partition_dump_log(partition: Path, opts: DumpOptions, out: TextIO, include_
         base = base_offset_of(path.name)
         if kind != file_kinds.LOG or base is None:
             return plain(path, kind)
+        if not ends:  # a log start offset past the log end: Kafka's start-up deletes every segment
+            if include_below_log_start:
+                return plain(path, kind)
+            _not_served(out, opts.format, path, 0, f"deleted at start-up: the log start offset "
+                                                   f"{bounds.log_start_offset} is past the log end")
+            return True
         if path.name not in ends:
             _not_served(out, opts.format, path, 0, "deleted by Kafka's recovery (a segment after the one it cuts)")
             return True
-        later = [b for b in bases if b > base]
-        if start_offset is not None and later and later[0] <= start_offset:
+        later = bisect.bisect_right(bases, base)  # (bases sorted: the next segment's base offset is bases[later])
+        if start_offset is not None and later < len(bases) and bases[later] <= start_offset:
             _not_served(out, opts.format, path, 0, f"below the log start offset {start_offset}")
             return True
         cut = ends[path.name]
@@ -61,7 +69,7 @@ def partition_dump_log(partition: Path, opts: DumpOptions, out: TextIO, include_
         seg_opts = dataclasses.replace(opts, max_bytes=min(cut, opts.max_bytes) if opts.max_bytes is not None else
                                        (cut if cut < size else None))
         if start_offset is not None and start_offset > base:
-            seg_opts = dataclasses.replace(seg_opts, start=_position_of(path, start_offset, cut),
+            seg_opts = dataclasses.replace(seg_opts, start=_position_of(path, base, start_offset, cut),
                                            min_offset=start_offset)
         ok = dump_segment(path, kind, seg_opts, out)
         if cut < size:
@@ -74,13 +82,12 @@ def partition_dump_log(partition: Path, opts: DumpOptions, out: TextIO, include_
     return served
 
 
-def _position_of(path: Path, offset: int, end: int) -> int:
-    """The byte position of the batch holding `offset` (or the first after it): where a fetch from it starts."""
-    with SegmentReader(path, end=end, decode_records=False) as reader:
-        for batch in reader:
-            if batch.last_offset >= offset:
-                return batch.position
-        return reader.position
+def _position_of(path: Path, base: int, offset: int, end: int) -> int:
+    """The byte position of the batch holding `offset` (or the first after it): where a fetch from it starts,
+    found as the broker finds it (the offset index, then batch headers: `kafkalog.log.lookup`)."""
+    index = path.with_suffix(".index")
+    found = find_offset([SegmentFiles(base, log=path, index=index if index.is_file() else None)], offset)
+    return found.batch.position if found.batch is not None and found.batch.position < end else end
 
 
 def _served_line(b: ServedBounds) -> dict:

@@ -42,6 +42,7 @@ from kafkalog.formats.producer_snapshot import read_snapshot
 from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SegmentFiles
+from kafkalog.model import Decoder
 
 if TYPE_CHECKING:
     from kafkalog.log.log_dir import LogDirState
@@ -204,8 +205,10 @@ def _recover(seg: SegmentFiles) -> _Recovered:
     """`LogSegment.recover`: the batches from the start while each is whole and valid (size, CRC)."""
     assert seg.log is not None
     valid, nxt = 0, seg.base_offset
-    with SegmentReader(seg.log, decode_records=False) as reader:
+    with SegmentReader(seg.log, decode_records=False, decoder=_decoder(seg.log_size)) as reader:
         for batch in reader:
+            if reader.damage and not batch.damage:  # an entry before this batch that is no valid batch: stop there
+                break
             if batch.damage or not batch.crc_valid:
                 return _Recovered(valid, nxt, _reason(batch.damage, batch.position, "its CRC does not match"))
             valid, nxt = batch.position + batch.size, batch.last_offset + 1
@@ -214,6 +217,14 @@ def _recover(seg: SegmentFiles) -> _Recovered:
         if valid < reader.size:
             return _Recovered(valid, nxt, f"{reader.size - valid} bytes after the last whole batch")
     return _Recovered(valid, nxt, None)
+
+
+#: Bytes of headers to scan from which the compiled kernels pay for their loading (a second); below, the object path.
+FAST_PATH_MIN_BYTES = 4 * 1024 * 1024
+
+
+def _decoder(size: int) -> Decoder:
+    return Decoder.FAST if size >= FAST_PATH_MIN_BYTES else Decoder.AUTO
 
 
 def _reason(damage: list[DamagedDataError], position: int, default: str) -> str:
@@ -226,7 +237,8 @@ def _next_offset(seg: SegmentFiles) -> int:
     nxt = seg.base_offset
     for begin in _index_positions(seg, None):
         nxt, whole = seg.base_offset, True
-        with SegmentReader(seg.log or "", start=begin, decode_records=False) as reader:
+        with SegmentReader(seg.log or "", start=begin, decode_records=False,
+                           decoder=_decoder(seg.log_size - begin)) as reader:
             for n, batch in enumerate(reader):
                 if batch.damage:
                     whole = n > 0
@@ -275,7 +287,8 @@ def _first_unstable_offset(part: Partition, segments: list[SegmentFiles], ends: 
         # from its start when that entry is no batch's start.
         for start in _index_positions(seg, begin) if n == 0 else [0]:
             found = dict(open_since)
-            with SegmentReader(seg.log, start=start, end=stop, decode_records=False) as reader:
+            with SegmentReader(seg.log, start=start, end=stop, decode_records=False,
+                               decoder=_decoder(stop - start)) as reader:
                 for batch in reader:
                     if batch.damage or batch.base_offset >= end:
                         break

@@ -170,3 +170,16 @@ def test_a_checkpoint_that_does_not_read_is_named_and_read_as_absent(log_dir, ca
     with caplog.at_level("WARNING", logger="kafkalog.dataset"):
         assert offsets(log_dir / "t-0") == list(range(20))
     assert any("log-start-offset-checkpoint" in r.getMessage() and "line 2" in r.getMessage() for r in caplog.records)
+
+
+def test_a_log_start_offset_past_the_log_end_serves_nothing(log_dir, caplog):
+    """Kafka's start-up deletes every segment (`deleteSegmentsIfLogStartGreaterThanLogEnd`): said, and nothing read
+    unless includeBelowLogStart."""
+    set_checkpoint(log_dir, "log-start-offset-checkpoint", {("t", 0): 50})
+    with caplog.at_level("WARNING", logger="kafkalog.dataset"):
+        assert offsets(log_dir / "t-0") == []
+    assert any("past the log end" in r.getMessage() for r in caplog.records)
+    bounds = served_bounds(log_dir / "t-0", read_log_dir_state(log_dir))
+    assert (bounds.log_start_offset, bounds.recovered_end_offset, bounds.segment_ends) == (50, 50, {})
+    table = kafkalog.read_table(log_dir / "t-0", includeBelowLogStart=True)
+    assert table.column("below_log_start").to_pylist() == [True] * 20
