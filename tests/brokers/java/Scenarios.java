@@ -411,7 +411,15 @@ public class Scenarios {
     }
 
     static org.apache.kafka.common.TopicPartitionInfo partitionInfo(Admin a, String topic, int partition) throws Exception {
-        return a.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(partition);
+        // a topic just created may not be in the metadata of the broker asked yet: ask again
+        for (long deadline = System.currentTimeMillis() + 60000; ; Thread.sleep(300)) {
+            try {
+                return a.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(partition);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
+                        || System.currentTimeMillis() > deadline) throw e;
+            }
+        }
     }
 
     static void waitIsr(String topic, int partition, int size) throws Exception {
