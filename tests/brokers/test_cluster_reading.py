@@ -6,6 +6,8 @@ that the restarted cluster did not serve."""
 from __future__ import annotations
 
 import base64
+import contextlib
+import io
 import json
 import shutil
 import subprocess
@@ -16,7 +18,7 @@ import pyarrow.compute as pc
 import pytest
 
 import kafkalog
-from kafkalog import reconcile
+from kafkalog import cli, reconcile
 from kafkalog.cluster.served import discarded_records
 
 pytestmark = pytest.mark.broker
@@ -177,8 +179,11 @@ def _copies(run, tmp_path: Path) -> dict[int, Path]:
 
 
 def _reconcile_cli(*paths) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kafkalog.cli", "reconcile", "--format", "json", *map(str, paths)],
-                          capture_output=True, text=True, timeout=300)
+    """`kafkalog reconcile --format json PATH...`, in this process (the command itself is run as one above)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["reconcile", "--format", "json", *map(str, paths)])
+    return subprocess.CompletedProcess([], code, out.getvalue(), err.getvalue())
 
 
 def _set_property(meta: Path, key: str, value: str) -> None:
