@@ -100,15 +100,20 @@ def log_dirs_of(paths: list[str]) -> list[Path]:
 
 
 def is_cluster(paths: list[str]) -> bool:
-    """Whether `paths` name the disks of several brokers: two or more log directories (each holding
-    `meta.properties`) of two or more node ids. Then kafkalog reads them as one cluster."""
+    """Whether `paths` name the disks of several brokers of one cluster: two or more log directories (each
+    holding `meta.properties`), the cluster id most of them hold held by two or more node ids. Then kafkalog
+    reads them as one cluster (directories of one node are a broker's JBOD disks)."""
     dirs: list[str] = []
     for p in paths:
         dirs += sorted(glob.glob(p)) if glob.has_magic(p) else [p]
     if len(dirs) < 2 or not all(os.path.isfile(os.path.join(d, META_PROPERTIES)) for d in dirs):
         return False
-    metas = [read_log_dir_state(d).meta for d in dirs]
-    return len({m.node_id for m in metas if m is not None and m.node_id is not None}) >= 2
+    metas = [m for m in (read_log_dir_state(d).meta for d in dirs) if m is not None and m.node_id is not None]
+    clusters = Counter(m.cluster_id for m in metas)
+    if not clusters:
+        return False
+    top = clusters.most_common(1)[0][0]
+    return len({m.node_id for m in metas if m.cluster_id == top}) >= 2
 
 
 def find_disks(paths: list[str]) -> Disks:

@@ -25,6 +25,7 @@ from kafkalog.errors import UsageError
 from kafkalog.file_names import (
     LEADER_EPOCH_CHECKPOINT,
     LEFTOVER_SUFFIXES,
+    META_PROPERTIES,
     PARTITION_METADATA,
     QUORUM_STATE,
     SNAPSHOT_SUFFIX,
@@ -237,8 +238,9 @@ def is_skipped_dir(path: str | os.PathLike) -> bool:
 
 
 def is_partition_dir(path: Path) -> bool:
-    """A directory named like a partition, or one that holds segment files."""
-    if not path.is_dir():
+    """A directory named like a partition, or one that holds segment files; never a log directory (one holding
+    `meta.properties`, which Kafka writes there only), however it is named (`/var/lib/kafka-1`)."""
+    if not path.is_dir() or (path / META_PROPERTIES).exists():
         return False
     if parse_partition_dir_name(path) is not None:
         return True
