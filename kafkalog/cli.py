@@ -161,7 +161,8 @@ def _verify(args: argparse.Namespace) -> int:
         for other in more:
             verify.verify_path(other.path, progress, kind=args.type, private_keys=tuple(args.private_key),
                                report=report)
-        if more:
+        # several brokers' disks: each replica against the log a cluster restarted on them serves; else JBOD
+        if more and not verify.verify_cluster(list(args.paths), report):
             verify.verify_log_dirs([t.path.path for t in [planned, *more] if not t.path.is_uri], report)
     finally:
         if progress is not None:
@@ -209,6 +210,17 @@ def _restore(args: argparse.Namespace) -> int:
                            original_headers=args.original_headers, groups=not args.no_groups,
                            threads=args.threads))
     return EXIT_OK
+
+
+def _reconcile(args: argparse.Namespace) -> int:
+    from kafkalog import reconcile  # (start-up: see the imports)
+
+    found = reconcile.reconcile(args.dirs)
+    if args.format == "json":
+        reconcile.print_json(found, sys.stdout)
+    else:
+        reconcile.print_text(found, sys.stdout)
+    return EXIT_DAMAGED if found.problems else EXIT_OK
 
 
 def _positive(text: str) -> int:
@@ -311,6 +323,23 @@ def build_parser() -> argparse.ArgumentParser:
                        help="threads that check byte ranges of a large segment at once, cut at its offset index's "
                             f"entries (default: the cores, at most 8: {DEFAULT_THREADS} here); the same report")
     check.set_defaults(run=_verify)
+
+    rec = commands.add_parser(
+        "reconcile", help="what a cluster restarted on these brokers' disks would serve, and throw away",
+        description="Read several brokers' log directories as one cluster restarted on exactly those disks: per "
+                    "partition, the replica it would be served from (the leader the last metadata on the disks "
+                    "elects), the log served, and for each replica the records the restart discards (a tail "
+                    "its leader-epoch lineage does not share with the leader's). Also names partitions with no "
+                    "replica or fewer than their replication factor, offline and unclean elections, open "
+                    "transactions, consumer groups whose committed offsets fall outside the served log, and "
+                    "disks of another cluster. Exit status: 0, 1 when a file did not read or a disk was left "
+                    "out, 2 for a usage error.")
+    rec.add_argument("dirs", nargs="+", metavar="DIR", help="a broker's log directory (holding meta.properties), "
+                                                             "or a glob of them")
+    rec.add_argument("--format", choices=("text", "json"), default="text",
+                     help="text (default) or json: one object a line, {\"type\": \"partition\", ...} for each "
+                          "partition, then {\"type\": \"problem\", ...}")
+    rec.set_defaults(run=_reconcile)
 
     ingest = commands.add_parser("ingest", help="read segments with Spark and write Parquet",
                                  description="Read segment files, partition directories or log directories "

@@ -25,6 +25,8 @@ Checks, with the Kafka code each follows:
   Kafka reads them;
 - a log directory's checkpoints against its partitions' logs, and JBOD directories given together against
   each other (`kafkalog.log.log_dir_checks` says which findings are problems and which notes);
+- several brokers' log directories (of one cluster): each replica against the log a cluster restarted on
+  them serves (`kafkalog.cluster.served`: the records a restart discards);
 - KRaft snapshots (`<offset>-<epoch>.checkpoint`) and a log directory's `bootstrap.checkpoint`:
   record batches, as a segment without index files.
 A file whose name does not say its kind, or a directory with no Kafka files, is a
@@ -50,6 +52,8 @@ from typing import Any, BinaryIO, cast
 import numpy as np
 
 from kafkalog import file_names
+from kafkalog.cluster.disks import is_cluster
+from kafkalog.cluster.served import cluster_view, replica_findings
 from kafkalog.dataset import fs, layout
 from kafkalog.errors import (
     DamagedDataError,
@@ -406,6 +410,21 @@ def verify_log_dirs(paths: list[Path], report: VerifyReport) -> None:
     own checks are `verify_path`'s."""
     states = [read_log_dir_state(p) for p in paths if p.is_dir() and directory_partitions(p) != [p]]
     _add_findings(check_log_dirs(states), report)
+
+
+def verify_cluster(paths: list[str], report: VerifyReport) -> bool:
+    """Several brokers' disks (`kafkalog.cluster.disks.is_cluster`): each replica checked against the log a
+    cluster restarted on exactly those disks serves (`kafkalog.cluster.served`); its records the restart would
+    discard are a problem, as are disks of another cluster and copies of one disk. False, and nothing checked,
+    when the paths are not several brokers' disks."""
+    if any(Location(p).is_uri for p in paths) or not is_cluster(paths):
+        return False
+    view = cluster_view(paths)
+    report.problems += [Problem(message.split(": ", 1)[0], "cluster", message.split(": ", 1)[-1])
+                        for message in view.problems]
+    report.problems += [Problem(str(path), kind.replace(" ", "_"), detail)
+                        for path, kind, detail in replica_findings(view)]
+    return True
 
 
 def _add_findings(found: Findings, report: VerifyReport) -> None:

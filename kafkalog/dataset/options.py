@@ -88,6 +88,10 @@ OPTIONS = {
                            "`below_log_start` column; startingOffsets earliest is then the first offset on disk",
     "readPastOpenTransactions": "true/false (default false): with read_committed, read past the last stable offset: "
                                 "the records of transactions still open are dropped and those after them returned",
+    "readReplicas": "true/false (default false): given several brokers' log directories of one cluster, read "
+                    "every replica's log as its broker loads it, each row marked with its broker (the `broker` "
+                    "column: the node id of the disk it was read from), instead of each partition once, as the "
+                    "cluster restarted on those disks would serve it",
     "validateJsonSchema": "true/false (default false): check JSON Schema values against their schema; a mismatch is "
                           "their value_error",
 }
@@ -176,6 +180,8 @@ class ReadOptions:
     include_below_log_start: bool = False
     #: read_committed: past the last stable offset, open transactions' records dropped.
     read_past_open_transactions: bool = False
+    #: Several brokers' disks: every replica read, not each partition once as the cluster serves it (dataset.cluster).
+    read_replicas: bool = False
 
     @property
     def registry(self) -> bool:
@@ -271,7 +277,8 @@ def parse_options(options: Mapping[str, str], *, streaming: bool = False) -> Rea
                        ("includeKafkalogColumns", "include_kafkalog_columns"), ("failOnDataLoss", "fail_on_data_loss"),
                        ("validateChecksums", "validate_checksums"),
                        ("includeBelowLogStart", "include_below_log_start"),
-                       ("readPastOpenTransactions", "read_past_open_transactions")):
+                       ("readPastOpenTransactions", "read_past_open_transactions"),
+                       ("readReplicas", "read_replicas")):
         if name in given:
             kw[attr] = _bool(name, given[name])
     levels = {given[n] for n in ("isolation.level", "kafka.isolation.level") if n in given}

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kafkalog import file_names
-from kafkalog.dataset import cuts, fs, layout, offsets, remote_roots, served
+from kafkalog.dataset import cluster, cuts, fs, layout, offsets, remote_roots, served
 from kafkalog.dataset.filters import NO_FILTERS, Pushed
 from kafkalog.dataset.offsets import Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
@@ -183,6 +183,8 @@ def wanted_segments(path: str | Sequence[str], options: ReadOptions, pushed: Pus
     or with `gaps` given and mode=PERMISSIVE, recorded there by the location of the segment they precede."""
     paths = [path] if isinstance(path, str) else list(path)
     segments = list({s.location: s for p in paths for s in list_segments(p)}.values())
+    if not options.read_replicas:  # several brokers' disks: each partition once, from the replica served
+        segments = cluster.served_segments(paths, segments)
 
     def report(message: str, after: Segment) -> None:
         if options.mode is DamageMode.PERMISSIVE and gaps is not None:

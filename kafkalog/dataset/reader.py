@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
-from kafkalog.dataset import plan
+from kafkalog.dataset import cluster, plan
 from kafkalog.dataset.options import OPTIONS, ReadOptions, parse_options
 from kafkalog.dataset.registry_values import RegistryColumns
 from kafkalog.dataset.rows import read_range
@@ -94,6 +94,8 @@ def plan_read(path: Paths, options: Mapping[str, object], *, threads: int = 1) -
         raise UsageError(f"{', '.join(paths)}: cannot read: {e.strerror or e}") from None
     schema = output_arrow_schema(read_options.include_headers, read_options.kafkalog_columns,
                                  read_options.include_below_log_start)
+    if read_options.read_replicas:
+        schema = schema.append(cluster.BROKER_FIELD)
     if read_options.decode:
         schema = schema.append(pa.field("key_decoded", pa.string())).append(pa.field("value_decoded", pa.string()))
     registry = RegistryColumns.for_read(_paths(path)[0], read_options) if read_options.registry else None

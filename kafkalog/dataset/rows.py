@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kafkalog.dataset import decode, internal_topics, plan
+from kafkalog.dataset import cluster, decode, internal_topics, plan
 from kafkalog.dataset.filters import NO_FILTERS, Pushed
 from kafkalog.dataset.offsets import UNBOUNDED, Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
@@ -67,6 +67,8 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = NO
         if keep is not None:
             raw = raw.filter(keep)
         out = to_output(raw, options, rng.bounds.log_start_offset)
+        if options.read_replicas:  # every replica of several brokers' disks: whose each row is
+            out = cluster.with_broker(out, seg.location)
         if options.decode:
             key, value = internal_topics.decoded_columns(raw)
             out = pa.RecordBatch.from_arrays([*out.columns, key, value],

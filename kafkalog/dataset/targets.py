@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kafkalog import file_names
-from kafkalog.dataset import fs
+from kafkalog.dataset import cluster, fs
 from kafkalog.errors import UsageError
 from kafkalog.location import Location
 from kafkalog.log import file_kinds
@@ -69,7 +69,7 @@ def dump_targets(names: list[str], forced: str | None, remote_root: str | None,
     """dump's FILEs (`forced`: --type) and --remote-root's segments, stitched with the FILEs' history."""
     if not names and remote_root is None:
         raise UsageError("dump: name a FILE, or a tiered-storage root with --remote-root")
-    files = file_targets(names, forced)
+    files = cluster.served_targets(names, file_targets(names, forced))
     remote, gaps = remote_root_targets(remote_root, files, private_keys)
     return DumpTargets(remote, files, gaps, record_bytes(remote + files))
 

@@ -26,6 +26,7 @@ from kafkalog.file_names import (
     KAFKA07_SUFFIX,
     LEADER_EPOCH_CHECKPOINT,
     LEFTOVER_SUFFIXES,
+    META_PROPERTIES,
     PARTITION_METADATA,
     QUORUM_STATE,
     SNAPSHOT_SUFFIX,
@@ -270,8 +271,9 @@ def is_log_dir_partition(directory: str | os.PathLike) -> bool:
 
 
 def is_partition_dir(path: Path) -> bool:
-    """A local directory that is a partition directory (`is_partition_listing`)."""
-    if not path.is_dir():
+    """A local directory that is a partition directory (`is_partition_listing`); never a log directory (one holding
+    `meta.properties`, which Kafka writes there only), however it is named (`/var/lib/kafka-1`)."""
+    if not path.is_dir() or (path / META_PROPERTIES).exists():
         return False
     return is_partition_listing(path, [p.name for p in listing(path) if not p.is_dir()])
 

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 import pyarrow as pa
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from kafkalog.dataset import plan
+from kafkalog.dataset import cluster, plan
 from kafkalog.dataset.filters import Pushed, translate
 from kafkalog.dataset.internal_topics import DECODED_DDL
 from kafkalog.dataset.options import parse_options
@@ -42,7 +42,7 @@ class KafkaLogDataSource(DataSource):
         options = dict(self.options)
         parsed = parse_options(options)
         ddl = output_ddl(parsed.include_headers, parsed.kafkalog_columns, parsed.include_below_log_start) \
-            + (DECODED_DDL if parsed.decode else "")
+            + (cluster.BROKER_DDL if parsed.read_replicas else "") + (DECODED_DDL if parsed.decode else "")
         if parsed.registry:
             # The typed columns' types come from the schema store: read it here, on the driver.
             registry = RegistryColumns.for_read(path_option(options), parsed)

@@ -9,6 +9,7 @@ Fixtures (each a `BrokerRun`: data_dir, version, classpath, topics, consumed):
   tiered_4x   Kafka 4.3.1, KRaft, a topic tiered to Kafka's LocalTieredStorage (run.work / "remote")
   recovery_4x Kafka 4.3.1, KRaft, log.preallocate: deleteRecords, an open transaction, killed (kill -9) mid-produce;
               its consumer is a broker restarted on a copy of the disk
+  cluster_4x  Kafka 4.3.1, three brokers and a controller (a `ClusterRun`): acks=1 and unclean elections
 `broker_runs` gives the clean ones. The DumpLogSegments oracle can take any of them:
 java -cp <run.classpath> kafka.tools.DumpLogSegments --files <file under run.data_dir>.
 """
@@ -69,3 +70,10 @@ CLEAN = ["kraft_4x", "kraft_44", "kraft_39", "zk_legacy"]
 def broker_run(request):
     """Each cleanly stopped broker's run in turn."""
     return request.getfixturevalue(request.param)
+
+
+@pytest.fixture(scope="session")
+def cluster_4x(tmp_path_factory):
+    """Kafka 4.3.1, three brokers and a controller (scenarios.cluster_4x): the stopped disks, and what a
+    cluster restarted on copies of them served."""
+    return _run(tmp_path_factory, "cluster_4x", scenarios.cluster_4x)

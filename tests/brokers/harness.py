@@ -2,13 +2,16 @@
 127.0.0.1 free ports in a temporary directory, stopped cleanly (killed after a timeout).
 
 A `Broker` is KRaft (combined broker+controller, one node) or ZooKeeper mode (a ZooKeeper server
-from the same jars first). `Scenarios` runs tests/brokers/java/*.java, compiled against the
-broker's own kafka-clients, to produce and consume.
+from the same jars first). A `Cluster` is KRaft nodes with one quorum: a controller and broker-only
+nodes, each with its own log directory (any number of brokers can be down while the quorum stays up).
+`Scenarios` runs tests/brokers/java/*.java, compiled against the broker's own kafka-clients, to
+produce and consume.
 """
 from __future__ import annotations
 
 import atexit
 import base64
+import concurrent.futures
 import hashlib
 import os
 import shutil
@@ -118,6 +121,11 @@ class Broker:
     proc: subprocess.Popen | None = None
     zk_proc: subprocess.Popen | None = None
     started_s: float = 0.0
+    # a node of a `Cluster` (KRaft): its id, roles, the quorum's voters and the cluster id it is formatted with
+    node_id: int = 1
+    roles: str = "broker,controller"
+    voters: str = ""
+    cluster_id: str = ""
 
     @property
     def data_dir(self) -> Path:
@@ -160,18 +168,22 @@ class Broker:
             "listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
         }
         if self.mode == "kraft":
+            listeners = {"broker,controller": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port}",
+                         "broker": f"PLAINTEXT://127.0.0.1:{self.port}",
+                         "controller": f"CONTROLLER://127.0.0.1:{self.controller_port}"}[self.roles]
             p.update({
-                "process.roles": "broker,controller",
-                "node.id": "1",
-                "controller.quorum.voters": f"1@127.0.0.1:{self.controller_port}",
-                "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port}",
-                "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+                "process.roles": self.roles,
+                "node.id": str(self.node_id),
+                "controller.quorum.voters": self.voters or f"{self.node_id}@127.0.0.1:{self.controller_port}",
+                "listeners": listeners,
                 "controller.listener.names": "CONTROLLER",
-                "inter.broker.listener.name": "PLAINTEXT",
                 "share.coordinator.state.topic.replication.factor": "1",
                 "share.coordinator.state.topic.min.isr": "1",
                 "share.coordinator.state.topic.num.partitions": "1",
             })
+            if self.roles != "controller":
+                p.update({"advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+                          "inter.broker.listener.name": "PLAINTEXT"})
         else:
             p.update({
                 "broker.id": "0",
@@ -193,7 +205,9 @@ class Broker:
     def _start(self) -> Broker:
         t0 = time.monotonic()
         self.work.mkdir(parents=True, exist_ok=True)
-        self.port, self.controller_port = free_port(), free_port()
+        # a restarted node keeps its ports: the quorum's voters name the controller's
+        self.port = self.port or free_port()
+        self.controller_port = self.controller_port or free_port()
         conf = self.work / "server.properties"
         if self.mode == "zk":
             self.zk_port = free_port()
@@ -204,8 +218,8 @@ class Broker:
             wait_port(self.zk_port, self.zk_proc, zk_log)
         conf.write_text("".join(f"{k}={v}\n" for k, v in self.properties().items()))
         out = self.work / "broker.out"
-        if self.mode == "kraft" and self.format_storage:
-            args = ["format", "-t", _cluster_id(), "-c", str(conf)]
+        if self.mode == "kraft" and self.format_storage and not (self.data_dir / "meta.properties").exists():
+            args = ["format", "-t", self.cluster_id or _cluster_id(), "-c", str(conf)]
             for f in self.format_features:
                 args += ["--feature", f]
             cmd = [java(), *JVM_OPTS, *_logging_opts(self.version, self.work), "-cp", os.pathsep.join(self.classpath),
@@ -214,7 +228,7 @@ class Broker:
             if res.returncode != 0:
                 raise BrokerError(f"kafka-storage format failed ({self.version}):\n{res.stdout}")
         self.proc = self._java("kafka.Kafka", [str(conf)], out)
-        wait_port(self.port, self.proc, self.work / "server.log")
+        wait_port(self.controller_port if self.roles == "controller" else self.port, self.proc, self.work / "server.log")
         self.started_s = time.monotonic() - t0
         return self
 
@@ -233,6 +247,8 @@ class Broker:
 
     def kill(self) -> None:
         """kill -9: the directory stays as the broker left it."""
+        if self in _RUNNING:
+            _RUNNING.remove(self)
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
@@ -240,6 +256,79 @@ class Broker:
     def partition_dirs(self, topic: str) -> list[Path]:
         return sorted(p for p in self.data_dir.glob(f"{topic}-*")
                       if p.is_dir() and p.name[len(topic) + 1:].isdigit())
+
+
+#: The node id of a `Cluster`'s controller; its brokers are 1, 2, 3...
+CONTROLLER_ID = 9
+
+
+@dataclass
+class Cluster:
+    """A KRaft cluster of one controller (node `CONTROLLER_ID`) and broker-only nodes 1..n on this
+    machine, each node in its own directory under `work` (`node-<id>`, log.dirs `node-<id>/data`).
+
+    Each broker keeps its own copy of the metadata log (`__cluster_metadata-0`), as brokers do."""
+
+    version: str
+    work: Path
+    brokers: int = 3
+    broker_config: dict[str, str] = field(default_factory=dict)
+    cluster_id: str = field(default_factory=lambda: _cluster_id())
+    nodes: dict[int, Broker] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.nodes:
+            return
+        controller_port = free_port()
+        voters = f"{CONTROLLER_ID}@127.0.0.1:{controller_port}"
+        self.nodes[CONTROLLER_ID] = Broker(self.version, "kraft", self.work / f"node-{CONTROLLER_ID}",
+                                           dict(self.broker_config), controller_port=controller_port,
+                                           node_id=CONTROLLER_ID, roles="controller", voters=voters,
+                                           cluster_id=self.cluster_id)
+        for i in range(1, self.brokers + 1):
+            self.nodes[i] = Broker(self.version, "kraft", self.work / f"node-{i}", dict(self.broker_config),
+                                   controller_port=controller_port, node_id=i, roles="broker", voters=voters,
+                                   cluster_id=self.cluster_id)
+
+    @property
+    def broker_ids(self) -> list[int]:
+        return [i for i in sorted(self.nodes) if i != CONTROLLER_ID]
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(self.nodes[i].bootstrap for i in self.broker_ids)
+
+    def data_dirs(self) -> dict[int, Path]:
+        """Each node's log directory (the controller's too: it holds the metadata log)."""
+        return {i: b.data_dir for i, b in sorted(self.nodes.items())}
+
+    def start(self) -> Cluster:
+        """The controller, then the brokers side by side (each waits for its port)."""
+        self.work.mkdir(parents=True, exist_ok=True)
+        self.nodes[CONTROLLER_ID].start()
+        with concurrent.futures.ThreadPoolExecutor(len(self.broker_ids)) as pool:
+            for f in [pool.submit(self.nodes[i].start) for i in self.broker_ids]:
+                f.result()
+        return self
+
+    def stop(self) -> None:
+        """Brokers first (a clean shutdown reaches the controller), then the controller."""
+        for i in self.broker_ids:
+            self.nodes[i].stop()
+        self.nodes[CONTROLLER_ID].stop()
+
+    def copy_to(self, work: Path) -> Cluster:
+        """A cluster of the same nodes (ids, cluster id, quorum) on copies of these log directories, not started:
+        what a restart on exactly these disks serves."""
+        nodes = {}
+        controller_port = free_port()
+        voters = f"{CONTROLLER_ID}@127.0.0.1:{controller_port}"
+        for i, b in self.nodes.items():
+            shutil.copytree(b.data_dir, work / f"node-{i}" / "data", symlinks=True)
+            nodes[i] = Broker(self.version, "kraft", work / f"node-{i}", dict(self.broker_config),
+                              controller_port=controller_port, node_id=i, roles=b.roles, voters=voters,
+                              cluster_id=self.cluster_id)
+        return Cluster(self.version, work, self.brokers, dict(self.broker_config), self.cluster_id, nodes)
 
 
 def _cluster_id() -> str:
@@ -280,17 +369,18 @@ def compile_scenarios(version: str) -> Path:
     return out
 
 
-def scenario_cmd(broker: Broker, steps: list[list[str]]) -> list[str]:
+def scenario_cmd(broker: Broker | Cluster, steps: list[list[str]]) -> list[str]:
     classes = compile_scenarios(broker.version)
     args: list[str] = []
     for s in steps:
         args += [*s, "--"]
+    classpath = kafka_jars.classpath(broker.version)
     return [java(), *JVM_OPTS, *_logging_opts(broker.version, broker.work),
-            "-cp", os.pathsep.join([str(classes), *broker.classpath]), "Scenarios", broker.bootstrap, *args]
+            "-cp", os.pathsep.join([str(classes), *classpath]), "Scenarios", broker.bootstrap, *args]
 
 
-def run_scenario(broker: Broker, steps: list[list[str]], timeout: float = 300.0) -> None:
-    """Run the steps in one JVM against the broker; raise with its output when it fails."""
+def run_scenario(broker: Broker | Cluster, steps: list[list[str]], timeout: float = 300.0) -> None:
+    """Run the steps in one JVM against the broker (or cluster); raise with its output when it fails."""
     log = broker.work / "scenarios.out"
     with open(log, "ab") as out:
         res = subprocess.run(scenario_cmd(broker, steps), stdout=out, stderr=subprocess.STDOUT, timeout=timeout)

@@ -13,7 +13,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.brokers.harness import Broker, BrokerError, run_scenario, scenario_cmd
+import kafka_jars  # scripts/ (pytest's pythonpath)
+
+from tests.brokers.harness import Broker, BrokerError, Cluster, run_scenario, scenario_cmd
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 #: The newest 4.x with every jar the full scenarios need (LocalTieredStorage: 4.4.0's storage test jar is not on
@@ -229,6 +231,127 @@ def tiered_4x(work: Path) -> BrokerRun:
     _wait("the broker to tier tiered's closed segments", lambda: all(len(_logs(d)) == 1 for d in parts))
     run_scenario(b, [["rounds", "tiered", "1", "40", "0", "1000"], ["consume", str(work / "consumed"), *topics]])
     return _finish(b, "tiered_4x", topics, t0)
+
+
+@dataclass
+class ClusterRun:
+    """A stopped 3-broker cluster's disks (`disks`: node id -> log directory, the controller's too), what
+    a consumer read from it before it stopped (`consumed`, only the partitions that had a leader then),
+    and what a cluster restarted on copies of exactly those disks served (`served`; `served_describe`
+    its partitions' leaders and ISRs). `topic_ids` maps each topic's id to its name."""
+
+    version: str
+    disks: dict[int, Path]
+    classpath: list[str]
+    topics: list[str]
+    consumed: Path
+    served: Path
+    served_describe: Path
+    live_describe: Path
+    seconds: dict[str, float] = field(default_factory=dict)
+    work: Path | None = None
+
+
+#: The cluster's brokers' settings: followers fetch at most every 2 s unless 1 MiB waits (so an acks=1 leader
+#: holds records no follower has), a killed broker is fenced (and leaves the ISRs) within 3 s.
+CLUSTER_CONFIG = {
+    "replica.fetch.min.bytes": str(1024 * 1024),
+    "replica.fetch.wait.max.ms": "2000",
+    "replica.lag.time.max.ms": "6000",
+    "broker.session.timeout.ms": "3000",
+    "broker.heartbeat.interval.ms": "500",
+    "default.replication.factor": "3",
+    "offsets.topic.replication.factor": "3",
+    "transaction.state.log.replication.factor": "3",
+    "auto.leader.rebalance.enable": "false",
+    # metadata snapshots every few seconds: the metadata is read from a snapshot and the log after it
+    "metadata.log.max.record.bytes.between.snapshots": "2048",
+    "metadata.log.max.snapshot.interval.ms": "3000",
+}
+CLUSTER_TOPICS = ["acksall", "acks1", "unclean"]
+
+
+def _produce_until_killed(c, topic: str, acks: str, kill, after: int, more: int, log: Path) -> None:
+    """Produce to `topic` until `after` records are acknowledged, call `kill()`, then produce on until
+    `more` further records are acknowledged (by whichever leader the cluster elected)."""
+    with open(log, "wb") as err:
+        producer = subprocess.Popen(scenario_cmd(c, [["produce-forever", topic, acks]]), stdout=subprocess.PIPE,
+                                    stderr=err, start_new_session=True)
+    try:
+        assert producer.stdout is not None
+        killed_at = None
+        for line in producer.stdout:
+            if not line.startswith(b"acked "):
+                continue
+            n = int(line.split()[1])
+            if killed_at is None and n >= after:
+                kill()
+                killed_at = n
+            elif killed_at is not None and n >= killed_at + more:
+                break
+        else:
+            raise BrokerError(f"the producer stopped early; see {log}")
+    finally:
+        producer.kill()
+        producer.wait()
+
+
+def cluster_4x(work: Path) -> ClusterRun:
+    """Kafka 4.3.1, three brokers (1, 2, 3) and a controller, replication factor 3:
+
+    - `acksall` (replicas 2,3,1; min.insync.replicas=2, acks=all): follower 3 killed, records written,
+      3 brought back into the ISR, more records; group g-acksall commits offset 100, then deleteRecords
+      below offset 150 leaves it outside the log; then a transaction is left open;
+    - `acks1` (replicas 1,2,3): 500 records with acks=all, then with acks=1 while the followers lag;
+      its leader 1 killed with kill -9 while producing, producing on to the new leader 2; broker 1 stays
+      down: its disk keeps a tail no follower copied;
+    - `unclean` (replicas 3,2,1; unclean.leader.election.enable=true): 2 killed, records committed on 3
+      alone, 3 stopped (the ISR gone), 2 started again and elected uncleanly, records written on it,
+      unclean elections turned off again; 3 stays down with the committed records the cluster lost.
+
+    Then the consumer reads what has a leader, broker 2 and the controller stop cleanly, and a cluster
+    restarted on copies of the four disks serves every partition: consumed again (`served`)."""
+    t0 = time.monotonic()
+    c = Cluster(NEWEST_4X, work / "live", broker_config=dict(CLUSTER_CONFIG)).start()
+    b = c.nodes
+    run_scenario(c, [["topic-assigned", "acksall", "2,3,1", "min.insync.replicas=2"],
+                     ["topic-assigned", "acks1", "1,2,3"],
+                     ["topic-assigned", "unclean", "3,2,1", "unclean.leader.election.enable=true"],
+                     ["send", "acksall", "all", "300"], ["send", "unclean", "all", "200"]])
+    b[3].kill()
+    run_scenario(c, [["wait-isr", "acksall", "0", "2"], ["send", "acksall", "all", "300"]])
+    b[3].start()
+    run_scenario(c, [["wait-isr", "acksall", "0", "3"], ["wait-isr", "unclean", "0", "3"],
+                     ["send", "acksall", "all", "300"], ["commit", "g-acksall", "acksall", "0", "100"],
+                     ["delete-records", "acksall", "0", "150"], ["txn-open", "acksall", "20"]])
+    run_scenario(c, [["wait-isr", "acks1", "0", "3"], ["send", "acks1", "all", "500"]])
+    _produce_until_killed(c, "acks1", "1", b[1].kill, 3000, 2000, work / "producer-acks1.out")
+    # one record with acks=all: acknowledged once follower 3 holds all of 2's log
+    run_scenario(c, [["wait-leader", "acks1", "0", "2"], ["wait-isr", "acks1", "0", "2"], ["send", "acks1", "all", "1"],
+                     ["wait-isr", "unclean", "0", "2"]])
+    b[2].kill()
+    run_scenario(c, [["wait-isr", "unclean", "0", "1"], ["wait-leader", "unclean", "0", "3"],
+                     ["send", "unclean", "1", "150"]])
+    b[3].stop()  # cleanly: the last of the ISR, it becomes an eligible leader replica (KIP-966)
+    b[2].start()
+    # unclean elections off again, as an operator would: a restart waits for the eligible replica (else the
+    # first broker to register would be elected, whichever it is)
+    run_scenario(c, [["wait-leader", "unclean", "0", "2", "unclean"], ["send", "unclean", "1", "40"],
+                     ["alter-topic", "unclean", "unclean.leader.election.enable=false"],
+                     ["describe", str(work / "live-describe.json"), *CLUSTER_TOPICS],
+                     ["consume", str(work / "consumed"), "unclean"]])
+    c.stop()
+    t1 = time.monotonic()
+    restarted = c.copy_to(work / "restarted").start()
+    run_scenario(restarted, [*(["wait-isr", t, "0", "3"] for t in CLUSTER_TOPICS),
+                             ["describe", str(work / "served-describe.json"), *CLUSTER_TOPICS],
+                             ["consume", str(work / "served"), *CLUSTER_TOPICS]])
+    restarted.stop()
+    shutil.rmtree(work / "restarted", ignore_errors=True)
+    return ClusterRun(c.version, c.data_dirs(), kafka_jars.classpath(c.version), CLUSTER_TOPICS,
+                      work / "consumed", work / "served", work / "served-describe.json",
+                      work / "live-describe.json",
+                      {"live": t1 - t0, "restarted": time.monotonic() - t1, "total": time.monotonic() - t0}, work)
 
 
 #: The broker of `recovery_4x`: segments preallocated, the checkpoints written every second (not every 60 s after a

@@ -51,8 +51,14 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   consume OUTDIR TOPIC...                        every partition, read_uncommitted and read_committed, as JSON lines
  *   compaction-tail TOPIC                          a producer's only record superseded by another producer's
  *                                                 (the cleaner keeps its batch empty), then a write that rolls the segment
- *   produce-forever TOPIC                          produce until killed (for the unclean shutdown), printing "acked N"
- *   delete-records TOPIC PARTITION OFFSET          Admin.deleteRecords: the log start offset moves to OFFSET
+ *   produce-forever TOPIC [ACKS]                   produce until killed (for the unclean shutdown), printing "acked N"
+ *   topic-assigned NAME BROKER,BROKER,... [k=v ...] a topic of one partition on these replicas (the first leads)
+ *   send TOPIC ACKS N                              N records with acks ACKS (0, 1 or all), every one acknowledged
+ *   wait-isr TOPIC PARTITION SIZE                  until the partition's ISR has SIZE replicas
+ *   wait-leader TOPIC PARTITION BROKER [unclean]   until BROKER leads the partition (an unclean election asked for)
+ *   delete-records TOPIC PARTITION OFFSET          Admin.deleteRecords before OFFSET
+ *   commit GROUP TOPIC PARTITION OFFSET           Admin.alterConsumerGroupOffsets: the group's committed offset
+ *   describe OUT TOPIC...                          each partition's leader, replicas, ISR and ELR, a JSON line each
  *   txn-open TOPIC N                               a transaction of N records left open: the JVM halts before it ends
  *                                                 (the last step of its run; the coordinator aborts it after 15 minutes)
  *   sleep MS
@@ -86,10 +92,17 @@ public class Scenarios {
             case "group": group(s.get(1), s.get(2), s.get(3)); break;
             case "consume": consume(Paths.get(s.get(1)), s.subList(2, s.size())); break;
             case "committed": committed(Paths.get(s.get(1)), s.subList(2, s.size())); break;
-            case "produce-forever": produceForever(s.get(1)); break;
+            case "produce-forever": produceForever(s.get(1), s.size() > 2 ? s.get(2) : "all"); break;
+            case "topic-assigned": topicAssigned(s); break;
+            case "send": send(s.get(1), s.get(2), Integer.parseInt(s.get(3))); break;
+            case "wait-isr": waitIsr(s.get(1), Integer.parseInt(s.get(2)), Integer.parseInt(s.get(3))); break;
+            case "wait-leader": waitLeader(s.get(1), Integer.parseInt(s.get(2)), Integer.parseInt(s.get(3)),
+                                           s.size() > 4 && s.get(4).equals("unclean")); break;
+            case "delete-records": deleteRecords(s.get(1), Integer.parseInt(s.get(2)), Long.parseLong(s.get(3))); break;
+            case "commit": commit(s.get(1), s.get(2), Integer.parseInt(s.get(3)), Long.parseLong(s.get(4))); break;
+            case "describe": describe(Paths.get(s.get(1)), s.subList(2, s.size())); break;
             case "compaction-tail": compactionTail(s.get(1)); break;
             case "sleep": Thread.sleep(Long.parseLong(s.get(1))); break;
-            case "delete-records": deleteRecords(s.get(1), Integer.parseInt(s.get(2)), Long.parseLong(s.get(3))); break;
             case "txn-open": txnOpen(s.get(1), Integer.parseInt(s.get(2))); break;
             default:
                 // share steps live in ShareSteps (4.x clients only), found by reflection so this file
@@ -354,8 +367,10 @@ public class Scenarios {
         }
     }
 
-    static void produceForever(String topic) throws Exception {
+    static void produceForever(String topic, String acks) throws Exception {
         Properties p = new Properties();
+        p.put(ProducerConfig.ACKS_CONFIG, acks);
+        if (!acks.equals("all")) p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
         p.put(ProducerConfig.LINGER_MS_CONFIG, "1");
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "zstd");
         Random r = new Random(3);
@@ -368,6 +383,104 @@ public class Scenarios {
                     System.out.flush();
                 }
             }
+        }
+    }
+
+    static void topicAssigned(List<String> s) throws Exception {
+        List<Integer> replicas = new ArrayList<>();
+        for (String b : s.get(2).split(",")) replicas.add(Integer.parseInt(b));
+        try (Admin a = admin()) {
+            NewTopic t = new NewTopic(s.get(1), Map.of(0, replicas)).configs(configs(s.subList(3, s.size())));
+            a.createTopics(List.of(t)).all().get();
+        }
+        waitIsr(s.get(1), 0, replicas.size());
+    }
+
+    static void send(String topic, String acks, int n) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.ACKS_CONFIG, acks);
+        if (!acks.equals("all")) p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        Random r = new Random(topic.hashCode() + n);
+        List<java.util.concurrent.Future<org.apache.kafka.clients.producer.RecordMetadata>> sent = new ArrayList<>();
+        try (KafkaProducer<byte[], byte[]> pr = producer(p)) {
+            for (int i = 0; i < n; i++) sent.add(pr.send(record(topic, 0, r, i, 120)));
+            pr.flush();
+            for (var f : sent) f.get();
+        }
+    }
+
+    static org.apache.kafka.common.TopicPartitionInfo partitionInfo(Admin a, String topic, int partition) throws Exception {
+        // a topic just created may not be in the metadata of the broker asked yet: ask again
+        for (long deadline = System.currentTimeMillis() + 60000; ; Thread.sleep(300)) {
+            try {
+                return a.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(partition);
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException)
+                        || System.currentTimeMillis() > deadline) throw e;
+            }
+        }
+    }
+
+    static void waitIsr(String topic, int partition, int size) throws Exception {
+        long deadline = System.currentTimeMillis() + 120000;
+        try (Admin a = admin()) {
+            while (true) {
+                var info = partitionInfo(a, topic, partition);
+                if (info.isr().size() == size && info.leader() != null) return;
+                if (System.currentTimeMillis() > deadline)
+                    throw new IllegalStateException(topic + "-" + partition + ": ISR " + info.isr() + ", not " + size + " replicas");
+                Thread.sleep(300);
+            }
+        }
+    }
+
+    static void waitLeader(String topic, int partition, int broker, boolean unclean) throws Exception {
+        long start = System.currentTimeMillis();
+        boolean asked = false;
+        try (Admin a = admin()) {
+            while (true) {
+                var info = partitionInfo(a, topic, partition);
+                if (info.leader() != null && info.leader().id() == broker) return;
+                long waited = System.currentTimeMillis() - start;
+                if (unclean && !asked && waited > 5000) {
+                    // the controller elects uncleanly on its own when the topic allows it; ask, should it wait
+                    try {
+                        a.electLeaders(org.apache.kafka.common.ElectionType.UNCLEAN,
+                                       java.util.Set.of(new TopicPartition(topic, partition))).all().get();
+                    } catch (ExecutionException e) {
+                        System.err.println("unclean election: " + e.getCause());
+                    }
+                    asked = true;
+                }
+                if (waited > 120000)
+                    throw new IllegalStateException(topic + "-" + partition + ": leader " + info.leader() + ", not " + broker);
+                Thread.sleep(300);
+            }
+        }
+    }
+
+    static void commit(String group, String topic, int partition, long offset) throws Exception {
+        try (Admin a = admin()) {
+            a.alterConsumerGroupOffsets(group, Map.of(new TopicPartition(topic, partition),
+                new org.apache.kafka.clients.consumer.OffsetAndMetadata(offset))).all().get();
+        }
+    }
+
+    static String ids(List<org.apache.kafka.common.Node> nodes) {
+        StringBuilder b = new StringBuilder("[");
+        for (int i = 0; i < nodes.size(); i++) b.append(i == 0 ? "" : ",").append(nodes.get(i).id());
+        return b.append("]").toString();
+    }
+
+    static void describe(Path out, List<String> topics) throws Exception {
+        try (Admin a = admin(); PrintWriter w = new PrintWriter(Files.newBufferedWriter(out))) {
+            for (TopicDescription d : a.describeTopics(topics).allTopicNames().get().values())
+                for (var pi : d.partitions())
+                    w.println("{\"topic\":\"" + d.name() + "\",\"topic_id\":\"" + d.topicId() + "\",\"partition\":" + pi.partition()
+                              + ",\"leader\":" + (pi.leader() == null ? -1 : pi.leader().id())
+                              + ",\"replicas\":" + ids(pi.replicas()) + ",\"isr\":" + ids(pi.isr())
+                              + ",\"elr\":" + ids(pi.elr() == null ? List.of() : pi.elr()) + "}");
         }
     }
 

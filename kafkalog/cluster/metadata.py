@@ -1,0 +1,275 @@
+"""The cluster's last metadata, from a copy of the KRaft metadata log (`__cluster_metadata-0`).
+
+Each KRaft node (controllers and brokers alike) keeps the whole metadata log: its latest snapshot
+(`<end offset>-<epoch>.checkpoint`, the state up to that offset) and the log's records after it. They are
+replayed as Kafka's `MetadataImage` replays them (`TopicRecord`, `PartitionRecord`, `PartitionChangeRecord`
+merged as `PartitionRegistration.merge` does, `RemoveTopicRecord`, `ConfigRecord`, the broker records),
+into each partition's replicas, ISR, ELR, leader and leader epoch.
+
+Of several copies, the one that reaches furthest (the highest last epoch, then the highest end offset: how
+KRaft compares logs in an election) is read. Records past the metadata log's high watermark (not
+checkpointed) are replayed too: a restarted quorum elects the longest log.
+
+The records are decoded by `formats.internal_topics` (the `kafka_metadata_record` spec).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kafkalog.errors import KafkalogError
+from kafkalog.file_names import kraft_snapshot_id
+from kafkalog.formats.internal_topics import METADATA, decode_record
+from kafkalog.log.file_kinds import kraft_snapshots
+from kafkalog.log.segment import SegmentReader
+
+METADATA_TOPIC = "__cluster_metadata"
+METADATA_DIR = f"{METADATA_TOPIC}-0"
+
+#: `PartitionChangeRecord.leader`'s "unchanged" (`LeaderConstants.NO_LEADER_CHANGE`); -1 is no leader.
+NO_LEADER_CHANGE = -2
+NO_LEADER = -1
+#: `ConfigRecord.resourceType` of a topic (`ConfigResource.Type.TOPIC`) and of a broker.
+TOPIC_RESOURCE, BROKER_RESOURCE = 2, 4
+
+
+@dataclass
+class PartitionState:
+    """A partition's registration in the metadata (`PartitionRegistration`)."""
+
+    topic_id: str
+    partition: int
+    replicas: list[int]
+    isr: list[int]
+    leader: int
+    leader_epoch: int
+    partition_epoch: int
+    #: Eligible leader replicas (KIP-966): replicas out of an ISR shrunk below min.insync.replicas that
+    #: held every committed record when they left it.
+    elr: list[int] = field(default_factory=list)
+    last_known_elr: list[int] = field(default_factory=list)
+
+
+@dataclass
+class BrokerState:
+    node_id: int
+    fenced: bool = True
+    registered: bool = True
+
+
+@dataclass
+class ClusterMetadata:
+    """What the metadata log says, as of `end_offset` (the next offset after the last record replayed)."""
+
+    #: The `__cluster_metadata-0` directory read, and the node whose disk it is on (None: not known).
+    source: Path
+    end_offset: int = 0
+    last_epoch: int = -1
+    #: topic id (Kafka's base64 Uuid string) -> topic name
+    topics: dict[str, str] = field(default_factory=dict)
+    partitions: dict[tuple[str, int], PartitionState] = field(default_factory=dict)
+    #: topic name -> its dynamic configs (ConfigRecord), cluster-wide defaults under "" (a broker resource "")
+    topic_configs: dict[str, dict[str, str]] = field(default_factory=dict)
+    broker_configs: dict[str, dict[str, str]] = field(default_factory=dict)
+    brokers: dict[int, BrokerState] = field(default_factory=dict)
+    #: Finalized feature levels (FeatureLevelRecord): metadata.version, eligible.leader.replicas.version...
+    features: dict[str, int] = field(default_factory=dict)
+    #: What could not be read, each naming its file (the rest was replayed).
+    problems: list[str] = field(default_factory=list)
+
+    def topic_config(self, topic: str, name: str) -> str | None:
+        """A topic's config: its own, else the cluster-wide default (a broker resource named "")."""
+        value = self.topic_configs.get(topic, {}).get(name)
+        return value if value is not None else self.broker_configs.get("", {}).get(name)
+
+
+def metadata_reach(metadata_dir: Path) -> tuple[int, int]:
+    """(last epoch, end offset) of a copy of the metadata log, from its last segment's batch headers and
+    its snapshots' names; (-1, 0) when it holds nothing readable."""
+    epoch, end = -1, 0
+    for path in _snapshots(metadata_dir):
+        snap_end, snap_epoch = _snapshot_id(path)
+        if (snap_epoch, snap_end) > (epoch, end):
+            epoch, end = snap_epoch, snap_end
+    logs = sorted(metadata_dir.glob("*.log"))
+    if logs:
+        try:
+            with SegmentReader(logs[-1], decode_records=False) as reader:
+                for batch in reader:
+                    if (batch.partition_leader_epoch, batch.last_offset + 1) >= (epoch, end):
+                        epoch, end = batch.partition_leader_epoch, batch.last_offset + 1
+        except (KafkalogError, OSError):
+            pass
+    return epoch, end
+
+
+def read_metadata(metadata_dir: str | os.PathLike) -> ClusterMetadata:
+    """Replay a copy of the metadata log: the latest snapshot that reads, then the log's records after it.
+
+    What does not read is named in `problems` (file and byte position); what was read before it stays."""
+    directory = Path(metadata_dir)
+    md = ClusterMetadata(source=directory)
+    for snapshot in reversed(_snapshots(directory)):
+        attempt = ClusterMetadata(source=directory)
+        if _replay_file(attempt, snapshot, start_offset=0, strict=True):
+            md = attempt
+            md.end_offset = _snapshot_id(snapshot)[0]
+            break
+        md.problems.extend(attempt.problems)
+    for log in sorted(directory.glob("*.log")):
+        _replay_file(md, log, start_offset=md.end_offset, strict=False)
+    return md
+
+
+def _snapshots(directory: Path) -> list[Path]:
+    """The KRaft snapshots, by end offset (`<20-digit end offset>-<10-digit epoch>.checkpoint`)."""
+    return sorted(kraft_snapshots(directory), key=_snapshot_id)
+
+
+def _snapshot_id(path: Path) -> tuple[int, int]:
+    """(end offset, epoch) of a snapshot (`kraft_snapshots` lists only names that have them)."""
+    found = kraft_snapshot_id(path)
+    assert found is not None
+    return found
+
+
+def _replay_file(md: ClusterMetadata, path: Path, *, start_offset: int, strict: bool) -> bool:
+    """Replay the data records of one file from `start_offset`, up to its first invalid batch (as Kafka's
+    recovery ends a log there); False (with a problem named) where it stops at damage. A snapshot must read
+    whole (`strict`): half a snapshot is not a state."""
+    damage: list[str] = []
+    try:
+        with SegmentReader(path) as reader:
+            for batch in reader:
+                if batch.damage or reader.damage:
+                    damage = [str(d) for d in (reader.damage or batch.damage)]
+                    break
+                if batch.is_control or batch.last_offset < start_offset:
+                    continue
+                for record in batch.records:
+                    if record.offset >= start_offset:
+                        _apply(md, record.value, f"{path} at offset {record.offset}")
+                        md.end_offset = record.offset + 1
+                md.last_epoch = max(md.last_epoch, batch.partition_leader_epoch)
+            damage = damage or [str(d) for d in reader.damage]
+    except KafkalogError as e:
+        md.problems.append(f"{path}: the metadata log does not parse: {e}")
+        return False
+    except OSError as e:
+        md.problems.append(f"{path}: cannot be read: {e.strerror or e}")
+        return False
+    if damage:
+        md.problems.append(f"{path}: the metadata log does not parse past offset {md.end_offset}: {damage[0]}")
+        return not strict
+    return True
+
+
+def _apply(md: ClusterMetadata, value: bytes | None, where: str) -> None:
+    decoded = decode_record(METADATA, None, value)
+    if decoded.error is not None or decoded.value is None:
+        if decoded.error is not None:
+            md.problems.append(f"{where}: a metadata record does not decode: {decoded.error}")
+        return
+    kind, data = decoded.value.get("type"), decoded.value.get("data") or {}
+    handler = _HANDLERS.get(kind or "")
+    if handler is not None:
+        try:
+            handler(md, data)
+        except (KeyError, TypeError, ValueError) as e:  # a record of a version without the fields replayed
+            md.problems.append(f"{where}: a {kind} without what Kafka replays ({type(e).__name__}: {e}); skipped")
+
+
+def _topic(md: ClusterMetadata, d: dict[str, Any]) -> None:
+    md.topics[d["topicId"]] = d["name"]
+
+
+def _remove_topic(md: ClusterMetadata, d: dict[str, Any]) -> None:
+    topic_id = d["topicId"]
+    md.topics.pop(topic_id, None)
+    for key in [k for k in md.partitions if k[0] == topic_id]:
+        del md.partitions[key]
+
+
+def _partition(md: ClusterMetadata, d: dict[str, Any]) -> None:
+    md.partitions[(d["topicId"], d["partitionId"])] = PartitionState(
+        d["topicId"], d["partitionId"], list(d["replicas"] or []), list(d["isr"] or []), d["leader"],
+        d["leaderEpoch"], d["partitionEpoch"], list(d.get("eligibleLeaderReplicas") or []),
+        list(d.get("lastKnownElr") or []))
+
+
+def _partition_change(md: ClusterMetadata, d: dict[str, Any]) -> None:
+    """`PartitionRegistration.merge`: a null field is unchanged; a new leader bumps the leader epoch."""
+    p = md.partitions.get((d["topicId"], d["partitionId"]))
+    if p is None:
+        return
+    for name, attr in (("replicas", "replicas"), ("isr", "isr"), ("eligibleLeaderReplicas", "elr"),
+                       ("lastKnownElr", "last_known_elr")):
+        if d.get(name) is not None:
+            setattr(p, attr, list(d[name]))
+    if d.get("leader", NO_LEADER_CHANGE) != NO_LEADER_CHANGE:
+        p.leader = d["leader"]
+        p.leader_epoch += 1
+    p.partition_epoch += 1
+
+
+def _clear_elr(md: ClusterMetadata, d: dict[str, Any]) -> None:
+    for (topic_id, _), p in md.partitions.items():
+        if not d.get("topicName") or md.topics.get(topic_id) == d["topicName"]:
+            p.elr, p.last_known_elr = [], []
+
+
+def _config(md: ClusterMetadata, d: dict[str, Any]) -> None:
+    table = {TOPIC_RESOURCE: md.topic_configs, BROKER_RESOURCE: md.broker_configs}.get(d["resourceType"])
+    if table is None:
+        return
+    configs = table.setdefault(d["resourceName"], {})
+    if d.get("value") is None:
+        configs.pop(d["name"], None)
+    else:
+        configs[d["name"]] = d["value"]
+
+
+def _register_broker(md: ClusterMetadata, d: dict[str, Any]) -> None:
+    md.brokers[d["brokerId"]] = BrokerState(d["brokerId"], bool(d.get("fenced", True)))
+
+
+def _broker_change(md: ClusterMetadata, d: dict[str, Any]) -> None:
+    b = md.brokers.setdefault(d["brokerId"], BrokerState(d["brokerId"]))
+    # BrokerRegistrationFencingChange: 1 fence, -1 unfence, 0 none
+    if d.get("fenced") == 1:
+        b.fenced = True
+    elif d.get("fenced") == -1:
+        b.fenced = False
+
+
+def _fence(fenced: bool):
+    def handler(md: ClusterMetadata, d: dict[str, Any]) -> None:
+        md.brokers.setdefault(d["id"], BrokerState(d["id"])).fenced = fenced
+    return handler
+
+
+def _unregister(md: ClusterMetadata, d: dict[str, Any]) -> None:
+    b = md.brokers.setdefault(d["brokerId"], BrokerState(d["brokerId"]))
+    b.registered, b.fenced = False, True
+
+
+def _feature(md: ClusterMetadata, d: dict[str, Any]) -> None:
+    md.features[d["name"]] = d["featureLevel"]
+
+
+_HANDLERS = {
+    "FeatureLevelRecord": _feature,
+    "TopicRecord": _topic,
+    "RemoveTopicRecord": _remove_topic,
+    "PartitionRecord": _partition,
+    "PartitionChangeRecord": _partition_change,
+    "ClearElrRecord": _clear_elr,
+    "ConfigRecord": _config,
+    "RegisterBrokerRecord": _register_broker,
+    "BrokerRegistrationChangeRecord": _broker_change,
+    "FenceBrokerRecord": _fence(True),
+    "UnfenceBrokerRecord": _fence(False),
+    "UnregisterBrokerRecord": _unregister,
+}

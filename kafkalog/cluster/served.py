@@ -1,0 +1,314 @@
+"""Each partition of a cluster, as the cluster restarted on exactly the disks given would serve it.
+
+    view = cluster_view(["/disks/broker-1", "/disks/broker-2", "/disks/broker-3"])
+    for p in view.partitions:
+        p.topic, p.partition, p.leader, p.log_start_offset, p.high_watermark
+        for r in p.replicas:
+            r.broker, r.discarded_from      # the first offset the restart drops from this disk
+
+Each replica is first loaded as its broker's start-up loads it (`kafkalog.log.served_log`). Then:
+
+- The leader is the one Kafka's controller would elect from the last metadata the disks hold
+  (`kafkalog.cluster.metadata`): the recorded leader while it is in the ISR, else the first replica (in
+  replica order) of the ISR, then of the ELR (KIP-966); with eligible leader replicas enabled, a replica
+  whose disk was not shut down cleanly leaves both when its broker registers again
+  (`ReplicationControlManager.handleBrokerUncleanShutdown`). When none of them is on the disks, the topic's
+  `unclean.leader.election.enable` elects the first replica there is; otherwise the restarted cluster
+  keeps the partition offline, and kafkalog still reads it from the replica KIP-966's rule would choose.
+  Without metadata (a ZooKeeper cluster's brokers, or no metadata log on the disks), KIP-966's rule
+  decides: the highest last leader epoch, then the longest log (then, on a tie, a disk shut down cleanly,
+  the highest log start offset, the lowest broker id).
+- The leader serves its whole loaded log: once its in-sync followers have fetched, its high watermark is
+  its log end.
+- Every other replica truncates where its leader-epoch lineage leaves the leader's
+  (`kafkalog.cluster.lineage`), as its first fetch does, and copies the rest from the leader: the records
+  it holds from there are discarded.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kafkalog.cluster import lineage as epochs
+from kafkalog.cluster.disks import Disks, Replica, find_disks
+from kafkalog.cluster.metadata import ClusterMetadata, PartitionState, metadata_reach, read_metadata
+from kafkalog.errors import KafkalogError
+from kafkalog.file_names import LEADER_EPOCH_CHECKPOINT
+from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoint
+from kafkalog.log.partition import Partition
+from kafkalog.log.segment import SegmentReader
+from kafkalog.log.served_log import ServedBounds, served_bounds
+
+#: How the leader was chosen (`PartitionView.election`), and what each means (`ELECTIONS`).
+METADATA_LEADER, ISR, ELR, UNCLEAN, OFFLINE, LONGEST_LOG = "leader", "isr", "elr", "unclean", "offline", "longest_log"
+ELECTIONS = {
+    METADATA_LEADER: "the metadata's leader",
+    ISR: "the first in-sync replica on these disks",
+    ELR: "an eligible leader replica (KIP-966)",
+    UNCLEAN: "an unclean election",
+    OFFLINE: "offline: no eligible replica on these disks",
+    LONGEST_LOG: "no metadata: the highest leader epoch, then the longest log",
+}
+#: FeatureLevelRecord's name of eligible leader replicas (KIP-966).
+ELR_FEATURE = "eligible.leader.replicas.version"
+
+
+@dataclass
+class ReplicaView:
+    """One broker's copy of a partition, and what the restart does to it."""
+
+    replica: Replica
+    #: As its broker's start-up loads it; None when it does not read (see `problem`).
+    bounds: ServedBounds | None
+    lineage: list[epochs.EpochStart] = field(default_factory=list)
+    #: The first offset of this disk's log the restarted cluster does not serve (None: it serves all of it).
+    discarded_from: int | None = None
+    problem: str | None = None
+
+    @property
+    def broker(self) -> int:
+        return self.replica.broker
+
+    @property
+    def last_epoch(self) -> int:
+        return self.lineage[-1].epoch if self.lineage else -1
+
+    @property
+    def log_end_offset(self) -> int:
+        return self.bounds.recovered_end_offset if self.bounds is not None else 0
+
+
+@dataclass
+class PartitionView:
+    """A partition as the restarted cluster serves it."""
+
+    topic: str
+    topic_id: str | None
+    partition: int
+    replicas: list[ReplicaView]
+    #: The broker served from, and how it was chosen (METADATA_LEADER, ISR, ...); None: no replica reads.
+    leader: int | None = None
+    election: str = OFFLINE
+    #: The metadata's registration of the partition, if the disks hold a metadata log naming it.
+    state: PartitionState | None = None
+    #: Brokers the metadata names as replicas whose disks were not given.
+    missing_replicas: list[int] = field(default_factory=list)
+
+    @property
+    def leader_view(self) -> ReplicaView | None:
+        return next((r for r in self.replicas if r.broker == self.leader), None)
+
+    @property
+    def served(self) -> ServedBounds | None:
+        v = self.leader_view
+        return v.bounds if v is not None else None
+
+    @property
+    def replication_factor(self) -> int | None:
+        return len(self.state.replicas) if self.state is not None else None
+
+
+@dataclass
+class ClusterView:
+    disks: Disks
+    metadata: ClusterMetadata | None
+    partitions: list[PartitionView]
+    #: Partitions the metadata names that no disk holds a replica of: (topic, partition).
+    without_replica: list[tuple[str, int]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def served_dirs(self) -> list[Path]:
+        """The partition directory each partition is served from."""
+        return [v.replica.path for p in self.partitions if (v := p.leader_view) is not None]
+
+
+def cluster_view(paths: list[str]) -> ClusterView:
+    """Read the disks (log directories, or globs of them) as one cluster restarted on them.
+
+    Raises
+    ------
+    UsageError
+        A path is not a log directory (a directory holding `meta.properties`).
+    """
+    disks = find_disks(paths)
+    problems = list(disks.problems)
+    metadata = _latest_metadata(disks)
+    if metadata is not None:
+        problems += metadata.problems
+    elr = metadata is not None and metadata.features.get(ELR_FEATURE, 0) >= 1
+    partitions = []
+    for (topic, topic_id, number), replicas in sorted(disks.replicas.items(), key=lambda kv: (kv[0][0], kv[0][2])):
+        state = metadata.partitions.get((topic_id, number)) if metadata is not None and topic_id else None
+        if metadata is not None and topic_id is not None and metadata.topics and topic_id not in metadata.topics:
+            problems.append(f"{topic}-{number}: topic id {topic_id} is not in the metadata (a deleted topic's "
+                            "replica, which Kafka deletes at start-up); read as a topic of its own")
+        views = [_replica_view(r) for r in replicas]
+        problems += [v.problem for v in views if v.problem]
+        p = PartitionView(topic, topic_id, number, views, state=state)
+        if state is not None:
+            p.missing_replicas = [b for b in state.replicas if b not in {v.broker for v in views}]
+        unclean_ok = metadata is not None and \
+            (metadata.topic_config(topic, "unclean.leader.election.enable") or "false").lower() == "true"
+        p.leader, p.election = _elect(p, elr, unclean_ok)
+        _truncate_followers(p)
+        partitions.append(p)
+    without = []
+    if metadata is not None:
+        held = {(p.topic_id, p.partition) for p in partitions}
+        without = sorted((metadata.topics.get(tid, tid), n) for (tid, n) in metadata.partitions
+                         if (tid, n) not in held and metadata.topics.get(tid) is not None)
+    return ClusterView(disks, metadata, partitions, without, problems)
+
+
+def _latest_metadata(disks: Disks) -> ClusterMetadata | None:
+    """The copy of the metadata log that reaches furthest, replayed; None when no disk holds one."""
+    copies = disks.metadata_dirs()
+    if not copies:
+        return None
+    _, newest = max(copies, key=lambda c: metadata_reach(c[1]))
+    return read_metadata(newest)
+
+
+def _replica_view(r: Replica) -> ReplicaView:
+    try:
+        bounds = served_bounds(r.path, r.disk.state)
+        view = ReplicaView(r, bounds)
+        view.lineage, view.problem = _lineage(r.path, bounds)
+    except (KafkalogError, OSError) as e:
+        return ReplicaView(r, None, problem=f"{r.path}: does not read: {e}")
+    return view
+
+
+def _lineage(path: Path, bounds: ServedBounds) -> tuple[list[epochs.EpochStart], str | None]:
+    """The replica's leader-epoch lineage as its start-up leaves it (see `kafkalog.cluster.lineage`)."""
+    problem = None
+    entries: list[tuple[int, int]] = []
+    scan_from: int | None = None if bounds.clean_shutdown else bounds.recovery_point
+    checkpoint = path / LEADER_EPOCH_CHECKPOINT
+    try:
+        entries = [(e.epoch, e.start_offset) for e in read_leader_epoch_checkpoint(checkpoint).entries]
+    except FileNotFoundError:
+        scan_from = bounds.log_start_offset  # rebuilt from the batches themselves
+    except (KafkalogError, OSError) as e:
+        problem = f"{checkpoint}: does not read ({e}); the epochs are taken from the batches"
+        scan_from = bounds.log_start_offset
+    lineage = epochs.loaded(entries, bounds.log_start_offset, bounds.recovered_end_offset)
+    if scan_from is not None:
+        for batch_epoch, base in _batch_epochs(path, bounds, scan_from):
+            epochs.assign(lineage, batch_epoch, base)
+    return lineage, problem
+
+
+def _batch_epochs(path: Path, bounds: ServedBounds, start: int):
+    """(partition leader epoch, base offset) of each v2 batch of the loaded log holding offsets from `start`."""
+    segments = [s for s in Partition(path).log_segments if s.log is not None and str(s.log) in bounds.segment_ends]
+    floor = max([n for n, s in enumerate(segments) if s.base_offset <= start], default=0)
+    for seg in segments[floor:]:
+        assert seg.log is not None
+        with SegmentReader(seg.log, end=bounds.segment_ends[str(seg.log)], decode_records=False) as reader:
+            for batch in reader:
+                if batch.damage:
+                    break
+                if batch.last_offset >= start and batch.base_offset < bounds.recovered_end_offset and batch.magic >= 2:
+                    yield batch.partition_leader_epoch, batch.base_offset
+
+
+def _elect(p: PartitionView, elr_enabled: bool, unclean_ok: bool) -> tuple[int | None, str]:
+    readable = {v.broker: v for v in p.replicas if v.bounds is not None}
+    if not readable:
+        return None, OFFLINE
+    state = p.state
+    if state is not None:
+        def eligible(b: int) -> bool:
+            v = readable.get(b)
+            return v is not None and (not elr_enabled or v.replica.disk.state.clean_shutdown)
+        isr = [b for b in state.replicas if b in state.isr] + [b for b in state.isr if b not in state.replicas]
+        elr = [b for b in state.replicas if b in state.elr]
+        if state.leader in state.isr and eligible(state.leader):
+            return state.leader, METADATA_LEADER
+        for members, how in ((isr, ISR), (elr, ELR)):
+            chosen = next((b for b in members if eligible(b)), None)
+            if chosen is not None:
+                return chosen, how
+        if unclean_ok:
+            chosen = next((b for b in state.replicas if b in readable), None)
+            if chosen is not None:
+                return chosen, UNCLEAN
+    # KIP-966's rule; on a tie, a disk shut down cleanly (its checkpoints are current), then the highest log start
+    # offset (records deleted by deleteRecords or retention stay deleted), then the lowest broker id
+    best = max(readable.values(), key=lambda v: (v.last_epoch, v.log_end_offset, v.replica.disk.state.clean_shutdown,
+                                                 v.bounds.log_start_offset if v.bounds else 0, -v.broker))
+    return best.broker, (OFFLINE if state is not None else LONGEST_LOG)
+
+
+def _truncate_followers(p: PartitionView) -> None:
+    leader = p.leader_view
+    if leader is None or leader.bounds is None:
+        return
+    for v in p.replicas:
+        if v is leader or v.bounds is None:
+            continue
+        b = v.bounds
+        if b.recovered_end_offset <= b.log_start_offset:
+            continue  # nothing to discard
+        if b.recovered_end_offset < leader.bounds.log_start_offset:
+            cut = b.log_start_offset  # out of range: the follower starts again at the leader's log start
+        else:
+            cut = epochs.truncation_offset(v.lineage, b.recovered_end_offset, b.high_watermark,
+                                           leader.lineage, leader.bounds.recovered_end_offset)
+        cut = max(cut, b.log_start_offset)
+        v.discarded_from = cut if cut < b.recovered_end_offset else None
+
+
+def discarded_records(view: ReplicaView) -> list[tuple[int, bool]]:
+    """(offset, is a control record) of each record of the replica's loaded log from `discarded_from`."""
+    b = view.bounds
+    if b is None or view.discarded_from is None:
+        return []
+    start = view.discarded_from
+    out: list[tuple[int, bool]] = []
+    segments = [s for s in Partition(view.replica.path).log_segments
+                if s.log is not None and str(s.log) in b.segment_ends]
+    floor = max([n for n, s in enumerate(segments) if s.base_offset <= start], default=0)
+    try:
+        for seg in segments[floor:]:
+            assert seg.log is not None
+            with SegmentReader(seg.log, end=b.segment_ends[str(seg.log)]) as reader:
+                for batch in reader:
+                    if batch.damage:
+                        break
+                    if batch.last_offset < start:
+                        continue
+                    out += [(r.offset, batch.is_control) for r in batch.records
+                            if start <= r.offset < b.recovered_end_offset]
+    except (KafkalogError, OSError):
+        pass  # what recovery loaded read before; the rest does not read for anyone (verify names it)
+    return out
+
+
+def discard_counts(view: ReplicaView) -> tuple[int, int]:
+    """(data records the restart discards from this replica, those of them below its own high watermark: records
+    the cluster had committed, lost)."""
+    data = [offset for offset, control in discarded_records(view) if not control]
+    hw = view.bounds.high_watermark if view.bounds is not None else 0
+    return len(data), sum(1 for offset in data if offset < hw)
+
+
+def replica_findings(view: ClusterView) -> list[tuple[Path, str, str]]:
+    """(replica directory, kind, detail) for each replica whose records a restarted cluster would not serve:
+    what `verify` reports of several brokers' disks."""
+    found = []
+    for p in view.partitions:
+        for r in p.replicas:
+            if r.discarded_from is None or r.bounds is None:
+                continue
+            n, committed = discard_counts(r)
+            where = (f"offsets {r.discarded_from} to {r.bounds.recovered_end_offset - 1} ({n} records) are not in the "
+                     f"log served from broker {p.leader}: a restart discards them")
+            if committed:
+                found.append((r.replica.path, "committed records lost",
+                              f"{where}; {committed} of them below this replica's high watermark "
+                              f"{r.bounds.high_watermark} (an unclean leader election)"))
+            else:
+                found.append((r.replica.path, "not served", where))
+    return found

@@ -1,0 +1,110 @@
+"""A read of several brokers' disks: each partition once, from the replica the cluster restarted on exactly
+those disks would serve (`kafkalog.cluster.served`).
+
+The paths are one cluster's disks when they name two or more log directories (each holding
+`meta.properties`) of two or more node ids (`kafkalog.cluster.disks.is_cluster`). Then each partition is
+read from its served replica's directory, which the planner reads as that broker's start-up loads it
+(`kafkalog.dataset.served`): the served log. The metadata log is read once, from the copy that reaches
+furthest. Option readReplicas reads every replica instead.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+import pyarrow as pa
+
+from kafkalog.cluster.disks import is_cluster
+from kafkalog.cluster.served import cluster_view
+from kafkalog.errors import UsageError
+from kafkalog.location import Location
+from kafkalog.log.log_dir import log_dir_of, partition_log_dir_state
+
+#: With readReplicas=true: the broker (node id) whose disk a row was read from.
+BROKER_FIELD = pa.field("broker", pa.int32())
+BROKER_DDL = ", `broker` int"
+
+
+class _Segment(Protocol):
+    """A planned segment (`kafkalog.dataset.plan.Segment`), known by its location."""
+
+    @property
+    def location(self) -> str: ...
+
+
+class _Target(Protocol):
+    """One of dump's targets (`kafkalog.dataset.targets.Target`): a log directory's partitions, or a file."""
+
+    @property
+    def partitions(self) -> list[Path] | None: ...
+
+
+S = TypeVar("S", bound=_Segment)
+T = TypeVar("T", bound=_Target)
+
+
+def served_segments(paths: list[str], segments: list[S]) -> list[S]:
+    """`segments` (listed under `paths`) without those of the replicas a restarted cluster does not serve from;
+    all of them when the paths are not several brokers' disks.
+
+    Raises
+    ------
+    UsageError
+        A disk is of another cluster (or its meta.properties does not read): which one to read is the user's call.
+    """
+    if any(Location(p).is_uri for p in paths) or not is_cluster(paths):
+        return segments
+    replicas, served = _served_dirs(paths)
+    return [seg for seg in segments
+            if (d := _real(Path(seg.location).parent)) in served or d not in replicas]
+
+
+def _served_dirs(paths: list[str]) -> tuple[set[str], set[str]]:
+    """(every replica's directory and every copy of the metadata log, those read from)."""
+    view = cluster_view(paths)
+    if view.disks.other_cluster:
+        names = ", ".join(str(d.path) for d in view.disks.other_cluster)
+        raise UsageError(f"{names}: not a disk of cluster {view.disks.cluster_id} (see `kafkalog reconcile`); "
+                         "leave it out, or read it on its own")
+    replicas = {_real(r.replica.path) for p in view.partitions for r in p.replicas}
+    replicas |= {_real(d) for _, d in view.disks.metadata_dirs()}
+    served = {_real(d) for d in view.served_dirs()}
+    if view.metadata is not None:
+        served.add(_real(view.metadata.source))
+    return replicas, served
+
+
+def _real(path: Path | str) -> str:
+    return os.path.realpath(path)
+
+
+def served_targets(paths: list[str], targets: list[T]) -> list[T]:
+    """dump's targets (`kafkalog.dataset.targets`) with each log directory's partitions cut to those served from
+    (one replica of each partition, and one copy of the metadata log); unchanged when the paths are not several
+    brokers' disks."""
+    if any(Location(p).is_uri for p in paths) or not is_cluster(paths):
+        return targets
+    replicas, served = _served_dirs(paths)
+    out = []
+    for t in targets:
+        if t.partitions is not None:
+            kept = [d for d in t.partitions if _real(d) in served or _real(d) not in replicas]
+            t = dataclasses.replace(t, partitions=kept)  # type: ignore[type-var]  # (a dataclass: Target)
+        out.append(t)
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _node_of(log_dir: str) -> int | None:
+    state = partition_log_dir_state(Path(log_dir) / "_")
+    return state.meta.node_id if state is not None and state.meta is not None else None
+
+
+def with_broker(out: pa.RecordBatch, segment: str) -> pa.RecordBatch:
+    """The rows of one segment with the `broker` column: the node id in `meta.properties` of the log directory
+    holding the segment's partition directory (null where there is none, or behind a URI)."""
+    node = None if Location(segment).is_uri else _node_of(str(log_dir_of(Path(segment).parent)))
+    return out.append_column(BROKER_FIELD, pa.array([node] * out.num_rows, pa.int32()))

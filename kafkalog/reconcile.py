@@ -1,0 +1,245 @@
+"""`kafkalog reconcile DIR...`: what a cluster restarted on exactly these disks would do, per partition.
+
+For each partition (`kafkalog.cluster.served`): the replica it would be served from and how that leader is
+chosen, the log served (log start offset, high watermark, last stable offset), and for each replica its
+loaded log and the records the restart discards from it. Then what needs a look:
+
+- partitions no disk holds a replica of, and those with fewer replicas on the disks than their
+  replication factor (the metadata's);
+- partitions the restarted cluster would keep offline (no ISR or ELR replica on the disks), or elect
+  uncleanly;
+- transactions left open at the end of the served log (a read_committed consumer stops at them until the
+  transaction coordinator aborts them);
+- consumer groups whose committed offsets (the served `__consumer_offsets`) fall outside the served log;
+- disks of another cluster, and every file that does not read, named.
+
+The JSON (`--format json`) is one object a line: `{"type": "partition", ...}` for each partition, then
+`{"type": "problem", "message": ...}` for each problem.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from kafkalog.cluster.served import (
+    ELECTIONS,
+    OFFLINE,
+    UNCLEAN,
+    ClusterView,
+    PartitionView,
+    ReplicaView,
+    cluster_view,
+    discard_counts,
+)
+from kafkalog.errors import KafkalogError
+from kafkalog.formats.internal_topics import OFFSETS, decode_record
+from kafkalog.log.partition import Partition
+from kafkalog.log.segment import SegmentReader
+
+CONSUMER_OFFSETS = "__consumer_offsets"
+
+
+@dataclass
+class GroupOffset:
+    group: str
+    topic: str
+    partition: int
+    offset: int
+
+
+@dataclass
+class Reconciled:
+    """The restart's outcome for every partition, and what needs a look."""
+
+    view: ClusterView
+    #: (topic, topic id, partition, broker) -> the data records the restart discards from that replica
+    discarded: dict[tuple[str, str | None, int, int], int] = field(default_factory=dict)
+    #: The same, of those below that replica's own high watermark: records the cluster had committed, lost
+    #: (an unclean leader election; or a high watermark checkpointed past what its leader kept).
+    discarded_committed: dict[tuple[str, str | None, int, int], int] = field(default_factory=dict)
+    #: Committed offsets outside the log served for their partition.
+    groups_outside: list[GroupOffset] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def reconcile(paths: list[str]) -> Reconciled:
+    """What a cluster restarted on the disks `paths` (log directories, or globs of them) would serve.
+
+    Raises
+    ------
+    UsageError
+        A path is not a broker's log directory.
+    """
+    view = cluster_view(paths)
+    out = Reconciled(view, problems=list(view.problems))
+    for p in view.partitions:
+        for r in p.replicas:
+            key = (p.topic, p.topic_id, p.partition, r.broker)
+            out.discarded[key], out.discarded_committed[key] = discard_counts(r)
+    out.groups_outside = _groups_outside(view, out.problems)
+    return out
+
+
+def _groups_outside(view: ClusterView, problems: list[str]) -> list[GroupOffset]:
+    """The latest committed offset of each group and partition, from the served `__consumer_offsets`, where it
+    lies outside the served log (below its log start offset, or past its high watermark)."""
+    committed: dict[tuple[str, str, int], int] = {}
+    for p in view.partitions:
+        leader = p.leader_view
+        if p.topic != CONSUMER_OFFSETS or leader is None or leader.bounds is None:
+            continue
+        bounds = leader.bounds
+        try:
+            for seg in Partition(leader.replica.path).log_segments:
+                if seg.log is None or str(seg.log) not in bounds.segment_ends:
+                    continue
+                with SegmentReader(seg.log, end=bounds.segment_ends[str(seg.log)]) as reader:
+                    for batch in reader:
+                        if batch.is_control or batch.damage:
+                            continue
+                        for rec in batch.records:
+                            if bounds.log_start_offset <= rec.offset < bounds.recovered_end_offset:
+                                _commit(committed, rec.key, rec.value)
+        except (KafkalogError, OSError) as e:
+            problems.append(f"{leader.replica.path}: the committed offsets do not read: {e}")
+    served = {(p.topic, p.partition): p.served for p in view.partitions}
+    outside = []
+    for (group, topic, number), offset in sorted(committed.items()):
+        b = served.get((topic, number))
+        if b is not None and not (b.log_start_offset <= offset <= b.recovered_end_offset):
+            outside.append(GroupOffset(group, topic, number, offset))
+    return outside
+
+
+def _commit(committed: dict[tuple[str, str, int], int], key: bytes | None, value: bytes | None) -> None:
+    decoded = decode_record(OFFSETS, key, value)
+    k = decoded.key or {}
+    if k.get("type") != "OffsetCommitKey":
+        return
+    data = k.get("data") or {}
+    where = (str(data.get("group")), str(data.get("topic")), int(data.get("partition") or 0))
+    if value is None:
+        committed.pop(where, None)  # a tombstone: the offset deleted
+    elif decoded.value is not None and "offset" in (decoded.value.get("data") or {}):
+        committed[where] = decoded.value["data"]["offset"]
+
+
+# ----------------------------------------------------------------------------- output
+
+def partition_json(p: PartitionView, r: Reconciled) -> dict[str, Any]:
+    """A partition's JSON object: the issue's fields, then kafkalog's own."""
+    served = p.served
+    return {
+        "type": "partition",
+        "topic": p.topic,
+        "partition": p.partition,
+        "leader": p.leader,
+        "high_watermark": served.recovered_end_offset if served else None,
+        "log_start_offset": served.log_start_offset if served else None,
+        "replicas": [_replica_json(p, v, r) for v in p.replicas],
+        "topic_id": p.topic_id,
+        "election": p.election,
+        "last_stable_offset": served.last_stable_offset if served else None,
+        "open_transaction_from": served.first_unstable_offset if served else None,
+        "replication_factor": p.replication_factor,
+        "missing_replicas": p.missing_replicas,
+        "groups_outside": [{"group": g.group, "offset": g.offset} for g in r.groups_outside
+                           if (g.topic, g.partition) == (p.topic, p.partition)],
+    }
+
+
+def _replica_json(p: PartitionView, v: ReplicaView, r: Reconciled) -> dict[str, Any]:
+    b = v.bounds
+    return {
+        "broker": v.broker,
+        "log_start_offset": b.log_start_offset if b else None,
+        "log_end_offset": b.recovered_end_offset if b else None,
+        "high_watermark": b.high_watermark if b else None,
+        "discarded_from": v.discarded_from,
+        "discarded_records": r.discarded.get((p.topic, p.topic_id, p.partition, v.broker), 0),
+        "discarded_below_high_watermark": r.discarded_committed.get((p.topic, p.topic_id, p.partition, v.broker), 0),
+        "path": str(v.replica.path),
+    }
+
+
+def print_json(r: Reconciled, out: TextIO = sys.stdout) -> None:
+    for p in r.view.partitions:
+        print(json.dumps(partition_json(p, r)), file=out)
+    for topic, number in r.view.without_replica:
+        print(json.dumps({"type": "partition", "topic": topic, "partition": number, "leader": None,
+                          "high_watermark": None, "log_start_offset": None, "replicas": [],
+                          "election": OFFLINE}), file=out)
+    for message in r.problems:
+        print(json.dumps({"type": "problem", "message": message}), file=out)
+
+
+def print_text(r: Reconciled, out: TextIO = sys.stdout) -> None:
+    view = r.view
+    md = view.metadata
+    print(f"cluster {view.disks.cluster_id}: {len(view.disks.disks)} disks of nodes "
+          f"{', '.join(map(str, view.disks.brokers))}", file=out)
+    if md is not None:
+        print(f"metadata: {md.source} up to offset {md.end_offset} (epoch {md.last_epoch})", file=out)
+    else:
+        print("metadata: none on these disks; leaders by the highest leader epoch, then the longest log", file=out)
+    for p in view.partitions:
+        served = p.served
+        head = f"{p.topic}-{p.partition}"
+        if served is None:
+            print(f"{head}: no replica reads", file=out)
+            continue
+        print(f"{head}: served from broker {p.leader} ({ELECTIONS[p.election]}): offsets {served.log_start_offset} to "
+              f"{served.recovered_end_offset} (high watermark {served.recovered_end_offset}, last stable offset "
+              f"{served.last_stable_offset})", file=out)
+        for v in p.replicas:
+            b = v.bounds
+            if b is None:
+                print(f"  broker {v.broker}: does not read", file=out)
+                continue
+            line = (f"  broker {v.broker}: log {b.log_start_offset} to {b.recovered_end_offset}, high watermark "
+                    f"{b.high_watermark}")
+            n = r.discarded.get((p.topic, p.topic_id, p.partition, v.broker), 0)
+            if v.discarded_from is not None:
+                line += f": discards {n} records from offset {v.discarded_from}"
+            elif v.broker == p.leader:
+                line += ": leader"
+            print(line, file=out)
+    for line in findings(r):
+        print(line, file=out)
+
+
+def findings(r: Reconciled) -> list[str]:
+    """What needs a look, a line each."""
+    lines = []
+    for topic, number in r.view.without_replica:
+        lines.append(f"no replica left: {topic}-{number} (no disk holds it)")
+    for p in r.view.partitions:
+        name = f"{p.topic}-{p.partition}"
+        rf = p.replication_factor
+        if rf is not None and p.missing_replicas:
+            lines.append(f"under-replicated: {name} has {rf - len(p.missing_replicas)} of its {rf} replicas on these "
+                         f"disks (missing: brokers {', '.join(map(str, p.missing_replicas))})")
+        if p.election == OFFLINE and p.state is not None and p.leader is not None:
+            lines.append(f"offline: {name}: no replica of its ISR or ELR is on these disks (or each was shut down "
+                         f"uncleanly); a restarted cluster keeps it offline; read here from broker {p.leader}")
+        elif p.election == UNCLEAN:
+            lines.append(f"unclean election: {name}: no replica of its ISR or ELR is on these disks; "
+                         f"unclean.leader.election.enable elects broker {p.leader}")
+        for v in p.replicas:
+            lost = r.discarded_committed.get((p.topic, p.topic_id, p.partition, v.broker), 0)
+            if lost and v.bounds is not None:
+                lines.append(f"committed records lost: {name}: broker {v.broker} holds {lost} records from offset "
+                             f"{v.discarded_from} below its high watermark {v.bounds.high_watermark} that the served "
+                             "log does not have (an unclean leader election)")
+        if p.served is not None and p.served.first_unstable_offset is not None:
+            lines.append(f"open transaction: {name} from offset {p.served.first_unstable_offset}: a read_committed "
+                         "consumer stops there until the transaction coordinator aborts it")
+    for g in r.groups_outside:
+        b = next(p.served for p in r.view.partitions if (p.topic, p.partition) == (g.topic, g.partition))
+        assert b is not None
+        lines.append(f"consumer group {g.group}: {g.topic}-{g.partition} committed offset {g.offset}, outside the "
+                     f"served log ({b.log_start_offset} to {b.recovered_end_offset})")
+    lines += [f"problem: {m}" for m in r.problems]
+    return lines
