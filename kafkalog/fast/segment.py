@@ -43,7 +43,7 @@ class Scanner(Protocol):
 def decode_runs(scanner: Scanner, topic: str | None = None, partition: int | None = None, *,
                 max_decompressed_bytes: int | None = None, start: int | None = None, object_path: bool = False,
                 records: bool = True, columns: bool = True, record_columns_only: bool = False,
-                whole_batches: bool = False, table_rows: int | None = None) -> Iterator[Run]:
+                whole_batches: bool = False, table_rows: int | None = None, engine: bool = False) -> Iterator[Run]:
     """The runs of the scanner's entries from `start` (default: its range's start), in file order; structural
     damage is left in the scanner's `damage`.
 
@@ -56,10 +56,12 @@ def decode_runs(scanner: Scanner, topic: str | None = None, partition: int | Non
     A batch whose records decompress past a window (`streamed_batch.WINDOW_BYTES`)
     is read in parts (`Item.part`); with `whole_batches=True` only one past
     `max_decompressed_bytes` (None: `kafkalog.compression`'s limit), which it could not hold.
+    `engine=True` reads v2 groups with the compiled engine (`kafkalog.fast.compiled`, issue 33's first step).
     """
     limit = max_decompressed_bytes if max_decompressed_bytes is not None else compression_limit()
     options = WalkOptions(scanner.name, topic, partition, limit, records, columns, record_columns_only,
-                          stream_bytes=limit if whole_batches else min(limit, streamed_batch.WINDOW_BYTES))
+                          stream_bytes=limit if whole_batches else min(limit, streamed_batch.WINDOW_BYTES),
+                          engine=engine)
     walker = _EntryWalker(options, table_rows or fast_v2.TABLE_ROWS)
     for chunk, base, entries in scanner.entries(start, kernels.scan_entries):
         if object_path:

@@ -1,0 +1,72 @@
+"""The fast path's v2 batches through the compiled engine (`kafkalog.fast.engine`, Cython, built at install).
+
+The engine is the first step of issue 33: the numba kernels of the v2 path compiled ahead of time from the
+same specs. `decode_runs(..., engine=True)` (`WalkOptions.engine`) reads v2 groups with it: CRC-32C, LZ4 and
+zstd decompression and the record walk with the building of the Arrow buffers, each one call without the
+GIL. What it does not take yet stays on the numba kernels: the entry scan, the batch headers' table,
+snappy and gzip, streamed batches, walks without columns, legacy messages. Spec: `kafka_record.ksy`; twin:
+`kafkalog.fast.kernels.walk_sections` with `BatchWalker.columns`.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from kafkalog.compression import Output
+
+try:
+    from kafkalog.fast import engine  # type: ignore[attr-defined]  # (a compiled module: no stubs)
+except ImportError:  # an install that did not compile it (a source tree never installed)
+    engine = None
+
+#: Whether the engine was compiled and found every C function it calls.
+AVAILABLE = engine is not None and bool(engine.AVAILABLE)
+
+
+def crc32c_each(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
+    """The CRC-32C of each slice ``buf[start[i]:start[i] + length[i]]``, as int64."""
+    return engine.crc32c_each(buf, np.ascontiguousarray(start, dtype=np.int64),
+                              np.ascontiguousarray(length, dtype=np.int64)).astype(np.int64)
+
+
+def takes(codec: int) -> bool:
+    """Whether `decompress_batches` takes batches of this codec."""
+    return codec in (engine.LZ4, engine.ZSTD)
+
+
+def decompress_batches(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int,
+                       group_bytes: int) -> np.ndarray:
+    """`kafkalog.fast.compression.decompress_batches` for LZ4 and zstd, by the engine: the lengths of the batches
+    taken, decompressed into `out` one after the other from its `end` (moved past them)."""
+    if not len(pos) or not out.reserve(group_bytes + room):
+        return np.empty(0, dtype=np.int64)
+    lengths = np.empty(len(pos), dtype=np.int64)
+    target = np.frombuffer(out.buffer, dtype=np.uint8)
+    taken = engine.decompress_batches(codec, buf, np.ascontiguousarray(pos, dtype=np.int64),
+                                      np.ascontiguousarray(size, dtype=np.int64), target, out.end, room, group_bytes,
+                                      lengths)
+    del target  # (a view would keep the buffer from growing)
+    out.end += int(lengths[:taken].sum())
+    return lengths[:taken]
+
+
+def header_lists(walked, struct_type: pa.StructType) -> pa.Array:
+    """The `headers` column of a walk: each row's list of (key, value). A key that is not UTF-8 is decoded with
+    replacement characters, as Kafka (and the object path) decode header keys."""
+    keys = walked.header_keys
+    if walked.bad_key >= 0:
+        raw = pa.Array.from_buffers(pa.binary(), len(keys), keys.buffers())
+        keys = pa.array([b.decode("utf-8", "replace") for b in raw.to_pylist()], type=pa.string())
+    struct = pa.StructArray.from_arrays([keys, walked.header_values], fields=list(struct_type))
+    offsets = pa.Array.from_buffers(pa.int32(), walked.rows + 1, [None, walked.header_offsets])
+    return pa.ListArray.from_arrays(offsets, struct)
+
+
+def walk(buf: np.ndarray, sections, state: np.ndarray, batch_headers: np.ndarray, max_rows: int):
+    """`engine.walk` of a group's `record_groups.Sections` (whose results it fills): (why it stopped, `Walked`)."""
+    def dense(a: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(a, dtype=np.int64)
+
+    return engine.walk(buf, dense(sections.pos), dense(sections.end), dense(sections.count), dense(sections.partial),
+                       state, dense(batch_headers), sections.good, sections.err, sections.err_pos,
+                       sections.trailing_at, max_rows)
