@@ -126,6 +126,31 @@ def crc32c_each(const uint8_t[::1] buf, const int64_t[::1] start, const int64_t[
     return out
 
 
+def parse_batch_headers(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size,
+                        int64_t[:, ::1] table, int64_t[::1] errors):
+    """The v2 header (`kafka_record_batch.ksy`) of each entry `buf[pos[i]:pos[i] + size[i]]` into row i of `table`
+    (`KAFKA_RECORD_BATCH__*` columns), its error code into `errors[i]`, in one call without the GIL;
+    `kernels.parse_batch_headers`' twin."""
+    cdef Py_ssize_t i, n = pos.shape[0]
+    cdef int err
+    cdef Table t
+    cdef int64_t row[KAFKA_RECORD_BATCH__WIDTH]
+    if table.shape[0] < n or table.shape[1] != KAFKA_RECORD_BATCH__WIDTH or errors.shape[0] < n:
+        raise ValueError("the table is smaller than the entries")  # a caller's bug
+    for i in range(n):
+        if pos[i] < 0 or size[i] < 0 or pos[i] + size[i] > buf.shape[0]:
+            raise ValueError("an entry is not inside the buffer")  # a caller's bug: the call would read past it
+    if n == 0:
+        return
+    cdef const uint8_t* base = &buf[0]
+    t.data, t.rows = row, 1
+    with nogil:
+        for i in range(n):
+            err, _ = parse_kafka_record_batch(base, pos[i], pos[i] + size[i], &t, 0)
+            errors[i] = err
+            memcpy(&table[i, 0], row, KAFKA_RECORD_BATCH__WIDTH * 8)
+
+
 cdef int64_t _lz4_frame(void* dctx, uint8_t* dst, int64_t cap, const uint8_t* src, int64_t left) noexcept nogil:
     """One LZ4 frame at `src` (`left` bytes) into `dst` (`cap` bytes): what it gives, or -1 when it is not taken
     (damage, no end mark, more than `cap`): `kafkalog.fast.compression`'s rule."""

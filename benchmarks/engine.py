@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Paired benchmark of issue 33's first step (run by hand, not a test): the compiled engine against numba.
+
+    python benchmarks/engine.py --records 1000000 --work /tmp/kafkalog-fast-path
+
+Over the same segments, in one run, each reader alone in a fresh process after a warm-up read (numba's
+kernels compiled and cached, the engine's module loaded), on the corpora `benchmarks/fast_path.py` has
+Kafka's own encoder write (none/lz4/zstd, producer batch.size 16 KiB and 1 MiB, kept in --work):
+
+1. `decode_runs` of the whole segment into Arrow tables (every column), as `read_arrow` reads a range:
+   - `numba`: today's fast path (`kafkalog.fast.kernels` and its twins);
+   - `engine`: the same orchestration with the v2 groups' CRCs, LZ4/zstd and record walks in the compiled
+     engine (`engine=True`);
+   on 1 thread (the whole segment) and on 2 threads (two byte ranges cut at an entry boundary, a thread
+   each): wall and CPU seconds, records/s, and the engine's ratio to numba;
+2. start-up in a fresh process, reading `samples/v2-none.log` to an Arrow table: CPU seconds and peak RSS
+   - `read_table` as shipped (numba's kernels, loaded from their cache);
+   - the engine alone, numba never imported: batch headers, CRCs and the walk by `kafkalog.fast.engine`
+     (`engine_only_read` below, what a numba-free `read_table` would run for this file).
+
+Prints Markdown tables ready for docs/performance.md.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import fast_path  # noqa: E402  (benchmarks/fast_path.py: the corpus)
+
+SAMPLE = ROOT / "samples" / "v2-none.log"
+
+
+def read_runs(segment: str, use_engine: bool, threads: int) -> int:
+    """Records read by `decode_runs` over the segment, in `threads` byte ranges read at once."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kafkalog.entries import EntryScanner
+    from kafkalog.fast.segment import decode_runs
+    from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES
+
+    path = Path(segment)
+    ranges = fast_path.entry_ranges(path, -(-path.stat().st_size // threads)) if threads > 1 else [(0, None)]
+
+    def one(byte_range: tuple[int, int | None]) -> int:
+        rows = 0
+        with EntryScanner(segment, start=byte_range[0], end=byte_range[1], max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES,
+                          damage=[]) as scanner:
+            for run in decode_runs(scanner, "corpus", 0, engine=use_engine):
+                rows += 0 if run.table is None else run.table.num_rows
+        return rows
+
+    with ThreadPoolExecutor(len(ranges)) as pool:
+        return sum(pool.map(one, ranges))
+
+
+def engine_only_read(segment: str):
+    """A v2 segment's records as one Arrow table through `kafkalog.fast.engine` alone (no numba): sound batches
+    only, a benchmark's reader, not the product's."""
+    import numpy as np
+    import pyarrow as pa
+
+    from kafkalog.fast import compiled
+
+    engine = compiled.engine
+    data = Path(segment).read_bytes()
+    buf = np.frombuffer(data, dtype=np.uint8)
+    pos, size = [], []
+    at = 0
+    while at + 12 <= len(data):
+        length = int.from_bytes(data[at + 8:at + 12], "big", signed=True)
+        pos.append(at)
+        size.append(12 + length)
+        at += 12 + length
+    positions, sizes = np.array(pos, dtype=np.int64), np.array(size, dtype=np.int64)
+    headers = np.empty((len(pos), 20), dtype=np.int64)
+    errors = np.empty(len(pos), dtype=np.int64)
+    engine.parse_batch_headers(buf, positions, sizes, headers, errors)
+    crc = compiled.crc32c_each(buf, positions + 21, sizes - 21)
+    assert not errors.any() and (crc == headers[:, 4]).all()
+    n = len(pos)
+    state = np.array([0, headers[0, 18], 0], dtype=np.int64)
+    results = [np.zeros(n, dtype=np.int64) for _ in range(3)]
+    trailing = np.full(n, -1, dtype=np.int64)
+    _why, walked = engine.walk(buf, np.ascontiguousarray(headers[:, 18]),
+                               np.ascontiguousarray(headers[:, 18] + headers[:, 19]),
+                               np.ascontiguousarray(headers[:, 17]), np.zeros(n, dtype=np.int64), state, headers,
+                               *results, trailing, 1 << 30)
+    return pa.table({"offset": walked.offset, "timestamp": walked.timestamp, "key": walked.key,
+                     "value": walked.value})
+
+
+def reader_worker(spec: dict) -> dict:
+    import resource
+
+    read_runs(str(SAMPLE), spec["engine"], 1)  # warm-up: numba's kernels from their cache, the engine's module
+    best = None
+    for _ in range(spec["repeat"]):
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        rows = read_runs(spec["segment"], spec["engine"], spec["threads"])
+        result = {"wall": time.perf_counter() - wall0, "cpu": time.process_time() - cpu0, "rows": rows}
+        if best is None or result["wall"] < best["wall"]:
+            best = result
+    best["rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return best
+
+
+def _in_process(function: str, spec: dict, timeout: float) -> dict:
+    code = f"import json, sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); import engine; " \
+           f"print(json.dumps(engine.{function}(json.loads(sys.argv[1]))))"
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(spec)], capture_output=True, text=True,
+                         timeout=timeout, cwd=ROOT)
+    if out.returncode:
+        raise RuntimeError(out.stderr)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+STARTUP = {
+    "read_table (numba, cached kernels)":
+        "import kafkalog; t = kafkalog.read_table('samples/v2-none.log')",
+    "engine alone (numba not imported)":
+        "import sys; sys.path.insert(0, 'benchmarks'); import engine; t = engine.engine_only_read('samples/v2-none.log')",
+}
+
+
+def startup_worker(spec: dict) -> dict:
+    """CPU seconds and peak RSS of a fresh interpreter running the snippet (the child's own rusage)."""
+    import resource
+
+    code = spec["code"] + "; import sys; assert t.num_rows == 6; print('numba' in sys.modules)"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    wall = time.perf_counter() - wall0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {"wall": wall, "cpu": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
+            "rss_mib": after.ru_maxrss / 1024, "numba": out.stdout.strip() == "True"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--records", type=int, default=1_000_000, help="records per corpus (default 1000000)")
+    ap.add_argument("--codecs", default="none,lz4,zstd")
+    ap.add_argument("--batch-bytes", default="16384,1048576")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "kafkalog-fast-path")
+    ap.add_argument("--repeat", type=int, default=3, help="reads per reader in its process; the fastest counts")
+    ap.add_argument("--timeout", type=float, default=3600)
+    args = ap.parse_args(argv)
+
+    print("| codec | batch.size | threads | numba wall s | numba CPU s | engine wall s | engine CPU s | "
+          "numba rec/s | engine rec/s | engine / numba |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for codec in args.codecs.split(","):
+        for batch_bytes in (int(b) for b in args.batch_bytes.split(",")):
+            (segment,) = fast_path.segments(fast_path.corpus(args.work, codec, batch_bytes, args.records))
+            for threads in (int(t) for t in args.threads.split(",")):
+                got = {}
+                for use_engine in (False, True):
+                    got[use_engine] = _in_process("reader_worker", {"segment": str(segment), "engine": use_engine,
+                                                                    "threads": threads, "repeat": args.repeat},
+                                                  args.timeout)
+                numba, compiled = got[False], got[True]
+                assert numba["rows"] == compiled["rows"] == args.records, (numba, compiled)
+                print(f"| {codec} | {batch_bytes} | {threads} | {numba['wall']:.3f} | {numba['cpu']:.3f} | "
+                      f"{compiled['wall']:.3f} | {compiled['cpu']:.3f} | {args.records / numba['wall'] / 1e6:.2f} M | "
+                      f"{args.records / compiled['wall'] / 1e6:.2f} M | {numba['wall'] / compiled['wall']:.2f}x |",
+                      flush=True)
+    print()
+    print("| start-up: read samples/v2-none.log in a fresh process | wall s | CPU s | peak RSS MiB | numba imported |")
+    print("| --- | --- | --- | --- | --- |")
+    for name, code in STARTUP.items():
+        # Each in a process of its own, so that the peak RSS of its one child is that snippet's.
+        _in_process("startup_worker", {"code": code}, args.timeout)  # warm page cache and numba cache: not counted
+        runs = [_in_process("startup_worker", {"code": code}, args.timeout) for _ in range(args.repeat)]
+        best = min(runs, key=lambda r: r["cpu"])
+        print(f"| {name} | {best['wall']:.2f} | {best['cpu']:.2f} | {best['rss_mib']:.0f} | {best['numba']} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
