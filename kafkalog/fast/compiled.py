@@ -70,3 +70,18 @@ def walk(buf: np.ndarray, sections, state: np.ndarray, batch_headers: np.ndarray
     return engine.walk(buf, dense(sections.pos), dense(sections.end), dense(sections.count), dense(sections.partial),
                        state, dense(batch_headers), sections.good, sections.err, sections.err_pos,
                        sections.trailing_at, max_rows)
+
+
+def scan_entries(buf: np.ndarray, pos: int, start_limit: int, max_entry: int, out: np.ndarray) -> tuple[int, int, int]:
+    """`kernels.scan_entries` by the engine (a `kafkalog.entries.ChunkScan`)."""
+    return engine.scan_entries(buf, pos, start_limit, max_entry, out)
+
+
+def parse_batch_headers(buf: np.ndarray, entries: np.ndarray, errors: np.ndarray) -> np.ndarray:
+    """The v2 header of each entry (rows of a `kafkalog.entries` table) as a row, its error code into `errors`."""
+    from kafkalog.formats.framing import LOG_OVERHEAD
+
+    table = np.empty((len(entries), engine.KAFKA_RECORD_BATCH_WIDTH), dtype=np.int64)
+    engine.parse_batch_headers(buf, np.ascontiguousarray(entries[:, engine.ENTRY_POS]),
+                               LOG_OVERHEAD + entries[:, engine.ENTRY_LENGTH], table, errors)
+    return table

@@ -25,7 +25,7 @@ The functions are found by address in the packages' extension modules when this 
 include "../../generated/kafka_kernels.pxi"
 
 from cpython.buffer cimport PyBuffer_FillInfo
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
@@ -101,6 +101,8 @@ cdef enum:
     _OUT_OF_MEMORY = -1
     _INT32_MAX = 0x7FFFFFFF
 WALK_DONE, WALK_FULL = _WALK_DONE, _WALK_FULL
+#: Columns of a batch header's row (the generated `KAFKA_RECORD_BATCH__*`).
+KAFKA_RECORD_BATCH_WIDTH = KAFKA_RECORD_BATCH__WIDTH
 #: Control codes of `walk`'s `control` column beside a control record's type.
 NOT_CONTROL, KEY_DOES_NOT_PARSE = -1, -2
 
@@ -124,6 +126,59 @@ def crc32c_each(const uint8_t[::1] buf, const int64_t[::1] start, const int64_t[
         for i in range(n):
             o[i] = _crc32_iscsi(base + start[i], <int>length[i], ones) ^ ones
     return out
+
+
+cdef enum:
+    # kafkalog.entries' table columns and scan outcomes, and kafkalog.formats.framing's sizes (a test holds
+    # them equal).
+    _ENTRY_POS = 0
+    _ENTRY_LENGTH = 1
+    _ENTRY_MAGIC = 2
+    _SCAN_END = 0
+    _SCAN_STOP = 1
+    _SCAN_FULL = 2
+    _LOG_OVERHEAD = 12
+    _HEADER_SIZE_UP_TO_MAGIC = 17
+    _MIN_ENTRY_SIZE = 14
+ENTRY_POS, ENTRY_LENGTH, ENTRY_MAGIC, SCAN_END, SCAN_STOP, SCAN_FULL = (
+    _ENTRY_POS, _ENTRY_LENGTH, _ENTRY_MAGIC, _SCAN_END, _SCAN_STOP, _SCAN_FULL)
+LOG_OVERHEAD, HEADER_SIZE_UP_TO_MAGIC, MIN_ENTRY_SIZE = _LOG_OVERHEAD, _HEADER_SIZE_UP_TO_MAGIC, _MIN_ENTRY_SIZE
+
+
+def scan_entries(const uint8_t[::1] buf, int64_t pos, int64_t start_limit, int64_t max_entry, int64_t[:, ::1] out):
+    """Entries that lie whole in buf[pos:], starting before `start_limit`, into `out` (position, size, magic), in one
+    call without the GIL: `kernels.scan_entries`' twin (`kafka_log.ksy`'s entry header, Kafka's
+    `FileLogInputStream`). Stops at the first entry that is not whole in `buf` or whose size is below the minimum
+    or above `max_entry`. Returns (entries, position reached, SCAN_END, SCAN_STOP or SCAN_FULL)."""
+    cdef int64_t n = 0, end = buf.shape[0], length, rows = out.shape[0]
+    cdef int why = _SCAN_END
+    cdef int8_t magic
+    if out.shape[1] != 3:
+        raise ValueError("the entry table has three columns")  # a caller's bug
+    if pos < 0:
+        raise ValueError("a negative position")  # a caller's bug
+    if end == 0 or pos >= start_limit:
+        return 0, pos, _SCAN_END if pos >= start_limit else _SCAN_STOP
+    cdef const uint8_t* data = &buf[0]
+    with nogil:
+        while pos < start_limit:
+            if n >= rows:
+                why = _SCAN_FULL
+                break
+            if end - pos < _HEADER_SIZE_UP_TO_MAGIC:
+                why = _SCAN_STOP
+                break
+            length = _int_be(data, pos + 8, 4)
+            if length < _MIN_ENTRY_SIZE or length > max_entry or length > end - pos - _LOG_OVERHEAD:
+                why = _SCAN_STOP
+                break
+            magic = <int8_t>data[pos + 16]
+            out[n, _ENTRY_POS] = pos
+            out[n, _ENTRY_LENGTH] = length
+            out[n, _ENTRY_MAGIC] = magic
+            n += 1
+            pos += _LOG_OVERHEAD + length
+    return n, pos, why
 
 
 def parse_batch_headers(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size,
@@ -171,50 +226,59 @@ cdef int64_t _lz4_frame(void* dctx, uint8_t* dst, int64_t cap, const uint8_t* sr
             return -1
 
 
+cdef int64_t _decompress_run(int codec, const uint8_t* src, const int64_t* pos, const int64_t* size, int64_t n,
+                            uint8_t* dst, int64_t dst_len, int64_t at, int64_t room, int64_t group_bytes,
+                            int64_t* lengths) noexcept nogil:
+    """Batches `src[pos[i]:pos[i] + size[i]]` of `codec` one after the other into `dst` from `at`: how many were
+    taken (their lengths in `lengths`), `kafkalog.fast.compression`'s rules."""
+    cdef int64_t taken = 0, got, cap, i
+    cdef void* dctx = NULL
+    if codec == _LZ4:
+        if _lz4f_is_error(_lz4f_create(&dctx, 100)):
+            return 0
+    else:
+        dctx = _zstd_create()
+        if dctx == NULL:
+            return 0
+    for i in range(n):
+        cap = min(room, dst_len - at)
+        if codec == _LZ4:
+            got = _lz4_frame(dctx, dst + at, cap, src + pos[i], size[i])
+        elif size[i] <= 0:
+            got = -1  # (`kafkalog.compression` says what an empty batch gives)
+        else:
+            got = <int64_t>_zstd_decompress(dctx, dst + at, <size_t>cap, src + pos[i], <size_t>size[i])
+            if _zstd_is_error(<size_t>got):
+                got = -1
+        if got < 0:
+            break  # (an LZ4 context left mid-frame is not used again)
+        lengths[i] = got
+        at += got
+        taken += 1
+        if at >= group_bytes:
+            break
+    if codec == _LZ4:
+        _lz4f_free(dctx)
+    else:
+        _zstd_free(dctx)
+    return taken
+
+
 def decompress_batches(int codec, const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size,
                        uint8_t[::1] out, int64_t at, int64_t room, int64_t group_bytes, int64_t[::1] lengths):
     """LZ4 or zstd batches `buf[pos[i]:pos[i] + size[i]]` one after the other into `out` from `at`, each in at most
     `room` bytes, until one is not taken or `group_bytes` are held, in one call without the GIL; how many were
     taken, their lengths in `lengths`. `kafkalog.fast.compression._lz4_zstd_batches`' twin."""
     cdef Py_ssize_t i, n = pos.shape[0]
-    cdef int64_t taken = 0, got, cap
-    cdef void* dctx = NULL
+    cdef int64_t taken
     for i in range(n):
         if pos[i] < 0 or size[i] < 0 or pos[i] + size[i] > buf.shape[0]:
             raise ValueError("a batch is not inside the buffer")  # a caller's bug: the call would read past it
-    if (codec != _LZ4 and codec != _ZSTD) or n == 0 or at < 0 or at > out.shape[0] or lengths.shape[0] < n:
+    if (codec != _LZ4 and codec != _ZSTD) or n == 0 or at < 0 or at >= out.shape[0] or lengths.shape[0] < n:
         return 0
-    cdef const uint8_t* src = &buf[0]
-    cdef uint8_t* dst = &out[0]
-    cdef int64_t out_len = out.shape[0]
     with nogil:
-        if codec == _LZ4:
-            if _lz4f_is_error(_lz4f_create(&dctx, 100)):
-                dctx = NULL
-        else:
-            dctx = _zstd_create()
-        if dctx != NULL:
-            for i in range(n):
-                cap = min(room, out_len - at)
-                if codec == _LZ4:
-                    got = _lz4_frame(dctx, dst + at, cap, src + pos[i], size[i])
-                elif size[i] <= 0:
-                    got = -1  # (`kafkalog.compression` says what an empty batch gives)
-                else:
-                    got = <int64_t>_zstd_decompress(dctx, dst + at, <size_t>cap, src + pos[i], <size_t>size[i])
-                    if _zstd_is_error(<size_t>got):
-                        got = -1
-                if got < 0:
-                    break  # (an LZ4 context left mid-frame is not used again)
-                lengths[i] = got
-                at += got
-                taken += 1
-                if at >= group_bytes:
-                    break
-            if codec == _LZ4:
-                _lz4f_free(dctx)
-            else:
-                _zstd_free(dctx)
+        taken = _decompress_run(codec, &buf[0], &pos[0], &size[0], n, &out[0], out.shape[0], at, room, group_bytes,
+                                &lengths[0])
     return taken
 
 
@@ -480,7 +544,11 @@ cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_en
     cdef int64_t s = state[0], pos = state[1], done = state[2], end, count, after
     cdef int err
     cdef bint failed
-    cdef int64_t largest = 0
+    cdef int64_t largest = 0, nbytes = sec_end[s] - pos if s < nsec else 0, i
+    for i in range(s + 1, nsec):
+        nbytes += sec_end[i] - sec_pos[i]
+    if not _reserve_for(o, nbytes, max_rows):
+        return _OUT_OF_MEMORY
     while s < nsec:
         end = sec_end[s]
         count = sec_count[s]
@@ -544,6 +612,21 @@ cdef void _grows(Out* o, Grow** g) noexcept nogil:
     g[15], g[16] = &o.header_value_data, &o.header_value_valid
 
 
+cdef bint _reserve_for(Out* o, int64_t nbytes, int64_t max_rows) noexcept nogil:
+    """Room up front for what sections of `nbytes` bytes can give (a record takes at least 7 bytes, a header 2),
+    so that the buffers are not copied as they grow: untouched pages of a reservation cost nothing."""
+    nbytes = min(nbytes, 1 << 26)  # (past 64 MiB the buffers grow as they fill)
+    cdef int64_t rows = min(max_rows, nbytes // 7 + 1), headers = nbytes // 2 + 1
+    return (_reserve(&o.row_section, 8 * rows) and _reserve(&o.offset, 8 * rows) and _reserve(&o.timestamp, 8 * rows)
+            and _reserve(&o.sequence, 4 * rows) and _reserve(&o.control, 4 * rows)
+            and _reserve(&o.key_offsets, 4 * rows) and _reserve(&o.value_offsets, 4 * rows)
+            and _reserve(&o.header_offsets, 4 * rows) and _reserve(&o.key_valid, rows // 8 + 1)
+            and _reserve(&o.value_valid, rows // 8 + 1) and _reserve(&o.key_data, nbytes)
+            and _reserve(&o.value_data, nbytes) and _reserve(&o.header_key_data, nbytes)
+            and _reserve(&o.header_value_data, nbytes) and _reserve(&o.header_key_offsets, 4 * headers)
+            and _reserve(&o.header_value_offsets, 4 * headers) and _reserve(&o.header_value_valid, headers // 8 + 1))
+
+
 cdef void _free_out(Out* o) noexcept nogil:
     cdef Grow* g[_GROWS]
     cdef int i
@@ -589,6 +672,54 @@ def _array(type_, n, nulls, valid, offsets, data):
                                             pa.py_buffer(data)], null_count=nulls)
 
 
+# What a walk writes: the buffers, and the one-record tables the generated parsers fill.
+cdef struct Scratch:
+    Out o
+    Table rec
+    Table hdr
+    Table ctl
+    int64_t rec_data[KAFKA_RECORD__WIDTH]
+    int64_t ctl_data[KAFKA_CONTROL_RECORD__WIDTH]
+
+
+cdef bint _open(Scratch* w) noexcept nogil:
+    _empty_out(&w.o)
+    w.rec.data, w.rec.rows = w.rec_data, 1
+    w.ctl.data, w.ctl.rows = w.ctl_data, 1
+    w.hdr.rows = 61
+    w.hdr.data = <int64_t*>malloc(KAFKA_RECORD__HEADER__WIDTH * w.hdr.rows * 8)
+    return (w.hdr.data != NULL and _put32(&w.o.key_offsets, 0) and _put32(&w.o.value_offsets, 0)
+            and _put32(&w.o.header_offsets, 0) and _put32(&w.o.header_key_offsets, 0)
+            and _put32(&w.o.header_value_offsets, 0))
+
+
+cdef void _close(Scratch* w) noexcept nogil:
+    free(w.hdr.data)
+    w.hdr.data = NULL
+    _free_out(&w.o)
+
+
+cdef _walked(Out* o):
+    """The buffers of `o` handed to a `Walked` (`o` keeps none)."""
+    n = o.rows
+    walked = Walked(
+        n,
+        np.frombuffer(_take(&o.row_section), dtype=np.int64),
+        np.frombuffer(_take(&o.offset), dtype=np.int64),
+        np.frombuffer(_take(&o.timestamp), dtype=np.int64),
+        np.frombuffer(_take(&o.sequence), dtype=np.int32),
+        np.frombuffer(_take(&o.control), dtype=np.int32),
+        _array(pa.binary(), n, o.key_nulls, _take(&o.key_valid), _take(&o.key_offsets), _take(&o.key_data)),
+        _array(pa.binary(), n, o.value_nulls, _take(&o.value_valid), _take(&o.value_offsets), _take(&o.value_data)),
+        pa.py_buffer(_take(&o.header_offsets)),
+        _array(pa.string(), o.header_rows, 0, None, _take(&o.header_key_offsets), _take(&o.header_key_data)),
+        None,
+        o.bad_key)
+    walked.header_values = _array(pa.binary(), o.header_rows, o.header_value_nulls, _take(&o.header_value_valid),
+                                  _take(&o.header_value_offsets), _take(&o.header_value_data))
+    return walked
+
+
 def walk(const uint8_t[::1] buf, const int64_t[::1] sec_pos, const int64_t[::1] sec_end,
          const int64_t[::1] sec_count, const int64_t[::1] sec_partial, int64_t[::1] state,
          const int64_t[:, ::1] batch_headers, int64_t[::1] sec_good, int64_t[::1] sec_err,
@@ -608,51 +739,120 @@ def walk(const uint8_t[::1] buf, const int64_t[::1] sec_pos, const int64_t[::1] 
     for i in range(nsec):
         if not 0 <= sec_pos[i] <= sec_end[i] <= buf.shape[0]:
             raise ValueError("a section is not inside the buffer")  # a caller's bug: the walk would read past it
-    cdef Out o
-    _empty_out(&o)
-    cdef int64_t rec_data[KAFKA_RECORD__WIDTH]
-    cdef int64_t ctl_data[KAFKA_CONTROL_RECORD__WIDTH]
-    cdef Table rec, hdr, ctl
-    rec.data, rec.rows = rec_data, 1
-    ctl.data, ctl.rows = ctl_data, 1
-    hdr.rows = 61
-    hdr.data = <int64_t*>malloc(KAFKA_RECORD__HEADER__WIDTH * hdr.rows * 8)
+    cdef Scratch w
     cdef int why = _OUT_OF_MEMORY
     cdef const uint8_t* data = &buf[0] if buf.shape[0] else NULL
     cdef const int64_t* headers = &batch_headers[0, 0] if nsec else NULL
     try:
-        if hdr.data != NULL and _put32(&o.key_offsets, 0) and _put32(&o.value_offsets, 0) \
-                and _put32(&o.header_offsets, 0) and _put32(&o.header_key_offsets, 0) \
-                and _put32(&o.header_value_offsets, 0):
+        if _open(&w):
             if nsec == 0:
                 why = _WALK_DONE
             else:
                 with nogil:
                     why = _walk(data, &sec_pos[0], &sec_end[0], &sec_count[0], &sec_partial[0], nsec, &state[0],
-                                headers, &sec_good[0], &sec_err[0], &sec_err_pos[0], &sec_trailing_at[0], &o,
-                                max_rows, &rec, &hdr, &ctl)
+                                headers, &sec_good[0], &sec_err[0], &sec_err_pos[0], &sec_trailing_at[0], &w.o,
+                                max_rows, &w.rec, &w.hdr, &w.ctl)
         if why == _OUT_OF_MEMORY:
             raise MemoryError()
-        n = o.rows
-        walked = Walked(
-            n,
-            np.frombuffer(_take(&o.row_section), dtype=np.int64),
-            np.frombuffer(_take(&o.offset), dtype=np.int64),
-            np.frombuffer(_take(&o.timestamp), dtype=np.int64),
-            np.frombuffer(_take(&o.sequence), dtype=np.int32),
-            np.frombuffer(_take(&o.control), dtype=np.int32),
-            _array(pa.binary(), n, o.key_nulls, _take(&o.key_valid), _take(&o.key_offsets), _take(&o.key_data)),
-            _array(pa.binary(), n, o.value_nulls, _take(&o.value_valid), _take(&o.value_offsets),
-                   _take(&o.value_data)),
-            pa.py_buffer(_take(&o.header_offsets)),
-            _array(pa.string(), o.header_rows, 0, None, _take(&o.header_key_offsets), _take(&o.header_key_data)),
-            None,
-            o.bad_key)
-        walked.header_values = _array(pa.binary(), o.header_rows, o.header_value_nulls,
-                                      _take(&o.header_value_valid), _take(&o.header_value_offsets),
-                                      _take(&o.header_value_data))
-        return why, walked
+        return why, _walked(&w.o)
     finally:
-        free(hdr.data)
-        _free_out(&o)
+        _close(&w)
 
+
+def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size, uint8_t[::1] out,
+                 int64_t room, int64_t max_rows):
+    """Whole v2 batches `buf[pos[i]:pos[i] + size[i]]` (entries, from their offset) as one group, in one call
+    without the GIL: headers, CRC-32C, decompression of LZ4 or zstd records into `out` (each in at most
+    `room` bytes), the walk of every record into Arrow's buffers. Takes the batches from the first up to the
+    first that is not a plain one: a header that does not parse, a CRC that does not match, another codec
+    than the first batch's, a codec other than none, LZ4 or zstd, records that do not decompress within
+    `room` or `out`, or past `max_rows` rows; the caller reads that one and those after it another way.
+    Returns `Group`: the batches taken, their headers, the sections' results and the `Walked` rows."""
+    cdef int64_t n = pos.shape[0], i, taken = 0, at = 0, codec = -1, why = _WALK_DONE
+    cdef int err
+    for i in range(n):
+        if pos[i] < 0 or size[i] < _LOG_OVERHEAD or pos[i] + size[i] > buf.shape[0]:
+            raise ValueError("an entry is not inside the buffer")  # a caller's bug: the call would read past it
+    headers = np.zeros((n, KAFKA_RECORD_BATCH__WIDTH), dtype=np.int64)
+    columns = np.zeros((8, n), dtype=np.int64)  # the sections: pos, end, count, partial, good, err, err_pos, trailing
+    columns[7] = -1
+    state_array = np.zeros(3, dtype=np.int64)
+    cdef int64_t[:, ::1] h = headers
+    cdef int64_t[:, ::1] c = columns
+    cdef int64_t[::1] state = state_array
+    cdef Scratch w
+    cdef Table t
+    cdef const uint8_t* src = &buf[0] if n else NULL
+    cdef uint8_t* dst = &out[0] if out.shape[0] else NULL
+    cdef const uint8_t* walked_buf = src
+    cdef int64_t out_len = out.shape[0]
+    cdef uint32_t ones = 0xFFFFFFFF, crc
+    try:
+        if not _open(&w):
+            raise MemoryError()
+        with nogil:
+            for i in range(n):
+                t.data, t.rows = &h[i, 0], 1  # (a row of the row-major table: a table of one row)
+                err, _ = parse_kafka_record_batch(src, pos[i], pos[i] + size[i], &t, 0)
+                if err != 0 or h[i, KAFKA_RECORD_BATCH__MAGIC] != 2:
+                    break
+                crc = _crc32_iscsi(src + pos[i] + 21, <int>(size[i] - 21), ones) ^ ones
+                if crc != <uint32_t>h[i, KAFKA_RECORD_BATCH__CRC]:
+                    break
+                if i == 0:
+                    codec = h[i, KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
+                elif h[i, KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION] != codec:
+                    break
+                c[0, i] = h[i, KAFKA_RECORD_BATCH__RECORDS_DATA__POS]
+                c[1, i] = c[0, i] + h[i, KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE]
+                c[2, i] = h[i, KAFKA_RECORD_BATCH__NUM_RECORDS]
+                taken += 1
+            if taken and codec != 0:
+                if (codec == _LZ4 or codec == _ZSTD) and dst != NULL:
+                    # The records decompressed one after the other; their sections are where they went.
+                    taken = _decompress_sections(codec, src, &c[0, 0], &c[1, 0], taken, dst, out_len, room)
+                    walked_buf = dst
+                else:
+                    taken = 0
+            if taken:
+                state[0], state[1], state[2] = 0, c[0, 0], 0
+                why = _walk(walked_buf, &c[0, 0], &c[1, 0], &c[2, 0], &c[3, 0], taken, &state[0], &h[0, 0],
+                            &c[4, 0], &c[5, 0], &c[6, 0], &c[7, 0], &w.o, max_rows, &w.rec, &w.hdr, &w.ctl)
+        if why == _OUT_OF_MEMORY:
+            raise MemoryError()
+        return Group(taken, headers[:taken], columns[:, :taken], why, state_array, _walked(&w.o))
+    finally:
+        _close(&w)
+
+
+cdef int64_t _decompress_sections(int codec, const uint8_t* src, int64_t* start, int64_t* end, int64_t n,
+                                  uint8_t* dst, int64_t dst_len, int64_t room) noexcept nogil:
+    """The records of sections src[start[i]:end[i]] decompressed one after the other into `dst`, and the sections
+    moved to where they went: how many were taken."""
+    cdef int64_t i, taken, at = 0
+    cdef int64_t* sizes = <int64_t*>malloc(<size_t>(n * 8))
+    cdef int64_t* lengths = <int64_t*>malloc(<size_t>(n * 8))
+    if sizes == NULL or lengths == NULL:
+        free(sizes)
+        free(lengths)
+        return 0
+    for i in range(n):
+        sizes[i] = end[i] - start[i]
+    taken = _decompress_run(codec, src, start, sizes, n, dst, dst_len, 0, room, dst_len, lengths)
+    for i in range(taken):
+        start[i] = at
+        at += lengths[i]
+        end[i] = at
+    free(sizes)
+    free(lengths)
+    return taken
+
+
+class Group:
+    """What `decode_group` took: `taken` batches, their `headers` (a row each), the sections' `columns`
+    (pos, end, count, partial, good, err, err_pos, trailing_at: `kernels.walk_sections`' results), why the walk
+    stopped, its `state`, and the `walked` rows."""
+
+    def __init__(self, taken, headers, columns, why, state, walked):
+        self.taken, self.headers, self.columns, self.why, self.state, self.walked = (
+            taken, headers, columns, why, state, walked)

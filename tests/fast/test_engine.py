@@ -11,6 +11,7 @@ import random
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 from kafkalog.entries import EntryScanner
@@ -50,6 +51,30 @@ def assert_same(data: bytes, what: str, **options) -> None:
 def test_the_engine_is_compiled_and_finds_its_c_functions():
     assert compiled.AVAILABLE
     assert engine.__file__.endswith((".so", ".pyd"))  # built at install, not a Python module
+
+
+def test_the_engine_frames_entries_as_kafkalog_does():
+    from kafkalog import entries
+    from kafkalog.formats import framing
+
+    assert (engine.ENTRY_POS, engine.ENTRY_LENGTH, engine.ENTRY_MAGIC) == (
+        entries.ENTRY_POS, entries.ENTRY_LENGTH, entries.ENTRY_MAGIC)
+    assert (engine.SCAN_END, engine.SCAN_STOP, engine.SCAN_FULL) == (entries.SCAN_END, entries.SCAN_STOP,
+                                                                     entries.SCAN_FULL)
+    assert (engine.LOG_OVERHEAD, engine.HEADER_SIZE_UP_TO_MAGIC, engine.MIN_ENTRY_SIZE) == (
+        framing.LOG_OVERHEAD, framing.HEADER_SIZE_UP_TO_MAGIC, framing.MIN_ENTRY_SIZE)
+    assert engine.KAFKA_RECORD_BATCH_WIDTH == kernels.k.KAFKA_RECORD_BATCH__WIDTH
+
+
+def test_the_engine_scans_entries_as_the_kernel_does():
+    for path in FILES:
+        buf = np.frombuffer(path.read_bytes(), dtype=np.uint8)
+        for start_limit, rows in ((len(buf), 4096), (len(buf) // 2, 4096), (len(buf), 2), (0, 8)):
+            a, b = np.zeros((rows, 3), dtype=np.int64), np.zeros((rows, 3), dtype=np.int64)
+            for max_entry in (1 << 28, 100):
+                assert engine.scan_entries(buf, 0, start_limit, max_entry, a) == kernels.scan_entries(
+                    buf, 0, start_limit, max_entry, b), path.name
+                assert (a == b).all(), path.name
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
@@ -97,3 +122,45 @@ def test_the_walk_stops_and_resumes_where_walk_sections_does():
     assert (why, walked.rows, state[0], state[2]) == (engine.WALK_FULL, 2, 0, 2)
     why, rest = engine.walk(data, pos, end, declared, partial, state, headers, good, err, err_pos, trailing, 100)
     assert (why, rest.rows, good[0], err[0]) == (engine.WALK_DONE, count - 2, count, 0)
+
+
+def _uniform_v2(path) -> bool:
+    return path.name.startswith("v2-") and any(c in path.name for c in ("none", "lz4", "zstd"))
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if _uniform_v2(p)], ids=lambda p: p.name)
+def test_a_group_in_one_call_reads_what_the_numba_path_reads(path):
+    data = path.read_bytes()
+    ref, _items, _damage = read(data, False)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    table = np.zeros((4096, 3), dtype=np.int64)
+    n, _pos, _why = engine.scan_entries(buf, 0, len(buf), 1 << 28, table)
+    v2 = table[:n][table[:n, engine.ENTRY_MAGIC] == 2]
+    out = np.empty(8 << 20, dtype=np.uint8)
+    group = engine.decode_group(buf, np.ascontiguousarray(v2[:, 0]), 12 + v2[:, 1], out, 4 << 20, 1 << 20)
+    assert group.taken == len(v2) and group.why == engine.WALK_DONE
+    assert (group.columns[5] == 0).all() and (group.columns[4] == group.columns[2]).all()  # no damage, all records
+    walked = group.walked
+    rows = ref.filter(pc.equal(ref.column("magic"), 2))
+    assert walked.rows == rows.num_rows
+    for name in ("offset", "timestamp", "sequence", "key", "value"):
+        assert pa.array(getattr(walked, name)).cast(rows.schema.field(name).type).equals(
+            rows.column(name).combine_chunks()), name
+    headers = compiled.header_lists(walked, rows.schema.field("headers").type.value_type)
+    assert headers.equals(rows.column("headers").combine_chunks())
+
+
+def test_a_group_in_one_call_stops_at_a_batch_it_does_not_take():
+    # A CRC that does not match stops the group before that batch; the batches before it are read.
+    path = next(p for p in FILES if p.name == "v2-lz4.log")
+    data = bytearray(path.read_bytes())
+    buf = np.frombuffer(bytes(data), dtype=np.uint8)
+    table = np.zeros((4096, 3), dtype=np.int64)
+    n, _pos, _why = engine.scan_entries(buf, 0, len(buf), 1 << 28, table)
+    assert n >= 2
+    second = int(table[1, 0])
+    data[second + 17] ^= 0xFF  # the second batch's CRC
+    buf = np.frombuffer(bytes(data), dtype=np.uint8)
+    group = engine.decode_group(buf, np.ascontiguousarray(table[:n, 0]), 12 + table[:n, 1],
+                                np.empty(8 << 20, dtype=np.uint8), 4 << 20, 1 << 20)
+    assert group.taken == 1 and group.walked.rows == group.headers[0, kernels.k.KAFKA_RECORD_BATCH__NUM_RECORDS]
