@@ -19,6 +19,7 @@ from kafkalog.fast import compiled, engine, kernels
 from kafkalog.fast.segment import decode_runs
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES
 from tests.fast.test_fast_path import FILES, fix_crcs, mutate
+from tests.paths import ROOT
 from tests.log.test_damage_fuzz import mutations, with_fixed_crc
 
 
@@ -164,3 +165,10 @@ def test_a_group_in_one_call_stops_at_a_batch_it_does_not_take():
     group = engine.decode_group(buf, np.ascontiguousarray(table[:n, 0]), 12 + table[:n, 1],
                                 np.empty(8 << 20, dtype=np.uint8), 4 << 20, 1 << 20)
     assert group.taken == 1 and group.walked.rows == group.headers[0, kernels.k.KAFKA_RECORD_BATCH__NUM_RECORDS]
+
+
+@pytest.mark.parametrize("name", ["v2-lz4-1m-records", "v2-lz4-count-2g", "v2-none-1m-records",
+                                  "v2-zstd-1m-empty-headers", "v2-zstd-1m-records", "v2-zstd-count-2g"])
+def test_the_hostile_inputs_read_the_same_with_the_engine(name):
+    # Kafka-encoded batches of a million records or a count of 2^31-1 (tests/fixtures/hostile).
+    assert_same((ROOT / "tests" / "fixtures" / "hostile" / f"{name}.log").read_bytes(), name)
