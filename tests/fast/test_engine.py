@@ -19,8 +19,8 @@ from kafkalog.fast import compiled, engine, kernels
 from kafkalog.fast.segment import decode_runs
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES
 from tests.fast.test_fast_path import FILES, fix_crcs, mutate
-from tests.paths import ROOT
 from tests.log.test_damage_fuzz import mutations, with_fixed_crc
+from tests.paths import ROOT
 
 
 def read(data: bytes, use_engine: bool, **options):
