@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
-"""The columnar kernel generator: numba code for the fast path, derived from the same .ksy specs.
+"""The columnar kernel generator: numba and Cython code for the fast path, derived from the same .ksy specs.
 
-    python scripts/generate.py        # writes generated/kafka_kernels.py with the Kaitai parsers
+    python scripts/generate.py        # writes generated/kafka_kernels.py and .pxi with the Kaitai parsers
+
+Two dialects of the same functions: `Numba` (generated/kafka_kernels.py, compiled at run time) and
+`Cython` (generated/kafka_kernels.pxi, `cdef inline` functions without the GIL that
+kafkalog/fast/engine.pyx includes and setuptools compiles at install). The dialect decides only how a
+byte is read, a column stored and a function declared; the parsing, the checks and the error codes
+are the same text, so the two stay equal by construction.
 
 The Kaitai Struct compiler turns each spec into an object parser (one Python
 object per record, header and varint). This generator reads the same specs and

@@ -8,6 +8,7 @@ and the damage fuzz corpus' kinds of damage, CRCs made valid again so that the d
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -52,6 +53,17 @@ def assert_same(data: bytes, what: str, **options) -> None:
 def test_the_engine_is_compiled_and_finds_its_c_functions():
     assert compiled.AVAILABLE
     assert engine.__file__.endswith((".so", ".pyd"))  # built at install, not a Python module
+
+
+def test_the_compiled_engine_is_not_older_than_its_sources():
+    # An editable install compiles the engine in place once: a later change to its sources needs the set-up's
+    # `pip install -e .` again, or these tests would read the old code.
+    built = Path(engine.__file__)
+    if not built.is_relative_to(ROOT):
+        pytest.skip("the engine is installed from a wheel, without its sources")
+    for source in (ROOT / "kafkalog" / "fast" / "engine.pyx", ROOT / "generated" / "kafka_kernels.pxi"):
+        assert built.stat().st_mtime >= source.stat().st_mtime, (
+            f"{built.name} is older than {source.name}: run `pip install -e .` to compile it again")
 
 
 def test_the_engine_frames_entries_as_kafkalog_does():
