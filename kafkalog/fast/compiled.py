@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 
 from kafkalog.compression import Output
+from kafkalog.fast import compression as fast_compression
 
 try:
     from kafkalog.fast import engine  # type: ignore[attr-defined]  # (a compiled module: no stubs)
@@ -29,15 +30,15 @@ def crc32c_each(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.nd
                               np.ascontiguousarray(length, dtype=np.int64)).astype(np.int64)
 
 
-def takes(codec: int) -> bool:
-    """Whether `decompress_batches` takes batches of this codec."""
-    return codec in (engine.LZ4, engine.ZSTD)
-
-
 def decompress_batches(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int,
                        group_bytes: int) -> np.ndarray:
-    """`kafkalog.fast.compression.decompress_batches` for LZ4 and zstd, by the engine: the lengths of the batches
-    taken, decompressed into `out` one after the other from its `end` (moved past them)."""
+    """`kafkalog.fast.compression.decompress_batches` through the engine: LZ4 and zstd in one call; snappy's blocks
+    found by the engine and each decompressed by cramjam, as the numba path does; gzip by python-isal, a batch a
+    call (no kernel on either path). The lengths of the batches taken, decompressed into `out` one after the
+    other from its `end` (moved past them)."""
+    if codec not in (engine.LZ4, engine.ZSTD):
+        return fast_compression.decompress_batches(codec, buf, pos, size, out, room, group_bytes,
+                                                   find_snappy_blocks=engine.snappy_blocks)
     if not len(pos) or not out.reserve(group_bytes + room):
         return np.empty(0, dtype=np.int64)
     lengths = np.empty(len(pos), dtype=np.int64)

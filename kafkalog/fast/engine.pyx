@@ -282,6 +282,100 @@ def decompress_batches(int codec, const uint8_t[::1] buf, const int64_t[::1] pos
     return taken
 
 
+cdef const char* _XERIAL = b"\x82SNAPPY\x00"  # snappy-java's stream magic (`kafkalog.compression`'s)
+XERIAL_MAGIC = _XERIAL[:8]
+
+
+cdef inline int64_t _snappy_length(const uint8_t* buf, int64_t at, int64_t end) noexcept nogil:
+    """The uncompressed length a raw snappy block at `buf[at:end]` declares in its varint preamble (at most 5
+    bytes), or -1."""
+    cdef int64_t n = 0, b
+    cdef int i
+    for i in range(min(5, end - at)):
+        b = buf[at + i]
+        n |= (b & 0x7F) << (7 * i)
+        if b < 0x80:
+            return n
+    return -1
+
+
+def snappy_blocks(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size, int64_t room, int64_t cap,
+                  int64_t group_bytes, int64_t[::1] block_pos, int64_t[::1] block_size, int64_t[::1] block_out,
+                  int64_t[::1] batch_blocks):
+    """`kafkalog.fast.compression._snappy_blocks` without the GIL: the raw snappy blocks of batches
+    `buf[pos[i]:pos[i] + size[i]]` (snappy-java's framing, or one raw block), each block's place, size and
+    declared output, and each batch's end in the blocks; it stops before the first batch whose framing is not
+    clean, whose blocks declare more than `room`, or more than the `cap` bytes left in all, or whose blocks do
+    not fit in `block_pos`, and after the batch that brings the output to `group_bytes`. Returns (batches found,
+    whether it stopped for want of room in `block_pos`)."""
+    cdef int64_t n = pos.shape[0], nblocks = block_pos.shape[0], blocks = 0, written = 0, i, start, end, total
+    cdef int64_t at, length, declared, k, found = n
+    cdef bint full = False, framed
+    cdef const uint8_t* data
+    for i in range(n):
+        if pos[i] < 0 or size[i] < 0 or pos[i] + size[i] > buf.shape[0]:
+            raise ValueError("a batch is not inside the buffer")  # a caller's bug: the walk would read past it
+    if block_size.shape[0] < nblocks or block_out.shape[0] < nblocks or batch_blocks.shape[0] < n:
+        raise ValueError("the block tables are smaller than they say")  # a caller's bug
+    if n == 0:
+        return 0, False
+    data = &buf[0]
+    with nogil:
+        for i in range(n):
+            start, end = pos[i], pos[i] + size[i]
+            total = 0
+            framed = size[i] >= 8
+            for k in range(min(8, size[i])):
+                framed = framed and data[start + k] == <uint8_t>_XERIAL[k]
+            if not framed:  # one raw block: the whole batch
+                declared = _snappy_length(data, start, end)
+                if declared < 0:
+                    found = i
+                    break
+                if blocks == nblocks:
+                    found, full = i, True
+                    break
+                block_pos[blocks], block_size[blocks], block_out[blocks] = start, end - start, declared
+                blocks += 1
+                total = declared
+            else:
+                at = start + 16  # the magic, then two int32 versions (which snappy-java's reader does not check)
+                if at > end:
+                    found = i
+                    break
+                while at < end:
+                    if at + 4 > end:
+                        found = i
+                        break
+                    if blocks == nblocks:
+                        found, full = i, True
+                        break
+                    length = _uint_be(data, at, 4)
+                    at += 4
+                    if length >= (<int64_t>1) << 31 or at + length > end:  # (a negative int32)
+                        found = i
+                        break
+                    declared = _snappy_length(data, at, at + length)
+                    if declared < 0:
+                        found = i
+                        break
+                    block_pos[blocks], block_size[blocks], block_out[blocks] = at, length, declared
+                    blocks += 1
+                    total += declared
+                    at += length
+                if found == i:
+                    break
+            if total > room or written + total > cap:
+                found = i
+                break
+            written += total
+            batch_blocks[i] = blocks
+            if written >= group_bytes:
+                found = i + 1
+                break
+    return found, full
+
+
 # -- growing C buffers, handed to Python without a copy ----------------------------------------------------------
 
 cdef struct Grow:

@@ -64,8 +64,8 @@ class BatchWalker:
         self.tables = RecordTables.make(table_rows)
         # Where compressed batches are decompressed, one after the other, reused from group to group.
         self.output = Output()
-        #: The compiled engine's walk (`kafkalog.fast.compiled`): with columns only (numba counts without).
-        self.engine = options.engine and options.columns
+        #: Whether the walks are the compiled engine's (`kafkalog.fast.compiled`).
+        self.engine = options.engine
 
     def batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, batch_headers: np.ndarray,
                  group: Group, run: RunBuilder, magic_damage: list[DamagedDataError] | None = None
@@ -124,8 +124,7 @@ class BatchWalker:
         while j < len(batch_headers):
             # Consecutive compressed batches of one codec (`fast.compression`), up to the first it does not
             # take; that one is read below, one codec call at a time, as every batch is without the kernels.
-            decompress = (compiled.decompress_batches if self.options.engine and compiled.takes(codec_list[j])
-                          else fast_compression.decompress_batches)
+            decompress = compiled.decompress_batches if self.options.engine else fast_compression.decompress_batches
             taken = decompress(codec_list[j], buf, data_pos[j:codec_end[j]],
                                                         data_len[j:codec_end[j]], output, room, GROUP_BYTES)
             for length in taken.tolist():
@@ -206,7 +205,11 @@ class BatchWalker:
                 why, walked = compiled.walk(buf, sections, state, batch_headers, self.tables.rec.shape[1])
                 nrows = walked.rows
                 if nrows:
-                    run.add_table(pa.Table.from_batches([self.engine_columns(batch_headers, group, walked)]))
+                    if self.options.columns:
+                        run.add_table(pa.Table.from_batches([self.engine_columns(batch_headers, group, walked)]))
+                    else:
+                        self.engine_controls_only(batch_headers, group, walked)
+                        run.add_rows(nrows)
                     sections.rows += np.bincount(walked.row_section, minlength=nsec)
             else:
                 why, nrows, record_header_rows = sections.walk(buf, state, self.tables)
@@ -409,6 +412,18 @@ class BatchWalker:
         types = self._control_types(buf, self.tables.rec, rs, is_control, group).to_pylist()
         for i in np.flatnonzero(is_control).tolist():
             group.controls.setdefault(int(rs[i]), []).append((_index_in_section(group, rs, i), int(offset[i]),
+                                                              types[i]))
+
+    def engine_controls_only(self, batch_headers: np.ndarray, group: Group, walked) -> None:
+        """`controls_only` of a walk of the compiled engine."""
+        rs = walked.row_section
+        _note_last_offsets(group, rs, walked.offset)
+        is_control = batch_headers[rs, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1
+        if not is_control.any():
+            return
+        types = self._engine_control_types(walked, group).to_pylist()
+        for i in np.flatnonzero(is_control).tolist():
+            group.controls.setdefault(int(rs[i]), []).append((_index_in_section(group, rs, i), int(walked.offset[i]),
                                                               types[i]))
 
     def _headers(self, buf: np.ndarray, rec: np.ndarray, h: np.ndarray, n: int) -> pa.Array:

@@ -19,7 +19,7 @@ from kafkalog.entries import EntryScanner
 from kafkalog.fast import compiled, engine, kernels
 from kafkalog.fast.segment import decode_runs
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES
-from tests.fast.test_fast_path import FILES, fix_crcs, mutate
+from tests.fast.test_fast_path import FILES, entries as kernels_entries, fix_crcs, mutate
 from tests.log.test_damage_fuzz import mutations, with_fixed_crc
 from tests.paths import ROOT
 
@@ -79,6 +79,38 @@ def test_the_engine_frames_entries_as_kafkalog_does():
     assert engine.KAFKA_RECORD_BATCH_WIDTH == kernels.k.KAFKA_RECORD_BATCH__WIDTH
 
 
+def test_the_engine_finds_snappy_blocks_as_the_kernel_does():
+    from kafkalog.compression import XERIAL_MAGIC
+    from kafkalog.fast import compression
+
+    assert engine.XERIAL_MAGIC == XERIAL_MAGIC
+    rng = random.Random(7)
+    for path in [p for p in FILES if "snappy" in p.name]:
+        data = bytearray(path.read_bytes())
+        for trial in range(30):
+            if trial:  # damage: the framing's lengths and varints are what the finder reads
+                for _ in range(rng.randint(1, 4)):
+                    data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+            buf = np.frombuffer(bytes(data), dtype=np.uint8)
+            starts = [p for p, _length, magic in kernels_entries(bytes(data)) if magic == 2]
+            pos = np.array([p + 61 for p in starts], dtype=np.int64)
+            size = np.array([int.from_bytes(data[p + 8:p + 12], "big", signed=True) - 49 for p in starts],
+                            dtype=np.int64)
+            keep = (size >= 0) & (pos + size <= len(buf))
+            pos, size = pos[keep], size[keep]
+            for blocks, room, cap in ((4096, 1 << 22, 1 << 23), (3, 1 << 22, 1 << 23), (4096, 100, 1 << 23),
+                                      (4096, 1 << 22, 1000)):
+                got = [np.zeros(blocks, dtype=np.int64) for _ in range(3)] + [np.zeros(len(pos), dtype=np.int64)]
+                want = [np.zeros(blocks, dtype=np.int64) for _ in range(3)] + [np.zeros(len(pos), dtype=np.int64)]
+                a = engine.snappy_blocks(buf, pos, size, room, cap, 1 << 22, *got)
+                b = compression._snappy_blocks(buf, pos, size, room, cap, 1 << 22, *want)
+                assert (int(a[0]), bool(a[1])) == (int(b[0]), bool(b[1])), (path.name, trial)
+                found = int(a[0])
+                used = int(want[3][found - 1]) if found else 0
+                assert all((g[:used] == w[:used]).all() for g, w in zip(got[:3], want[:3])), (path.name, trial)
+                assert (got[3][:found] == want[3][:found]).all(), (path.name, trial)
+
+
 def test_the_engine_scans_entries_as_the_kernel_does():
     for path in FILES:
         buf = np.frombuffer(path.read_bytes(), dtype=np.uint8)
@@ -96,6 +128,11 @@ def test_every_fixture_reads_the_same_with_the_engine(path):
     assert_same(data, path.name)
     assert_same(data, f"{path.name}, small tables", table_rows=3)
     assert_same(data, f"{path.name}, record columns only", record_columns_only=True)
+    assert_same(data, f"{path.name}, without columns", columns=False)
+    assert_same(data, f"{path.name}, headers only", records=False)
+    # Batches whose records decompress past a window of 300 bytes: read a window at a time (streamed_batch).
+    assert_same(data, f"{path.name}, streamed", max_decompressed_bytes=300)
+    assert_same(data, f"{path.name}, streamed without columns", max_decompressed_bytes=300, columns=False)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -107,6 +144,8 @@ def test_mutations_read_the_same_with_the_engine(seed):
         if rng.random() < 0.6:
             data = fix_crcs(data)
         assert_same(data, f"seed {seed} mutation {i}", table_rows=rng.choice([5, 4096]))
+        assert_same(data, f"seed {seed} mutation {i}, without columns, streamed", columns=False,
+                    max_decompressed_bytes=rng.choice([300, 1 << 28]))
 
 
 @pytest.mark.parametrize("path", [p for p in FILES if p.name.startswith(("v2-", "mixed")) and p.stat().st_size < 256 * 1024][:6],
