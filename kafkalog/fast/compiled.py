@@ -1,11 +1,11 @@
 """The fast path's v2 batches through the compiled engine (`kafkalog.fast.engine`, Cython, built at install).
 
 The engine is the first step of issue 33: the numba kernels of the v2 path compiled ahead of time from the
-same specs. `decode_runs(..., engine=True)` (`WalkOptions.engine`) reads v2 groups with it: CRC-32C, LZ4 and
-zstd decompression and the record walk with the building of the Arrow buffers, each one call without the
-GIL. What it does not take yet stays on the numba kernels: the entry scan, the batch headers' table,
-snappy and gzip, streamed batches, walks without columns, legacy messages. Spec: `kafka_record.ksy`; twin:
-`kafkalog.fast.kernels.walk_sections` with `BatchWalker.columns`.
+same specs. `decode_runs(..., engine=True)` (`WalkOptions.engine`; `read_segment`, under `read_arrow`, sets it
+where the engine was compiled) reads v2 batches with it: the entry scan, the batch headers, CRC-32C, LZ4 and
+zstd decompression, snappy's blocks, and the record walks with the building of the Arrow buffers, each one
+call without the GIL. Legacy messages, the indexes and the line writers stay on the numba kernels. Spec:
+`kafka_record.ksy`; twin: `kafkalog.fast.kernels` (`walk_sections` with `BatchWalker.columns`).
 """
 from __future__ import annotations
 

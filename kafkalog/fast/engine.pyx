@@ -457,10 +457,16 @@ cdef class Block:
 
 cdef Block _take(Grow* g):
     cdef Block block = Block.__new__(Block)
+    cdef uint8_t* fitted
     if g.data == NULL:
         g.data = <uint8_t*>malloc(1)  # (a buffer of no bytes still has an address)
         if g.data == NULL:
             raise MemoryError()
+    elif g.cap > g.size:
+        # What was reserved and not used goes back: the arrays may be kept long after the walk.
+        fitted = <uint8_t*>realloc(g.data, <size_t>max(g.size, 1))
+        if fitted != NULL:
+            g.data = fitted
     block.data = g.data
     block.size = g.size
     g.data = NULL
