@@ -13,7 +13,6 @@ import numpy as np
 import pyarrow as pa
 
 from kafkalog.compression import Output
-from kafkalog.fast import compression as fast_compression
 
 try:
     from kafkalog.fast import engine  # type: ignore[attr-defined]  # (a compiled module: no stubs)
@@ -37,6 +36,9 @@ def decompress_batches(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.nd
     call (no kernel on either path). The lengths of the batches taken, decompressed into `out` one after the
     other from its `end` (moved past them)."""
     if codec not in (engine.LZ4, engine.ZSTD):
+        # (imported here: the module compiles numba kernels, which a reader of LZ4, zstd or none never loads)
+        from kafkalog.fast import compression as fast_compression  # noqa: PLC0415
+
         return fast_compression.decompress_batches(codec, buf, pos, size, out, room, group_bytes,
                                                    find_snappy_blocks=engine.snappy_blocks)
     if not len(pos) or not out.reserve(group_bytes + room):

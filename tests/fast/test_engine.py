@@ -8,6 +8,8 @@ and the damage fuzz corpus' kinds of damage, CRCs made valid again so that the d
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -223,3 +225,20 @@ def test_a_group_in_one_call_stops_at_a_batch_it_does_not_take():
 def test_the_hostile_inputs_read_the_same_with_the_engine(name):
     # Kafka-encoded batches of a million records or a count of 2^31-1 (tests/fixtures/hostile).
     assert_same((ROOT / "tests" / "fixtures" / "hostile" / f"{name}.log").read_bytes(), name)
+
+
+def test_the_engine_reads_without_numba():
+    # The engine is compiled ahead: reading v2 batches with it alone loads neither numba nor llvmlite.
+    snippet = (
+        "import sys, numpy as np\n"
+        "from kafkalog.fast import compiled\n"
+        "e = compiled.engine\n"
+        f"buf = np.frombuffer(open({str(ROOT / 'samples' / 'v2-lz4.log')!r}, 'rb').read(), dtype=np.uint8)\n"
+        "t = np.zeros((64, 3), dtype=np.int64)\n"
+        "n, _, _ = e.scan_entries(buf, 0, len(buf), 1 << 28, t)\n"
+        "g = e.decode_group(buf, np.ascontiguousarray(t[:n, 0]), 12 + t[:n, 1], np.empty(1 << 20, dtype=np.uint8),\n"
+        "                   1 << 20, 1 << 20)\n"
+        "print(g.walked.rows, 'numba' in sys.modules, 'llvmlite' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True, check=True)
+    rows, numba, llvmlite = out.stdout.split()
+    assert int(rows) > 0 and (numba, llvmlite) == ("False", "False")
