@@ -15,7 +15,7 @@ worded as when the batch is read whole. The rows go out in parts of at most a ta
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -81,7 +81,7 @@ class StreamedBatch:
         self.cap = _NO_CAP  # no record at or past this index is handed out (known while walking)
         self.part = 0
         self.first_damage = damage  # known before the records (a CRC): on the first part
-        self.walked = None  # the last walk's rows, when the walks are the compiled engine's
+        self.walked: Any = None  # the last walk's rows (`engine.Walked`), when the walks are the compiled engine's
         #: The (record index, offset, type) of its control records (without columns), and their damage.
         self.controls: list[tuple[int, int, str]] = []
         self.control_damage: list[tuple[int, DamagedDataError]] = []
