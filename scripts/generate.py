@@ -10,7 +10,8 @@ installed at the top of site-packages but `kafkalog`.
     python scripts/generate.py --check    # exit 1 if generated/ is out of date
     python scripts/generate.py --lang javascript --out DIR   # other targets
 
-The kernels are written by scripts/kernels.py from the same specs. The compiler is the npm package kaitai-struct-compiler (the build the Kaitai
+The kernels are written by scripts/kernels.py from the same specs, for numba (kafka_kernels.py) and for
+Cython (kafka_kernels.pxi, compiled into kafkalog.fast.engine when the package is installed). The compiler is the npm package kaitai-struct-compiler (the build the Kaitai
 Web IDE runs), pinned with its lock file in scripts/ksc/; it is installed
 there with `npm ci --prefix scripts/ksc` when missing.
 """
@@ -37,7 +38,8 @@ PACKAGE_INIT = '''"""The generated code, installed as `kafkalog._generated`: do 
 
 - kafka_*.py: the Kaitai Struct compiler's Python parsers of schemas/*.ksy (the object path, and the
   reference), with their imports of each other made relative by scripts/generate.py;
-- kafka_kernels.py: the columnar kernels scripts/kernels.py writes from the same specs (the fast path);
+- kafka_kernels.py: the columnar kernels scripts/kernels.py writes from the same specs (the fast path), and
+  kafka_kernels.pxi, their Cython twin, which kafkalog/fast/engine.pyx includes and compiles at install;
 - internal_topics_catalog.py: Kafka's names for the internal-topic records (scripts/message_specs.py).
 
 Regenerate with `python scripts/generate.py`; tests/generated/test_generated_code.py fails when this is stale.
@@ -79,13 +81,19 @@ def generate_all(out_dir: Path, spec_files: list[Path] | None = None) -> None:
         path.write_text(relative_imports(path.read_text(), modules))
     schemas = spec_files[0].parent if spec_files else SCHEMAS
     (out_dir / f"{kernels.MODULE}.py").write_text(kernels.generate(schemas))
+    (out_dir / f"{kernels.MODULE}.pxi").write_text(kernels.generate_cython(schemas))
     (out_dir / "__init__.py").write_text(PACKAGE_INIT)
+
+
+def _generated_files(folder: Path) -> list[Path]:
+    """The Python modules and the Cython include (kafka_kernels.pxi) in `folder`."""
+    return [*folder.glob("*.py"), *folder.glob("*.pxi")]
 
 
 def stale_files(out_dir: Path) -> list[str]:
     """Names that differ between `out_dir` and generated/ (either way)."""
-    fresh = {p.name for p in out_dir.glob("*.py")}
-    committed = {p.name for p in GENERATED.glob("*.py")} - set(OTHER_GENERATORS)
+    fresh = {p.name for p in _generated_files(out_dir)}
+    committed = {p.name for p in _generated_files(GENERATED)} - set(OTHER_GENERATORS)
     differ = sorted(fresh ^ committed)
     differ += sorted(n for n in fresh & committed if not filecmp.cmp(out_dir / n, GENERATED / n, shallow=False))
     return differ
@@ -114,11 +122,11 @@ def main(argv: list[str] | None = None) -> int:
                 return 1
             print("generated/ is up to date")
             return 0
-        for old in GENERATED.glob("*.py"):
+        for old in _generated_files(GENERATED):
             if old.name not in OTHER_GENERATORS:
                 old.unlink()
         GENERATED.mkdir(exist_ok=True)
-        for new in Path(tmp).glob("*.py"):
+        for new in _generated_files(Path(tmp)):
             shutil.copyfile(new, GENERATED / new.name)
     print(f"regenerated {len(specs())} specs and the columnar kernels into {GENERATED.relative_to(ROOT)}/")
     if shutil.which("dot") is None:

@@ -1,7 +1,13 @@
 #!/usr/bin/env python3
-"""The columnar kernel generator: numba code for the fast path, derived from the same .ksy specs.
+"""The columnar kernel generator: numba and Cython code for the fast path, derived from the same .ksy specs.
 
-    python scripts/generate.py        # writes generated/kafka_kernels.py with the Kaitai parsers
+    python scripts/generate.py        # writes generated/kafka_kernels.py and .pxi with the Kaitai parsers
+
+Two dialects of the same functions: `Numba` (generated/kafka_kernels.py, compiled at run time) and
+`Cython` (generated/kafka_kernels.pxi, `cdef inline` functions without the GIL that
+kafkalog/fast/engine.pyx includes and setuptools compiles at install). The dialect decides only how a
+byte is read, a column stored and a function declared; the parsing, the checks and the error codes
+are the same text, so the two stay equal by construction.
 
 The Kaitai Struct compiler turns each spec into an object parser (one Python
 object per record, header and varint). This generator reads the same specs and
@@ -149,6 +155,7 @@ class Generator:
         self.functions: list[str] = []
         self.tables: list[Table] = []
         self.varint_len = 0
+        self.dialect: Numba | Cython = NUMBA
 
     # -- specs ---------------------------------------------------------------------------------------------------
 
@@ -195,32 +202,7 @@ class Generator:
             raise UnsupportedConstruct(f"spec {VARINT_SPEC}: field {seq[-1]['id']}: expected valid max 0x7f "
                                        "(no continuation bit on the last byte)")
         self.varint_len = len(seq)
-        n = len(seq)
-        return f'''
-
-@nb.njit(cache=True, nogil=True)
-def read_kafka_varint(buf, pos, end):
-    """A zigzag varint of at most {n} bytes (spec {VARINT_SPEC}): (value, new position, 0), or 1 at the end of
-    the data, or 2 where byte {n} still has its continuation bit (valid max 0x7f of field b{n - 1})."""
-    if pos >= end:
-        return np.int64(0), pos, 1
-    raw = np.int64(buf[np.uint64(pos)])
-    if raw < 0x80:  # one byte: most lengths and deltas
-        return (raw >> 1) ^ -(raw & 1), pos + 1, 0
-    raw &= 0x7F
-    shift = 7
-    for i in range(1, {n}):
-        if pos + i >= end:
-            return np.int64(0), pos + i, 1
-        b = np.int64(buf[np.uint64(pos + i)])
-        if i == {n - 1} and b > 0x7F:
-            return np.int64(0), pos + i + 1, 2
-        raw |= (b & 0x7F) << shift
-        if b < 0x80:
-            return ((raw >> 1) & 0x7FFFFFFFFFFFFFFF) ^ -(raw & 1), pos + i + 1, 0
-        shift += 7
-    return np.int64(0), pos + {n}, 2
-'''
+        return self.dialect.varint(len(seq))
 
     # -- errors --------------------------------------------------------------------------------------------------
 
@@ -255,20 +237,21 @@ def read_kafka_varint(buf, pos, end):
         self.functions.append("\n".join([
             "",
             "",
-            "@nb.njit(cache=True, nogil=True, inline=\"always\")",
-            f"def {table.func}({args}):",
+            *self.dialect.function_head(table.func, args, len(kids)),
             doc,
-            "    urow = np.uint64(row)",
+            *self.dialect.function_prologue(),
             *(line.replace(ROWS, rows) for line in body),
             f"    return 0, pos{rows}",
         ]))
 
     # -- output --------------------------------------------------------------------------------------------------
 
-    def source(self) -> str:
+    def source(self, dialect: Numba | Cython | None = None) -> str:
+        if dialect is not None:
+            self.dialect = dialect
         self.compile_roots()
         varint = self.varint_function()
-        out = [HEADER.format(specs=", ".join(sorted(f"{s}.ksy" for s in self.specs)))]
+        out = [self.dialect.header.format(specs=", ".join(sorted(f"{s}.ksy" for s in self.specs)))]
         out.append("# Columns of each table, in order; `<field>.pos`/`.size` for byte fields (size -1 when the")
         out.append("# field's `if` is false), `.first`/`.count` for repeated types (rows of the child table),")
         out.append("# 0 for an integer whose `if` is false.")
@@ -277,6 +260,7 @@ def read_kafka_varint(buf, pos, end):
             self._table_lines(t, out)
         out.append("}")
         out.append("")
+        out.extend(self.dialect.constants_open)
         for t in self.tables:
             self._const_lines(t, out)
         out.append("")
@@ -285,7 +269,7 @@ def read_kafka_varint(buf, pos, end):
         for e in self.errors:
             out.append(f"    {e!r},")
         out.append(")")
-        out.append(PRELUDE)
+        out.append(self.dialect.prelude)
         out.append(varint)
         out.extend(self.functions)
         return "\n".join(out) + "\n"
@@ -300,8 +284,8 @@ def read_kafka_varint(buf, pos, end):
 
     def _const_lines(self, t: Table, out: list[str]) -> None:
         for i, c in enumerate(t.columns):
-            out.append(f"{_const(t, c)} = {i}")
-        out.append(f"{t.const_prefix}__WIDTH = {len(t.columns)}")
+            out.append(f"{self.dialect.constant_indent}{_const(t, c)} = {i}")
+        out.append(f"{self.dialect.constant_indent}{t.const_prefix}__WIDTH = {len(t.columns)}")
         for child in t.children:
             self._const_lines(child, out)
 
@@ -387,7 +371,7 @@ class _Context:
             shift -= w
             var = _var(prefix, f["id"])
             self.line(indent, f"{var} = ({word} >> {shift}) & {(1 << w) - 1}")
-            self.line(indent, f"t[{self.column(prefix + f['id'])}, urow] = {var}")
+            self.line(indent, f"{self.cell(self.column(prefix + f['id']))} = {var}")
             scope[f["id"]] = var
 
     def _check_field_keys(self, spec, type_path, f) -> None:
@@ -440,16 +424,20 @@ class _Context:
         if cond is not None:
             self.line(indent, "else:")
             if "size" in f or f.get("size-eos"):
-                self.line(indent + 1, f"t[{self._col_ref(col + '.pos')}, urow] = 0")
-                self.line(indent + 1, f"t[{self._col_ref(col + '.size')}, urow] = -1")
+                self.line(indent + 1, f"{self.cell(self._col_ref(col + '.pos'))} = 0")
+                self.line(indent + 1, f"{self.cell(self._col_ref(col + '.size'))} = -1")
             elif repeat == "expr":
-                self.line(indent + 1, f"t[{self._col_ref(col + '.first')}, urow] = 0")
-                self.line(indent + 1, f"t[{self._col_ref(col + '.count')}, urow] = 0")
+                self.line(indent + 1, f"{self.cell(self._col_ref(col + '.first'))} = 0")
+                self.line(indent + 1, f"{self.cell(self._col_ref(col + '.count'))} = 0")
             elif fid in scope and not scope[fid].startswith("@"):
                 self.line(indent + 1, f"{scope[fid]} = 0")
-                self.line(indent + 1, f"t[{self._col_ref(col)}, urow] = 0")
+                self.line(indent + 1, f"{self.cell(self._col_ref(col))} = 0")
             else:
                 raise UnsupportedConstruct(f"{where}: if on a user type read in place is not supported")
+
+    def cell(self, const: str) -> str:
+        """Where a column of this row is stored."""
+        return self.gen.dialect.cell(const)
 
     def _col_ref(self, name: str) -> str:
         return _const(self.table, name)
@@ -469,19 +457,20 @@ class _Context:
         self.line(indent, f"pos += {size}")
         scope[fid] = var
         self.emit_valid(spec, type_path, f, var, indent, expr)
-        self.line(indent, f"t[{self.column(prefix + fid)}, urow] = {var}")
+        self.line(indent, f"{self.cell(self.column(prefix + fid))} = {var}")
 
     def emit_varint(self, spec, type_path, f, prefix, end, indent, scope, expr) -> None:
         fid = f["id"]
         var = _var(prefix, fid)
         status = self.fresh("k")
         # Numbers of one or two bytes (most lengths and deltas) are read in place; longer ones by the function.
-        self.line(indent, f"if pos < {end} and buf[np.uint64(pos)] < 0x80:")
-        self.line(indent + 1, f"{var} = np.int64(buf[np.uint64(pos)])")
+        d = self.gen.dialect
+        self.line(indent, f"if pos < {end} and {d.raw('pos')} < 0x80:")
+        self.line(indent + 1, f"{var} = {d.byte('pos')}")
         self.line(indent + 1, f"{var} = ({var} >> 1) ^ -({var} & 1)")
         self.line(indent + 1, "pos += 1")
-        self.line(indent, f"elif pos + 1 < {end} and buf[np.uint64(pos + 1)] < 0x80:")
-        self.line(indent + 1, f"{var} = (np.int64(buf[np.uint64(pos)]) & 0x7F) | (np.int64(buf[np.uint64(pos + 1)]) << 7)")
+        self.line(indent, f"elif pos + 1 < {end} and {d.raw('pos + 1')} < 0x80:")
+        self.line(indent + 1, f"{var} = ({d.byte('pos')} & 0x7F) | ({d.byte('pos + 1')} << 7)")
         self.line(indent + 1, f"{var} = ({var} >> 1) ^ -({var} & 1)")
         self.line(indent + 1, "pos += 2")
         self.line(indent, "else:")
@@ -492,7 +481,7 @@ class _Context:
         self.fail(indent + 2, spec, type_path, fid, VARINT_TOO_LONG)
         scope[fid] = var
         self.emit_valid(spec, type_path, f, var, indent, expr, varint=True)
-        self.line(indent, f"t[{self.column(prefix + fid)}, urow] = {var}")
+        self.line(indent, f"{self.cell(self.column(prefix + fid))} = {var}")
 
     def emit_valid(self, spec, type_path, f, var, indent, expr, varint: bool = False) -> None:
         valid = f.get("valid")
@@ -532,8 +521,8 @@ class _Context:
             self.fail(indent + 1, spec, type_path, fid, NEGATIVE_SIZE)
             self.line(indent, f"if {n} > {end} - pos:")
             self.fail(indent + 1, spec, type_path, fid, EOF)
-        self.line(indent, f"t[{self.column(col + '.pos')}, urow] = pos")
-        self.line(indent, f"t[{self.column(col + '.size')}, urow] = {n}")
+        self.line(indent, f"{self.cell(self.column(col + '.pos'))} = pos")
+        self.line(indent, f"{self.cell(self.column(col + '.size'))} = {n}")
         ftype = f.get("type")
         if ftype is not None and opaque is None:
             if "(" in str(ftype):
@@ -560,11 +549,11 @@ class _Context:
         k = kids.index(child) + 1
         count = self.fresh("count")
         self.line(indent, f"{count} = {expr(str(f['repeat-expr']))}")
-        self.line(indent, f"t[{self.column(col + '.first')}, urow] = row{k}")
-        self.line(indent, f"t[{self.column(col + '.count')}, urow] = {count}")
+        self.line(indent, f"{self.cell(self.column(col + '.first'))} = row{k}")
+        self.line(indent, f"{self.cell(self.column(col + '.count'))} = {count}")
         i = self.fresh("i")
         self.line(indent, f"for {i} in range({count}):")
-        self.line(indent + 1, f"if row{k} >= t{k}.shape[1]:")
+        self.line(indent + 1, f"if {self.gen.dialect.full(k)}:")
         self.line(indent + 2, f"return 1, pos{ROWS}")
         grand = child.all_children()
         first = k + 1
@@ -630,7 +619,10 @@ def _var(prefix: str, fid: str) -> str:
     return "v_" + (prefix + fid).replace(".", "__")
 
 
-HEADER = '''"""Columnar kernels for kafkalog's fast path, generated from {specs}.
+class Numba:
+    """numba's dialect: Python functions compiled at run time (`generated/kafka_kernels.py`)."""
+
+    header = '''"""Columnar kernels for kafkalog's fast path, generated from {specs}.
 
 Generated by scripts/kernels.py (run by scripts/generate.py): do not edit by hand.
 """
@@ -639,10 +631,11 @@ import numba as nb
 import numpy as np
 
 '''
-
-# Array indices are cast to unsigned where they cannot be negative: numba then leaves out its
-# negative-index wraparound, which costs a branch per access and stops loops from vectorizing.
-PRELUDE = '''
+    constant_indent = ""
+    constants_open: tuple[str, ...] = ()
+    # Array indices are cast to unsigned where they cannot be negative: numba then leaves out its
+    # negative-index wraparound, which costs a branch per access and stops loops from vectorizing.
+    prelude = '''
 
 @nb.njit(cache=True, nogil=True, inline="always")
 def _uint_be(buf, pos, n):
@@ -660,10 +653,168 @@ def _int_be(buf, pos, n):
     return v
 '''
 
+    @staticmethod
+    def cell(const: str) -> str:
+        return f"t[{const}, urow]"
+
+    @staticmethod
+    def byte(index: str) -> str:
+        return f"np.int64(buf[np.uint64({index})])"
+
+    @staticmethod
+    def raw(index: str) -> str:
+        return f"buf[np.uint64({index})]"
+
+    @staticmethod
+    def full(k: int) -> str:
+        return f"row{k} >= t{k}.shape[1]"
+
+    @staticmethod
+    def function_head(name: str, args: str, kids: int) -> list[str]:
+        return ["@nb.njit(cache=True, nogil=True, inline=\"always\")", f"def {name}({args}):"]
+
+    @staticmethod
+    def function_prologue() -> list[str]:
+        return ["    urow = np.uint64(row)"]
+
+    @staticmethod
+    def varint(n: int) -> str:
+        return f'''
+
+@nb.njit(cache=True, nogil=True)
+def read_kafka_varint(buf, pos, end):
+    """A zigzag varint of at most {n} bytes (spec {VARINT_SPEC}): (value, new position, 0), or 1 at the end of
+    the data, or 2 where byte {n} still has its continuation bit (valid max 0x7f of field b{n - 1})."""
+    if pos >= end:
+        return np.int64(0), pos, 1
+    raw = np.int64(buf[np.uint64(pos)])
+    if raw < 0x80:  # one byte: most lengths and deltas
+        return (raw >> 1) ^ -(raw & 1), pos + 1, 0
+    raw &= 0x7F
+    shift = 7
+    for i in range(1, {n}):
+        if pos + i >= end:
+            return np.int64(0), pos + i, 1
+        b = np.int64(buf[np.uint64(pos + i)])
+        if i == {n - 1} and b > 0x7F:
+            return np.int64(0), pos + i + 1, 2
+        raw |= (b & 0x7F) << shift
+        if b < 0x80:
+            return ((raw >> 1) & 0x7FFFFFFFFFFFFFFF) ^ -(raw & 1), pos + i + 1, 0
+        shift += 7
+    return np.int64(0), pos + {n}, 2
+'''
+
+
+class Cython:
+    """Cython's dialect: C functions compiled when the package is installed (`generated/kafka_kernels.pxi`,
+    included by `kafkalog/fast/engine.pyx`). A table is a `Table` struct (`data[column * rows + row]`, the
+    numba tables' layout); the functions are inline, without the GIL, and return C tuples. Integers are
+    gathered unsigned and then cast, so that no shift overflows a signed type."""
+
+    header = '''# Columnar kernels for kafkalog's compiled engine, generated from {specs}.
+#
+# Generated by scripts/kernels.py (run by scripts/generate.py): do not edit by hand. Included by
+# kafkalog/fast/engine.pyx, compiled when the package is installed; the twin of kafka_kernels.py.
+
+from libc.stdint cimport int64_t, uint8_t, uint64_t
+
+
+cdef struct Table:
+    int64_t* data  # column-major: column c of row r at data[c * rows + r]
+    int64_t rows
+
+'''
+    constant_indent = "    "
+    constants_open = ("cdef enum:",)
+    prelude = '''
+
+cdef inline int64_t _uint_be(const uint8_t* buf, int64_t pos, int n) noexcept nogil:
+    cdef uint64_t v = 0
+    cdef int i
+    for i in range(n):
+        v = (v << 8) | buf[pos + i]
+    return <int64_t>v
+
+
+cdef inline int64_t _int_be(const uint8_t* buf, int64_t pos, int n) noexcept nogil:
+    cdef int64_t v = _uint_be(buf, pos, n)
+    if n < 8 and v >= ((<int64_t>1) << (8 * n - 1)):
+        v -= (<int64_t>1) << (8 * n)
+    return v
+'''
+
+    @staticmethod
+    def cell(const: str) -> str:
+        return f"t.data[{const} * t.rows + row]"
+
+    @staticmethod
+    def byte(index: str) -> str:
+        return f"(<int64_t>buf[{index}])"
+
+    @staticmethod
+    def raw(index: str) -> str:
+        return f"buf[{index}]"
+
+    @staticmethod
+    def full(k: int) -> str:
+        return f"row{k} >= t{k}.rows"
+
+    @staticmethod
+    def function_head(name: str, args: str, kids: int) -> list[str]:
+        def param(arg: str) -> str:
+            if arg == "buf":
+                return "const uint8_t* buf"
+            return f"Table* {arg}" if arg.startswith("t") else f"int64_t {arg}"
+        returns = ", ".join(["int", "int64_t"] + ["int64_t"] * kids)
+        return [f"cdef inline ({returns}) {name}({', '.join(param(a) for a in args.split(', '))}) noexcept nogil:"]
+
+    @staticmethod
+    def function_prologue() -> list[str]:
+        return []
+
+    @staticmethod
+    def varint(n: int) -> str:
+        return f'''
+
+cdef inline (int64_t, int64_t, int) read_kafka_varint(const uint8_t* buf, int64_t pos, int64_t end) noexcept nogil:
+    """A zigzag varint of at most {n} bytes (spec {VARINT_SPEC}): (value, new position, 0), or 1 at the end of
+    the data, or 2 where byte {n} still has its continuation bit (valid max 0x7f of field b{n - 1})."""
+    cdef uint64_t raw, b
+    cdef int i, shift
+    if pos >= end:
+        return 0, pos, 1
+    raw = buf[pos]
+    if raw < 0x80:  # one byte: most lengths and deltas
+        return <int64_t>(raw >> 1) ^ -<int64_t>(raw & 1), pos + 1, 0
+    raw &= 0x7F
+    shift = 7
+    for i in range(1, {n}):
+        if pos + i >= end:
+            return 0, pos + i, 1
+        b = buf[pos + i]
+        if i == {n - 1} and b > 0x7F:
+            return 0, pos + i + 1, 2
+        raw |= (b & 0x7F) << shift
+        if b < 0x80:
+            return <int64_t>(raw >> 1) ^ -<int64_t>(raw & 1), pos + i + 1, 0
+        shift += 7
+    return 0, pos + {n}, 2
+'''
+
+
+NUMBA = Numba()
+CYTHON = Cython()
+
 
 def generate(schemas: Path = SCHEMAS) -> str:
     """The source of generated/kafka_kernels.py for the specs in `schemas`."""
-    return Generator(schemas).source()
+    return Generator(schemas).source(NUMBA)
+
+
+def generate_cython(schemas: Path = SCHEMAS) -> str:
+    """The source of generated/kafka_kernels.pxi (the compiled engine's twin) for the specs in `schemas`."""
+    return Generator(schemas).source(CYTHON)
 
 
 if __name__ == "__main__":

@@ -85,3 +85,16 @@ def test_the_installed_wheel_runs_from_another_directory(installed, tmp_path):
     expected = kafkalog.read_table(sample)
     assert table.stdout.strip().split(maxsplit=1) == [str(expected.num_rows), str(expected.column("offset").to_pylist())]
     assert isinstance(expected, pa.Table)
+
+
+def test_the_wheel_carries_the_compiled_engine(wheel, installed, tmp_path):
+    # Compiled when the wheel is built (issue 33): nothing is compiled at run time.
+    names = zipfile.ZipFile(wheel).namelist()
+    assert [n for n in names if n.startswith("kafkalog/fast/engine.") and n.endswith((".so", ".pyd"))], names
+    found = _run(installed, str(installed / "bin" / "python"), "-c",
+                 "from kafkalog.fast import compiled; print(compiled.AVAILABLE); print(compiled.engine.__file__)",
+                 cwd=tmp_path)
+    assert found.returncode == 0, found.stderr
+    available, where = found.stdout.split()
+    assert available == "True"
+    assert Path(where).is_relative_to(installed), where

@@ -202,8 +202,8 @@ def _snappy_blocks(buf, pos, size, room, cap, group_bytes, block_pos, block_size
     return len(pos), False
 
 
-def _snappy_batches(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int, group_bytes: int
-                ) -> np.ndarray:
+def _snappy_batches(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int, group_bytes: int,
+                    find_blocks=_snappy_blocks) -> np.ndarray:
     block_pos, block_size, block_out = (np.empty(_SNAPPY_BLOCKS, dtype=np.int64) for _ in range(3))
     batch_blocks = np.empty(len(pos), dtype=np.int64)
     source = buf.data  # (memoryview(buf): numpy's stubs give ndarray `__buffer__` from Python 3.12 on)
@@ -212,8 +212,8 @@ def _snappy_batches(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Out
     with memoryview(out.buffer) as target:  # (released before the buffer grows again)
         while len(lengths) < len(pos) and at < group_bytes:
             first = len(lengths)
-            found, full = _snappy_blocks(buf, pos[first:], size[first:], room, len(target) - at, group_bytes - at,
-                                         block_pos, block_size, block_out, batch_blocks)
+            found, full = find_blocks(buf, pos[first:], size[first:], room, len(target) - at, group_bytes - at,
+                                      block_pos, block_size, block_out, batch_blocks)
             block = 0
             for i in range(found):
                 start = at
@@ -260,11 +260,12 @@ def _gzip_batches(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Outpu
 
 
 def decompress_batches(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int,
-                   group_bytes: int) -> np.ndarray:
+                   group_bytes: int, find_snappy_blocks=_snappy_blocks) -> np.ndarray:
     """Batches of one codec, `buf[pos[i]:pos[i] + size[i]]`, decompressed into `out` one after the other from its
     `end`, each in at most `room` bytes, until the group holds `group_bytes` or a batch is not taken. The lengths
     of those taken (`out.end` is moved past them); none when the codec is not `AVAILABLE` or the buffer cannot
-    grow to hold them."""
+    grow to hold them. `find_snappy_blocks`: the kernel that finds snappy's blocks (the compiled engine's twin,
+    `kafkalog.fast.compiled`, passes its own)."""
     if not AVAILABLE.get(codec) or not len(pos) or not out.reserve(group_bytes + room):
         return np.empty(0, dtype=np.int64)
     pos = np.ascontiguousarray(pos, dtype=np.int64)
@@ -272,7 +273,7 @@ def decompress_batches(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.nd
     if pos.min() < 0 or size.min() < 0 or (pos + size).max() > len(buf):
         raise ValueError("a batch is not inside the buffer")  # a caller's bug: the kernel would read past it
     if codec == SNAPPY:
-        return _snappy_batches(buf, pos, size, out, room, group_bytes)
+        return _snappy_batches(buf, pos, size, out, room, group_bytes, find_snappy_blocks)
     if codec == GZIP:
         return _gzip_batches(buf, pos, size, out, room, group_bytes)
     lengths = np.empty(len(pos), dtype=np.int64)

@@ -32,6 +32,7 @@ from kafkalog.compression import NONE, Output, declared_size, decompress_into
 from kafkalog.errors import DamagedDataError, DecompressionError, DecompressionLimitError
 from kafkalog.fast import (
     checksums as fast_checksums,
+    compiled,
     compression as fast_compression,
     kernels,
     message_set as fast_legacy,
@@ -64,6 +65,8 @@ class BatchWalker:
         self.tables = RecordTables.make(table_rows)
         # Where compressed batches are decompressed, one after the other, reused from group to group.
         self.output = Output()
+        #: Whether the walks are the compiled engine's (`kafkalog.fast.compiled`).
+        self.engine = options.engine
 
     def batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, batch_headers: np.ndarray,
                  group: Group, run: RunBuilder, magic_damage: list[DamagedDataError] | None = None
@@ -74,7 +77,9 @@ class BatchWalker:
         position = base + pos
         magic = entries[:, kernels.ENTRY_MAGIC]
         # The CRC-32C of each batch, from its attributes to its end.
-        if fast_checksums.AVAILABLE:
+        if self.options.engine:
+            crc = compiled.crc32c_each(buf, pos + V2_CRC_START, size - V2_CRC_START)
+        elif fast_checksums.AVAILABLE:
             crc = fast_checksums.crc32c_each(buf, pos + V2_CRC_START, size - V2_CRC_START).astype(np.int64)
         else:
             crc = np.array([crc32c.crc32c(view[p + V2_CRC_START:p + n]) for p, n in zip(pos.tolist(), size.tolist())],
@@ -120,7 +125,8 @@ class BatchWalker:
         while j < len(batch_headers):
             # Consecutive compressed batches of one codec (`fast.compression`), up to the first it does not
             # take; that one is read below, one codec call at a time, as every batch is without the kernels.
-            taken = fast_compression.decompress_batches(codec_list[j], buf, data_pos[j:codec_end[j]],
+            decompress = compiled.decompress_batches if self.options.engine else fast_compression.decompress_batches
+            taken = decompress(codec_list[j], buf, data_pos[j:codec_end[j]],
                                                         data_len[j:codec_end[j]], output, room, GROUP_BYTES)
             for length in taken.tolist():
                 starts.append(output.start)
@@ -196,11 +202,22 @@ class BatchWalker:
         state = np.array([0, sections.pos[0], 0], dtype=np.int64)
         finished = 0  # sections whose items are in the run
         while True:
-            why, nrows, record_header_rows = sections.walk(buf, state, self.tables)
+            if self.engine:
+                why, walked = compiled.walk(buf, sections, state, batch_headers, self.tables.rec.shape[1])
+                nrows = walked.rows
+                if nrows:
+                    if self.options.columns:
+                        run.add_table(pa.Table.from_batches([self.engine_columns(batch_headers, group, walked)]))
+                    else:
+                        self.engine_controls_only(batch_headers, group, walked)
+                        run.add_rows(nrows)
+                    sections.rows += np.bincount(walked.row_section, minlength=nsec)
+            else:
+                why, nrows, record_header_rows = sections.walk(buf, state, self.tables)
             if why == kernels.WALK_HEADERS_FULL:
                 self.tables.grow_headers()
                 continue
-            if nrows:
+            if nrows and not self.engine:
                 if self.options.columns:
                     run.add_table(pa.Table.from_batches(
                         [self.columns(buf, batch_headers, group, nrows, record_header_rows)]))
@@ -323,6 +340,35 @@ class BatchWalker:
             "headers": self._headers(buf, rec, self.tables.record_headers[:, :record_header_rows], n),
             "control_type": control,
         }
+        return self._record_batch(record_columns, batch_headers, group, first, counts, n)
+
+    def engine_columns(self, batch_headers: np.ndarray, group: Group, walked) -> pa.RecordBatch:
+        """`columns` of a walk of the compiled engine (`kafkalog.fast.compiled`), whose buffers are built."""
+        n, rs = walked.rows, walked.row_section
+        _note_last_offsets(group, rs, walked.offset)
+        first = int(rs[0])
+        counts = np.bincount(rs - first)
+        if batch_headers[first:first + len(counts), k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL].any():
+            control = self._engine_control_types(walked, group)
+        else:
+            control = self.options.repeated.column(None, pa.string(), n)
+        record_columns = {
+            "offset": pa.array(walked.offset),
+            "timestamp": pa.array(walked.timestamp),
+            "sequence": pa.array(walked.sequence),
+            "key": walked.key,
+            "value": walked.value,
+            "headers": compiled.header_lists(walked, SCHEMA.field("headers").type.value_type),
+            "control_type": control,
+        }
+        return self._record_batch(record_columns, batch_headers, group, first, counts, n)
+
+    def _record_batch(self, record_columns: dict[str, pa.Array], batch_headers: np.ndarray, group: Group, first: int,
+                      counts: np.ndarray, n: int) -> pa.RecordBatch:
+        """The record columns of a walk's rows (of sections `first`.., `counts` rows each) with the batch-level
+        columns."""
+        section_headers = batch_headers[first:first + len(counts)]
+        control_sections = section_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL]
         if self.options.record_columns_only:  # what a Record holds: the batch-level columns are not made at all
             return pa.RecordBatch.from_arrays([record_columns[f.name] for f in RECORD_SCHEMA], schema=RECORD_SCHEMA)
         repeated = self.options.repeated
@@ -369,6 +415,18 @@ class BatchWalker:
             group.controls.setdefault(int(rs[i]), []).append((_index_in_section(group, rs, i), int(offset[i]),
                                                               types[i]))
 
+    def engine_controls_only(self, batch_headers: np.ndarray, group: Group, walked) -> None:
+        """`controls_only` of a walk of the compiled engine."""
+        rs = walked.row_section
+        _note_last_offsets(group, rs, walked.offset)
+        is_control = batch_headers[rs, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1
+        if not is_control.any():
+            return
+        types = self._engine_control_types(walked, group).to_pylist()
+        for i in np.flatnonzero(is_control).tolist():
+            group.controls.setdefault(int(rs[i]), []).append((_index_in_section(group, rs, i), int(walked.offset[i]),
+                                                              types[i]))
+
     def _headers(self, buf: np.ndarray, rec: np.ndarray, h: np.ndarray, n: int) -> pa.Array:
         offsets = np.empty(n + 1, dtype=np.int32)
         offsets[:n] = rec[k.KAFKA_RECORD__BODY__HEADERS__FIRST, :n]
@@ -398,6 +456,27 @@ class BatchWalker:
             key = buf[key_pos[i]:key_pos[i] + max(key_size[i], 0)].tobytes()
             try:
                 KafkaControlRecord(KaitaiStream(BytesIO(key)))
+            except PARSE_ERRORS as exc:
+                s = int(rs[r])
+                group.control_damage.setdefault(s, []).append(
+                    (_index_in_section(group, rs, r), record_batch.control_key_damage(exc, self.options.path,
+                                                                                       int(group.positions[s]))))
+        taken = _CONTROL_NAMES.take(pa.array(np.maximum(codes, 0)))
+        return pc.if_else(pa.array(codes < 0), pa.scalar(None, pa.string()), taken)
+
+    def _engine_control_types(self, walked, group: Group) -> pa.Array:
+        """`_control_types` of an engine walk, whose `control` column holds each control key's type."""
+        types = walked.control.astype(np.int64)
+        rs = walked.row_section
+        codes = np.full(walked.rows, -1, dtype=np.int64)
+        for value, code in _CONTROL_CODES.items():
+            codes[types == value] = code
+        codes[(types >= 0) & (codes < 0)] = len(CONTROL_NAMES)
+        for r in np.flatnonzero(types == compiled.engine.KEY_DOES_NOT_PARSE).tolist():
+            # A key that does not parse: UNKNOWN, and the Kaitai parser says why, as the object path does.
+            codes[r] = len(CONTROL_NAMES)
+            try:
+                KafkaControlRecord(KaitaiStream(BytesIO(walked.key[r].as_py() or b"")))
             except PARSE_ERRORS as exc:
                 s = int(rs[r])
                 group.control_damage.setdefault(s, []).append(

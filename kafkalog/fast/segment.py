@@ -23,7 +23,7 @@ import numpy as np
 from kafkalog._generated import kafka_kernels as k
 from kafkalog.compression import NONE, max_decompressed_bytes as compression_limit
 from kafkalog.entries import ChunkScan, EntryRun
-from kafkalog.fast import kernels, message_set as fast_legacy, record_batch as fast_v2, streamed_batch
+from kafkalog.fast import compiled, kernels, message_set as fast_legacy, record_batch as fast_v2, streamed_batch
 from kafkalog.fast.options import WalkOptions
 from kafkalog.fast.record_groups import Group
 from kafkalog.fast.runs import Item, Run, RunBuilder, decode_on_object_path
@@ -43,7 +43,7 @@ class Scanner(Protocol):
 def decode_runs(scanner: Scanner, topic: str | None = None, partition: int | None = None, *,
                 max_decompressed_bytes: int | None = None, start: int | None = None, object_path: bool = False,
                 records: bool = True, columns: bool = True, record_columns_only: bool = False,
-                whole_batches: bool = False, table_rows: int | None = None) -> Iterator[Run]:
+                whole_batches: bool = False, table_rows: int | None = None, engine: bool = False) -> Iterator[Run]:
     """The runs of the scanner's entries from `start` (default: its range's start), in file order; structural
     damage is left in the scanner's `damage`.
 
@@ -56,12 +56,14 @@ def decode_runs(scanner: Scanner, topic: str | None = None, partition: int | Non
     A batch whose records decompress past a window (`streamed_batch.WINDOW_BYTES`)
     is read in parts (`Item.part`); with `whole_batches=True` only one past
     `max_decompressed_bytes` (None: `kafkalog.compression`'s limit), which it could not hold.
+    `engine=True` reads v2 groups with the compiled engine (`kafkalog.fast.compiled`, issue 33's first step).
     """
     limit = max_decompressed_bytes if max_decompressed_bytes is not None else compression_limit()
     options = WalkOptions(scanner.name, topic, partition, limit, records, columns, record_columns_only,
-                          stream_bytes=limit if whole_batches else min(limit, streamed_batch.WINDOW_BYTES))
+                          stream_bytes=limit if whole_batches else min(limit, streamed_batch.WINDOW_BYTES),
+                          engine=engine)
     walker = _EntryWalker(options, table_rows or fast_v2.TABLE_ROWS)
-    for chunk, base, entries in scanner.entries(start, kernels.scan_entries):
+    for chunk, base, entries in scanner.entries(start, compiled.scan_entries if engine else kernels.scan_entries):
         if object_path:
             yield from walker.object_path_chunk(chunk, base, entries)
         else:
@@ -97,9 +99,14 @@ class _EntryWalker:
         buf = np.frombuffer(chunk, dtype=np.uint8)
         magics = entries[:, kernels.ENTRY_MAGIC]
         v2 = np.flatnonzero(magics >= 2)
-        headers = np.empty((k.KAFKA_RECORD_BATCH__WIDTH, len(v2)), dtype=np.int64)
         errors = np.empty(len(v2), dtype=np.int64)
-        kernels.parse_batch_headers(buf, entries, v2, headers, errors)
+        if self.options.engine:
+            header_rows = compiled.parse_batch_headers(buf, entries[v2], errors)
+            headers = header_rows.T
+        else:
+            headers = np.empty((k.KAFKA_RECORD_BATCH__WIDTH, len(v2)), dtype=np.int64)
+            kernels.parse_batch_headers(buf, entries, v2, headers, errors)
+            header_rows = np.ascontiguousarray(headers.T)  # a batch's header is a row
         legacy = np.flatnonzero(magics < 2)
         messages = np.empty((fast_legacy.WIDTH, len(legacy)), dtype=np.int64)
         message_errors = np.empty(len(legacy), dtype=np.int64)
@@ -107,7 +114,6 @@ class _EntryWalker:
         column = np.empty(len(entries), dtype=np.int64)  # each entry's column in its table (headers or messages)
         column[v2] = np.arange(len(v2))
         column[legacy] = np.arange(len(legacy))
-        header_rows = np.ascontiguousarray(headers.T)  # a batch's header is a row
         # Spans of consecutive batches taken in bulk (magic 2, a header that parses): kind 1 uncompressed,
         # 2 compressed; kind 0 entries are taken one by one.
         kind = np.zeros(len(entries), dtype=np.int8)

@@ -15,7 +15,7 @@ worded as when the batch is read whole. The rows go out in parts of at most a ta
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -24,7 +24,7 @@ from kafkalog._generated import kafka_kernels as k
 from kafkalog._generated.kafka_record import KafkaRecord
 from kafkalog.compression import stream
 from kafkalog.errors import DamagedDataError, DecompressionError, DecompressionLimitError
-from kafkalog.fast import kernels
+from kafkalog.fast import compiled, kernels
 from kafkalog.fast.options import WalkOptions
 from kafkalog.fast.record_groups import Group, RecordTables, Sections
 from kafkalog.fast.runs import Item, Run, RunBuilder
@@ -36,11 +36,16 @@ class Walker(Protocol):
 
     options: WalkOptions
     tables: RecordTables
+    engine: bool  # the walks are the compiled engine's (`kafkalog.fast.compiled`)
 
     def columns(self, buf: np.ndarray, batch_headers: np.ndarray, group: Group, n: int,
                 record_header_rows: int) -> pa.RecordBatch: ...
 
     def controls_only(self, buf: np.ndarray, batch_headers: np.ndarray, group: Group, n: int) -> None: ...
+
+    def engine_columns(self, batch_headers: np.ndarray, group: Group, walked) -> pa.RecordBatch: ...
+
+    def engine_controls_only(self, batch_headers: np.ndarray, group: Group, walked) -> None: ...
 
     def kaitai_record(self, group: Group, s: int) -> KafkaRecord: ...
 
@@ -76,6 +81,7 @@ class StreamedBatch:
         self.cap = _NO_CAP  # no record at or past this index is handed out (known while walking)
         self.part = 0
         self.first_damage = damage  # known before the records (a CRC): on the first part
+        self.walked: Any = None  # the last walk's rows (`engine.Walked`), when the walks are the compiled engine's
         #: The (record index, offset, type) of its control records (without columns), and their damage.
         self.controls: list[tuple[int, int, str]] = []
         self.control_damage: list[tuple[int, DamagedDataError]] = []
@@ -98,7 +104,12 @@ class StreamedBatch:
             sections.partial[0] = 1 if final and self.error is not None else 0
             state = np.array([0, 0, 0], dtype=np.int64)
             while True:
-                why, nrows, record_header_rows = sections.walk(group.buffer, state, self.walker.tables)
+                if self.walker.engine:
+                    why, self.walked = compiled.walk(group.buffer, sections, state, self.batch_headers,
+                                                     self.walker.tables.rec.shape[1])
+                    nrows, record_header_rows = self.walked.rows, 0
+                else:
+                    why, nrows, record_header_rows = sections.walk(group.buffer, state, self.walker.tables)
                 if why == kernels.WALK_HEADERS_FULL:
                     self.walker.tables.grow_headers()
                     continue
@@ -192,9 +203,13 @@ class StreamedBatch:
         table = None
         if nrows and self.options.columns:
             table = pa.Table.from_batches(
-                [self.walker.columns(group.sealed_buffer, self.batch_headers, group, nrows, record_header_rows)])
+                [self.walker.engine_columns(self.batch_headers, group, self.walked) if self.walker.engine
+                 else self.walker.columns(group.sealed_buffer, self.batch_headers, group, nrows, record_header_rows)])
         elif nrows:
-            self.walker.controls_only(group.sealed_buffer, self.batch_headers, group, nrows)
+            if self.walker.engine:
+                self.walker.engine_controls_only(self.batch_headers, group, self.walked)
+            else:
+                self.walker.controls_only(group.sealed_buffer, self.batch_headers, group, nrows)
             self.controls += [(self.before + i, offset, kind) for i, offset, kind in group.controls.pop(0, [])]
         self.control_damage += [(self.before + i, d) for i, d in group.control_damage.pop(0, [])]
         group.walked.rows[0] += nrows  # (after: a control record's index in the window counts the rows before it)

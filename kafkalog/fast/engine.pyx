@@ -1,0 +1,958 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, infer_types=True
+# cython: initializedcheck=False, nonecheck=False
+"""The compiled engine of v2 record batches: the fast path's v2 kernels, compiled ahead of time by Cython.
+
+Specs: `kafka_record_batch.ksy`, `kafka_record.ksy`, `kafka_varint.ksy` and `kafka_control_record.ksy`,
+through the parsers `scripts/kernels.py` writes for Cython (`generated/kafka_kernels.pxi`, included here),
+the twins of the numba kernels in `generated/kafka_kernels.py`. Compiled when the package is installed
+(setuptools, pyproject.toml's `ext-modules`): nothing is compiled, generated or cached at run time.
+
+What is written by hand here is what `kafkalog.fast.kernels` writes by hand for numba, and each call runs
+without the GIL:
+
+* `crc32c_each`: the CRC-32C of many batches, by ISA-L's `crc32_iscsi`, which python-isal carries;
+* `decompress_batches`: consecutive LZ4 or zstd batches one after the other into a group's buffer, by
+  the C functions python-lz4 and zstandard carry and export (`LZ4F_decompress`, `ZSTD_decompressDCtx`),
+  with `kafkalog.fast.compression`'s rules for what it takes;
+* `walk`: the records of a group's sections (`walk_sections`' semantics, resumable at the same
+  places) with Kafka's offset, timestamp and sequence rules (`record_columns`), straight into Arrow's
+  buffers: offsets, validity bitmaps and data of the keys, values and headers, and the control keys'
+  types (`gather_pair`, `control_types`). Python wraps the finished buffers once per walk.
+
+The functions are found by address in the packages' extension modules when this module is imported, as
+`kafkalog.fast.jit.link` finds them for numba; `AVAILABLE` is False where one is missing.
+"""
+include "../../generated/kafka_kernels.pxi"
+
+from cpython.buffer cimport PyBuffer_FillInfo
+from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
+
+import ctypes
+import importlib
+
+import numpy as np
+import pyarrow as pa
+
+# -- the C functions of the codec and checksum packages ----------------------------------------------------------
+
+ctypedef uint32_t (*Crc32cFn)(const uint8_t*, int, uint32_t) noexcept nogil
+ctypedef size_t (*Lz4fCreateFn)(void**, unsigned) noexcept nogil
+ctypedef size_t (*Lz4fFreeFn)(void*) noexcept nogil
+ctypedef size_t (*Lz4fDecompressFn)(void*, void*, size_t*, const void*, size_t*, const void*) noexcept nogil
+ctypedef unsigned (*IsErrorFn)(size_t) noexcept nogil
+ctypedef void* (*ZstdCreateFn)() noexcept nogil
+ctypedef size_t (*ZstdFreeFn)(void*) noexcept nogil
+ctypedef size_t (*ZstdDecompressFn)(void*, void*, size_t, const void*, size_t) noexcept nogil
+
+cdef Crc32cFn _crc32_iscsi = NULL
+cdef Lz4fCreateFn _lz4f_create = NULL
+cdef Lz4fFreeFn _lz4f_free = NULL
+cdef Lz4fDecompressFn _lz4f_decompress = NULL
+cdef IsErrorFn _lz4f_is_error = NULL
+cdef ZstdCreateFn _zstd_create = NULL
+cdef ZstdFreeFn _zstd_free = NULL
+cdef ZstdDecompressFn _zstd_decompress = NULL
+cdef IsErrorFn _zstd_is_error = NULL
+
+
+def _addresses(module, names):
+    """The addresses of C functions a Python extension module exports, or None."""
+    try:
+        library = ctypes.CDLL(importlib.import_module(module).__file__)
+        return [ctypes.cast(getattr(library, name), ctypes.c_void_p).value for name in names]
+    except (ImportError, OSError, AttributeError):
+        return None
+
+
+_crc = _addresses("isal.isal_zlib", ("crc32_iscsi",))
+if _crc is not None:
+    _crc32_iscsi = <Crc32cFn><uintptr_t>_crc[0]
+_lz4 = _addresses("lz4.frame._frame", ("LZ4F_createDecompressionContext", "LZ4F_freeDecompressionContext",
+                                       "LZ4F_decompress", "LZ4F_isError"))
+if _lz4 is not None:
+    _lz4f_create = <Lz4fCreateFn><uintptr_t>_lz4[0]
+    _lz4f_free = <Lz4fFreeFn><uintptr_t>_lz4[1]
+    _lz4f_decompress = <Lz4fDecompressFn><uintptr_t>_lz4[2]
+    _lz4f_is_error = <IsErrorFn><uintptr_t>_lz4[3]
+# (zstandard carries its C library, with its symbols exported, in the `_cffi` module beside `backend_c`.)
+_zstd = _addresses("zstandard._cffi", ("ZSTD_createDCtx", "ZSTD_freeDCtx", "ZSTD_decompressDCtx", "ZSTD_isError"))
+if _zstd is not None:
+    _zstd_create = <ZstdCreateFn><uintptr_t>_zstd[0]
+    _zstd_free = <ZstdFreeFn><uintptr_t>_zstd[1]
+    _zstd_decompress = <ZstdDecompressFn><uintptr_t>_zstd[2]
+    _zstd_is_error = <IsErrorFn><uintptr_t>_zstd[3]
+
+cdef enum:
+    _LZ4 = 3
+    _ZSTD = 4
+#: Codec ids of `kafka_record_batch.ksy`'s compression enum that `decompress_batches` takes.
+LZ4, ZSTD = _LZ4, _ZSTD
+#: Whether every C function was found.
+AVAILABLE = _crc is not None and _lz4 is not None and _zstd is not None
+
+# What stopped `walk`, and the damage codes beside the generated ERRORS: as `kafkalog.fast.kernels`.
+cdef enum:
+    _WALK_DONE = 0
+    _WALK_FULL = 1
+    _BODY_TRAILING = 1000
+    _SECTION_TRAILING = 1001
+    _OUT_OF_MEMORY = -1
+    _INT32_MAX = 0x7FFFFFFF
+WALK_DONE, WALK_FULL = _WALK_DONE, _WALK_FULL
+#: Columns of a batch header's row (the generated `KAFKA_RECORD_BATCH__*`).
+KAFKA_RECORD_BATCH_WIDTH = KAFKA_RECORD_BATCH__WIDTH
+#: Control codes of `walk`'s `control` column beside a control record's type.
+NOT_CONTROL, KEY_DOES_NOT_PARSE = -1, -2
+
+
+# -- checksums and codecs ----------------------------------------------------------------------------------------
+
+def crc32c_each(const uint8_t[::1] buf, const int64_t[::1] start, const int64_t[::1] length):
+    """The CRC-32C of each slice ``buf[start[i]:start[i] + length[i]]`` (inside `buf`, lengths < 2 GiB), in one
+    call without the GIL; `kafkalog.fast.checksums.crc32c_each`'s twin."""
+    cdef Py_ssize_t i, n = start.shape[0]
+    out = np.empty(n, dtype=np.uint32)
+    cdef uint32_t[::1] o = out
+    for i in range(n):
+        if start[i] < 0 or length[i] < 0 or start[i] + length[i] > buf.shape[0]:
+            raise ValueError("a slice is not inside the buffer")  # a caller's bug: the call would read past it
+    if n == 0:
+        return out
+    cdef const uint8_t* base = &buf[0]
+    cdef uint32_t ones = 0xFFFFFFFF
+    with nogil:
+        for i in range(n):
+            o[i] = _crc32_iscsi(base + start[i], <int>length[i], ones) ^ ones
+    return out
+
+
+cdef enum:
+    # kafkalog.entries' table columns and scan outcomes, and kafkalog.formats.framing's sizes (a test holds
+    # them equal).
+    _ENTRY_POS = 0
+    _ENTRY_LENGTH = 1
+    _ENTRY_MAGIC = 2
+    _SCAN_END = 0
+    _SCAN_STOP = 1
+    _SCAN_FULL = 2
+    _LOG_OVERHEAD = 12
+    _HEADER_SIZE_UP_TO_MAGIC = 17
+    _MIN_ENTRY_SIZE = 14
+ENTRY_POS, ENTRY_LENGTH, ENTRY_MAGIC, SCAN_END, SCAN_STOP, SCAN_FULL = (
+    _ENTRY_POS, _ENTRY_LENGTH, _ENTRY_MAGIC, _SCAN_END, _SCAN_STOP, _SCAN_FULL)
+LOG_OVERHEAD, HEADER_SIZE_UP_TO_MAGIC, MIN_ENTRY_SIZE = _LOG_OVERHEAD, _HEADER_SIZE_UP_TO_MAGIC, _MIN_ENTRY_SIZE
+
+
+def scan_entries(const uint8_t[::1] buf, int64_t pos, int64_t start_limit, int64_t max_entry, int64_t[:, ::1] out):
+    """Entries that lie whole in buf[pos:], starting before `start_limit`, into `out` (position, size, magic), in one
+    call without the GIL: `kernels.scan_entries`' twin (`kafka_log.ksy`'s entry header, Kafka's
+    `FileLogInputStream`). Stops at the first entry that is not whole in `buf` or whose size is below the minimum
+    or above `max_entry`. Returns (entries, position reached, SCAN_END, SCAN_STOP or SCAN_FULL)."""
+    cdef int64_t n = 0, end = buf.shape[0], length, rows = out.shape[0]
+    cdef int why = _SCAN_END
+    cdef int8_t magic
+    if out.shape[1] != 3:
+        raise ValueError("the entry table has three columns")  # a caller's bug
+    if pos < 0:
+        raise ValueError("a negative position")  # a caller's bug
+    if end == 0 or pos >= start_limit:
+        return 0, pos, _SCAN_END if pos >= start_limit else _SCAN_STOP
+    cdef const uint8_t* data = &buf[0]
+    with nogil:
+        while pos < start_limit:
+            if n >= rows:
+                why = _SCAN_FULL
+                break
+            if end - pos < _HEADER_SIZE_UP_TO_MAGIC:
+                why = _SCAN_STOP
+                break
+            length = _int_be(data, pos + 8, 4)
+            if length < _MIN_ENTRY_SIZE or length > max_entry or length > end - pos - _LOG_OVERHEAD:
+                why = _SCAN_STOP
+                break
+            magic = <int8_t>data[pos + 16]
+            out[n, _ENTRY_POS] = pos
+            out[n, _ENTRY_LENGTH] = length
+            out[n, _ENTRY_MAGIC] = magic
+            n += 1
+            pos += _LOG_OVERHEAD + length
+    return n, pos, why
+
+
+def parse_batch_headers(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size,
+                        int64_t[:, ::1] table, int64_t[::1] errors):
+    """The v2 header (`kafka_record_batch.ksy`) of each entry `buf[pos[i]:pos[i] + size[i]]` into row i of `table`
+    (`KAFKA_RECORD_BATCH__*` columns), its error code into `errors[i]`, in one call without the GIL;
+    `kernels.parse_batch_headers`' twin."""
+    cdef Py_ssize_t i, n = pos.shape[0]
+    cdef int err
+    cdef Table t
+    cdef int64_t row[KAFKA_RECORD_BATCH__WIDTH]
+    if table.shape[0] < n or table.shape[1] != KAFKA_RECORD_BATCH__WIDTH or errors.shape[0] < n:
+        raise ValueError("the table is smaller than the entries")  # a caller's bug
+    for i in range(n):
+        if pos[i] < 0 or size[i] < 0 or pos[i] + size[i] > buf.shape[0]:
+            raise ValueError("an entry is not inside the buffer")  # a caller's bug: the call would read past it
+    if n == 0:
+        return
+    cdef const uint8_t* base = &buf[0]
+    t.data, t.rows = row, 1
+    with nogil:
+        for i in range(n):
+            err, _ = parse_kafka_record_batch(base, pos[i], pos[i] + size[i], &t, 0)
+            errors[i] = err
+            memcpy(&table[i, 0], row, KAFKA_RECORD_BATCH__WIDTH * 8)
+
+
+cdef int64_t _lz4_frame(void* dctx, uint8_t* dst, int64_t cap, const uint8_t* src, int64_t left) noexcept nogil:
+    """One LZ4 frame at `src` (`left` bytes) into `dst` (`cap` bytes): what it gives, or -1 when it is not taken
+    (damage, no end mark, more than `cap`): `kafkalog.fast.compression`'s rule."""
+    cdef int64_t produced = 0
+    cdef size_t room, read, hint
+    while True:
+        room = <size_t>(cap - produced)
+        read = <size_t>left
+        hint = _lz4f_decompress(dctx, dst + produced, &room, src, &read, NULL)
+        if _lz4f_is_error(hint):
+            return -1
+        produced += <int64_t>room
+        src += read
+        left -= <int64_t>read
+        if hint == 0:
+            return produced  # the end mark (what follows the frame is not read)
+        if room == 0 and read == 0:  # no room left, or no input
+            return -1
+
+
+cdef int64_t _decompress_run(int codec, const uint8_t* src, const int64_t* pos, const int64_t* size, int64_t n,
+                            uint8_t* dst, int64_t dst_len, int64_t at, int64_t room, int64_t group_bytes,
+                            int64_t* lengths) noexcept nogil:
+    """Batches `src[pos[i]:pos[i] + size[i]]` of `codec` one after the other into `dst` from `at`: how many were
+    taken (their lengths in `lengths`), `kafkalog.fast.compression`'s rules."""
+    cdef int64_t taken = 0, got, cap, i
+    cdef void* dctx = NULL
+    if codec == _LZ4:
+        if _lz4f_is_error(_lz4f_create(&dctx, 100)):
+            return 0
+    else:
+        dctx = _zstd_create()
+        if dctx == NULL:
+            return 0
+    for i in range(n):
+        cap = min(room, dst_len - at)
+        if codec == _LZ4:
+            got = _lz4_frame(dctx, dst + at, cap, src + pos[i], size[i])
+        elif size[i] <= 0:
+            got = -1  # (`kafkalog.compression` says what an empty batch gives)
+        else:
+            got = <int64_t>_zstd_decompress(dctx, dst + at, <size_t>cap, src + pos[i], <size_t>size[i])
+            if _zstd_is_error(<size_t>got):
+                got = -1
+        if got < 0:
+            break  # (an LZ4 context left mid-frame is not used again)
+        lengths[i] = got
+        at += got
+        taken += 1
+        if at >= group_bytes:
+            break
+    if codec == _LZ4:
+        _lz4f_free(dctx)
+    else:
+        _zstd_free(dctx)
+    return taken
+
+
+def decompress_batches(int codec, const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size,
+                       uint8_t[::1] out, int64_t at, int64_t room, int64_t group_bytes, int64_t[::1] lengths):
+    """LZ4 or zstd batches `buf[pos[i]:pos[i] + size[i]]` one after the other into `out` from `at`, each in at most
+    `room` bytes, until one is not taken or `group_bytes` are held, in one call without the GIL; how many were
+    taken, their lengths in `lengths`. `kafkalog.fast.compression._lz4_zstd_batches`' twin."""
+    cdef Py_ssize_t i, n = pos.shape[0]
+    cdef int64_t taken
+    for i in range(n):
+        if pos[i] < 0 or size[i] < 0 or pos[i] + size[i] > buf.shape[0]:
+            raise ValueError("a batch is not inside the buffer")  # a caller's bug: the call would read past it
+    if (codec != _LZ4 and codec != _ZSTD) or n == 0 or at < 0 or at >= out.shape[0] or lengths.shape[0] < n:
+        return 0
+    with nogil:
+        taken = _decompress_run(codec, &buf[0], &pos[0], &size[0], n, &out[0], out.shape[0], at, room, group_bytes,
+                                &lengths[0])
+    return taken
+
+
+cdef const char* _XERIAL = b"\x82SNAPPY\x00"  # snappy-java's stream magic (`kafkalog.compression`'s)
+XERIAL_MAGIC = _XERIAL[:8]
+
+
+cdef inline int64_t _snappy_length(const uint8_t* buf, int64_t at, int64_t end) noexcept nogil:
+    """The uncompressed length a raw snappy block at `buf[at:end]` declares in its varint preamble (at most 5
+    bytes), or -1."""
+    cdef int64_t n = 0, b
+    cdef int i
+    for i in range(min(5, end - at)):
+        b = buf[at + i]
+        n |= (b & 0x7F) << (7 * i)
+        if b < 0x80:
+            return n
+    return -1
+
+
+def snappy_blocks(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size, int64_t room, int64_t cap,
+                  int64_t group_bytes, int64_t[::1] block_pos, int64_t[::1] block_size, int64_t[::1] block_out,
+                  int64_t[::1] batch_blocks):
+    """`kafkalog.fast.compression._snappy_blocks` without the GIL: the raw snappy blocks of batches
+    `buf[pos[i]:pos[i] + size[i]]` (snappy-java's framing, or one raw block), each block's place, size and
+    declared output, and each batch's end in the blocks; it stops before the first batch whose framing is not
+    clean, whose blocks declare more than `room`, or more than the `cap` bytes left in all, or whose blocks do
+    not fit in `block_pos`, and after the batch that brings the output to `group_bytes`. Returns (batches found,
+    whether it stopped for want of room in `block_pos`)."""
+    cdef int64_t n = pos.shape[0], nblocks = block_pos.shape[0], blocks = 0, written = 0, i, start, end, total
+    cdef int64_t at, length, declared, k, found = n
+    cdef bint full = False, framed
+    cdef const uint8_t* data
+    for i in range(n):
+        if pos[i] < 0 or size[i] < 0 or pos[i] + size[i] > buf.shape[0]:
+            raise ValueError("a batch is not inside the buffer")  # a caller's bug: the walk would read past it
+    if block_size.shape[0] < nblocks or block_out.shape[0] < nblocks or batch_blocks.shape[0] < n:
+        raise ValueError("the block tables are smaller than they say")  # a caller's bug
+    if n == 0:
+        return 0, False
+    data = &buf[0]
+    with nogil:
+        for i in range(n):
+            start, end = pos[i], pos[i] + size[i]
+            total = 0
+            framed = size[i] >= 8
+            for k in range(min(8, size[i])):
+                framed = framed and data[start + k] == <uint8_t>_XERIAL[k]
+            if not framed:  # one raw block: the whole batch
+                declared = _snappy_length(data, start, end)
+                if declared < 0:
+                    found = i
+                    break
+                if blocks == nblocks:
+                    found, full = i, True
+                    break
+                block_pos[blocks], block_size[blocks], block_out[blocks] = start, end - start, declared
+                blocks += 1
+                total = declared
+            else:
+                at = start + 16  # the magic, then two int32 versions (which snappy-java's reader does not check)
+                if at > end:
+                    found = i
+                    break
+                while at < end:
+                    if at + 4 > end:
+                        found = i
+                        break
+                    if blocks == nblocks:
+                        found, full = i, True
+                        break
+                    length = _uint_be(data, at, 4)
+                    at += 4
+                    if length >= (<int64_t>1) << 31 or at + length > end:  # (a negative int32)
+                        found = i
+                        break
+                    declared = _snappy_length(data, at, at + length)
+                    if declared < 0:
+                        found = i
+                        break
+                    block_pos[blocks], block_size[blocks], block_out[blocks] = at, length, declared
+                    blocks += 1
+                    total += declared
+                    at += length
+                if found == i:
+                    break
+            if total > room or written + total > cap:
+                found = i
+                break
+            written += total
+            batch_blocks[i] = blocks
+            if written >= group_bytes:
+                found = i + 1
+                break
+    return found, full
+
+
+# -- growing C buffers, handed to Python without a copy ----------------------------------------------------------
+
+cdef struct Grow:
+    uint8_t* data
+    int64_t size  # bytes used
+    int64_t cap
+
+
+cdef inline bint _reserve(Grow* g, int64_t extra) noexcept nogil:
+    cdef int64_t need = g.size + extra
+    cdef int64_t cap
+    cdef uint8_t* p
+    if need <= g.cap:
+        return True
+    cap = g.cap * 2 if g.cap else 4096
+    while cap < need:
+        cap *= 2
+    p = <uint8_t*>realloc(g.data, <size_t>cap)
+    if p == NULL:
+        return False
+    g.data = p
+    g.cap = cap
+    return True
+
+
+cdef inline bint _put64(Grow* g, int64_t v) noexcept nogil:
+    if not _reserve(g, 8):
+        return False
+    (<int64_t*>(g.data + g.size))[0] = v
+    g.size += 8
+    return True
+
+
+cdef inline bint _put32(Grow* g, int32_t v) noexcept nogil:
+    if not _reserve(g, 4):
+        return False
+    (<int32_t*>(g.data + g.size))[0] = v
+    g.size += 4
+    return True
+
+
+cdef inline bint _put_bytes(Grow* g, const uint8_t* p, int64_t n) noexcept nogil:
+    if n <= 0:
+        return True
+    if not _reserve(g, n):
+        return False
+    memcpy(g.data + g.size, p, <size_t>n)
+    g.size += n
+    return True
+
+
+cdef inline bint _put_bit(Grow* g, int64_t i, bint valid) noexcept nogil:
+    """Bit i of a validity bitmap (Arrow's: least significant bit first); the bytes are added as reached."""
+    if (i & 7) == 0:
+        if not _reserve(g, 1):
+            return False
+        g.data[g.size] = 0
+        g.size += 1
+    if valid:
+        g.data[i >> 3] |= <uint8_t>(1 << (i & 7))
+    return True
+
+
+cdef class Block:
+    """Bytes a walk wrote, owned here and lent to numpy and Arrow through the buffer protocol."""
+
+    cdef uint8_t* data
+    cdef Py_ssize_t size
+
+    def __dealloc__(self):
+        free(self.data)
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        PyBuffer_FillInfo(view, self, self.data, self.size, 1, flags)
+
+    def __releasebuffer__(self, Py_buffer* view):
+        pass
+
+
+cdef Block _take(Grow* g):
+    cdef Block block = Block.__new__(Block)
+    cdef uint8_t* fitted
+    if g.data == NULL:
+        g.data = <uint8_t*>malloc(1)  # (a buffer of no bytes still has an address)
+        if g.data == NULL:
+            raise MemoryError()
+    elif g.cap > g.size:
+        # What was reserved and not used goes back: the arrays may be kept long after the walk.
+        fitted = <uint8_t*>realloc(g.data, <size_t>max(g.size, 1))
+        if fitted != NULL:
+            g.data = fitted
+    block.data = g.data
+    block.size = g.size
+    g.data = NULL
+    g.size = g.cap = 0
+    return block
+
+
+# -- the walk: records into Arrow's buffers ----------------------------------------------------------------------
+
+cdef struct Out:
+    int64_t rows
+    Grow row_section  # int64: each row's section
+    Grow offset  # int64
+    Grow timestamp  # int64
+    Grow sequence  # int32
+    Grow control  # int32: the control record's type, NOT_CONTROL or KEY_DOES_NOT_PARSE
+    Grow key_offsets  # int32, rows + 1
+    Grow key_data
+    Grow key_valid  # bitmap
+    int64_t key_nulls
+    Grow value_offsets
+    Grow value_data
+    Grow value_valid
+    int64_t value_nulls
+    Grow header_offsets  # int32, rows + 1: each row's first header
+    int64_t header_rows
+    Grow header_key_offsets
+    Grow header_key_data
+    int64_t bad_key  # the first header whose key is not UTF-8, or -1
+    Grow header_value_offsets
+    Grow header_value_data
+    Grow header_value_valid
+    int64_t header_value_nulls
+
+
+cdef inline bint _utf8(const uint8_t* data, int64_t p, int64_t end) noexcept nogil:
+    """Whether data[p:end] is valid UTF-8, as Python's strict decoder reads it (`kernels._utf8`)."""
+    cdef uint8_t b, c, lo, hi
+    cdef int n, j
+    while p < end:
+        b = data[p]
+        if b < 0x80:
+            p += 1
+            continue
+        if 0xC2 <= b <= 0xDF:
+            n, lo, hi = 1, 0x80, 0xBF
+        elif b == 0xE0:
+            n, lo, hi = 2, 0xA0, 0xBF
+        elif 0xE1 <= b <= 0xEC or b == 0xEE or b == 0xEF:
+            n, lo, hi = 2, 0x80, 0xBF
+        elif b == 0xED:
+            n, lo, hi = 2, 0x80, 0x9F
+        elif b == 0xF0:
+            n, lo, hi = 3, 0x90, 0xBF
+        elif 0xF1 <= b <= 0xF3:
+            n, lo, hi = 3, 0x80, 0xBF
+        elif b == 0xF4:
+            n, lo, hi = 3, 0x80, 0x8F
+        else:
+            return False
+        if p + n >= end:
+            return False
+        c = data[p + 1]
+        if c < lo or c > hi:
+            return False
+        for j in range(2, n + 1):
+            c = data[p + j]
+            if c < 0x80 or c > 0xBF:
+                return False
+        p += n + 1
+    return True
+
+
+cdef inline int64_t _s32(int64_t x) noexcept nogil:
+    """Java's int of a long: its low 32 bits, two's complement (gcc and clang truncate so)."""
+    return <int32_t>x
+
+
+cdef bint _add_row(const uint8_t* buf, Out* o, int64_t s, const int64_t* h, Table* rec, Table* hdr,
+                   Table* ctl) noexcept nogil:
+    """One parsed record (row 0 of `rec`, its headers from row 0 of `hdr`) of section `s` (batch header `h`)
+    into the buffers, with Kafka's rules (`kernels.record_columns`)."""
+    cdef const int64_t* r = rec.data
+    cdef int64_t delta = r[KAFKA_RECORD__BODY__OFFSET_DELTA]
+    cdef int64_t base = h[KAFKA_RECORD_BATCH__BASE_SEQUENCE]
+    cdef int64_t seq, n, p, i, nh, first, kind
+    cdef int err
+    if base < 0:
+        seq = -1
+    elif base > _s32(0x7FFFFFFF - delta):
+        seq = _s32(delta - _s32(0x7FFFFFFF - base) - 1)
+    else:
+        seq = _s32(base + delta)
+    if h[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1:
+        p = r[KAFKA_RECORD__BODY__KEY__POS]
+        n = r[KAFKA_RECORD__BODY__KEY__SIZE]
+        err, _ = parse_kafka_control_record(buf, p, p + (n if n > 0 else 0), ctl, 0)
+        kind = -2 if err != 0 else ctl.data[KAFKA_CONTROL_RECORD__TYPE]
+    else:
+        kind = -1
+    if not (_put64(&o.row_section, s)
+            and _put64(&o.offset, h[KAFKA_RECORD_BATCH__BASE_OFFSET] + delta)
+            and _put64(&o.timestamp, h[KAFKA_RECORD_BATCH__MAX_TIMESTAMP]
+                       if h[KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] == 1
+                       else h[KAFKA_RECORD_BATCH__BASE_TIMESTAMP] + r[KAFKA_RECORD__BODY__TIMESTAMP_DELTA])
+            and _put32(&o.sequence, <int32_t>seq)
+            and _put32(&o.control, <int32_t>kind)):
+        return False
+    n = r[KAFKA_RECORD__BODY__KEY__SIZE]
+    if not (_put_bit(&o.key_valid, o.rows, n >= 0)
+            and _put_bytes(&o.key_data, buf + r[KAFKA_RECORD__BODY__KEY__POS], n)
+            and _put32(&o.key_offsets, <int32_t>o.key_data.size)):
+        return False
+    if n < 0:
+        o.key_nulls += 1
+    n = r[KAFKA_RECORD__BODY__VALUE__SIZE]
+    if not (_put_bit(&o.value_valid, o.rows, n >= 0)
+            and _put_bytes(&o.value_data, buf + r[KAFKA_RECORD__BODY__VALUE__POS], n)
+            and _put32(&o.value_offsets, <int32_t>o.value_data.size)):
+        return False
+    if n < 0:
+        o.value_nulls += 1
+    nh = r[KAFKA_RECORD__BODY__HEADERS__COUNT]
+    for i in range(nh):
+        p = hdr.data[KAFKA_RECORD__HEADER__KEY__POS * hdr.rows + i]
+        n = hdr.data[KAFKA_RECORD__HEADER__KEY__SIZE * hdr.rows + i]
+        first = o.header_key_data.size
+        if not (_put_bytes(&o.header_key_data, buf + p, n)
+                and _put32(&o.header_key_offsets, <int32_t>o.header_key_data.size)):
+            return False
+        if o.bad_key < 0 and not _utf8(o.header_key_data.data, first, o.header_key_data.size):
+            o.bad_key = o.header_rows
+        p = hdr.data[KAFKA_RECORD__HEADER__VALUE__POS * hdr.rows + i]
+        n = hdr.data[KAFKA_RECORD__HEADER__VALUE__SIZE * hdr.rows + i]
+        if not (_put_bit(&o.header_value_valid, o.header_rows, n >= 0)
+                and _put_bytes(&o.header_value_data, buf + p, n)
+                and _put32(&o.header_value_offsets, <int32_t>o.header_value_data.size)):
+            return False
+        if n < 0:
+            o.header_value_nulls += 1
+        o.header_rows += 1
+    if not _put32(&o.header_offsets, <int32_t>o.header_rows):
+        return False
+    o.rows += 1
+    return True
+
+
+cdef inline int64_t _record_bytes(Table* rec, Table* hdr) noexcept nogil:
+    """The most bytes of any one data buffer a record adds (its key, value, header keys or header values)."""
+    cdef int64_t most = max(rec.data[KAFKA_RECORD__BODY__KEY__SIZE], rec.data[KAFKA_RECORD__BODY__VALUE__SIZE])
+    cdef int64_t keys = 0, values = 0, i
+    for i in range(rec.data[KAFKA_RECORD__BODY__HEADERS__COUNT]):
+        keys += hdr.data[KAFKA_RECORD__HEADER__KEY__SIZE * hdr.rows + i]
+        values += max(hdr.data[KAFKA_RECORD__HEADER__VALUE__SIZE * hdr.rows + i], 0)
+    return max(most, max(keys, values))
+
+
+cdef bint _grow_table(Table* t, int64_t width) noexcept nogil:
+    """Room for twice the rows (the old rows are not kept: the record is parsed again)."""
+    cdef int64_t rows = 2 * t.rows + 61
+    cdef int64_t* data = <int64_t*>malloc(<size_t>(width * rows * 8))
+    if data == NULL:
+        return False
+    free(t.data)
+    t.data = data
+    t.rows = rows
+    return True
+
+
+cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_end, const int64_t* sec_count,
+               const int64_t* sec_partial, int64_t nsec, int64_t* state, const int64_t* headers,
+               int64_t* sec_good, int64_t* sec_err, int64_t* sec_err_pos, int64_t* sec_trailing_at, Out* o,
+               int64_t max_rows, Table* rec, Table* hdr, Table* ctl) noexcept nogil:
+    """`kernels.walk_sections` (the same state, stops and damage codes), each record into `o` as it parses."""
+    cdef int64_t s = state[0], pos = state[1], done = state[2], end, count, after
+    cdef int err
+    cdef bint failed
+    cdef int64_t largest = 0, nbytes = sec_end[s] - pos if s < nsec else 0, i
+    for i in range(s + 1, nsec):
+        nbytes += sec_end[i] - sec_pos[i]
+    if not _reserve_for(o, nbytes, max_rows):
+        return _OUT_OF_MEMORY
+    while s < nsec:
+        end = sec_end[s]
+        count = sec_count[s]
+        failed = False
+        while done < count:
+            if o.rows >= max_rows:
+                state[0], state[1], state[2] = s, pos, done
+                return _WALK_FULL
+            while True:
+                err, after, _ = parse_kafka_record(buf, pos, end, rec, 0, hdr, 0)
+                if err != 1:
+                    break
+                if not _grow_table(hdr, KAFKA_RECORD__HEADER__WIDTH):
+                    return _OUT_OF_MEMORY
+            if err != 0:
+                sec_err[s] = err
+                if sec_trailing_at[s] < 0:  # (a partial section keeps where its first long record is)
+                    sec_err_pos[s] = pos
+                failed = True
+                break
+            if o.rows and _record_bytes(rec, hdr) > _INT32_MAX - largest:
+                # Arrow's 32-bit offsets: the rows so far go out first.
+                state[0], state[1], state[2] = s, pos, done
+                return _WALK_FULL
+            if rec.data[KAFKA_RECORD__BODY__TRAILING__SIZE] != 0:
+                if sec_partial[s] == 0:
+                    sec_err[s] = _BODY_TRAILING
+                    sec_err_pos[s] = pos
+                    failed = True
+                    break
+                if sec_trailing_at[s] < 0:
+                    sec_trailing_at[s] = done
+                    sec_err_pos[s] = pos
+            if not _add_row(buf, o, s, headers + s * KAFKA_RECORD_BATCH__WIDTH, rec, hdr, ctl):
+                return _OUT_OF_MEMORY
+            largest = max(max(o.key_data.size, o.value_data.size),
+                          max(o.header_key_data.size, o.header_value_data.size))
+            pos = after
+            done += 1
+        if not failed and pos != end and sec_partial[s] == 0:
+            sec_err[s] = _SECTION_TRAILING
+            sec_err_pos[s] = pos
+        sec_good[s] = done
+        s += 1
+        done = 0
+        if s < nsec:
+            pos = sec_pos[s]
+    state[0], state[1], state[2] = s, pos, 0
+    return _WALK_DONE
+
+
+cdef enum:
+    _GROWS = 17
+
+
+cdef void _grows(Out* o, Grow** g) noexcept nogil:
+    """Every buffer of `o`."""
+    g[0], g[1], g[2], g[3], g[4], g[5] = &o.row_section, &o.offset, &o.timestamp, &o.sequence, &o.control, &o.key_offsets
+    g[6], g[7], g[8], g[9], g[10] = &o.key_data, &o.key_valid, &o.value_offsets, &o.value_data, &o.value_valid
+    g[11], g[12], g[13], g[14] = &o.header_offsets, &o.header_key_offsets, &o.header_key_data, &o.header_value_offsets
+    g[15], g[16] = &o.header_value_data, &o.header_value_valid
+
+
+cdef bint _reserve_for(Out* o, int64_t nbytes, int64_t max_rows) noexcept nogil:
+    """Room up front for what sections of `nbytes` bytes can give (a record takes at least 7 bytes, a header 2),
+    so that the buffers are not copied as they grow: untouched pages of a reservation cost nothing."""
+    nbytes = min(nbytes, 1 << 26)  # (past 64 MiB the buffers grow as they fill)
+    cdef int64_t rows = min(max_rows, nbytes // 7 + 1), headers = nbytes // 2 + 1
+    return (_reserve(&o.row_section, 8 * rows) and _reserve(&o.offset, 8 * rows) and _reserve(&o.timestamp, 8 * rows)
+            and _reserve(&o.sequence, 4 * rows) and _reserve(&o.control, 4 * rows)
+            and _reserve(&o.key_offsets, 4 * rows) and _reserve(&o.value_offsets, 4 * rows)
+            and _reserve(&o.header_offsets, 4 * rows) and _reserve(&o.key_valid, rows // 8 + 1)
+            and _reserve(&o.value_valid, rows // 8 + 1) and _reserve(&o.key_data, nbytes)
+            and _reserve(&o.value_data, nbytes) and _reserve(&o.header_key_data, nbytes)
+            and _reserve(&o.header_value_data, nbytes) and _reserve(&o.header_key_offsets, 4 * headers)
+            and _reserve(&o.header_value_offsets, 4 * headers) and _reserve(&o.header_value_valid, headers // 8 + 1))
+
+
+cdef void _free_out(Out* o) noexcept nogil:
+    cdef Grow* g[_GROWS]
+    cdef int i
+    _grows(o, g)
+    for i in range(_GROWS):
+        free(g[i].data)
+        g[i].data = NULL
+
+
+cdef void _empty_out(Out* o) noexcept nogil:
+    """An empty `Out`: no buffers, no rows."""
+    cdef Grow* g[_GROWS]
+    cdef int i
+    o.rows = o.key_nulls = o.value_nulls = o.header_rows = o.header_value_nulls = 0
+    o.bad_key = -1
+    _grows(o, g)
+    for i in range(_GROWS):
+        g[i].data = NULL
+        g[i].size = g[i].cap = 0
+
+
+class Walked:
+    """The rows of one `walk`: numpy columns and Arrow arrays, over buffers the walk wrote."""
+
+    def __init__(self, rows, row_section, offset, timestamp, sequence, control, key, value, header_offsets,
+                 header_keys, header_values, bad_key):
+        self.rows = rows
+        self.row_section = row_section  # int64
+        self.offset = offset  # int64
+        self.timestamp = timestamp  # int64
+        self.sequence = sequence  # int32
+        self.control = control  # int32: a control record's type, NOT_CONTROL or KEY_DOES_NOT_PARSE
+        self.key = key  # pa.binary()
+        self.value = value  # pa.binary()
+        self.header_offsets = header_offsets  # pa int32 buffer of rows + 1
+        self.header_keys = header_keys  # pa.string() (valid UTF-8 only when bad_key < 0)
+        self.header_values = header_values  # pa.binary()
+        self.bad_key = bad_key  # the first header whose key is not UTF-8, or -1
+
+
+def _array(type_, n, nulls, valid, offsets, data):
+    return pa.Array.from_buffers(type_, n, [pa.py_buffer(valid) if nulls else None, pa.py_buffer(offsets),
+                                            pa.py_buffer(data)], null_count=nulls)
+
+
+# What a walk writes: the buffers, and the one-record tables the generated parsers fill.
+cdef struct Scratch:
+    Out o
+    Table rec
+    Table hdr
+    Table ctl
+    int64_t rec_data[KAFKA_RECORD__WIDTH]
+    int64_t ctl_data[KAFKA_CONTROL_RECORD__WIDTH]
+
+
+cdef bint _open(Scratch* w) noexcept nogil:
+    _empty_out(&w.o)
+    w.rec.data, w.rec.rows = w.rec_data, 1
+    w.ctl.data, w.ctl.rows = w.ctl_data, 1
+    w.hdr.rows = 61
+    w.hdr.data = <int64_t*>malloc(KAFKA_RECORD__HEADER__WIDTH * w.hdr.rows * 8)
+    return (w.hdr.data != NULL and _put32(&w.o.key_offsets, 0) and _put32(&w.o.value_offsets, 0)
+            and _put32(&w.o.header_offsets, 0) and _put32(&w.o.header_key_offsets, 0)
+            and _put32(&w.o.header_value_offsets, 0))
+
+
+cdef void _close(Scratch* w) noexcept nogil:
+    free(w.hdr.data)
+    w.hdr.data = NULL
+    _free_out(&w.o)
+
+
+cdef _walked(Out* o):
+    """The buffers of `o` handed to a `Walked` (`o` keeps none)."""
+    n = o.rows
+    walked = Walked(
+        n,
+        np.frombuffer(_take(&o.row_section), dtype=np.int64),
+        np.frombuffer(_take(&o.offset), dtype=np.int64),
+        np.frombuffer(_take(&o.timestamp), dtype=np.int64),
+        np.frombuffer(_take(&o.sequence), dtype=np.int32),
+        np.frombuffer(_take(&o.control), dtype=np.int32),
+        _array(pa.binary(), n, o.key_nulls, _take(&o.key_valid), _take(&o.key_offsets), _take(&o.key_data)),
+        _array(pa.binary(), n, o.value_nulls, _take(&o.value_valid), _take(&o.value_offsets), _take(&o.value_data)),
+        pa.py_buffer(_take(&o.header_offsets)),
+        _array(pa.string(), o.header_rows, 0, None, _take(&o.header_key_offsets), _take(&o.header_key_data)),
+        None,
+        o.bad_key)
+    walked.header_values = _array(pa.binary(), o.header_rows, o.header_value_nulls, _take(&o.header_value_valid),
+                                  _take(&o.header_value_offsets), _take(&o.header_value_data))
+    return walked
+
+
+def walk(const uint8_t[::1] buf, const int64_t[::1] sec_pos, const int64_t[::1] sec_end,
+         const int64_t[::1] sec_count, const int64_t[::1] sec_partial, int64_t[::1] state,
+         const int64_t[:, ::1] batch_headers, int64_t[::1] sec_good, int64_t[::1] sec_err,
+         int64_t[::1] sec_err_pos, int64_t[::1] sec_trailing_at, int64_t max_rows):
+    """The records of sections state[0].. of `buf` (`kafka_record.ksy`) into Arrow's buffers, in one call without
+    the GIL: `kernels.walk_sections` (same `state`, section results and stops, but for WALK_HEADERS_FULL: the
+    header table grows here) with `kernels.record_columns`' rules and the copies into Arrow's layout.
+    `batch_headers` is a row per section (`KAFKA_RECORD_BATCH__*` columns). Stops with WALK_FULL after
+    `max_rows` rows, or before a record whose bytes would overflow Arrow's 32-bit offsets.
+    Returns (why it stopped, `Walked`)."""
+    cdef int64_t nsec = sec_pos.shape[0]
+    if not (sec_end.shape[0] == sec_count.shape[0] == sec_partial.shape[0] == sec_good.shape[0] == sec_err.shape[0]
+            == sec_err_pos.shape[0] == sec_trailing_at.shape[0] == batch_headers.shape[0] == nsec
+            and state.shape[0] == 3 and batch_headers.shape[1] == KAFKA_RECORD_BATCH__WIDTH):
+        raise ValueError("the sections' columns differ in length")  # a caller's bug
+    cdef int64_t i
+    for i in range(nsec):
+        if not 0 <= sec_pos[i] <= sec_end[i] <= buf.shape[0]:
+            raise ValueError("a section is not inside the buffer")  # a caller's bug: the walk would read past it
+    cdef Scratch w
+    cdef int why = _OUT_OF_MEMORY
+    cdef const uint8_t* data = &buf[0] if buf.shape[0] else NULL
+    cdef const int64_t* headers = &batch_headers[0, 0] if nsec else NULL
+    try:
+        if _open(&w):
+            if nsec == 0:
+                why = _WALK_DONE
+            else:
+                with nogil:
+                    why = _walk(data, &sec_pos[0], &sec_end[0], &sec_count[0], &sec_partial[0], nsec, &state[0],
+                                headers, &sec_good[0], &sec_err[0], &sec_err_pos[0], &sec_trailing_at[0], &w.o,
+                                max_rows, &w.rec, &w.hdr, &w.ctl)
+        if why == _OUT_OF_MEMORY:
+            raise MemoryError()
+        return why, _walked(&w.o)
+    finally:
+        _close(&w)
+
+
+def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size, uint8_t[::1] out,
+                 int64_t room, int64_t max_rows):
+    """Whole v2 batches `buf[pos[i]:pos[i] + size[i]]` (entries, from their offset) as one group, in one call
+    without the GIL: headers, CRC-32C, decompression of LZ4 or zstd records into `out` (each in at most
+    `room` bytes), the walk of every record into Arrow's buffers. Takes the batches from the first up to the
+    first that is not a plain one: a header that does not parse, a CRC that does not match, another codec
+    than the first batch's, a codec other than none, LZ4 or zstd, records that do not decompress within
+    `room` or `out`, or past `max_rows` rows; the caller reads that one and those after it another way.
+    Returns `Group`: the batches taken, their headers, the sections' results and the `Walked` rows."""
+    cdef int64_t n = pos.shape[0], i, taken = 0, at = 0, codec = -1, why = _WALK_DONE
+    cdef int err
+    for i in range(n):
+        if pos[i] < 0 or size[i] < _LOG_OVERHEAD or pos[i] + size[i] > buf.shape[0]:
+            raise ValueError("an entry is not inside the buffer")  # a caller's bug: the call would read past it
+    headers = np.zeros((n, KAFKA_RECORD_BATCH__WIDTH), dtype=np.int64)
+    columns = np.zeros((8, n), dtype=np.int64)  # the sections: pos, end, count, partial, good, err, err_pos, trailing
+    columns[7] = -1
+    state_array = np.zeros(3, dtype=np.int64)
+    cdef int64_t[:, ::1] h = headers
+    cdef int64_t[:, ::1] c = columns
+    cdef int64_t[::1] state = state_array
+    cdef Scratch w
+    cdef Table t
+    cdef const uint8_t* src = &buf[0] if n else NULL
+    cdef uint8_t* dst = &out[0] if out.shape[0] else NULL
+    cdef const uint8_t* walked_buf = src
+    cdef int64_t out_len = out.shape[0]
+    cdef uint32_t ones = 0xFFFFFFFF, crc
+    try:
+        if not _open(&w):
+            raise MemoryError()
+        with nogil:
+            for i in range(n):
+                t.data, t.rows = &h[i, 0], 1  # (a row of the row-major table: a table of one row)
+                err, _ = parse_kafka_record_batch(src, pos[i], pos[i] + size[i], &t, 0)
+                if err != 0 or h[i, KAFKA_RECORD_BATCH__MAGIC] != 2:
+                    break
+                crc = _crc32_iscsi(src + pos[i] + 21, <int>(size[i] - 21), ones) ^ ones
+                if crc != <uint32_t>h[i, KAFKA_RECORD_BATCH__CRC]:
+                    break
+                if i == 0:
+                    codec = h[i, KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
+                elif h[i, KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION] != codec:
+                    break
+                c[0, i] = h[i, KAFKA_RECORD_BATCH__RECORDS_DATA__POS]
+                c[1, i] = c[0, i] + h[i, KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE]
+                c[2, i] = h[i, KAFKA_RECORD_BATCH__NUM_RECORDS]
+                taken += 1
+            if taken and codec != 0:
+                if (codec == _LZ4 or codec == _ZSTD) and dst != NULL:
+                    # The records decompressed one after the other; their sections are where they went.
+                    taken = _decompress_sections(codec, src, &c[0, 0], &c[1, 0], taken, dst, out_len, room)
+                    walked_buf = dst
+                else:
+                    taken = 0
+            if taken:
+                state[0], state[1], state[2] = 0, c[0, 0], 0
+                why = _walk(walked_buf, &c[0, 0], &c[1, 0], &c[2, 0], &c[3, 0], taken, &state[0], &h[0, 0],
+                            &c[4, 0], &c[5, 0], &c[6, 0], &c[7, 0], &w.o, max_rows, &w.rec, &w.hdr, &w.ctl)
+        if why == _OUT_OF_MEMORY:
+            raise MemoryError()
+        return Group(taken, headers[:taken], columns[:, :taken], why, state_array, _walked(&w.o))
+    finally:
+        _close(&w)
+
+
+cdef int64_t _decompress_sections(int codec, const uint8_t* src, int64_t* start, int64_t* end, int64_t n,
+                                  uint8_t* dst, int64_t dst_len, int64_t room) noexcept nogil:
+    """The records of sections src[start[i]:end[i]] decompressed one after the other into `dst`, and the sections
+    moved to where they went: how many were taken."""
+    cdef int64_t i, taken, at = 0
+    cdef int64_t* sizes = <int64_t*>malloc(<size_t>(n * 8))
+    cdef int64_t* lengths = <int64_t*>malloc(<size_t>(n * 8))
+    if sizes == NULL or lengths == NULL:
+        free(sizes)
+        free(lengths)
+        return 0
+    for i in range(n):
+        sizes[i] = end[i] - start[i]
+    taken = _decompress_run(codec, src, start, sizes, n, dst, dst_len, 0, room, dst_len, lengths)
+    for i in range(taken):
+        start[i] = at
+        at += lengths[i]
+        end[i] = at
+    free(sizes)
+    free(lengths)
+    return taken
+
+
+class Group:
+    """What `decode_group` took: `taken` batches, their `headers` (a row each), the sections' `columns`
+    (pos, end, count, partial, good, err, err_pos, trailing_at: `kernels.walk_sections`' results), why the walk
+    stopped, its `state`, and the `walked` rows."""
+
+    def __init__(self, taken, headers, columns, why, state, walked):
+        self.taken, self.headers, self.columns, self.why, self.state, self.walked = (
+            taken, headers, columns, why, state, walked)
