@@ -4,13 +4,16 @@ For each partition (`kafkalog.cluster.served`): the replica it would be served f
 chosen, the log served (log start offset, high watermark, last stable offset), and for each replica its
 loaded log and the records the restart discards from it. Then what needs a look:
 
-- partitions no disk holds a replica of, and those with fewer replicas on the disks than their
+- stray replicas: a partition's directory on a broker the metadata does not name among its replicas (after a
+  reassignment), which Kafka does not load: all of its records discarded;
+- partitions no disk holds a replica of (stray ones aside), and those with fewer replicas on the disks than their
   replication factor (the metadata's);
 - partitions the restarted cluster would keep offline (no ISR or ELR replica on the disks), or elect
   uncleanly;
 - transactions left open at the end of the served log (a read_committed consumer stops at them until the
   transaction coordinator aborts them);
-- consumer groups whose committed offsets (the served `__consumer_offsets`) fall outside the served log;
+- consumer groups whose committed offsets (the served `__consumer_offsets`, read as the group coordinator
+  loads it: transactional commits once committed, never aborted or open ones) fall outside the served log;
 - disks of another cluster, and every file that does not read, named.
 
 The JSON (`--format json`) is one object a line: `{"type": "partition", ...}` for each partition, then
@@ -21,6 +24,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 from kafkalog.cluster.served import (
@@ -32,11 +36,14 @@ from kafkalog.cluster.served import (
     ReplicaView,
     cluster_view,
     discard_counts,
+    stray_detail,
 )
 from kafkalog.errors import KafkalogError
 from kafkalog.formats.internal_topics import OFFSETS, decode_record
 from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
+from kafkalog.log.served_log import ServedBounds
+from kafkalog.log.transactions import ABORT, COMMIT
 
 CONSUMER_OFFSETS = "__consumer_offsets"
 
@@ -85,45 +92,81 @@ def reconcile(paths: list[str]) -> Reconciled:
 def _groups_outside(view: ClusterView, problems: list[str]) -> list[GroupOffset]:
     """The latest committed offset of each group and partition, from the served `__consumer_offsets`, where it
     lies outside the served log (below its log start offset, or past its high watermark)."""
-    committed: dict[tuple[str, str, int], int] = {}
+    committed: dict[tuple[str, str, int], tuple[int, int | None]] = {}
     for p in view.partitions:
         leader = p.leader_view
         if p.topic != CONSUMER_OFFSETS or leader is None or leader.bounds is None:
             continue
-        bounds = leader.bounds
         try:
-            for seg in Partition(leader.replica.path).log_segments:
-                if seg.log is None or str(seg.log) not in bounds.segment_ends:
-                    continue
-                with SegmentReader(seg.log, end=bounds.segment_ends[str(seg.log)]) as reader:
-                    for batch in reader:
-                        if batch.is_control or batch.damage:
-                            continue
-                        for rec in batch.records:
-                            if bounds.log_start_offset <= rec.offset < bounds.recovered_end_offset:
-                                _commit(committed, rec.key, rec.value)
+            _read_commits(leader.replica.path, leader.bounds, committed)
         except (KafkalogError, OSError) as e:
             problems.append(f"{leader.replica.path}: the committed offsets do not read: {e}")
     served = {(p.topic, p.partition): p.served for p in view.partitions}
     outside = []
-    for (group, topic, number), offset in sorted(committed.items()):
+    for (group, topic, number), (_, offset) in sorted(committed.items()):
         b = served.get((topic, number))
-        if b is not None and not (b.log_start_offset <= offset <= b.recovered_end_offset):
+        if offset is not None and b is not None and not (b.log_start_offset <= offset <= b.recovered_end_offset):
             outside.append(GroupOffset(group, topic, number, offset))
     return outside
 
 
-def _commit(committed: dict[tuple[str, str, int], int], key: bytes | None, value: bytes | None) -> None:
+#: A commit read from `__consumer_offsets`: (group, topic, partition), its record's offset, the offset committed
+#: (None: deleted, a tombstone).
+_Commit = tuple[tuple[str, str, int], int, "int | None"]
+
+
+def _read_commits(path: Path, bounds: ServedBounds, committed: dict[tuple[str, str, int], tuple[int, int | None]]
+                  ) -> None:
+    """The group coordinator's view of one `__consumer_offsets` partition (read_committed): a plain commit counts
+    at once; a transactional one (TxnOffsetCommit) once its transaction's COMMIT marker is read, never when
+    aborted or left open (the coordinator aborts it). Of two commits of one partition, the later in the log wins
+    (`GroupMetadata.completePendingTxnOffsetCommit` compares their offsets in the log)."""
+    pending: dict[int, list[_Commit]] = {}  # producer id -> its open transaction's commits
+
+    def apply(c: _Commit) -> None:
+        where, at, offset = c
+        if where not in committed or committed[where][0] < at:
+            committed[where] = (at, offset)
+
+    for seg in Partition(path).log_segments:
+        if seg.log is None or str(seg.log) not in bounds.segment_ends:
+            continue
+        with SegmentReader(seg.log, end=bounds.segment_ends[str(seg.log)]) as reader:
+            for batch in reader:
+                if batch.damage:
+                    continue
+                transactional = batch.magic >= 2 and batch.is_transactional
+                for rec in batch.records:
+                    if not bounds.log_start_offset <= rec.offset < bounds.recovered_end_offset:
+                        continue
+                    if batch.is_control:
+                        if transactional and rec.control_type == COMMIT:
+                            for done in pending.pop(batch.producer_id, []):
+                                apply(done)
+                        elif transactional and rec.control_type == ABORT:
+                            pending.pop(batch.producer_id, None)
+                        continue
+                    c = _commit(rec.offset, rec.key, rec.value)
+                    if c is None:
+                        continue
+                    if transactional:
+                        pending.setdefault(batch.producer_id, []).append(c)
+                    else:
+                        apply(c)
+
+
+def _commit(at: int, key: bytes | None, value: bytes | None) -> _Commit | None:
     decoded = decode_record(OFFSETS, key, value)
     k = decoded.key or {}
     if k.get("type") != "OffsetCommitKey":
-        return
+        return None
     data = k.get("data") or {}
     where = (str(data.get("group")), str(data.get("topic")), int(data.get("partition") or 0))
     if value is None:
-        committed.pop(where, None)  # a tombstone: the offset deleted
-    elif decoded.value is not None and "offset" in (decoded.value.get("data") or {}):
-        committed[where] = decoded.value["data"]["offset"]
+        return where, at, None  # a tombstone: the offset deleted
+    if decoded.value is not None and "offset" in (decoded.value.get("data") or {}):
+        return where, at, int(decoded.value["data"]["offset"])
+    return None
 
 
 # ----------------------------------------------------------------------------- output
@@ -161,6 +204,7 @@ def _replica_json(p: PartitionView, v: ReplicaView, r: Reconciled) -> dict[str, 
         "discarded_records": r.discarded.get((p.topic, p.topic_id, p.partition, v.broker), 0),
         "discarded_below_high_watermark": r.discarded_committed.get((p.topic, p.topic_id, p.partition, v.broker), 0),
         "path": str(v.replica.path),
+        "stray": v.stray,
     }
 
 
@@ -188,11 +232,11 @@ def print_text(r: Reconciled, out: TextIO = sys.stdout) -> None:
         served = p.served
         head = f"{p.topic}-{p.partition}"
         if served is None:
-            print(f"{head}: no replica reads", file=out)
-            continue
-        print(f"{head}: served from broker {p.leader} ({ELECTIONS[p.election]}): offsets {served.log_start_offset} to "
-              f"{served.recovered_end_offset} (high watermark {served.recovered_end_offset}, last stable offset "
-              f"{served.last_stable_offset})", file=out)
+            print(f"{head}: no replica served", file=out)
+        else:
+            print(f"{head}: served from broker {p.leader} ({ELECTIONS[p.election]}): offsets "
+                  f"{served.log_start_offset} to {served.recovered_end_offset} (high watermark "
+                  f"{served.recovered_end_offset}, last stable offset {served.last_stable_offset})", file=out)
         for v in p.replicas:
             b = v.bounds
             if b is None:
@@ -201,6 +245,8 @@ def print_text(r: Reconciled, out: TextIO = sys.stdout) -> None:
             line = (f"  broker {v.broker}: log {b.log_start_offset} to {b.recovered_end_offset}, high watermark "
                     f"{b.high_watermark}")
             n = r.discarded.get((p.topic, p.topic_id, p.partition, v.broker), 0)
+            if v.stray:
+                line += ": stray (not among its replicas)"
             if v.discarded_from is not None:
                 line += f": discards {n} records from offset {v.discarded_from}"
             elif v.broker == p.leader:
@@ -228,6 +274,9 @@ def findings(r: Reconciled) -> list[str]:
             lines.append(f"unclean election: {name}: no replica of its ISR or ELR is on these disks; "
                          f"unclean.leader.election.enable elects broker {p.leader}")
         for v in p.replicas:
+            if v.stray and v.bounds is not None:
+                n = r.discarded.get((p.topic, p.topic_id, p.partition, v.broker), 0)
+                lines.append(f"stray replica: {stray_detail(p, v, n)}")
             lost = r.discarded_committed.get((p.topic, p.topic_id, p.partition, v.broker), 0)
             if lost and v.bounds is not None:
                 lines.append(f"committed records lost: {name}: broker {v.broker} holds {lost} records from offset "

@@ -6,9 +6,10 @@ replayed as Kafka's `MetadataImage` replays them (`TopicRecord`, `PartitionRecor
 merged as `PartitionRegistration.merge` does, `RemoveTopicRecord`, `ConfigRecord`, the broker records),
 into each partition's replicas, ISR, ELR, leader and leader epoch.
 
-Of several copies, the one that reaches furthest (the highest last epoch, then the highest end offset: how
-KRaft compares logs in an election) is read. Records past the metadata log's high watermark (not
-checkpointed) are replayed too: a restarted quorum elects the longest log.
+Of several copies, the voters' copy that reaches furthest (the highest last epoch, then the highest end offset:
+how KRaft compares logs in an election) is read, whole (`kafkalog.cluster.served`). Records past the metadata
+log's old high watermark (which KRaft does not checkpoint) are replayed too: the restarted quorum's leader
+commits its whole log with the first record of its new epoch.
 
 The records are decoded by `formats.internal_topics` (the `kafka_metadata_record` spec).
 """

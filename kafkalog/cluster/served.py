@@ -8,6 +8,10 @@
 
 Each replica is first loaded as its broker's start-up loads it (`kafkalog.log.served_log`). Then:
 
+- A stray replica (a partition directory on a broker the metadata does not name among the partition's
+  replicas: left behind by a reassignment, or a copy put there by hand) is not loaded by its broker's start-up
+  (`LogManager.isStrayKraftReplica`; Kafka 3.7+ renames it `-stray`, earlier ones delete it): it is not served,
+  not elected, and all its records are discarded.
 - The leader is the one Kafka's controller would elect from the last metadata the disks hold
   (`kafkalog.cluster.metadata`): the recorded leader while it is in the ISR, else the first replica (in
   replica order) of the ISR, then of the ELR (KIP-966); with eligible leader replicas enabled, a replica
@@ -26,6 +30,7 @@ Each replica is first loaded as its broker's start-up loads it (`kafkalog.log.se
 """
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,8 +38,9 @@ from kafkalog.cluster import lineage as epochs
 from kafkalog.cluster.disks import Disks, Replica, find_disks
 from kafkalog.cluster.metadata import ClusterMetadata, PartitionState, metadata_reach, read_metadata
 from kafkalog.errors import KafkalogError
-from kafkalog.file_names import LEADER_EPOCH_CHECKPOINT
+from kafkalog.file_names import LEADER_EPOCH_CHECKPOINT, QUORUM_STATE
 from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoint
+from kafkalog.formats.quorum_state import read_quorum_state
 from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.served_log import ServedBounds, served_bounds
@@ -64,6 +70,8 @@ class ReplicaView:
     #: The first offset of this disk's log the restarted cluster does not serve (None: it serves all of it).
     discarded_from: int | None = None
     problem: str | None = None
+    #: Not among the partition's replicas in the metadata: its broker's start-up does not load it.
+    stray: bool = False
 
     @property
     def broker(self) -> int:
@@ -146,7 +154,11 @@ def cluster_view(paths: list[str]) -> ClusterView:
         problems += [v.problem for v in views if v.problem]
         p = PartitionView(topic, topic_id, number, views, state=state)
         if state is not None:
-            p.missing_replicas = [b for b in state.replicas if b not in {v.broker for v in views}]
+            for v in views:
+                v.stray = v.broker not in state.replicas
+                if v.stray and v.bounds is not None and v.bounds.recovered_end_offset > v.bounds.log_start_offset:
+                    v.discarded_from = v.bounds.log_start_offset
+            p.missing_replicas = [b for b in state.replicas if b not in {v.broker for v in views if not v.stray}]
         unclean_ok = metadata is not None and \
             (metadata.topic_config(topic, "unclean.leader.election.enable") or "false").lower() == "true"
         p.leader, p.election = _elect(p, elr, unclean_ok)
@@ -154,19 +166,41 @@ def cluster_view(paths: list[str]) -> ClusterView:
         partitions.append(p)
     without = []
     if metadata is not None:
-        held = {(p.topic_id, p.partition) for p in partitions}
+        held = {(p.topic_id, p.partition) for p in partitions if any(not v.stray for v in p.replicas)}
         without = sorted((metadata.topics.get(tid, tid), n) for (tid, n) in metadata.partitions
                          if (tid, n) not in held and metadata.topics.get(tid) is not None)
     return ClusterView(disks, metadata, partitions, without, problems)
 
 
 def _latest_metadata(disks: Disks) -> ClusterMetadata | None:
-    """The copy of the metadata log that reaches furthest, replayed; None when no disk holds one."""
+    """The metadata a restarted quorum commits, replayed; None when no disk holds a copy of the metadata log.
+
+    A restarted quorum elects the voter whose copy reaches furthest among a majority of voters (a vote is granted
+    to a log at least as up to date: highest last epoch, then end offset). Its whole log is committed once the
+    leader change record it writes in its new epoch reaches a majority (`LeaderState.maybeUpdateHighWatermark`:
+    the high watermark moves only past the epoch's start offset, and then over every record before it, Raft's
+    rule): records past the old high watermark (which KRaft does not checkpoint) are kept, not dropped. So the
+    voters' copy that reaches furthest is replayed whole. An observer's copy (a broker's) is never elected: its
+    tail past the leader's is truncated when it fetches again. The voters are the static quorum's
+    (`quorum-state` version 0, `currentVoters`); without that list, every copy is a candidate."""
     copies = disks.metadata_dirs()
     if not copies:
         return None
-    _, newest = max(copies, key=lambda c: metadata_reach(c[1]))
-    return read_metadata(newest)
+    voters: set[int] = set()
+    for _, directory in copies:
+        with contextlib.suppress(KafkalogError, OSError):
+            voters |= set(read_quorum_state(directory / QUORUM_STATE).current_voters or [])
+    on_voters = [c for c in copies if c[0] in voters]
+    _, newest = max(on_voters or copies, key=lambda c: metadata_reach(c[1]))
+    md = read_metadata(newest)
+    if voters and not on_voters:
+        md.problems.append(f"{newest}: no disk of a controller (the voters {', '.join(map(str, sorted(voters)))}) "
+                           "is among these disks: a restarted cluster has no quorum; the metadata is read from a "
+                           "broker's copy, which may hold records the quorum never committed")
+    elif voters and 2 * len({node for node, _ in on_voters}) <= len(voters):
+        md.problems.append(f"{newest}: the disks of {len({node for node, _ in on_voters})} of the "
+                           f"{len(voters)} voters only: a restarted quorum cannot elect a leader without a majority")
+    return md
 
 
 def _replica_view(r: Replica) -> ReplicaView:
@@ -214,7 +248,7 @@ def _batch_epochs(path: Path, bounds: ServedBounds, start: int):
 
 
 def _elect(p: PartitionView, elr_enabled: bool, unclean_ok: bool) -> tuple[int | None, str]:
-    readable = {v.broker: v for v in p.replicas if v.bounds is not None}
+    readable = {v.broker: v for v in p.replicas if v.bounds is not None and not v.stray}
     if not readable:
         return None, OFFLINE
     state = p.state
@@ -246,7 +280,7 @@ def _truncate_followers(p: PartitionView) -> None:
     if leader is None or leader.bounds is None:
         return
     for v in p.replicas:
-        if v is leader or v.bounds is None:
+        if v is leader or v.bounds is None or v.stray:
             continue
         b = v.bounds
         if b.recovered_end_offset <= b.log_start_offset:
@@ -288,10 +322,19 @@ def discarded_records(view: ReplicaView) -> list[tuple[int, bool]]:
 
 def discard_counts(view: ReplicaView) -> tuple[int, int]:
     """(data records the restart discards from this replica, those of them below its own high watermark: records
-    the cluster had committed, lost)."""
+    the cluster had committed, lost). A stray replica's records lose nothing: the partition's replicas hold them."""
     data = [offset for offset, control in discarded_records(view) if not control]
-    hw = view.bounds.high_watermark if view.bounds is not None else 0
+    hw = view.bounds.high_watermark if view.bounds is not None and not view.stray else 0
     return len(data), sum(1 for offset in data if offset < hw)
+
+
+def stray_detail(p: PartitionView, r: ReplicaView, records: int) -> str:
+    """Why a stray replica is not served, and what it holds."""
+    assert p.state is not None and r.bounds is not None
+    return (f"broker {r.broker} is not among the replicas of {p.topic}-{p.partition} in the metadata "
+            f"({', '.join(map(str, p.state.replicas))}): a stray replica, which its broker's start-up does not "
+            f"load (Kafka renames it -stray); offsets {r.bounds.log_start_offset} to "
+            f"{r.bounds.recovered_end_offset - 1} ({records} records) are not served")
 
 
 def replica_findings(view: ClusterView) -> list[tuple[Path, str, str]]:
@@ -303,6 +346,9 @@ def replica_findings(view: ClusterView) -> list[tuple[Path, str, str]]:
             if r.discarded_from is None or r.bounds is None:
                 continue
             n, committed = discard_counts(r)
+            if r.stray:
+                found.append((r.replica.path, "stray", stray_detail(p, r, n)))
+                continue
             where = (f"offsets {r.discarded_from} to {r.bounds.recovered_end_offset - 1} ({n} records) are not in the "
                      f"log served from broker {p.leader}: a restart discards them")
             if committed:

@@ -259,7 +259,9 @@ def is_skipped_dir(path: str | os.PathLike) -> bool:
 
 def is_partition_listing(directory: str | os.PathLike, file_names_in_it: list[str]) -> bool:
     """Whether `directory` (its path or URI: an error names it), which holds files named `file_names_in_it`, is a
-    partition directory."""
+    partition directory: never one holding `meta.properties` (a log directory, however it is named: `kafka-1`)."""
+    if META_PROPERTIES in file_names_in_it:
+        return False
     return parse_partition_dir_name(directory) is not None or any(
         parse_offset_file_name(f) is not None or parse_remote_segment_name(f) is not None for f in file_names_in_it)
 

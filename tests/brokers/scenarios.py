@@ -301,7 +301,8 @@ def cluster_4x(work: Path) -> ClusterRun:
 
     - `acksall` (replicas 2,3,1; min.insync.replicas=2, acks=all): follower 3 killed, records written,
       3 brought back into the ISR, more records; group g-acksall commits offset 100, then deleteRecords
-      below offset 150 leaves it outside the log; then a transaction is left open;
+      below offset 150 leaves it outside the log; transactional offset commits of g-acksall (500) and
+      g-aborted (50) are aborted; then a transaction is left open;
     - `acks1` (replicas 1,2,3): 500 records with acks=all, then with acks=1 while the followers lag;
       its leader 1 killed with kill -9 while producing, producing on to the new leader 2; broker 1 stays
       down: its disk keeps a tail no follower copied;
@@ -323,7 +324,10 @@ def cluster_4x(work: Path) -> ClusterRun:
     b[3].start()
     run_scenario(c, [["wait-isr", "acksall", "0", "3"], ["wait-isr", "unclean", "0", "3"],
                      ["send", "acksall", "all", "300"], ["commit", "g-acksall", "acksall", "0", "100"],
-                     ["delete-records", "acksall", "0", "150"], ["txn-open", "acksall", "20"]])
+                     ["delete-records", "acksall", "0", "150"],
+                     # transactional offset commits, aborted: a read_committed view of the group keeps 100
+                     ["commit-aborted", "g-acksall", "acksall", "0", "500"],
+                     ["commit-aborted", "g-aborted", "acksall", "0", "50"], ["txn-open", "acksall", "20"]])
     run_scenario(c, [["wait-isr", "acks1", "0", "3"], ["send", "acks1", "all", "500"]])
     _produce_until_killed(c, "acks1", "1", b[1].kill, 3000, 2000, work / "producer-acks1.out")
     # one record with acks=all: acknowledged once follower 3 holds all of 2's log

@@ -123,6 +123,7 @@ def test_reconcile_json_has_the_issues_fields(cluster_4x, tmp_path):
     acksall = next(o for o in objects if o["topic"] == "acksall")
     head, _ = consumed(cluster_4x.served, "read_committed", "acksall")
     assert acksall["last_stable_offset"] == acksall["open_transaction_from"] == head["end_offset"]
+    # g-acksall's aborted commit of 500 (inside the log) and g-aborted's of 50 (outside) do not count
     assert acksall["groups_outside"] == [{"group": "g-acksall", "offset": 100}]
     text = subprocess.run([sys.executable, "-m", "kafkalog.cli", "reconcile", *disks(cluster_4x)],
                           capture_output=True, text=True, timeout=300).stdout
@@ -304,3 +305,66 @@ def test_without_the_metadata_log_kip_966s_rule_serves_the_same_log(cluster_4x, 
     table = kafkalog.read_table([str(c) for c in copies], subscribe=",".join(cluster_4x.topics), includeHeaders="true")
     for topic in cluster_4x.topics:
         assert table_rows(table, topic) == consumed(cluster_4x.served, "read_uncommitted", topic)[1], topic
+
+
+def test_a_stray_replica_is_not_served(cluster_4x, tmp_path):
+    """A fourth broker's disk holding a copy of acks1-0 (as a reassignment away from it leaves one): broker 4 is
+    not among the partition's replicas, so its start-up does not load it (Kafka renames it -stray). It is not
+    served, not elected, all its records are discarded (none lost: the replicas hold them), and the read is
+    the restarted cluster's."""
+    copies = _copies(cluster_4x, tmp_path)
+    stray = tmp_path / "node-4"
+    stray.mkdir()
+    shutil.copy(copies[3] / "meta.properties", stray / "meta.properties")
+    _set_property(stray / "meta.properties", "node.id", "4")
+    _set_property(stray / "meta.properties", "directory.id", "CCCCCCCCCCCCCCCCCCCCCC")
+    shutil.copytree(copies[3] / "acks1-0", stray / "acks1-0")  # the served leader's own copy: still stray
+    for name in ("replication-offset-checkpoint", "recovery-point-offset-checkpoint", "log-start-offset-checkpoint"):
+        shutil.copy(copies[3] / name, stray / name)
+    res = _reconcile_cli(*copies.values(), stray)
+    acks1 = _partitions(res)["acks1"]
+    _, served = consumed(cluster_4x.served, "read_uncommitted", "acks1")
+    assert acks1["leader"] == 3 and acks1["missing_replicas"] == []
+    four = next(r for r in acks1["replicas"] if r["broker"] == 4)
+    assert four["stray"] and four["discarded_from"] == 0
+    assert four["discarded_records"] == len(served) and four["discarded_below_high_watermark"] == 0
+    found = reconcile.reconcile([str(p) for p in [*copies.values(), stray]])
+    assert any(line.startswith("stray replica: broker 4 is not among the replicas of acks1-0 in the metadata (1, 2, 3)")
+               for line in reconcile.findings(found)), reconcile.findings(found)
+    table = kafkalog.read_table([str(p) for p in [*copies.values(), stray]], subscribe="acks1", includeHeaders="true")
+    assert table_rows(table, "acks1") == served
+    res = subprocess.run([sys.executable, "-m", "kafkalog.cli", "verify", "--format", "json", *map(str, copies.values()),
+                          str(stray)], capture_output=True, text=True, timeout=300)
+    kinds = {(Path(o["file"]).parent.name, o["kind"]) for o in map(json.loads, res.stdout.splitlines())
+             if o["type"] == "problem"}
+    assert ("node-4", "stray") in kinds, kinds
+
+
+def test_a_partition_no_disk_holds_is_named(cluster_4x, tmp_path):
+    """Every replica of unclean-0 gone from the disks: the metadata names it, no disk holds it."""
+    copies = _copies(cluster_4x, tmp_path)
+    for node in (1, 2, 3):
+        shutil.rmtree(copies[node] / "unclean-0")
+    found = reconcile.reconcile([str(c) for c in copies.values()])
+    assert found.view.without_replica == [("unclean", 0)]
+    assert "no replica left: unclean-0 (no disk holds it)" in reconcile.findings(found)
+    res = _reconcile_cli(*copies.values())
+    unclean = _partitions(res)["unclean"]
+    assert (unclean["leader"], unclean["replicas"], unclean["election"]) == (None, [], "offline")
+    table = kafkalog.read_table([str(c) for c in copies.values()], subscribe=",".join(cluster_4x.topics))
+    assert set(table["topic"].to_pylist()) == {"acks1", "acksall"}
+
+
+def test_the_metadata_is_the_voters(cluster_4x):
+    """The controller (node 9, the only voter of the static quorum) holds the metadata the restarted quorum
+    commits; the brokers' copies are observers'. Without the controller's disk, the restarted cluster has no
+    quorum: said, and the brokers' furthest copy read."""
+    found = reconcile.reconcile(disks(cluster_4x))
+    assert found.view.metadata is not None
+    assert found.view.metadata.source == cluster_4x.disks[9] / "__cluster_metadata-0"
+    assert not [p for p in found.problems if "quorum" in p]
+    without = reconcile.reconcile([str(d) for node, d in cluster_4x.disks.items() if node != 9])
+    assert without.view.metadata is not None and without.view.metadata.source.parent != cluster_4x.disks[9]
+    assert any("no disk of a controller (the voters 9)" in p for p in without.problems), without.problems
+    leaders = {p.topic: p.leader for p in without.view.partitions if p.topic in cluster_4x.topics}
+    assert leaders == {"acksall": 3, "acks1": 3, "unclean": 2}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 
+import kafkalog
 from kafkalog.log.file_kinds import directory_partitions
 from kafkalog.log.partition import is_partition_dir
 from tests.paths import FIXTURES
@@ -16,3 +17,5 @@ def test_a_log_directory_named_like_a_partition(tmp_path):
     (log_dir / "meta.properties").write_text("version=1\nnode.id=1\ncluster.id=Ckh6IAgpQFaIxGypgVyD2w\n")
     assert not is_partition_dir(log_dir)
     assert directory_partitions(log_dir) == [log_dir / "orders-0"]
+    # read_arrow's planner walks it as a log directory too: its partition's records, not none
+    assert kafkalog.read_table(str(log_dir)).num_rows == kafkalog.read_table(str(log_dir / "orders-0")).num_rows > 0

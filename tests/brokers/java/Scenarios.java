@@ -104,6 +104,7 @@ public class Scenarios {
             case "compaction-tail": compactionTail(s.get(1)); break;
             case "sleep": Thread.sleep(Long.parseLong(s.get(1))); break;
             case "txn-open": txnOpen(s.get(1), Integer.parseInt(s.get(2))); break;
+            case "commit-aborted": commitAborted(s.get(1), s.get(2), Integer.parseInt(s.get(3)), Long.parseLong(s.get(4))); break;
             default:
                 // share steps live in ShareSteps (4.x clients only), found by reflection so this file
                 // compiles against 3.9's clients too
@@ -490,6 +491,21 @@ public class Scenarios {
             long low = a.deleteRecords(Map.of(tp, org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(offset)))
                         .lowWatermarks().get(tp).get().lowWatermark();
             if (low != offset) throw new IllegalStateException(tp + ": low watermark " + low + ", not " + offset);
+        }
+    }
+
+    /** A transactional offset commit (sendOffsetsToTransaction), then aborted: a read_committed reader of
+     *  __consumer_offsets never sees it, nor does the group coordinator. */
+    static void commitAborted(String group, String topic, int partition, long offset) throws Exception {
+        Properties p = new Properties();
+        p.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "aborted-commit-" + group);
+        try (KafkaProducer<byte[], byte[]> pr = producer(p)) {
+            pr.initTransactions();
+            pr.beginTransaction();
+            pr.sendOffsetsToTransaction(Map.of(new TopicPartition(topic, partition),
+                new org.apache.kafka.clients.consumer.OffsetAndMetadata(offset)),
+                new org.apache.kafka.clients.consumer.ConsumerGroupMetadata(group));
+            pr.abortTransaction();
         }
     }
 
