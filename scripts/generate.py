@@ -81,6 +81,7 @@ def generate_all(out_dir: Path, spec_files: list[Path] | None = None) -> None:
         path.write_text(relative_imports(path.read_text(), modules))
     schemas = spec_files[0].parent if spec_files else SCHEMAS
     (out_dir / f"{kernels.MODULE}.py").write_text(kernels.generate(schemas))
+    (out_dir / f"{kernels.COLUMNS_MODULE}.py").write_text(kernels.generate_columns(schemas))
     (out_dir / f"{kernels.MODULE}.pxi").write_text(kernels.generate_cython(schemas))
     (out_dir / "__init__.py").write_text(PACKAGE_INIT)
 
