@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -17,11 +18,13 @@ from kafkalog.dataset import cluster, decode, internal_topics, plan
 from kafkalog.dataset.filters import NO_FILTERS, Pushed
 from kafkalog.dataset.offsets import UNBOUNDED, Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
-from kafkalog.dataset.registry_values import RegistryColumns
 from kafkalog.dataset.schema import ARROW_SCHEMA, ARROW_TIMESTAMP, output_arrow_schema
 from kafkalog.errors import OffsetGapError, UsageError
 from kafkalog.fast import arrays
 from kafkalog.fast.columns import damage_rows
+
+if TYPE_CHECKING:  # (the registry's decoders are imported by a read that decodes values: start-up)
+    from kafkalog.dataset.registry_values import RegistryColumns
 
 # Spark's TimestampType: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999Z
 MIN_TIMESTAMP_MS = -62135596800000
@@ -99,7 +102,7 @@ def to_output(raw: pa.RecordBatch, options: ReadOptions, log_start_offset: int |
     if options.include_below_log_start:
         below = pc.less(raw.column("offset"), log_start_offset) if log_start_offset is not None \
             else arrays.from_numpy(np.zeros(raw.num_rows, dtype=np.bool_))
-        columns["below_log_start"] = pc.fill_null(below, False)
+        columns["below_log_start"] = pc.fill_null(below, arrays.scalar(False, pa.bool_()))
     return pa.RecordBatch.from_arrays(
         [columns[name] if name in columns else raw.column(name) for name in schema.names], schema=schema)
 
@@ -111,8 +114,9 @@ def null_if_empty(headers: pa.ListArray) -> pa.ListArray:
         return headers
     offsets = arrays.to_numpy(headers.offsets)
     first = int(offsets[0])
-    return pa.ListArray.from_arrays(arrays.from_numpy(offsets - first), headers.values.slice(first, int(offsets[-1]) - first),
-                                    type=headers.type, mask=pc.fill_null(empty, True))  # (null lists stay null)
+    values = headers.values.slice(first, int(offsets[-1]) - first)
+    return pa.ListArray.from_arrays(arrays.from_numpy(offsets - first), values, type=headers.type,
+                                    mask=pc.fill_null(empty, arrays.scalar(True, pa.bool_())))  # (null lists stay null)
 
 
 def kafka_timestamp(ms: pa.Array) -> pa.Array:
@@ -199,7 +203,7 @@ def _keep_mask(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None, 
     for c in conditions[1:]:
         keep = pc.and_kleene(keep, c)
     # Damage rows have no offset or timestamp; they always stay (no record is silently lost).
-    return pc.or_(pc.is_valid(raw.column("damage")), pc.fill_null(keep, False))
+    return pc.or_(pc.is_valid(raw.column("damage")), pc.fill_null(keep, arrays.scalar(False, pa.bool_())))
 
 
 def _aborted(raw: pa.RecordBatch, markers: dict[int, list[tuple[int, str]]]) -> np.ndarray:

@@ -31,7 +31,7 @@ jit.configure()
 from kafkalog._generated import kafka_kernels as k  # noqa: E402  (after the cache directory is set)
 
 # What stopped `walk_sections`; damage codes of a section (numba-free, for the engine's readers too).
-from kafkalog.fast.walk_codes import (  # noqa: E402, F401
+from kafkalog.fast.walk_codes import (  # noqa: E402
     BODY_TRAILING,
     SECTION_TRAILING,
     WALK_DONE,

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import crc32c
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -29,8 +28,8 @@ from kafkalog._generated.kafka_control_record import KafkaControlRecord
 from kafkalog._generated.kafka_record import KafkaRecord
 from kafkalog.checksums import V2_CRC_START
 from kafkalog.compression import NONE, Output, declared_size, decompress_into
-from kafkalog.errors import DamagedDataError, DecompressionError, DecompressionLimitError
 from kafkalog.entries import ENTRY_LENGTH, ENTRY_MAGIC, ENTRY_POS
+from kafkalog.errors import DamagedDataError, DecompressionError, DecompressionLimitError
 from kafkalog.fast import arrays, compiled, message_set as fast_legacy, streamed_batch, walk_codes
 from kafkalog.fast.columns import RECORD_SCHEMA, SCHEMA, binary_arrays
 from kafkalog.fast.options import WalkOptions
@@ -75,6 +74,8 @@ class BatchWalker:
             crc = compiled.crc32c_each(buf, pos + V2_CRC_START, size - V2_CRC_START)
         else:
             # (imported here: numba's modules, which a read on the compiled engine never loads)
+            import crc32c  # noqa: PLC0415
+
             from kafkalog.fast import checksums as fast_checksums  # noqa: PLC0415
 
             if fast_checksums.AVAILABLE:
@@ -444,7 +445,7 @@ class BatchWalker:
         if bad >= 0:
             # Kafka decodes header keys with replacement characters, as Java does; so does the object path.
             keys = arrays.strings([java_utf8(buf[p:p + z].tobytes())
-                             for p, z in zip(key_pos.tolist(), key_size.tolist())], type=pa.string())
+                                   for p, z in zip(key_pos.tolist(), key_size.tolist())])
         struct = pa.StructArray.from_arrays([keys, values], fields=list(SCHEMA.field("headers").type.value_type))
         return pa.ListArray.from_arrays(arrays.from_numpy(offsets), struct)
 

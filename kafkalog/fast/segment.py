@@ -22,8 +22,7 @@ import numpy as np
 
 from kafkalog._generated import kafka_kernel_columns as k
 from kafkalog.compression import NONE, max_decompressed_bytes as compression_limit
-from kafkalog.entries import ChunkScan, EntryRun
-from kafkalog.entries import ENTRY_MAGIC
+from kafkalog.entries import ENTRY_MAGIC, ChunkScan, EntryRun
 from kafkalog.fast import compiled, message_set as fast_legacy, record_batch as fast_v2, streamed_batch
 from kafkalog.fast.options import WalkOptions
 from kafkalog.fast.record_groups import Group
