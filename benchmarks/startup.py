@@ -13,13 +13,23 @@ time and CPU time (the child's). Side by side in the same run:
 
 The small file is `samples/v2-none.log` (6 records); the large one the 1,000,000-record uncompressed corpus
 segment `benchmarks/fast_path.py` writes with Kafka's own encoder.
+
+A second table is `read_table` of the small file in a fresh process (issue 33's start-up target: 0.25 s CPU,
+90 MB peak RSS): CPU seconds and peak RSS as the child itself counts them at its end, and whether numba and
+pandas were imported; beside it `import kafkalog` alone, and, with `--before CHECKOUT` (another checkout whose
+engine is built in place, such as the main worktree), the same read by that checkout's package, in the same run.
+`--read-table-only` prints that table alone.
 """
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -40,12 +50,67 @@ def run(cmd: list[str]) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
+READ_TABLE = f"import kafkalog; t = kafkalog.read_table({str(ROOT / 'samples' / 'v2-none.log')!r}); assert t.num_rows == 6"
+IMPORT_ONLY = "import kafkalog, pyarrow, numpy"
+# The child's own count at its end: CPU seconds, peak RSS (KiB on Linux), the heavy modules it imported.
+REPORT = ("; import json, resource, sys; r = resource.getrusage(resource.RUSAGE_SELF); "
+          "print(json.dumps([r.ru_utime + r.ru_stime, r.ru_maxrss, 'numba' in sys.modules, 'pandas' in sys.modules]))")
+
+
+def measure(code: str, package_dir: Path | None = None) -> tuple[float, float, float, bool, bool]:
+    """Wall s, CPU s, peak RSS MiB, numba imported, pandas imported, of a fresh interpreter running `code`;
+    with `package_dir`, its `kafkalog` package imported instead of the installed one."""
+    env = dict(os.environ)
+    if package_dir is not None:  # (run there: the working directory comes first on the path, then the editable finder)
+        env["PYTHONPATH"] = str(package_dir)
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", code + REPORT], capture_output=True, text=True,
+                         cwd=package_dir or ROOT, env=env, check=True)
+    wall = time.perf_counter() - t
+    cpu, rss, numba, pandas = json.loads(out.stdout.strip().splitlines()[-1])
+    return wall, cpu, rss / 1024, numba, pandas
+
+
+def package_of(checkout: Path, into: Path) -> Path:
+    """A `kafkalog` package assembled from a checkout (its kafkalog/, built engine included, and generated/ as
+    kafkalog._generated, as the install maps it), in `into`."""
+    shutil.copytree(checkout / "kafkalog", into / "kafkalog", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(checkout / "generated", into / "kafkalog" / "_generated",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return into
+
+
+def read_table_rows(repeat: int, before: Path | None) -> None:
+    print("| start-up: samples/v2-none.log in a fresh process | wall s | CPU s | peak RSS MiB | numba imported "
+          "| pandas imported |")
+    print("| --- | ---: | ---: | ---: | --- | --- |")
+    with tempfile.TemporaryDirectory(prefix="kafkalog-before-") as tmp:
+        rows: list[tuple[str, str, Path | None]] = [("python -c pass", "pass", None),
+                                                    ("import kafkalog, pyarrow, numpy", IMPORT_ONLY, None),
+                                                    ("read_table (this tree)", READ_TABLE, None)]
+        if before is not None:
+            rows.append((f"read_table ({before})", READ_TABLE, package_of(before, Path(tmp))))
+        for label, code, package in rows:
+            origin = f"import kafkalog; assert kafkalog.__file__.startswith({str(package or ROOT)!r})"
+            subprocess.run([sys.executable, "-c", origin], cwd=package or ROOT, check=True,
+                           env={**os.environ, "PYTHONPATH": str(package or "")})
+            measure(code, package)  # warm: the page cache, numba's cache
+            wall, cpu, rss, numba, pandas = min((measure(code, package) for _ in range(repeat)), key=lambda r: r[1])
+            print(f"| {label} | {wall:.2f} | {cpu:.2f} | {rss:.0f} | {numba} | {pandas} |", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--work", type=Path, default=Path("/tmp/kafkalog-fast-path"))
     ap.add_argument("--records", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=3, help="runs of each; the fastest counts")
+    ap.add_argument("--before", type=Path, help="a checkout to compare read_table with (its engine built in place)")
+    ap.add_argument("--read-table-only", action="store_true", help="only the read_table table")
     args = ap.parse_args(argv)
+    read_table_rows(args.repeat, args.before)
+    print()
+    if args.read_table_only:
+        return 0
     large = fast_path.segments(fast_path.corpus(args.work, "none", 16384, args.records))[0]
     small = ROOT / "samples" / "v2-none.log"
     py = sys.executable

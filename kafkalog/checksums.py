@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import zlib
 
-import crc32c
-
 #: Where the CRC-covered bytes start, counted from the start of the entry.
 V2_CRC_START = 21  # attributes: after base offset, length, leader epoch, magic, crc
 LEGACY_CRC_START = 16  # magic: after offset, size, crc
@@ -12,6 +10,8 @@ LEGACY_CRC_START = 16  # magic: after offset, size, crc
 
 def v2_crc(entry: bytes) -> int:
     """CRC-32C of a v2 batch from its attributes to its end (the leader epoch is not covered)."""
+    import crc32c  # noqa: PLC0415  (its import reads package metadata: start-up, where the engine checks CRCs)
+
     return crc32c.crc32c(memoryview(entry)[V2_CRC_START:])
 
 

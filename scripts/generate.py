@@ -40,6 +40,8 @@ PACKAGE_INIT = '''"""The generated code, installed as `kafkalog._generated`: do 
   reference), with their imports of each other made relative by scripts/generate.py;
 - kafka_kernels.py: the columnar kernels scripts/kernels.py writes from the same specs (the fast path), and
   kafka_kernels.pxi, their Cython twin, which kafkalog/fast/engine.pyx includes and compiles at install;
+- kafka_kernel_columns.py: the kernels' tables' columns and error codes, without numba (kafka_kernels.py
+  imports them; the engine's readers import them alone);
 - internal_topics_catalog.py: Kafka's names for the internal-topic records (scripts/message_specs.py).
 
 Regenerate with `python scripts/generate.py`; tests/generated/test_generated_code.py fails when this is stale.
@@ -81,6 +83,7 @@ def generate_all(out_dir: Path, spec_files: list[Path] | None = None) -> None:
         path.write_text(relative_imports(path.read_text(), modules))
     schemas = spec_files[0].parent if spec_files else SCHEMAS
     (out_dir / f"{kernels.MODULE}.py").write_text(kernels.generate(schemas))
+    (out_dir / f"{kernels.COLUMNS_MODULE}.py").write_text(kernels.generate_columns(schemas))
     (out_dir / f"{kernels.MODULE}.pxi").write_text(kernels.generate_cython(schemas))
     (out_dir / "__init__.py").write_text(PACKAGE_INIT)
 

@@ -26,10 +26,10 @@ from typing import BinaryIO
 
 import numpy as np
 
-from kafkalog._generated import kafka_kernels as k
+from kafkalog._generated import kafka_kernel_columns as k
 from kafkalog.dataset import fs
-from kafkalog.entries import ENTRY_MAGIC, ENTRY_POS, EntryScanner, EntryWindow
-from kafkalog.fast import kernels
+from kafkalog.entries import ENTRY_MAGIC, ENTRY_POS, ChunkScan, EntryScanner, EntryWindow
+from kafkalog.fast import compiled
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES
 
 
@@ -74,7 +74,7 @@ class EntryWalk:
             self._file = fs.open_binary(self.location, self.private_keys)
             scanner = EntryScanner(self._file, name=self.location, start=self.start, end=None,
                                    max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[])
-            self._windows = scanner.entry_windows(kernels.scan_entries, self.window)
+            self._windows = scanner.entry_windows(_chunk_scan(), self.window)
         window = next(self._windows, None)
         if window is None:
             return False
@@ -119,11 +119,28 @@ def window_entries(window: EntryWindow) -> tuple[np.ndarray, np.ndarray, np.ndar
     offsets = np.empty(len(table), dtype=np.int64)
     # Every entry is whole in the window: the kernels read its first field, the offset, whatever follows.
     v2 = np.flatnonzero(magics >= 2)
-    headers = np.empty((k.KAFKA_RECORD_BATCH__WIDTH, len(v2)), dtype=np.int64)
-    kernels.parse_batch_headers(buf, table, v2, headers, np.empty(len(v2), dtype=np.int64))
-    offsets[v2] = headers[k.KAFKA_RECORD_BATCH__BASE_OFFSET]
     legacy = np.flatnonzero(magics < 2)
-    messages = np.empty((k.KAFKA_MESSAGE_SET__ENTRY__WIDTH, len(legacy)), dtype=np.int64)
-    kernels.parse_legacy_entries(buf, table, legacy, messages, np.empty(len(legacy), dtype=np.int64))
-    offsets[legacy] = messages[k.KAFKA_MESSAGE_SET__ENTRY__OFFSET]
+    if compiled.AVAILABLE:
+        offsets[v2] = compiled.parse_batch_headers(buf, table[v2], np.empty(len(v2), dtype=np.int64))[
+            :, k.KAFKA_RECORD_BATCH__BASE_OFFSET]
+    if len(legacy) or not compiled.AVAILABLE:
+        # (numba's kernels, imported here: a plan of v2 segments on the compiled engine never loads them)
+        from kafkalog.fast import kernels  # noqa: PLC0415
+
+        if not compiled.AVAILABLE:
+            headers = np.empty((k.KAFKA_RECORD_BATCH__WIDTH, len(v2)), dtype=np.int64)
+            kernels.parse_batch_headers(buf, table, v2, headers, np.empty(len(v2), dtype=np.int64))
+            offsets[v2] = headers[k.KAFKA_RECORD_BATCH__BASE_OFFSET]
+        messages = np.empty((k.KAFKA_MESSAGE_SET__ENTRY__WIDTH, len(legacy)), dtype=np.int64)
+        kernels.parse_legacy_entries(buf, table, legacy, messages, np.empty(len(legacy), dtype=np.int64))
+        offsets[legacy] = messages[k.KAFKA_MESSAGE_SET__ENTRY__OFFSET]
     return base + table[:, ENTRY_POS], offsets, magics.copy()
+
+
+def _chunk_scan() -> ChunkScan:
+    """The entry scan: the compiled engine's where it was built, else numba's kernel (imported only then)."""
+    if compiled.AVAILABLE:
+        return compiled.scan_entries
+    from kafkalog.fast import kernels  # noqa: PLC0415
+
+    return kernels.scan_entries

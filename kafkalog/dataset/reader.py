@@ -22,16 +22,19 @@ import os
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
 from kafkalog.dataset import cluster, plan
 from kafkalog.dataset.options import OPTIONS, ReadOptions, parse_options
-from kafkalog.dataset.registry_values import RegistryColumns
 from kafkalog.dataset.rows import read_range
 from kafkalog.dataset.schema import output_arrow_schema
 from kafkalog.errors import UsageError
 from kafkalog.threads import DEFAULT_THREADS, in_order
+
+if TYPE_CHECKING:  # (the registry's decoders: imported by a read that decodes values)
+    from kafkalog.dataset.registry_values import RegistryColumns
 
 Paths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 
@@ -98,7 +101,12 @@ def plan_read(path: Paths, options: Mapping[str, object], *, threads: int = 1) -
         schema = schema.append(cluster.BROKER_FIELD)
     if read_options.decode:
         schema = schema.append(pa.field("key_decoded", pa.string())).append(pa.field("value_decoded", pa.string()))
-    registry = RegistryColumns.for_read(_paths(path)[0], read_options) if read_options.registry else None
+    registry = None
+    if read_options.registry:
+        # (imported here: fastavro, protobuf and jsonschema, which a read that decodes no values never loads)
+        from kafkalog.dataset.registry_values import RegistryColumns  # noqa: PLC0415
+
+        registry = RegistryColumns.for_read(_paths(path)[0], read_options)
     if registry is not None:
         schema = registry.schema(schema)
     return Read(ranges, read_options, schema, registry)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -17,10 +18,13 @@ from kafkalog.dataset import cluster, decode, internal_topics, plan
 from kafkalog.dataset.filters import NO_FILTERS, Pushed
 from kafkalog.dataset.offsets import UNBOUNDED, Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
-from kafkalog.dataset.registry_values import RegistryColumns
 from kafkalog.dataset.schema import ARROW_SCHEMA, ARROW_TIMESTAMP, output_arrow_schema
 from kafkalog.errors import OffsetGapError, UsageError
+from kafkalog.fast import arrays
 from kafkalog.fast.columns import damage_rows
+
+if TYPE_CHECKING:  # (the registry's decoders are imported by a read that decodes values: start-up)
+    from kafkalog.dataset.registry_values import RegistryColumns
 
 # Spark's TimestampType: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999Z
 MIN_TIMESTAMP_MS = -62135596800000
@@ -87,7 +91,8 @@ def to_output(raw: pa.RecordBatch, options: ReadOptions, log_start_offset: int |
     includeBelowLogStart, whether each row lies below `log_start_offset` (never, where it is not known)."""
     schema = output_arrow_schema(options.include_headers, options.kafkalog_columns, options.include_below_log_start)
     ts_type = pc.subtract(pc.index_in(raw.column("timestamp_type"),
-                                      value_set=pa.array(["NoTimestampType", "CreateTime", "LogAppendTime"])), 1)
+                                      value_set=arrays.strings(["NoTimestampType", "CreateTime", "LogAppendTime"])),
+                          arrays.scalar(1, pa.int32()))
     columns = {
         "timestamp": kafka_timestamp(raw.column("timestamp")),
         "timestampType": ts_type.cast(pa.int32()),
@@ -96,8 +101,8 @@ def to_output(raw: pa.RecordBatch, options: ReadOptions, log_start_offset: int |
         columns["headers"] = null_if_empty(raw.column("headers"))
     if options.include_below_log_start:
         below = pc.less(raw.column("offset"), log_start_offset) if log_start_offset is not None \
-            else pa.array([False] * raw.num_rows, pa.bool_())
-        columns["below_log_start"] = pc.fill_null(below, False)
+            else arrays.from_numpy(np.zeros(raw.num_rows, dtype=np.bool_))
+        columns["below_log_start"] = pc.fill_null(below, arrays.scalar(False, pa.bool_()))
     return pa.RecordBatch.from_arrays(
         [columns[name] if name in columns else raw.column(name) for name in schema.names], schema=schema)
 
@@ -107,10 +112,11 @@ def null_if_empty(headers: pa.ListArray) -> pa.ListArray:
     empty = pc.equal(pc.list_value_length(headers), 0)
     if not pc.any(empty).as_py():
         return headers
-    offsets = headers.offsets.to_numpy()
+    offsets = arrays.to_numpy(headers.offsets)
     first = int(offsets[0])
-    return pa.ListArray.from_arrays(pa.array(offsets - first), headers.values.slice(first, int(offsets[-1]) - first),
-                                    type=headers.type, mask=pc.fill_null(empty, True))  # (null lists stay null)
+    values = headers.values.slice(first, int(offsets[-1]) - first)
+    return pa.ListArray.from_arrays(arrays.from_numpy(offsets - first), values, type=headers.type,
+                                    mask=pc.fill_null(empty, arrays.scalar(True, pa.bool_())))  # (null lists stay null)
 
 
 def kafka_timestamp(ms: pa.Array) -> pa.Array:
@@ -118,12 +124,11 @@ def kafka_timestamp(ms: pa.Array) -> pa.Array:
     null outside Spark's range."""
     if ms.null_count == 0:
         # The usual Arrow batch, in one numpy pass.
-        values = ms.to_numpy()
+        values = arrays.to_numpy(ms)
         valid = (values >= MIN_TIMESTAMP_MS) & (values <= MAX_TIMESTAMP_MS)
-        return pa.array(np.where(valid, values, 0) * 1000, type=pa.int64(), mask=None if valid.all() else ~valid
-                        ).view(ARROW_TIMESTAMP)
+        return arrays.from_numpy(np.where(valid, values, 0) * 1000, pa.int64(), valid).view(ARROW_TIMESTAMP)
     valid = pc.and_(pc.greater_equal(ms, MIN_TIMESTAMP_MS), pc.less_equal(ms, MAX_TIMESTAMP_MS))
-    return pc.multiply(pc.if_else(valid, ms, pa.scalar(None, pa.int64())), 1000).cast(ARROW_TIMESTAMP)
+    return pc.multiply(pc.if_else(valid, ms, arrays.scalar(None, pa.int64())), 1000).cast(ARROW_TIMESTAMP)
 
 
 def skip_damaged_batches(raws: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
@@ -173,7 +178,7 @@ def to_spark_timestamp(ms: pa.Array) -> pa.Array:
     """Kafka milliseconds -> UTC microseconds; null for -1 (no timestamp) and outside Spark's range."""
     valid = pc.and_(pc.and_(pc.not_equal(ms, -1), pc.greater_equal(ms, MIN_TIMESTAMP_MS)),
                     pc.less_equal(ms, MAX_TIMESTAMP_MS))
-    kept = pc.if_else(valid, ms, pa.scalar(None, pa.int64()))
+    kept = pc.if_else(valid, ms, arrays.scalar(None, pa.int64()))
     return pc.multiply(kept, 1000).cast(ARROW_TIMESTAMP)
 
 
@@ -191,14 +196,14 @@ def _keep_mask(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None, 
         # A read_committed consumer never sees control records, whatever includeControlRecords says.
         conditions.append(pc.invert(raw.column("is_control")))
     if options.read_committed:
-        conditions.append(pa.array(~_aborted(raw, markers or {})))
+        conditions.append(arrays.from_numpy(~_aborted(raw, markers or {})))
     if not conditions:
         return None
     keep = conditions[0]
     for c in conditions[1:]:
         keep = pc.and_kleene(keep, c)
     # Damage rows have no offset or timestamp; they always stay (no record is silently lost).
-    return pc.or_(pc.is_valid(raw.column("damage")), pc.fill_null(keep, False))
+    return pc.or_(pc.is_valid(raw.column("damage")), pc.fill_null(keep, arrays.scalar(False, pa.bool_())))
 
 
 def _aborted(raw: pa.RecordBatch, markers: dict[int, list[tuple[int, str]]]) -> np.ndarray:

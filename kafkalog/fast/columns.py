@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from kafkalog.errors import DamagedDataError
-from kafkalog.fast import kernels
+from kafkalog.fast import arrays
 from kafkalog.model import Batch
 
 HEADERS_TYPE = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
@@ -101,7 +101,7 @@ class Repeated:
             elif type_ == pa.string():
                 made = repeat_string(value, m)
             else:
-                made = pa.array(np.full(m, value), type=type_)
+                made = arrays.from_numpy(np.full(m, value), type_)
             self._arrays[key] = made
         return made.slice(0, n)
 
@@ -113,8 +113,8 @@ class Repeated:
             return self.column(names[value].as_py() if names is not None else value, type_, n)
         rows = np.repeat(values, counts)
         if names is not None:
-            return names.take(pa.array(rows.astype(np.int8)))
-        return pa.array(rows.astype(type_.to_pandas_dtype()), type=type_)
+            return names.take(arrays.from_numpy(rows.astype(np.int8)))
+        return arrays.from_numpy(rows, type_)
 
 
 def repeat_string(value: str | None, n: int) -> pa.Array:
@@ -135,6 +135,8 @@ def binary_arrays(buf: np.ndarray, a_pos: np.ndarray, a_size: np.ndarray, b_pos:
     the first row whose string is not valid UTF-8, or -1."""
     a_offsets, a_data, a_nulls = _binary_buffers(a_size)
     b_offsets, b_data, b_nulls = _binary_buffers(b_size)
+    from kafkalog.fast import kernels  # noqa: PLC0415  (numba: loaded only where a kernel runs)
+
     bad = kernels.gather_pair(buf, a_pos, a_size, a_offsets, a_data, b_pos, b_size, b_offsets, b_data,
                                a_type == pa.string())
     return (_binary_array(a_type, a_size, a_nulls, a_offsets, a_data),
@@ -142,6 +144,8 @@ def binary_arrays(buf: np.ndarray, a_pos: np.ndarray, a_size: np.ndarray, b_pos:
 
 
 def _binary_buffers(size: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    from kafkalog.fast import kernels  # noqa: PLC0415  (numba: loaded only where a kernel runs)
+
     total, nulls = kernels.byte_totals(size)
     return np.empty(len(size) + 1, dtype=np.int32), np.empty(total, dtype=np.uint8), nulls
 

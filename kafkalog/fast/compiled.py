@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 
 from kafkalog.compression import Output
+from kafkalog.fast import arrays
 
 try:
     from kafkalog.fast import engine  # type: ignore[attr-defined]  # (a compiled module: no stubs)
@@ -59,7 +60,7 @@ def header_lists(walked, struct_type: pa.StructType) -> pa.Array:
     keys = walked.header_keys
     if walked.bad_key >= 0:
         raw = pa.Array.from_buffers(pa.binary(), len(keys), keys.buffers())
-        keys = pa.array([b.decode("utf-8", "replace") for b in raw.to_pylist()], type=pa.string())
+        keys = arrays.strings([b.decode("utf-8", "replace") for b in raw.to_pylist()])
     struct = pa.StructArray.from_arrays([keys, walked.header_values], fields=list(struct_type))
     offsets = pa.Array.from_buffers(pa.int32(), walked.rows + 1, [None, walked.header_offsets])
     return pa.ListArray.from_arrays(offsets, struct)

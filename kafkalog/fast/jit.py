@@ -18,9 +18,10 @@ import os
 from pathlib import Path
 
 #: The modules whose compiled code calls each other: a change to one invalidates the cache of all.
-KERNEL_MODULES = ("kafkalog._generated.kafka_kernels", "kafkalog.fast.kernels", "kafkalog.fast.checksums",
-                  "kafkalog.fast.compression", "kafkalog.fast.line_parts",
-                  "kafkalog.fast.json_lines", "kafkalog.fast.kafka_lines", "kafkalog.fast.text_lines")
+KERNEL_MODULES = ("kafkalog._generated.kafka_kernels", "kafkalog._generated.kafka_kernel_columns",
+                  "kafkalog.fast.kernels", "kafkalog.fast.checksums", "kafkalog.fast.compression",
+                  "kafkalog.fast.line_parts", "kafkalog.fast.json_lines", "kafkalog.fast.kafka_lines",
+                  "kafkalog.fast.text_lines")
 
 
 def cache_dir() -> Path:

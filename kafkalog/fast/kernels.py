@@ -30,11 +30,14 @@ jit.configure()
 
 from kafkalog._generated import kafka_kernels as k  # noqa: E402  (after the cache directory is set)
 
-# What stopped `walk_sections`.
-WALK_DONE, WALK_FULL, WALK_HEADERS_FULL = 0, 1, 2
-# Damage codes of a section beside the generated ERRORS (which are all >= 2 and < this).
-BODY_TRAILING = 1_000  # a record has bytes after its last header
-SECTION_TRAILING = 1_001  # bytes follow the declared number of records
+# What stopped `walk_sections`; damage codes of a section (numba-free, for the engine's readers too).
+from kafkalog.fast.walk_codes import (  # noqa: E402
+    BODY_TRAILING,
+    SECTION_TRAILING,
+    WALK_DONE,
+    WALK_FULL,
+    WALK_HEADERS_FULL,
+)
 
 INT_MAX = 0x7FFFFFFF
 

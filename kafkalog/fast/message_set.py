@@ -26,11 +26,11 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from kafkalog._generated import kafka_kernels as k
+from kafkalog._generated import kafka_kernel_columns as k
 from kafkalog.checksums import LEGACY_CRC_START
 from kafkalog.compression import CODEC_NAMES, NONE, decompress
 from kafkalog.errors import DamagedDataError
-from kafkalog.fast import kernels
+from kafkalog.fast import arrays
 from kafkalog.fast.columns import HEADERS_TYPE, SCHEMA, binary_arrays
 from kafkalog.fast.options import WalkOptions
 from kafkalog.formats.framing import LOG_OVERHEAD
@@ -65,9 +65,9 @@ WIDTH = k.KAFKA_MESSAGE_SET__ENTRY__WIDTH
 WALK_ROWS = (1 << 15) + 61
 
 #: timestamp_type column values, by index: magic 1 CreateTime, LogAppendTime; magic 0 none.
-TIMESTAMP_TYPES = pa.array([CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE])
-CODECS = pa.array([CODEC_NAMES[c] for c in sorted(CODEC_NAMES)])
-_EMPTY_HEADERS = pa.StructArray.from_arrays([pa.array([], pa.string()), pa.array([], pa.binary())],
+TIMESTAMP_TYPES = arrays.strings([CREATE_TIME, LOG_APPEND_TIME, NO_TIMESTAMP_TYPE])
+CODECS = arrays.strings([CODEC_NAMES[c] for c in sorted(CODEC_NAMES)])
+_EMPTY_HEADERS = pa.StructArray.from_arrays([arrays.strings([]), arrays.strings([], pa.binary())],
                                             fields=list(HEADERS_TYPE.value_type))
 
 
@@ -112,6 +112,8 @@ def plain_rows(buf: np.ndarray, table: np.ndarray, positions: list[int], options
 def wrapper_rows(view: memoryview, entry: np.ndarray, position: int, options: WalkOptions
                  ) -> tuple[pa.Table, int] | None:
     """The inner messages of a compressed wrapper and the batch's base offset; None where the reference must look."""
+    from kafkalog.fast import kernels  # noqa: PLC0415  (numba: loaded only where a legacy message is read)
+
     codec = int(entry[CODEC])
     magic = int(entry[MAGIC])
     if entry[VALUE_LENGTH] < 0:
@@ -164,6 +166,8 @@ def inner_checksums(entry: bytes) -> tuple[np.ndarray, np.ndarray] | None:
     """(stored CRC, whether it matches) of each inner message of a compressed wrapper entry, as Kafka's deep
     iteration reports them: the twin of `kafkalog.formats.message_set.inner_checksums`, which says [] where
     this says None (the wrapper or its inner messages do not read whole)."""
+    from kafkalog.fast import kernels  # noqa: PLC0415  (numba: loaded only where a legacy message is read)
+
     buf = np.frombuffer(entry, dtype=np.uint8)
     wrapper = np.empty((WIDTH, 1), dtype=np.int64)
     errors = np.zeros(1, dtype=np.int64)
@@ -221,12 +225,12 @@ def _rows(buf: np.ndarray, m: _Messages, options: WalkOptions) -> pa.Table:
     columns = {
         "topic": repeated.column(topic, pa.string(), n),
         "partition": repeated.column(partition, pa.int32(), n),
-        "offset": pa.array(np.asarray(m.offset, dtype=np.int64)),
-        "timestamp": pa.array(np.asarray(m.timestamp, dtype=np.int64)),
+        "offset": arrays.from_numpy(np.asarray(m.offset, dtype=np.int64)),
+        "timestamp": arrays.from_numpy(np.asarray(m.timestamp, dtype=np.int64)),
         "timestamp_type": per_batch(m.timestamp_types, pa.string(), TIMESTAMP_TYPES),
         "key": key,
         "value": value,
-        "headers": pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, dtype=np.int32)), _EMPTY_HEADERS),
+        "headers": pa.ListArray.from_arrays(arrays.from_numpy(np.zeros(n + 1, dtype=np.int32)), _EMPTY_HEADERS),
         "magic": per_batch(m.magics, pa.int32()),
         "compression": per_batch(m.codecs, pa.string(), CODECS),
         # What legacy messages do not have, the same on every row.
@@ -238,7 +242,7 @@ def _rows(buf: np.ndarray, m: _Messages, options: WalkOptions) -> pa.Table:
         "control_type": repeated.column(None, pa.string(), n),
         "partition_leader_epoch": repeated.column(NO_PARTITION_LEADER_EPOCH, pa.int32(), n),
         "segment": repeated.column(path, pa.string(), n),
-        "batch_position": pa.array(np.repeat(np.asarray(m.positions, dtype=np.int64), m.counts)),
+        "batch_position": arrays.from_numpy(np.repeat(np.asarray(m.positions, dtype=np.int64), m.counts)),
         "damage": repeated.column(None, pa.string(), n),
     }
     return pa.Table.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)

@@ -18,26 +18,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import crc32c
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from kaitaistruct import BytesIO, KaitaiStream
 
-from kafkalog._generated import kafka_kernels as k
+from kafkalog._generated import kafka_kernel_columns as k
 from kafkalog._generated.kafka_control_record import KafkaControlRecord
 from kafkalog._generated.kafka_record import KafkaRecord
 from kafkalog.checksums import V2_CRC_START
 from kafkalog.compression import NONE, Output, declared_size, decompress_into
+from kafkalog.entries import ENTRY_LENGTH, ENTRY_MAGIC, ENTRY_POS
 from kafkalog.errors import DamagedDataError, DecompressionError, DecompressionLimitError
-from kafkalog.fast import (
-    checksums as fast_checksums,
-    compiled,
-    compression as fast_compression,
-    kernels,
-    message_set as fast_legacy,
-    streamed_batch,
-)
+from kafkalog.fast import arrays, compiled, message_set as fast_legacy, streamed_batch, walk_codes
 from kafkalog.fast.columns import RECORD_SCHEMA, SCHEMA, binary_arrays
 from kafkalog.fast.options import WalkOptions
 from kafkalog.fast.record_groups import GROUP_BYTES, Group, RecordTables, Sections
@@ -54,7 +47,7 @@ TABLE_ROWS = (1 << 15) + 61
 
 CONTROL_NAMES = [t.name.upper() for t in sorted(KafkaControlRecord.ControlType, key=lambda t: t.value)]
 _CONTROL_CODES = {t.value: i for i, t in enumerate(sorted(KafkaControlRecord.ControlType, key=lambda t: t.value))}
-_CONTROL_NAMES = pa.array([*CONTROL_NAMES, "UNKNOWN"])
+_CONTROL_NAMES = arrays.strings([*CONTROL_NAMES, "UNKNOWN"])
 
 
 class BatchWalker:
@@ -72,18 +65,24 @@ class BatchWalker:
                  group: Group, run: RunBuilder, magic_damage: list[DamagedDataError] | None = None
                  ) -> Iterator[Run]:
         """v2 batches (`entries`, their headers `batch_headers`) into the group: all uncompressed or all compressed."""
-        pos = entries[:, kernels.ENTRY_POS]
-        size = LOG_OVERHEAD + entries[:, kernels.ENTRY_LENGTH]
+        pos = entries[:, ENTRY_POS]
+        size = LOG_OVERHEAD + entries[:, ENTRY_LENGTH]
         position = base + pos
-        magic = entries[:, kernels.ENTRY_MAGIC]
+        magic = entries[:, ENTRY_MAGIC]
         # The CRC-32C of each batch, from its attributes to its end.
         if self.options.engine:
             crc = compiled.crc32c_each(buf, pos + V2_CRC_START, size - V2_CRC_START)
-        elif fast_checksums.AVAILABLE:
-            crc = fast_checksums.crc32c_each(buf, pos + V2_CRC_START, size - V2_CRC_START).astype(np.int64)
         else:
-            crc = np.array([crc32c.crc32c(view[p + V2_CRC_START:p + n]) for p, n in zip(pos.tolist(), size.tolist())],
-                           dtype=np.int64)
+            # (imported here: numba's modules, which a read on the compiled engine never loads)
+            import crc32c  # noqa: PLC0415
+
+            from kafkalog.fast import checksums as fast_checksums  # noqa: PLC0415
+
+            if fast_checksums.AVAILABLE:
+                crc = fast_checksums.crc32c_each(buf, pos + V2_CRC_START, size - V2_CRC_START).astype(np.int64)
+            else:
+                crc = np.array([crc32c.crc32c(view[p + V2_CRC_START:p + n])
+                                for p, n in zip(pos.tolist(), size.tolist())], dtype=np.int64)
         damage = {0: list(magic_damage)} if magic_damage else {}
         for i in np.flatnonzero(crc != batch_headers[:, k.KAFKA_RECORD_BATCH__CRC]).tolist():
             damage.setdefault(i, []).append(record_batch.crc_damage(
@@ -125,7 +124,12 @@ class BatchWalker:
         while j < len(batch_headers):
             # Consecutive compressed batches of one codec (`fast.compression`), up to the first it does not
             # take; that one is read below, one codec call at a time, as every batch is without the kernels.
-            decompress = compiled.decompress_batches if self.options.engine else fast_compression.decompress_batches
+            if self.options.engine:
+                decompress = compiled.decompress_batches
+            else:
+                from kafkalog.fast import compression as fast_compression  # noqa: PLC0415  (numba, as above)
+
+                decompress = fast_compression.decompress_batches
             taken = decompress(codec_list[j], buf, data_pos[j:codec_end[j]],
                                                         data_len[j:codec_end[j]], output, room, GROUP_BYTES)
             for length in taken.tolist():
@@ -214,7 +218,7 @@ class BatchWalker:
                     sections.rows += np.bincount(walked.row_section, minlength=nsec)
             else:
                 why, nrows, record_header_rows = sections.walk(buf, state, self.tables)
-            if why == kernels.WALK_HEADERS_FULL:
+            if why == walk_codes.WALK_HEADERS_FULL:
                 self.tables.grow_headers()
                 continue
             if nrows and not self.engine:
@@ -239,7 +243,7 @@ class BatchWalker:
                     self._finish_section(run, group, s)
                 finished = s + 1
             finished = done_upto
-            if why == kernels.WALK_DONE:
+            if why == walk_codes.WALK_DONE:
                 break
             if state[2] == 0 and run.rows >= self.tables.rec.shape[1]:
                 # At a batch boundary with a table's worth of rows: hand them out.
@@ -270,12 +274,12 @@ class BatchWalker:
                 emitted = examined = trailing_at
             else:
                 failure = partial.with_location(self.options.path, position)
-        elif err == kernels.SECTION_TRAILING:
+        elif err == walk_codes.SECTION_TRAILING:
             emitted = rows - 1 if rows else 0
             last = group.offset_of_last.get(s) if rows else None
             failure = record_batch.declared_count_damage(int(sections.end[s] - sections.err_pos[s]), count, last,
                                                          self.options.path, position)
-        elif err == kernels.BODY_TRAILING:
+        elif err == walk_codes.BODY_TRAILING:
             rec = self.kaitai_record(group, s)
             failure = record_batch.record_trailing_damage(int(sections.good[s]), len(rec.body.trailing),
                                                           rec.len_body.value, self.options.path, position)
@@ -315,6 +319,8 @@ class BatchWalker:
         offset = np.empty(n, dtype=np.int64)
         timestamp = np.empty(n, dtype=np.int64)
         sequence = np.empty(n, dtype=np.int32)
+        from kafkalog.fast import kernels  # noqa: PLC0415  (numba: the engine's walk makes these columns itself)
+
         kernels.record_columns(rec, n, rs, batch_headers, offset, timestamp, sequence)
         _note_last_offsets(group, rs, offset)
         # Batch-level columns: each section's value on its rows (rows are in section order).
@@ -332,9 +338,9 @@ class BatchWalker:
                                       rec[k.KAFKA_RECORD__BODY__VALUE__POS, :n],
                                       rec[k.KAFKA_RECORD__BODY__VALUE__SIZE, :n])
         record_columns = {
-            "offset": pa.array(offset),
-            "timestamp": pa.array(timestamp),
-            "sequence": pa.array(sequence),
+            "offset": arrays.from_numpy(offset),
+            "timestamp": arrays.from_numpy(timestamp),
+            "sequence": arrays.from_numpy(sequence),
             "key": key,
             "value": value,
             "headers": self._headers(buf, rec, self.tables.record_headers[:, :record_header_rows], n),
@@ -353,9 +359,9 @@ class BatchWalker:
         else:
             control = self.options.repeated.column(None, pa.string(), n)
         record_columns = {
-            "offset": pa.array(walked.offset),
-            "timestamp": pa.array(walked.timestamp),
-            "sequence": pa.array(walked.sequence),
+            "offset": arrays.from_numpy(walked.offset),
+            "timestamp": arrays.from_numpy(walked.timestamp),
+            "sequence": arrays.from_numpy(walked.sequence),
             "key": walked.key,
             "value": walked.value,
             "headers": compiled.header_lists(walked, SCHEMA.field("headers").type.value_type),
@@ -393,8 +399,8 @@ class BatchWalker:
             "partition_leader_epoch": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH],
                                                 pa.int32()),
             "segment": repeated.column(self.options.path, pa.string(), n),
-            "batch_position": pa.array(np.repeat(np.asarray(group.positions[first:first + len(counts)],
-                                                            dtype=np.int64), counts)),
+            "batch_position": arrays.from_numpy(np.repeat(np.asarray(group.positions[first:first + len(counts)],
+                                                                     dtype=np.int64), counts)),
             "damage": repeated.column(None, pa.string(), n),
         }
         return pa.RecordBatch.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)
@@ -405,6 +411,8 @@ class BatchWalker:
         offset = np.empty(n, dtype=np.int64)
         timestamp = np.empty(n, dtype=np.int64)
         sequence = np.empty(n, dtype=np.int32)
+        from kafkalog.fast import kernels  # noqa: PLC0415  (numba: loaded only where a kernel runs)
+
         kernels.record_columns(self.tables.rec, n, rs, batch_headers, offset, timestamp, sequence)
         _note_last_offsets(group, rs, offset)
         is_control = batch_headers[rs, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1
@@ -436,16 +444,18 @@ class BatchWalker:
                                           h[k.KAFKA_RECORD__HEADER__VALUE__SIZE], pa.string())
         if bad >= 0:
             # Kafka decodes header keys with replacement characters, as Java does; so does the object path.
-            keys = pa.array([java_utf8(buf[p:p + z].tobytes())
-                             for p, z in zip(key_pos.tolist(), key_size.tolist())], type=pa.string())
+            keys = arrays.strings([java_utf8(buf[p:p + z].tobytes())
+                                   for p, z in zip(key_pos.tolist(), key_size.tolist())])
         struct = pa.StructArray.from_arrays([keys, values], fields=list(SCHEMA.field("headers").type.value_type))
-        return pa.ListArray.from_arrays(pa.array(offsets), struct)
+        return pa.ListArray.from_arrays(arrays.from_numpy(offsets), struct)
 
     def _control_types(self, buf, rec, rs, is_control, group) -> pa.Array:
         rows = np.flatnonzero(is_control)
         key_pos = rec[k.KAFKA_RECORD__BODY__KEY__POS, rows]
         key_size = rec[k.KAFKA_RECORD__BODY__KEY__SIZE, rows]
         types = np.empty(len(rows), dtype=np.int64)
+        from kafkalog.fast import kernels  # noqa: PLC0415  (numba: loaded only where a kernel runs)
+
         kernels.control_types(buf, key_pos, key_size, types, self.tables.ctl)
         codes = np.full(len(rs), -1, dtype=np.int64)
         names = [_CONTROL_CODES.get(t, len(CONTROL_NAMES)) if t >= 0 else len(CONTROL_NAMES) for t in types.tolist()]
@@ -461,8 +471,8 @@ class BatchWalker:
                 group.control_damage.setdefault(s, []).append(
                     (_index_in_section(group, rs, r), record_batch.control_key_damage(exc, self.options.path,
                                                                                        int(group.positions[s]))))
-        taken = _CONTROL_NAMES.take(pa.array(np.maximum(codes, 0)))
-        return pc.if_else(pa.array(codes < 0), pa.scalar(None, pa.string()), taken)
+        taken = _CONTROL_NAMES.take(arrays.from_numpy(np.maximum(codes, 0)))
+        return pc.if_else(arrays.from_numpy(codes < 0), pa.nulls(len(codes), pa.string()), taken)
 
     def _engine_control_types(self, walked, group: Group) -> pa.Array:
         """`_control_types` of an engine walk, whose `control` column holds each control key's type."""
@@ -482,15 +492,15 @@ class BatchWalker:
                 group.control_damage.setdefault(s, []).append(
                     (_index_in_section(group, rs, r), record_batch.control_key_damage(exc, self.options.path,
                                                                                        int(group.positions[s]))))
-        taken = _CONTROL_NAMES.take(pa.array(np.maximum(codes, 0)))
-        return pc.if_else(pa.array(codes < 0), pa.scalar(None, pa.string()), taken)
+        taken = _CONTROL_NAMES.take(arrays.from_numpy(np.maximum(codes, 0)))
+        return pc.if_else(arrays.from_numpy(codes < 0), pa.nulls(len(codes), pa.string()), taken)
 
 
 def _note_last_offsets(group: Group, rs: np.ndarray, offset: np.ndarray) -> None:
     """The offset of the last row in this walk of each section with bytes after its declared records: its
     damage is worded with it. (The walk has set the damage of every section whose last rows these are.)"""
     first = int(rs[0])
-    last = np.flatnonzero(group.walked.err[first:int(rs[-1]) + 1] == kernels.SECTION_TRAILING) + first
+    last = np.flatnonzero(group.walked.err[first:int(rs[-1]) + 1] == walk_codes.SECTION_TRAILING) + first
     for s in last.tolist():
         rows = np.flatnonzero(rs == s)
         if len(rows):
@@ -506,5 +516,4 @@ def _index_in_section(group: Group, rs: np.ndarray, row: int) -> int:
 def _shifted(damage: dict[int, list], start: int, end: int) -> dict[int, list]:
     """The entries of `damage` for keys in [start, end), keyed from `start`."""
     return {i - start: d for i, d in damage.items() if start <= i < end}
-
 

@@ -11,10 +11,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kafkalog._generated import kafka_kernels as k
+from kafkalog._generated import kafka_kernel_columns as k
 from kafkalog.compression import Output
 from kafkalog.errors import DamagedDataError
-from kafkalog.fast import kernels
 
 #: Decompressed bytes held for one walk before it runs: little enough to stay in a core's cache from the
 #: codec's output to the walk and the Arrow copies.
@@ -69,6 +68,8 @@ class Sections:
 
     def walk(self, buf: np.ndarray, state: np.ndarray, tables: RecordTables) -> tuple[int, int, int]:
         """Parse records from where `state` says until the sections end or a table is full."""
+        from kafkalog.fast import kernels  # noqa: PLC0415  (numba: the engine walks without it)
+
         return kernels.walk_sections(buf, self.pos, self.end, self.count, self.partial, state, tables.rec,
                                      tables.record_headers, tables.row_section, self.good, self.err, self.err_pos,
                                      self.trailing_at)

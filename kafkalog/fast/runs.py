@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from kafkalog._generated import kafka_kernels as k
+from kafkalog._generated import kafka_kernel_columns as k
 from kafkalog.compression import CODEC_NAMES, decompression_limit
 from kafkalog.errors import ChecksumError, DamagedDataError
 from kafkalog.fast import message_set as fast_legacy

@@ -20,10 +20,10 @@ from typing import Protocol
 
 import numpy as np
 
-from kafkalog._generated import kafka_kernels as k
+from kafkalog._generated import kafka_kernel_columns as k
 from kafkalog.compression import NONE, max_decompressed_bytes as compression_limit
-from kafkalog.entries import ChunkScan, EntryRun
-from kafkalog.fast import compiled, kernels, message_set as fast_legacy, record_batch as fast_v2, streamed_batch
+from kafkalog.entries import ENTRY_MAGIC, ChunkScan, EntryRun
+from kafkalog.fast import compiled, message_set as fast_legacy, record_batch as fast_v2, streamed_batch
 from kafkalog.fast.options import WalkOptions
 from kafkalog.fast.record_groups import Group
 from kafkalog.fast.runs import Item, Run, RunBuilder, decode_on_object_path
@@ -63,7 +63,13 @@ def decode_runs(scanner: Scanner, topic: str | None = None, partition: int | Non
                           stream_bytes=limit if whole_batches else min(limit, streamed_batch.WINDOW_BYTES),
                           engine=engine)
     walker = _EntryWalker(options, table_rows or fast_v2.TABLE_ROWS)
-    for chunk, base, entries in scanner.entries(start, compiled.scan_entries if engine else kernels.scan_entries):
+    if engine:
+        chunk_scan: ChunkScan = compiled.scan_entries
+    else:
+        from kafkalog.fast import kernels  # noqa: PLC0415  (numba: a read on the compiled engine never loads it)
+
+        chunk_scan = kernels.scan_entries
+    for chunk, base, entries in scanner.entries(start, chunk_scan):
         if object_path:
             yield from walker.object_path_chunk(chunk, base, entries)
         else:
@@ -97,20 +103,25 @@ class _EntryWalker:
 
     def chunk(self, chunk: bytes, base: int, entries: np.ndarray) -> Iterator[Run]:
         buf = np.frombuffer(chunk, dtype=np.uint8)
-        magics = entries[:, kernels.ENTRY_MAGIC]
+        magics = entries[:, ENTRY_MAGIC]
         v2 = np.flatnonzero(magics >= 2)
         errors = np.empty(len(v2), dtype=np.int64)
         if self.options.engine:
             header_rows = compiled.parse_batch_headers(buf, entries[v2], errors)
             headers = header_rows.T
         else:
+            from kafkalog.fast import kernels  # noqa: PLC0415  (numba, as in `decode_runs`)
+
             headers = np.empty((k.KAFKA_RECORD_BATCH__WIDTH, len(v2)), dtype=np.int64)
             kernels.parse_batch_headers(buf, entries, v2, headers, errors)
             header_rows = np.ascontiguousarray(headers.T)  # a batch's header is a row
         legacy = np.flatnonzero(magics < 2)
         messages = np.empty((fast_legacy.WIDTH, len(legacy)), dtype=np.int64)
         message_errors = np.empty(len(legacy), dtype=np.int64)
-        kernels.parse_legacy_entries(buf, entries, legacy, messages, message_errors)
+        if len(legacy):  # (numba's kernel: a segment of v2 batches alone, on the engine, never loads it)
+            from kafkalog.fast import kernels  # noqa: PLC0415
+
+            kernels.parse_legacy_entries(buf, entries, legacy, messages, message_errors)
         column = np.empty(len(entries), dtype=np.int64)  # each entry's column in its table (headers or messages)
         column[v2] = np.arange(len(v2))
         column[legacy] = np.arange(len(legacy))

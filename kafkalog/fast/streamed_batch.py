@@ -20,11 +20,11 @@ from typing import Any, Protocol
 import numpy as np
 import pyarrow as pa
 
-from kafkalog._generated import kafka_kernels as k
+from kafkalog._generated import kafka_kernel_columns as k
 from kafkalog._generated.kafka_record import KafkaRecord
 from kafkalog.compression import stream
 from kafkalog.errors import DamagedDataError, DecompressionError, DecompressionLimitError
-from kafkalog.fast import compiled, kernels
+from kafkalog.fast import compiled, walk_codes
 from kafkalog.fast.options import WalkOptions
 from kafkalog.fast.record_groups import Group, RecordTables, Sections
 from kafkalog.fast.runs import Item, Run, RunBuilder
@@ -110,10 +110,10 @@ class StreamedBatch:
                     nrows, record_header_rows = self.walked.rows, 0
                 else:
                     why, nrows, record_header_rows = sections.walk(group.buffer, state, self.walker.tables)
-                if why == kernels.WALK_HEADERS_FULL:
+                if why == walk_codes.WALK_HEADERS_FULL:
                     self.walker.tables.grow_headers()
                     continue
-                if why == kernels.WALK_DONE:
+                if why == walk_codes.WALK_DONE:
                     break
                 table = self._rows(group, nrows, record_header_rows)
                 if sections.trailing_at[0] >= 0:
@@ -122,7 +122,7 @@ class StreamedBatch:
                     self.cap = min(self.cap, self.before + int(sections.trailing_at[0]))
                 yield from self._part(run, table, nrows, self.cap, [], more=True)
             good, err, err_pos = int(sections.good[0]), int(sections.err[0]), int(sections.err_pos[0])
-            cut = err not in (0, kernels.BODY_TRAILING, kernels.SECTION_TRAILING) and good < remaining
+            cut = err not in (0, walk_codes.BODY_TRAILING, walk_codes.SECTION_TRAILING) and good < remaining
             if cut and not final:
                 # The record at err_pos may only be cut by the window's end: walk it again with more bytes after it.
                 yield from self._part(run, self._rows(group, nrows, record_header_rows), nrows, self.cap, [], more=True)
@@ -145,8 +145,8 @@ class StreamedBatch:
             extra = 0 if final else self._drain(n)
             if err == 0 and extra and self.error is None:
                 # Bytes follow the declared records, past this window: the walk of the whole batch says so.
-                sections.err[0], sections.err_pos[0] = kernels.SECTION_TRAILING, n
-                err, err_pos = kernels.SECTION_TRAILING, n
+                sections.err[0], sections.err_pos[0] = walk_codes.SECTION_TRAILING, n
+                err, err_pos = walk_codes.SECTION_TRAILING, n
             table = self._rows(group, nrows, record_header_rows)
             yield from self._last(run, table, nrows, *self._end(group, good, err, err_pos, extra))
             return
@@ -258,7 +258,7 @@ class StreamedBatch:
         rows = self.before + good  # records parsed
         if self.error is not None:
             # What decompressed before the damage: its records, less the last declared one.
-            if err == kernels.BODY_TRAILING:
+            if err == walk_codes.BODY_TRAILING:
                 # Walked as sound data, it stopped at a record with bytes after its last header; read whole
                 # (as data cut by damage), the records after it would have been walked, and it would still be
                 # the first such record: the last declared one is withheld anyway.
@@ -270,11 +270,11 @@ class StreamedBatch:
             if rel >= 0 and self.before + rel < emitted:
                 return self.before + rel, self.before + rel, [self._trailing_damage(group, self.before + rel)]
             return emitted, emitted, [self.error.with_location(path, position)]
-        if err == kernels.SECTION_TRAILING:
+        if err == walk_codes.SECTION_TRAILING:
             trailing = group.sealed_buffer.size - err_pos + extra
             return rows - 1 if rows else 0, rows, [record_batch.declared_count_damage(
                 trailing, count, group.offset_of_last.get(0) if rows else None, path, position)]
-        if err == kernels.BODY_TRAILING:
+        if err == walk_codes.BODY_TRAILING:
             return rows, rows, [self._trailing_damage(group, rows)]
         if err != 0:
             return rows, rows, [self.walker.parse_damage(group, 0, rows, count, position)]

@@ -22,8 +22,6 @@ import io
 import os
 from dataclasses import dataclass, field
 
-import javaproperties  # java.util.Properties' own rules, kept by a maintained library rather than copied here
-
 from kafkalog.errors import CorruptStructureError
 from kafkalog.formats import text_files
 
@@ -59,6 +57,10 @@ class MetaProperties:
 
 def parse_meta_properties(data: bytes, path: str | None = None) -> MetaProperties:
     """Parse the file's bytes; a `CorruptStructureError` where Kafka fails."""
+    # java.util.Properties' own rules, kept by a maintained library rather than copied here (imported here: with
+    # urllib and ssl, a tenth of a second that a read of segments alone never pays)
+    import javaproperties  # noqa: PLC0415
+
     try:
         props = javaproperties.load(io.BytesIO(data))
     except ValueError as e:  # javaproperties.InvalidUEscapeError, as Java's "Malformed \\uxxxx encoding"

@@ -1,0 +1,48 @@
+"""A read the compiled engine serves loads neither numba nor pandas (issue 33: start-up).
+
+A fresh process reads `samples/v2-none.log` with `read_table`: numba (and its llvmlite) and pandas must not be
+imported, and the rows (offsets, keys, values) must be the object path's. Then the same process reads a legacy segment, which only
+numba's kernels read on the fast path: numba is imported then, so the check above can see it (where numba is
+installed). Only where the engine was compiled: without it, every read is numba's.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pyarrow as pa
+import pytest
+
+from kafkalog.dataset.decode import read_segment
+from kafkalog.fast import compiled
+from kafkalog.model import Decoder
+from tests.paths import ROOT
+
+CHILD = """
+import importlib.util, json, sys
+import kafkalog
+from kafkalog.fast import compiled
+table = kafkalog.read_table("samples/v2-none.log")
+loaded = sorted(m for m in ("numba", "llvmlite", "pandas") if m in sys.modules)
+rows = table.select(["offset", "key", "value"]).to_pylist()  # (after the check: it may load pandas)
+kafkalog.read_table("samples/v1-none.log")
+print(json.dumps({"engine": compiled.AVAILABLE, "loaded": loaded, "rows": repr(rows),
+                  "numba_later": "numba" in sys.modules,
+                  "numba_installed": importlib.util.find_spec("numba") is not None}))
+"""
+
+
+@pytest.mark.skipif(not compiled.AVAILABLE, reason="the compiled engine was not built: every read is numba's")
+def test_a_fresh_process_reads_a_small_v2_segment_without_numba_or_pandas():
+    done = subprocess.run([sys.executable, "-c", CHILD], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    child = json.loads(done.stdout.strip().splitlines()[-1])
+    assert child["engine"]
+    assert child["loaded"] == []
+    reference = pa.Table.from_batches(read_segment(ROOT / "samples" / "v2-none.log", decoder=Decoder.OBJECT))
+    assert reference.num_rows == 6
+    assert child["rows"] == repr(reference.select(["offset", "key", "value"]).to_pylist())
+    if child["numba_installed"]:
+        assert child["numba_later"], "the legacy read did not load numba: the check above could not see it"
