@@ -2,7 +2,6 @@
 first), then the consumer groups."""
 from __future__ import annotations
 
-import gc
 import sys
 import time
 from dataclasses import dataclass, field
@@ -11,6 +10,7 @@ from typing import Any, TextIO
 from kafkalog.errors import TargetRefusedError, UsageError
 from kafkalog.progress import CountProgress
 from kafkalog.restore import groups as group_offsets, source, topics
+from kafkalog.restore.collector import collector_paused
 from kafkalog.restore.offset_map import MapWriter, State, mapped_counts
 from kafkalog.restore.options import FORCED, PRODUCER_DEFAULTS, RestoreOptions, producer_settings
 from kafkalog.restore.prefetch import Prefetch
@@ -94,11 +94,7 @@ def _target_ends(admin: Any, partitions: list[tuple[str, int]], timeout: float =
 def _produce(producing: Producing, reading: Prefetch[tuple[str, Records]],
              lanes_by_topic: dict[str, dict[int, Lane]]) -> None:
     """Every run read, to its lane, until the end or the first refusal; `_schemas` delivered before the rest."""
-    # The records' lists and tuples are made by the hundred thousand and hold no cycles: the cyclic collector, run
-    # every few hundred of them, would cost more than the rest of the conversion. Paused while producing.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():  # (the records' objects hold no cycles; see kafkalog.restore.collector)
         previous = None
         for topic, run in reading:
             if previous == source.SCHEMAS_TOPIC and topic != previous:
@@ -107,9 +103,6 @@ def _produce(producing: Producing, reading: Prefetch[tuple[str, Records]],
             producing.send(lanes_by_topic[topic][run.partition], run)
             if producing.refusals:
                 return
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
@@ -134,6 +127,12 @@ def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
         offsets. What was delivered before it is in the offset map; a second run goes on from there.
     kafkalog.UsageError
         Sources that hold nothing to restore, or an offset map of another restore.
+
+    Notes
+    -----
+    While it produces, Python's cyclic garbage collector is paused, for the whole process (CPython has one): the
+    records' objects hold no cycles, and collecting them costs more than converting them. The collector is put
+    back as it was found (disabled stays disabled) when the last restore running in the process ends.
     """
     from confluent_kafka.admin import AdminClient
 
