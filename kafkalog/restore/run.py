@@ -14,7 +14,7 @@ from kafkalog.restore.collector import collector_paused
 from kafkalog.restore.offset_map import MapWriter, State, mapped_counts
 from kafkalog.restore.options import FORCED, PRODUCER_DEFAULTS, RestoreOptions, producer_settings
 from kafkalog.restore.prefetch import Prefetch
-from kafkalog.restore.produce import Lane, Producing
+from kafkalog.restore.produce import RESTORE_ELSEWHERE, Gap, Lane, Producing
 from kafkalog.restore.source import Records
 
 
@@ -101,8 +101,22 @@ def _produce(producing: Producing, reading: Prefetch[tuple[str, Records]],
                 producing.finish()  # the schemas are in before any value that names them
             previous = topic
             producing.send(lanes_by_topic[topic][run.partition], run)
-            if producing.refusals:
+            if producing.stopped:
                 return
+
+
+def _refuse_gaps(state: State, keys: list[str]) -> None:
+    """A target partition where an earlier run left records past a refused one is not resumed: the refused record
+    would be missing before them for good."""
+    for key in keys:
+        if key in state.gaps:
+            gap = Gap.from_json(state.gaps[key])
+            refused = f"offset {gap.refused}" if gap.refused is not None else "a record"
+            raise UsageError(
+                f"target {gap.target_topic}-{gap.target_partition}: an earlier run with the offset map "
+                f"{state.path.parent} had source {gap.source_topic}-{gap.source_partition} {refused} refused, and "
+                f"{gap.describe()}: the partition misses that record before them, so this offset map does not resume "
+                f"it (nothing written); {RESTORE_ELSEWHERE.format(topic=gap.source_topic)}")
 
 
 def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
@@ -157,6 +171,7 @@ def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
         report.created_topics = topics.prepare_targets(admin, targets)
 
         state = State.open(options.offset_map, _identity(options))
+        _refuse_gaps(state, [State.key(options.target_topic(t), p) for t in seen for p in seen[t]])
         pairs = [(options.target_topic(t), p) for t in seen for p in sorted(seen[t])]
         ends = _target_ends(admin, pairs)
         mapped = mapped_counts(options.offset_map)
@@ -191,6 +206,10 @@ def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
                 report.foreign[f"{lane.target_topic}-{lane.target_partition}"] = lane.foreign
     report.delivered = producing.delivered
     report.seconds = time.monotonic() - t0
+    gaps = [gap for lanes in lanes_by_topic.values() for lane in lanes.values() if (gap := lane.gap()) is not None]
+    if gaps:  # before the error: a second run with this map must not resume these partitions
+        state.gaps.update({State.key(g.target_topic, g.target_partition): g.to_json() for g in gaps})
+        state.save()
     producing.raise_refusal(writer.written)
 
     if options.groups:
