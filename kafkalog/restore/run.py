@@ -116,7 +116,7 @@ def _refuse_gaps(state: State, keys: list[str]) -> None:
                 f"target {gap.target_topic}-{gap.target_partition}: an earlier run with the offset map "
                 f"{state.path.parent} had source {gap.source_topic}-{gap.source_partition} {refused} refused, and "
                 f"{gap.describe()}: the partition misses that record before them, so this offset map does not resume "
-                f"it (nothing written); {RESTORE_ELSEWHERE.format(topic=gap.source_topic)}")
+                f"it (no record produced); {RESTORE_ELSEWHERE.format(topic=gap.source_topic)}")
 
 
 def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
