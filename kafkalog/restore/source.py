@@ -2,8 +2,8 @@
 
 Kafka's files are read with `kafkalog.read_arrow` through its public options only, as a read_committed consumer
 reads them (`isolation.level=read_committed`): no control records, no records of aborted transactions, nothing at
-or past a transaction still open (Kafka's last stable offset). Parquet written by `kafkalog ingest` is taken as it
-was written, less its damage rows and control rows.
+or past a transaction still open (Kafka's last stable offset). Parquet written by `kafkalog ingest` (on the local
+disk or behind a URI, listed through `pyarrow.fs`) is taken as it was written, less its damage rows and control rows.
 """
 from __future__ import annotations
 

@@ -3,14 +3,17 @@
 Sources: the data directory kraft_4x's broker wrote (codecs, transactions with aborts, compaction, headers,
 LogAppendTime, a classic and a consumer-protocol group), tiered_4x's tiered topic (remote segments first), the data
 directory a real registry (Karapace) left (`_schemas` and values framed with its schema ids; committed under
-tests/registry/fixtures), and kraft_4x's metadata log and a topic behind s3:// (moto's S3 server). The oracle: what
-Kafka's read_committed consumer reads on the target is what it read on the source (key, value, headers, and
-timestamps for CreateTime topics), partition by partition in order; each restored group resumes on the target at the
-record the source group would have resumed at; a restore killed with kill -9, or whose target broker is killed
-mid-way and started again on its data, and run again delivers every record once.
+tests/registry/fixtures), kraft_4x's metadata log and a topic behind s3:// (moto's S3 server), `kafkalog ingest`'s
+Parquet of a topic behind file:// and s3://, and a topic with one record past the target's max.message.bytes in its
+middle. The oracle: what Kafka's read_committed consumer reads on the target is what it read on the source (key,
+value, headers, and timestamps for CreateTime topics), partition by partition in order; each restored group resumes
+on the target at the record the source group would have resumed at; a restore killed with kill -9, or whose target
+broker is killed mid-way and started again on its data, and run again delivers every record once; nothing lands
+after a refused record.
 """
 from __future__ import annotations
 
+import argparse
 import base64
 import json
 import os
@@ -24,6 +27,7 @@ from pathlib import Path
 import pytest
 
 import kafkalog
+from kafkalog.spark.ingest import run_ingest
 from tests.brokers.harness import Broker, run_scenario, wait_port
 from tests.brokers.scenarios import NEWEST_4X
 from tests.dataset.s3_server import s3_server, upload
@@ -102,7 +106,7 @@ def target(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def restored(kraft_4x, tiered_4x, target, tmp_path_factory):
+def restored(kraft_4x, tiered_4x, target, spark, tmp_path_factory):
     """Every restore of the module run against the target, then one consume of everything on it."""
     from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -157,12 +161,11 @@ def restored(kraft_4x, tiered_4x, target, tmp_path_factory):
                              "--topic-map", "txn=txn-one", "--no-groups")
     runs["registry"] = _restore(str(REGISTRY / "data"), "--bootstrap-server", target.bootstrap,
                                 "--offset-map", str(work / "registry-map"))
-    # Parquet written by `kafkalog ingest` (Spark), behind file:// and s3://
+    # Parquet written by `kafkalog ingest` (the command's function, in the suite's one Spark session), behind
+    # file:// and s3://
     ingested = work / "ingested"
-    runs["ingest"] = subprocess.run([*KAFKALOG, "ingest", str(kraft_4x.data_dir), "--option", "subscribe=compacted",
-                                     "--master", "local[1]", "--output", str(ingested)], capture_output=True,
-                                    text=True, timeout=600, stdin=subprocess.DEVNULL,
-                                    env={**os.environ, "PYSPARK_PYTHON": sys.executable})
+    runs["ingest"] = run_ingest(argparse.Namespace(path=str(kraft_4x.data_dir), output=str(ingested),
+                                                   master="local[2]", option=["subscribe=compacted"]))
     runs["parquet-file"] = _restore(ingested.as_uri(), "--bootstrap-server", target.bootstrap, "--offset-map",
                                     str(work / "pq-file-map"), "--topic-map", "compacted=compacted-pq-file")
     # kraft_4x's metadata log and one topic behind s3://
@@ -396,7 +399,7 @@ def test_refused_in_the_middle_nothing_lands_after_it(restored):
 def test_parquet_written_by_ingest_behind_uris(kraft_4x, restored):
     """`kafkalog ingest`'s Parquet (Spark's part files) restored from file:// and s3:// as the topic was."""
     runs, consumed, _ = restored
-    assert runs["ingest"].returncode == 0, runs["ingest"].stderr[-3000:]
+    assert runs["ingest"] == 0
     source = [_same(r, False) for r in _consumed(kraft_4x.consumed, "compacted", 0)]
     for name, topic in (("parquet-file", "compacted-pq-file"), ("parquet-s3", "compacted-pq-s3")):
         assert runs[name].returncode == 0, (name, runs[name].stderr)
