@@ -15,17 +15,54 @@ java -cp <run.classpath> kafka.tools.DumpLogSegments --files <file under run.dat
 """
 from __future__ import annotations
 
+from concurrent.futures import Future, ThreadPoolExecutor
+
 import pytest
 
 from tests.brokers import harness, scenarios
 
+#: Every session run, in the order they start. The runs a session's tests need start together, at the first
+#: one's request, two at a time: a run spends much of its minute waiting (a JVM's start, a replica's fetch, a
+#: session timeout), so two share the two cores better than one after the other.
+RUNS = {"kraft_4x": scenarios.kraft_4x, "cluster_4x": scenarios.cluster_4x, "kraft_44": scenarios.kraft_44,
+        "recovery_4x": scenarios.recovery_4x, "kraft_39": scenarios.kraft_39, "zk_legacy": scenarios.zk_legacy,
+        "tiered_4x": scenarios.tiered_4x, "killed_4x": scenarios.killed_4x}
+SIDE_BY_SIDE = 2
+
+CLEAN = ["kraft_4x", "kraft_44", "kraft_39", "zk_legacy"]
+
+_wanted: list[str] = []
+_futures: dict[str, Future] = {}
+_pool: list[ThreadPoolExecutor] = []
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Which runs the collected tests need (`broker_run` needs every clean one)."""
+    names: set[str] = set()
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if "broker_run" in fixtures:
+            names.update(CLEAN)
+        names.update(fixtures & RUNS.keys())
+    _wanted[:] = [n for n in RUNS if n in names]
+
+
+def _in_thread(fn, work):
+    try:
+        return fn(work)
+    except BaseException:
+        harness.stop_started_here()  # a failed scenario leaves no broker running; the others run on
+        raise
+
 
 def _run(tmp_path_factory, name, fn):
-    try:
-        return fn(tmp_path_factory.mktemp(f"broker-{name}"))
-    except BaseException:
-        harness.stop_all()  # a failed scenario leaves no broker running
-        raise
+    if not _pool:
+        _pool.append(ThreadPoolExecutor(max_workers=SIDE_BY_SIDE, thread_name_prefix="broker-run"))
+        for n in [name, *(w for w in _wanted if w != name)]:
+            _futures[n] = _pool[0].submit(_in_thread, RUNS[n], tmp_path_factory.mktemp(f"broker-{n}"))
+    if name not in _futures:  # (a run no collected test named: asked for by getfixturevalue)
+        _futures[name] = _pool[0].submit(_in_thread, fn, tmp_path_factory.mktemp(f"broker-{name}"))
+    return _futures[name].result()
 
 
 @pytest.fixture(scope="session")
@@ -61,9 +98,6 @@ def tiered_4x(tmp_path_factory):
 @pytest.fixture(scope="session")
 def recovery_4x(tmp_path_factory):
     return _run(tmp_path_factory, "recovery_4x", scenarios.recovery_4x)
-
-
-CLEAN = ["kraft_4x", "kraft_44", "kraft_39", "zk_legacy"]
 
 
 @pytest.fixture(params=CLEAN)

@@ -19,6 +19,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -48,6 +49,15 @@ def stop_all() -> None:
     """Stop every broker this process started and has not stopped (after a failed scenario)."""
     for broker in list(_RUNNING):
         broker.stop()
+
+
+def stop_started_here() -> None:
+    """Stop the brokers this thread started and has not stopped: a failed scenario's, while other threads' scenarios
+    run on."""
+    me = threading.get_ident()
+    for broker in list(_RUNNING):
+        if broker.started_by == me:
+            broker.stop()
 
 
 def java() -> str:
@@ -126,6 +136,8 @@ class Broker:
     roles: str = "broker,controller"
     voters: str = ""
     cluster_id: str = ""
+    #: The thread that started it (`stop_started_here`): the session's broker runs go on side by side.
+    started_by: int = 0
 
     @property
     def data_dir(self) -> Path:
@@ -195,6 +207,7 @@ class Broker:
         return p
 
     def start(self) -> Broker:
+        self.started_by = threading.get_ident()
         _RUNNING.append(self)
         try:
             return self._start()
