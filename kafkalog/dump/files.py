@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 from kafkalog.dump import records as dump_format
 from kafkalog.errors import DamagedDataError
@@ -57,6 +57,7 @@ from kafkalog.log import file_kinds
 from kafkalog.log.partition import Partition
 
 DumpLog = Callable[[Path, str], bool]
+_T = TypeVar("_T")
 """Prints a record-batch file of the given kind (kafkalog.cli's segment dump); True when it was whole."""
 
 
@@ -174,12 +175,19 @@ def dump_txn_index(path: Path, out: _Out) -> bool:
     return not read.damage
 
 
-def dump_checkpoint(path: Path, out: _Out) -> bool:
+def _read_text_file(path: Path, read: Callable[[Path], _T], out: _Out) -> _T | None:
+    """One of Kafka's text files read, after its header line; None when it does not read (the damage printed)."""
     out.header(path)
     try:
-        checkpoint = read_leader_epoch_checkpoint(path)
+        return read(path)
     except DamagedDataError as damage:
         out.error(damage)
+        return None
+
+
+def dump_checkpoint(path: Path, out: _Out) -> bool:
+    checkpoint = _read_text_file(path, read_leader_epoch_checkpoint, out)
+    if checkpoint is None:
         return False
     for e in checkpoint.entries:
         out.emit({"type": "leader_epoch", "epoch": e.epoch, "start_offset": e.start_offset},
@@ -196,11 +204,8 @@ _OFFSET_WORDS = {REPLICATION_OFFSET_CHECKPOINT: ("high_watermark", "highWatermar
 
 def dump_offset_checkpoint(path: Path, out: _Out) -> bool:
     """A log directory's offset checkpoint, a line per partition in the file's order."""
-    out.header(path)
-    try:
-        checkpoint = read_offset_checkpoint(path)
-    except DamagedDataError as damage:
-        out.error(damage)
+    checkpoint = _read_text_file(path, read_offset_checkpoint, out)
+    if checkpoint is None:
         return False
     json_type, word = _OFFSET_WORDS.get(path.name, ("checkpoint_offset", "offset"))
     if not checkpoint.offsets and not out.json:
@@ -212,11 +217,8 @@ def dump_offset_checkpoint(path: Path, out: _Out) -> bool:
 
 
 def dump_meta_properties(path: Path, out: _Out) -> bool:
-    out.header(path)
-    try:
-        meta = read_meta_properties(path)
-    except DamagedDataError as damage:
-        out.error(damage)
+    meta = _read_text_file(path, read_meta_properties, out)
+    if meta is None:
         return False
     text = f"version: {meta.version} nodeId: {_java(meta.node_id)} clusterId: {_java(meta.cluster_id)}"
     if meta.directory_id is not None:
@@ -227,11 +229,8 @@ def dump_meta_properties(path: Path, out: _Out) -> bool:
 
 
 def dump_partition_metadata(path: Path, out: _Out) -> bool:
-    out.header(path)
-    try:
-        metadata = read_partition_metadata(path)
-    except DamagedDataError as damage:
-        out.error(damage)
+    metadata = _read_text_file(path, read_partition_metadata, out)
+    if metadata is None:
         return False
     out.emit({"type": "partition_metadata", "version": metadata.version, "topic_id": metadata.topic_id},
              f"version: {metadata.version} topicId: {metadata.topic_id}")
@@ -239,11 +238,8 @@ def dump_partition_metadata(path: Path, out: _Out) -> bool:
 
 
 def dump_quorum_state(path: Path, out: _Out) -> bool:
-    out.header(path)
-    try:
-        state = read_quorum_state(path)
-    except DamagedDataError as damage:
-        out.error(damage)
+    state = _read_text_file(path, read_quorum_state, out)
+    if state is None:
         return False
     fields = {"data_version": state.data_version, "leader_id": state.leader_id, "leader_epoch": state.leader_epoch,
               "voted_id": state.voted_id, "voted_directory_id": state.voted_directory_id,
