@@ -48,9 +48,15 @@ from pathlib import Path
 
 from kafkalog.cluster import lineage as epochs
 from kafkalog.cluster.disks import Disks, Replica, find_disks
-from kafkalog.cluster.metadata import ClusterMetadata, PartitionState, Voter, metadata_reach, read_metadata
+from kafkalog.cluster.metadata import (
+    METADATA_DIR,
+    ClusterMetadata,
+    PartitionState,
+    Voter,
+    metadata_reach,
+    read_metadata,
+)
 from kafkalog.errors import KafkalogError
-from kafkalog.cluster.metadata import METADATA_DIR
 from kafkalog.file_names import LEADER_EPOCH_CHECKPOINT, QUORUM_STATE
 from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoint
 from kafkalog.formats.quorum_state import read_quorum_state
