@@ -60,7 +60,8 @@ STRAY_WORDS = {STRAY_NOT_A_REPLICA: "not among its replicas", STRAY_NO_TOPIC_ID:
                STRAY_DELETED_TOPIC: "a deleted topic's", STRAY_NO_PARTITION: "no such partition in the metadata",
                "": "stray"}
 #: What each renaming of a partition directory means (`LocalLog`'s suffixes).
-RENAMED_WORDS = {"delete": "a deleted topic's or moved replica's; Kafka deletes it file.delete.delay.ms after",
+RENAMED_WORDS = {"delete": "a deleted topic's or moved replica's, which Kafka deletes log.segment.delete.delay.ms "
+                           "after",
                  "stray": "a stray replica, kept aside",
                  "future": "the copy of a move between the broker's disks, which goes on"}
 

@@ -65,7 +65,7 @@ class Replica:
 @dataclass
 class RenamedReplica:
     """A partition directory Kafka renamed: `delete` (a deleted topic's or moved replica's, which Kafka deletes
-    `file.delete.delay.ms` after its start-up), `stray` (kept aside) or `future` (a move between a broker's disks
+    `log.segment.delete.delay.ms` after its start-up), `stray` (kept aside) or `future` (a move between a broker's disks
     in progress). Not served; read by naming the directory."""
 
     broker: int

@@ -119,6 +119,9 @@ class ClusterMetadata:
     voters_from: str | None = None
     #: What could not be read, each naming its file (the rest was replayed).
     problems: list[str] = field(default_factory=list)
+    #: Whether the copy replayed read whole (every record of its snapshot and log after it): then a topic it does
+    #: not hold is one the cluster does not have.
+    read_whole: bool = True
 
     def topic_config(self, topic: str, name: str) -> str | None:
         """A topic's config: its own, else the cluster-wide default (a broker resource named "")."""
@@ -162,6 +165,7 @@ def read_metadata(metadata_dir: str | os.PathLike, *, control_only: bool = False
         md.problems.extend(attempt.problems)
     for log in sorted(directory.glob("*.log")):
         _replay_file(md, log, start_offset=md.end_offset, strict=False, control_only=control_only)
+    md.read_whole = not md.problems
     return md
 
 

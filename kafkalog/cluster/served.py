@@ -181,7 +181,7 @@ def cluster_view(paths: list[str]) -> ClusterView:
     elr = metadata is not None and metadata.features.get(ELR_FEATURE, 0) >= 1
     partitions = []
     # A metadata log that reads whole says which topics exist (see the module's doc).
-    complete = metadata is not None and not metadata.problems and bool(metadata.topics)
+    complete = metadata is not None and metadata.read_whole and bool(metadata.topics)
     for (topic, topic_id, number), replicas in sorted(disks.replicas.items(), key=lambda kv: (kv[0][0], kv[0][2])):
         state = metadata.partitions.get((topic_id, number)) if metadata is not None and topic_id else None
         if metadata is not None and not complete and topic_id is not None and metadata.topics \

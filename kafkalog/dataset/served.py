@@ -122,7 +122,9 @@ def partition_bounds(path: str | os.PathLike | Sequence[str | os.PathLike]) -> p
     Parameters
     ----------
     path : str, os.PathLike or sequence of them
-        A broker's log directory, a partition directory in one, a glob of them, or a list.
+        A broker's log directory, a partition directory in one, a glob of them, or a list. What a directory
+        holds says which it is, not its name: `meta.properties` or the offset checkpoints make a log directory
+        (`/var/lib/kafka-1` too), segments or `partition.metadata` a partition directory.
 
     Returns
     -------

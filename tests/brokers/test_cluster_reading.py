@@ -19,7 +19,8 @@ import pytest
 
 import kafkalog
 from kafkalog import cli, reconcile
-from kafkalog.cluster.served import discarded_records
+from kafkalog.cluster.served import STRAY_DELETED_TOPIC, STRAY_NO_TOPIC_ID, discarded_records
+from tests.brokers.scenarios import DELETED, MOVING
 
 pytestmark = pytest.mark.broker
 
@@ -75,8 +76,8 @@ def test_the_live_consumer_read_the_same_where_a_leader_was_left(cluster_4x):
 
 def test_reconcile_names_the_leader_the_restart_elected(cluster_4x):
     found = reconcile.reconcile(disks(cluster_4x))
-    leaders = {json.loads(line)["topic"]: json.loads(line)["leader"]
-               for line in cluster_4x.served_describe.read_text().splitlines()}
+    leaders = {o["topic"]: o["leader"] for o in map(json.loads, cluster_4x.served_describe.read_text().splitlines())
+               if o["topic"] in cluster_4x.topics}
     assert {p.topic: p.leader for p in found.view.partitions if p.topic in leaders} == leaders
     assert found.problems == []
 
@@ -266,7 +267,8 @@ def test_verify_of_the_disks_names_each_replica_a_restart_cuts(cluster_4x):
     assert res.returncode == 1, res.stderr
     problems = [o for o in map(json.loads, res.stdout.splitlines()) if o["type"] == "problem"]
     assert {(Path(o["file"]).parent.parent.name, Path(o["file"]).name, o["kind"]) for o in problems} == {
-        ("node-1", "acks1-0", "not_served"), ("node-3", "unclean-0", "committed_records_lost")}
+        ("node-1", "acks1-0", "not_served"), ("node-3", "unclean-0", "committed_records_lost"),
+        ("node-1", f"{DELETED}-0", "stray")}
     unclean = next(o for o in problems if o["kind"] == "committed_records_lost")
     assert unclean["detail"].startswith("offsets 200 to 349 (150 records) are not in the log served from broker 2")
 
@@ -368,3 +370,75 @@ def test_the_metadata_is_the_voters(cluster_4x):
     assert any("no disk of a controller (the voters 9)" in p for p in without.problems), without.problems
     leaders = {p.topic: p.leader for p in without.view.partitions if p.topic in cluster_4x.topics}
     assert leaders == {"acksall": 3, "acks1": 3, "unclean": 2}
+
+
+# ----------------------------------------------------------------------------- what a restart does with the metadata
+
+def test_a_reassignment_in_flight_goes_on(cluster_4x):
+    """moving-0 was being reassigned from broker 2 to broker 1 (down) when the cluster stopped: replicas 1,2, adding
+    1, removing 2. The restart serves broker 2's log, broker 1 copies it, the reassignment completes and the
+    leadership goes to broker 1: what the restarted cluster described and served."""
+    described = next(o for o in map(json.loads, cluster_4x.served_describe.read_text().splitlines())
+                     if o["topic"] == MOVING)
+    found = reconcile.reconcile(disks(cluster_4x))
+    p = next(p for p in found.view.partitions if p.topic == MOVING)
+    assert p.state is not None and (p.state.replicas, p.state.adding, p.state.removing) == ([1, 2], [1], [2])
+    assert p.state.target_replicas == described["replicas"] == [1]
+    assert (p.leader, p.leader_after_reassignment) == (2, described["leader"])
+    assert (p.replication_factor, p.missing_replicas) == (1, [])  # broker 1's disk is there: it copies the log
+    assert [r.broker for r in p.replicas] == [2] and p.replicas[0].discarded_from is None
+    lines = reconcile.findings(found)
+    assert f"reassignment in flight: {MOVING}-0 to replicas 1: adding 1, removing 2. A restarted cluster goes on " \
+        "with it: once every added replica has copied the served log, the removed ones delete their copies; then " \
+        "broker 1 leads (the leader is removed)" in lines
+    assert not [line for line in lines if line.startswith("under-replicated: moving")]
+    obj = reconcile.partition_json(p, found)
+    assert obj["reassignment"] == {"adding_replicas": [1], "removing_replicas": [2], "target_replicas": [1],
+                                   "leader_after": 1}
+    assert obj["replicas"][0]["reassignment"] == "removing"
+    table = kafkalog.read_table(disks(cluster_4x), subscribe=MOVING, includeHeaders="true")
+    head, served = consumed(cluster_4x.served, "read_uncommitted", MOVING)
+    assert table_rows(table, MOVING) == served and len(served) == head["end_offset"] == 150
+
+
+def test_a_deleted_topics_replicas_are_not_served(cluster_4x):
+    """`deleted` was deleted while broker 1 was down. Broker 1's replica holds the id of a topic the metadata no
+    longer has: its start-up takes it for a stray (`LogManager.isStrayKraftReplica`); brokers 2 and 3 left theirs
+    renamed -delete. Nothing of it is served, reconcile names each, and readReplicas still reads broker 1's."""
+    assert f'"topic":"{DELETED}"' not in cluster_4x.served_describe.read_text()
+    found = reconcile.reconcile(disks(cluster_4x))
+    [p] = [p for p in found.view.partitions if p.topic == DELETED]
+    [r] = p.replicas
+    assert (r.broker, r.stray_reason, p.leader, p.state) == (1, STRAY_DELETED_TOPIC, None, None)
+    assert found.discarded[(DELETED, p.topic_id, 0, 1)] == 60 and r.discarded_from == 0
+    assert (DELETED, 0) not in found.view.without_replica
+    renamed = {(d.broker, d.topic, d.partition, d.state) for d in found.view.disks.renamed}
+    assert renamed == {(2, DELETED, 0, "delete"), (3, DELETED, 0, "delete")}
+    lines = reconcile.findings(found)
+    assert any(line.startswith(f"stray replica: broker 1's {DELETED}-0 is of topic id {p.topic_id}, which the "
+                               "metadata does not hold: a deleted topic's replica") and
+               line.endswith("offsets 0 to 59 (60 records) are not served") for line in lines), lines
+    assert sum(line.startswith("renamed replica: ") and f"{DELETED}-0, renamed -delete by Kafka" in line
+               for line in lines) == 2
+    assert found.problems == []
+    assert DELETED not in kafkalog.read_table(disks(cluster_4x))["topic"].to_pylist()
+    every = kafkalog.read_table(disks(cluster_4x), subscribe=DELETED, readReplicas="true")
+    assert set(every["broker"].to_pylist()) == {1} and every.num_rows == 60
+
+
+def test_a_replica_without_a_topic_id_is_stray(cluster_4x, tmp_path):
+    """Broker 1's acks1-0 without its partition.metadata: Kafka writes that file before the first append, so its
+    start-up takes such a directory for a stray (`LogManager.isStrayKraftReplica`): not loaded, all its records
+    discarded, none lost (the others hold them); the log served is the same."""
+    copies = _copies(cluster_4x, tmp_path)
+    (copies[1] / "acks1-0" / "partition.metadata").unlink()
+    found = reconcile.reconcile([str(c) for c in copies.values()])
+    p = next(p for p in found.view.partitions if p.topic == "acks1")
+    one = next(r for r in p.replicas if r.broker == 1)
+    assert (one.stray_reason, one.discarded_from) == (STRAY_NO_TOPIC_ID, 0)
+    assert p.missing_replicas == [1] and p.leader == 3
+    assert found.discarded_committed[("acks1", p.topic_id, 0, 1)] == 0
+    assert any(line.startswith("stray replica: broker 1's acks1-0 has no partition.metadata (no topic id")
+               for line in reconcile.findings(found))
+    table = kafkalog.read_table([str(c) for c in copies.values()], subscribe="acks1", includeHeaders="true")
+    assert table_rows(table, "acks1") == consumed(cluster_4x.served, "read_uncommitted", "acks1")[1]
