@@ -278,7 +278,8 @@ def print_text(r: Reconciled, out: TextIO = sys.stdout) -> None:
         served = p.served
         head = f"{p.topic}-{p.partition}"
         if served is None:
-            print(f"{head}: no replica served", file=out)
+            why = " (each one on these disks is stray)" if p.replicas and all(v.stray for v in p.replicas) else ""
+            print(f"{head}: no replica served{why}", file=out)
         else:
             print(f"{head}: served from broker {p.leader} ({ELECTIONS[p.election]}): offsets "
                   f"{served.log_start_offset} to {served.recovered_end_offset} (high watermark "

@@ -8,9 +8,10 @@
 
 Each replica is first loaded as its broker's start-up loads it (`kafkalog.log.served_log`). Then:
 
-- A stray replica is not loaded by its broker's start-up (`LogManager.isStrayKraftReplica`; Kafka 3.7+ renames
-  it `-stray`, earlier ones delete it): it is not served, not elected, and all its records are discarded. With
-  the metadata of a KRaft cluster, a replica is stray when
+- A stray replica is not loaded by its broker's start-up (`BrokerMetadataPublisher.initializeManagers` with
+  `LogManager.isStrayReplica`, 3.x's `isStrayKraftReplica`; Kafka 3.7+ renames it `-stray`, earlier ones delete
+  it): it is not served, not elected, and all its records are discarded. With the metadata of a KRaft cluster,
+  a replica is stray when
   - its directory has no `partition.metadata` (no topic id: Kafka writes the file before the first append, so
     it takes such a directory for one left empty);
   - its topic id is not in the metadata (a deleted topic's replica, or one of a topic deleted and created
@@ -278,19 +279,27 @@ def _latest_metadata(disks: Disks) -> ClusterMetadata | None:
 
 def _voters(copies: list[tuple[int | None, Path, str | None]], reach: dict[Path, tuple[int, int]]
             ) -> tuple[list[Voter], str]:
-    """The quorum's voters, and where they were read (see `_latest_metadata`); none where nothing says."""
-    for _, directory, _ in sorted(copies, key=lambda c: reach[c[1]], reverse=True):
-        try:
-            control = read_metadata(directory, control_only=True)
-        except (KafkalogError, OSError):
-            continue
-        if control.voters is not None:
-            return control.voters, f"VotersRecord at {control.voters_from}"
+    """The quorum's voters, and where they were read (see `_latest_metadata`); none where nothing says.
+
+    A node writes `quorum-state` in the version its kraft.version gives (`KRaftVersion.quorumStateVersion`): 0
+    for a static quorum, with its voters; 1 for a dynamic one, without. So the copies' VotersRecords are read
+    (a copy at a time, the furthest first) only where no `quorum-state` is version 0, or one is version 1."""
     static: dict[int, Voter] = {}
+    versions: set[int] = set()
     for _, directory, _ in copies:
         with contextlib.suppress(KafkalogError, OSError):
-            for node in read_quorum_state(directory / QUORUM_STATE).current_voters or []:
+            state = read_quorum_state(directory / QUORUM_STATE)
+            versions.add(state.data_version)
+            for node in state.current_voters or []:
                 static[node] = Voter(node)
+    if 1 in versions or 0 not in versions:
+        for _, directory, _ in sorted(copies, key=lambda c: reach[c[1]], reverse=True):
+            try:
+                control = read_metadata(directory, control_only=True)
+            except (KafkalogError, OSError):
+                continue
+            if control.voters is not None:
+                return control.voters, f"VotersRecord at {control.voters_from}"
     return sorted(static.values(), key=lambda v: v.node_id), "quorum-state"
 
 

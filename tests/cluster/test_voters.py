@@ -82,3 +82,20 @@ def test_reconcile_names_the_voters(tmp_path):
     out = text.getvalue()
     assert (f"quorum: voters 1 (kraft.version 1, VotersRecord at {voter / '__cluster_metadata-0'}"
             "/00000000000000000000.log at offset 2)") in out
+
+
+#: A static quorum's quorum-state (version 0: voter 1), as a real 4.3.1 node wrote it.
+STATIC_QUORUM_STATE = Path(__file__).resolve().parents[1] / "brokers" / "fixtures" / "log-dirs" / "kraft-4.3.1" \
+    / "__cluster_metadata-0" / "quorum-state"
+
+
+def test_a_static_quorums_voters_are_its_quorum_states(tmp_path):
+    """quorum-state version 0 is a static quorum's (kraft.version 0): its currentVoters are the voters, whatever a
+    VotersRecord says, so node 1's copy is a voter's on any disk (no directory id to match)."""
+    observer = disk(tmp_path, 2, "BBBBBBBBBBBBBBBBBBBBBA")
+    voter = disk(tmp_path, 1, "CCCCCCCCCCCCCCCCCCCCCA")
+    for d in (observer, voter):
+        shutil.copy(STATIC_QUORUM_STATE, d / "__cluster_metadata-0" / "quorum-state")
+    view = cluster_view([str(observer), str(voter)])
+    assert view.metadata is not None and view.metadata.source == voter / "__cluster_metadata-0"
+    assert not [p for p in view.problems if "voter" in p], view.problems
