@@ -494,18 +494,18 @@ def _rebuilt_index_notes(bounds: ServedBounds, report: VerifyReport, checked: in
     """What is wrong in the indexes of a segment whose indexes Kafka's start-up rebuilds (`ServedBounds.
     rebuilt_indexes`: a corrupt transaction index, a missing offset index, a segment recovered after an unclean
     shutdown) is a note, not a problem: the log served is read from the segment. The problems found since
-    `checked` in those index files move there."""
+    `checked` in those index files move there, a note per index file."""
     for log, why in sorted(bounds.rebuilt_indexes.items()):
         stem = log[: -len(file_names.LOG_SUFFIX)]
-        indexes = {stem + suffix for suffix in _SEGMENT_INDEX_SUFFIXES}
-        moved = [p for p in report.problems[checked:] if p.file in indexes]
-        if not moved:
-            continue
-        report.problems[checked:] = [p for p in report.problems[checked:] if p.file not in indexes]
-        kinds = ", ".join(sorted({p.kind for p in moved}))
-        report.notes.append(f"{log}: Kafka's start-up rebuilds this segment's indexes ({why}); the log it serves is "
-                            f"read from the segment, not through them. What kafkalog finds in them ({len(moved)}: "
-                            f"{kinds}) is this note, not a problem")
+        for index in (stem + suffix for suffix in _SEGMENT_INDEX_SUFFIXES):
+            moved = [p for p in report.problems[checked:] if p.file == index]
+            if not moved:
+                continue
+            report.problems[checked:] = [p for p in report.problems[checked:] if p.file != index]
+            kinds = ", ".join(sorted({p.kind for p in moved}))
+            report.notes.append(f"{index}: Kafka's start-up rebuilds this index ({why}); the log it serves is read "
+                                f"from {Path(log).name}, not through it. What kafkalog finds in it ({len(moved)}: "
+                                f"{kinds}) is this note, not a problem")
 
 
 def _verify_partition(partition: Partition, report: VerifyReport,

@@ -224,9 +224,10 @@ def test_a_corrupt_transaction_index_is_rebuilt_and_the_served_log_is_unaffected
     assert kafkalog.read_table(log_dir / "t-0", **{"isolation.level": "read_committed"}) == rows
     report = verify(log_dir)
     assert report.ok, report.problems
-    [note] = [n for n in report.notes if "rebuilds this segment's indexes" in n]
-    assert note.startswith(f"{segment}: Kafka's start-up rebuilds this segment's indexes (00000000000000000189.txnindex:"
-                           " entry 0: the last offset")
+    [note] = [n for n in report.notes if "rebuilds this index" in n]
+    txnindex = log_dir / "t-0" / "00000000000000000189.txnindex"
+    assert note.startswith(f"{txnindex}: Kafka's start-up rebuilds this index (00000000000000000189.txnindex: entry 0:"
+                           " the last offset")
     assert "last_offset_below_base" in note
     # read alone (no log directory around it), the same index is a problem: nothing says Kafka rebuilds it
     alone = verify_path(log_dir / "t-0" / "00000000000000000189.txnindex")
