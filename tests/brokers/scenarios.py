@@ -176,9 +176,10 @@ def zk_legacy(work: Path) -> BrokerRun:
 
 
 def killed_4x(work: Path) -> BrokerRun:
-    """The newest 4.x killed (kill -9) in the middle of produce: the directory as it was left."""
+    """The newest 4.x killed (kill -9) in the middle of produce: the directory as it was left. Its quorum is a
+    dynamic one (KIP-853: formatted `--standalone`): its voters are in the metadata log's VotersRecord."""
     t0 = time.monotonic()
-    b = Broker(NEWEST_4X, "kraft", work).start()
+    b = Broker(NEWEST_4X, "kraft", work, dynamic_quorum=True).start()
     # small preallocated index files (segment.index.bytes), so the directory can be kept as a fixture
     run_scenario(b, [_topic("unclean", 1, index_interval_bytes="512", segment_index_bytes="4096")])
     with open(work / "producer.out", "wb") as err:

@@ -19,7 +19,10 @@ import pytest
 
 import kafkalog
 from kafkalog import cli, reconcile
+from kafkalog.cluster.metadata import Voter
 from kafkalog.cluster.served import STRAY_DELETED_TOPIC, STRAY_NO_TOPIC_ID, discarded_records
+from kafkalog.formats.meta_properties import read_meta_properties
+from kafkalog.formats.quorum_state import read_quorum_state
 from tests.brokers.scenarios import DELETED, MOVING
 
 pytestmark = pytest.mark.broker
@@ -442,3 +445,25 @@ def test_a_replica_without_a_topic_id_is_stray(cluster_4x, tmp_path):
                for line in reconcile.findings(found))
     table = kafkalog.read_table([str(c) for c in copies.values()], subscribe="acks1", includeHeaders="true")
     assert table_rows(table, "acks1") == consumed(cluster_4x.served, "read_uncommitted", "acks1")[1]
+
+
+def test_a_dynamic_quorums_voters_come_from_its_voters_record(killed_4x, tmp_path):
+    """killed_4x's node is formatted `--standalone` (KIP-853): kraft.version 1, a quorum-state of version 1 (no
+    voters in it), and its voters in the metadata log's VotersRecord: each a node id and the directory id of the
+    disk holding its metadata log, here its own. The same disk with another directory id (replaced and formatted
+    again) is no voter: the restarted node would have no quorum."""
+    state = read_quorum_state(killed_4x.data_dir / "__cluster_metadata-0" / "quorum-state")
+    assert (state.data_version, state.current_voters) == (1, None)
+    directory_id = read_meta_properties(killed_4x.data_dir / "meta.properties").directory_id
+    found = reconcile.reconcile([str(killed_4x.data_dir)])
+    md = found.view.metadata
+    assert md is not None and (md.kraft_version, md.voters) == (1, [Voter(1, directory_id)])
+    assert md.voters_from is not None and md.voters_from.startswith(str(killed_4x.data_dir / "__cluster_metadata-0"))
+    assert not [p for p in found.problems if "voter" in p], found.problems
+    replaced = tmp_path / "replaced"
+    shutil.copytree(killed_4x.data_dir, replaced)
+    _set_property(replaced / "meta.properties", "directory.id", "CCCCCCCCCCCCCCCCCCCCCA")
+    problems = reconcile.reconcile([str(replaced)]).problems
+    assert any(f"node 1's disk (directory CCCCCCCCCCCCCCCCCCCCCA) is not the voter's ({directory_id}" in p
+               for p in problems), problems
+    assert any("no disk of a controller (the voters 1)" in p for p in problems), problems
