@@ -276,6 +276,8 @@ CLUSTER_TOPICS = ["acksall", "acks1", "unclean"]
 MOVING = "moving"
 #: A topic deleted while broker 1 is down (not in CLUSTER_TOPICS: nothing serves it).
 DELETED = "deleted"
+#: Their index files preallocated small (not 10 MiB each): the tests copy the disks.
+SMALL_INDEXES = "segment.index.bytes=4096"
 
 
 def _produce_until_killed(c, topic: str, acks: str, kill, after: int, more: int, log: Path) -> None:
@@ -330,7 +332,7 @@ def cluster_4x(work: Path) -> ClusterRun:
     run_scenario(c, [["topic-assigned", "acksall", "2,3,1", "min.insync.replicas=2"],
                      ["topic-assigned", "acks1", "1,2,3"],
                      ["topic-assigned", "unclean", "3,2,1", "unclean.leader.election.enable=true"],
-                     ["topic-assigned", DELETED, "1,2,3"], ["send", DELETED, "all", "60"],
+                     ["topic-assigned", DELETED, "1,2,3", SMALL_INDEXES], ["send", DELETED, "all", "60"],
                      ["send", "acksall", "all", "300"], ["send", "unclean", "all", "200"]])
     b[3].kill()
     run_scenario(c, [["wait-isr", "acksall", "0", "2"], ["send", "acksall", "all", "300"]])
@@ -358,7 +360,7 @@ def cluster_4x(work: Path) -> ClusterRun:
     run_scenario(c, [["wait-leader", "unclean", "0", "2", "unclean"], ["send", "unclean", "1", "40"],
                      ["alter-topic", "unclean", "unclean.leader.election.enable=false"],
                      # a reassignment left in flight: moving-0 from broker 2 to broker 1, which is down
-                     ["topic-assigned", MOVING, "2"], ["send", MOVING, "all", "120"], ["reassign", MOVING, "0", "1"],
+                     ["topic-assigned", MOVING, "2", SMALL_INDEXES], ["send", MOVING, "all", "120"], ["reassign", MOVING, "0", "1"],
                      ["send", MOVING, "all", "30"],
                      ["describe", str(work / "live-describe.json"), *CLUSTER_TOPICS, MOVING],
                      ["consume", str(work / "consumed"), "unclean"]])

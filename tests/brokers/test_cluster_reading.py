@@ -183,6 +183,17 @@ def _copies(run, tmp_path: Path) -> dict[int, Path]:
     return out
 
 
+def _linked_copy(disk: Path, to: Path, copied: str) -> Path:
+    """A disk whose entries are symbolic links to the original's, but for `copied`, a copy (to change)."""
+    to.mkdir()
+    for entry in disk.iterdir():
+        if entry.name == copied:
+            shutil.copytree(entry, to / entry.name)
+        else:
+            (to / entry.name).symlink_to(entry)
+    return to
+
+
 def _reconcile_cli(*paths) -> subprocess.CompletedProcess:
     """`kafkalog reconcile --format json PATH...`, in this process (the command itself is run as one above)."""
     out, err = io.StringIO(), io.StringIO()
@@ -262,6 +273,9 @@ def test_a_metadata_log_that_does_not_parse(cluster_4x, tmp_path):
     problems = _problems(res)
     assert any(str(log) in p and "does not parse" in p for log in damaged for p in problems), problems
     assert set(_partitions(res)) >= set(cluster_4x.topics)  # every partition still read
+    # a topic the metadata read does not hold may be one created after the damage: not taken for deleted
+    deleted = _partitions(res)[DELETED]
+    assert deleted["leader"] == 1 and not deleted["replicas"][0]["stray"]
 
 
 def test_verify_of_the_disks_names_each_replica_a_restart_cuts(cluster_4x):
@@ -433,7 +447,8 @@ def test_a_replica_without_a_topic_id_is_stray(cluster_4x, tmp_path):
     """Broker 1's acks1-0 without its partition.metadata: Kafka writes that file before the first append, so its
     start-up takes such a directory for a stray (`LogManager.isStrayKraftReplica`): not loaded, all its records
     discarded, none lost (the others hold them); the log served is the same."""
-    copies = _copies(cluster_4x, tmp_path)
+    copies = dict(cluster_4x.disks)
+    copies[1] = _linked_copy(cluster_4x.disks[1], tmp_path / "node-1", "acks1-0")
     (copies[1] / "acks1-0" / "partition.metadata").unlink()
     found = reconcile.reconcile([str(c) for c in copies.values()])
     p = next(p for p in found.view.partitions if p.topic == "acks1")
