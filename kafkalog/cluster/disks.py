@@ -185,8 +185,10 @@ def _group_replicas(found: Disks) -> None:
             replica = Replica(disk.node_id, disk, pdir, part.topic, part.partition, topic_id)
             key = (disk.node_id, part.topic, part.partition)
             if key in by_broker:
+                # (LogManager.loadLog: "Duplicate log directories for ... are found in both ...")
                 found.problems.append(f"{pdir}: broker {disk.node_id} holds {part.topic}-{part.partition} on two "
-                                      f"disks (also {by_broker[key].path}); the first is read")
+                                      f"disks (also {by_broker[key].path}); the first is read. Kafka's start-up "
+                                      "refuses this (duplicate log directories): one of the two must be deleted")
                 continue
             by_broker[key] = replica
     ids_by_topic: dict[str, set[str]] = {}
