@@ -251,7 +251,10 @@ def _role(p: PartitionView, v: ReplicaView) -> str | None:
 def print_json(r: Reconciled, out: TextIO = sys.stdout) -> None:
     for p in r.view.partitions:
         print(json.dumps(partition_json(p, r)), file=out)
+    listed = {(p.topic, p.partition) for p in r.view.partitions}
     for topic, number in r.view.without_replica:
+        if (topic, number) in listed:
+            continue  # (its replicas on the disks are all stray: listed above, each with its reason)
         print(json.dumps({"type": "partition", "topic": topic, "partition": number, "leader": None,
                           "high_watermark": None, "log_start_offset": None, "replicas": [],
                           "election": OFFLINE}), file=out)
@@ -308,8 +311,10 @@ def print_text(r: Reconciled, out: TextIO = sys.stdout) -> None:
 def findings(r: Reconciled) -> list[str]:
     """What needs a look, a line each."""
     lines = []
+    listed = {(p.topic, p.partition) for p in r.view.partitions}
     for topic, number in r.view.without_replica:
-        lines.append(f"no replica left: {topic}-{number} (no disk holds it)")
+        held = " but stray ones" if (topic, number) in listed else ""
+        lines.append(f"no replica left: {topic}-{number} (no disk holds it{held})")
     for p in r.view.partitions:
         name = f"{p.topic}-{p.partition}"
         rf = p.replication_factor

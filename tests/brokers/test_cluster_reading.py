@@ -460,6 +460,17 @@ def test_a_replica_without_a_topic_id_is_stray(cluster_4x, tmp_path):
                for line in reconcile.findings(found))
     table = kafkalog.read_table([str(c) for c in copies.values()], subscribe="acks1", includeHeaders="true")
     assert table_rows(table, "acks1") == consumed(cluster_4x.served, "read_uncommitted", "acks1")[1]
+    # none of the three with its topic id: nothing of acks1-0 is loaded (its brokers start it again, empty)
+    for node in (2, 3):
+        copies[node] = _linked_copy(cluster_4x.disks[node], tmp_path / f"node-{node}", "acks1-0")
+        (copies[node] / "acks1-0" / "partition.metadata").unlink()
+    found = reconcile.reconcile([str(c) for c in copies.values()])
+    [p] = [p for p in found.view.partitions if p.topic == "acks1"]
+    assert p.leader is None and {r.stray_reason for r in p.replicas} == {STRAY_NO_TOPIC_ID}
+    assert "no replica left: acks1-0 (no disk holds it but stray ones)" in reconcile.findings(found)
+    res = _reconcile_cli(*copies.values())
+    assert [o["topic"] for o in map(json.loads, res.stdout.splitlines()) if o["type"] == "partition"].count("acks1") == 1
+    assert "acks1" not in kafkalog.read_table([str(c) for c in copies.values()], subscribe="acks1")["topic"].to_pylist()
 
 
 def test_a_dynamic_quorums_voters_come_from_its_voters_record(killed_4x, tmp_path):
