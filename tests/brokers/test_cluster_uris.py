@@ -1,0 +1,65 @@
+"""A cluster's disks behind URIs: the stopped 3-broker cluster's disks (`cluster_4x`, the run
+test_cluster_reading.py checks against Kafka itself) copied to a real S3-protocol server on 127.0.0.1 and read
+through s3:// URIs (listed, and as a glob) must give what they give on the local disk: `kafkalog reconcile`'s
+JSON (the same, but for where each replica lies), and `read_arrow`'s served log at both isolation levels."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import kafkalog
+from tests.dataset.s3_server import environment, s3_server, upload
+
+pytestmark = pytest.mark.broker
+
+BUCKET = "kafkalog-test/cluster"
+
+
+@pytest.fixture(scope="module")
+def bucket(cluster_4x, tmp_path_factory):
+    """The four disks (three brokers', the controller's) at s3://kafkalog-test/cluster/node-<its node id>."""
+    with s3_server(tmp_path_factory.mktemp("s3") / "s3.log") as env:
+        for node, disk in cluster_4x.disks.items():
+            upload(env, disk, f"{BUCKET}/node-{node}")
+        yield env
+
+
+def _uris(run) -> list[str]:
+    return [f"s3://{BUCKET}/node-{n}" for n in run.disks]
+
+
+def _reconcile_json(dirs: list[str], env: dict[str, str]) -> list[dict]:
+    res = subprocess.run([sys.executable, "-m", "kafkalog.cli", "reconcile", "--format", "json", *dirs],
+                         capture_output=True, text=True, env={**os.environ, **env}, timeout=600)
+    assert res.returncode in (0, 1), res.stderr[-3000:]
+    return [json.loads(line) for line in res.stdout.splitlines()]
+
+
+def test_reconcile_over_uris_is_reconcile_over_the_local_disks(cluster_4x, bucket):
+    local = _reconcile_json([str(d) for d in cluster_4x.disks.values()], {})
+    # where each replica lies is the one thing that differs: its URI for its path
+    where = {str(d): f"s3://{BUCKET}/node-{n}" for n, d in cluster_4x.disks.items()}
+    text = json.dumps(local)
+    for path, uri in where.items():
+        text = text.replace(path, uri)
+    want = json.loads(text)
+    assert any(r["discarded_records"] for o in want if "replicas" in o for r in o["replicas"])  # (a case to get right)
+    assert _reconcile_json(_uris(cluster_4x), bucket) == want
+    assert _reconcile_json([f"s3://{BUCKET}/*"], bucket) == want  # a glob over the bucket, as the shell lists
+
+
+@pytest.mark.parametrize("isolation", ["read_uncommitted", "read_committed"])
+def test_read_arrow_over_uris_reads_the_served_log_the_local_disks_give(cluster_4x, bucket, isolation):
+    options = {"subscribe": ",".join(cluster_4x.topics), "isolation.level": isolation, "includeHeaders": "true"}
+    local = kafkalog.read_table([str(d) for d in cluster_4x.disks.values()], **options)
+    with environment(bucket):
+        got = kafkalog.read_table(_uris(cluster_4x), **options)
+    key = ["topic", "partition", "offset"]
+    local, got = local.sort_by([(k, "ascending") for k in key]), got.sort_by([(k, "ascending") for k in key])
+    assert got.num_rows == local.num_rows > 0
+    for name in ("topic", "partition", "offset", "key", "value", "timestamp", "headers"):
+        assert got.column(name).equals(local.column(name)), name
