@@ -418,7 +418,7 @@ def verify_cluster(paths: list[str], report: VerifyReport) -> bool:
     cluster restarted on exactly those disks serves (`kafkalog.cluster.served`); its records the restart would
     discard are a problem, as are disks of another cluster and copies of one disk. False, and nothing checked,
     when the paths are not several brokers' disks."""
-    if any(Location(p).is_uri for p in paths) or not is_cluster(paths):
+    if not is_cluster(paths):
         return False
     view = cluster_view(paths)
     report.problems += [Problem(message.split(": ", 1)[0], "cluster", message.split(": ", 1)[-1])

@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from kafkalog.dataset import fs
 from kafkalog.errors import UsageError
-from kafkalog.file_names import parse_partition_dir_name
+from kafkalog.file_names import META_PROPERTIES, parse_partition_dir_name
 from kafkalog.location import Location
 from kafkalog.log.log_dir import LogDirState, log_dir_of, partition_log_dir_state
 from kafkalog.log.partition import Partition, is_skipped_dir, partition_dirs
@@ -225,8 +225,10 @@ def partition_bounds(path: str | os.PathLike | Sequence[str | os.PathLike]) -> p
 
 
 def _partition_dirs(directory: str) -> list[str]:
-    """The partition directories a directory names: itself, or those inside it (a log directory)."""
+    """The partition directories a directory names: itself, or those inside it (a log directory: one holding
+    `meta.properties`, however it is named, `broker-3` included)."""
     here = as_path(directory)
-    if parse_partition_dir_name(here) is not None and not is_skipped_dir(here):
+    if parse_partition_dir_name(here) is not None and not is_skipped_dir(here) \
+            and not (here / META_PROPERTIES).exists():
         return [directory]
     return [str(p) for p in partition_dirs(here)]

@@ -1,9 +1,11 @@
 """A cluster's disks behind URIs: the stopped 3-broker cluster's disks (`cluster_4x`, the run
 test_cluster_reading.py checks against Kafka itself) copied to a real S3-protocol server on 127.0.0.1 and read
 through s3:// URIs (listed, and as a glob) must give what they give on the local disk: `kafkalog reconcile`'s
-JSON (the same, but for where each replica lies), and `read_arrow`'s served log at both isolation levels."""
+JSON (the same, but for where each replica lies), and `read_arrow`'s served log at both isolation levels. And a
+Spark stream of the disks reads each partition from its served replica, as read_arrow does."""
 from __future__ import annotations
 
+import glob
 import json
 import os
 import subprocess
@@ -63,3 +65,26 @@ def test_read_arrow_over_uris_reads_the_served_log_the_local_disks_give(cluster_
     assert got.num_rows == local.num_rows > 0
     for name in ("topic", "partition", "offset", "key", "value", "timestamp", "headers"):
         assert got.column(name).equals(local.column(name)), name
+
+
+def test_a_stream_of_the_disks_reads_each_partition_from_its_served_replica(spark, cluster_4x, tmp_path):
+    """spark.readStream over the four disks, read_committed: each partition once, from the replica the restarted
+    cluster serves, from its log start offset to its last stable offset (acksall-0's open transaction), as
+    read_arrow reads them (which test_cluster_reading.py checks against the restarted cluster's consumer)."""
+    isolation = "read_committed"
+    disks = list(cluster_4x.disks.values())
+    # (a stream takes one path: the disks as a glob, <run>/<node>/data)
+    pattern = str(disks[0].parent.parent / "*" / disks[0].name)
+    assert sorted(glob.glob(pattern)) == sorted(map(str, disks))
+    options = {"subscribe": ",".join(cluster_4x.topics), "isolation.level": isolation}
+    want = kafkalog.read_table([str(d) for d in disks], **options)
+    seen: list[tuple] = []
+    q = (spark.readStream.format("kafkalog").option("startingOffsets", "earliest")
+         .option("kafka.isolation.level", isolation).option("subscribe", options["subscribe"]).load(pattern)
+         .writeStream.trigger(availableNow=True).option("checkpointLocation", str(tmp_path / "cp"))
+         .foreachBatch(lambda df, _: seen.extend((r.topic, r.partition, r.offset, r.value)
+                                                 for r in df.select("topic", "partition", "offset", "value").collect()))
+         .start())
+    q.awaitTermination(300)
+    q.stop()
+    assert sorted(seen) == sorted(zip(*(want.column(c).to_pylist() for c in ("topic", "partition", "offset", "value"))))
