@@ -10,7 +10,7 @@ import pytest
 
 import kafkalog
 from tests.log.test_served_log import FIXTURE, SECOND_BATCH, SEGMENT, set_checkpoint
-from tests.spark.test_stream import Tail, run
+from tests.spark.test_stream import Tail
 
 pytestmark = pytest.mark.skipif(shutil.which("java") is None or shutil.which("javac") is None,
                                 reason="a JDK (java and javac) is needed to run Kafka's own writer and Spark")
