@@ -54,6 +54,22 @@ def test_reconcile_over_uris_is_reconcile_over_the_local_disks(cluster_4x, bucke
     assert _reconcile_json([f"s3://{BUCKET}/*"], bucket) == want  # a glob over the bucket, as the shell lists
 
 
+def test_verify_over_uris_is_verify_over_the_local_disks(cluster_4x, bucket):
+    """Each replica checked against the served log: the same problems, each named by its URI."""
+    def problems(dirs: list[str], env: dict[str, str]) -> list[dict]:
+        res = subprocess.run([sys.executable, "-m", "kafkalog.cli", "verify", "--format", "json", *dirs],
+                             capture_output=True, text=True, env={**os.environ, **env}, timeout=600)
+        assert res.returncode in (0, 1), res.stderr[-3000:]
+        return [o for o in map(json.loads, res.stdout.splitlines()) if o.get("type") == "problem"]
+
+    local = problems([str(d) for d in cluster_4x.disks.values()], {})
+    text = json.dumps(local)
+    for n, d in cluster_4x.disks.items():
+        text = text.replace(str(d), f"s3://{BUCKET}/node-{n}")
+    assert any(p["kind"] == "not_served" for p in local)
+    assert problems(_uris(cluster_4x), bucket) == json.loads(text)
+
+
 @pytest.mark.parametrize("isolation", ["read_uncommitted", "read_committed"])
 def test_read_arrow_over_uris_reads_the_served_log_the_local_disks_give(cluster_4x, bucket, isolation):
     options = {"subscribe": ",".join(cluster_4x.topics), "isolation.level": isolation, "includeHeaders": "true"}
