@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TextIO
 
 from kafkalog.cluster.served import (
@@ -52,6 +51,7 @@ from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.served_log import ServedBounds
 from kafkalog.log.transactions import ABORT, COMMIT
+from kafkalog.uri_path import AnyPath
 
 CONSUMER_OFFSETS = "__consumer_offsets"
 
@@ -137,7 +137,7 @@ def _groups_outside(view: ClusterView, problems: list[str]) -> list[GroupOffset]
 _Commit = tuple[tuple[str, str, int], int, "int | None"]
 
 
-def _read_commits(path: Path, bounds: ServedBounds, committed: dict[tuple[str, str, int], tuple[int, int | None]]
+def _read_commits(path: AnyPath, bounds: ServedBounds, committed: dict[tuple[str, str, int], tuple[int, int | None]]
                   ) -> None:
     """The group coordinator's view of one `__consumer_offsets` partition (read_committed): a plain commit counts
     at once; a transactional one (TxnOffsetCommit) once its transaction's COMMIT marker is read, never when

@@ -104,6 +104,7 @@ from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import Keyring, keyring
 from kafkalog.threads import DEFAULT_THREADS
+from kafkalog.uri_path import AnyPath
 
 
 @dataclass(frozen=True)
@@ -339,7 +340,7 @@ class _NamedBytes(io.BytesIO):
 
 #: A file of a segment as verify reads it: a path on a disk, or an object's bytes opened (behind a URI, or an
 #: Aiven segment's objects).
-_Source = Path | BinaryIO
+_Source = AnyPath | BinaryIO
 
 
 @dataclass
@@ -399,7 +400,7 @@ def _verify_aiven_segment(manifest: Location | Path, report: VerifyReport, progr
         verify_segment(segment, report, progress)
 
 
-def _verify_record_file(path: Path, report: VerifyReport, progress: ByteProgress | None) -> None:
+def _verify_record_file(path: AnyPath, report: VerifyReport, progress: ByteProgress | None) -> None:
     """A KRaft snapshot or bootstrap.checkpoint: record batches, as a segment without indexes."""
     report.segments += 1
     _verify_log(_SegmentSources(0, log=path), report, progress)
@@ -417,7 +418,7 @@ def verify_cluster(paths: list[str], report: VerifyReport) -> bool:
     cluster restarted on exactly those disks serves (`kafkalog.cluster.served`); its records the restart would
     discard are a problem, as are disks of another cluster and copies of one disk. False, and nothing checked,
     when the paths are not several brokers' disks."""
-    if any(Location(p).is_uri for p in paths) or not is_cluster(paths):
+    if not is_cluster(paths):
         return False
     view = cluster_view(paths)
     report.problems += [Problem(message.split(": ", 1)[0], "cluster", message.split(": ", 1)[-1])
@@ -433,12 +434,12 @@ def _add_findings(found: Findings, report: VerifyReport) -> None:
 
 
 #: The text files read by a `formats` reader alone: their checks are that they read.
-_TEXT_READERS: dict[str, Callable[[Path], object]] = {
+_TEXT_READERS: dict[str, Callable[[AnyPath], object]] = {
     OFFSET_CHECKPOINT: read_offset_checkpoint, META: read_meta_properties, TOPIC_ID: read_partition_metadata,
     QUORUM: read_quorum_state}
 
 
-def _verify_text_file(path: Path, kind: str, report: VerifyReport) -> Any:
+def _verify_text_file(path: AnyPath, kind: str, report: VerifyReport) -> Any:
     """Read a text file of `kind`; a problem where it does not read. What it holds, or None."""
     report.files += 1
     try:
@@ -552,7 +553,7 @@ def _verify_partition(partition: Partition, report: VerifyReport,
     return PartitionExtent(partition.path, logs[0].base_offset, log_end, topic_id)
 
 
-def _verify_kafka07_segments(paths: list[Path], report: VerifyReport) -> None:
+def _verify_kafka07_segments(paths: list[AnyPath], report: VerifyReport) -> None:
     """A Kafka 0.7 partition's segments, each checked, and checked to meet as 0.7's `Log.validateSegments`
     requires at start-up: a segment's name (its byte offset) + its size is the next one's name."""
     for i, path in enumerate(paths):
@@ -567,7 +568,7 @@ def _verify_kafka07_segments(paths: list[Path], report: VerifyReport) -> None:
                                                "segments don't validate\")"))
 
 
-def _verify_kafka07(path: Path, report: VerifyReport) -> None:
+def _verify_kafka07(path: AnyPath, report: VerifyReport) -> None:
     """A Kafka 0.7 segment: every message's CRC, its structure, its tail (`kafkalog.log.kafka_07_segment`)."""
     report.segments += 1
     ending: list[DamagedDataError] = []
@@ -906,7 +907,7 @@ def _verify_txn_index(segment: _SegmentSources, log: _LogSummary | None, report:
                                            f"{txn.last_offset} in the segment", entry=n))
 
 
-def _verify_checkpoint(path: Path, report: VerifyReport) -> None:
+def _verify_checkpoint(path: AnyPath, report: VerifyReport) -> None:
     report.files += 1
     try:
         checkpoint = read_leader_epoch_checkpoint(path)

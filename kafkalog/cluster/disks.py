@@ -1,6 +1,7 @@
 """A cluster's disks: the log directories given, which broker each belongs to, and each partition's replicas.
 
-Paths (or globs) naming log directories are one cluster's disks when they hold `meta.properties`: the
+Paths, URIs (``s3://bucket/disks/broker-1``, read through `pyarrow.fs`) or globs of either naming log directories
+are one cluster's disks when they hold `meta.properties`: the
 cluster is the cluster id most of them hold (the first given on a tie), and each disk's broker is its node
 id (`broker.id` in ZooKeeper mode). A broker may have several disks (JBOD: one node id, a directory id
 each). Disks of another cluster id are named and left out. Two disks with one directory id (a copy given
@@ -19,7 +20,6 @@ import glob
 import os
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from kafkalog.cluster.metadata import METADATA_DIR
 from kafkalog.errors import KafkalogError, UsageError
@@ -27,13 +27,14 @@ from kafkalog.file_names import META_PROPERTIES, PARTITION_METADATA, parse_parti
 from kafkalog.formats.partition_metadata import read_partition_metadata
 from kafkalog.log.log_dir import LogDirState, read_log_dir_state
 from kafkalog.log.partition import Partition, is_skipped_dir, listing, partition_dirs
+from kafkalog.uri_path import AnyPath, UriPath, as_path, glob_uri, is_uri
 
 
 @dataclass
 class Disk:
     """One log directory of a broker."""
 
-    path: Path
+    path: AnyPath
     state: LogDirState
 
     @property
@@ -55,7 +56,7 @@ class Replica:
 
     broker: int
     disk: Disk
-    path: Path
+    path: AnyPath
     topic: str
     partition: int
     #: From `partition.metadata`; None where the file is absent or does not read.
@@ -69,7 +70,7 @@ class RenamedReplica:
     in progress). Not served; read by naming the directory."""
 
     broker: int
-    path: Path
+    path: AnyPath
     topic: str
     partition: int
     state: str
@@ -92,38 +93,51 @@ class Disks:
     def brokers(self) -> list[int]:
         return sorted({d.node_id for d in self.disks if d.node_id is not None})
 
-    def metadata_dirs(self) -> list[tuple[int | None, Path]]:
+    def metadata_dirs(self) -> list[tuple[int | None, AnyPath]]:
         """Each disk's copy of the KRaft metadata log, with its node id."""
         return [(d.node_id, d.path / METADATA_DIR) for d in self.disks if (d.path / METADATA_DIR).is_dir()]
 
 
-def log_dirs_of(paths: list[str]) -> list[Path]:
-    """The log directories (directories holding `meta.properties`) that the paths or globs name, in order,
-    each once. A path that is not a directory with `meta.properties` is a usage error."""
-    found: list[Path] = []
+def log_dirs_of(paths: list[str]) -> list[AnyPath]:
+    """The log directories (directories holding `meta.properties`) that the paths, URIs or globs of either name,
+    in order, each once. A path that is not a directory with `meta.properties` is a usage error."""
+    found: list[AnyPath] = []
+    seen: set[str] = set()
     for p in paths:
-        matches = sorted(glob.glob(p)) if glob.has_magic(p) else [p]
-        if not matches:
-            raise UsageError(f"no such file or directory: {p}")
-        for m in matches:
-            if not os.path.isdir(m):
+        for m in _matches(p):
+            if not m.is_dir():
                 raise UsageError(f"{m}: not a directory (a broker's log directory is expected)")
-            if not os.path.exists(os.path.join(m, META_PROPERTIES)):
+            if not (m / META_PROPERTIES).exists():
                 raise UsageError(f"{m}: no {META_PROPERTIES} here: not a broker's log directory")
-            real = Path(os.path.realpath(m))
-            if real not in {Path(os.path.realpath(f)) for f in found}:
-                found.append(Path(m))
+            real = str(m) if isinstance(m, UriPath) else os.path.realpath(m)
+            if real not in seen:
+                seen.add(real)
+                found.append(m)
     return found
+
+
+def _matches(pattern: str) -> list[AnyPath]:
+    """What a path, URI or glob of either names; a usage error when it names nothing."""
+    if is_uri(pattern):
+        matches: list[AnyPath] = list(glob_uri(pattern))
+    else:
+        matches = [as_path(m) for m in (sorted(glob.glob(pattern)) if glob.has_magic(pattern) else [pattern])]
+    if not matches:
+        raise UsageError(f"no such file or directory: {pattern}")
+    return matches
 
 
 def is_cluster(paths: list[str]) -> bool:
     """Whether `paths` name the disks of several brokers of one cluster: two or more log directories (each
     holding `meta.properties`), the cluster id most of them hold held by two or more node ids. Then kafkalog
     reads them as one cluster (directories of one node are a broker's JBOD disks)."""
-    dirs: list[str] = []
+    dirs: list[AnyPath] = []
     for p in paths:
-        dirs += sorted(glob.glob(p)) if glob.has_magic(p) else [p]
-    if len(dirs) < 2 or not all(os.path.isfile(os.path.join(d, META_PROPERTIES)) for d in dirs):
+        if is_uri(p):
+            dirs += glob_uri(p)
+        else:
+            dirs += [as_path(m) for m in (sorted(glob.glob(p)) if glob.has_magic(p) else [p])]
+    if len(dirs) < 2 or not all((d / META_PROPERTIES).is_file() for d in dirs):
         return False
     metas = [m for m in (read_log_dir_state(d).meta for d in dirs) if m is not None and m.node_id is not None]
     clusters = Counter(m.cluster_id for m in metas)

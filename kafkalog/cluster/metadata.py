@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from kafkalog.errors import KafkalogError
@@ -34,6 +33,7 @@ from kafkalog.formats.internal_topics import METADATA, decode_record
 from kafkalog.formats.text_files import ZERO_UUID
 from kafkalog.log.file_kinds import kraft_snapshots
 from kafkalog.log.segment import SegmentReader
+from kafkalog.uri_path import AnyPath, as_path
 
 METADATA_TOPIC = "__cluster_metadata"
 METADATA_DIR = f"{METADATA_TOPIC}-0"
@@ -100,7 +100,7 @@ class ClusterMetadata:
     """What the metadata log says, as of `end_offset` (the next offset after the last record replayed)."""
 
     #: The `__cluster_metadata-0` directory read, and the node whose disk it is on (None: not known).
-    source: Path
+    source: AnyPath
     end_offset: int = 0
     last_epoch: int = -1
     #: topic id (Kafka's base64 Uuid string) -> topic name
@@ -129,7 +129,7 @@ class ClusterMetadata:
         return value if value is not None else self.broker_configs.get("", {}).get(name)
 
 
-def metadata_reach(metadata_dir: Path) -> tuple[int, int]:
+def metadata_reach(metadata_dir: AnyPath) -> tuple[int, int]:
     """(last epoch, end offset) of a copy of the metadata log, from its last segment's batch headers and
     its snapshots' names; (-1, 0) when it holds nothing readable."""
     epoch, end = -1, 0
@@ -137,7 +137,7 @@ def metadata_reach(metadata_dir: Path) -> tuple[int, int]:
         snap_end, snap_epoch = _snapshot_id(path)
         if (snap_epoch, snap_end) > (epoch, end):
             epoch, end = snap_epoch, snap_end
-    logs = sorted(metadata_dir.glob("*.log"))
+    logs = sorted(metadata_dir.glob("*.log"), key=str)
     if logs:
         try:
             with SegmentReader(logs[-1], decode_records=False) as reader:
@@ -154,7 +154,7 @@ def read_metadata(metadata_dir: str | os.PathLike, *, control_only: bool = False
 
     What does not read is named in `problems` (file and byte position); what was read before it stays.
     `control_only`: KRaft's control records alone (the kraft.version and the voters), not the metadata records."""
-    directory = Path(metadata_dir)
+    directory = as_path(metadata_dir)
     md = ClusterMetadata(source=directory)
     for snapshot in reversed(_snapshots(directory)):
         attempt = ClusterMetadata(source=directory)
@@ -163,25 +163,26 @@ def read_metadata(metadata_dir: str | os.PathLike, *, control_only: bool = False
             md.end_offset = _snapshot_id(snapshot)[0]
             break
         md.problems.extend(attempt.problems)
-    for log in sorted(directory.glob("*.log")):
+    logs: list[AnyPath] = sorted(directory.glob("*.log"), key=str)
+    for log in logs:
         _replay_file(md, log, start_offset=md.end_offset, strict=False, control_only=control_only)
     md.read_whole = not md.problems
     return md
 
 
-def _snapshots(directory: Path) -> list[Path]:
+def _snapshots(directory: AnyPath) -> list[AnyPath]:
     """The KRaft snapshots, by end offset (`<20-digit end offset>-<10-digit epoch>.checkpoint`)."""
     return sorted(kraft_snapshots(directory), key=_snapshot_id)
 
 
-def _snapshot_id(path: Path) -> tuple[int, int]:
+def _snapshot_id(path: AnyPath) -> tuple[int, int]:
     """(end offset, epoch) of a snapshot (`kraft_snapshots` lists only names that have them)."""
     found = kraft_snapshot_id(path)
     assert found is not None
     return found
 
 
-def _replay_file(md: ClusterMetadata, path: Path, *, start_offset: int, strict: bool,
+def _replay_file(md: ClusterMetadata, path: AnyPath, *, start_offset: int, strict: bool,
                  control_only: bool = False) -> bool:
     """Replay the data records of one file from `start_offset`, up to its first invalid batch (as Kafka's
     recovery ends a log there); False (with a problem named) where it stops at damage. A snapshot must read

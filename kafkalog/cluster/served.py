@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from kafkalog.cluster import lineage as epochs
 from kafkalog.cluster.disks import Disks, Replica, find_disks
@@ -64,6 +63,7 @@ from kafkalog.formats.quorum_state import read_quorum_state
 from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.served_log import ServedBounds, served_bounds
+from kafkalog.uri_path import AnyPath
 
 #: How the leader was chosen (`PartitionView.election`), and what each means (`ELECTIONS`).
 METADATA_LEADER, ISR, ELR, UNCLEAN, OFFLINE, LONGEST_LOG = "leader", "isr", "elr", "unclean", "offline", "longest_log"
@@ -161,7 +161,7 @@ class ClusterView:
     without_replica: list[tuple[str, int]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
-    def served_dirs(self) -> list[Path]:
+    def served_dirs(self) -> list[AnyPath]:
         """The partition directory each partition is served from."""
         return [v.replica.path for p in self.partitions if (v := p.leader_view) is not None]
 
@@ -277,7 +277,7 @@ def _latest_metadata(disks: Disks) -> ClusterMetadata | None:
     return md
 
 
-def _voters(copies: list[tuple[int | None, Path, str | None]], reach: dict[Path, tuple[int, int]]
+def _voters(copies: list[tuple[int | None, AnyPath, str | None]], reach: dict[AnyPath, tuple[int, int]]
             ) -> tuple[list[Voter], str]:
     """The quorum's voters, and where they were read (see `_latest_metadata`); none where nothing says.
 
@@ -313,7 +313,7 @@ def _replica_view(r: Replica) -> ReplicaView:
     return view
 
 
-def _lineage(path: Path, bounds: ServedBounds) -> tuple[list[epochs.EpochStart], str | None]:
+def _lineage(path: AnyPath, bounds: ServedBounds) -> tuple[list[epochs.EpochStart], str | None]:
     """The replica's leader-epoch lineage as its start-up leaves it (see `kafkalog.cluster.lineage`)."""
     problem = None
     entries: list[tuple[int, int]] = []
@@ -333,7 +333,7 @@ def _lineage(path: Path, bounds: ServedBounds) -> tuple[list[epochs.EpochStart],
     return lineage, problem
 
 
-def _batch_epochs(path: Path, bounds: ServedBounds, start: int):
+def _batch_epochs(path: AnyPath, bounds: ServedBounds, start: int):
     """(partition leader epoch, base offset) of each v2 batch of the loaded log holding offsets from `start`."""
     segments = [s for s in Partition(path).log_segments if s.log is not None and str(s.log) in bounds.segment_ends]
     floor = max([n for n, s in enumerate(segments) if s.base_offset <= start], default=0)
@@ -449,7 +449,7 @@ def stray_detail(p: PartitionView, r: ReplicaView, records: int) -> str:
     return f"{why}: a stray replica, which its broker's start-up does not load (Kafka renames it -stray); {held}"
 
 
-def replica_findings(view: ClusterView) -> list[tuple[Path, str, str]]:
+def replica_findings(view: ClusterView) -> list[tuple[AnyPath, str, str]]:
     """(replica directory, kind, detail) for each replica whose records a restarted cluster would not serve:
     what `verify` reports of several brokers' disks."""
     found = []

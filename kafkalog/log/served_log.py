@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kafkalog.errors import DamagedDataError, KafkalogError
@@ -47,6 +46,7 @@ from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SegmentFiles
 from kafkalog.model import Decoder
+from kafkalog.uri_path import AnyPath
 
 if TYPE_CHECKING:
     from kafkalog.log.log_dir import LogDirState
@@ -57,14 +57,14 @@ class Truncation:
     """Where Kafka's recovery ends a partition's log: the first invalid batch of a segment it recovers."""
 
     #: The segment cut: Kafka keeps its bytes [0, position).
-    segment: Path
+    segment: AnyPath
     position: int
     #: The first offset not served: the recovered log end offset.
     offset: int
     #: What recovery found at `position`, in kafkalog's words (a partial entry, zero bytes, a CRC mismatch).
     reason: str
     #: The later segments recovery deletes whole.
-    deleted_segments: tuple[Path, ...] = ()
+    deleted_segments: tuple[AnyPath, ...] = ()
 
 
 @dataclass(frozen=True)
