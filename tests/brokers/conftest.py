@@ -64,6 +64,12 @@ def pytest_runtestloop(session):
         _start(session.config._tmp_path_factory)  # (what the tmp_path_factory fixture returns)
 
 
+def pytest_sessionfinish(session, exitstatus):
+    """The runs not begun yet are dropped: a session that stopped early (-x) does not wait for them at exit."""
+    for pool in _pool:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
 def _in_thread(fn, work):
     try:
         return fn(work)
