@@ -115,43 +115,36 @@ def kraft_4x(work: Path) -> BrokerRun:
     return _finish(b, "kraft_4x", topics, t0)
 
 
-def kraft_39(work: Path) -> BrokerRun:
-    """3.9.x in KRaft mode: codecs, transactions, groups, metadata."""
+def _codecs_and_groups(name: str, version: str, work: Path, share: bool) -> BrokerRun:
+    """`version` in KRaft mode: codecs, transactions, the classic and consumer groups (and a share group where
+    `share`), metadata snapshots."""
     t0 = time.monotonic()
-    b = Broker(NEWEST_39, "kraft", work, broker_config={
-        "group.coordinator.rebalance.protocols": "classic,consumer",
+    b = Broker(version, "kraft", work, broker_config={
+        "group.coordinator.rebalance.protocols": "classic,consumer" + (",share" if share else ""),
         "metadata.log.max.record.bytes.between.snapshots": "2048",
         "metadata.log.max.snapshot.interval.ms": "3000",
-    }).start()
+    }, format_features=["share.version=1"] if share else []).start()
     codec_topics = [f"codec-{c}" for c in CODECS]
     steps = [_topic(t) for t in codec_topics] + [_topic("txn", 2)]
     steps += [["produce", t, c, "3", "300"] for t, c in zip(codec_topics, CODECS)]
     steps += [["txn", "txn"], ["alter-topic", "codec-none", "retention.ms=86400000"],
               ["group", "g-classic", "classic", "codec-none"], ["group", "g-consumer", "consumer", "codec-gzip"]]
+    if share:
+        steps.append(["share-group", "g-share", "codec-lz4"])
     run_scenario(b, steps)
     topics = [*codec_topics, "txn"]
     run_scenario(b, [["consume", str(work / "consumed"), *topics]])
-    return _finish(b, "kraft_39", topics, t0)
+    return _finish(b, name, topics, t0)
+
+
+def kraft_39(work: Path) -> BrokerRun:
+    """3.9.x in KRaft mode: codecs, transactions, groups, metadata."""
+    return _codecs_and_groups("kraft_39", NEWEST_39, work, share=False)
 
 
 def kraft_44(work: Path) -> BrokerRun:
     """Kafka 4.4 in KRaft mode: codecs, transactions, the three group protocols, metadata snapshots."""
-    t0 = time.monotonic()
-    b = Broker(KAFKA_44, "kraft", work, broker_config={
-        "group.coordinator.rebalance.protocols": "classic,consumer,share",
-        "metadata.log.max.record.bytes.between.snapshots": "2048",
-        "metadata.log.max.snapshot.interval.ms": "3000",
-    }, format_features=["share.version=1"]).start()
-    codec_topics = [f"codec-{c}" for c in CODECS]
-    steps = [_topic(t) for t in codec_topics] + [_topic("txn", 2)]
-    steps += [["produce", t, c, "3", "300"] for t, c in zip(codec_topics, CODECS)]
-    steps += [["txn", "txn"], ["alter-topic", "codec-none", "retention.ms=86400000"],
-              ["group", "g-classic", "classic", "codec-none"], ["group", "g-consumer", "consumer", "codec-gzip"],
-              ["share-group", "g-share", "codec-lz4"]]
-    run_scenario(b, steps)
-    topics = [*codec_topics, "txn"]
-    run_scenario(b, [["consume", str(work / "consumed"), *topics]])
-    return _finish(b, "kraft_44", topics, t0)
+    return _codecs_and_groups("kraft_44", KAFKA_44, work, share=True)
 
 
 LEGACY_FORMATS = {"v1": "0.10.0", "v0": "0.9.0"}

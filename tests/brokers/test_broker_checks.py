@@ -5,7 +5,6 @@ same version, run from the same jars."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 import sys
@@ -14,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kafkalog.log.segment import SegmentReader
-from tests.brokers.harness import JVM_OPTS, java
+from tests.dump import dump_log_segments as dls
 
 pytestmark = pytest.mark.broker
 
@@ -54,19 +53,13 @@ def test_dump_reads_every_file_the_broker_wrote(broker_run):
     assert res.returncode == (1 if undecoded else 0), res.stderr[-2000:]
 
 
-def dump_log_segments(run, option: str, files: list[Path]) -> str:
-    res = subprocess.run([java(), *JVM_OPTS, "-cp", os.pathsep.join(run.classpath), run.dump_log_segments_class,
-                          option, "--files", ",".join(map(str, files))],
-                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
-    return res.stdout
-
-
 def kafka_flagged(run, files: list[Path]) -> tuple[set[str], str]:
     """The index files DumpLogSegments finds fault with, and its output. One file per run of the sanity
-    check: its CorruptIndexException ends the run."""
+    check: its CorruptIndexException ends the run (the runs share one JVM: `dls.run_many`)."""
+    runs = [(option, [f]) for f in files for option in (["--index-sanity-check"], ["--verify-index-only"])]
     flagged, outs = set(), []
-    for f in files:
-        out = dump_log_segments(run, "--index-sanity-check", [f]) + dump_log_segments(run, "--verify-index-only", [f])
+    for f, dumped in zip([f for f in files for _ in range(2)], dls.run_many(run.version, runs)):
+        out = "\n".join(line for d in dumped.values() for line in [*d.lines, *([d.exception] if d.exception else [])])
         outs.append(out)
         if re.search(r"CorruptIndexException|failed sanity check|Mismatches in|is corrupt", out):
             flagged.add(str(f))
