@@ -206,6 +206,152 @@ def parse_batch_headers(const uint8_t[::1] buf, const int64_t[::1] pos, const in
             memcpy(&table[i, 0], row, KAFKA_RECORD_BATCH__WIDTH * 8)
 
 
+def parse_legacy_entries(const uint8_t[::1] buf, const int64_t[:, ::1] entries, const int64_t[::1] rows,
+                         int64_t[:, ::1] table, int64_t[::1] errors):
+    """Each legacy entry `entries[rows[i]]` (rows of a `kafkalog.entries` table; `kafka_message_set.ksy`, type
+    entry) into column i of the column-major `table` (`KAFKA_MESSAGE_SET__ENTRY__*` rows), its error code into
+    `errors[i]`, in one call without the GIL."""
+    cdef Py_ssize_t i, n = rows.shape[0]
+    cdef int64_t e, p
+    cdef int err
+    cdef Table t
+    if table.shape[0] != KAFKA_MESSAGE_SET__ENTRY__WIDTH or table.shape[1] < n or errors.shape[0] < n \
+            or entries.shape[1] != 3:
+        raise ValueError("the table is smaller than the entries")  # a caller's bug
+    for i in range(n):
+        e = rows[i]
+        if not 0 <= e < entries.shape[0]:
+            raise ValueError("a row is not in the entry table")  # a caller's bug
+        p = entries[e, _ENTRY_POS]
+        if p < 0 or entries[e, _ENTRY_LENGTH] < 0 or p + _LOG_OVERHEAD + entries[e, _ENTRY_LENGTH] > buf.shape[0]:
+            raise ValueError("an entry is not inside the buffer")  # a caller's bug: the call would read past it
+    if n == 0:
+        return
+    cdef const uint8_t* base = &buf[0]
+    t.data, t.rows = &table[0, 0], table.shape[1]
+    with nogil:
+        for i in range(n):
+            e = rows[i]
+            p = entries[e, _ENTRY_POS]
+            err, _ = parse_kafka_message_set__entry(base, p, p + _LOG_OVERHEAD + entries[e, _ENTRY_LENGTH], &t, i)
+            errors[i] = err
+
+
+def walk_messages(const uint8_t[::1] buf, int64_t pos, int64_t end, int64_t[:, ::1] table):
+    """The entries of a wrapper's inner message set `buf[pos:end]` into the columns of `table` (column-major,
+    `KAFKA_MESSAGE_SET__ENTRY__*` rows), as Kafka's `DataLogInputStream` reads them: until fewer than 8 bytes (not
+    even an offset) are left; in one call without the GIL. Returns (entries, error code, position); error code 1
+    means the table is full."""
+    cdef int64_t n = 0, cap = table.shape[1], after
+    cdef int err = 0
+    cdef Table t
+    if table.shape[0] != KAFKA_MESSAGE_SET__ENTRY__WIDTH:
+        raise ValueError("the table is not a message table")  # a caller's bug
+    if not 0 <= pos <= end <= buf.shape[0]:
+        raise ValueError("the messages are not inside the buffer")  # a caller's bug: the walk would read past it
+    if end - pos < 8:
+        return 0, 0, pos
+    if cap == 0:
+        return 0, 1, pos
+    cdef const uint8_t* data = &buf[0]
+    t.data, t.rows = &table[0, 0], cap
+    with nogil:
+        while end - pos >= 8:
+            if n >= cap:
+                err = 1
+                break
+            err, after = parse_kafka_message_set__entry(data, pos, end, &t, n)
+            if err != 0:
+                break
+            pos = after
+            n += 1
+    return n, err, pos
+
+
+def parse_offset_index_slots(const uint8_t[::1] buf, int64_t[:, ::1] table):
+    """Every whole 8-byte slot of an offset index (`kafka_offset_index.ksy`, type index_entry) into the columns of
+    `table` (column-major, `KAFKA_OFFSET_INDEX__INDEX_ENTRY__*` rows), in one call without the GIL."""
+    cdef int64_t i, slots = buf.shape[0] // 8
+    cdef Table t
+    if table.shape[0] != KAFKA_OFFSET_INDEX__INDEX_ENTRY__WIDTH or table.shape[1] < slots:
+        raise ValueError("the table is smaller than the slots")  # a caller's bug
+    if slots == 0:
+        return
+    cdef const uint8_t* data = &buf[0]
+    t.data, t.rows = &table[0, 0], table.shape[1]
+    with nogil:
+        for i in range(slots):
+            parse_kafka_offset_index__index_entry(data, 8 * i, 8 * i + 8, &t, i)
+
+
+def parse_time_index_slots(const uint8_t[::1] buf, int64_t[:, ::1] table):
+    """Every whole 12-byte slot of a time index (`kafka_time_index.ksy`, type time_index_entry) into the columns of
+    `table` (column-major, `KAFKA_TIME_INDEX__TIME_INDEX_ENTRY__*` rows), in one call without the GIL."""
+    cdef int64_t i, slots = buf.shape[0] // 12
+    cdef Table t
+    if table.shape[0] != KAFKA_TIME_INDEX__TIME_INDEX_ENTRY__WIDTH or table.shape[1] < slots:
+        raise ValueError("the table is smaller than the slots")  # a caller's bug
+    if slots == 0:
+        return
+    cdef const uint8_t* data = &buf[0]
+    t.data, t.rows = &table[0, 0], table.shape[1]
+    with nogil:
+        for i in range(slots):
+            parse_kafka_time_index__time_index_entry(data, 12 * i, 12 * i + 12, &t, i)
+
+
+def gather_pair(const uint8_t[::1] buf, const int64_t[::1] a_pos, const int64_t[::1] a_size,
+                const int64_t[::1] b_pos, const int64_t[::1] b_size, bint a_utf8):
+    """Two byte fields of the same rows (a legacy message's key and value) in Arrow's layout, copied in one call
+    without the GIL: for each, int32 `offsets` (rows + 1) and the `data` of `buf[pos[i]:pos[i] + size[i]]` one
+    after the other (nothing where size < 0), and how many are null (size < 0). With `a_utf8`, also the first
+    row whose field a is not valid UTF-8 (as Python's strict decoder reads it), else -1.
+    Returns (a_offsets, a_data, a_nulls, b_offsets, b_data, b_nulls, bad)."""
+    cdef Py_ssize_t i, n = a_pos.shape[0]
+    cdef int64_t a_total = 0, b_total = 0, a_nulls = 0, b_nulls = 0, oa = 0, ob = 0, bad = -1
+    if a_size.shape[0] != n or b_pos.shape[0] != n or b_size.shape[0] != n:
+        raise ValueError("the fields' columns differ in length")  # a caller's bug
+    for i in range(n):
+        if a_size[i] < 0:
+            a_nulls += 1
+        elif a_pos[i] < 0 or a_pos[i] + a_size[i] > buf.shape[0]:
+            raise ValueError("a field is not inside the buffer")  # a caller's bug: the copy would read past it
+        else:
+            a_total += a_size[i]
+        if b_size[i] < 0:
+            b_nulls += 1
+        elif b_pos[i] < 0 or b_pos[i] + b_size[i] > buf.shape[0]:
+            raise ValueError("a field is not inside the buffer")  # a caller's bug
+        else:
+            b_total += b_size[i]
+    if a_total > _INT32_MAX or b_total > _INT32_MAX:
+        raise ValueError("more bytes than Arrow's 32-bit offsets hold")  # a caller's bug: the rows go out in parts
+    a_offsets_array = np.empty(n + 1, dtype=np.int32)
+    b_offsets_array = np.empty(n + 1, dtype=np.int32)
+    a_data_array = np.empty(a_total, dtype=np.uint8)
+    b_data_array = np.empty(b_total, dtype=np.uint8)
+    cdef int32_t[::1] a_offsets = a_offsets_array, b_offsets = b_offsets_array
+    cdef uint8_t[::1] a_data = a_data_array, b_data = b_data_array
+    cdef const uint8_t* src = &buf[0] if buf.shape[0] else NULL
+    cdef uint8_t* a_out = &a_data[0] if a_total else NULL
+    cdef uint8_t* b_out = &b_data[0] if b_total else NULL
+    with nogil:
+        for i in range(n):
+            a_offsets[i] = <int32_t>oa
+            b_offsets[i] = <int32_t>ob
+            if a_size[i] > 0:
+                memcpy(a_out + oa, src + a_pos[i], <size_t>a_size[i])
+                if a_utf8 and bad < 0 and not _utf8(a_out, oa, oa + a_size[i]):
+                    bad = i
+                oa += a_size[i]
+            if b_size[i] > 0:
+                memcpy(b_out + ob, src + b_pos[i], <size_t>b_size[i])
+                ob += b_size[i]
+        a_offsets[n] = <int32_t>oa
+        b_offsets[n] = <int32_t>ob
+    return a_offsets_array, a_data_array, a_nulls, b_offsets_array, b_data_array, b_nulls, bad
+
+
 cdef int64_t _lz4_frame(void* dctx, uint8_t* dst, int64_t cap, const uint8_t* src, int64_t left) noexcept nogil:
     """One LZ4 frame at `src` (`left` bytes) into `dst` (`cap` bytes): what it gives, or -1 when it is not taken
     (damage, no end mark, more than `cap`): `kafkalog.fast.compression`'s rule."""
