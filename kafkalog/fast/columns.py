@@ -10,7 +10,7 @@ import numpy as np
 import pyarrow as pa
 
 from kafkalog.errors import DamagedDataError
-from kafkalog.fast import arrays, compiled
+from kafkalog.fast import arrays
 from kafkalog.model import Batch
 
 HEADERS_TYPE = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
@@ -133,6 +133,8 @@ def binary_arrays(buf: np.ndarray, a_pos: np.ndarray, a_size: np.ndarray, b_pos:
                   a_type: pa.DataType = _BINARY) -> tuple[pa.Array, pa.Array, int]:
     """Two binary arrays (a may be string) of buf[pos:pos + size], null where size < 0, made in one pass; and
     the first row whose string is not valid UTF-8, or -1 (copied by the compiled engine, without the GIL)."""
+    from kafkalog.fast import compiled  # noqa: PLC0415  (the engine: not loaded by the modules that want SCHEMA)
+
     a_offsets, a_data, a_nulls, b_offsets, b_data, b_nulls, bad = compiled.gather_pair(
         buf, a_pos, a_size, b_pos, b_size, a_type == pa.string())
     return (_binary_array(a_type, a_size, a_nulls, a_offsets, a_data),

@@ -17,13 +17,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
-
 from kafkalog._generated import kafka_kernel_columns as k
+
 from kafkalog.dataset.decode import read_segment_table
-from kafkalog.fast import compiled, engine, walk_codes
-from kafkalog.fast import index as fast_index
+from kafkalog.fast import compiled, engine, index as fast_index, walk_codes
 from kafkalog.formats.index import OffsetIndex, TimeIndex
-from kafkalog.formats.message_set import decode_entry
 from kafkalog.model import Decoder
 from tests.fast.test_fast_path import FILES, entries as object_entries
 from tests.paths import ROOT
@@ -175,9 +173,8 @@ def test_legacy_entries_parse_as_the_kaitai_parser_reads_them(path):
                          ids=lambda p: p.name)
 def test_inner_messages_walk_as_the_kaitai_parser_reads_them(path):
     # A message set's entries one after the other (a wrapper's inner set has the same layout as a segment's).
-    from kaitaistruct import BytesIO, KaitaiStream
-
     from kafkalog._generated.kafka_message_set import KafkaMessageSet
+    from kaitaistruct import BytesIO, KaitaiStream
 
     data = path.read_bytes()
     ref = KafkaMessageSet(KaitaiStream(BytesIO(data))).entries
