@@ -677,10 +677,10 @@ def _range_starts(segment: _SegmentSources, report: VerifyReport) -> list[int]:
 
 
 def _slot_columns(index: OffsetIndex | TimeIndex, report: VerifyReport) -> np.ndarray:
-    """Every slot of an index file by column: through the kernels, or the Kaitai parser for a small input."""
+    """Every slot of an index file by column: through the compiled engine, or the Kaitai parser for a small input."""
     if report.decoder is not Decoder.FAST:
         return index.slot_table()
-    from kafkalog.fast import index as fast_index  # numba, only for an input large enough to repay it (start-up)
+    from kafkalog.fast import index as fast_index  # the fast path, only for an input large enough (start-up)
 
     return fast_index.slot_columns(index)
 
