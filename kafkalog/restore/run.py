@@ -2,7 +2,6 @@
 first), then the consumer groups."""
 from __future__ import annotations
 
-import gc
 import sys
 import time
 from dataclasses import dataclass, field
@@ -11,10 +10,11 @@ from typing import Any, TextIO
 from kafkalog.errors import TargetRefusedError, UsageError
 from kafkalog.progress import CountProgress
 from kafkalog.restore import groups as group_offsets, source, topics
+from kafkalog.restore.collector import collector_paused
 from kafkalog.restore.offset_map import MapWriter, State, mapped_counts
 from kafkalog.restore.options import FORCED, PRODUCER_DEFAULTS, RestoreOptions, producer_settings
 from kafkalog.restore.prefetch import Prefetch
-from kafkalog.restore.produce import Lane, Producing
+from kafkalog.restore.produce import RESTORE_ELSEWHERE, Gap, Lane, Producing
 from kafkalog.restore.source import Records
 
 
@@ -94,22 +94,29 @@ def _target_ends(admin: Any, partitions: list[tuple[str, int]], timeout: float =
 def _produce(producing: Producing, reading: Prefetch[tuple[str, Records]],
              lanes_by_topic: dict[str, dict[int, Lane]]) -> None:
     """Every run read, to its lane, until the end or the first refusal; `_schemas` delivered before the rest."""
-    # The records' lists and tuples are made by the hundred thousand and hold no cycles: the cyclic collector, run
-    # every few hundred of them, would cost more than the rest of the conversion. Paused while producing.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():  # (the records' objects hold no cycles; see kafkalog.restore.collector)
         previous = None
         for topic, run in reading:
             if previous == source.SCHEMAS_TOPIC and topic != previous:
                 producing.finish()  # the schemas are in before any value that names them
             previous = topic
             producing.send(lanes_by_topic[topic][run.partition], run)
-            if producing.refusals:
+            if producing.stopped:
                 return
-    finally:
-        if collecting:
-            gc.enable()
+
+
+def _refuse_gaps(state: State, keys: list[str]) -> None:
+    """A target partition where an earlier run left records past a refused one is not resumed: the refused record
+    would be missing before them for good."""
+    for key in keys:
+        if key in state.gaps:
+            gap = Gap.from_json(state.gaps[key])
+            refused = f"offset {gap.refused}" if gap.refused is not None else "a record"
+            raise UsageError(
+                f"target {gap.target_topic}-{gap.target_partition}: an earlier run with the offset map "
+                f"{state.path.parent} had source {gap.source_topic}-{gap.source_partition} {refused} refused, and "
+                f"{gap.describe()}: the partition misses that record before them, so this offset map does not resume "
+                f"it (no record produced); {RESTORE_ELSEWHERE.format(topic=gap.source_topic)}")
 
 
 def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
@@ -134,6 +141,12 @@ def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
         offsets. What was delivered before it is in the offset map; a second run goes on from there.
     kafkalog.UsageError
         Sources that hold nothing to restore, or an offset map of another restore.
+
+    Notes
+    -----
+    While it produces, Python's cyclic garbage collector is paused, for the whole process (CPython has one): the
+    records' objects hold no cycles, and collecting them costs more than converting them. The collector is put
+    back as it was found (disabled stays disabled) when the last restore running in the process ends.
     """
     from confluent_kafka.admin import AdminClient
 
@@ -158,6 +171,7 @@ def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
         report.created_topics = topics.prepare_targets(admin, targets)
 
         state = State.open(options.offset_map, _identity(options))
+        _refuse_gaps(state, [State.key(options.target_topic(t), p) for t in seen for p in seen[t]])
         pairs = [(options.target_topic(t), p) for t in seen for p in sorted(seen[t])]
         ends = _target_ends(admin, pairs)
         mapped = mapped_counts(options.offset_map)
@@ -192,6 +206,10 @@ def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
                 report.foreign[f"{lane.target_topic}-{lane.target_partition}"] = lane.foreign
     report.delivered = producing.delivered
     report.seconds = time.monotonic() - t0
+    gaps = [gap for lanes in lanes_by_topic.values() for lane in lanes.values() if (gap := lane.gap()) is not None]
+    if gaps:  # before the error: a second run with this map must not resume these partitions
+        state.gaps.update({State.key(g.target_topic, g.target_partition): g.to_json() for g in gaps})
+        state.save()
     producing.raise_refusal(writer.written)
 
     if options.groups:

@@ -3,14 +3,17 @@
 Sources: the data directory kraft_4x's broker wrote (codecs, transactions with aborts, compaction, headers,
 LogAppendTime, a classic and a consumer-protocol group), tiered_4x's tiered topic (remote segments first), the data
 directory a real registry (Karapace) left (`_schemas` and values framed with its schema ids; committed under
-tests/registry/fixtures), and kraft_4x's metadata log and a topic behind s3:// (moto's S3 server). The oracle: what
-Kafka's read_committed consumer reads on the target is what it read on the source (key, value, headers, and
-timestamps for CreateTime topics), partition by partition in order; each restored group resumes on the target at the
-record the source group would have resumed at; a restore killed with kill -9, or whose target broker is killed
-mid-way and started again on its data, and run again delivers every record once.
+tests/registry/fixtures), kraft_4x's metadata log and a topic behind s3:// (moto's S3 server), `kafkalog ingest`'s
+Parquet of a topic behind file:// and s3://, and a topic with one record past the target's max.message.bytes in its
+middle. The oracle: what Kafka's read_committed consumer reads on the target is what it read on the source (key,
+value, headers, and timestamps for CreateTime topics), partition by partition in order; each restored group resumes
+on the target at the record the source group would have resumed at; a restore killed with kill -9, or whose target
+broker is killed mid-way and started again on its data, and run again delivers every record once; nothing lands
+after a refused record.
 """
 from __future__ import annotations
 
+import argparse
 import base64
 import json
 import os
@@ -24,6 +27,7 @@ from pathlib import Path
 import pytest
 
 import kafkalog
+from kafkalog.spark.ingest import run_ingest
 from tests.brokers.harness import Broker, run_scenario, wait_port
 from tests.brokers.scenarios import NEWEST_4X
 from tests.dataset.s3_server import s3_server, upload
@@ -39,6 +43,19 @@ KILLED_TOPIC = "big-segments"
 REGISTRY = Path(__file__).resolve().parents[1] / "registry" / "fixtures" / "karapace-4.3.1"
 REGISTRY_TOPICS = sorted(d.name.rsplit("-", 1)[0] for d in (REGISTRY / "data").iterdir() if d.is_dir())
 ROOT = Path(__file__).resolve().parents[2]
+#: A topic with one record past the refusing target's max.message.bytes, at MID_AT, between small ones.
+MID_LARGE, MID_AT, MID_AFTER = "mid-large", 300, 300
+
+
+def _produce_mid_large(broker: Broker) -> None:
+    """MID_AT small records, one of 10 kB, MID_AFTER small ones: one partition, by Kafka's protocol (librdkafka)."""
+    from confluent_kafka import Producer
+
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "linger.ms": 20})
+    for i in range(MID_AT + 1 + MID_AFTER):
+        value = b"L" * 10_000 if i == MID_AT else b"v%06d" % i + b"x" * 90
+        producer.produce(MID_LARGE, value, b"k%d" % i, 0, headers=[("h", b"%d" % i)])
+    assert producer.flush(120) == 0
 
 
 def _restore(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
@@ -89,17 +106,27 @@ def target(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def restored(kraft_4x, tiered_4x, target, tmp_path_factory):
+def restored(kraft_4x, tiered_4x, target, spark, tmp_path_factory):
     """Every restore of the module run against the target, then one consume of everything on it."""
     from confluent_kafka.admin import AdminClient, NewTopic
 
     work = tmp_path_factory.mktemp("restore")
     admin = AdminClient({"bootstrap.servers": target.bootstrap})
-    # targets that refuse: too small for codec-none's records, fewer partitions than txn
+    # targets that refuse: too small for codec-none's records, fewer partitions than txn, too small for the one large
+    # record in the middle of mid-large (written here by a real producer; the target's own data directory is its
+    # source)
     for f in admin.create_topics([NewTopic("refusing", 1, config={"max.message.bytes": "200"}),
-                                  NewTopic("txn-one", 1)]).values():
+                                  NewTopic("txn-one", 1), NewTopic(MID_LARGE, 1),
+                                  NewTopic("refusing-mid", 1, config={"max.message.bytes": "5000"})]).values():
         f.result()
+    _produce_mid_large(target)
     runs = {}
+    # refused in the middle, batches in flight behind the refused one; then the same command again
+    mid = [str(target.data_dir), "--bootstrap-server", target.bootstrap, "--offset-map", str(work / "mid-map"),
+           "--option", f"subscribe={MID_LARGE}", "--topic-map", f"{MID_LARGE}=refusing-mid", "--no-groups",
+           "-X", "batch.size=2000"]
+    runs["mid-first"] = _restore(*mid)
+    runs["mid-again"] = _restore(*mid)
     # the target broker killed mid-way (kill -9), the restore giving up after message.timeout.ms, the broker started
     # again on its data directory, the restore run again
     down_map = work / "down-map"
@@ -134,17 +161,31 @@ def restored(kraft_4x, tiered_4x, target, tmp_path_factory):
                              "--topic-map", "txn=txn-one", "--no-groups")
     runs["registry"] = _restore(str(REGISTRY / "data"), "--bootstrap-server", target.bootstrap,
                                 "--offset-map", str(work / "registry-map"))
+    # Parquet written by `kafkalog ingest` (the command's function, in the suite's one Spark session), behind
+    # file:// and s3://
+    ingested = work / "ingested"
+    runs["ingest"] = run_ingest(argparse.Namespace(path=str(kraft_4x.data_dir), output=str(ingested),
+                                                   master="local[2]", option=["subscribe=compacted"]))
+    runs["parquet-file"] = _restore(ingested.as_uri(), "--bootstrap-server", target.bootstrap, "--offset-map",
+                                    str(work / "pq-file-map"), "--topic-map", "compacted=compacted-pq-file")
     # kraft_4x's metadata log and one topic behind s3://
     with s3_server(work / "s3.log") as env:
         for name in ("__cluster_metadata-0", "compacted-0"):
             upload(env, kraft_4x.data_dir / name, f"lost-cluster/data/{name}")
+        upload(env, ingested, "lost-cluster/ingested")
+        runs["parquet-s3"] = subprocess.run([*KAFKALOG, "restore", "s3://lost-cluster/ingested", "--bootstrap-server",
+                                             target.bootstrap, "--offset-map", str(work / "pq-s3-map"), "--topic-map",
+                                             "compacted=compacted-pq-s3", "--no-groups"], capture_output=True,
+                                            text=True, timeout=600, stdin=subprocess.DEVNULL,
+                                            env={**os.environ, **env})
         runs["s3"] = subprocess.run([*KAFKALOG, "restore", "s3://lost-cluster/data", "--bootstrap-server",
                                      target.bootstrap, "--offset-map", str(work / "s3-map"), "--topic-map",
                                      "compacted=compacted-s3", "--no-groups"], capture_output=True, text=True,
                                     timeout=600, stdin=subprocess.DEVNULL, env={**os.environ, **env})
     consumed = work / "consumed"
     run_scenario(target, [["consume", str(consumed), *TOPICS, "killed", "downed", "tiered-copy", "refusing",
-                           "compacted-s3", *REGISTRY_TOPICS],
+                           "compacted-s3", MID_LARGE, "refusing-mid", "compacted-pq-file", "compacted-pq-s3",
+                           *REGISTRY_TOPICS],
                           ["committed", str(work / "committed.json"), "g-classic", "g-consumer"]])
     return runs, consumed, work
 
@@ -241,17 +282,19 @@ def test_killed_and_run_again_delivers_every_record_once(kraft_4x, restored):
     assert [_same(r, False) for r in target] == [_same(r, False) for r in source]
 
 
-def test_target_that_refuses(restored):
+def test_target_that_refuses(kraft_4x, restored):
     runs, consumed, _ = restored
     too_large = runs["too-large"]
     assert too_large.returncode == 1
-    assert "source codec-none-0 offset 0: the target refused it" in too_large.stderr, too_large.stderr
-    assert "MSG_SIZE_TOO_LARGE" in too_large.stderr and "Restored before it: 0 record(s)" in too_large.stderr
+    # the first record goes alone (and fits); the batch after it is past the target's max.message.bytes
+    assert "source codec-none-0 offset 1: the target refused it" in too_large.stderr, too_large.stderr
+    assert "MSG_SIZE_TOO_LARGE" in too_large.stderr and "Restored before it: 1 record(s)" in too_large.stderr
     assert "Traceback" not in too_large.stderr
     fewer = runs["fewer"]
     assert fewer.returncode == 1
     assert "target topic txn-one has 1 partition(s); the source topic txn has 2" in fewer.stderr, fewer.stderr
-    assert not _consumed(consumed, "refusing", 0)
+    source = _consumed(kraft_4x.consumed, "codec-none", 0)
+    assert [_same(r, False) for r in _consumed(consumed, "refusing", 0)] == [_same(source[0], False)]
 
 
 def test_target_killed_mid_restore_then_run_again_delivers_every_record_once(kraft_4x, restored):
@@ -332,3 +375,33 @@ def test_metadata_log_behind_a_uri(kraft_4x, target, restored):
     resource = ConfigResource(ConfigResource.Type.TOPIC, "compacted-s3")
     configs = admin.describe_configs([resource])[resource].result()
     assert (configs["cleanup.policy"].value, configs["min.cleanable.dirty.ratio"].value) == ("compact", "0.01")
+
+
+def test_refused_in_the_middle_nothing_lands_after_it(restored):
+    """A record past the target's max.message.bytes in the middle of a partition, with batches in flight behind
+    it: the restore stops at it, naming it, and none of the records after it is on the target; run again, it stops
+    at the same record (the target still refuses it) and still nothing lands after it."""
+    runs, consumed, _ = restored
+    source = _consumed(consumed, MID_LARGE, 0)
+    assert len(source) == MID_AT + 1 + MID_AFTER
+    for name in ("mid-first", "mid-again"):
+        res = runs[name]
+        assert res.returncode == 1, (name, res.stderr)
+        assert f"source {MID_LARGE}-0 offset {MID_AT}: the target refused it (to refusing-mid-0)" in res.stderr, \
+            (name, res.stderr)
+        assert "Message size too large" in res.stderr and "Traceback" not in res.stderr, (name, res.stderr)
+    assert f"Restored before it: {MID_AT} record(s)" in runs["mid-first"].stderr
+    assert "Restored before it: 0 record(s)" in runs["mid-again"].stderr
+    target = _consumed(consumed, "refusing-mid", 0)
+    assert [_same(r, False) for r in target] == [_same(r, False) for r in source[:MID_AT]]
+
+
+def test_parquet_written_by_ingest_behind_uris(kraft_4x, restored):
+    """`kafkalog ingest`'s Parquet (Spark's part files) restored from file:// and s3:// as the topic was."""
+    runs, consumed, _ = restored
+    assert runs["ingest"] == 0
+    source = [_same(r, False) for r in _consumed(kraft_4x.consumed, "compacted", 0)]
+    for name, topic in (("parquet-file", "compacted-pq-file"), ("parquet-s3", "compacted-pq-s3")):
+        assert runs[name].returncode == 0, (name, runs[name].stderr)
+        assert f"created topics: {topic}" in runs[name].stdout, runs[name].stdout
+        assert [_same(r, False) for r in _consumed(consumed, topic, 0)] == source, name
