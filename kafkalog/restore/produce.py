@@ -10,7 +10,6 @@ the map, and a `TargetRefusedError` names the refused record's source topic, par
 """
 from __future__ import annotations
 
-import contextlib
 import time
 from collections import deque
 from dataclasses import dataclass, field
@@ -30,6 +29,10 @@ FLUSH_SECONDS = 2.0
 POLL_EVERY = 10000
 #: librdkafka's RD_KAFKA_RESP_ERR__PURGE_QUEUE: a record `purge(in_queue=True)` dropped before it was sent.
 _PURGE_QUEUE = -152
+#: librdkafka's RD_KAFKA_RESP_ERR__FATAL: what produce() answers once the producer is stopped by a fatal error.
+_FATAL = -150
+#: Seconds of one poll or flush call: under confluent-kafka's 200 ms chunk (see `Producing._serve`).
+SERVE_SLICE = 0.1
 #: What to do with a partition that has a gap (a refused record before records delivered after it).
 RESTORE_ELSEWHERE = ("once the refusal's cause is fixed, restore {topic} into a new topic (--topic-map {topic}=NEW) "
                      "with a new --offset-map directory")
@@ -240,31 +243,38 @@ class Producing:
         self._label = ""
         self._flushed_at = time.monotonic()
         self._since_flush = 0
-        self._purged = False
         # Made first, so that the idempotent producer's id is asked for while the topics are prepared.
         #: librdkafka's fatal error (the gapless guarantee's stop at a refused batch), raised out of poll and flush.
         self.fatal: Any = None
         self.producer = Producer(config)
 
     def _serve(self, timeout: float, flush: bool = False) -> None:
-        """Serve the delivery reports (poll, or flush for up to `timeout`).
+        """Serve the delivery reports (poll, or flush) for up to `timeout`, in calls of at most SERVE_SLICE.
 
-        A fatal error (the gapless guarantee stopping the producer at a refused batch) is raised by confluent-kafka
-        out of the call, and again, chained, out of the delivery reports served in the same call (a SystemError):
-        kept, not raised. The refused records' own reports tell where; the queue is failed by librdkafka.
+        librdkafka hands its fatal error (the gapless guarantee stopping the producer at a refused batch) to
+        confluent-kafka's error callback, which sets it as the call's exception and has librdkafka return from the
+        poll right after it. A call of 200 ms or more is served by confluent-kafka in chunks, and goes on to the next
+        chunk with that exception still set: the delivery reports it serves then run our callback with an exception
+        pending, which breaks it half-way (a report lost, the count of a lane off by one). A shorter call is one
+        poll: it returns at the fatal error, raised here, and the reports after it come to the next call intact.
         """
         from confluent_kafka import KafkaException
 
-        try:
-            if flush:
-                self.producer.flush(timeout)
-            else:
-                self.producer.poll(timeout)
-        except (KafkaException, SystemError) as e:
-            # (after a fatal error, confluent-kafka's next calls may fail with a SystemError of no cause: the
-            # reports still come)
-            if not self._fatal(e) and self.fatal is None:
-                raise
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            step = max(0.0, min(SERVE_SLICE, left))
+            try:
+                if flush:
+                    self.producer.flush(step)
+                else:
+                    self.producer.poll(step)
+            except (KafkaException, SystemError) as e:
+                if not self._fatal(e):
+                    raise
+                return
+            if left <= SERVE_SLICE or (flush and len(self.producer) == 0):
+                return
 
     def lane(self, lane: Lane) -> None:
         lane.refusals = self.refusals
@@ -291,14 +301,15 @@ class Producing:
         self._since_flush = 0
 
     def _purge_after_refusal(self) -> None:
-        """At the first refusal, the records still queued (not sent) are dropped: none of them lands after the
-        refused one, where a second run would count it delivered in the refused one's place."""
-        if self.stopped and not self._purged:
-            from confluent_kafka import KafkaException
+        """Once a record is refused, the records still queued (not sent) are dropped: none of them lands after the
+        refused one, where a second run would count it delivered in the refused one's place.
 
-            self._purged = True
-            with contextlib.suppress(KafkaException):  # (a producer stopped by a fatal error purged them itself)
-                self.producer.purge(in_queue=True, in_flight=False, blocking=True)
+        Asked again at every call until the producer is empty: after a fatal error librdkafka sends nothing more, and
+        puts the batches that were in flight behind the refused one (refused by the broker as out of sequence) back
+        in its queue, where they would otherwise wait for message.timeout.ms.
+        """
+        if self.stopped:
+            self.producer.purge(in_queue=True, in_flight=False, blocking=True)
 
     def _tick(self, timeout: float = 0.0) -> None:
         self._serve(timeout)
@@ -377,32 +388,34 @@ class Producing:
         return bool(self.refusals) or self.fatal is not None
 
     def _fatal(self, e: BaseException) -> bool:
-        """Whether `e` is (or was caused by) librdkafka's fatal error; kept as the producer's."""
+        """Whether `e` is (or was caused by) librdkafka's fatal error; kept as the producer's.
+
+        produce() answers a producer already stopped with `_FATAL` (not marked fatal, and without the cause): kept
+        until the fatal error itself, with its cause, comes out of the next poll.
+        """
         from confluent_kafka import KafkaException
 
         cause = e if isinstance(e, KafkaException) else e.__cause__
-        if not isinstance(cause, KafkaException) or not cause.args or not hasattr(cause.args[0], "fatal") \
-                or not cause.args[0].fatal():
+        if not isinstance(cause, KafkaException) or not cause.args or not hasattr(cause.args[0], "fatal"):
             return False
-        if self.fatal is None:
-            self.fatal = cause.args[0]
-        return True
+        error = cause.args[0]
+        if error.fatal():
+            if self.fatal is None or self.fatal.code() == _FATAL:
+                self.fatal = error
+            return True
+        if error.code() == _FATAL:
+            if self.fatal is None:
+                self.fatal = error
+            return True
+        return False
 
     def finish(self) -> None:
         """Wait for every delivery report, then write the map's last part."""
         while len(self.producer) > 0:
             self._purge_after_refusal()
-            self._serve(1.0, flush=True)
+            self._serve(0.5, flush=True)
             if self.progress is not None:
                 self.progress.update(self.delivered, self._label, force=True)
-        if self.fatal is not None and not self.refusals:
-            # confluent-kafka drops the delivery reports served in the call that raised the fatal error: the refused
-            # record is the first of its lane without a report (reports come in produce order)
-            for lane in self.lanes:
-                if lane.reported - lane.skip + lane.purged < lane.produced:
-                    lane.refused = (lane.reported, f"{self.fatal.name()}: {self.fatal.str()}")
-                    self.refusals.append(lane)
-                    break
         self._map()
 
     def raise_refusal(self, restored: int) -> None:
