@@ -130,15 +130,15 @@ def held_back_error(state: State, gaps: list[Gap]) -> str:
     return "\n".join(lines)
 
 
-def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
+def restore(options: RestoreOptions, out: TextIO | None = None) -> RestoreReport:
     """Restore the sources' committed records, topics and consumer groups into the target cluster.
 
     Parameters
     ----------
     options : RestoreOptions
         What to read, the target and its client configuration, and the offset map's directory.
-    out : file-like
-        Where the report's lines go.
+    out : file-like, optional
+        Where the report's lines go: by default `sys.stdout` as it is when the restore ends.
 
     Returns
     -------
@@ -238,7 +238,7 @@ def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
         report.groups_skipped = [f"{c.group} {c.topic}-{c.partition}" for c in skipped]
     report.seconds = time.monotonic() - t0
     for line in report.lines():
-        print(line, file=out)
+        print(line, file=sys.stdout if out is None else out)
     if gaps:
         raise TargetRefusedError(held_back_error(state, list(gaps.values())))
     return report
