@@ -98,7 +98,7 @@ from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SegmentFiles
 from kafkalog.log.segment_ranges import RANGE_BYTES, read_in_ranges
-from kafkalog.log.served_log import served_bounds
+from kafkalog.log.served_log import ServedBounds, served_bounds
 from kafkalog.model import BatchColumns, Decoder
 from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
@@ -464,7 +464,11 @@ def _recovery_notes(partition: Partition, report: VerifyReport, checked: int) ->
     preallocated zeros) is a note, not a problem: the broker's restart truncates it with a warning
     (`kafkalog.log.served_log`). The problems found since `checked` in what recovery cuts or deletes move there."""
     state = partition_log_dir_state(partition.path)
-    cut = served_bounds(partition.path, state).truncated_from if state is not None else None
+    if state is None:
+        return
+    bounds = served_bounds(partition.path, state)
+    _rebuilt_index_notes(bounds, report, checked)
+    cut = bounds.truncated_from
     if cut is None:
         return
     segment = str(cut.segment)
@@ -484,6 +488,24 @@ def _recovery_notes(partition: Partition, report: VerifyReport, checked: int) ->
     report.notes.append(f"{segment}: byte {cut.position}: Kafka's recovery ends the log here, at offset {cut.offset} "
                         f"(no clean shutdown: {cut.reason}); a restarted broker truncates the rest with a warning"
                         f"{deleted}. What kafkalog finds there ({len(moved)}) is this note, not a problem")
+
+
+def _rebuilt_index_notes(bounds: ServedBounds, report: VerifyReport, checked: int) -> None:
+    """What is wrong in the indexes of a segment whose indexes Kafka's start-up rebuilds (`ServedBounds.
+    rebuilt_indexes`: a corrupt transaction index, a missing offset index, a segment recovered after an unclean
+    shutdown) is a note, not a problem: the log served is read from the segment. The problems found since
+    `checked` in those index files move there, a note per index file."""
+    for log, why in sorted(bounds.rebuilt_indexes.items()):
+        stem = log[: -len(file_names.LOG_SUFFIX)]
+        for index in (stem + suffix for suffix in _SEGMENT_INDEX_SUFFIXES):
+            moved = [p for p in report.problems[checked:] if p.file == index]
+            if not moved:
+                continue
+            report.problems[checked:] = [p for p in report.problems[checked:] if p.file != index]
+            kinds = ", ".join(sorted({p.kind for p in moved}))
+            report.notes.append(f"{index}: Kafka's start-up rebuilds this index ({why}); the log it serves is read "
+                                f"from {Path(log).name}, not through it. What kafkalog finds in it ({len(moved)}: "
+                                f"{kinds}) is this note, not a problem")
 
 
 def _verify_partition(partition: Partition, report: VerifyReport,

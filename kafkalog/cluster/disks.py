@@ -9,6 +9,9 @@ twice), or one broker's partition on two of its disks, are named, and the first 
 A partition's replicas are grouped by topic id (`partition.metadata`) and partition number. A replica
 without `partition.metadata` joins the replicas of its topic name; replicas of one name under two topic
 ids are two topics (one deleted and created again), and a metadata log says which one is current.
+
+Directories Kafka renamed (`topic-N.<uuid>-delete`, `-stray`, `-future`) are no replicas: they are listed
+apart (`Disks.renamed`), as Kafka's start-up leaves them (deleted later, kept aside, or copied on into).
 """
 from __future__ import annotations
 
@@ -20,10 +23,10 @@ from pathlib import Path
 
 from kafkalog.cluster.metadata import METADATA_DIR
 from kafkalog.errors import KafkalogError, UsageError
-from kafkalog.file_names import META_PROPERTIES, PARTITION_METADATA
+from kafkalog.file_names import META_PROPERTIES, PARTITION_METADATA, parse_partition_dir_name
 from kafkalog.formats.partition_metadata import read_partition_metadata
 from kafkalog.log.log_dir import LogDirState, read_log_dir_state
-from kafkalog.log.partition import Partition, partition_dirs
+from kafkalog.log.partition import Partition, is_skipped_dir, listing, partition_dirs
 
 
 @dataclass
@@ -60,6 +63,19 @@ class Replica:
 
 
 @dataclass
+class RenamedReplica:
+    """A partition directory Kafka renamed: `delete` (a deleted topic's or moved replica's, which Kafka deletes
+    `log.segment.delete.delay.ms` after its start-up), `stray` (kept aside) or `future` (a move between a broker's disks
+    in progress). Not served; read by naming the directory."""
+
+    broker: int
+    path: Path
+    topic: str
+    partition: int
+    state: str
+
+
+@dataclass
 class Disks:
     """The disks of the cluster read, each partition's replicas, and what was left out and why."""
 
@@ -69,6 +85,7 @@ class Disks:
     other_cluster: list[Disk] = field(default_factory=list)
     #: (topic, topic id or None, partition) -> its replicas, one per broker.
     replicas: dict[tuple[str, str | None, int], list[Replica]] = field(default_factory=dict)
+    renamed: list[RenamedReplica] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -151,6 +168,10 @@ def _group_replicas(found: Disks) -> None:
     by_broker: dict[tuple[int, str, int], Replica] = {}
     for disk in found.disks:
         assert disk.node_id is not None
+        for renamed in sorted(p for p in listing(disk.path) if p.is_dir() and is_skipped_dir(p)):
+            name = parse_partition_dir_name(renamed)
+            assert name is not None and name.state is not None  # (is_skipped_dir)
+            found.renamed.append(RenamedReplica(disk.node_id, renamed, name.topic, name.partition, name.state))
         for pdir in partition_dirs(disk.path):
             part = Partition(pdir)
             if part.topic is None or part.partition is None or pdir.name == METADATA_DIR:
@@ -164,8 +185,10 @@ def _group_replicas(found: Disks) -> None:
             replica = Replica(disk.node_id, disk, pdir, part.topic, part.partition, topic_id)
             key = (disk.node_id, part.topic, part.partition)
             if key in by_broker:
+                # (LogManager.loadLog: "Duplicate log directories for ... are found in both ...")
                 found.problems.append(f"{pdir}: broker {disk.node_id} holds {part.topic}-{part.partition} on two "
-                                      f"disks (also {by_broker[key].path}); the first is read")
+                                      f"disks (also {by_broker[key].path}); the first is read. Kafka's start-up "
+                                      "refuses this (duplicate log directories): one of the two must be deleted")
                 continue
             by_broker[key] = replica
     ids_by_topic: dict[str, set[str]] = {}

@@ -22,10 +22,10 @@ import pyarrow as pa
 
 from kafkalog.dataset import fs
 from kafkalog.errors import UsageError
-from kafkalog.file_names import parse_partition_dir_name
+from kafkalog.file_names import PARTITION_METADATA, parse_offset_file_name
 from kafkalog.location import Location
-from kafkalog.log.log_dir import LogDirState, log_dir_of, partition_log_dir_state
-from kafkalog.log.partition import Partition, is_skipped_dir, partition_dirs
+from kafkalog.log.log_dir import LogDirState, holds_log_dir_files, log_dir_of, partition_log_dir_state
+from kafkalog.log.partition import Partition, is_partition_dir, is_skipped_dir, listing, partition_dirs
 from kafkalog.log.served_log import ServedBounds, served_bounds
 
 log = logging.getLogger("kafkalog.dataset")
@@ -122,7 +122,9 @@ def partition_bounds(path: str | os.PathLike | Sequence[str | os.PathLike]) -> p
     Parameters
     ----------
     path : str, os.PathLike or sequence of them
-        A broker's log directory, a partition directory in one, a glob of them, or a list.
+        A broker's log directory, a partition directory in one, a glob of them, or a list. What a directory
+        holds says which it is, not its name: `meta.properties` or the offset checkpoints make a log directory
+        (`/var/lib/kafka-1` too), segments or `partition.metadata` a partition directory.
 
     Returns
     -------
@@ -179,8 +181,18 @@ def partition_bounds(path: str | os.PathLike | Sequence[str | os.PathLike]) -> p
 
 
 def _partition_dirs(directory: str) -> list[str]:
-    """The partition directories a directory names: itself, or those inside it (a log directory)."""
+    """The partition directories a directory names: itself, or those inside it (a log directory).
+
+    The name alone can mislead (`/var/lib/kafka-1` is named as partition 1 of topic `kafka`), so what the
+    directory holds decides: a log directory's own files (`meta.properties`, the offset checkpoints) make it a log
+    directory; a partition's files (segments, `partition.metadata` with its topic id) a partition directory; a
+    `topic-N` name holding neither but partition directories is a log directory copied without its files."""
     here = Path(directory)
-    if parse_partition_dir_name(here) is not None and not is_skipped_dir(here):
-        return [directory]
+    if holds_log_dir_files(here):
+        return [str(p) for p in partition_dirs(here)]
+    if is_partition_dir(here) and not is_skipped_dir(here):
+        inside = [p.name for p in listing(here) if not p.is_dir()]
+        if (PARTITION_METADATA in inside or any(parse_offset_file_name(n) is not None for n in inside)
+                or not partition_dirs(here)):
+            return [directory]
     return [str(p) for p in partition_dirs(here)]

@@ -107,13 +107,22 @@ def log_dir_of(partition_dir: str | os.PathLike) -> Path:
     return Path(os.path.abspath(partition_dir)).parent
 
 
+#: The files only a log directory holds (never a partition directory).
+LOG_DIR_FILES = (META_PROPERTIES, REPLICATION_OFFSET_CHECKPOINT, RECOVERY_POINT_OFFSET_CHECKPOINT,
+                 LOG_START_OFFSET_CHECKPOINT, CLEANER_OFFSET_CHECKPOINT, CLEAN_SHUTDOWN)
+
+
+def holds_log_dir_files(directory: str | os.PathLike) -> bool:
+    """Whether a directory holds any of a log directory's own files (`LOG_DIR_FILES`): a log directory, whatever
+    its name says (`/var/lib/kafka-1` reads as a partition directory's name)."""
+    return any((Path(directory) / name).exists() for name in LOG_DIR_FILES)
+
+
 def partition_log_dir_state(partition_dir: str | os.PathLike) -> LogDirState | None:
     """The state of the log directory a partition directory is in; None when that directory has none of a log
     directory's own files (a partition directory copied on its own)."""
     log_dir = log_dir_of(partition_dir)
-    names = (META_PROPERTIES, REPLICATION_OFFSET_CHECKPOINT, RECOVERY_POINT_OFFSET_CHECKPOINT,
-             LOG_START_OFFSET_CHECKPOINT, CLEANER_OFFSET_CHECKPOINT, CLEAN_SHUTDOWN)
-    if not any((log_dir / name).exists() for name in names):
+    if not holds_log_dir_files(log_dir):
         return None
     return read_log_dir_state(log_dir)
 

@@ -5,7 +5,7 @@ Fixtures (each a `BrokerRun`: data_dir, version, classpath, topics, consumed):
   kraft_39    Kafka 3.9.2, KRaft: codecs, transactions, groups, metadata
   kraft_44    Kafka 4.4.0, KRaft: codecs, transactions, classic, consumer and share groups, metadata
   zk_legacy   Kafka 3.9.2, ZooKeeper mode, IBP 2.8: v0 and v1 messages
-  killed_4x   Kafka 4.3.1, KRaft, killed with kill -9 in the middle of produce
+  killed_4x   Kafka 4.3.1, KRaft (a dynamic quorum: --standalone), killed with kill -9 in the middle of produce
   tiered_4x   Kafka 4.3.1, KRaft, a topic tiered to Kafka's LocalTieredStorage (run.work / "remote")
   recovery_4x Kafka 4.3.1, KRaft, log.preallocate: deleteRecords, an open transaction, killed (kill -9) mid-produce;
               its consumer is a broker restarted on a copy of the disk
