@@ -23,15 +23,18 @@ The records are decoded by `formats.internal_topics` (the `kafka_metadata_record
 """
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, BinaryIO
 
 from kafkalog.errors import KafkalogError
 from kafkalog.file_names import kraft_snapshot_id
 from kafkalog.formats.internal_topics import METADATA, decode_record
 from kafkalog.formats.text_files import ZERO_UUID
 from kafkalog.log.file_kinds import kraft_snapshots
+from kafkalog.log.partition import listing
 from kafkalog.log.segment import SegmentReader
 from kafkalog.uri_path import AnyPath, as_path
 
@@ -99,8 +102,8 @@ class BrokerState:
 class ClusterMetadata:
     """What the metadata log says, as of `end_offset` (the next offset after the last record replayed)."""
 
-    #: The `__cluster_metadata-0` directory read, and the node whose disk it is on (None: not known).
-    source: AnyPath
+    #: The `__cluster_metadata-0` directory read: a local path, or a URI (a `UriPath`, or as given with `files`).
+    source: AnyPath | str
     end_offset: int = 0
     last_epoch: int = -1
     #: topic id (Kafka's base64 Uuid string) -> topic name
@@ -149,25 +152,59 @@ def metadata_reach(metadata_dir: AnyPath) -> tuple[int, int]:
     return epoch, end
 
 
-def read_metadata(metadata_dir: str | os.PathLike, *, control_only: bool = False) -> ClusterMetadata:
+@dataclass(frozen=True)
+class MetadataFile:
+    """A file of a metadata log's directory: its name, where it is (as named in problems), and how it opens."""
+
+    name: str
+    where: str
+    open: Callable[[], BinaryIO]
+
+
+def read_metadata(metadata_dir: str | os.PathLike, files: Sequence[MetadataFile] | None = None, *,
+                  control_only: bool = False) -> ClusterMetadata:
     """Replay a copy of the metadata log: the latest snapshot that reads, then the log's records after it.
 
-    What does not read is named in `problems` (file and byte position); what was read before it stays.
-    `control_only`: KRaft's control records alone (the kraft.version and the voters), not the metadata records."""
-    directory = as_path(metadata_dir)
-    md = ClusterMetadata(source=directory)
-    for snapshot in reversed(_snapshots(directory)):
-        attempt = ClusterMetadata(source=directory)
+    Parameters
+    ----------
+    metadata_dir : str or path-like
+        The `__cluster_metadata-0` directory.
+    files : sequence of MetadataFile, optional
+        Its files, listed and opened by the caller, for a directory that is not on the local disk (behind a URI);
+        by default those of the local directory.
+    control_only : bool
+        KRaft's control records alone (the kraft.version and the voters), not the metadata records.
+
+    Returns
+    -------
+    ClusterMetadata
+        What does not read is named in `problems` (file and byte position); what was read before it stays.
+    """
+    if files is None:
+        directory = as_path(metadata_dir)
+        source: AnyPath | str = directory
+        files = [MetadataFile(p.name, str(p), functools.partial(_open_file, p)) for p in listing(directory)
+                 if p.is_file()]
+    else:
+        source = os.fspath(metadata_dir)
+    snapshots = sorted((f for f in files if kraft_snapshot_id(f.name) is not None),
+                       key=lambda f: kraft_snapshot_id(f.name) or (0, 0))
+    md = ClusterMetadata(source=source)
+    for snapshot in reversed(snapshots):
+        attempt = ClusterMetadata(source=source)
         if _replay_file(attempt, snapshot, start_offset=0, strict=True, control_only=control_only):
             md = attempt
-            md.end_offset = _snapshot_id(snapshot)[0]
+            md.end_offset = (kraft_snapshot_id(snapshot.name) or (0, 0))[0]
             break
         md.problems.extend(attempt.problems)
-    logs: list[AnyPath] = sorted(directory.glob("*.log"), key=str)
-    for log in logs:
+    for log in sorted((f for f in files if f.name.endswith(".log")), key=lambda f: f.name):
         _replay_file(md, log, start_offset=md.end_offset, strict=False, control_only=control_only)
     md.read_whole = not md.problems
     return md
+
+
+def _open_file(path: AnyPath) -> BinaryIO:
+    return path.open("rb")
 
 
 def _snapshots(directory: AnyPath) -> list[AnyPath]:
@@ -182,14 +219,15 @@ def _snapshot_id(path: AnyPath) -> tuple[int, int]:
     return found
 
 
-def _replay_file(md: ClusterMetadata, path: AnyPath, *, start_offset: int, strict: bool,
+def _replay_file(md: ClusterMetadata, file: MetadataFile, *, start_offset: int, strict: bool,
                  control_only: bool = False) -> bool:
     """Replay the data records of one file from `start_offset`, up to its first invalid batch (as Kafka's
     recovery ends a log there); False (with a problem named) where it stops at damage. A snapshot must read
     whole (`strict`): half a snapshot is not a state."""
     damage: list[str] = []
+    path = file.where
     try:
-        with SegmentReader(path) as reader:
+        with file.open() as stream, SegmentReader(stream, name=path) as reader:
             for batch in reader:
                 if batch.damage or reader.damage:
                     damage = [str(d) for d in (reader.damage or batch.damage)]
@@ -266,8 +304,12 @@ def _topic(md: ClusterMetadata, d: dict[str, Any]) -> None:
 
 
 def _remove_topic(md: ClusterMetadata, d: dict[str, Any]) -> None:
+    """The topic, its partitions and its configs (`MetadataDelta.replay(RemoveTopicRecord)` removes the topic's
+    config resource too: a topic made again under the name starts from the defaults)."""
     topic_id = d["topicId"]
-    md.topics.pop(topic_id, None)
+    name = md.topics.pop(topic_id, None)
+    if name is not None:
+        md.topic_configs.pop(name, None)
     for key in [k for k in md.partitions if k[0] == topic_id]:
         del md.partitions[key]
 

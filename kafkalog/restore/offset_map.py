@@ -51,6 +51,9 @@ class State:
     identity: dict[str, Any]
     #: "target_topic/partition" -> the target's end offset before this restore's first record there.
     starts: dict[str, int] = field(default_factory=dict)
+    #: "target_topic/partition" -> a gap a refusal left there (`kafkalog.restore.produce.Gap` as JSON): records
+    #: delivered past a refused one. Such a partition is not resumed.
+    gaps: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @staticmethod
     def key(topic: str, partition: int) -> str:
@@ -70,11 +73,13 @@ class State:
         if saved.get("identity") != identity:
             raise UsageError(f"{directory}: this offset map belongs to another restore "
                              f"({saved.get('identity')}); choose a new --offset-map directory")
-        return cls(path, identity, {k: int(v) for k, v in saved.get("starts", {}).items()})
+        return cls(path, identity, {k: int(v) for k, v in saved.get("starts", {}).items()},
+                   dict(saved.get("gaps", {})))
 
     def save(self) -> None:
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"identity": self.identity, "starts": self.starts}, indent=1), encoding="utf-8")
+        tmp.write_text(json.dumps({"identity": self.identity, "starts": self.starts, "gaps": self.gaps},
+                                  indent=1), encoding="utf-8")
         os.replace(tmp, self.path)
 
 

@@ -24,7 +24,11 @@ PRODUCER_DEFAULTS = {
     # Large records are the target's to refuse (max.message.bytes), at the record, not librdkafka's 1 MB default.
     "message.max.bytes": "100000000",
 }
-FORCED = {"enable.idempotence": "true", "acks": "all"}
+#: What a restore needs of its producer: idempotence keeps each partition's order through retries without
+#: duplicates; the gapless guarantee (librdkafka's, for idempotent producers) stops the producer at a refused batch
+#: rather than letting the batches in flight behind it be sent again past it (librdkafka would otherwise bump the
+#: epoch and deliver them: the refused record missing before them on the target).
+FORCED = {"enable.idempotence": "true", "acks": "all", "enable.gapless.guarantee": "true"}
 
 
 @dataclass(frozen=True)
@@ -97,7 +101,7 @@ def producer_config(files: Sequence[str], pairs: Sequence[str]) -> dict[str, str
     config.update(parse_pairs(pairs, "-X"))
     for key, value in FORCED.items():
         if key in config and config[key].lower() != value:
-            raise UsageError(f"-X {key}={config[key]}: a restore needs {key}={value} (ordered, no duplicates)")
+            raise UsageError(f"-X {key}={config[key]}: a restore needs {key}={value} (ordered, no duplicates, no gaps)")
     return config
 
 

@@ -27,6 +27,15 @@ from kafkalog.restore.source import Records
 FLUSH_SECONDS = 2.0
 #: Records produced between two polls of the delivery reports (as librdkafka's examples do).
 POLL_EVERY = 10000
+#: librdkafka's RD_KAFKA_RESP_ERR__PURGE_QUEUE: a record `purge(in_queue=True)` dropped before it was sent.
+_PURGE_QUEUE = -152
+#: librdkafka's RD_KAFKA_RESP_ERR__FATAL: what produce() answers once the producer is stopped by a fatal error.
+_FATAL = -150
+#: Seconds of one poll or flush call: under confluent-kafka's 200 ms chunk (see `Producing._serve`).
+SERVE_SLICE = 0.1
+#: What to do with a partition that has a gap (a refused record before records delivered after it).
+RESTORE_ELSEWHERE = ("once the refusal's cause is fixed, restore {topic} into a new topic (--topic-map {topic}=NEW) "
+                     "with a new --offset-map directory")
 _ORIGINAL_OFFSET, _ORIGINAL_TIMESTAMP, _SOURCE_PARTITION = "x-original-offset", "x-original-timestamp", \
     "x-source-partition"
 
@@ -79,8 +88,11 @@ class Lane:
     chunks: deque[tuple[int, pa.Array]] = field(default_factory=deque)
     #: place -> target offset, for the delivered records not at start + place.
     moved: dict[int, int] = field(default_factory=dict)
-    #: Records delivered past the refused one (they were in flight): the target partition has a gap before them.
-    past_refusal: int = 0
+    #: (place, target offset) of the records delivered past the refused one (they were in flight when it was
+    #: refused): the target partition misses the refused record before them.
+    past_refusal: list[tuple[int, int]] = field(default_factory=list)
+    #: Records dropped from librdkafka's queue after a refusal (never sent).
+    purged: int = 0
     #: Where a refusal is told (the producing's list).
     refusals: list[Lane] = field(default_factory=list)
 
@@ -92,6 +104,11 @@ class Lane:
 
     def report(self, err: Any, msg: Any) -> None:
         """librdkafka's delivery report of this lane's next record produced (called from poll and flush)."""
+        if err is not None and err.code() == _PURGE_QUEUE:
+            # Dropped from the queue after a refusal: the lane's last records produced, whose reports come at once,
+            # before those of the records still in flight. Not counted in the places those take, in order.
+            self.purged += 1
+            return
         place = self.reported
         self.reported = place + 1
         if err is not None:
@@ -101,12 +118,21 @@ class Lane:
                 self.refusals.append(self)
             return
         self.delivered += 1
-        if self.refused is not None:
-            self.past_refusal += 1
         offset = msg.offset()
+        if self.refused is not None:
+            self.past_refusal.append((place, offset))
+            return
         if offset != self.start + place:
             self.foreign += 1
             self.moved[place] = offset
+
+    def gap(self) -> Gap | None:
+        """The refused record and the records delivered after it anyway, once the delivery reports are in."""
+        if self.refused is None or not self.past_refusal:
+            return None
+        after = [(self.source_offset(place), offset) for place, offset in self.past_refusal]
+        return Gap(self.source_topic, self.source_partition, self.target_topic, self.target_partition,
+                   self.source_offset(self.refused[0]), [(s, t) for s, t in after if s is not None])
 
     def source_offset(self, place: int) -> int | None:
         for first, offsets in self.chunks:
@@ -149,6 +175,52 @@ class Lane:
         self.mapped_upto = end
 
 
+def offset_ranges(offsets: list[int]) -> str:
+    """Offsets as runs, `3-5, 9`, in their order."""
+    out: list[str] = []
+    first = last = None
+    for o in [*offsets, None]:
+        if last is not None and o == last + 1:
+            last = o
+            continue
+        if first is not None:
+            out.append(str(first) if first == last else f"{first}-{last}")
+        first = last = o
+    return ", ".join(out)
+
+
+@dataclass
+class Gap:
+    """A target partition that misses a refused record before records delivered after it (in flight when it was
+    refused): resuming it in place would leave the refused record out for good."""
+
+    source_topic: str
+    source_partition: int
+    target_topic: str
+    target_partition: int
+    #: The refused record's source offset (None: not known).
+    refused: int | None
+    #: (source offset, target offset) of each record delivered after it.
+    after: list[tuple[int, int]]
+
+    def describe(self) -> str:
+        """Which records are on the target past the refused one, exactly."""
+        return (f"{len(self.after)} record(s) after it were delivered anyway (they were in flight): source offsets "
+                f"{offset_ranges([s for s, _ in self.after])} at target offsets "
+                f"{offset_ranges([t for _, t in self.after])} of {self.target_topic}-{self.target_partition}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source_topic": self.source_topic, "source_partition": self.source_partition,
+                "target_topic": self.target_topic, "target_partition": self.target_partition,
+                "refused": self.refused, "after": [list(pair) for pair in self.after]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Gap:
+        return cls(str(data["source_topic"]), int(data["source_partition"]), str(data["target_topic"]),
+                   int(data["target_partition"]), None if data.get("refused") is None else int(data["refused"]),
+                   [(int(s), int(t)) for s, t in data.get("after", [])])
+
+
 @dataclass
 class Refusal:
     lane: Lane
@@ -171,9 +243,38 @@ class Producing:
         self._label = ""
         self._flushed_at = time.monotonic()
         self._since_flush = 0
-        self._purged = False
         # Made first, so that the idempotent producer's id is asked for while the topics are prepared.
+        #: librdkafka's fatal error (the gapless guarantee's stop at a refused batch), raised out of poll and flush.
+        self.fatal: Any = None
         self.producer = Producer(config)
+
+    def _serve(self, timeout: float, flush: bool = False) -> None:
+        """Serve the delivery reports (poll, or flush) for up to `timeout`, in calls of at most SERVE_SLICE.
+
+        librdkafka hands its fatal error (the gapless guarantee stopping the producer at a refused batch) to
+        confluent-kafka's error callback, which sets it as the call's exception and has librdkafka return from the
+        poll right after it. A call of 200 ms or more is served by confluent-kafka in chunks, and goes on to the next
+        chunk with that exception still set: the delivery reports it serves then run our callback with an exception
+        pending, which breaks it half-way (a report lost, the count of a lane off by one). A shorter call is one
+        poll: it returns at the fatal error, raised here, and the reports after it come to the next call intact.
+        """
+        from confluent_kafka import KafkaException
+
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            step = max(0.0, min(SERVE_SLICE, left))
+            try:
+                if flush:
+                    self.producer.flush(step)
+                else:
+                    self.producer.poll(step)
+            except (KafkaException, SystemError) as e:
+                if not self._fatal(e):
+                    raise
+                return
+            if left <= SERVE_SLICE or (flush and len(self.producer) == 0):
+                return
 
     def lane(self, lane: Lane) -> None:
         lane.refusals = self.refusals
@@ -200,14 +301,18 @@ class Producing:
         self._since_flush = 0
 
     def _purge_after_refusal(self) -> None:
-        """At the first refusal, the records still queued (not sent) are dropped: none of them lands after the
-        refused one, where a second run would count it delivered in the refused one's place."""
-        if self.refusals and not self._purged:
-            self._purged = True
+        """Once a record is refused, the records still queued (not sent) are dropped: none of them lands after the
+        refused one, where a second run would count it delivered in the refused one's place.
+
+        Asked again at every call until the producer is empty: after a fatal error librdkafka sends nothing more, and
+        puts the batches that were in flight behind the refused one (refused by the broker as out of sequence) back
+        in its queue, where they would otherwise wait for message.timeout.ms.
+        """
+        if self.stopped:
             self.producer.purge(in_queue=True, in_flight=False, blocking=True)
 
     def _tick(self, timeout: float = 0.0) -> None:
-        self.producer.poll(timeout)
+        self._serve(timeout)
         self._purge_after_refusal()
         if self._since_flush >= FLUSH_ROWS or time.monotonic() - self._flushed_at > FLUSH_SECONDS:
             self._map()
@@ -221,7 +326,7 @@ class Producing:
         lane.chunks.append((first, run.offsets))
         lane.place = first + n
         i = max(0, lane.skip - first)
-        if i >= n or self.refusals:
+        if i >= n or self.stopped:
             # Delivered by an earlier run: mapped as the runs go by, so that their offsets are not all kept.
             self._since_flush += n
             if self._since_flush >= FLUSH_ROWS:
@@ -236,8 +341,13 @@ class Producing:
         produce = self.producer.produce
         topic, partition, report = lane.target_topic, lane.target_partition, lane.report
         keys, values, stamps = run.keys, run.values, run.timestamps
+        # The first record of a run to a partition goes alone and is acknowledged before the rest: a broker takes any
+        # sequence number from a producer it does not know yet, so were that first batch refused, the batches in
+        # flight behind it would land past it. Once one is acknowledged, the broker refuses those out of sequence,
+        # and the gapless guarantee (options.FORCED) keeps librdkafka from sending them again.
+        alone = not lane.produced
         while i < n:
-            stop = min(i + POLL_EVERY, n)
+            stop = i + 1 if alone else min(i + POLL_EVERY, n)
             j = i
             try:
                 # (a null header value is Kafka's own: librdkafka takes None, whatever its stubs say)
@@ -249,22 +359,61 @@ class Producing:
                 self._tick(0.05)
             except Exception as e:  # noqa: BLE001  (librdkafka refused the record itself: reported at it)
                 lane.produced += j - i
+                if self._fatal(e):  # stopped at a record refused before this one: its report says which
+                    return
                 reason = e.args[0].str() if e.args and hasattr(e.args[0], "str") else str(e)
                 lane.refused = (first + j, reason)
                 self.refusals.append(lane)
                 return
             lane.produced += j - i
             self._since_flush += j - i
-            i = j
-            self._tick()
-            if self.refusals:
+            progressed, i = j > i, j
+            if alone and progressed:
+                alone = False
+                self._acknowledged(lane)
+            else:
+                self._tick()
+            if self.stopped:
                 return
+
+    def _acknowledged(self, lane: Lane) -> None:
+        """Wait for the delivery report of the lane's first record produced."""
+        while lane.reported == lane.skip and not lane.purged and not self.stopped:
+            self._serve(0.5, flush=True)
+        self._tick()
+
+    @property
+    def stopped(self) -> bool:
+        """A record was refused, or the producer was stopped by a fatal error: nothing more is produced."""
+        return bool(self.refusals) or self.fatal is not None
+
+    def _fatal(self, e: BaseException) -> bool:
+        """Whether `e` is (or was caused by) librdkafka's fatal error; kept as the producer's.
+
+        produce() answers a producer already stopped with `_FATAL` (not marked fatal, and without the cause): kept
+        until the fatal error itself, with its cause, comes out of the next poll.
+        """
+        from confluent_kafka import KafkaException
+
+        cause = e if isinstance(e, KafkaException) else e.__cause__
+        if not isinstance(cause, KafkaException) or not cause.args or not hasattr(cause.args[0], "fatal"):
+            return False
+        error = cause.args[0]
+        if error.fatal():
+            if self.fatal is None or self.fatal.code() == _FATAL:
+                self.fatal = error
+            return True
+        if error.code() == _FATAL:
+            if self.fatal is None:
+                self.fatal = error
+            return True
+        return False
 
     def finish(self) -> None:
         """Wait for every delivery report, then write the map's last part."""
         while len(self.producer) > 0:
             self._purge_after_refusal()
-            self.producer.flush(1.0)
+            self._serve(0.5, flush=True)
             if self.progress is not None:
                 self.progress.update(self.delivered, self._label, force=True)
         self._map()
@@ -272,14 +421,17 @@ class Producing:
     def raise_refusal(self, restored: int) -> None:
         r = self.refusal
         if r is None:
+            if self.fatal is not None:
+                raise TargetRefusedError(f"the producer stopped: {self.fatal.str()}. Restored before it: {restored} "
+                                         f"record(s), in the offset map {self.writer.directory}")
             return
         where = f"offset {r.offset}" if r.offset is not None else "record"
         what = "was not delivered" if r.lane.undelivered else "the target refused it"
         again = "; the same command run again goes on from there" if r.lane.undelivered else ""
-        if r.lane.past_refusal:
-            again = (f"; {r.lane.past_refusal} record(s) after it were delivered anyway (they were in flight): the "
-                     f"target partition misses this one before them, and a second run would not put it back; "
-                     "restore this partition into a new topic")
+        gap = r.lane.gap()
+        if gap is not None:
+            again = (f"; {gap.describe()}: the target partition misses this one before them, and this offset map "
+                     f"will not resume it; {RESTORE_ELSEWHERE.format(topic=r.lane.source_topic)}")
         raise TargetRefusedError(
             f"source {r.lane.source_topic}-{r.lane.source_partition} {where}: {what} "
             f"(to {r.lane.target_topic}-{r.lane.target_partition}): {r.reason}. Restored before it: "

@@ -2,7 +2,6 @@
 first), then the consumer groups."""
 from __future__ import annotations
 
-import gc
 import sys
 import time
 from dataclasses import dataclass, field
@@ -11,10 +10,11 @@ from typing import Any, TextIO
 from kafkalog.errors import TargetRefusedError, UsageError
 from kafkalog.progress import CountProgress
 from kafkalog.restore import groups as group_offsets, source, topics
+from kafkalog.restore.collector import collector_paused
 from kafkalog.restore.offset_map import MapWriter, State, mapped_counts
 from kafkalog.restore.options import FORCED, PRODUCER_DEFAULTS, RestoreOptions, producer_settings
 from kafkalog.restore.prefetch import Prefetch
-from kafkalog.restore.produce import Lane, Producing
+from kafkalog.restore.produce import RESTORE_ELSEWHERE, Gap, Lane, Producing
 from kafkalog.restore.source import Records
 
 
@@ -33,6 +33,8 @@ class RestoreReport:
     groups_skipped: list[str] = field(default_factory=list)
     #: target partitions another client wrote to during the restore (resuming them is not exact)
     foreign: dict[str, int] = field(default_factory=dict)
+    #: target "topic-partition"s not resumed: an earlier run left records past a refused one there
+    held_back: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def lines(self) -> list[str]:
@@ -48,6 +50,8 @@ class RestoreReport:
             out.append(f"  group {group}: {n} offset(s) committed")
         for skipped in self.groups_skipped:
             out.append(f"  group offset not restored (its partition was not restored): {skipped}")
+        for tp in self.held_back:
+            out.append(f"  {tp}: not resumed (an earlier run left records past a refused one there)")
         for tp, n in sorted(self.foreign.items()):
             out.append(f"  warning: {tp}: {n} record(s) landed at offsets another client's records took")
         return out
@@ -94,33 +98,47 @@ def _target_ends(admin: Any, partitions: list[tuple[str, int]], timeout: float =
 def _produce(producing: Producing, reading: Prefetch[tuple[str, Records]],
              lanes_by_topic: dict[str, dict[int, Lane]]) -> None:
     """Every run read, to its lane, until the end or the first refusal; `_schemas` delivered before the rest."""
-    # The records' lists and tuples are made by the hundred thousand and hold no cycles: the cyclic collector, run
-    # every few hundred of them, would cost more than the rest of the conversion. Paused while producing.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with collector_paused():  # (the records' objects hold no cycles; see kafkalog.restore.collector)
         previous = None
         for topic, run in reading:
             if previous == source.SCHEMAS_TOPIC and topic != previous:
                 producing.finish()  # the schemas are in before any value that names them
             previous = topic
-            producing.send(lanes_by_topic[topic][run.partition], run)
-            if producing.refusals:
+            lane = lanes_by_topic[topic].get(run.partition)
+            if lane is not None:  # (None: a partition held back, see `held_back`)
+                producing.send(lane, run)
+            if producing.stopped:
                 return
-    finally:
-        if collecting:
-            gc.enable()
 
 
-def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
+def held_back(state: State, keys: list[str]) -> dict[str, Gap]:
+    """The target partitions (of `keys`) where an earlier run left records past a refused one: not resumed, since
+    the refused record would be missing before them for good."""
+    return {key: Gap.from_json(state.gaps[key]) for key in keys if key in state.gaps}
+
+
+def held_back_error(state: State, gaps: list[Gap]) -> str:
+    """What a run that held partitions back says at its end: each one, what is on it, and what to do."""
+    lines = [f"{len(gaps)} target partition(s) not resumed, the others were restored:"]
+    for gap in gaps:
+        refused = f"offset {gap.refused}" if gap.refused is not None else "a record"
+        lines.append(
+            f"  target {gap.target_topic}-{gap.target_partition}: an earlier run with the offset map "
+            f"{state.path.parent} had source {gap.source_topic}-{gap.source_partition} {refused} refused, and "
+            f"{gap.describe()}: the partition misses that record before them, so this offset map does not resume "
+            f"it (no record produced to it); {RESTORE_ELSEWHERE.format(topic=gap.source_topic)}")
+    return "\n".join(lines)
+
+
+def restore(options: RestoreOptions, out: TextIO | None = None) -> RestoreReport:
     """Restore the sources' committed records, topics and consumer groups into the target cluster.
 
     Parameters
     ----------
     options : RestoreOptions
         What to read, the target and its client configuration, and the offset map's directory.
-    out : file-like
-        Where the report's lines go.
+    out : file-like, optional
+        Where the report's lines go: by default `sys.stdout` as it is when the restore ends.
 
     Returns
     -------
@@ -131,9 +149,17 @@ def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
     ------
     kafkalog.TargetRefusedError
         The target refused a topic, a record (named by its source topic, partition and offset) or a group's
-        offsets. What was delivered before it is in the offset map; a second run goes on from there.
+        offsets. What was delivered before it is in the offset map; a second run goes on from there. Also, at
+        the end of a run that restored everything else, when it held back target partitions where an earlier run
+        left records past a refused one (resuming them would leave that record missing before them for good).
     kafkalog.UsageError
         Sources that hold nothing to restore, or an offset map of another restore.
+
+    Notes
+    -----
+    While it produces, Python's cyclic garbage collector is paused, for the whole process (CPython has one): the
+    records' objects hold no cycles, and collecting them costs more than converting them. The collector is put
+    back as it was found (disabled stays disabled) when the last restore running in the process ends.
     """
     from confluent_kafka.admin import AdminClient
 
@@ -158,6 +184,8 @@ def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
         report.created_topics = topics.prepare_targets(admin, targets)
 
         state = State.open(options.offset_map, _identity(options))
+        gaps = held_back(state, [State.key(options.target_topic(t), p) for t in seen for p in sorted(seen[t])])
+        report.held_back = [f"{g.target_topic}-{g.target_partition}" for g in gaps.values()]
         pairs = [(options.target_topic(t), p) for t in seen for p in sorted(seen[t])]
         ends = _target_ends(admin, pairs)
         mapped = mapped_counts(options.offset_map)
@@ -166,6 +194,8 @@ def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
             lanes_by_topic[topic] = {}
             for p in sorted(seen[topic]):
                 key = State.key(target, p)
+                if key in gaps:
+                    continue
                 end = ends[(target, p)]
                 start = state.starts.setdefault(key, end)
                 if end < start:
@@ -192,16 +222,23 @@ def restore(options: RestoreOptions, out: TextIO = sys.stdout) -> RestoreReport:
                 report.foreign[f"{lane.target_topic}-{lane.target_partition}"] = lane.foreign
     report.delivered = producing.delivered
     report.seconds = time.monotonic() - t0
+    left = [gap for lanes in lanes_by_topic.values() for lane in lanes.values() if (gap := lane.gap()) is not None]
+    if left:  # before the error: a second run with this map must not resume these partitions
+        state.gaps.update({State.key(g.target_topic, g.target_partition): g.to_json() for g in left})
+        state.save()
     producing.raise_refusal(writer.written)
 
     if options.groups:
         committed = group_offsets.committed_offsets(options.sources, options.read_options, options.threads)
-        restored = [(options.target_topic(t), p) for t in seen for p in seen[t]]
+        restored = [(lane.target_topic, lane.target_partition) for lanes in lanes_by_topic.values()
+                    for lane in lanes.values()]
         translated, skipped = group_offsets.translate(committed, options.offset_map, options.topic_map,
                                                       _target_ends(admin, restored))
         report.groups = group_offsets.commit(admin, translated)
         report.groups_skipped = [f"{c.group} {c.topic}-{c.partition}" for c in skipped]
     report.seconds = time.monotonic() - t0
     for line in report.lines():
-        print(line, file=out)
+        print(line, file=sys.stdout if out is None else out)
+    if gaps:
+        raise TargetRefusedError(held_back_error(state, list(gaps.values())))
     return report

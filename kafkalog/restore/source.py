@@ -2,15 +2,17 @@
 
 Kafka's files are read with `kafkalog.read_arrow` through its public options only, as a read_committed consumer
 reads them (`isolation.level=read_committed`): no control records, no records of aborted transactions, nothing at
-or past a transaction still open (Kafka's last stable offset). Parquet written by `kafkalog ingest` is taken as it
-was written, less its damage rows and control rows.
+or past a transaction still open (Kafka's last stable offset). Parquet written by `kafkalog ingest` (on the local
+disk or behind a URI, listed through `pyarrow.fs`) is taken as it was written, less its damage rows and control rows.
 """
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -19,6 +21,7 @@ import pyarrow.dataset as ds
 
 from kafkalog.dataset.reader import plan_read, read_arrow
 from kafkalog.errors import UsageError
+from kafkalog.location import Location
 from kafkalog.restore.options import INTERNAL_TOPICS, SCHEMAS_TOPIC, RestoreOptions
 
 #: The columns a restore produces from, whatever the source.
@@ -26,6 +29,8 @@ COLUMNS = ["topic", "partition", "offset", "timestamp", "timestampType", "key", 
 #: What every read of Kafka's files is given (the user's reader options cannot turn these off).
 FORCED_READ_OPTIONS = {"includeHeaders": "true", "isolation.level": "read_committed",
                        "includeControlRecords": "false", "decode": "false"}
+#: A Kafka partition directory's name (`orders-0`, `__consumer_offsets-12`).
+_PARTITION_DIR = re.compile(r"^.+-[0-9]+$")
 
 
 @dataclass(frozen=True)
@@ -52,17 +57,47 @@ class Records:
         return len(self.values)
 
 
-def is_parquet(sources: list[str]) -> bool:
-    """Whether the sources are Parquet (a .parquet file, or a directory whose files are .parquet)."""
-    kinds = set()
-    for s in sources:
-        p = Path(s)
-        if p.is_file():
-            kinds.add(p.suffix == ".parquet")
-        elif p.is_dir():
-            kinds.add(any(p.rglob("*.parquet")) and not any(p.glob("*-[0-9]*")) and not any(p.rglob("*.log")))
+def _listing(source: str) -> tuple[Any, str, list[Any]] | None:
+    """(pyarrow filesystem, the source's path in it, the files under it or the file itself), None when nothing is
+    there.
+
+    Local paths and URIs (`s3://`, `file://`...) alike, through `pyarrow.fs` (the object path of Parquet)."""
+    from pyarrow import fs as pafs
+
+    try:
+        if Location(source).is_uri:
+            filesystem, path = pafs.FileSystem.from_uri(source)
         else:
-            kinds.add(False)
+            filesystem, path = pafs.LocalFileSystem(), str(Path(source).absolute())
+        found = filesystem.get_file_info(path)
+        if found.type == pafs.FileType.NotFound:
+            return None
+        if found.type != pafs.FileType.Directory:
+            return filesystem, path, [found]
+        entries = filesystem.get_file_info(pafs.FileSelector(path, recursive=True))
+    except (OSError, pa.ArrowInvalid) as e:
+        raise UsageError(f"{source}: cannot list: {e}") from None
+    return filesystem, path, [e for e in entries if e.type == pafs.FileType.File]
+
+
+def _is_parquet(source: str) -> bool:
+    """A .parquet file, or a directory of them that holds no segment and no Kafka partition directory."""
+    listing = _listing(source)
+    if listing is None:
+        return False
+    _, root, files = listing
+    if not any(f.base_name.endswith(".parquet") for f in files):
+        return False
+    # (Spark's part files, `part-00000-<uuid>.snappy.parquet`, look like a partition directory's name: only the
+    # directories between the source and its files are asked)
+    folders = {part for f in files for part in f.path[len(root):].strip("/").split("/")[:-1]}
+    return not any(f.base_name.endswith(".log") for f in files) and not any(map(_PARTITION_DIR.match, folders))
+
+
+def is_parquet(sources: list[str]) -> bool:
+    """Whether the sources are Parquet (a .parquet file, or a directory whose files are .parquet), local or behind
+    a URI."""
+    kinds = {_is_parquet(s) for s in sources}
     if len(kinds) > 1:
         raise UsageError(f"{', '.join(sources)}: Parquet and Kafka's files cannot be restored in one run")
     return kinds == {True}
@@ -70,7 +105,16 @@ def is_parquet(sources: list[str]) -> bool:
 
 def _parquet(sources: list[str]) -> ds.Dataset:
     try:
-        dataset = ds.dataset(sources, format="parquet", exclude_invalid_files=True)
+        parts = []
+        for s in sources:
+            listing = _listing(s)
+            assert listing is not None  # is_parquet said so
+            filesystem, _, files = listing
+            # (Spark's `_SUCCESS` and `.crc` files left out, as Spark reads the directory)
+            paths = sorted(f.path for f in files
+                           if f.base_name.endswith(".parquet") and not f.base_name.startswith(("_", ".")))
+            parts.append(ds.dataset(paths, filesystem=filesystem, format="parquet", exclude_invalid_files=True))
+        dataset = parts[0] if len(parts) == 1 else ds.dataset(parts)
     except (OSError, pa.ArrowInvalid) as e:
         raise UsageError(f"{', '.join(sources)}: cannot read as Parquet: {e}") from None
     missing = [c for c in COLUMNS if c not in dataset.schema.names]

@@ -2,25 +2,22 @@
 checked (fewer partitions is an error, before anything is written) or created.
 
 Configs come from the source's metadata log (`__cluster_metadata-0`: its latest KRaft snapshot, then the log after
-it), as the controller replays them: TopicRecord, PartitionRecord, ConfigRecord (resource type 2, a topic; a null
-value deletes the config), RemoveTopicRecord. Without a metadata log (ZooKeeper clusters keep configs in ZooKeeper,
-and a partition directory alone has none) a topic gets the partitions seen in the files and the target's defaults.
+it), replayed by `kafkalog.cluster.metadata` as Kafka's MetadataImage replays it. Without a metadata log (ZooKeeper
+clusters keep configs in ZooKeeper, and a partition directory alone has none) a topic gets the partitions seen in the
+files and the target's defaults.
 """
 from __future__ import annotations
 
-import json
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
+from kafkalog.cluster.metadata import METADATA_DIR, MetadataFile, read_metadata
 from kafkalog.dataset import fs
-from kafkalog.dataset.reader import read_arrow
 from kafkalog.errors import TargetRefusedError
-from kafkalog.file_names import kraft_snapshot_id
+from kafkalog.location import Location
 from kafkalog.restore.options import SCHEMAS_TOPIC
 
-METADATA_DIR = "__cluster_metadata-0"
-#: ConfigResource.Type.TOPIC in a ConfigRecord's resourceType.
-TOPIC_RESOURCE = 2
 #: Topic configs not carried: they need the target's brokers set up for them (tiered storage), name the source's
 #: brokers (replication throttles) or were removed in Kafka 4.0 (a 4.x target refuses them).
 NOT_CARRIED = frozenset({
@@ -59,52 +56,24 @@ def metadata_dirs(sources: list[str]) -> list[str]:
     return found
 
 
-def _replay(rows: list[dict[str, Any]], state: dict[str, Any]) -> None:
-    topics, names, configs = state["topics"], state["names"], state["configs"]
-    for row in rows:
-        if row["value_decoded"] is None:
-            continue
-        record = json.loads(row["value_decoded"])
-        kind, data = record.get("type"), record.get("data") or {}
-        if kind == "TopicRecord":
-            names[data["topicId"]] = data["name"]
-            topics[data["name"]] = set()
-        elif kind == "PartitionRecord":
-            name = names.get(data["topicId"])
-            if name is not None:
-                topics[name].add(int(data["partitionId"]))
-        elif kind == "RemoveTopicRecord":
-            name = names.pop(data["topicId"], None)
-            if name is not None:
-                topics.pop(name, None)
-                configs.pop(name, None)
-        elif kind == "ConfigRecord" and data.get("resourceType") == TOPIC_RESOURCE:
-            topic_configs = configs.setdefault(data["resourceName"], {})
-            if data.get("value") is None:
-                topic_configs.pop(data["name"], None)
-            else:
-                topic_configs[data["name"]] = data["value"]
-
-
 def metadata_topics(directory: str) -> dict[str, SourceTopic]:
-    """The topics the metadata log at `directory` (a path or a URI) describes: its latest snapshot, then the
-    records after it."""
-    state: dict[str, Any] = {"topics": {}, "names": {}, "configs": {}}
-    files = [f for f in fs.listdir(directory) if not f.is_dir]
-    snapshots = sorted((kraft_snapshot_id(f.name) or (0, 0), f.location) for f in files
-                       if kraft_snapshot_id(f.name) is not None)
-    after = 0
-    if snapshots:
-        (after, _), snapshot = snapshots[-1]
-        _replay(read_arrow(snapshot, decode=True, threads=1).read_all().to_pylist(), state)
-    if any(f.name.endswith(".log") for f in files):
-        log = read_arrow(directory, decode=True, threads=1, startingOffsets=str(after),
-                         failOnDataLoss="false").read_all()
-        _replay(log.to_pylist(), state)
+    """The topics the metadata log at `directory` (a path or a URI) describes, as `kafkalog.cluster.metadata`
+    replays it (its latest snapshot that reads, then the records after it)."""
+    if Location(directory).is_uri:
+        files = [MetadataFile(f.name, f.location, functools.partial(fs.open_object, f.location))
+                 for f in fs.listdir(directory) if not f.is_dir]
+        md = read_metadata(directory, files)
+    else:
+        md = read_metadata(directory)
+    partitions: dict[str, int] = {}
+    for topic_id, _ in md.partitions:
+        name = md.topics.get(topic_id)
+        if name is not None:
+            partitions[name] = partitions.get(name, 0) + 1
     out = {}
-    for name, partitions in state["topics"].items():
-        configs = state["configs"].get(name, {})
-        out[name] = SourceTopic(name, len(partitions),
+    for name in md.topics.values():
+        configs = md.topic_configs.get(name, {})
+        out[name] = SourceTopic(name, partitions.get(name, 0),
                                 {k: v for k, v in configs.items() if k not in NOT_CARRIED},
                                 {k: v for k, v in configs.items() if k in NOT_CARRIED}, True)
     return out

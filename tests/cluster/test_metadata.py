@@ -3,10 +3,12 @@ own classes, scripts/kafka_fixtures.py), and on damaged copies of it: what reads
 named with its file, nothing raises."""
 from __future__ import annotations
 
+import functools
+import io
 import shutil
 from pathlib import Path
 
-from kafkalog.cluster.metadata import read_metadata
+from kafkalog.cluster.metadata import MetadataFile, read_metadata
 from tests.paths import FIXTURES
 
 METADATA = FIXTURES / "internal" / "__cluster_metadata-0"
@@ -20,6 +22,21 @@ def test_the_latest_snapshot_then_the_log_after_it():
     assert len(md.topics) == 2 and len(md.partitions) == 6
     for (topic_id, number), p in md.partitions.items():
         assert (p.topic_id, p.partition) == (topic_id, number) and p.replicas
+
+
+def test_files_listed_and_opened_by_the_caller_replay_as_the_directory():
+    """As a metadata log behind a URI is read (restore.topics lists and opens its objects): the same state."""
+    files = [MetadataFile(p.name, f"s3://lost/{p.name}", functools.partial(io.BytesIO, p.read_bytes()))
+             for p in sorted(METADATA.iterdir()) if p.is_file()]
+    md, local = read_metadata("s3://lost", files), read_metadata(METADATA)
+    assert md.source == "s3://lost" and md.problems == []
+    assert (md.end_offset, md.topics, md.partitions, md.topic_configs) == (
+        local.end_offset, local.topics, local.partitions, local.topic_configs)
+    # without the snapshot, from the log alone: what is wrong is named by the caller's name for the file
+    log = next(f for f in files if f.name.endswith(".log"))
+    broken = MetadataFile(log.name, log.where, functools.partial(io.BytesIO, log.open().read()[:-7]))
+    md = read_metadata("s3://lost", [broken])
+    assert md.topics and any(p.startswith(f"s3://lost/{log.name}") for p in md.problems), md.problems
 
 
 def test_without_the_snapshot_the_log_is_replayed(tmp_path):
