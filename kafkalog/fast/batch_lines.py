@@ -1,5 +1,6 @@
 """`kafkalog dump`'s lines of a run of plain v2 batches: every batch's line written by one compiled call
-(`kafkalog.fast.lines.batch_lines`, without the GIL) from the run's batch headers, handed out with its records' lines (`json_lines`, `text_lines`, `kafka_lines`) as views.
+(`kafkalog.fast.lines.batch_lines`, without the GIL) from the run's batch headers, handed out with its records'
+lines (`json_lines`, `text_lines`, `kafka_lines`) as views.
 
 Twins: `kafkalog.dump.records.batch_json_line` and `batch_text`, and `kafkalog.dump.kafka_dump_log.batch_line`,
 which write one `Batch`'s line in Python and stay the reference (and write every batch line this does not: legacy

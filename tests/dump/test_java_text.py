@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 import kafka_jars
+
 from kafkalog.cli import main as kafkalog_main
 from kafkalog.dump import kafka_dump_log
 from kafkalog.dump.records import escape
