@@ -21,7 +21,7 @@ stay the reference:
 Python sides: `kafkalog.fast.json_lines`, `text_lines`, `kafka_lines`, `batch_lines` (they gather the columns).
 """
 from cpython.buffer cimport PyBuffer_FillInfo
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, strlen
 
@@ -179,6 +179,20 @@ cdef inline int64_t _span(const Column* c, int64_t a, int64_t b) noexcept nogil:
 
 cdef const char* _HEX = b"0123456789abcdef"
 cdef const char* _B64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+#: Each 12 bits' two base64 characters, as they lie in memory: two lookups for 3 bytes, not four.
+cdef uint16_t _B64_PAIRS[4096]
+
+
+cdef void _fill_b64_pairs() noexcept:
+    cdef int v
+    cdef uint8_t pair[2]
+    for v in range(4096):
+        pair[0] = <uint8_t>_B64[v >> 6]
+        pair[1] = <uint8_t>_B64[v & 63]
+        memcpy(&_B64_PAIRS[v], pair, 2)
+
+
+_fill_b64_pairs()
 
 
 cdef inline int64_t _put(uint8_t* o, int64_t p, const char* s) noexcept nogil:
@@ -329,13 +343,28 @@ cdef inline int64_t _utf8(uint8_t* o, int64_t p, uint32_t c) noexcept nogil:
     return p + 4
 
 
+cdef inline bint _printable_ascii8(uint64_t x) noexcept nogil:
+    """Whether each of 8 bytes is printable ASCII (0x20..0x7E): no byte below 0x20, none above 0x7E (the
+    word-at-a-time tests of "Bit Twiddling Hacks", `hasless` and `hasmore`)."""
+    cdef uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL
+    return ((x - ones * 0x20) & ~x & highs) == 0 and ((x + ones * (127 - 0x7E)) | x) & highs == 0
+
+
 cdef int64_t _java_text(uint8_t* o, int64_t p, const uint8_t* d, int64_t i, int64_t end) noexcept nogil:
     """d[i:end] decoded as Java's `new String(bytes, UTF_8)` decodes it (`kafkalog.javatext.java_utf8`), control
     characters escaped as `kafkalog.dump.records.escape` does; at most 4 bytes a byte."""
     cdef uint8_t b
     cdef uint32_t c = 0
     cdef int64_t n
+    cdef uint64_t x
     while i < end:
+        if i + 8 <= end:  # printable ASCII, most text: 8 bytes at a time, as they are
+            memcpy(&x, d + i, 8)
+            if _printable_ascii8(x):
+                memcpy(o + p, &x, 8)
+                p += 8
+                i += 8
+                continue
         b = d[i]
         if 0x20 <= b < 0x7F:  # printable ASCII, most text: as it is, without decoding
             o[p] = b
@@ -387,10 +416,8 @@ cdef int64_t _b64(uint8_t* o, int64_t p, const uint8_t* d, int64_t a, int64_t b)
     p += 1
     while i + 3 <= b:
         x = (<uint32_t>d[i] << 16) | (<uint32_t>d[i + 1] << 8) | <uint32_t>d[i + 2]
-        o[p] = <uint8_t>_B64[x >> 18]
-        o[p + 1] = <uint8_t>_B64[(x >> 12) & 63]
-        o[p + 2] = <uint8_t>_B64[(x >> 6) & 63]
-        o[p + 3] = <uint8_t>_B64[x & 63]
+        memcpy(o + p, &_B64_PAIRS[x >> 12], 2)
+        memcpy(o + p + 2, &_B64_PAIRS[x & 0xFFF], 2)
         p += 4
         i += 3
     if b - i == 1:
@@ -527,6 +554,7 @@ cdef int64_t _preview(uint8_t* o, int64_t p, const uint8_t* d, int64_t a, int64_
     cdef uint8_t quote
     cdef uint32_t c, cp = 0
     cdef int64_t i, j, n
+    cdef uint64_t x, ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL, y, z
     for i in range(a, end):
         single |= d[i] == 39
         dq |= d[i] == 34
@@ -535,6 +563,15 @@ cdef int64_t _preview(uint8_t* o, int64_t p, const uint8_t* d, int64_t a, int64_
     p += 1
     i = a
     while i < end:
+        if i + 8 <= end:  # printable ASCII without the quote or a backslash: 8 bytes at a time, as they are
+            memcpy(&x, d + i, 8)
+            y = x ^ (ones * quote)
+            z = x ^ (ones * 92)
+            if _printable_ascii8(x) and ((y - ones) & ~y & highs) == 0 and ((z - ones) & ~z & highs) == 0:
+                memcpy(o + p, &x, 8)
+                p += 8
+                i += 8
+                continue
         c = d[i]
         if c < 0x80:
             if c == quote or c == 92:
