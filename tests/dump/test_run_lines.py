@@ -362,3 +362,20 @@ def _command_output(monkeypatch, args: list[str]) -> tuple[int, bytes]:
     status = cli.main(["dump", "--threads", "1", *args])
     out.flush()
     return status, raw.getvalue()
+
+
+def test_without_the_compiled_writers_dump_prints_the_same_lines_record_by_record(monkeypatch):
+    """An install that did not build `kafkalog.fast.lines` (a source tree never installed) prints every record with
+    the one-record printers: the same bytes, in every format, the legacy wrappers' lines included."""
+    from kafkalog.fast import line_parts
+
+    monkeypatch.setattr(cli, "FAST_PATH_MIN_BYTES", 0)
+    paths = [p for p in FILES if p.parent == SAMPLES]
+    assert any(p.name.startswith("v1-") for p in paths) and any(p.name.startswith("v2-") for p in paths)
+    for args in (["--format", "json"], ["--format", "text"], ["--format", "kafka"],
+                 ["--format", "kafka", "--kafka-version", "3.9"]):
+        for path in paths:
+            compiled = _command_output(monkeypatch, [*args, str(path)])
+            monkeypatch.setattr(line_parts, "AVAILABLE", False)
+            assert compiled == _command_output(monkeypatch, [*args, str(path)]), (args, path)
+            monkeypatch.setattr(line_parts, "AVAILABLE", True)
