@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from kafkalog.fast.line_parts import EMPTY, Bytes, RecordColumns, compiled, one_array, starts_of, text_of
+from kafkalog.fast.line_parts import EMPTY, Bytes, RecordColumns, chunks, compiled, starts_of, text_of
 
 
 def record_lines(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
@@ -21,5 +21,7 @@ def record_lines(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
     starts = starts_of(table.num_rows)
     if not table.num_rows:
         return EMPTY, starts
-    control = Bytes(one_array(table.column("control_type")))
-    return text_of(compiled.json_records(RecordColumns.of(table), control, starts)), starts
+    parts = chunks(table)
+    text = compiled.json_records([RecordColumns.of(b) for b in parts], [Bytes(b.column("control_type")) for b in parts],
+                                 starts)
+    return text_of(text), starts

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from kafkalog.fast.line_parts import EMPTY, RecordColumns, compiled, starts_of, text_of
+from kafkalog.fast.line_parts import EMPTY, compiled, record_chunks, starts_of, text_of
 
 
 def record_lines(table: pa.Table, timestamp_type: str) -> tuple[np.ndarray, np.ndarray]:
@@ -24,7 +24,7 @@ def record_lines(table: pa.Table, timestamp_type: str) -> tuple[np.ndarray, np.n
     starts = starts_of(table.num_rows)
     if not table.num_rows:
         return EMPTY, starts
-    text = compiled.kafka_records(RecordColumns.of(table), timestamp_type.encode("ascii"), starts)
+    text = compiled.kafka_records(record_chunks(table), timestamp_type.encode("ascii"), starts)
     return text_of(text), starts
 
 
@@ -34,7 +34,7 @@ def legacy_record_lines(table: pa.Table, timestamp_type: str, crc: np.ndarray, v
     each with its message's (crc, isValid) and, for Kafka 3's tool, its stray brace (`brace`), as UTF-8."""
     if not table.num_rows:
         return EMPTY
-    text = compiled.kafka_legacy_records(RecordColumns.of(table), timestamp_type.encode("ascii"),
+    text = compiled.kafka_legacy_records(record_chunks(table), timestamp_type.encode("ascii"),
                                          np.ascontiguousarray(crc, dtype=np.int64),
                                          np.ascontiguousarray(valid, dtype=np.bool_).view(np.uint8), brace)
     return text_of(text)

@@ -22,15 +22,23 @@ AVAILABLE = compiled is not None
 EMPTY = np.empty(0, dtype=np.uint8)
 
 
-def one_array(column: pa.ChunkedArray) -> pa.Array:
+def one_array(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+    if isinstance(column, pa.Array):
+        return column
     return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
 
-def ints(column: pa.ChunkedArray) -> np.ndarray:
+def ints(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """An integer column as int64, read from its Arrow data buffer (`to_numpy` would import pandas: start-up).
+    Null rows hold whatever the buffer holds: no line is printed from them."""
     array = one_array(column)
-    if array.null_count:  # rows no line is printed for (nothing is read from them): any number will do
-        array = array.fill_null(0)
-    return np.ascontiguousarray(array.to_numpy(), dtype=np.int64)
+    n = len(array)
+    data = array.buffers()[1]
+    if data is None:
+        return np.zeros(n, dtype=np.int64)
+    width = array.type.bit_width // 8
+    values = np.frombuffer(data, dtype=np.dtype(f"<i{width}"), count=n, offset=array.offset * width)
+    return values if width == 8 else values.astype(np.int64)
 
 
 class Bytes:
@@ -65,7 +73,7 @@ class RecordColumns:
     header_value: Bytes
 
     @classmethod
-    def of(cls, table: pa.Table) -> RecordColumns:
+    def of(cls, table: pa.Table | pa.RecordBatch) -> RecordColumns:
         n = table.num_rows
         lists = one_array(table.column("headers"))
         starts = np.frombuffer(lists.buffers()[1], dtype=np.int32, count=n + 1, offset=lists.offset * 4)
@@ -76,6 +84,17 @@ class RecordColumns:
     @property
     def headers(self) -> int:
         return int(self.header_starts[-1] - self.header_starts[0])
+
+
+def chunks(table: pa.Table) -> list[pa.RecordBatch]:
+    """A table's rows as record batches, each column's chunks cut alike (views: the chunks are not combined, which
+    would copy every key and value)."""
+    return [b for b in table.to_batches() if b.num_rows]
+
+
+def record_chunks(table: pa.Table) -> list[RecordColumns]:
+    """`RecordColumns` of each of a table's `chunks`, in order."""
+    return [RecordColumns.of(b) for b in chunks(table)]
 
 
 def starts_of(rows: int) -> np.ndarray:

@@ -529,21 +529,6 @@ cdef bint _json(Grow* g, const Records* R, const Column* control, int64_t* start
     return True
 
 
-def json_records(columns, control, int64_t[::1] starts):
-    """The JSON line of every row of `columns` (a `line_parts.RecordColumns`; `control`: the rows' control_type
-    as `line_parts.Bytes`), in ASCII, each ending in a newline, as a `Text`; where each line starts into `starts`
-    (rows + 1 positions)."""
-    cdef Records R = _records(columns)
-    cdef Column C = _column(control)
-    cdef Grow g = Grow(NULL, 0, 0)
-    cdef bint ok
-    if starts.shape[0] < R.rows + 1:
-        raise ValueError("starts: one position a row and one more")
-    with nogil:
-        ok = _json(&g, &R, &C, &starts[0])
-    return _finish(&g, ok)
-
-
 # -- text ----------------------------------------------------------------------------------------------------------
 
 cdef int64_t _preview(uint8_t* o, int64_t p, const uint8_t* d, int64_t a, int64_t b, int64_t limit) noexcept nogil:
@@ -665,20 +650,6 @@ cdef bint _text(Grow* g, const Records* R, int64_t limit, int64_t h_limit, int64
     return True
 
 
-def text_records(columns, int64_t limit, int64_t header_limit, int64_t[::1] starts):
-    """The text line of every row of `columns` (a `line_parts.RecordColumns` of data records), keys and values
-    cut at `limit` bytes and header values at `header_limit` (-1: whole), as UTF-8 in a `Text`; where each line
-    starts into `starts`."""
-    cdef Records R = _records(columns)
-    cdef Grow g = Grow(NULL, 0, 0)
-    cdef bint ok
-    if starts.shape[0] < R.rows + 1:
-        raise ValueError("starts: one position a row and one more")
-    with nogil:
-        ok = _text(&g, &R, limit, header_limit, &starts[0])
-    return _finish(&g, ok)
-
-
 # -- --format kafka ------------------------------------------------------------------------------------------------
 
 cdef inline int64_t _kafka_start(uint8_t* o, int64_t p, int64_t offset, const uint8_t* ts_type, int64_t ts_len,
@@ -737,21 +708,6 @@ cdef bint _kafka(Grow* g, const Records* R, const uint8_t* ts_type, int64_t ts_l
     return True
 
 
-def kafka_records(columns, bytes timestamp_type, int64_t[::1] starts):
-    """`--format kafka`'s line of every row of `columns` (a `line_parts.RecordColumns` of v2 data batches whose
-    timestamps are `timestamp_type`), as UTF-8 in a `Text`; where each line starts into `starts`."""
-    cdef Records R = _records(columns)
-    cdef Grow g = Grow(NULL, 0, 0)
-    cdef const uint8_t* ts = <const uint8_t*><const char*>timestamp_type
-    cdef int64_t ts_len = len(timestamp_type)
-    cdef bint ok
-    if starts.shape[0] < R.rows + 1:
-        raise ValueError("starts: one position a row and one more")
-    with nogil:
-        ok = _kafka(&g, &R, ts, ts_len, &starts[0])
-    return _finish(&g, ok)
-
-
 cdef bint _kafka_legacy(Grow* g, const Records* R, const uint8_t* ts_type, int64_t ts_len, const int64_t* crc,
                         const uint8_t* valid, bint brace) noexcept nogil:
     cdef int64_t r, p
@@ -787,22 +743,118 @@ cdef bint _kafka_legacy(Grow* g, const Records* R, const uint8_t* ts_type, int64
     return True
 
 
-def kafka_legacy_records(columns, bytes timestamp_type, const int64_t[::1] crc, const uint8_t[::1] valid,
-                         bint brace):
-    """`--format kafka`'s lines of a magic 0 or 1 entry's records (a `line_parts.RecordColumns`), each with its
-    message's `crc` and `valid` (0 or 1) and, for Kafka 3's tool, its stray brace, as UTF-8 in a `Text`."""
-    cdef Records R = _records(columns)
+# -- a table's chunks, in one call ----------------------------------------------------------------------------------
+
+cdef enum Format:
+    JSON
+    TEXT
+    KAFKA
+    KAFKA_LEGACY
+
+
+# What a format's writer needs beside the columns.
+cdef struct Job:
+    Format fmt
+    int64_t limit  # text: bytes of a key or value shown (-1: whole)
+    int64_t header_limit  # text: bytes of a header value shown
+    const uint8_t* ts_type  # kafka: the timestamp type's name
+    int64_t ts_len
+    const int64_t* crc  # kafka, legacy messages: each record's message's checksum and whether it held (0 or 1)
+    const uint8_t* valid
+    bint brace  # kafka, legacy messages: Kafka 3's stray brace
+
+
+cdef Text _write(list chunks, list controls, Job job, int64_t[::1] starts):
+    """The lines of every row of `chunks` (`line_parts.RecordColumns`, a table's chunks in order; `controls`: their
+    control_type columns, for JSON), each chunk's rows after the last's, in one call without the GIL; where each
+    line starts into `starts` (rows + 1), but for legacy messages."""
+    cdef Py_ssize_t m = len(chunks), k
+    cdef Records* R = <Records*>malloc(max(m, 1) * sizeof(Records))
+    cdef Column* C = <Column*>malloc(max(m, 1) * sizeof(Column))
     cdef Grow g = Grow(NULL, 0, 0)
-    cdef const uint8_t* ts = <const uint8_t*><const char*>timestamp_type
-    cdef int64_t ts_len = len(timestamp_type)
-    cdef bint ok
-    if crc.shape[0] < R.rows or valid.shape[0] < R.rows:
-        raise ValueError("a checksum and a validity a row")
-    if R.rows == 0:
-        return _finish(&g, True)
-    with nogil:
-        ok = _kafka_legacy(&g, &R, ts, ts_len, &crc[0], &valid[0], brace)
+    cdef int64_t rows = 0, row = 0
+    cdef bint ok = True
+    try:
+        if R == NULL or C == NULL:
+            raise MemoryError()
+        for k in range(m):
+            R[k] = _records(chunks[k])
+            if job.fmt == JSON:
+                C[k] = _column(controls[k])
+            rows += R[k].rows
+        if job.fmt == KAFKA_LEGACY:
+            if rows == 0:
+                return _finish(&g, True)
+        elif starts is None or starts.shape[0] < rows + 1:
+            raise ValueError("starts: one position a row and one more")
+        with nogil:
+            for k in range(m):
+                if job.fmt == JSON:
+                    ok = _json(&g, &R[k], &C[k], &starts[row])
+                elif job.fmt == TEXT:
+                    ok = _text(&g, &R[k], job.limit, job.header_limit, &starts[row])
+                elif job.fmt == KAFKA:
+                    ok = _kafka(&g, &R[k], job.ts_type, job.ts_len, &starts[row])
+                else:
+                    ok = _kafka_legacy(&g, &R[k], job.ts_type, job.ts_len, job.crc + row, job.valid + row, job.brace)
+                if not ok:
+                    break
+                row += R[k].rows
+            if ok and job.fmt != KAFKA_LEGACY and m == 0:
+                starts[0] = 0
+    finally:
+        free(R)
+        free(C)
     return _finish(&g, ok)
+
+
+def json_records(list chunks, list controls, int64_t[::1] starts):
+    """The JSON line of every row of `chunks` (`line_parts.RecordColumns`; `controls`: each chunk's control_type as
+    `line_parts.Bytes`), in ASCII, each ending in a newline, as a `Text`; where each line starts into `starts`
+    (rows + 1 positions)."""
+    cdef Job job
+    job.fmt = JSON
+    if len(controls) != len(chunks):
+        raise ValueError("a control_type column a chunk")
+    return _write(chunks, controls, job, starts)
+
+
+def text_records(list chunks, int64_t limit, int64_t header_limit, int64_t[::1] starts):
+    """The text line of every row of `chunks` (`line_parts.RecordColumns` of data records), keys and values cut at
+    `limit` bytes and header values at `header_limit` (-1: whole), as UTF-8 in a `Text`; where each line starts
+    into `starts`."""
+    cdef Job job
+    job.fmt = TEXT
+    job.limit = limit
+    job.header_limit = header_limit
+    return _write(chunks, None, job, starts)
+
+
+def kafka_records(list chunks, bytes timestamp_type, int64_t[::1] starts):
+    """`--format kafka`'s line of every row of `chunks` (`line_parts.RecordColumns` of v2 data batches whose
+    timestamps are `timestamp_type`), as UTF-8 in a `Text`; where each line starts into `starts`."""
+    cdef Job job
+    job.fmt = KAFKA
+    job.ts_type = <const uint8_t*><const char*>timestamp_type
+    job.ts_len = len(timestamp_type)
+    return _write(chunks, None, job, starts)
+
+
+def kafka_legacy_records(list chunks, bytes timestamp_type, const int64_t[::1] crc, const uint8_t[::1] valid,
+                         bint brace):
+    """`--format kafka`'s lines of a magic 0 or 1 entry's records (`line_parts.RecordColumns`), each with its
+    message's `crc` and `valid` (0 or 1) and, for Kafka 3's tool, its stray brace, as UTF-8 in a `Text`."""
+    cdef Job job
+    cdef int64_t rows = sum(c.rows for c in chunks)
+    if crc.shape[0] < rows or valid.shape[0] < rows:
+        raise ValueError("a checksum and a validity a row")
+    job.fmt = KAFKA_LEGACY
+    job.ts_type = <const uint8_t*><const char*>timestamp_type
+    job.ts_len = len(timestamp_type)
+    job.crc = &crc[0] if rows else NULL
+    job.valid = &valid[0] if rows else NULL
+    job.brace = brace
+    return _write(chunks, None, job, None)
 
 
 # -- batch lines ---------------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from kafkalog.fast.line_parts import EMPTY, RecordColumns, compiled, starts_of, text_of
+from kafkalog.fast.line_parts import EMPTY, compiled, record_chunks, starts_of, text_of
 
 KEY_LIMIT, HEADER_LIMIT = 40, 20
 
@@ -27,4 +27,4 @@ def record_lines(table: pa.Table, full: bool) -> tuple[np.ndarray, np.ndarray]:
     if not table.num_rows:
         return EMPTY, starts
     limit, header_limit = (-1, -1) if full else (KEY_LIMIT, HEADER_LIMIT)
-    return text_of(compiled.text_records(RecordColumns.of(table), limit, header_limit, starts)), starts
+    return text_of(compiled.text_records(record_chunks(table), limit, header_limit, starts)), starts

@@ -190,9 +190,11 @@ def _long_table(rng: random.Random, n: int) -> pa.Table:
 
 def test_lines_longer_than_the_first_buffer_are_the_one_record_printers():
     """The compiled writers grow their buffer as they go: lines of long keys, values and header keys, many times
-    the first buffer, are still the bytes of the one-record printers, in every format."""
+    the first buffer, in a table of two chunks, are still the bytes of the one-record printers, in every format."""
     rng = random.Random(33)
-    table = _long_table(rng, 400).slice(7, 380)
+    # two chunks, sliced across both, as a run's table comes: each chunk written where the last ended
+    table = pa.concat_tables([_long_table(rng, 200), _long_table(rng, 200)]).slice(7, 380)
+    assert table.column("value").num_chunks == 2
     records = TableRecords(table, 0, table.num_rows)
     text, starts = json_lines.record_lines(table)
     assert len(text) > 1 << 20 and starts[-1] == len(text)
