@@ -98,3 +98,16 @@ def test_the_wheel_carries_the_compiled_engine(wheel, installed, tmp_path):
     available, where = found.stdout.split()
     assert available == "True"
     assert Path(where).is_relative_to(installed), where
+
+
+def test_the_wheel_carries_the_compiled_line_writers(wheel, installed, tmp_path):
+    # dump's line writers, compiled when the wheel is built too (issue 33).
+    names = zipfile.ZipFile(wheel).namelist()
+    assert [n for n in names if n.startswith("kafkalog/fast/lines.") and n.endswith((".so", ".pyd"))], names
+    found = _run(installed, str(installed / "bin" / "python"), "-c",
+                 "from kafkalog.fast import line_parts; print(line_parts.AVAILABLE); print(line_parts.compiled.__file__)",
+                 cwd=tmp_path)
+    assert found.returncode == 0, found.stderr
+    available, where = found.stdout.split()
+    assert available == "True"
+    assert Path(where).is_relative_to(installed), where

@@ -137,10 +137,14 @@ def record_line(batch: Batch, record: Record, legacy_check: tuple[int, bool] | N
     return line
 
 
-def run_lines() -> RunLines:
-    """`record_line`'s lines of v2 data batches, written a run at a time by `kafkalog.fast.kafka_lines`."""
-    from kafkalog.fast import batch_lines, kafka_lines  # numba, loaded only when the fast path runs (start-up)
+def run_lines() -> RunLines | None:
+    """`record_line`'s lines of v2 data batches, written a run at a time by `kafkalog.fast.kafka_lines`; None
+    where the compiled writers were not built (each record is printed by `record_line`)."""
+    # (start-up: loaded only when the fast path runs)
+    from kafkalog.fast import batch_lines, kafka_lines, line_parts  # noqa: PLC0415
 
+    if not line_parts.AVAILABLE:
+        return None
     template = batch_lines.Template.of(batch_lines.KAFKA_BATCH)
     batch_text = functools.partial(batch_lines.run_text, template, kafka_lines.record_lines, by_timestamp_type=True)
     return RunLines(kafka_lines.record_lines, batch_text)
@@ -419,16 +423,20 @@ def _json(obj: dict) -> str:
 def legacy_lines(batch: Batch, entry: bytes, kafka_version: str = DEFAULT_KAFKA_VERSION,
                  decoder: str | None = None) -> Iterator[memoryview] | None:
     """`record_line`'s lines of a magic 0/1 entry the fast path read, each with its message's checksum, written
-    by `kafkalog.fast.kafka_lines` a block of rows at a time; None for one the object path read, or whose
-    records an internal topic's decoder prints."""
+    by `kafkalog.fast.kafka_lines` a block of rows at a time; None for one the object path read, whose
+    records an internal topic's decoder prints, or where the compiled writers were not built."""
     records = batch.records
     if not isinstance(records, TableRecords) or not len(records) or decoder in _RECORD_DECODERS:
         return None
-    # numba, loaded only when the fast path runs (start-up)
+    # (start-up: loaded only when the fast path runs)
     from kafkalog.fast import (
         kafka_lines,  # noqa: PLC0415
+        line_parts,  # noqa: PLC0415
         message_set as fast_legacy,  # noqa: PLC0415
     )
+
+    if not line_parts.AVAILABLE:
+        return None
 
     n = len(records)
     found = fast_legacy.inner_checksums(entry) if batch.compression != "none" else None

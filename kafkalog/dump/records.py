@@ -81,20 +81,24 @@ def record_json(record: Record) -> dict[str, Any]:
     }
 
 
-def json_run_lines() -> RunLines:
+def json_run_lines() -> RunLines | None:
     """JSON record lines written a run at a time by `kafkalog.fast.json_lines` (the bytes `record_json` and
-    `dumps` write)."""
-    from kafkalog.fast import batch_lines, json_lines  # numba, loaded only when the fast path runs (start-up)
+    `dumps` write); None where the compiled writers were not built (each record is printed by `record_json`)."""
+    from kafkalog.fast import batch_lines, json_lines, line_parts  # (start-up: loaded only when the fast path runs)
 
+    if not line_parts.AVAILABLE:
+        return None
     template = batch_lines.Template.of(batch_lines.JSON_BATCH)
     return RunLines(json_lines.record_lines, partial(batch_lines.run_text, template, json_lines.record_lines))
 
 
-def text_run_lines(full: bool) -> RunLines:
+def text_run_lines(full: bool) -> RunLines | None:
     """Text record lines written a run at a time by `kafkalog.fast.text_lines` (the text `record_text`
-    writes); `full`: keys and values whole."""
-    from kafkalog.fast import batch_lines, text_lines  # numba, loaded only when the fast path runs (start-up)
+    writes); `full`: keys and values whole. None where the compiled writers were not built."""
+    from kafkalog.fast import batch_lines, line_parts, text_lines  # (start-up: loaded only when the fast path runs)
 
+    if not line_parts.AVAILABLE:
+        return None
     write = partial(text_lines.record_lines, full=full)
     return RunLines(write, partial(batch_lines.run_text, batch_lines.Template.of(batch_lines.TEXT_BATCH), write))
 

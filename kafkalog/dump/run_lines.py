@@ -1,5 +1,6 @@
 """Record lines of the batches the fast path read, written a run of batches at a time by a compiled
-formatter (`kafkalog.fast.json_lines`, `kafkalog.fast.kafka_lines`) and handed out a batch at a time.
+formatter (`kafkalog.fast.json_lines`, `text_lines`, `kafka_lines`: `kafkalog.fast.lines`, built at install) and
+handed out a batch at a time.
 
 The formatters write the same bytes as the printers that take one `Record` at a time
 (`kafkalog.dump.records`, `kafkalog.dump.kafka_dump_log`), which print every batch these do not take.

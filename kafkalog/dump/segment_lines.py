@@ -185,7 +185,7 @@ class _KafkalogLines:
         if self.opts.format != "json":
             out.write(f"Dumping {self.path}\n")
 
-    def _new_run_lines(self) -> RunLines:
+    def _new_run_lines(self) -> RunLines | None:
         if self.opts.format == "json":
             return dump_format.json_run_lines()
         return dump_format.text_run_lines(self.opts.full)

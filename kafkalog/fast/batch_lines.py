@@ -1,5 +1,6 @@
-"""`kafkalog dump`'s lines of a run of plain v2 batches: every batch's line written by one compiled loop from the
-run's batch headers, handed out with its records' lines (`json_lines`, `text_lines`, `kafka_lines`) as views.
+"""`kafkalog dump`'s lines of a run of plain v2 batches: every batch's line written by one compiled call
+(`kafkalog.fast.lines.batch_lines`, without the GIL) from the run's batch headers, handed out with its records'
+lines (`json_lines`, `text_lines`, `kafka_lines`) as views.
 
 Twins: `kafkalog.dump.records.batch_json_line` and `batch_text`, and `kafkalog.dump.kafka_dump_log.batch_line`,
 which write one `Batch`'s line in Python and stay the reference (and write every batch line this does not: legacy
@@ -14,19 +15,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-import numba as nb
 import numpy as np
 import pyarrow as pa
 
-from kafkalog._generated import kafka_kernels as k
+from kafkalog._generated import kafka_kernel_columns as k
 from kafkalog.compression import CODEC_NAMES
-from kafkalog.fast import jit
-from kafkalog.fast.line_parts import put, put_int
+from kafkalog.fast.line_parts import compiled, text_of
 from kafkalog.fast.runs import Items
 from kafkalog.javaint import increment_sequence
 from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE
-
-jit.configure()
 
 # What a step writes after its literal.
 LITERAL, DECIMAL, BOOLEAN, NAME = range(4)
@@ -40,8 +37,6 @@ _ROW = {name: i for i, name in enumerate(FIELDS)}
 #: The names a NAME step writes, by the field's value: Kafka's codec ids, and timestamp types 0 and 1.
 CODECS = tuple(CODEC_NAMES[c] for c in range(len(CODEC_NAMES)))
 TIMESTAMP_TYPES = (CREATE_TIME, LOG_APPEND_TIME)
-_TRUE = np.frombuffer(b"true", dtype=np.uint8)
-_FALSE = np.frombuffer(b"false", dtype=np.uint8)
 
 
 @dataclass(frozen=True)
@@ -120,7 +115,7 @@ KAFKA_BATCH = (
 
 @dataclass(frozen=True)
 class Template:
-    """A batch line's steps as the compiled loop reads them: one row per step (literal start and length in
+    """A batch line's steps as the compiled writer reads them: one row per step (literal start and length in
     `literals`, kind, field row, first name in `names`, condition's field row or -1, its value)."""
 
     steps: np.ndarray
@@ -225,30 +220,7 @@ def run_text(template: Template, write: Callable[..., tuple[np.ndarray, np.ndarr
 def batch_lines(template: Template, batch_fields: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each batch's line (`template` of its column of `batch_fields`) as bytes, and where each starts (n + 1
     positions)."""
-    n = batch_fields.shape[1]
-    out = np.empty(n * template.most, dtype=np.uint8)
-    starts = np.empty(n + 1, dtype=np.int64)
-    used = _write(out, starts, template.steps, template.literals, template.name_starts, template.names, batch_fields)
-    return out[:used], starts
-
-
-@nb.njit(cache=True, nogil=True)
-def _write(out, starts, steps, literals, name_starts, names, values):
-    p = 0
-    for i in range(values.shape[1]):
-        starts[i] = p
-        for j in range(steps.shape[0]):
-            when = steps[j, 5]
-            if when >= 0 and values[when, i] != steps[j, 6]:
-                continue
-            p = put(out, p, literals[steps[j, 0]:steps[j, 0] + steps[j, 1]])
-            kind = steps[j, 2]
-            if kind == DECIMAL:
-                p = put_int(out, p, values[steps[j, 3], i])
-            elif kind == BOOLEAN:
-                p = put(out, p, _TRUE if values[steps[j, 3], i] != 0 else _FALSE)
-            elif kind == NAME:
-                name = steps[j, 4] + values[steps[j, 3], i]
-                p = put(out, p, names[name_starts[name]:name_starts[name + 1]])
-    starts[values.shape[1]] = p
-    return p
+    starts = np.empty(batch_fields.shape[1] + 1, dtype=np.int64)
+    text = compiled.batch_lines(template.steps, template.literals, template.name_starts, template.names,
+                                np.ascontiguousarray(batch_fields, dtype=np.int64), template.most, starts)
+    return text_of(text), starts

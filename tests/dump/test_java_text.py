@@ -1,6 +1,6 @@
 """`--format kafka` decodes keys, values and header keys as Kafka does (`Utils.utf8`: Java's
 `new String(bytes, UTF_8)`): `kafkalog.javatext.java_utf8` and its compiled twin in
-`kafkalog.fast.line_parts` held to Java's decoder itself (tests/dump/java/Utf8Text.java, kafka-clients
+`kafkalog.fast.lines` (`java_text`) held to Java's decoder itself (tests/dump/java/Utf8Text.java, kafka-clients
 of the 4.3.1 set), on seeded random bytes that are mostly almost UTF-8, in one JVM start; and whole
 segments of such keys and values (v2 and v1, written with Kafka's MemoryRecords by
 tests/dump/java/Utf8Segments.java) printed as Kafka 4.4.0's DumpLogSegments prints them."""
@@ -14,12 +14,11 @@ import subprocess
 from pathlib import Path
 
 import kafka_jars
-import numpy as np
 
 from kafkalog.cli import main as kafkalog_main
 from kafkalog.dump import kafka_dump_log
 from kafkalog.dump.records import escape
-from kafkalog.fast.line_parts import put_escaped_text
+from kafkalog.fast.line_parts import compiled
 from kafkalog.javatext import java_utf8
 from kafkalog.model import Batch, Record
 from tests.dump import dump_log_segments as dls
@@ -54,9 +53,7 @@ def _java_decoded(cases: list[bytes]) -> list[str]:
 
 
 def _compiled(data: bytes) -> str:
-    src = np.frombuffer(data, dtype=np.uint8)
-    out = np.empty(4 * len(data) + 4, dtype=np.uint8)
-    return bytes(out[:put_escaped_text(out, 0, src, 0, len(src))]).decode("utf-8")
+    return compiled.java_text(data).decode("utf-8")
 
 
 def test_the_python_and_compiled_decoders_replace_what_is_not_utf8_as_java_does():

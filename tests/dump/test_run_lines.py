@@ -7,14 +7,16 @@ rules, then `escape`) against `kafkalog.fast.kafka_lines`; both are held to Java
 """
 from __future__ import annotations
 
+import dataclasses
 import io
 import random
+import subprocess
 import sys
 
 import numpy as np
 import pyarrow as pa
 import pytest
-from kafkalog._generated import kafka_kernels as k
+from kafkalog._generated import kafka_kernel_columns as k
 
 from kafkalog import cli
 from kafkalog.dump import kafka_dump_log, run_lines
@@ -35,7 +37,7 @@ from kafkalog.fast.runs import Items, Run
 from kafkalog.log.record_list import TableRecords
 from kafkalog.log.segment import SegmentReader, batch_runs
 from kafkalog.model import Batch
-from tests.paths import FIXTURES, SAMPLES
+from tests.paths import FIXTURES, ROOT, SAMPLES
 
 FILES = sorted([*SAMPLES.glob("*.log"), *SAMPLES.glob("*/*.log"), *(FIXTURES / "segments").glob("*.log"),
                 *(FIXTURES / "partitions").glob("*/*.log"), *(FIXTURES / "internal").glob("*/*.log")])
@@ -172,6 +174,82 @@ def test_escapes_integers_nulls_and_slices_as_json_dumps(seed):
         assert bytes(text).decode("utf-8") == "".join(kafka_dump_log.record_line(batch, r) + "\n" for r in records)
 
 
+def _long_table(rng: random.Random, n: int) -> pa.Table:
+    """Rows whose keys, values and header keys are long (what `_bytes` and `_text` make, repeated): their lines
+    outgrow the writers' first buffer many times over."""
+    table = _table(rng, n)
+    values = [None if rng.random() < 0.1 else (_bytes(rng) or b"x") * rng.randrange(40, 400) for _ in range(n)]
+    keys = [None if rng.random() < 0.1 else (_bytes(rng) or b"k") * rng.randrange(1, 60) for _ in range(n)]
+    headers = [[{"key": _text(rng) * rng.randrange(1, 40), "value": _bytes(rng)} for _ in range(rng.randrange(0, 6))]
+               for _ in range(n)]
+    table = table.set_column(table.schema.get_field_index("value"), "value", pa.array(values, pa.binary()))
+    table = table.set_column(table.schema.get_field_index("key"), "key", pa.array(keys, pa.binary()))
+    return table.set_column(table.schema.get_field_index("headers"), "headers",
+                            pa.array(headers, SCHEMA.field("headers").type))
+
+
+def test_lines_longer_than_the_first_buffer_are_the_one_record_printers():
+    """The compiled writers grow their buffer as they go: lines of long keys, values and header keys, many times
+    the first buffer, in a table of two chunks, are still the bytes of the one-record printers, in every format."""
+    rng = random.Random(33)
+    # two chunks, sliced across both, as a run's table comes: each chunk written where the last ended
+    table = pa.concat_tables([_long_table(rng, 200), _long_table(rng, 200)]).slice(7, 380)
+    assert table.column("value").num_chunks == 2
+    records = TableRecords(table, 0, table.num_rows)
+    text, starts = json_lines.record_lines(table)
+    assert len(text) > 1 << 20 and starts[-1] == len(text)
+    assert bytes(text).decode("ascii") == _reference(records)
+    data = table.set_column(table.schema.get_field_index("control_type"), "control_type",
+                            pa.nulls(table.num_rows, pa.string()))
+    for full in (False, True):
+        text, starts = text_lines.record_lines(data, full)
+        assert starts[-1] == len(text)
+        assert bytes(text).decode("utf-8") == "".join(record_text(r, full) + "\n"
+                                                      for r in TableRecords(data, 0, data.num_rows)), full
+    text, starts = kafka_lines.record_lines(table, "CreateTime")
+    assert len(text) > 1 << 20 and starts[-1] == len(text)
+    batch = Batch(position=0, size=0, magic=2, base_offset=0, last_offset=0, count=None, compression="none", crc=0,
+                  crc_valid=True, timestamp_type="CreateTime", max_timestamp=0, producer_id=-1, producer_epoch=-1,
+                  base_sequence=-1, last_sequence=-1, partition_leader_epoch=0, is_transactional=False,
+                  is_control=False, delete_horizon_ms=None)
+    assert bytes(text).decode("utf-8") == "".join(kafka_dump_log.record_line(batch, r) + "\n" for r in records)
+    crc = np.array([rng.randrange(2 ** 32) for _ in range(table.num_rows)], dtype=np.int64)
+    valid = np.array([rng.random() < 0.5 for _ in range(table.num_rows)])
+    legacy = dataclasses.replace(batch, magic=1)
+    for brace, version in ((True, "3.9"), (False, "4.4")):
+        text = kafka_lines.legacy_record_lines(table, "CreateTime", crc, valid, brace)
+        assert bytes(text).decode("utf-8") == "".join(
+            kafka_dump_log.record_line(legacy, r, (int(crc[n]), bool(valid[n])), version) + "\n"
+            for n, r in enumerate(records))
+
+
+WITHOUT_NUMBA = """
+import sys
+import pyarrow as pa
+from kafkalog.dump import kafka_dump_log, records
+from kafkalog.fast import json_lines, kafka_lines, text_lines
+from kafkalog.fast.columns import SCHEMA
+rows = {name: [None] * 3 for name in SCHEMA.names}
+rows.update(offset=[0, 1, 2], timestamp=[5, 6, 7], sequence=[-1, 0, 1], key=[b"k", None, b"\\xed\\xa0\\x80"],
+            value=[b"v" * 50, b"w", None], headers=[[], [{"key": "h", "value": b"x"}], []])
+table = pa.table(rows, schema=SCHEMA)
+assert records.json_run_lines() and records.text_run_lines(False) and kafka_dump_log.run_lines()
+written = [json_lines.record_lines(table)[0], text_lines.record_lines(table, False)[0],
+           kafka_lines.record_lines(table, "CreateTime")[0]]
+print(sum(len(w) for w in written), "numba" in sys.modules, "llvmlite" in sys.modules)
+"""
+
+
+def test_the_line_writers_run_without_numba():
+    """dump's line writers are compiled at install (issue 33): writing every format loads neither numba nor
+    llvmlite."""
+    done = subprocess.run([sys.executable, "-c", WITHOUT_NUMBA], cwd=ROOT, capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    size, numba, llvmlite = done.stdout.split()
+    assert int(size) > 500 and (numba, llvmlite) == ("False", "False")
+
+
 def test_the_command_writes_the_same_lines_to_a_text_and_a_binary_stream(monkeypatch):
     path = SAMPLES / "v2-gzip.log"
     text = io.StringIO()
@@ -286,3 +364,20 @@ def _command_output(monkeypatch, args: list[str]) -> tuple[int, bytes]:
     status = cli.main(["dump", "--threads", "1", *args])
     out.flush()
     return status, raw.getvalue()
+
+
+def test_without_the_compiled_writers_dump_prints_the_same_lines_record_by_record(monkeypatch):
+    """An install that did not build `kafkalog.fast.lines` (a source tree never installed) prints every record with
+    the one-record printers: the same bytes, in every format, the legacy wrappers' lines included."""
+    from kafkalog.fast import line_parts
+
+    monkeypatch.setattr(cli, "FAST_PATH_MIN_BYTES", 0)
+    paths = [p for p in FILES if p.parent == SAMPLES]
+    assert any(p.name.startswith("v1-") for p in paths) and any(p.name.startswith("v2-") for p in paths)
+    for args in (["--format", "json"], ["--format", "text"], ["--format", "kafka"],
+                 ["--format", "kafka", "--kafka-version", "3.9"]):
+        for path in paths:
+            compiled = _command_output(monkeypatch, [*args, str(path)])
+            monkeypatch.setattr(line_parts, "AVAILABLE", False)
+            assert compiled == _command_output(monkeypatch, [*args, str(path)]), (args, path)
+            monkeypatch.setattr(line_parts, "AVAILABLE", True)

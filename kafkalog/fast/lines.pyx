@@ -1,0 +1,906 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, infer_types=True
+# cython: initializedcheck=False, nonecheck=False
+"""`kafkalog dump`'s line writers, compiled ahead of time by Cython (issue 33): each call writes the lines of a
+run of records, a block of a batch's rows or a run's batch headers, without the GIL, into a growing buffer that
+Python receives without a copy (`Text`, a buffer numpy wraps).
+
+The writers read the columns the fast path already decoded (the records' Arrow columns, the batches' header
+columns of `kafka_record_batch.ksy`); they decode no field of a spec. What they write, and their twins, which
+stay the reference:
+
+* `json_records`: `--format json`'s record lines (`kafkalog.dump.records.record_json` through `dumps`:
+  Python's `json.dumps` in ASCII, keys and values in base64);
+* `text_records`: text record lines (`kafkalog.dump.records.record_text`: Python's `repr` of the bytes decoded
+  with "backslashreplace", cut unless asked whole; which characters `repr` leaves as they are is CPython's own
+  `Py_UNICODE_ISPRINTABLE`, the function `str.isprintable` calls);
+* `kafka_records` and `kafka_legacy_records`: `--format kafka`'s record lines of v2 batches and of legacy
+  messages (`kafkalog.dump.kafka_dump_log.record_line`: DumpLogSegments' lines, keys and values decoded as
+  Java's `new String(bytes, UTF_8)` decodes them, `kafkalog.javatext`);
+* `batch_lines`: each batch's line by a format's template (`kafkalog.fast.batch_lines`).
+
+Python sides: `kafkalog.fast.json_lines`, `text_lines`, `kafka_lines`, `batch_lines` (they gather the columns).
+"""
+from cpython.buffer cimport PyBuffer_FillInfo
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy, strlen
+
+
+cdef extern from "Python.h":
+    # What `str.isprintable` and `repr` ask of each character: a lookup in CPython's own tables (no state).
+    bint Py_UNICODE_ISPRINTABLE(Py_UCS4 ch) nogil
+
+
+# -- the growing buffer, handed to Python without a copy ---------------------------------------------------------
+
+cdef struct Grow:
+    uint8_t* data
+    int64_t size  # bytes written
+    int64_t cap
+
+
+cdef bint _reserve(Grow* g, int64_t extra) noexcept nogil:
+    """Room for `extra` more bytes past `size`."""
+    cdef int64_t need = g.size + extra
+    cdef int64_t cap
+    cdef uint8_t* p
+    if need <= g.cap:
+        return True
+    cap = g.cap * 2 if g.cap else 65536
+    while cap < need:
+        cap *= 2
+    p = <uint8_t*>realloc(g.data, <size_t>cap)
+    if p == NULL:
+        return False
+    g.data = p
+    g.cap = cap
+    return True
+
+
+cdef class Text:
+    """Lines a writer wrote, owned here and lent to numpy through the buffer protocol."""
+
+    cdef uint8_t* data
+    cdef Py_ssize_t size
+
+    def __dealloc__(self):
+        free(self.data)
+
+    def __getbuffer__(self, Py_buffer* view, int flags):
+        PyBuffer_FillInfo(view, self, self.data, self.size, 1, flags)
+
+    def __releasebuffer__(self, Py_buffer* view):
+        pass
+
+
+cdef Text _take(Grow* g):
+    """The buffer's bytes as a `Text` (what was reserved and not used given back); `g` is left empty."""
+    cdef Text text = Text.__new__(Text)
+    cdef uint8_t* fitted
+    if g.data == NULL:
+        g.data = <uint8_t*>malloc(1)  # (a buffer of no bytes still has an address)
+        if g.data == NULL:
+            raise MemoryError()
+    elif g.cap > g.size:
+        fitted = <uint8_t*>realloc(g.data, <size_t>max(g.size, 1))
+        if fitted != NULL:
+            g.data = fitted
+    text.data = g.data
+    text.size = g.size
+    g.data = NULL
+    g.size = g.cap = 0
+    return text
+
+
+cdef Text _finish(Grow* g, bint ok):
+    if not ok:
+        free(g.data)
+        g.data = NULL
+        raise MemoryError("kafkalog dump: no memory left for the lines of a run of records")
+    return _take(g)
+
+
+# -- the columns ---------------------------------------------------------------------------------------------------
+
+# A binary or string Arrow array: its offsets, data, validity bitmap (NULL: every row valid) and first bit.
+cdef struct Column:
+    const int32_t* off
+    const uint8_t* data
+    const uint8_t* bitmap
+    int64_t bit
+
+
+# A run's record columns (`kafkalog.fast.line_parts.RecordColumns`).
+cdef struct Records:
+    int64_t rows
+    const int64_t* offset
+    const int64_t* timestamp
+    const int64_t* sequence
+    Column key
+    Column value
+    const int32_t* header_starts  # each row's first header in header_key and header_value (rows + 1)
+    Column header_key
+    Column header_value
+
+
+cdef Column _column(object b):
+    """A `line_parts.Bytes`' arrays (which it keeps alive: they outlive the call)."""
+    cdef Column c
+    cdef const int32_t[::1] off = b.offsets
+    cdef const uint8_t[::1] data = b.data
+    cdef const uint8_t[::1] bitmap = b.bitmap
+    c.off = &off[0]
+    c.data = &data[0] if data.shape[0] else NULL
+    c.bitmap = &bitmap[0] if bitmap.shape[0] else NULL
+    c.bit = b.bit
+    return c
+
+
+cdef const int64_t* _longs(object a, int64_t n) except NULL:
+    cdef const int64_t[::1] v = a
+    if v.shape[0] < n:
+        raise ValueError("a column shorter than its table")
+    return &v[0]
+
+
+cdef Records _records(object c):
+    cdef Records r
+    cdef const int32_t[::1] starts = c.header_starts
+    r.rows = c.rows
+    r.offset = _longs(c.offset, r.rows)
+    r.timestamp = _longs(c.timestamp, r.rows)
+    r.sequence = _longs(c.sequence, r.rows)
+    r.key = _column(c.key)
+    r.value = _column(c.value)
+    r.header_starts = &starts[0]
+    r.header_key = _column(c.header_key)
+    r.header_value = _column(c.header_value)
+    return r
+
+
+cdef inline bint _valid(const Column* c, int64_t r) noexcept nogil:
+    cdef int64_t i
+    if c.bitmap == NULL:
+        return True
+    i = c.bit + r
+    return (c.bitmap[i >> 3] >> (i & 7)) & 1
+
+
+cdef inline int64_t _len(const Column* c, int64_t r) noexcept nogil:
+    return c.off[r + 1] - c.off[r]
+
+
+cdef inline int64_t _span(const Column* c, int64_t a, int64_t b) noexcept nogil:
+    """Bytes of rows a..b-1."""
+    return c.off[b] - c.off[a]
+
+
+# -- parts of a line -----------------------------------------------------------------------------------------------
+
+cdef const char* _HEX = b"0123456789abcdef"
+cdef const char* _B64 = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+#: Each 12 bits' two base64 characters, as they lie in memory: two lookups for 3 bytes, not four.
+cdef uint16_t _B64_PAIRS[4096]
+
+
+cdef void _fill_b64_pairs() noexcept:
+    cdef int v
+    cdef uint8_t pair[2]
+    for v in range(4096):
+        pair[0] = <uint8_t>_B64[v >> 6]
+        pair[1] = <uint8_t>_B64[v & 63]
+        memcpy(&_B64_PAIRS[v], pair, 2)
+
+
+_fill_b64_pairs()
+
+
+cdef inline int64_t _put(uint8_t* o, int64_t p, const char* s) noexcept nogil:
+    """A literal (the C compiler folds its length)."""
+    cdef size_t n = strlen(s)
+    memcpy(o + p, s, n)
+    return p + <int64_t>n
+
+
+cdef inline int64_t _put_n(uint8_t* o, int64_t p, const uint8_t* s, int64_t n) noexcept nogil:
+    if n > 0:
+        memcpy(o + p, s, <size_t>n)
+    return p + n
+
+
+cdef inline int64_t _int(uint8_t* o, int64_t p, int64_t v) noexcept nogil:
+    """A decimal integer (int64, its minimum included)."""
+    cdef uint64_t u
+    cdef uint8_t digits[20]
+    cdef int n = 0
+    cdef int i
+    if v < 0:
+        o[p] = 45  # '-'
+        p += 1
+        u = <uint64_t>0 - <uint64_t>v
+    else:
+        u = <uint64_t>v
+    while True:
+        digits[n] = <uint8_t>(48 + u % 10)
+        u //= 10
+        n += 1
+        if u == 0:
+            break
+    for i in range(n):
+        o[p + i] = digits[n - 1 - i]
+    return p + n
+
+
+cdef inline int64_t _hex(uint8_t* o, int64_t p, uint32_t c, int digits, uint8_t letter) noexcept nogil:
+    """A backslash, `letter` (x, u or U) and c in `digits` lowercase hex digits."""
+    cdef int i
+    o[p] = 92
+    o[p + 1] = letter
+    for i in range(digits):
+        o[p + 2 + i] = <uint8_t>_HEX[(c >> (4 * (digits - 1 - i))) & 15]
+    return p + 2 + digits
+
+
+cdef inline int64_t _code_point(const uint8_t* d, int64_t i, int64_t end, uint32_t* cp) noexcept nogil:
+    """The character at d[i] as Python's UTF-8 decoder reads it: its length in bytes (> 0) with its code point in
+    `cp`, or, where the bytes are not UTF-8, minus the length of the maximal invalid subpart, which Python's error
+    handlers replace ("replace": one U+FFFD; "backslashreplace": each byte as \\xNN)."""
+    cdef uint32_t b = d[i]
+    cdef uint32_t lo = 0x80, hi = 0xBF, x, c
+    cdef int64_t n, good = 0
+    if b < 0x80:
+        cp[0] = b
+        return 1
+    if 0xC2 <= b <= 0xDF:
+        n = 1
+    elif b == 0xE0:
+        n = 2
+        lo = 0xA0
+    elif 0xE1 <= b <= 0xEC or b == 0xEE or b == 0xEF:
+        n = 2
+    elif b == 0xED:
+        n = 2
+        hi = 0x9F
+    elif b == 0xF0:
+        n = 3
+        lo = 0x90
+    elif 0xF1 <= b <= 0xF3:
+        n = 3
+    elif b == 0xF4:
+        n = 3
+        hi = 0x8F
+    else:
+        return -1
+    c = b & (0x1F if n == 1 else 0x0F if n == 2 else 0x07)
+    while good < n and i + 1 + good < end:
+        x = d[i + 1 + good]
+        if (good == 0 and (x < lo or x > hi)) or (good > 0 and (x < 0x80 or x > 0xBF)):
+            break
+        c = (c << 6) | (x & 0x3F)
+        good += 1
+    if good == n:
+        cp[0] = c
+        return 1 + n
+    return -(1 + good)
+
+
+cdef inline bint _continues(uint8_t b) noexcept nogil:
+    return b & 0xC0 == 0x80
+
+
+cdef int64_t _java_malformed_length(const uint8_t* d, int64_t i, int64_t end) noexcept nogil:
+    """How many bytes from d[i], where a malformed sequence starts, Java's `new String(bytes, UTF_8)` replaces
+    with one U+FFFD: `kafkalog.javatext.malformed_length` (the rules, and why), compiled."""
+    cdef uint8_t b1 = d[i], b2, b3
+    if 0xE0 <= b1 <= 0xEF:
+        if i + 2 < end:
+            b2 = d[i + 1]
+            b3 = d[i + 2]
+            if (b1 == 0xE0 and b2 & 0xE0 == 0x80) or not _continues(b2):
+                return 1
+            return 2 if not _continues(b3) else 3
+        if i + 1 < end and ((b1 == 0xE0 and d[i + 1] & 0xE0 == 0x80) or not _continues(d[i + 1])):
+            return 1
+        return end - i
+    if 0xF0 <= b1 <= 0xF7:
+        if i + 3 < end:
+            b2 = d[i + 1]
+            b3 = d[i + 2]
+            if b1 > 0xF4 or (b1 == 0xF0 and not 0x90 <= b2 <= 0xBF) or (b1 == 0xF4 and b2 & 0xF0 != 0x80) \
+                    or not _continues(b2):
+                return 1
+            return 2 if not _continues(b3) else 3
+        if b1 > 0xF4:
+            return 1
+        if i + 1 < end:
+            b2 = d[i + 1]
+            if (b1 == 0xF0 and not 0x90 <= b2 <= 0xBF) or (b1 == 0xF4 and b2 & 0xF0 != 0x80) or not _continues(b2):
+                return 1
+        if i + 2 < end and not _continues(d[i + 2]):
+            return 2
+        return end - i
+    return 1
+
+
+cdef inline int64_t _utf8(uint8_t* o, int64_t p, uint32_t c) noexcept nogil:
+    """Code point c in UTF-8."""
+    if c < 0x80:
+        o[p] = <uint8_t>c
+        return p + 1
+    if c < 0x800:
+        o[p] = <uint8_t>(0xC0 | (c >> 6))
+        o[p + 1] = <uint8_t>(0x80 | (c & 0x3F))
+        return p + 2
+    if c < 0x10000:
+        o[p] = <uint8_t>(0xE0 | (c >> 12))
+        o[p + 1] = <uint8_t>(0x80 | ((c >> 6) & 0x3F))
+        o[p + 2] = <uint8_t>(0x80 | (c & 0x3F))
+        return p + 3
+    o[p] = <uint8_t>(0xF0 | (c >> 18))
+    o[p + 1] = <uint8_t>(0x80 | ((c >> 12) & 0x3F))
+    o[p + 2] = <uint8_t>(0x80 | ((c >> 6) & 0x3F))
+    o[p + 3] = <uint8_t>(0x80 | (c & 0x3F))
+    return p + 4
+
+
+cdef inline bint _printable_ascii8(uint64_t x) noexcept nogil:
+    """Whether each of 8 bytes is printable ASCII (0x20..0x7E): no byte below 0x20, none above 0x7E (the
+    word-at-a-time tests of "Bit Twiddling Hacks", `hasless` and `hasmore`)."""
+    cdef uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL
+    return ((x - ones * 0x20) & ~x & highs) == 0 and ((x + ones * (127 - 0x7E)) | x) & highs == 0
+
+
+cdef int64_t _java_text(uint8_t* o, int64_t p, const uint8_t* d, int64_t i, int64_t end) noexcept nogil:
+    """d[i:end] decoded as Java's `new String(bytes, UTF_8)` decodes it (`kafkalog.javatext.java_utf8`), control
+    characters escaped as `kafkalog.dump.records.escape` does; at most 4 bytes a byte."""
+    cdef uint8_t b
+    cdef uint32_t c = 0
+    cdef int64_t n
+    cdef uint64_t x
+    while i < end:
+        if i + 8 <= end:  # printable ASCII, most text: 8 bytes at a time, as they are
+            memcpy(&x, d + i, 8)
+            if _printable_ascii8(x):
+                memcpy(o + p, &x, 8)
+                p += 8
+                i += 8
+                continue
+        b = d[i]
+        if 0x20 <= b < 0x7F:  # printable ASCII, most text: as it is, without decoding
+            o[p] = b
+            p += 1
+            i += 1
+            continue
+        n = _code_point(d, i, end, &c)
+        if n < 0:
+            c = 0xFFFD
+            n = _java_malformed_length(d, i, end)
+        i += n
+        if c < 0x20 or 0x7F <= c < 0xA0:
+            if c == 10 or c == 13 or c == 9:
+                o[p] = 92
+                o[p + 1] = 110 if c == 10 else 114 if c == 13 else 116
+                p += 2
+            else:
+                p = _hex(o, p, c, 2, 120)
+        else:
+            p = _utf8(o, p, c)
+    return p
+
+
+def java_text(const uint8_t[::1] data):
+    """`data` as `--format kafka` prints a key, value or header key: Java's decoding, control characters escaped
+    (UTF-8 bytes). For the tests, which hold it to Java's own decoder."""
+    cdef Grow g = Grow(NULL, 0, 0)
+    cdef int64_t n = data.shape[0]
+    cdef bint ok
+    with nogil:
+        ok = _reserve(&g, 4 * n + 1)
+        if ok:
+            g.size = _java_text(g.data, 0, &data[0] if n else NULL, 0, n)
+    return bytes(_finish(&g, ok))
+
+
+# -- --format json -------------------------------------------------------------------------------------------------
+
+cdef inline int64_t _b64_size(int64_t n) noexcept nogil:
+    """Base64 of n bytes, in quotes."""
+    return 4 * ((n + 2) // 3) + 2
+
+
+cdef int64_t _b64(uint8_t* o, int64_t p, const uint8_t* d, int64_t a, int64_t b) noexcept nogil:
+    """d[a:b] as standard base64 with padding, in quotes."""
+    cdef uint32_t x
+    cdef int64_t i = a
+    o[p] = 34
+    p += 1
+    while i + 3 <= b:
+        x = (<uint32_t>d[i] << 16) | (<uint32_t>d[i + 1] << 8) | <uint32_t>d[i + 2]
+        memcpy(o + p, &_B64_PAIRS[x >> 12], 2)
+        memcpy(o + p + 2, &_B64_PAIRS[x & 0xFFF], 2)
+        p += 4
+        i += 3
+    if b - i == 1:
+        x = <uint32_t>d[i] << 16
+        o[p] = <uint8_t>_B64[x >> 18]
+        o[p + 1] = <uint8_t>_B64[(x >> 12) & 63]
+        o[p + 2] = 61
+        o[p + 3] = 61
+        p += 4
+    elif b - i == 2:
+        x = (<uint32_t>d[i] << 16) | (<uint32_t>d[i + 1] << 8)
+        o[p] = <uint8_t>_B64[x >> 18]
+        o[p + 1] = <uint8_t>_B64[(x >> 12) & 63]
+        o[p + 2] = <uint8_t>_B64[(x >> 6) & 63]
+        o[p + 3] = 61
+        p += 4
+    o[p] = 34
+    return p + 1
+
+
+cdef int64_t _json_string(uint8_t* o, int64_t p, const uint8_t* d, int64_t a, int64_t b) noexcept nogil:
+    """UTF-8 text d[a:b] as a JSON string in ASCII, escaped as Python's json.dumps(ensure_ascii=True); at most 6
+    bytes a byte (a control character), and the quotes."""
+    cdef uint32_t c = 0
+    cdef int64_t n
+    cdef int64_t i = a
+    o[p] = 34
+    p += 1
+    while i < b:
+        n = _code_point(d, i, b, &c)  # (Arrow strings are UTF-8: a character; if not, as numba's twin did)
+        if n < 0:
+            n = -n
+            c = 0
+        i += n
+        if c == 34 or c == 92:  # '"' and '\'
+            o[p] = 92
+            o[p + 1] = <uint8_t>c
+            p += 2
+        elif 0x20 <= c <= 0x7E:
+            o[p] = <uint8_t>c
+            p += 1
+        elif c == 8 or c == 9 or c == 10 or c == 12 or c == 13:
+            o[p] = 92
+            o[p + 1] = 98 if c == 8 else 116 if c == 9 else 110 if c == 10 else 102 if c == 12 else 114
+            p += 2
+        elif c < 0x10000:
+            p = _hex(o, p, c, 4, 117)
+        else:
+            c -= 0x10000
+            p = _hex(o, p, 0xD800 | ((c >> 10) & 0x3FF), 4, 117)
+            p = _hex(o, p, 0xDC00 | (c & 0x3FF), 4, 117)
+    o[p] = 34
+    return p + 1
+
+
+cdef bint _json(Grow* g, const Records* R, const Column* control, int64_t* starts) noexcept nogil:
+    cdef int64_t r, h, h0, h1, p, most
+    cdef uint8_t* o
+    for r in range(R.rows):
+        h0, h1 = R.header_starts[r], R.header_starts[r + 1]
+        # The most this line takes: 20 characters an integer, base64 (4 per 3 bytes, padding, quotes), 6 per
+        # byte of a string (a control character as \u00XX), the nulls, brackets and commas.
+        most = (200 + _b64_size(_len(&R.key, r)) + _b64_size(_len(&R.value, r)) + 6 * _len(control, r)
+                + 16 * (h1 - h0) + 6 * _span(&R.header_key, h0, h1) + 2 * _span(&R.header_value, h0, h1))
+        if not _reserve(g, most):
+            return False
+        o = g.data
+        p = g.size
+        starts[r] = p
+        p = _put(o, p, b'{"type":"record","offset":')
+        p = _int(o, p, R.offset[r])
+        p = _put(o, p, b',"timestamp":')
+        p = _int(o, p, R.timestamp[r])
+        p = _put(o, p, b',"sequence":')
+        p = _int(o, p, R.sequence[r])
+        p = _put(o, p, b',"key":')
+        if _valid(&R.key, r):
+            p = _b64(o, p, R.key.data, R.key.off[r], R.key.off[r + 1])
+        else:
+            p = _put(o, p, b"null")
+        p = _put(o, p, b',"value":')
+        if _valid(&R.value, r):
+            p = _b64(o, p, R.value.data, R.value.off[r], R.value.off[r + 1])
+        else:
+            p = _put(o, p, b"null")
+        p = _put(o, p, b',"headers":[')
+        for h in range(h0, h1):
+            if h > h0:
+                o[p] = 44  # ','
+                p += 1
+            o[p] = 91  # '['
+            p = _json_string(o, p + 1, R.header_key.data, R.header_key.off[h], R.header_key.off[h + 1])
+            o[p] = 44
+            p += 1
+            if _valid(&R.header_value, h):
+                p = _b64(o, p, R.header_value.data, R.header_value.off[h], R.header_value.off[h + 1])
+            else:
+                p = _put(o, p, b"null")
+            o[p] = 93  # ']'
+            p += 1
+        p = _put(o, p, b'],"control_type":')
+        if _valid(control, r):
+            p = _json_string(o, p, control.data, control.off[r], control.off[r + 1])
+        else:
+            p = _put(o, p, b"null")
+        p = _put(o, p, b"}\n")
+        g.size = p
+    starts[R.rows] = g.size
+    return True
+
+
+# -- text ----------------------------------------------------------------------------------------------------------
+
+cdef int64_t _preview(uint8_t* o, int64_t p, const uint8_t* d, int64_t a, int64_t b, int64_t limit) noexcept nogil:
+    """repr(d[a:b][:limit].decode("utf-8", "backslashreplace")), and "…" when it was cut; at most 5 bytes a byte
+    (a byte that is not UTF-8: \\\\xNN), the quotes and the mark."""
+    cdef int64_t end = b if limit < 0 or b - a <= limit else a + limit
+    cdef bint single = False, dq = False
+    cdef uint8_t quote
+    cdef uint32_t c, cp = 0
+    cdef int64_t i, j, n
+    cdef uint64_t x, ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL, y, z
+    for i in range(a, end):
+        single |= d[i] == 39
+        dq |= d[i] == 34
+    quote = 34 if single and not dq else 39
+    o[p] = quote
+    p += 1
+    i = a
+    while i < end:
+        if i + 8 <= end:  # printable ASCII without the quote or a backslash: 8 bytes at a time, as they are
+            memcpy(&x, d + i, 8)
+            y = x ^ (ones * quote)
+            z = x ^ (ones * 92)
+            if _printable_ascii8(x) and ((y - ones) & ~y & highs) == 0 and ((z - ones) & ~z & highs) == 0:
+                memcpy(o + p, &x, 8)
+                p += 8
+                i += 8
+                continue
+        c = d[i]
+        if c < 0x80:
+            if c == quote or c == 92:
+                o[p] = 92
+                o[p + 1] = <uint8_t>c
+                p += 2
+            elif c == 9 or c == 10 or c == 13:
+                o[p] = 92
+                o[p + 1] = 116 if c == 9 else 110 if c == 10 else 114
+                p += 2
+            elif c < 0x20 or c == 0x7F:
+                p = _hex(o, p, c, 2, 120)
+            else:
+                o[p] = <uint8_t>c
+                p += 1
+            i += 1
+            continue
+        n = _code_point(d, i, end, &cp)
+        if n > 0:
+            if Py_UNICODE_ISPRINTABLE(cp):
+                p = _utf8(o, p, cp)
+            elif cp <= 0xFF:
+                p = _hex(o, p, cp, 2, 120)
+            elif cp <= 0xFFFF:
+                p = _hex(o, p, cp, 4, 117)
+            else:
+                p = _hex(o, p, cp, 8, 85)
+        else:
+            # backslashreplace writes each byte of the bad sequence as \xNN; repr doubles the backslash
+            n = -n
+            for j in range(i, i + n):
+                o[p] = 92
+                p = _hex(o, p + 1, d[j], 2, 120)
+        i += n
+    o[p] = quote
+    p += 1
+    if end < b:
+        p = _put(o, p, b"\xe2\x80\xa6")  # '…'
+    return p
+
+
+cdef bint _text(Grow* g, const Records* R, int64_t limit, int64_t h_limit, int64_t* starts) noexcept nogil:
+    cdef int64_t r, h, h0, h1, p, most
+    cdef uint8_t* o
+    for r in range(R.rows):
+        h0, h1 = R.header_starts[r], R.header_starts[r + 1]
+        # 20 characters an integer, 5 a byte of a key or value (a byte that is not UTF-8), 4 a byte of a header
+        # key (a control character), quotes, cut marks and separators.
+        most = (160 + 5 * (_len(&R.key, r) + _len(&R.value, r) + _span(&R.header_value, h0, h1))
+                + 4 * _span(&R.header_key, h0, h1) + 16 * (h1 - h0))
+        if not _reserve(g, most):
+            return False
+        o = g.data
+        p = g.size
+        starts[r] = p
+        p = _put(o, p, b"| offset: ")
+        p = _int(o, p, R.offset[r])
+        p = _put(o, p, b" timestamp: ")
+        p = _int(o, p, R.timestamp[r])
+        if R.sequence[r] != -1:
+            p = _put(o, p, b" sequence: ")
+            p = _int(o, p, R.sequence[r])
+        p = _put(o, p, b" key: ")
+        if _valid(&R.key, r):
+            p = _preview(o, p, R.key.data, R.key.off[r], R.key.off[r + 1], limit)
+        else:
+            p = _put(o, p, b"null")
+        p = _put(o, p, b" value: ")
+        if _valid(&R.value, r):
+            p = _preview(o, p, R.value.data, R.value.off[r], R.value.off[r + 1], limit)
+        else:
+            p = _put(o, p, b"null")
+        if h1 > h0:
+            p = _put(o, p, b" headers: ")
+            for h in range(h0, h1):
+                if h > h0:
+                    o[p] = 44  # ','
+                    o[p + 1] = 32
+                    p += 2
+                p = _java_text(o, p, R.header_key.data, R.header_key.off[h], R.header_key.off[h + 1])
+                o[p] = 61  # '='
+                p += 1
+                if _valid(&R.header_value, h):
+                    p = _preview(o, p, R.header_value.data, R.header_value.off[h], R.header_value.off[h + 1],
+                                 h_limit)
+                else:
+                    p = _put(o, p, b"null")
+        o[p] = 10
+        g.size = p + 1
+    starts[R.rows] = g.size
+    return True
+
+
+# -- --format kafka ------------------------------------------------------------------------------------------------
+
+cdef inline int64_t _kafka_start(uint8_t* o, int64_t p, int64_t offset, const uint8_t* ts_type, int64_t ts_len,
+                                 int64_t timestamp, int64_t key_size, int64_t value_size) noexcept nogil:
+    """What every record line starts with: `| offset: O <type>: T keySize: K valueSize: V`."""
+    p = _put(o, p, b"| offset: ")
+    p = _int(o, p, offset)
+    o[p] = 32
+    p = _put_n(o, p + 1, ts_type, ts_len)
+    o[p] = 58  # ':'
+    o[p + 1] = 32
+    p = _int(o, p + 2, timestamp)
+    p = _put(o, p, b" keySize: ")
+    p = _int(o, p, key_size)
+    p = _put(o, p, b" valueSize: ")
+    return _int(o, p, value_size)
+
+
+cdef bint _kafka(Grow* g, const Records* R, const uint8_t* ts_type, int64_t ts_len, int64_t* starts) noexcept nogil:
+    cdef int64_t r, h, h0, h1, p, most
+    cdef bint has_key, has_value
+    cdef uint8_t* o
+    for r in range(R.rows):
+        h0, h1 = R.header_starts[r], R.header_starts[r + 1]
+        # 20 characters an integer, 4 bytes a byte of text (an escape), the timestamp type's name, the commas.
+        most = (256 + ts_len + 4 * (_len(&R.key, r) + _len(&R.value, r) + _span(&R.header_key, h0, h1))
+                + (h1 - h0))
+        if not _reserve(g, most):
+            return False
+        o = g.data
+        p = g.size
+        starts[r] = p
+        has_key = _valid(&R.key, r)
+        has_value = _valid(&R.value, r)
+        p = _kafka_start(o, p, R.offset[r], ts_type, ts_len, R.timestamp[r], _len(&R.key, r) if has_key else -1,
+                         _len(&R.value, r) if has_value else -1)
+        p = _put(o, p, b" sequence: ")
+        p = _int(o, p, R.sequence[r])
+        p = _put(o, p, b" headerKeys: [")
+        for h in range(h0, h1):
+            if h > h0:
+                o[p] = 44  # ','
+                p += 1
+            p = _java_text(o, p, R.header_key.data, R.header_key.off[h], R.header_key.off[h + 1])
+        if has_key:
+            p = _put(o, p, b"] key: ")
+            p = _java_text(o, p, R.key.data, R.key.off[r], R.key.off[r + 1])
+        else:
+            p = _put(o, p, b"]")
+        if has_value:
+            p = _put(o, p, b" payload: ")
+            p = _java_text(o, p, R.value.data, R.value.off[r], R.value.off[r + 1])
+        o[p] = 10
+        g.size = p + 1
+    starts[R.rows] = g.size
+    return True
+
+
+cdef bint _kafka_legacy(Grow* g, const Records* R, const uint8_t* ts_type, int64_t ts_len, const int64_t* crc,
+                        const uint8_t* valid, bint brace) noexcept nogil:
+    cdef int64_t r, p
+    cdef bint has_key, has_value
+    cdef uint8_t* o
+    for r in range(R.rows):
+        if not _reserve(g, 240 + ts_len + 4 * (_len(&R.key, r) + _len(&R.value, r))):
+            return False
+        o = g.data
+        p = g.size
+        has_key = _valid(&R.key, r)
+        has_value = _valid(&R.value, r)
+        p = _kafka_start(o, p, R.offset[r], ts_type, ts_len, R.timestamp[r], _len(&R.key, r) if has_key else -1,
+                         _len(&R.value, r) if has_value else -1)
+        p = _put(o, p, b" isValid: ")
+        if valid[r]:
+            p = _put(o, p, b"true")
+        else:
+            p = _put(o, p, b"false")
+        p = _put(o, p, b" crc: ")
+        p = _int(o, p, crc[r])
+        if brace:
+            o[p] = 125  # '}'
+            p += 1
+        if has_key:
+            p = _put(o, p, b" key: ")
+            p = _java_text(o, p, R.key.data, R.key.off[r], R.key.off[r + 1])
+        if has_value:
+            p = _put(o, p, b" payload: ")
+            p = _java_text(o, p, R.value.data, R.value.off[r], R.value.off[r + 1])
+        o[p] = 10
+        g.size = p + 1
+    return True
+
+
+# -- a table's chunks, in one call ----------------------------------------------------------------------------------
+
+cdef enum Format:
+    JSON
+    TEXT
+    KAFKA
+    KAFKA_LEGACY
+
+
+# What a format's writer needs beside the columns.
+cdef struct Job:
+    Format fmt
+    int64_t limit  # text: bytes of a key or value shown (-1: whole)
+    int64_t header_limit  # text: bytes of a header value shown
+    const uint8_t* ts_type  # kafka: the timestamp type's name
+    int64_t ts_len
+    const int64_t* crc  # kafka, legacy messages: each record's message's checksum and whether it held (0 or 1)
+    const uint8_t* valid
+    bint brace  # kafka, legacy messages: Kafka 3's stray brace
+
+
+cdef Text _write(list chunks, list controls, Job job, int64_t[::1] starts):
+    """The lines of every row of `chunks` (`line_parts.RecordColumns`, a table's chunks in order; `controls`: their
+    control_type columns, for JSON), each chunk's rows after the last's, in one call without the GIL; where each
+    line starts into `starts` (rows + 1), but for legacy messages."""
+    cdef Py_ssize_t m = len(chunks), k
+    cdef Records* R = <Records*>malloc(max(m, 1) * sizeof(Records))
+    cdef Column* C = <Column*>malloc(max(m, 1) * sizeof(Column))
+    cdef Grow g = Grow(NULL, 0, 0)
+    cdef int64_t rows = 0, row = 0
+    cdef bint ok = True
+    try:
+        if R == NULL or C == NULL:
+            raise MemoryError()
+        for k in range(m):
+            R[k] = _records(chunks[k])
+            if job.fmt == JSON:
+                C[k] = _column(controls[k])
+            rows += R[k].rows
+        if job.fmt == KAFKA_LEGACY:
+            if rows == 0:
+                return _finish(&g, True)
+        elif starts is None or starts.shape[0] < rows + 1:
+            raise ValueError("starts: one position a row and one more")
+        with nogil:
+            for k in range(m):
+                if job.fmt == JSON:
+                    ok = _json(&g, &R[k], &C[k], &starts[row])
+                elif job.fmt == TEXT:
+                    ok = _text(&g, &R[k], job.limit, job.header_limit, &starts[row])
+                elif job.fmt == KAFKA:
+                    ok = _kafka(&g, &R[k], job.ts_type, job.ts_len, &starts[row])
+                else:
+                    ok = _kafka_legacy(&g, &R[k], job.ts_type, job.ts_len, job.crc + row, job.valid + row, job.brace)
+                if not ok:
+                    break
+                row += R[k].rows
+            if ok and job.fmt != KAFKA_LEGACY and m == 0:
+                starts[0] = 0
+    finally:
+        free(R)
+        free(C)
+    return _finish(&g, ok)
+
+
+def json_records(list chunks, list controls, int64_t[::1] starts):
+    """The JSON line of every row of `chunks` (`line_parts.RecordColumns`; `controls`: each chunk's control_type as
+    `line_parts.Bytes`), in ASCII, each ending in a newline, as a `Text`; where each line starts into `starts`
+    (rows + 1 positions)."""
+    cdef Job job
+    job.fmt = JSON
+    if len(controls) != len(chunks):
+        raise ValueError("a control_type column a chunk")
+    return _write(chunks, controls, job, starts)
+
+
+def text_records(list chunks, int64_t limit, int64_t header_limit, int64_t[::1] starts):
+    """The text line of every row of `chunks` (`line_parts.RecordColumns` of data records), keys and values cut at
+    `limit` bytes and header values at `header_limit` (-1: whole), as UTF-8 in a `Text`; where each line starts
+    into `starts`."""
+    cdef Job job
+    job.fmt = TEXT
+    job.limit = limit
+    job.header_limit = header_limit
+    return _write(chunks, None, job, starts)
+
+
+def kafka_records(list chunks, bytes timestamp_type, int64_t[::1] starts):
+    """`--format kafka`'s line of every row of `chunks` (`line_parts.RecordColumns` of v2 data batches whose
+    timestamps are `timestamp_type`), as UTF-8 in a `Text`; where each line starts into `starts`."""
+    cdef Job job
+    job.fmt = KAFKA
+    job.ts_type = <const uint8_t*><const char*>timestamp_type
+    job.ts_len = len(timestamp_type)
+    return _write(chunks, None, job, starts)
+
+
+def kafka_legacy_records(list chunks, bytes timestamp_type, const int64_t[::1] crc, const uint8_t[::1] valid,
+                         bint brace):
+    """`--format kafka`'s lines of a magic 0 or 1 entry's records (`line_parts.RecordColumns`), each with its
+    message's `crc` and `valid` (0 or 1) and, for Kafka 3's tool, its stray brace, as UTF-8 in a `Text`."""
+    cdef Job job
+    cdef int64_t rows = sum(c.rows for c in chunks)
+    if crc.shape[0] < rows or valid.shape[0] < rows:
+        raise ValueError("a checksum and a validity a row")
+    job.fmt = KAFKA_LEGACY
+    job.ts_type = <const uint8_t*><const char*>timestamp_type
+    job.ts_len = len(timestamp_type)
+    job.crc = &crc[0] if rows else NULL
+    job.valid = &valid[0] if rows else NULL
+    job.brace = brace
+    return _write(chunks, None, job, None)
+
+
+# -- batch lines ---------------------------------------------------------------------------------------------------
+
+# What a template's step writes after its literal (`kafkalog.fast.batch_lines`' LITERAL, DECIMAL, BOOLEAN, NAME).
+cdef enum:
+    _DECIMAL = 1
+    _BOOLEAN = 2
+    _NAME = 3
+
+
+def batch_lines(const int64_t[:, ::1] steps, const uint8_t[::1] literals, const int64_t[::1] name_starts,
+                const uint8_t[::1] names, const int64_t[:, ::1] values, int64_t most, int64_t[::1] starts):
+    """Each batch's line (a column of `values`, the batch fields' rows) by a template's steps (rows: literal start
+    and length in `literals`, kind, field row, first name, condition's field row or -1, its value), as a `Text`;
+    where each line starts into `starts` (batches + 1). `most`: the most bytes one line takes."""
+    cdef int64_t n = values.shape[1]
+    cdef int64_t i, j, when, kind, name, p
+    cdef Grow g = Grow(NULL, 0, 0)
+    cdef bint ok = True
+    cdef uint8_t* o
+    if steps.shape[1] < 7 or starts.shape[0] < n + 1:
+        raise ValueError("a template's steps and one start a batch and one more")
+    with nogil:
+        ok = _reserve(&g, n * most + 1)
+        if ok:
+            o = g.data
+            p = 0
+            for i in range(n):
+                starts[i] = p
+                for j in range(steps.shape[0]):
+                    when = steps[j, 5]
+                    if when >= 0 and values[when, i] != steps[j, 6]:
+                        continue
+                    p = _put_n(o, p, &literals[0] + steps[j, 0], steps[j, 1])
+                    kind = steps[j, 2]
+                    if kind == _DECIMAL:
+                        p = _int(o, p, values[steps[j, 3], i])
+                    elif kind == _BOOLEAN:
+                        if values[steps[j, 3], i] != 0:
+                            p = _put(o, p, b"true")
+                        else:
+                            p = _put(o, p, b"false")
+                    elif kind == _NAME:
+                        name = steps[j, 4] + values[steps[j, 3], i]
+                        p = _put_n(o, p, &names[0] + name_starts[name], name_starts[name + 1] - name_starts[name])
+            starts[n] = p
+            g.size = p
+    return _finish(&g, ok)
