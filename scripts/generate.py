@@ -10,8 +10,8 @@ installed at the top of site-packages but `kafkalog`.
     python scripts/generate.py --check    # exit 1 if generated/ is out of date
     python scripts/generate.py --lang javascript --out DIR   # other targets
 
-The kernels are written by scripts/kernels.py from the same specs, for numba (kafka_kernels.py) and for
-Cython (kafka_kernels.pxi, compiled into kafkalog.fast.engine when the package is installed). The compiler is the npm package kaitai-struct-compiler (the build the Kaitai
+The kernels are written by scripts/kernels.py from the same specs, for Cython (kafka_kernels.pxi, compiled
+into kafkalog.fast.engine when the package is installed; nothing is compiled at run time). The compiler is the npm package kaitai-struct-compiler (the build the Kaitai
 Web IDE runs), pinned with its lock file in scripts/ksc/; it is installed
 there with `npm ci --prefix scripts/ksc` when missing.
 """
@@ -38,10 +38,10 @@ PACKAGE_INIT = '''"""The generated code, installed as `kafkalog._generated`: do 
 
 - kafka_*.py: the Kaitai Struct compiler's Python parsers of schemas/*.ksy (the object path, and the
   reference), with their imports of each other made relative by scripts/generate.py;
-- kafka_kernels.py: the columnar kernels scripts/kernels.py writes from the same specs (the fast path), and
-  kafka_kernels.pxi, their Cython twin, which kafkalog/fast/engine.pyx includes and compiles at install;
-- kafka_kernel_columns.py: the kernels' tables' columns and error codes, without numba (kafka_kernels.py
-  imports them; the engine's readers import them alone);
+- kafka_kernels.pxi: the columnar kernels scripts/kernels.py writes from the same specs for Cython (the
+  fast path), which kafkalog/fast/engine.pyx includes and compiles when the package is installed;
+- kafka_kernel_columns.py: the kernels' tables' columns and error codes, as Python (the engine's readers
+  import them);
 - internal_topics_catalog.py: Kafka's names for the internal-topic records (scripts/message_specs.py).
 
 Regenerate with `python scripts/generate.py`; tests/generated/test_generated_code.py fails when this is stale.
@@ -82,9 +82,8 @@ def generate_all(out_dir: Path, spec_files: list[Path] | None = None) -> None:
     for path in out_dir.glob("*.py"):
         path.write_text(relative_imports(path.read_text(), modules))
     schemas = spec_files[0].parent if spec_files else SCHEMAS
-    (out_dir / f"{kernels.MODULE}.py").write_text(kernels.generate(schemas))
+    (out_dir / f"{kernels.MODULE}.pxi").write_text(kernels.generate(schemas))
     (out_dir / f"{kernels.COLUMNS_MODULE}.py").write_text(kernels.generate_columns(schemas))
-    (out_dir / f"{kernels.MODULE}.pxi").write_text(kernels.generate_cython(schemas))
     (out_dir / "__init__.py").write_text(PACKAGE_INIT)
 
 
