@@ -258,7 +258,7 @@ def _recover(seg: SegmentFiles) -> _Recovered:
     return _Recovered(valid, nxt, None)
 
 
-#: Bytes of headers to scan from which the compiled kernels pay for their loading (a second); below, the object path.
+#: Bytes of headers to scan from which the compiled kernels read them; below, the object path (as cli.py's).
 FAST_PATH_MIN_BYTES = 4 * 1024 * 1024
 
 
