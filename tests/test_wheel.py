@@ -55,8 +55,7 @@ def installed(wheel, tmp_path_factory) -> Path:
 
 
 def _run(env: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
-    environment = {**os.environ, "KAFKALOG_CACHE_DIR": str(cwd / "cache")}
-    environment.pop("PYTHONPATH", None)
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     return subprocess.run(list(args), cwd=cwd, env=environment, capture_output=True, text=True, timeout=600)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import io
 import random
-import subprocess
 import sys
 
 import numpy as np
@@ -37,7 +36,8 @@ from kafkalog.fast.runs import Items, Run
 from kafkalog.log.record_list import TableRecords
 from kafkalog.log.segment import SegmentReader, batch_runs
 from kafkalog.model import Batch
-from tests.paths import FIXTURES, ROOT, SAMPLES
+from tests.fresh_home import run_in_empty_home
+from tests.paths import FIXTURES, SAMPLES
 
 FILES = sorted([*SAMPLES.glob("*.log"), *SAMPLES.glob("*/*.log"), *(FIXTURES / "segments").glob("*.log"),
                 *(FIXTURES / "partitions").glob("*/*.log"), *(FIXTURES / "internal").glob("*/*.log")])
@@ -223,8 +223,7 @@ def test_lines_longer_than_the_first_buffer_are_the_one_record_printers():
             for n, r in enumerate(records))
 
 
-WITHOUT_NUMBA = """
-import sys
+LINE_WRITERS = """
 import pyarrow as pa
 from kafkalog.dump import kafka_dump_log, records
 from kafkalog.fast import json_lines, kafka_lines, text_lines
@@ -236,18 +235,14 @@ table = pa.table(rows, schema=SCHEMA)
 assert records.json_run_lines() and records.text_run_lines(False) and kafka_dump_log.run_lines()
 written = [json_lines.record_lines(table)[0], text_lines.record_lines(table, False)[0],
            kafka_lines.record_lines(table, "CreateTime")[0]]
-print(sum(len(w) for w in written), "numba" in sys.modules, "llvmlite" in sys.modules)
+print(sum(len(w) for w in written))
 """
 
 
-def test_the_line_writers_run_without_numba():
-    """dump's line writers are compiled at install (issue 33): writing every format loads neither numba nor
-    llvmlite."""
-    done = subprocess.run([sys.executable, "-c", WITHOUT_NUMBA], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600, check=False)
-    assert done.returncode == 0, done.stderr
-    size, numba, llvmlite = done.stdout.split()
-    assert int(size) > 500 and (numba, llvmlite) == ("False", "False")
+def test_the_line_writers_write_nothing_into_the_home_or_cache_directory(tmp_path):
+    """dump's line writers are compiled at install (issue 33): writing every format compiles and caches
+    nothing at run time."""
+    assert int(run_in_empty_home(LINE_WRITERS, tmp_path).stdout) > 500
 
 
 def test_the_command_writes_the_same_lines_to_a_text_and_a_binary_stream(monkeypatch):

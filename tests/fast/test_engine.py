@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import io
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +22,7 @@ from kafkalog.fast import compiled, engine, index as fast_index, walk_codes
 from kafkalog.formats.index import OffsetIndex, TimeIndex
 from kafkalog.model import Decoder
 from tests.fast.test_fast_path import FILES, entries as object_entries
+from tests.fresh_home import run_in_empty_home
 from tests.paths import ROOT
 
 
@@ -118,10 +117,10 @@ def test_a_group_in_one_call_stops_at_a_batch_it_does_not_take():
     assert group.taken == 1 and group.walked.rows == group.headers[0, k.KAFKA_RECORD_BATCH__NUM_RECORDS]
 
 
-def test_the_engine_reads_without_numba():
-    # The engine is compiled ahead: reading v2 batches with it alone loads neither numba nor llvmlite.
+def test_the_engine_writes_nothing_into_the_home_or_cache_directory(tmp_path):
+    # The engine is compiled ahead (issue 33): reading v2 batches with it compiles and caches nothing.
     snippet = (
-        "import sys, numpy as np\n"
+        "import numpy as np\n"
         "from kafkalog.fast import compiled\n"
         "e = compiled.engine\n"
         f"buf = np.frombuffer(open({str(ROOT / 'samples' / 'v2-lz4.log')!r}, 'rb').read(), dtype=np.uint8)\n"
@@ -129,10 +128,14 @@ def test_the_engine_reads_without_numba():
         "n, _, _ = e.scan_entries(buf, 0, len(buf), 1 << 28, t)\n"
         "g = e.decode_group(buf, np.ascontiguousarray(t[:n, 0]), 12 + t[:n, 1], np.empty(1 << 20, dtype=np.uint8),\n"
         "                   1 << 20, 1 << 20)\n"
-        "print(g.walked.rows, 'numba' in sys.modules, 'llvmlite' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True, check=True)
-    rows, numba, llvmlite = out.stdout.split()
-    assert int(rows) > 0 and (numba, llvmlite) == ("False", "False")
+        "print(g.walked.rows)\n")
+    assert int(run_in_empty_home(snippet, tmp_path).stdout) > 0
+
+
+def test_the_empty_home_check_sees_a_file_written_into_the_cache(tmp_path):
+    # (so that the checks above can fail: what numba's kernel cache did, a child does here)
+    with pytest.raises(AssertionError, match="kernels"):
+        run_in_empty_home("import os\nos.makedirs(os.path.expanduser('~/.cache/kafkalog/kernels'))", tmp_path)
 
 
 LEGACY = [p for p in FILES if p.name.startswith(("v0-", "v1-", "mixed", "damaged-v1"))]
@@ -237,11 +240,11 @@ def test_byte_fields_copy_as_python_slices_them():
         compiled.gather_pair(buf, np.array([len(buf_bytes) - 2]), np.array([5]), np.array([0]), np.array([1]), False)
 
 
-def test_legacy_reads_and_verify_load_no_numba():
-    # Legacy messages (plain and wrapped), the indexes and verify run on the engine: no numba, no llvmlite.
+def test_legacy_reads_and_verify_write_nothing_into_the_home_or_cache_directory(tmp_path):
+    # Legacy messages (plain and wrapped), the indexes and verify run on the engine, compiled ahead: nothing
+    # is compiled or cached at run time.
     partition = ROOT / "tests" / "fixtures" / "partitions" / "payments-0"
     snippet = (
-        "import sys\n"
         "from kafkalog.dataset.decode import read_segment_table\n"
         "from kafkalog.model import Decoder\n"
         "from kafkalog.verify import verify_path\n"
@@ -250,7 +253,5 @@ def test_legacy_reads_and_verify_load_no_numba():
         "        for name in ('v0-gzip.log', 'v1-lz4.log', 'mixed-formats.log', 'v0-none.log'))\n"
         f"report = verify_path({str(partition)!r})\n"
         "assert report.index_entries > 0 and report.ok, report.summary()\n"
-        "print(n, 'numba' in sys.modules, 'llvmlite' in sys.modules)\n")
-    out = subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True, check=True)
-    rows, numba, llvmlite = out.stdout.split()
-    assert int(rows) > 0 and (numba, llvmlite) == ("False", "False")
+        "print(n)\n")
+    assert int(run_in_empty_home(snippet, tmp_path).stdout) > 0
