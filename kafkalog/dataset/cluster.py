@@ -18,10 +18,8 @@ from typing import Protocol, TypeVar
 import pyarrow as pa
 
 from kafkalog.cluster.disks import is_cluster
-from kafkalog.cluster.served import cluster_view
 from kafkalog.errors import UsageError
 from kafkalog.location import Location
-from kafkalog.log.log_dir import log_dir_of, partition_log_dir_state
 
 #: With readReplicas=true: the broker (node id) whose disk a row was read from.
 BROKER_FIELD = pa.field("broker", pa.int32())
@@ -64,6 +62,9 @@ def served_segments(paths: list[str], segments: list[S]) -> list[S]:
 
 def _served_dirs(paths: list[str]) -> tuple[set[str], set[str]]:
     """(every replica's directory and every copy of the metadata log, those read from)."""
+    # (imported here: the metadata log's replay and the election, which a read of one broker's files never loads)
+    from kafkalog.cluster.served import cluster_view  # noqa: PLC0415
+
     view = cluster_view(paths)
     if view.disks.other_cluster:
         names = ", ".join(str(d.path) for d in view.disks.other_cluster)
@@ -99,6 +100,8 @@ def served_targets(paths: list[str], targets: list[T]) -> list[T]:
 
 @functools.lru_cache(maxsize=256)
 def _node_of(log_dir: str) -> int | None:
+    from kafkalog.log.log_dir import partition_log_dir_state  # noqa: PLC0415  (readReplicas alone reads meta.properties)
+
     state = partition_log_dir_state(Path(log_dir) / "_")
     return state.meta.node_id if state is not None and state.meta is not None else None
 
@@ -106,5 +109,7 @@ def _node_of(log_dir: str) -> int | None:
 def with_broker(out: pa.RecordBatch, segment: str) -> pa.RecordBatch:
     """The rows of one segment with the `broker` column: the node id in `meta.properties` of the log directory
     holding the segment's partition directory (null where there is none, or behind a URI)."""
+    from kafkalog.log.log_dir import log_dir_of  # noqa: PLC0415  (readReplicas alone reads meta.properties)
+
     node = None if Location(segment).is_uri else _node_of(str(log_dir_of(Path(segment).parent)))
     return out.append_column(BROKER_FIELD, pa.array([node] * out.num_rows, pa.int32()))

@@ -19,8 +19,6 @@ from urllib.parse import urlparse
 from kafkalog import file_names
 from kafkalog.errors import UsageError
 from kafkalog.location import Location, broken_link
-from kafkalog.remote import aiven_object
-from kafkalog.remote.aiven_keys import keyring
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 READ_AHEAD_BYTES = 8 * 1024 * 1024
@@ -134,6 +132,10 @@ def open_binary(location: Location | str, private_keys: str | None = None) -> Bi
     with `private_keys` (`kafkalog.remote.aiven_keys.keyring`) when it is encrypted."""
     location = Location.of(location)
     if file_names.is_manifest_name(location.text):
+        # (imported here: Aiven's objects, which a read of Kafka's own files never loads)
+        from kafkalog.remote import aiven_object  # noqa: PLC0415
+        from kafkalog.remote.aiven_keys import keyring  # noqa: PLC0415
+
         return aiven_object.open_segment(location.text, open_object, keyring(private_keys))  # type: ignore[return-value]
     return open_object(location)
 

@@ -17,6 +17,7 @@ import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
@@ -24,9 +25,13 @@ from kafkalog.dataset import fs
 from kafkalog.errors import UsageError
 from kafkalog.file_names import parse_partition_dir_name
 from kafkalog.location import Location
-from kafkalog.log.log_dir import LogDirState, log_dir_of, partition_log_dir_state
-from kafkalog.log.partition import Partition, is_skipped_dir, partition_dirs
-from kafkalog.log.served_log import ServedBounds, served_bounds
+
+if TYPE_CHECKING:
+    from kafkalog.log.log_dir import LogDirState
+    from kafkalog.log.served_log import ServedBounds
+
+# A log directory's files and the served log's rules are imported where a partition directory is read: every
+# read's planner imports this module, and a segment file named on its own loads none of them (issue 33: start-up).
 
 log = logging.getLogger("kafkalog.dataset")
 
@@ -48,6 +53,9 @@ class ServedLogs:
             return self._bounds[directory]
         found = None
         if not Location(directory).is_uri and os.path.isdir(directory):
+            from kafkalog.log.log_dir import log_dir_of, partition_log_dir_state  # noqa: PLC0415  (see the imports)
+            from kafkalog.log.served_log import served_bounds  # noqa: PLC0415
+
             log_dir = log_dir_of(directory)
             if log_dir not in self._states:
                 state = self._states[log_dir] = partition_log_dir_state(directory)
@@ -64,6 +72,8 @@ class ServedLogs:
 
 def _say_what_recovery_drops(directory: str, bounds: ServedBounds) -> None:
     """Kafka's start-up logs what its recovery cuts; so does the read (a warning where whole segments go)."""
+    from kafkalog.log.partition import Partition  # noqa: PLC0415  (see the imports)
+
     cut = bounds.truncated_from
     if cut is not None:
         (log.warning if cut.deleted_segments else log.info)(
@@ -145,6 +155,8 @@ def partition_bounds(path: str | os.PathLike | Sequence[str | os.PathLike]) -> p
     >>> import kafkalog
     >>> table = kafkalog.partition_bounds("/var/lib/kafka/data")  # doctest: +SKIP
     """
+    from kafkalog.log.log_dir import log_dir_of  # noqa: PLC0415  (see the imports)
+
     paths = [os.fspath(path)] if isinstance(path, (str, os.PathLike)) else [os.fspath(p) for p in path]
     directories: list[str] = []
     for p in paths:
@@ -180,6 +192,8 @@ def partition_bounds(path: str | os.PathLike | Sequence[str | os.PathLike]) -> p
 
 def _partition_dirs(directory: str) -> list[str]:
     """The partition directories a directory names: itself, or those inside it (a log directory)."""
+    from kafkalog.log.partition import is_skipped_dir, partition_dirs  # noqa: PLC0415  (see the imports)
+
     here = Path(directory)
     if parse_partition_dir_name(here) is not None and not is_skipped_dir(here):
         return [directory]
