@@ -1,23 +1,27 @@
 #!/usr/bin/env python3
-"""Paired benchmark of issue 33's first step (run by hand, not a test): the compiled engine against numba.
+"""Paired benchmark of issue 33 (run by hand, not a test): the compiled engine, before and after, and numba.
 
-    python benchmarks/engine.py --records 1000000 --work /tmp/kafkalog-fast-path
+    python benchmarks/engine.py --records 1000000 --work /tmp/kafkalog-fast-path --before /work/main
 
 Over the same segments, in one run, each reader alone in a fresh process after a warm-up read (numba's
 kernels compiled and cached, the engine's module loaded), on the corpora `benchmarks/fast_path.py` has
 Kafka's own encoder write (none/lz4/zstd, producer batch.size 16 KiB and 1 MiB, kept in --work):
 
 1. `decode_runs` of the whole segment into Arrow tables (every column), as `read_arrow` reads a range:
-   - `numba`: today's fast path (`kafkalog.fast.kernels` and its twins);
-   - `engine`: the same orchestration with the v2 groups' CRCs, LZ4/zstd and record walks in the compiled
-     engine (`engine=True`);
+   - with `--before CHECKOUT` (a checkout of session 35's code, its `.venv` set up, whose `decode_runs` takes
+     `engine=`): `numba (before)`, its numba kernels (`engine=False`), and `engine (before)`, its engine
+     (`engine=True`), each run by that checkout's Python in that checkout;
+   - `engine`: this checkout's `decode_runs`, which has the engine alone;
+   - `groups`: the engine alone, a group per `decode_group` call (a benchmark's reader of sound segments);
    on 1 thread (the whole segment) and on 2 threads (two byte ranges cut at an entry boundary, a thread
-   each): wall and CPU seconds, records/s, and the engine's ratio to numba;
-2. start-up in a fresh process, reading `samples/v2-none.log` to an Arrow table: CPU seconds and peak RSS
-   - `read_table` as shipped (numba's kernels, loaded from their cache);
-   - the engine alone, numba never imported: batch headers, CRCs and the walk by `kafkalog.fast.engine`
-     (`engine_only_read` below, what a numba-free `read_table` would run for this file), its columns wrapped
-     with `pa.Array.from_buffers` (`pa.array` of a numpy array imports pandas where it is installed).
+   each): wall and CPU seconds, records/s, and the ratios to numba;
+2. `kafkalog verify SEGMENT` as a whole command (start-up included) on each uncompressed segment, before
+   and after: wall and CPU seconds of the process (issue 33's target: at most 0.4 s for the 205 MB segment);
+3. start-up in a fresh process, reading `samples/v2-none.log` to an Arrow table: CPU seconds and peak RSS
+   - `read_table` as shipped;
+   - the engine alone: batch headers, CRCs and the walk by `kafkalog.fast.engine` (`engine_only_read`
+     below), its columns wrapped with `pa.Array.from_buffers` (`pa.array` of a numpy array imports pandas
+     where it is installed).
 
 Prints Markdown tables ready for docs/performance.md.
 """
@@ -39,8 +43,9 @@ import fast_path  # noqa: E402  (benchmarks/fast_path.py: the corpus)
 SAMPLE = ROOT / "samples" / "v2-none.log"
 
 
-def read_runs(segment: str, use_engine: bool, threads: int) -> int:
-    """Records read by `decode_runs` over the segment, in `threads` byte ranges read at once."""
+def read_runs(segment: str, reader: str, threads: int) -> int:
+    """Records read by `decode_runs` over the segment, in `threads` byte ranges read at once: `reader` "numba" or
+    "engine" in a checkout whose `decode_runs` takes `engine=` (session 35's), "after" in this one."""
     from concurrent.futures import ThreadPoolExecutor
 
     from kafkalog.entries import EntryScanner
@@ -54,7 +59,8 @@ def read_runs(segment: str, use_engine: bool, threads: int) -> int:
         rows = 0
         with EntryScanner(segment, start=byte_range[0], end=byte_range[1], max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES,
                           damage=[]) as scanner:
-            for run in decode_runs(scanner, "corpus", 0, engine=use_engine):
+            options = {} if reader == "after" else {"engine": reader == "engine"}
+            for run in decode_runs(scanner, "corpus", 0, **options):
                 rows += 0 if run.table is None else run.table.num_rows
         return rows
 
@@ -175,7 +181,7 @@ def reader_worker(spec: dict) -> dict:
             return read_groups(segment, threads)
     else:
         def read(segment: str, threads: int) -> int:
-            return read_runs(segment, spec["reader"] == "engine", threads)
+            return read_runs(segment, spec["reader"], threads)
     read(str(SAMPLE), 1)  # warm-up: numba's kernels from their cache, the engine's module
     best = None
     for _ in range(spec["repeat"]):
@@ -188,20 +194,39 @@ def reader_worker(spec: dict) -> dict:
     return best
 
 
-def _in_process(function: str, spec: dict, timeout: float) -> dict:
+def _in_process(function: str, spec: dict, timeout: float, checkout: Path = ROOT) -> dict:
+    """`function(spec)` of this module in a fresh process of `checkout`'s Python (its `.venv`), in `checkout`."""
+    python = sys.executable if checkout == ROOT else str(checkout / ".venv" / "bin" / "python")
     code = f"import json, sys; sys.path.insert(0, {str(ROOT / 'benchmarks')!r}); import engine; " \
            f"print(json.dumps(engine.{function}(json.loads(sys.argv[1]))))"
-    out = subprocess.run([sys.executable, "-c", code, json.dumps(spec)], capture_output=True, text=True,
-                         timeout=timeout, cwd=ROOT)
+    out = subprocess.run([python, "-c", code, json.dumps(spec)], capture_output=True, text=True,
+                         timeout=timeout, cwd=checkout)
     if out.returncode:
         raise RuntimeError(out.stderr)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def verify_worker(spec: dict) -> dict:
+    """Wall and CPU seconds of a whole `kafkalog verify SEGMENT` process (the child's own rusage)."""
+    import resource
+
+    code = "import sys; from kafkalog.cli import main; sys.exit(main())"
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall0 = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", code, "verify", spec["segment"]], capture_output=True, text=True,
+                         check=False)
+    wall = time.perf_counter() - wall0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if out.returncode:
+        raise RuntimeError(out.stdout + out.stderr)
+    return {"wall": wall, "cpu": after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
+            "rss_mib": after.ru_maxrss / 1024}
+
+
 STARTUP = {
-    "read_table as shipped (engine, numba still imported)":
+    "read_table as shipped":
         "import kafkalog; t = kafkalog.read_table('samples/v2-none.log')",
-    "engine alone (numba not imported)":
+    "engine alone":
         "import sys; sys.path.insert(0, 'benchmarks'); import engine; t = engine.engine_only_read('samples/v2-none.log')",
 }
 
@@ -231,39 +256,64 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="reads per reader in its process; the fastest counts")
     ap.add_argument("--timeout", type=float, default=3600)
     ap.add_argument("--startup-only", action="store_true", help="only the start-up table")
+    ap.add_argument("--before", type=Path, help="a checkout of session 35's code (its .venv set up) to compare with")
     args = ap.parse_args(argv)
     if args.startup_only:
         args.codecs = ""
+    # (reader, checkout): each in a fresh process of that checkout's Python.
+    readers = [("numba", args.before), ("engine", args.before)] if args.before else []
+    readers += [("after", ROOT), ("groups", ROOT)]
+    names = {"numba": "numba (before)", "engine": "engine (before)", "after": "engine", "groups": "groups"}
 
-    print("| codec | batch.size | threads | numba wall s | numba CPU s | engine wall s | engine CPU s | "
-          "groups wall s | groups CPU s | numba rec/CPU s | engine rec/CPU s | groups rec/CPU s | "
-          "engine / numba (CPU) | groups / numba (CPU) |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("| codec | batch.size | threads | " + " | ".join(f"{names[r]} wall s | {names[r]} CPU s" for r, _ in readers)
+          + " | " + " | ".join(f"{names[r]} rec/CPU s" for r, _ in readers)
+          + (" | engine / numba (CPU) | groups / numba (CPU) |" if args.before else " |"))
+    print("|" + " --- |" * (3 + 3 * len(readers) + (2 if args.before else 0)))
+    verify_segments = []
     for codec in filter(None, args.codecs.split(",")):
         for batch_bytes in (int(b) for b in args.batch_bytes.split(",")):
             (segment,) = fast_path.segments(fast_path.corpus(args.work, codec, batch_bytes, args.records))
+            if codec == "none":
+                verify_segments.append((batch_bytes, segment))
             for threads in (int(t) for t in args.threads.split(",")):
-                numba, compiled, groups = (
-                    _in_process("reader_worker", {"segment": str(segment), "reader": reader, "threads": threads,
-                                                  "repeat": args.repeat}, args.timeout)
-                    for reader in ("numba", "engine", "groups"))
-                assert numba["rows"] == compiled["rows"] == groups["rows"] == args.records, (numba, compiled, groups)
-                rate = [f"{args.records / r['cpu'] / 1e6:.2f} M" for r in (numba, compiled, groups)]
-                print(f"| {codec} | {batch_bytes} | {threads} | {numba['wall']:.3f} | {numba['cpu']:.3f} | "
-                      f"{compiled['wall']:.3f} | {compiled['cpu']:.3f} | {groups['wall']:.3f} | {groups['cpu']:.3f} | "
-                      f"{' | '.join(rate)} | {numba['cpu'] / compiled['cpu']:.2f}x | {numba['cpu'] / groups['cpu']:.2f}x |",
-                      flush=True)
+                got = {reader: _in_process("reader_worker", {"segment": str(segment), "reader": reader,
+                                                             "threads": threads, "repeat": args.repeat},
+                                           args.timeout, checkout)
+                       for reader, checkout in readers}
+                assert all(r["rows"] == args.records for r in got.values()), got
+                times = " | ".join(f"{got[r]['wall']:.3f} | {got[r]['cpu']:.3f}" for r, _ in readers)
+                rates = " | ".join(f"{args.records / got[r]['cpu'] / 1e6:.2f} M" for r, _ in readers)
+                ratios = (f" | {got['numba']['cpu'] / got['after']['cpu']:.2f}x | "
+                          f"{got['numba']['cpu'] / got['groups']['cpu']:.2f}x |" if args.before else " |")
+                print(f"| {codec} | {batch_bytes} | {threads} | {times} | {rates}{ratios}", flush=True)
     print()
-    print("| start-up: read samples/v2-none.log in a fresh process | wall s | CPU s | peak RSS MiB | numba imported "
-          "| pandas imported |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    checkouts = ([("before", args.before)] if args.before else []) + [("after", ROOT)]
+    if verify_segments:
+        print("| `kafkalog verify` of the segment, whole command | batch.size | MB | "
+              + " | ".join(f"{name} wall s | {name} CPU s" for name, _ in checkouts) + " |")
+        print("|" + " --- |" * (3 + 2 * len(checkouts)))
+        for batch_bytes, segment in verify_segments:
+            cells = []
+            for _name, checkout in checkouts:
+                _in_process("verify_worker", {"segment": str(segment)}, args.timeout, checkout)  # warm: not counted
+                runs = [_in_process("verify_worker", {"segment": str(segment)}, args.timeout, checkout)
+                        for _ in range(args.repeat)]
+                best = min(runs, key=lambda r: r["wall"])
+                cells.append(f"{best['wall']:.2f} | {best['cpu']:.2f}")
+            print(f"| {segment.name} | {batch_bytes} | {segment.stat().st_size / 1e6:.1f} | {' | '.join(cells)} |",
+                  flush=True)
+        print()
+    print("| start-up: read samples/v2-none.log in a fresh process | checkout | wall s | CPU s | peak RSS MiB "
+          "| numba imported | pandas imported |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for name, code in STARTUP.items():
-        # Each in a process of its own, so that the peak RSS of its one child is that snippet's.
-        _in_process("startup_worker", {"code": code}, args.timeout)  # warm page cache and numba cache: not counted
-        runs = [_in_process("startup_worker", {"code": code}, args.timeout) for _ in range(args.repeat)]
-        best = min(runs, key=lambda r: r["cpu"])
-        print(f"| {name} | {best['wall']:.2f} | {best['cpu']:.2f} | {best['rss_mib']:.0f} | {best['numba']} | "
-              f"{best['pandas']} |")
+        for where, checkout in checkouts:
+            # Each in a process of its own, so that the peak RSS of its one child is that snippet's.
+            _in_process("startup_worker", {"code": code}, args.timeout, checkout)  # warm caches: not counted
+            runs = [_in_process("startup_worker", {"code": code}, args.timeout, checkout) for _ in range(args.repeat)]
+            best = min(runs, key=lambda r: r["cpu"])
+            print(f"| {name} | {where} | {best['wall']:.2f} | {best['cpu']:.2f} | {best['rss_mib']:.0f} | "
+                  f"{best['numba']} | {best['pandas']} |")
     return 0
 
 

@@ -233,7 +233,7 @@ class KafkaMessageCommon(KaitaiStruct):
 
             if (not (self.is_null)):
                 pass
-                self.value = (self._io.read_bytes(self.len)).decode(u"UTF-8")
+                self.value = self._io.read_bytes(self.len)
 
 
 
@@ -267,6 +267,18 @@ class KafkaMessageCommon(KaitaiStruct):
 
             self._m_len = (self.len_compact.unsigned_value - 1 if self.compact else self.len_classic)
             return getattr(self, '_m_len', None)
+
+        @property
+        def text(self):
+            """The text, for the Web IDE (whose decoder replaces malformed bytes as browsers do)."""
+            if hasattr(self, '_m_text'):
+                return self._m_text
+
+            if (not (self.is_null)):
+                pass
+                self._m_text = (self.value).decode(u"UTF-8")
+
+            return getattr(self, '_m_text', None)
 
 
     class TaggedField(KaitaiStruct):

@@ -70,7 +70,7 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
-# The readers load numba and the compiled kernels (1-2 s): they are imported on first use, so that
+# The readers load the fast path (the compiled engine, numpy, pyarrow): they are imported on first use, so that
 # `import kafkalog` (for its errors and model, or `kafkalog --help`) costs nothing.
 _READERS = {
     "SegmentReader": "kafkalog.log.segment",

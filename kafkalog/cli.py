@@ -335,7 +335,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "disks of another cluster. Exit status: 0, 1 when a file did not read or a disk was left "
                     "out, 2 for a usage error.")
     rec.add_argument("dirs", nargs="+", metavar="DIR", help="a broker's log directory (holding meta.properties), "
-                                                             "or a glob of them")
+                                                             "a URI of one (s3://...), or a glob of them")
     rec.add_argument("--format", choices=("text", "json"), default="text",
                      help="text (default) or json: one object a line, {\"type\": \"partition\", ...} for each "
                           "partition, then {\"type\": \"problem\", ...}")

@@ -12,8 +12,9 @@ reads it. The scanner owns the file, reads it in chunks of `CHUNK_BYTES` (an ent
 its own) and records the damage to the entry structure (a size that cannot be, a partial entry at the end,
 a tiered-storage object that cannot be read), which ends the entries. It decodes no batch: both paths
 decode the entries it hands out. Finding a chunk's entries is the chunk scan it is given (the fast path
-gives `kafkalog.fast.kernels.scan_entries`); without one, each entry's header is read by the generated
-parser on its own (`kafkalog.formats.framing`), so the object path never loads numba.
+gives the compiled engine's, `kafkalog.fast.compiled.scan_entries`); without one, each entry's header is
+read by the generated parser on its own (`kafkalog.formats.framing`), so the object path never loads the
+engine.
 
 A layer of its own between `fast` and `formats`: both paths read through it, and it reads files, which
 no module of `formats` (the object path's decoders of bytes) does.
@@ -38,7 +39,7 @@ ENTRY_POS, ENTRY_LENGTH, ENTRY_MAGIC = 0, 1, 2
 #: What stopped a chunk scan: the range's end, an entry not whole in the chunk (or damaged), a full table.
 SCAN_END, SCAN_STOP, SCAN_FULL = 0, 1, 2
 
-#: A chunk scan, as `kafkalog.fast.kernels.scan_entries`: (chunk, from, start limit, max entry size, table) to
+#: A chunk scan, as `kafkalog.fast.compiled.scan_entries`: (chunk, from, start limit, max entry size, table) to
 #: (entries found, position reached, why it stopped: a SCAN_ code).
 ChunkScan = Callable[[np.ndarray, int, int, int, np.ndarray], tuple[int, int, int]]
 #: An entry run: the bytes of whole entries, their file position, and their entry table (rows of the three columns).

@@ -25,7 +25,7 @@ class Decoder(Enum):
     batch whose records decompress past the limit, which the fast path reads as a stream and the object path
     refuses."""
 
-    #: The fast path: the compiled kernels (numba; about a second to load, then many times faster).
+    #: The fast path: the compiled engine (built at install; many times faster than the object path).
     FAST = "fast"
     #: The object path: the Kaitai compiler's generated parsers, one object at a time; the reference.
     OBJECT = "object"

@@ -4,8 +4,11 @@ For each partition (`kafkalog.cluster.served`): the replica it would be served f
 chosen, the log served (log start offset, high watermark, last stable offset), and for each replica its
 loaded log and the records the restart discards from it. Then what needs a look:
 
-- stray replicas: a partition's directory on a broker the metadata does not name among its replicas (after a
-  reassignment), which Kafka does not load: all of its records discarded;
+- stray replicas, which Kafka does not load (`kafkalog.cluster.served`): all of their records discarded. A
+  partition's directory on a broker the metadata does not name among its replicas (after a reassignment), one
+  without `partition.metadata` (no topic id), one of a topic the metadata does not hold (deleted);
+- directories Kafka renamed to delete them, or to keep a stray aside (`-delete`, `-stray`, `-future`): not served;
+- reassignments in flight: the replicas added and removed, and where the leadership goes once it completes;
 - partitions no disk holds a replica of (stray ones aside), and those with fewer replicas on the disks than their
   replication factor (the metadata's);
 - partitions the restarted cluster would keep offline (no ISR or ELR replica on the disks), or elect
@@ -17,19 +20,23 @@ loaded log and the records the restart discards from it. Then what needs a look:
 - disks of another cluster, and every file that does not read, named.
 
 The JSON (`--format json`) is one object a line: `{"type": "partition", ...}` for each partition, then
-`{"type": "problem", "message": ...}` for each problem.
+`{"type": "renamed", ...}` for each renamed directory, then `{"type": "problem", "message": ...}` for each
+problem.
 """
 from __future__ import annotations
 
 import json
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TextIO
 
 from kafkalog.cluster.served import (
     ELECTIONS,
     OFFLINE,
+    STRAY_DELETED_TOPIC,
+    STRAY_NO_PARTITION,
+    STRAY_NO_TOPIC_ID,
+    STRAY_NOT_A_REPLICA,
     UNCLEAN,
     ClusterView,
     PartitionView,
@@ -44,8 +51,23 @@ from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.served_log import ServedBounds
 from kafkalog.log.transactions import ABORT, COMMIT
+from kafkalog.uri_path import AnyPath
 
 CONSUMER_OFFSETS = "__consumer_offsets"
+
+#: A stray replica's reason, in the text's words.
+STRAY_WORDS = {STRAY_NOT_A_REPLICA: "not among its replicas", STRAY_NO_TOPIC_ID: "no topic id",
+               STRAY_DELETED_TOPIC: "a deleted topic's", STRAY_NO_PARTITION: "no such partition in the metadata",
+               "": "stray"}
+#: What each renaming of a partition directory means (`LocalLog`'s suffixes).
+RENAMED_WORDS = {"delete": "a deleted topic's or moved replica's, which Kafka deletes log.segment.delete.delay.ms "
+                           "after",
+                 "stray": "a stray replica, kept aside",
+                 "future": "the copy of a move between the broker's disks, which goes on"}
+
+
+def _ids(brokers: list[int]) -> str:
+    return ", ".join(map(str, brokers))
 
 
 @dataclass
@@ -115,7 +137,7 @@ def _groups_outside(view: ClusterView, problems: list[str]) -> list[GroupOffset]
 _Commit = tuple[tuple[str, str, int], int, "int | None"]
 
 
-def _read_commits(path: Path, bounds: ServedBounds, committed: dict[tuple[str, str, int], tuple[int, int | None]]
+def _read_commits(path: AnyPath, bounds: ServedBounds, committed: dict[tuple[str, str, int], tuple[int, int | None]]
                   ) -> None:
     """The group coordinator's view of one `__consumer_offsets` partition (read_committed): a plain commit counts
     at once; a transactional one (TxnOffsetCommit) once its transaction's COMMIT marker is read, never when
@@ -190,7 +212,16 @@ def partition_json(p: PartitionView, r: Reconciled) -> dict[str, Any]:
         "missing_replicas": p.missing_replicas,
         "groups_outside": [{"group": g.group, "offset": g.offset} for g in r.groups_outside
                            if (g.topic, g.partition) == (p.topic, p.partition)],
+        "reassignment": _reassignment_json(p),
     }
+
+
+def _reassignment_json(p: PartitionView) -> dict[str, Any] | None:
+    state = p.state
+    if state is None or not state.reassigning:
+        return None
+    return {"adding_replicas": state.adding, "removing_replicas": state.removing,
+            "target_replicas": state.target_replicas, "leader_after": p.leader_after_reassignment}
 
 
 def _replica_json(p: PartitionView, v: ReplicaView, r: Reconciled) -> dict[str, Any]:
@@ -205,16 +236,31 @@ def _replica_json(p: PartitionView, v: ReplicaView, r: Reconciled) -> dict[str, 
         "discarded_below_high_watermark": r.discarded_committed.get((p.topic, p.topic_id, p.partition, v.broker), 0),
         "path": str(v.replica.path),
         "stray": v.stray,
+        "stray_reason": v.stray_reason,
+        "reassignment": _role(p, v),
     }
+
+
+def _role(p: PartitionView, v: ReplicaView) -> str | None:
+    """"adding" or "removing": the replica's part in a reassignment in flight."""
+    if p.state is None:
+        return None
+    return "adding" if v.broker in p.state.adding else "removing" if v.broker in p.state.removing else None
 
 
 def print_json(r: Reconciled, out: TextIO = sys.stdout) -> None:
     for p in r.view.partitions:
         print(json.dumps(partition_json(p, r)), file=out)
+    listed = {(p.topic, p.partition) for p in r.view.partitions}
     for topic, number in r.view.without_replica:
+        if (topic, number) in listed:
+            continue  # (its replicas on the disks are all stray: listed above, each with its reason)
         print(json.dumps({"type": "partition", "topic": topic, "partition": number, "leader": None,
                           "high_watermark": None, "log_start_offset": None, "replicas": [],
                           "election": OFFLINE}), file=out)
+    for d in r.view.disks.renamed:
+        print(json.dumps({"type": "renamed", "broker": d.broker, "topic": d.topic, "partition": d.partition,
+                          "state": d.state, "path": str(d.path)}), file=out)
     for message in r.problems:
         print(json.dumps({"type": "problem", "message": message}), file=out)
 
@@ -226,13 +272,17 @@ def print_text(r: Reconciled, out: TextIO = sys.stdout) -> None:
           f"{', '.join(map(str, view.disks.brokers))}", file=out)
     if md is not None:
         print(f"metadata: {md.source} up to offset {md.end_offset} (epoch {md.last_epoch})", file=out)
+        if md.voters is not None:
+            print(f"quorum: voters {', '.join(str(v.node_id) for v in md.voters)} (kraft.version {md.kraft_version}, "
+                  f"VotersRecord at {md.voters_from})", file=out)
     else:
         print("metadata: none on these disks; leaders by the highest leader epoch, then the longest log", file=out)
     for p in view.partitions:
         served = p.served
         head = f"{p.topic}-{p.partition}"
         if served is None:
-            print(f"{head}: no replica served", file=out)
+            why = " (each one on these disks is stray)" if p.replicas and all(v.stray for v in p.replicas) else ""
+            print(f"{head}: no replica served{why}", file=out)
         else:
             print(f"{head}: served from broker {p.leader} ({ELECTIONS[p.election]}): offsets "
                   f"{served.log_start_offset} to {served.recovered_end_offset} (high watermark "
@@ -246,7 +296,9 @@ def print_text(r: Reconciled, out: TextIO = sys.stdout) -> None:
                     f"{b.high_watermark}")
             n = r.discarded.get((p.topic, p.topic_id, p.partition, v.broker), 0)
             if v.stray:
-                line += ": stray (not among its replicas)"
+                line += f": stray ({STRAY_WORDS[v.stray_reason or '']})"
+            elif _role(p, v):
+                line += f": {_role(p, v)} (a reassignment in flight)"
             if v.discarded_from is not None:
                 line += f": discards {n} records from offset {v.discarded_from}"
             elif v.broker == p.leader:
@@ -259,8 +311,10 @@ def print_text(r: Reconciled, out: TextIO = sys.stdout) -> None:
 def findings(r: Reconciled) -> list[str]:
     """What needs a look, a line each."""
     lines = []
+    listed = {(p.topic, p.partition) for p in r.view.partitions}
     for topic, number in r.view.without_replica:
-        lines.append(f"no replica left: {topic}-{number} (no disk holds it)")
+        held = " but stray ones" if (topic, number) in listed else ""
+        lines.append(f"no replica left: {topic}-{number} (no disk holds it{held})")
     for p in r.view.partitions:
         name = f"{p.topic}-{p.partition}"
         rf = p.replication_factor
@@ -273,6 +327,13 @@ def findings(r: Reconciled) -> list[str]:
         elif p.election == UNCLEAN:
             lines.append(f"unclean election: {name}: no replica of its ISR or ELR is on these disks; "
                          f"unclean.leader.election.enable elects broker {p.leader}")
+        if p.state is not None and p.state.reassigning:
+            after = (f"; then broker {p.leader_after_reassignment} leads (the leader is removed)"
+                     if p.leader_after_reassignment is not None else "")
+            lines.append(f"reassignment in flight: {name} to replicas {_ids(p.state.target_replicas)}: adding "
+                         f"{_ids(p.state.adding) or 'none'}, removing {_ids(p.state.removing) or 'none'}. A restarted "
+                         "cluster goes on with it: once every added replica has copied the served log, the removed "
+                         f"ones delete their copies{after}")
         for v in p.replicas:
             if v.stray and v.bounds is not None:
                 n = r.discarded.get((p.topic, p.topic_id, p.partition, v.broker), 0)
@@ -285,6 +346,9 @@ def findings(r: Reconciled) -> list[str]:
         if p.served is not None and p.served.first_unstable_offset is not None:
             lines.append(f"open transaction: {name} from offset {p.served.first_unstable_offset}: a read_committed "
                          "consumer stops there until the transaction coordinator aborts it")
+    for d in r.view.disks.renamed:
+        lines.append(f"renamed replica: {d.path}: broker {d.broker}'s {d.topic}-{d.partition}, renamed -{d.state} by "
+                     f"Kafka ({RENAMED_WORDS.get(d.state, d.state)}): not served; read it by naming the directory")
     for g in r.groups_outside:
         b = next(p.served for p in r.view.partitions if (p.topic, p.partition) == (g.topic, g.partition))
         assert b is not None

@@ -98,12 +98,13 @@ from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SegmentFiles
 from kafkalog.log.segment_ranges import RANGE_BYTES, read_in_ranges
-from kafkalog.log.served_log import served_bounds
+from kafkalog.log.served_log import ServedBounds, served_bounds
 from kafkalog.model import BatchColumns, Decoder
 from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import Keyring, keyring
 from kafkalog.threads import DEFAULT_THREADS
+from kafkalog.uri_path import AnyPath
 
 
 @dataclass(frozen=True)
@@ -339,7 +340,7 @@ class _NamedBytes(io.BytesIO):
 
 #: A file of a segment as verify reads it: a path on a disk, or an object's bytes opened (behind a URI, or an
 #: Aiven segment's objects).
-_Source = Path | BinaryIO
+_Source = AnyPath | BinaryIO
 
 
 @dataclass
@@ -399,7 +400,7 @@ def _verify_aiven_segment(manifest: Location | Path, report: VerifyReport, progr
         verify_segment(segment, report, progress)
 
 
-def _verify_record_file(path: Path, report: VerifyReport, progress: ByteProgress | None) -> None:
+def _verify_record_file(path: AnyPath, report: VerifyReport, progress: ByteProgress | None) -> None:
     """A KRaft snapshot or bootstrap.checkpoint: record batches, as a segment without indexes."""
     report.segments += 1
     _verify_log(_SegmentSources(0, log=path), report, progress)
@@ -417,7 +418,7 @@ def verify_cluster(paths: list[str], report: VerifyReport) -> bool:
     cluster restarted on exactly those disks serves (`kafkalog.cluster.served`); its records the restart would
     discard are a problem, as are disks of another cluster and copies of one disk. False, and nothing checked,
     when the paths are not several brokers' disks."""
-    if any(Location(p).is_uri for p in paths) or not is_cluster(paths):
+    if not is_cluster(paths):
         return False
     view = cluster_view(paths)
     report.problems += [Problem(message.split(": ", 1)[0], "cluster", message.split(": ", 1)[-1])
@@ -433,12 +434,12 @@ def _add_findings(found: Findings, report: VerifyReport) -> None:
 
 
 #: The text files read by a `formats` reader alone: their checks are that they read.
-_TEXT_READERS: dict[str, Callable[[Path], object]] = {
+_TEXT_READERS: dict[str, Callable[[AnyPath], object]] = {
     OFFSET_CHECKPOINT: read_offset_checkpoint, META: read_meta_properties, TOPIC_ID: read_partition_metadata,
     QUORUM: read_quorum_state}
 
 
-def _verify_text_file(path: Path, kind: str, report: VerifyReport) -> Any:
+def _verify_text_file(path: AnyPath, kind: str, report: VerifyReport) -> Any:
     """Read a text file of `kind`; a problem where it does not read. What it holds, or None."""
     report.files += 1
     try:
@@ -464,7 +465,11 @@ def _recovery_notes(partition: Partition, report: VerifyReport, checked: int) ->
     preallocated zeros) is a note, not a problem: the broker's restart truncates it with a warning
     (`kafkalog.log.served_log`). The problems found since `checked` in what recovery cuts or deletes move there."""
     state = partition_log_dir_state(partition.path)
-    cut = served_bounds(partition.path, state).truncated_from if state is not None else None
+    if state is None:
+        return
+    bounds = served_bounds(partition.path, state)
+    _rebuilt_index_notes(bounds, report, checked)
+    cut = bounds.truncated_from
     if cut is None:
         return
     segment = str(cut.segment)
@@ -484,6 +489,24 @@ def _recovery_notes(partition: Partition, report: VerifyReport, checked: int) ->
     report.notes.append(f"{segment}: byte {cut.position}: Kafka's recovery ends the log here, at offset {cut.offset} "
                         f"(no clean shutdown: {cut.reason}); a restarted broker truncates the rest with a warning"
                         f"{deleted}. What kafkalog finds there ({len(moved)}) is this note, not a problem")
+
+
+def _rebuilt_index_notes(bounds: ServedBounds, report: VerifyReport, checked: int) -> None:
+    """What is wrong in the indexes of a segment whose indexes Kafka's start-up rebuilds (`ServedBounds.
+    rebuilt_indexes`: a corrupt transaction index, a missing offset index, a segment recovered after an unclean
+    shutdown) is a note, not a problem: the log served is read from the segment. The problems found since
+    `checked` in those index files move there, a note per index file."""
+    for log, why in sorted(bounds.rebuilt_indexes.items()):
+        stem = log[: -len(file_names.LOG_SUFFIX)]
+        for index in (stem + suffix for suffix in _SEGMENT_INDEX_SUFFIXES):
+            moved = [p for p in report.problems[checked:] if p.file == index]
+            if not moved:
+                continue
+            report.problems[checked:] = [p for p in report.problems[checked:] if p.file != index]
+            kinds = ", ".join(sorted({p.kind for p in moved}))
+            report.notes.append(f"{index}: Kafka's start-up rebuilds this index ({why}); the log it serves is read "
+                                f"from {Path(log).name}, not through it. What kafkalog finds in it ({len(moved)}: "
+                                f"{kinds}) is this note, not a problem")
 
 
 def _verify_partition(partition: Partition, report: VerifyReport,
@@ -530,7 +553,7 @@ def _verify_partition(partition: Partition, report: VerifyReport,
     return PartitionExtent(partition.path, logs[0].base_offset, log_end, topic_id)
 
 
-def _verify_kafka07_segments(paths: list[Path], report: VerifyReport) -> None:
+def _verify_kafka07_segments(paths: list[AnyPath], report: VerifyReport) -> None:
     """A Kafka 0.7 partition's segments, each checked, and checked to meet as 0.7's `Log.validateSegments`
     requires at start-up: a segment's name (its byte offset) + its size is the next one's name."""
     for i, path in enumerate(paths):
@@ -545,7 +568,7 @@ def _verify_kafka07_segments(paths: list[Path], report: VerifyReport) -> None:
                                                "segments don't validate\")"))
 
 
-def _verify_kafka07(path: Path, report: VerifyReport) -> None:
+def _verify_kafka07(path: AnyPath, report: VerifyReport) -> None:
     """A Kafka 0.7 segment: every message's CRC, its structure, its tail (`kafkalog.log.kafka_07_segment`)."""
     report.segments += 1
     ending: list[DamagedDataError] = []
@@ -654,10 +677,10 @@ def _range_starts(segment: _SegmentSources, report: VerifyReport) -> list[int]:
 
 
 def _slot_columns(index: OffsetIndex | TimeIndex, report: VerifyReport) -> np.ndarray:
-    """Every slot of an index file by column: through the kernels, or the Kaitai parser for a small input."""
+    """Every slot of an index file by column: through the compiled engine, or the Kaitai parser for a small input."""
     if report.decoder is not Decoder.FAST:
         return index.slot_table()
-    from kafkalog.fast import index as fast_index  # numba, only for an input large enough to repay it (start-up)
+    from kafkalog.fast import index as fast_index  # the fast path, only for an input large enough (start-up)
 
     return fast_index.slot_columns(index)
 
@@ -884,7 +907,7 @@ def _verify_txn_index(segment: _SegmentSources, log: _LogSummary | None, report:
                                            f"{txn.last_offset} in the segment", entry=n))
 
 
-def _verify_checkpoint(path: Path, report: VerifyReport) -> None:
+def _verify_checkpoint(path: AnyPath, report: VerifyReport) -> None:
     report.files += 1
     try:
         checkpoint = read_leader_epoch_checkpoint(path)

@@ -74,7 +74,7 @@ types:
     - id: compact
       type: bool
       doc: True in flexible versions.
-    -webide-representation: '{value}'
+    -webide-representation: '{text}'
     seq:
     - id: len_compact
       type: kafka_varint
@@ -85,12 +85,16 @@ types:
       if: not compact
       doc: Length, -1 for null (classic versions).
     - id: value
-      type: str
-      encoding: UTF-8
       size: len
       if: not is_null
-      doc: The UTF-8 text.
+      doc: 'The text''s UTF-8 bytes. Kafka reads them with Java''s `new String(bytes, UTF_8)`, which puts
+        U+FFFD in place of a malformed sequence rather than failing, so they are kept as bytes here: kafkalog
+        turns them into text by Java''s rules (`kafkalog.javatext`).'
     instances:
+      text:
+        value: value.to_s("UTF-8")
+        if: not is_null
+        doc: The text, for the Web IDE (whose decoder replaces malformed bytes as browsers do).
       is_null:
         value: 'compact ? len_compact.unsigned_value == 0 : len_classic == -1'
         doc: True for a null string.

@@ -16,7 +16,8 @@ instance of it from a uint8 array and stores every field in a column of an int64
 table (`t[column, row]`, so that a column is a contiguous array): integers as their value, byte fields as their position and size, a
 repeated type as the first row and the count of its own table. A whole records
 section is then walked by calling such a function in a compiled loop
-(`kafkalog.fast.kernels`), with no Python object per record.
+(the engine, `kafkalog/fast/engine.pyx`, which includes the Cython dialect), with
+no Python object per record.
 
 It supports exactly the subset of Kaitai Struct these specs use, and refuses
 anything else with a message naming the spec, the type, the field and the

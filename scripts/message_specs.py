@@ -470,14 +470,18 @@ def common_spec() -> dict:
                 "doc": "A Kafka string: int16 length (classic) or unsigned varint length + 1 (compact); null when the length is -1 or the compact length 0.",
                 "doc-ref": ref,
                 "params": [{"id": "compact", "type": "bool", "doc": "True in flexible versions."}],
-                "-webide-representation": "{value}",
+                "-webide-representation": "{text}",
                 "seq": [
                     {"id": "len_compact", "type": "kafka_varint", "if": "compact", "doc": "Length + 1 (flexible versions)."},
                     {"id": "len_classic", "type": "s2", "if": "not compact", "doc": "Length, -1 for null (classic versions)."},
-                    {"id": "value", "type": "str", "encoding": "UTF-8", "size": "len", "if": "not is_null",
-                     "doc": "The UTF-8 text."},
+                    {"id": "value", "size": "len", "if": "not is_null",
+                     "doc": "The text's UTF-8 bytes. Kafka reads them with Java's `new String(bytes, UTF_8)`, which"
+                            " puts U+FFFD in place of a malformed sequence rather than failing, so they are kept as"
+                            " bytes here: kafkalog turns them into text by Java's rules (`kafkalog.javatext`)."},
                 ],
                 "instances": {
+                    "text": {"value": "value.to_s(\"UTF-8\")", "if": "not is_null",
+                             "doc": "The text, for the Web IDE (whose decoder replaces malformed bytes as browsers do)."},
                     "is_null": {"value": "compact ? len_compact.unsigned_value == 0 : len_classic == -1",
                                 "doc": "True for a null string."},
                     "len": {"value": "compact ? len_compact.unsigned_value - 1 : len_classic",

@@ -1,11 +1,11 @@
 """The entry scanner (`kafkalog.entries`): the same entries, damage and cursor whether a chunk's entries are found
-by the fast path's kernel or one entry at a time, in chunks of any size."""
+by the compiled engine's scan or one entry at a time, in chunks of any size."""
 from __future__ import annotations
 
 import pytest
 
 from kafkalog.entries import ENTRY_LENGTH, ENTRY_MAGIC, ENTRY_POS, EntryScanner
-from kafkalog.fast import kernels
+from kafkalog.fast import compiled
 from kafkalog.formats.framing import LOG_OVERHEAD
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES, SegmentReader
 from kafkalog.model import Decoder
@@ -28,17 +28,17 @@ def _scanned(path, chunk_scan, start: int | None = None) -> tuple[list[tuple[int
 
 
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
-def test_the_kernel_and_one_at_a_time_find_the_same_entries(path, monkeypatch):
+def test_the_engine_and_one_at_a_time_find_the_same_entries(path, monkeypatch):
     one_by_one = _scanned(path, None)
-    assert _scanned(path, kernels.scan_entries) == one_by_one
+    assert _scanned(path, compiled.scan_entries) == one_by_one
     monkeypatch.setattr("kafkalog.entries.CHUNK_BYTES", 100)  # most entries larger than a chunk, read alone
-    assert _scanned(path, kernels.scan_entries) == one_by_one
+    assert _scanned(path, compiled.scan_entries) == one_by_one
     entries, damage, position = one_by_one
     if entries and not damage:
         assert position == entries[-1][0] + LOG_OVERHEAD + entries[-1][1] == path.stat().st_size
     # from an entry's position on: the entries from there
     if len(entries) > 1:
-        later = _scanned(path, kernels.scan_entries, start=entries[1][0])
+        later = _scanned(path, compiled.scan_entries, start=entries[1][0])
         assert later == (entries[1:], damage, position)
 
 

@@ -4,7 +4,15 @@ Each KRaft node (controllers and brokers alike) keeps the whole metadata log: it
 (`<end offset>-<epoch>.checkpoint`, the state up to that offset) and the log's records after it. They are
 replayed as Kafka's `MetadataImage` replays them (`TopicRecord`, `PartitionRecord`, `PartitionChangeRecord`
 merged as `PartitionRegistration.merge` does, `RemoveTopicRecord`, `ConfigRecord`, the broker records),
-into each partition's replicas, ISR, ELR, leader and leader epoch.
+into each partition's replicas, ISR, ELR, leader and leader epoch, and the replicas a reassignment in flight
+adds and removes (`addingReplicas`, `removingReplicas`: `replicas` is then the target's, followed by those
+being removed, as `PartitionReassignmentReplicas` lays them out).
+
+KRaft's own control records are replayed too (`KRaftControlRecordStateMachine`): `KRaftVersionRecord` (the
+`kraft.version` feature) and `VotersRecord` (KIP-853: a dynamic quorum's voters, each a node id and the
+directory id of its metadata log's disk). The latest snapshot's, then the log's after it: the last one is the
+voter set. A static quorum (kraft.version 0) writes none: its voters are `controller.quorum.voters`, which
+only `quorum-state` (version 0, `currentVoters`) keeps on disk.
 
 Of several copies, the voters' copy that reaches furthest (the highest last epoch, then the highest end offset:
 how KRaft compares logs in an election) is read, whole (`kafkalog.cluster.served`). Records past the metadata
@@ -17,14 +25,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from kafkalog.errors import KafkalogError
 from kafkalog.file_names import kraft_snapshot_id
 from kafkalog.formats.internal_topics import METADATA, decode_record
+from kafkalog.formats.text_files import ZERO_UUID
 from kafkalog.log.file_kinds import kraft_snapshots
 from kafkalog.log.segment import SegmentReader
+from kafkalog.uri_path import AnyPath, as_path
 
 METADATA_TOPIC = "__cluster_metadata"
 METADATA_DIR = f"{METADATA_TOPIC}-0"
@@ -51,6 +60,32 @@ class PartitionState:
     #: held every committed record when they left it.
     elr: list[int] = field(default_factory=list)
     last_known_elr: list[int] = field(default_factory=list)
+    #: A reassignment in flight: the replicas it adds (not yet in sync) and those it removes once they are.
+    adding: list[int] = field(default_factory=list)
+    removing: list[int] = field(default_factory=list)
+
+    @property
+    def reassigning(self) -> bool:
+        """`PartitionReassignmentReplicas.isReassignmentInProgress`."""
+        return bool(self.adding or self.removing)
+
+    @property
+    def target_replicas(self) -> list[int]:
+        """The replicas once the reassignment completes: `replicas` without those being removed."""
+        return [b for b in self.replicas if b not in self.removing]
+
+
+@dataclass(frozen=True)
+class Voter:
+    """A voter of the KRaft quorum (`ReplicaKey`): its node id, and the directory id of the disk holding its
+    metadata log (None: any, as in a static quorum, or written as Kafka's zero Uuid)."""
+
+    node_id: int
+    directory_id: str | None = None
+
+    def is_on(self, node_id: int | None, directory_id: str | None) -> bool:
+        """Whether a disk of this node id and directory id holds this voter's copy of the metadata log."""
+        return node_id == self.node_id and (self.directory_id is None or directory_id == self.directory_id)
 
 
 @dataclass
@@ -65,7 +100,7 @@ class ClusterMetadata:
     """What the metadata log says, as of `end_offset` (the next offset after the last record replayed)."""
 
     #: The `__cluster_metadata-0` directory read, and the node whose disk it is on (None: not known).
-    source: Path
+    source: AnyPath
     end_offset: int = 0
     last_epoch: int = -1
     #: topic id (Kafka's base64 Uuid string) -> topic name
@@ -77,8 +112,16 @@ class ClusterMetadata:
     brokers: dict[int, BrokerState] = field(default_factory=dict)
     #: Finalized feature levels (FeatureLevelRecord): metadata.version, eligible.leader.replicas.version...
     features: dict[str, int] = field(default_factory=dict)
+    #: The `kraft.version` feature (KRaftVersionRecord; 0 without one) and the last VotersRecord's voters (None
+    #: without one: a static quorum), with where that record was read.
+    kraft_version: int = 0
+    voters: list[Voter] | None = None
+    voters_from: str | None = None
     #: What could not be read, each naming its file (the rest was replayed).
     problems: list[str] = field(default_factory=list)
+    #: Whether the copy replayed read whole (every record of its snapshot and log after it): then a topic it does
+    #: not hold is one the cluster does not have.
+    read_whole: bool = True
 
     def topic_config(self, topic: str, name: str) -> str | None:
         """A topic's config: its own, else the cluster-wide default (a broker resource named "")."""
@@ -86,7 +129,7 @@ class ClusterMetadata:
         return value if value is not None else self.broker_configs.get("", {}).get(name)
 
 
-def metadata_reach(metadata_dir: Path) -> tuple[int, int]:
+def metadata_reach(metadata_dir: AnyPath) -> tuple[int, int]:
     """(last epoch, end offset) of a copy of the metadata log, from its last segment's batch headers and
     its snapshots' names; (-1, 0) when it holds nothing readable."""
     epoch, end = -1, 0
@@ -94,7 +137,7 @@ def metadata_reach(metadata_dir: Path) -> tuple[int, int]:
         snap_end, snap_epoch = _snapshot_id(path)
         if (snap_epoch, snap_end) > (epoch, end):
             epoch, end = snap_epoch, snap_end
-    logs = sorted(metadata_dir.glob("*.log"))
+    logs = sorted(metadata_dir.glob("*.log"), key=str)
     if logs:
         try:
             with SegmentReader(logs[-1], decode_records=False) as reader:
@@ -106,37 +149,41 @@ def metadata_reach(metadata_dir: Path) -> tuple[int, int]:
     return epoch, end
 
 
-def read_metadata(metadata_dir: str | os.PathLike) -> ClusterMetadata:
+def read_metadata(metadata_dir: str | os.PathLike, *, control_only: bool = False) -> ClusterMetadata:
     """Replay a copy of the metadata log: the latest snapshot that reads, then the log's records after it.
 
-    What does not read is named in `problems` (file and byte position); what was read before it stays."""
-    directory = Path(metadata_dir)
+    What does not read is named in `problems` (file and byte position); what was read before it stays.
+    `control_only`: KRaft's control records alone (the kraft.version and the voters), not the metadata records."""
+    directory = as_path(metadata_dir)
     md = ClusterMetadata(source=directory)
     for snapshot in reversed(_snapshots(directory)):
         attempt = ClusterMetadata(source=directory)
-        if _replay_file(attempt, snapshot, start_offset=0, strict=True):
+        if _replay_file(attempt, snapshot, start_offset=0, strict=True, control_only=control_only):
             md = attempt
             md.end_offset = _snapshot_id(snapshot)[0]
             break
         md.problems.extend(attempt.problems)
-    for log in sorted(directory.glob("*.log")):
-        _replay_file(md, log, start_offset=md.end_offset, strict=False)
+    logs: list[AnyPath] = sorted(directory.glob("*.log"), key=str)
+    for log in logs:
+        _replay_file(md, log, start_offset=md.end_offset, strict=False, control_only=control_only)
+    md.read_whole = not md.problems
     return md
 
 
-def _snapshots(directory: Path) -> list[Path]:
+def _snapshots(directory: AnyPath) -> list[AnyPath]:
     """The KRaft snapshots, by end offset (`<20-digit end offset>-<10-digit epoch>.checkpoint`)."""
     return sorted(kraft_snapshots(directory), key=_snapshot_id)
 
 
-def _snapshot_id(path: Path) -> tuple[int, int]:
+def _snapshot_id(path: AnyPath) -> tuple[int, int]:
     """(end offset, epoch) of a snapshot (`kraft_snapshots` lists only names that have them)."""
     found = kraft_snapshot_id(path)
     assert found is not None
     return found
 
 
-def _replay_file(md: ClusterMetadata, path: Path, *, start_offset: int, strict: bool) -> bool:
+def _replay_file(md: ClusterMetadata, path: AnyPath, *, start_offset: int, strict: bool,
+                 control_only: bool = False) -> bool:
     """Replay the data records of one file from `start_offset`, up to its first invalid batch (as Kafka's
     recovery ends a log there); False (with a problem named) where it stops at damage. A snapshot must read
     whole (`strict`): half a snapshot is not a state."""
@@ -147,12 +194,17 @@ def _replay_file(md: ClusterMetadata, path: Path, *, start_offset: int, strict: 
                 if batch.damage or reader.damage:
                     damage = [str(d) for d in (reader.damage or batch.damage)]
                     break
-                if batch.is_control or batch.last_offset < start_offset:
+                if batch.last_offset < start_offset:
                     continue
                 for record in batch.records:
-                    if record.offset >= start_offset:
-                        _apply(md, record.value, f"{path} at offset {record.offset}")
-                        md.end_offset = record.offset + 1
+                    if record.offset < start_offset:
+                        continue
+                    where = f"{path} at offset {record.offset}"
+                    if batch.is_control:
+                        _apply_control(md, record.control_type, record.key, record.value, where)
+                    elif not control_only:
+                        _apply(md, record.value, where)
+                    md.end_offset = record.offset + 1
                 md.last_epoch = max(md.last_epoch, batch.partition_leader_epoch)
             damage = damage or [str(d) for d in reader.damage]
     except KafkalogError as e:
@@ -165,6 +217,33 @@ def _replay_file(md: ClusterMetadata, path: Path, *, start_offset: int, strict: 
         md.problems.append(f"{path}: the metadata log does not parse past offset {md.end_offset}: {damage[0]}")
         return not strict
     return True
+
+
+def _apply_control(md: ClusterMetadata, control_type: str | None, key: bytes | None, value: bytes | None,
+                   where: str) -> None:
+    """KRaftVersionRecord and VotersRecord (`KRaftControlRecordStateMachine`); the other control records say
+    nothing of the state."""
+    if control_type not in ("KRAFT_VERSION", "KRAFT_VOTERS"):
+        return
+    decoded = decode_record(METADATA, key, value, control_type)
+    if decoded.error is not None or decoded.value is None:
+        md.problems.append(f"{where}: a {control_type} control record does not decode: {decoded.error}")
+        return
+    data = decoded.value.get("data") or {}
+    try:
+        if control_type == "KRAFT_VERSION":
+            md.kraft_version = int(data["kRaftVersion"])
+        else:
+            md.voters = [Voter(int(v["voterId"]), _directory(v.get("voterDirectoryId")))
+                         for v in data.get("voters") or []]
+            md.voters_from = where
+    except (KeyError, TypeError, ValueError) as e:
+        md.problems.append(f"{where}: a {decoded.value.get('type')} without what KRaft reads ({e}); skipped")
+
+
+def _directory(uuid: str | None) -> str | None:
+    """A voter's directory id; None for Kafka's zero Uuid (`ReplicaKey.NO_DIRECTORY_ID`: any directory)."""
+    return None if uuid in (None, ZERO_UUID) else uuid
 
 
 def _apply(md: ClusterMetadata, value: bytes | None, where: str) -> None:
@@ -197,7 +276,7 @@ def _partition(md: ClusterMetadata, d: dict[str, Any]) -> None:
     md.partitions[(d["topicId"], d["partitionId"])] = PartitionState(
         d["topicId"], d["partitionId"], list(d["replicas"] or []), list(d["isr"] or []), d["leader"],
         d["leaderEpoch"], d["partitionEpoch"], list(d.get("eligibleLeaderReplicas") or []),
-        list(d.get("lastKnownElr") or []))
+        list(d.get("lastKnownElr") or []), list(d.get("addingReplicas") or []), list(d.get("removingReplicas") or []))
 
 
 def _partition_change(md: ClusterMetadata, d: dict[str, Any]) -> None:
@@ -206,7 +285,8 @@ def _partition_change(md: ClusterMetadata, d: dict[str, Any]) -> None:
     if p is None:
         return
     for name, attr in (("replicas", "replicas"), ("isr", "isr"), ("eligibleLeaderReplicas", "elr"),
-                       ("lastKnownElr", "last_known_elr")):
+                       ("lastKnownElr", "last_known_elr"), ("addingReplicas", "adding"),
+                       ("removingReplicas", "removing")):
         if d.get(name) is not None:
             setattr(p, attr, list(d[name]))
     if d.get("leader", NO_LEADER_CHANGE) != NO_LEADER_CHANGE:

@@ -8,10 +8,23 @@
 
 Each replica is first loaded as its broker's start-up loads it (`kafkalog.log.served_log`). Then:
 
-- A stray replica (a partition directory on a broker the metadata does not name among the partition's
-  replicas: left behind by a reassignment, or a copy put there by hand) is not loaded by its broker's start-up
-  (`LogManager.isStrayKraftReplica`; Kafka 3.7+ renames it `-stray`, earlier ones delete it): it is not served,
-  not elected, and all its records are discarded.
+- A stray replica is not loaded by its broker's start-up (`BrokerMetadataPublisher.initializeManagers` with
+  `LogManager.isStrayReplica`, 3.x's `isStrayKraftReplica`; Kafka 3.7+ renames it `-stray`, earlier ones delete
+  it): it is not served, not elected, and all its records are discarded. With the metadata of a KRaft cluster,
+  a replica is stray when
+  - its directory has no `partition.metadata` (no topic id: Kafka writes the file before the first append, so
+    it takes such a directory for one left empty);
+  - its topic id is not in the metadata (a deleted topic's replica, or one of a topic deleted and created
+    again), or its partition is not;
+  - its broker is not among the partition's replicas (left behind by a reassignment, or a copy put there by
+    hand).
+  Where the metadata log does not read whole, only the last rule applies: a topic the readable part does not
+  name may be one created after the damage.
+- A reassignment in flight (`addingReplicas`, `removingReplicas`) goes on after the restart: the replicas it
+  adds are followers that fetch from the leader, and once all of them are in sync the controller completes it
+  (`PartitionReassignmentReplicas.maybeCompleteReassignment`): the replicas removed stop and delete their copy,
+  and a leader among them hands over to the first in-sync replica of the target. The log served stays the one
+  the leader elected at the restart serves, from which the others copy.
 - The leader is the one Kafka's controller would elect from the last metadata the disks hold
   (`kafkalog.cluster.metadata`): the recorded leader while it is in the ISR, else the first replica (in
   replica order) of the ISR, then of the ELR (KIP-966); with eligible leader replicas enabled, a replica
@@ -32,11 +45,17 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from kafkalog.cluster import lineage as epochs
 from kafkalog.cluster.disks import Disks, Replica, find_disks
-from kafkalog.cluster.metadata import ClusterMetadata, PartitionState, metadata_reach, read_metadata
+from kafkalog.cluster.metadata import (
+    METADATA_DIR,
+    ClusterMetadata,
+    PartitionState,
+    Voter,
+    metadata_reach,
+    read_metadata,
+)
 from kafkalog.errors import KafkalogError
 from kafkalog.file_names import LEADER_EPOCH_CHECKPOINT, QUORUM_STATE
 from kafkalog.formats.leader_epoch_checkpoint import read_leader_epoch_checkpoint
@@ -44,6 +63,7 @@ from kafkalog.formats.quorum_state import read_quorum_state
 from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.served_log import ServedBounds, served_bounds
+from kafkalog.uri_path import AnyPath
 
 #: How the leader was chosen (`PartitionView.election`), and what each means (`ELECTIONS`).
 METADATA_LEADER, ISR, ELR, UNCLEAN, OFFLINE, LONGEST_LOG = "leader", "isr", "elr", "unclean", "offline", "longest_log"
@@ -59,6 +79,11 @@ ELECTIONS = {
 ELR_FEATURE = "eligible.leader.replicas.version"
 
 
+#: Why a replica is stray (`ReplicaView.stray_reason`).
+STRAY_NOT_A_REPLICA, STRAY_NO_TOPIC_ID, STRAY_DELETED_TOPIC, STRAY_NO_PARTITION = (
+    "not_a_replica", "no_topic_id", "deleted_topic", "no_such_partition")
+
+
 @dataclass
 class ReplicaView:
     """One broker's copy of a partition, and what the restart does to it."""
@@ -70,8 +95,13 @@ class ReplicaView:
     #: The first offset of this disk's log the restarted cluster does not serve (None: it serves all of it).
     discarded_from: int | None = None
     problem: str | None = None
-    #: Not among the partition's replicas in the metadata: its broker's start-up does not load it.
-    stray: bool = False
+    #: Why its broker's start-up does not load it (`STRAY_*`), None when it does (see the module's doc).
+    stray_reason: str | None = None
+
+    @property
+    def stray(self) -> bool:
+        """Not loaded by its broker's start-up: not served, and all its records discarded."""
+        return self.stray_reason is not None
 
     @property
     def broker(self) -> int:
@@ -99,8 +129,12 @@ class PartitionView:
     election: str = OFFLINE
     #: The metadata's registration of the partition, if the disks hold a metadata log naming it.
     state: PartitionState | None = None
-    #: Brokers the metadata names as replicas whose disks were not given.
+    #: Brokers the metadata names as replicas whose disks were not given (or hold no copy): of a reassignment in
+    #: flight, those of its target, but for those it adds on brokers whose disks were given (they copy the log).
     missing_replicas: list[int] = field(default_factory=list)
+    #: A reassignment in flight that removes the leader: the broker the leadership goes to once it completes (the
+    #: first replica of its target, each in sync by then), None otherwise or when no broker of it is on the disks.
+    leader_after_reassignment: int | None = None
 
     @property
     def leader_view(self) -> ReplicaView | None:
@@ -113,7 +147,9 @@ class PartitionView:
 
     @property
     def replication_factor(self) -> int | None:
-        return len(self.state.replicas) if self.state is not None else None
+        """The number of replicas once a reassignment in flight completes (the metadata's, else)."""
+        return len(self.state.target_replicas) if self.state is not None else None
+
 
 
 @dataclass
@@ -125,7 +161,7 @@ class ClusterView:
     without_replica: list[tuple[str, int]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
-    def served_dirs(self) -> list[Path]:
+    def served_dirs(self) -> list[AnyPath]:
         """The partition directory each partition is served from."""
         return [v.replica.path for p in self.partitions if (v := p.leader_view) is not None]
 
@@ -145,23 +181,33 @@ def cluster_view(paths: list[str]) -> ClusterView:
         problems += metadata.problems
     elr = metadata is not None and metadata.features.get(ELR_FEATURE, 0) >= 1
     partitions = []
+    # A metadata log that reads whole says which topics exist (see the module's doc).
+    complete = metadata is not None and metadata.read_whole and bool(metadata.topics)
     for (topic, topic_id, number), replicas in sorted(disks.replicas.items(), key=lambda kv: (kv[0][0], kv[0][2])):
         state = metadata.partitions.get((topic_id, number)) if metadata is not None and topic_id else None
-        if metadata is not None and topic_id is not None and metadata.topics and topic_id not in metadata.topics:
-            problems.append(f"{topic}-{number}: topic id {topic_id} is not in the metadata (a deleted topic's "
-                            "replica, which Kafka deletes at start-up); read as a topic of its own")
+        if metadata is not None and not complete and topic_id is not None and metadata.topics \
+                and topic_id not in metadata.topics:
+            problems.append(f"{topic}-{number}: topic id {topic_id} is not in the metadata read, which does not read "
+                            "whole: read as a topic of its own (if the topic was deleted, Kafka deletes it at "
+                            "start-up)")
         views = [_replica_view(r) for r in replicas]
         problems += [v.problem for v in views if v.problem]
         p = PartitionView(topic, topic_id, number, views, state=state)
+        for v in views:
+            v.stray_reason = _stray_reason(v, state, metadata, complete)
+            if v.stray and v.bounds is not None and v.bounds.recovered_end_offset > v.bounds.log_start_offset:
+                v.discarded_from = v.bounds.log_start_offset
         if state is not None:
-            for v in views:
-                v.stray = v.broker not in state.replicas
-                if v.stray and v.bounds is not None and v.bounds.recovered_end_offset > v.bounds.log_start_offset:
-                    v.discarded_from = v.bounds.log_start_offset
-            p.missing_replicas = [b for b in state.replicas if b not in {v.broker for v in views if not v.stray}]
+            held_here = {v.broker for v in views if not v.stray}
+            up = set(disks.brokers)
+            p.missing_replicas = [b for b in state.target_replicas
+                                  if b not in held_here and not (b in state.adding and b in up)]
         unclean_ok = metadata is not None and \
             (metadata.topic_config(topic, "unclean.leader.election.enable") or "false").lower() == "true"
         p.leader, p.election = _elect(p, elr, unclean_ok)
+        if state is not None and state.reassigning and p.leader in state.removing:
+            # (completion needs every replica of the target in sync: each is a broker up that has copied the log)
+            p.leader_after_reassignment = next((b for b in state.target_replicas if b in set(disks.brokers)), None)
         _truncate_followers(p)
         partitions.append(p)
     without = []
@@ -170,6 +216,24 @@ def cluster_view(paths: list[str]) -> ClusterView:
         without = sorted((metadata.topics.get(tid, tid), n) for (tid, n) in metadata.partitions
                          if (tid, n) not in held and metadata.topics.get(tid) is not None)
     return ClusterView(disks, metadata, partitions, without, problems)
+
+
+def _stray_reason(v: ReplicaView, state: PartitionState | None, metadata: ClusterMetadata | None,
+                  complete: bool) -> str | None:
+    """`LogManager.isStrayKraftReplica`, where the metadata can say (see the module's doc)."""
+    if metadata is None:
+        return None  # a ZooKeeper cluster's disks, or no metadata log: nothing says what is stray
+    replica = v.replica
+    if complete:
+        if replica.topic_id is None:
+            return STRAY_NO_TOPIC_ID
+        if replica.topic_id not in metadata.topics:
+            return STRAY_DELETED_TOPIC
+        if state is None:
+            return STRAY_NO_PARTITION
+    if state is not None and v.broker not in state.replicas:
+        return STRAY_NOT_A_REPLICA
+    return None
 
 
 def _latest_metadata(disks: Disks) -> ClusterMetadata | None:
@@ -181,26 +245,62 @@ def _latest_metadata(disks: Disks) -> ClusterMetadata | None:
     the high watermark moves only past the epoch's start offset, and then over every record before it, Raft's
     rule): records past the old high watermark (which KRaft does not checkpoint) are kept, not dropped. So the
     voters' copy that reaches furthest is replayed whole. An observer's copy (a broker's) is never elected: its
-    tail past the leader's is truncated when it fetches again. The voters are the static quorum's
-    (`quorum-state` version 0, `currentVoters`); without that list, every copy is a candidate."""
-    copies = disks.metadata_dirs()
+    tail past the leader's is truncated when it fetches again.
+
+    The voters are a dynamic quorum's (KIP-853: the last `VotersRecord` of the copy that reaches furthest among
+    those holding one; a voter is a node id and the directory id of the disk holding its copy, so a controller
+    whose disk was replaced is no voter until added again), else the static quorum's (`quorum-state` version 0,
+    `currentVoters`); without either, every copy is a candidate."""
+    copies = [(d.node_id, d.path / METADATA_DIR, d.directory_id) for d in disks.disks
+              if (d.path / METADATA_DIR).is_dir()]
     if not copies:
         return None
-    voters: set[int] = set()
-    for _, directory in copies:
-        with contextlib.suppress(KafkalogError, OSError):
-            voters |= set(read_quorum_state(directory / QUORUM_STATE).current_voters or [])
-    on_voters = [c for c in copies if c[0] in voters]
-    _, newest = max(on_voters or copies, key=lambda c: metadata_reach(c[1]))
+    reach = {directory: metadata_reach(directory) for _, directory, _ in copies}
+    voters, voters_from = _voters(copies, reach)
+    on_voters = [c for c in copies if any(v.is_on(c[0], c[2]) for v in voters)]
+    _, newest, _ = max(on_voters or copies, key=lambda c: reach[c[1]])
     md = read_metadata(newest)
+    named = ", ".join(str(v.node_id) for v in voters)
+    replaced = [c for c in copies if c not in on_voters and any(v.node_id == c[0] for v in voters)]
+    for node, directory, directory_id in replaced:
+        wanted = next(v.directory_id for v in voters if v.node_id == node)
+        md.problems.append(f"{directory}: node {node}'s disk (directory {directory_id}) is not the voter's ({wanted}, "
+                           f"{voters_from}): a replaced disk, not a voter until it is added to the quorum again")
+    voter_nodes = {node for node, _, _ in on_voters}
     if voters and not on_voters:
-        md.problems.append(f"{newest}: no disk of a controller (the voters {', '.join(map(str, sorted(voters)))}) "
-                           "is among these disks: a restarted cluster has no quorum; the metadata is read from a "
-                           "broker's copy, which may hold records the quorum never committed")
-    elif voters and 2 * len({node for node, _ in on_voters}) <= len(voters):
-        md.problems.append(f"{newest}: the disks of {len({node for node, _ in on_voters})} of the "
-                           f"{len(voters)} voters only: a restarted quorum cannot elect a leader without a majority")
+        md.problems.append(f"{newest}: no disk of a controller (the voters {named}) is among these disks: a restarted "
+                           "cluster has no quorum; the metadata is read from a broker's copy, which may hold records "
+                           "the quorum never committed")
+    elif voters and 2 * len(voter_nodes) <= len(voters):
+        md.problems.append(f"{newest}: the disks of {len(voter_nodes)} of the {len(voters)} voters only: a "
+                           "restarted quorum cannot elect a leader without a majority")
     return md
+
+
+def _voters(copies: list[tuple[int | None, AnyPath, str | None]], reach: dict[AnyPath, tuple[int, int]]
+            ) -> tuple[list[Voter], str]:
+    """The quorum's voters, and where they were read (see `_latest_metadata`); none where nothing says.
+
+    A node writes `quorum-state` in the version its kraft.version gives (`KRaftVersion.quorumStateVersion`): 0
+    for a static quorum, with its voters; 1 for a dynamic one, without. So the copies' VotersRecords are read
+    (a copy at a time, the furthest first) only where no `quorum-state` is version 0, or one is version 1."""
+    static: dict[int, Voter] = {}
+    versions: set[int] = set()
+    for _, directory, _ in copies:
+        with contextlib.suppress(KafkalogError, OSError):
+            state = read_quorum_state(directory / QUORUM_STATE)
+            versions.add(state.data_version)
+            for node in state.current_voters or []:
+                static[node] = Voter(node)
+    if 1 in versions or 0 not in versions:
+        for _, directory, _ in sorted(copies, key=lambda c: reach[c[1]], reverse=True):
+            try:
+                control = read_metadata(directory, control_only=True)
+            except (KafkalogError, OSError):
+                continue
+            if control.voters is not None:
+                return control.voters, f"VotersRecord at {control.voters_from}"
+    return sorted(static.values(), key=lambda v: v.node_id), "quorum-state"
 
 
 def _replica_view(r: Replica) -> ReplicaView:
@@ -213,7 +313,7 @@ def _replica_view(r: Replica) -> ReplicaView:
     return view
 
 
-def _lineage(path: Path, bounds: ServedBounds) -> tuple[list[epochs.EpochStart], str | None]:
+def _lineage(path: AnyPath, bounds: ServedBounds) -> tuple[list[epochs.EpochStart], str | None]:
     """The replica's leader-epoch lineage as its start-up leaves it (see `kafkalog.cluster.lineage`)."""
     problem = None
     entries: list[tuple[int, int]] = []
@@ -233,7 +333,7 @@ def _lineage(path: Path, bounds: ServedBounds) -> tuple[list[epochs.EpochStart],
     return lineage, problem
 
 
-def _batch_epochs(path: Path, bounds: ServedBounds, start: int):
+def _batch_epochs(path: AnyPath, bounds: ServedBounds, start: int):
     """(partition leader epoch, base offset) of each v2 batch of the loaded log holding offsets from `start`."""
     segments = [s for s in Partition(path).log_segments if s.log is not None and str(s.log) in bounds.segment_ends]
     floor = max([n for n, s in enumerate(segments) if s.base_offset <= start], default=0)
@@ -330,14 +430,26 @@ def discard_counts(view: ReplicaView) -> tuple[int, int]:
 
 def stray_detail(p: PartitionView, r: ReplicaView, records: int) -> str:
     """Why a stray replica is not served, and what it holds."""
-    assert p.state is not None and r.bounds is not None
-    return (f"broker {r.broker} is not among the replicas of {p.topic}-{p.partition} in the metadata "
-            f"({', '.join(map(str, p.state.replicas))}): a stray replica, which its broker's start-up does not "
-            f"load (Kafka renames it -stray); offsets {r.bounds.log_start_offset} to "
-            f"{r.bounds.recovered_end_offset - 1} ({records} records) are not served")
+    assert r.bounds is not None
+    name = f"{p.topic}-{p.partition}"
+    if r.stray_reason == STRAY_NO_TOPIC_ID:
+        why = (f"broker {r.broker}'s {name} has no partition.metadata (no topic id; Kafka writes it before the "
+               "first append)")
+    elif r.stray_reason == STRAY_DELETED_TOPIC:
+        why = (f"broker {r.broker}'s {name} is of topic id {r.replica.topic_id}, which the metadata does not hold: "
+               "a deleted topic's replica (of a topic deleted, or deleted and created again)")
+    elif r.stray_reason == STRAY_NO_PARTITION:
+        why = f"broker {r.broker}'s {name}: topic {p.topic} has no partition {p.partition} in the metadata"
+    else:
+        assert p.state is not None
+        why = (f"broker {r.broker} is not among the replicas of {name} in the metadata "
+               f"({', '.join(map(str, p.state.replicas))})")
+    held = (f"offsets {r.bounds.log_start_offset} to {r.bounds.recovered_end_offset - 1} ({records} records) are "
+            "not served" if r.bounds.recovered_end_offset > r.bounds.log_start_offset else "it holds no record")
+    return f"{why}: a stray replica, which its broker's start-up does not load (Kafka renames it -stray); {held}"
 
 
-def replica_findings(view: ClusterView) -> list[tuple[Path, str, str]]:
+def replica_findings(view: ClusterView) -> list[tuple[AnyPath, str, str]]:
     """(replica directory, kind, detail) for each replica whose records a restarted cluster would not serve:
     what `verify` reports of several brokers' disks."""
     found = []

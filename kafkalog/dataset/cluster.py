@@ -1,9 +1,10 @@
 """A read of several brokers' disks: each partition once, from the replica the cluster restarted on exactly
 those disks would serve (`kafkalog.cluster.served`).
 
-The paths are one cluster's disks when they name two or more log directories (each holding
-`meta.properties`) of two or more node ids (`kafkalog.cluster.disks.is_cluster`). Then each partition is
-read from its served replica's directory, which the planner reads as that broker's start-up loads it
+The paths (local paths, URIs, or globs of either) are one cluster's disks when they name two or more log
+directories (each holding `meta.properties`) of two or more node ids (`kafkalog.cluster.disks.is_cluster`).
+Then each partition is read from its served replica's directory, which the planner reads as that broker's
+start-up loads it
 (`kafkalog.dataset.served`): the served log. The metadata log is read once, from the copy that reaches
 furthest. Option readReplicas reads every replica instead.
 """
@@ -20,6 +21,7 @@ import pyarrow as pa
 from kafkalog.cluster.disks import is_cluster
 from kafkalog.errors import UsageError
 from kafkalog.location import Location
+from kafkalog.uri_path import AnyPath, as_path, is_uri
 
 #: With readReplicas=true: the broker (node id) whose disk a row was read from.
 BROKER_FIELD = pa.field("broker", pa.int32())
@@ -53,11 +55,11 @@ def served_segments(paths: list[str], segments: list[S]) -> list[S]:
     UsageError
         A disk is of another cluster (or its meta.properties does not read): which one to read is the user's call.
     """
-    if any(Location(p).is_uri for p in paths) or not is_cluster(paths):
+    if not is_cluster(paths):
         return segments
     replicas, served = _served_dirs(paths)
     return [seg for seg in segments
-            if (d := _real(Path(seg.location).parent)) in served or d not in replicas]
+            if (d := _real(Location(seg.location).parent.text)) in served or d not in replicas]
 
 
 def _served_dirs(paths: list[str]) -> tuple[set[str], set[str]]:
@@ -78,15 +80,16 @@ def _served_dirs(paths: list[str]) -> tuple[set[str], set[str]]:
     return replicas, served
 
 
-def _real(path: Path | str) -> str:
-    return os.path.realpath(path)
+def _real(path: AnyPath | str) -> str:
+    """A directory as one string: a local one's real path, a URI as it is."""
+    return str(path) if is_uri(path) else os.path.realpath(path)
 
 
 def served_targets(paths: list[str], targets: list[T]) -> list[T]:
     """dump's targets (`kafkalog.dataset.targets`) with each log directory's partitions cut to those served from
     (one replica of each partition, and one copy of the metadata log); unchanged when the paths are not several
     brokers' disks."""
-    if any(Location(p).is_uri for p in paths) or not is_cluster(paths):
+    if not is_cluster(paths):
         return targets
     replicas, served = _served_dirs(paths)
     out = []
@@ -102,14 +105,14 @@ def served_targets(paths: list[str], targets: list[T]) -> list[T]:
 def _node_of(log_dir: str) -> int | None:
     from kafkalog.log.log_dir import partition_log_dir_state  # noqa: PLC0415  (readReplicas alone reads meta.properties)
 
-    state = partition_log_dir_state(Path(log_dir) / "_")
+    state = partition_log_dir_state(as_path(log_dir) / "_")
     return state.meta.node_id if state is not None and state.meta is not None else None
 
 
 def with_broker(out: pa.RecordBatch, segment: str) -> pa.RecordBatch:
     """The rows of one segment with the `broker` column: the node id in `meta.properties` of the log directory
-    holding the segment's partition directory (null where there is none, or behind a URI)."""
+    holding the segment's partition directory (null where there is none)."""
     from kafkalog.log.log_dir import log_dir_of  # noqa: PLC0415  (readReplicas alone reads meta.properties)
 
-    node = None if Location(segment).is_uri else _node_of(str(log_dir_of(Path(segment).parent)))
+    node = _node_of(str(log_dir_of(as_path(Location(segment).parent.text))))
     return out.append_column(BROKER_FIELD, pa.array([node] * out.num_rows, pa.int32()))

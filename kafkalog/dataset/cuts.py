@@ -13,7 +13,7 @@ positions that walk reaches. Ranges so planned read exactly what one reader from
 there are. The walk stops where that reader stops (damage to the entry structure), and nothing past it is cut.
 
 The walk is the fast path's: `EntryScanner.entry_windows` reads the segment a window at a time and finds its
-whole entries with the entry scan kernel (`fast.kernels.scan_entries`), whose offsets the batch-header kernels
+whole entries with the compiled engine's entry scan (`fast.compiled.scan_entries`), whose offsets its parsers
 read (`parse_batch_headers`, `parse_legacy_entries`); an entry larger than its window is read by its header
 alone (17 bytes: never a large batch's body). Each question is answered on a window's arrays, not entry by
 entry in Python (`benchmarks/planner.py` times both).
@@ -117,30 +117,19 @@ def window_entries(window: EntryWindow) -> tuple[np.ndarray, np.ndarray, np.ndar
     buf = np.frombuffer(chunk, dtype=np.uint8)
     magics = table[:, ENTRY_MAGIC]
     offsets = np.empty(len(table), dtype=np.int64)
-    # Every entry is whole in the window: the kernels read its first field, the offset, whatever follows.
+    # Every entry is whole in the window: the engine reads its first field, the offset, whatever follows.
     v2 = np.flatnonzero(magics >= 2)
     legacy = np.flatnonzero(magics < 2)
-    if compiled.AVAILABLE:
-        offsets[v2] = compiled.parse_batch_headers(buf, table[v2], np.empty(len(v2), dtype=np.int64))[
-            :, k.KAFKA_RECORD_BATCH__BASE_OFFSET]
-    if len(legacy) or not compiled.AVAILABLE:
-        # (numba's kernels, imported here: a plan of v2 segments on the compiled engine never loads them)
-        from kafkalog.fast import kernels  # noqa: PLC0415
-
-        if not compiled.AVAILABLE:
-            headers = np.empty((k.KAFKA_RECORD_BATCH__WIDTH, len(v2)), dtype=np.int64)
-            kernels.parse_batch_headers(buf, table, v2, headers, np.empty(len(v2), dtype=np.int64))
-            offsets[v2] = headers[k.KAFKA_RECORD_BATCH__BASE_OFFSET]
-        messages = np.empty((k.KAFKA_MESSAGE_SET__ENTRY__WIDTH, len(legacy)), dtype=np.int64)
-        kernels.parse_legacy_entries(buf, table, legacy, messages, np.empty(len(legacy), dtype=np.int64))
+    offsets[v2] = compiled.parse_batch_headers(buf, table[v2], np.empty(len(v2), dtype=np.int64))[
+        :, k.KAFKA_RECORD_BATCH__BASE_OFFSET]
+    if len(legacy):
+        messages, _ = compiled.parse_legacy_entries(buf, table, legacy)
         offsets[legacy] = messages[k.KAFKA_MESSAGE_SET__ENTRY__OFFSET]
     return base + table[:, ENTRY_POS], offsets, magics.copy()
 
 
 def _chunk_scan() -> ChunkScan:
-    """The entry scan: the compiled engine's where it was built, else numba's kernel (imported only then)."""
-    if compiled.AVAILABLE:
-        return compiled.scan_entries
-    from kafkalog.fast import kernels  # noqa: PLC0415
-
-    return kernels.scan_entries
+    """The entry scan: the compiled engine's (built at install; a planner's walk has no other)."""
+    if not compiled.BUILT:
+        raise ImportError("kafkalog.fast.engine was not compiled: install the package (pip install) to build it")
+    return compiled.scan_entries

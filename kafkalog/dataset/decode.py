@@ -35,7 +35,7 @@ from kafkalog.dataset import fs
 from kafkalog.dataset.options import DEFAULT_ROWS_PER_BATCH, DamageMode
 from kafkalog.entries import EntryScanner
 from kafkalog.errors import ChecksumError, DamagedDataError, RemoteObjectError, UsageError
-from kafkalog.fast import compiled as fast_compiled, segment as fast_segment
+from kafkalog.fast import segment as fast_segment
 from kafkalog.fast.columns import SCHEMA, damage_rows
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES, SegmentReader
 from kafkalog.model import Batch, Decoder
@@ -87,9 +87,7 @@ def read_segment(
         # DROPMALFORMED leaves a damaged batch out whole: it is held whole up to the limit, not handed out in parts.
         runs = fast_segment.decode_runs(scanner, topic, partition, max_decompressed_bytes=max_decompressed_bytes,
                                         object_path=decoder is Decoder.OBJECT,
-                                        whole_batches=mode is DamageMode.DROPMALFORMED,
-                                        # v2 batches through the compiled engine where it was built (issue 33)
-                                        engine=fast_compiled.AVAILABLE)
+                                        whole_batches=mode is DamageMode.DROPMALFORMED)
         stopped = False
         streamed = _Streamed()
         for run in runs:

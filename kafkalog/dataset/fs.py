@@ -14,14 +14,13 @@ import os
 import re
 from dataclasses import dataclass
 from typing import Any, BinaryIO, cast
-from urllib.parse import urlparse
 
 from kafkalog import file_names
 from kafkalog.errors import UsageError
 from kafkalog.location import Location, broken_link
+from kafkalog.uri_path import ReadAheadFile, split_uri
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
-READ_AHEAD_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -42,16 +41,7 @@ class FileInfo:
 
 def _split_uri(location: Location) -> tuple[Any, str, str]:  # (pyarrow is untyped)
     """(pyarrow filesystem, path inside it, URI prefix that turns such a path back into a location)."""
-    from pyarrow import fs as pafs
-
-    parsed = urlparse(location.text)
-    filesystem, path = pafs.FileSystem.from_uri(location.text)
-    # s3://bucket/key -> "bucket/key"; hdfs://host:port/p -> "/p"; file:///p -> "/p"
-    if parsed.netloc and path.startswith(parsed.netloc):
-        prefix = f"{parsed.scheme}://"
-    else:
-        prefix = f"{parsed.scheme}://{parsed.netloc}"
-    return filesystem, path, prefix
+    return split_uri(location.text)
 
 
 def info(location: Location | str) -> FileInfo | None:
@@ -154,60 +144,3 @@ def read_bytes(location: Location | str, start: int = 0, length: int | None = No
     with open_binary(location) as f:
         f.seek(start)
         return f.read() if length is None else f.read(length)
-
-
-class ReadAheadFile:
-    """A seekable reader over a pyarrow `RandomAccessFile` that fetches big blocks.
-
-    The segment reader reads each entry with two small reads; on an object store
-    each read would be a request, so reads are served from an 8 MiB block.
-    """
-
-    def __init__(self, raw, block_size: int = READ_AHEAD_BYTES):
-        self._raw = raw
-        self._size = raw.size()
-        self._block_size = block_size
-        self._block = b""
-        self._block_start = 0
-        self._pos = 0
-        self.name = getattr(raw, "path", None)
-
-    def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
-        if whence == os.SEEK_SET:
-            self._pos = offset
-        elif whence == os.SEEK_CUR:
-            self._pos += offset
-        else:
-            self._pos = self._size + offset
-        return self._pos
-
-    def tell(self) -> int:
-        return self._pos
-
-    def read(self, n: int = -1) -> bytes:
-        if n is None or n < 0:
-            n = self._size - self._pos
-        end = min(self._pos + n, self._size)
-        if end <= self._pos:
-            return b""
-        offset = self._pos - self._block_start
-        if offset < 0 or end > self._block_start + len(self._block):
-            if end - self._pos > self._block_size:
-                data = self._raw.read_at(end - self._pos, self._pos)
-                self._pos = end
-                return data
-            self._block_start = self._pos
-            self._block = self._raw.read_at(min(self._block_size, self._size - self._pos), self._pos)
-            offset = 0
-        data = self._block[offset:offset + (end - self._pos)]
-        self._pos = end
-        return data
-
-    def close(self) -> None:
-        self._raw.close()
-
-    def __enter__(self) -> ReadAheadFile:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

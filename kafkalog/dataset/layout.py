@@ -115,7 +115,7 @@ def offset_index_columns(segment_location: str, base_offset: int, log_size: int,
     opened = _open_index(segment_location, INDEX_SUFFIX, private_keys)
     if opened is None:
         return IndexColumns(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
-    from kafkalog.fast import index as fast_index  # numba: not at the start-up of a command that plans nothing
+    from kafkalog.fast import index as fast_index  # the fast path: not at the start-up of a command that plans nothing
 
     f, location = opened
     with f, OffsetIndex(f, base_offset=base_offset, name=location) as index:

@@ -125,12 +125,14 @@ def _segments(files) -> list[Segment]:
 
 
 def plan(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = NO_FILTERS,
-         exact_end: bool = False, served_log: bool = True) -> list[SegmentRange]:
+         exact_end: bool = False, served_log: bool = True,
+         logs: served.ServedLogs | None = None) -> list[SegmentRange]:
     """The byte ranges to read, one task each, in segment order; `path` one path or several, read as one.
 
     `exact_end` (streaming) ends each range right after the batch holding the partition's last
     wanted offset, so that a batch still being appended is never read. `served_log` False reads the files as
-    they are, even inside a broker's log directory (streaming, which finds its own offsets each micro-batch).
+    they are, even inside a broker's log directory. `logs`: the served bounds already found (a stream's, kept
+    from trigger to trigger).
     """
     gaps: dict[str, str] = {}  # PERMISSIVE: the location of the segment after a gap -> the gap
     segments = wanted_segments(path, options, pushed, gaps)
@@ -138,14 +140,14 @@ def plan(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = NO_FI
     across = options.remote_root is not None  # a partition's segments lie in two places
     groups = by_partition(segments, across)
     offsets.check_named_partitions(options, {(g[0].topic, g[0].partition) for g in groups})
-    logs = served.ServedLogs(remote_storage=across)
-    named = _named_files([path] if isinstance(path, str) else list(path)) if served_log else set()
+    logs = logs if logs is not None else served.ServedLogs(remote_storage=across)
+    named = named_files([path] if isinstance(path, str) else list(path)) if served_log else set()
     for n, group in enumerate(groups):
-        # Read inside a broker's log directory: its log as the broker's start-up loads it (log.served_log).
-        found = _served(group, logs, named) if served_log else None
-        if found is not None and (found.segment_ends or not options.include_below_log_start):
-            # (a log start offset past the log end: Kafka deletes every segment, includeBelowLogStart reads them)
-            groups[n] = group = served.served_segments(group, found)
+        found = None
+        if served_log:
+            # Read inside a broker's log directory: its log as the broker's start-up loads it (log.served_log).
+            group, found = served_group(group, options, logs, named)
+            groups[n] = group
             if not group:
                 continue
         kafka = [s for s in group if s.base_offset is not None]
@@ -164,16 +166,29 @@ def plan(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = NO_FI
     return ranges
 
 
-def _named_files(paths: list[str]) -> set[str]:
+def served_group(group: list[Segment], options: ReadOptions, logs: served.ServedLogs,
+                 named: set[str]) -> tuple[list[Segment], ServedBounds | None]:
+    """A partition's group of segments as its broker's start-up loads them, with its served bounds: inside a broker's
+    log directory, the segments recovery keeps, cut where it cuts (`log.served_log`); the group as it is, and None,
+    elsewhere."""
+    found = _served(group, logs, named)
+    if found is not None and (found.segment_ends or not options.include_below_log_start):
+        # (a log start offset past the log end: Kafka deletes every segment, includeBelowLogStart reads them)
+        group = served.served_segments(group, found)
+    return group, found
+
+
+def named_files(paths: list[str]) -> set[str]:
     """The segment files a read names one by one (not found in a directory): read as their bytes are."""
     return {m.location for p in paths if not fs.is_glob(p) for m in fs.expand(p) if not m.is_dir}
 
 
 def _served(group: list[Segment], logs: served.ServedLogs, named: set[str]) -> ServedBounds | None:
-    """The served bounds of a partition's group of segments: those of its one local partition directory inside a
-    log directory; None for segments named one by one, or a directory without its log directory's files."""
+    """The served bounds of a partition's group of segments: those of its one partition directory inside a log
+    directory (local or behind a URI, not a tiered-storage root's); None for segments named one by one, or a
+    directory without its log directory's files."""
     local = {str(Location(s.location).parent) for s in group
-             if s.base_offset is not None and not Location(s.location).is_uri and s.location not in named
+             if s.base_offset is not None and s.location not in named
              and file_names.is_segment_name(Location(s.location).name)}
     if len(local) != 1 or any(s.location in named for s in group):
         return None

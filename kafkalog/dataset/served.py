@@ -2,9 +2,9 @@
 per partition directory, the segments cut where Kafka's recovery cuts them, and `partition_bounds`.
 
 A partition directory read inside a broker's log directory (one with `meta.properties`, a checkpoint or
-`.kafka_cleanshutdown` beside it) is read as that broker's start-up loads it: from its log start offset, up to
-where recovery ends it. A segment file named on its own, a directory URI, or a partition directory without its log
-directory's files, reads as its files are.
+`.kafka_cleanshutdown` beside it), on the local disk or behind a URI, is read as that broker's start-up loads it:
+from its log start offset, up to where recovery ends it. A segment file named on its own, or a partition directory
+without its log directory's files, reads as its files are.
 
     kafkalog.partition_bounds("/var/lib/kafka/data").to_pylist()
     [{'topic': 'orders', 'partition': 0, 'log_start_offset': 317, 'log_end_offset': 600, ...}, ...]
@@ -16,15 +16,15 @@ import dataclasses
 import logging
 import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
 from kafkalog.dataset import fs
 from kafkalog.errors import UsageError
-from kafkalog.file_names import parse_partition_dir_name
+from kafkalog.file_names import PARTITION_METADATA, parse_offset_file_name, parse_partition_dir_name
 from kafkalog.location import Location
+from kafkalog.uri_path import AnyPath, as_path
 
 if TYPE_CHECKING:
     from kafkalog.log.log_dir import LogDirState
@@ -44,30 +44,72 @@ class ServedLogs:
 
     def __init__(self, remote_storage: bool = False):
         self.remote_storage = remote_storage
-        self._states: dict[Path, LogDirState | None] = {}
+        self._states: dict[AnyPath, LogDirState | None] = {}
         self._bounds: dict[str, ServedBounds | None] = {}
+        self._said: set[str] = set()
 
     def of_directory(self, directory: str) -> ServedBounds | None:
-        """A local partition directory's served bounds; None outside a log directory (or behind a URI)."""
+        """A partition directory's served bounds (on the local disk or behind a URI); None outside a log directory."""
         if directory in self._bounds:
             return self._bounds[directory]
         found = None
-        if not Location(directory).is_uri and os.path.isdir(directory):
-            from kafkalog.log.log_dir import log_dir_of, partition_log_dir_state  # noqa: PLC0415  (see the imports)
-            from kafkalog.log.served_log import served_bounds  # noqa: PLC0415
-
-            log_dir = log_dir_of(directory)
-            if log_dir not in self._states:
-                state = self._states[log_dir] = partition_log_dir_state(directory)
-                for problem in state.problems if state is not None else []:
-                    # (a broker takes such a log directory offline; its partitions read as the other files say)
-                    log.warning("%s; read as if it were absent", problem)
-            state = self._states[log_dir]
+        where = fs.info(directory)
+        if where is not None and where.is_dir:
+            state = self._state(directory)
             if state is not None:
+                from kafkalog.log.served_log import served_bounds  # noqa: PLC0415  (see the imports)
+
                 found = served_bounds(directory, state, remote_storage=self.remote_storage)
                 _say_what_recovery_drops(directory, found)
         self._bounds[directory] = found
         return found
+
+    def _state(self, directory: str) -> LogDirState | None:
+        """The state of the log directory `directory` is in, read once; each problem with its files said once."""
+        from kafkalog.log.log_dir import log_dir_of, partition_log_dir_state  # noqa: PLC0415  (see the imports)
+
+        log_dir = log_dir_of(directory)
+        if log_dir not in self._states:
+            state = self._states[log_dir] = partition_log_dir_state(directory)
+            for problem in state.problems if state is not None else []:
+                if problem not in self._said:
+                    self._said.add(problem)
+                    # (a broker takes such a log directory offline; its partitions read as the other files say)
+                    log.warning("%s; read as if it were absent", problem)
+        return self._states[log_dir]
+
+
+class TailedLogs(ServedLogs):
+    """The served bounds of the partitions a stream tails (`kafkalog.spark.stream`), kept from one trigger to the
+    next: a partition's are found again (recovery's scan included) only where its files' names or sizes, or its
+    log directory's checkpoints and clean shutdown marker, changed since. Call `next_trigger` before each
+    trigger's reads, so that the checkpoints are read again, once."""
+
+    def __init__(self, remote_storage: bool = False):
+        super().__init__(remote_storage)
+        self._seen: dict[str, tuple] = {}
+
+    def next_trigger(self) -> None:
+        self._states.clear()
+
+    def of_directory(self, directory: str) -> ServedBounds | None:
+        key = self._fingerprint(directory)
+        if self._seen.get(directory) != key:
+            self._bounds.pop(directory, None)
+            self._seen[directory] = key
+        return super().of_directory(directory)
+
+    def _fingerprint(self, directory: str) -> tuple:
+        """What a partition's served bounds depend on: its files (names and sizes) and its log directory's state."""
+        where = fs.info(directory)
+        if where is None or not where.is_dir:
+            return ()
+        state = self._state(directory)
+        part = parse_partition_dir_name(directory)
+        tp = (part.topic, part.partition) if part is not None else ("", -1)
+        offsets = () if state is None else (state.log_start_offsets.get(tp), state.high_watermarks.get(tp),
+                                            state.recovery_points.get(tp), state.clean_shutdown)
+        return offsets, tuple((f.name, f.size) for f in fs.listdir(directory))
 
 
 def _say_what_recovery_drops(directory: str, bounds: ServedBounds) -> None:
@@ -91,14 +133,13 @@ def served_segments(group: list, bounds: ServedBounds) -> list:
     """A partition's planned segments (`dataset.plan.Segment`) as Kafka keeps them after recovery: those of its
     local directory that recovery deletes left out, the one it cuts ending where it cuts; each segment's
     `next_base_offset` that of the next one kept."""
-    kept = {Path(path).name: end for path, end in bounds.segment_ends.items()}
+    kept = {Location(path).name: end for path, end in bounds.segment_ends.items()}
     # The partition directory's own segments (not remote ones stitched before them); all, when recovery kept none.
-    own = {Path(path).parent for path in bounds.segment_ends}
+    own = {_parent(path) for path in bounds.segment_ends}
     out = []
     for seg in group:
         name = Location(seg.location).name
-        local = seg.base_offset is not None and name.endswith(".log") and not Location(seg.location).is_uri \
-            and (not own or Path(seg.location).parent in own)
+        local = seg.base_offset is not None and name.endswith(".log") and (not own or _parent(seg.location) in own)
         if local and name not in kept:
             continue
         if local and kept[name] < seg.size:
@@ -107,6 +148,12 @@ def served_segments(group: list, bounds: ServedBounds) -> list:
     bases = sorted({s.base_offset for s in out if s.base_offset is not None})
     return [dataclasses.replace(s, next_base_offset=_next(bases, s.base_offset)) if s.base_offset is not None else s
             for s in out]
+
+
+def _parent(location: str) -> str:
+    """The directory a file is in, as one string for a local path (made absolute) or a URI."""
+    where = Location(location)
+    return where.parent.text if where.is_uri else os.path.dirname(os.path.abspath(location))
 
 
 def _next(bases: list[int], base: int) -> int | None:
@@ -132,7 +179,9 @@ def partition_bounds(path: str | os.PathLike | Sequence[str | os.PathLike]) -> p
     Parameters
     ----------
     path : str, os.PathLike or sequence of them
-        A broker's log directory, a partition directory in one, a glob of them, or a list.
+        A broker's log directory, a partition directory in one, a glob of them, or a list. What a directory
+        holds says which it is, not its name: `meta.properties` or the offset checkpoints make a log directory
+        (`/var/lib/kafka-1` too), segments or `partition.metadata` a partition directory.
 
     Returns
     -------
@@ -164,7 +213,7 @@ def partition_bounds(path: str | os.PathLike | Sequence[str | os.PathLike]) -> p
         if not matches:
             raise UsageError(f"no such file or directory: {p}")
         for m in matches:
-            if m.is_dir and not Location(m.location).is_uri:
+            if m.is_dir:
                 directories += _partition_dirs(m.location)
     logs = ServedLogs()
     rows = []
@@ -191,10 +240,21 @@ def partition_bounds(path: str | os.PathLike | Sequence[str | os.PathLike]) -> p
 
 
 def _partition_dirs(directory: str) -> list[str]:
-    """The partition directories a directory names: itself, or those inside it (a log directory)."""
-    from kafkalog.log.partition import is_skipped_dir, partition_dirs  # noqa: PLC0415  (see the imports)
+    """The partition directories a directory names: itself, or those inside it (a log directory).
 
-    here = Path(directory)
-    if parse_partition_dir_name(here) is not None and not is_skipped_dir(here):
-        return [directory]
+    The name alone can mislead (`/var/lib/kafka-1` is named as partition 1 of topic `kafka`), so what the
+    directory holds decides: a log directory's own files (`meta.properties`, the offset checkpoints) make it a log
+    directory; a partition's files (segments, `partition.metadata` with its topic id) a partition directory; a
+    `topic-N` name holding neither but partition directories is a log directory copied without its files."""
+    from kafkalog.log.log_dir import holds_log_dir_files  # noqa: PLC0415  (see the imports)
+    from kafkalog.log.partition import is_partition_dir, is_skipped_dir, listing, partition_dirs  # noqa: PLC0415
+
+    here = as_path(directory)
+    if holds_log_dir_files(here):
+        return [str(p) for p in partition_dirs(here)]
+    if is_partition_dir(here) and not is_skipped_dir(here):
+        inside = [p.name for p in listing(here) if not p.is_dir()]
+        if (PARTITION_METADATA in inside or any(parse_offset_file_name(n) is not None for n in inside)
+                or not partition_dirs(here)):
+            return [directory]
     return [str(p) for p in partition_dirs(here)]

@@ -18,6 +18,7 @@ from kafkalog.dataset import cluster, fs
 from kafkalog.errors import UsageError
 from kafkalog.location import Location
 from kafkalog.log import file_kinds
+from kafkalog.uri_path import AnyPath, local_path
 
 
 @dataclass(frozen=True)
@@ -85,12 +86,17 @@ def verify_targets(name: str, remote_root: str | None) -> VerifyTargets:
         if not local.exists():
             raise UsageError(f"{name}: no such file or directory")
         if local.is_dir():
-            total = record_bytes([Target(path, None, file_kinds.directory_partitions(local) or [])])
+            total = record_bytes([Target(path, None, _local(file_kinds.directory_partitions(local) or []))])
         else:
             total = local.stat().st_size
         index_total = _index_bytes(local)
     remote, _ = remote_root_targets(remote_root)
     return VerifyTargets(path, remote, total, index_total)
+
+
+def _local(partitions: list[AnyPath]) -> list[Path]:
+    """Partition directories listed on the local disk (so local themselves)."""
+    return [local_path(p) for p in partitions]
 
 
 def file_targets(names: list[str], forced: str | None) -> list[Target]:
@@ -110,7 +116,7 @@ def file_targets(names: list[str], forced: str | None) -> list[Target]:
             partitions = file_kinds.directory_partitions(path)
             if partitions is None:
                 raise file_kinds.no_kafka_files(path)
-            targets.append(Target(location, None, partitions))
+            targets.append(Target(location, None, _local(partitions)))
         else:
             kind = file_kinds.kind_of(path, forced)
             if kind is None:

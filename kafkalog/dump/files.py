@@ -55,6 +55,7 @@ from kafkalog.formats.txn_index import read_txn_index
 from kafkalog.javaint import decrement_sequence
 from kafkalog.log import file_kinds
 from kafkalog.log.partition import Partition
+from kafkalog.uri_path import AnyPath, local_path
 
 DumpLog = Callable[[Path, str], bool]
 _T = TypeVar("_T")
@@ -293,7 +294,7 @@ def dump_partition(path: Path, fmt: str, out: TextIO, dump_log: DumpLog) -> bool
     partition = Partition(path)
     o = _Out(fmt, out)
     ok = True
-    files: list[Path] = []
+    files: list[AnyPath] = []
     files += partition.kafka07_segments
     for segment in partition.segments:
         files += segment.files()
@@ -310,7 +311,7 @@ def dump_partition(path: Path, fmt: str, out: TextIO, dump_log: DumpLog) -> bool
     for file in files:
         if o.json:
             o.emit({"type": "file", "path": str(file)}, "")
-        ok = dump_file(file, file_kinds.kind_of(file), fmt, out, dump_log) and ok
+        ok = dump_file(local_path(file), file_kinds.kind_of(file), fmt, out, dump_log) and ok
     return ok
 
 
@@ -321,7 +322,7 @@ def dump_log_dir_files(log_dir: Path, fmt: str, out: TextIO, dump_log: DumpLog) 
     for file in file_kinds.log_dir_files(log_dir):
         if fmt == "json":
             out.write(dump_format.dumps({"type": "file", "path": str(file)}) + "\n")
-        ok = dump_file(file, file_kinds.kind_of(file), fmt, out, dump_log) and ok
+        ok = dump_file(local_path(file), file_kinds.kind_of(file), fmt, out, dump_log) and ok
     return ok
 
 

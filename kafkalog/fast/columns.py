@@ -132,22 +132,13 @@ _BINARY = pa.binary()
 def binary_arrays(buf: np.ndarray, a_pos: np.ndarray, a_size: np.ndarray, b_pos: np.ndarray, b_size: np.ndarray,
                   a_type: pa.DataType = _BINARY) -> tuple[pa.Array, pa.Array, int]:
     """Two binary arrays (a may be string) of buf[pos:pos + size], null where size < 0, made in one pass; and
-    the first row whose string is not valid UTF-8, or -1."""
-    a_offsets, a_data, a_nulls = _binary_buffers(a_size)
-    b_offsets, b_data, b_nulls = _binary_buffers(b_size)
-    from kafkalog.fast import kernels  # noqa: PLC0415  (numba: loaded only where a kernel runs)
+    the first row whose string is not valid UTF-8, or -1 (copied by the compiled engine, without the GIL)."""
+    from kafkalog.fast import compiled  # noqa: PLC0415  (the engine: not loaded by the modules that want SCHEMA)
 
-    bad = kernels.gather_pair(buf, a_pos, a_size, a_offsets, a_data, b_pos, b_size, b_offsets, b_data,
-                               a_type == pa.string())
+    a_offsets, a_data, a_nulls, b_offsets, b_data, b_nulls, bad = compiled.gather_pair(
+        buf, a_pos, a_size, b_pos, b_size, a_type == pa.string())
     return (_binary_array(a_type, a_size, a_nulls, a_offsets, a_data),
             _binary_array(pa.binary(), b_size, b_nulls, b_offsets, b_data), bad)
-
-
-def _binary_buffers(size: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    from kafkalog.fast import kernels  # noqa: PLC0415  (numba: loaded only where a kernel runs)
-
-    total, nulls = kernels.byte_totals(size)
-    return np.empty(len(size) + 1, dtype=np.int32), np.empty(total, dtype=np.uint8), nulls
 
 
 def _binary_array(type_: pa.DataType, size: np.ndarray, nulls: int, offsets: np.ndarray, data: np.ndarray) -> pa.Array:

@@ -1,18 +1,18 @@
-"""The fast path's v2 batches through the compiled engine (`kafkalog.fast.engine`, Cython, built at install).
+"""The fast path's face of the compiled engine (`kafkalog.fast.engine`, Cython, built at install).
 
-The engine is the first step of issue 33: the numba kernels of the v2 path compiled ahead of time from the
-same specs. `decode_runs(..., engine=True)` (`WalkOptions.engine`; `read_segment`, under `read_arrow`, sets it
-where the engine was compiled) reads v2 batches with it: the entry scan, the batch headers, CRC-32C, LZ4 and
-zstd decompression, snappy's blocks, and the record walks with the building of the Arrow buffers, each one
-call without the GIL. Legacy messages, the indexes and the line writers stay on the numba kernels. Spec:
-`kafka_record.ksy`; twin: `kafkalog.fast.kernels` (`walk_sections` with `BatchWalker.columns`).
+The engine holds every loop of the fast path but dump's line writers, compiled ahead of time from the specs
+(issue 33): the entry scan, the v2 batch headers and legacy messages, CRC-32C, LZ4 and zstd decompression,
+snappy's blocks, the record walks with the building of the Arrow buffers, the legacy messages' byte fields
+and the index slots, each one call without the GIL. `kafkalog.fast.segment.decode_runs` reads through it where
+it was built (`AVAILABLE`), and through the object path otherwise. Spec: `kafka_record.ksy` and the others
+`generated/kafka_kernels.pxi` parses; twin: the generated Kaitai parsers (the object path).
 """
 from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
 
-from kafkalog.compression import Output
+from kafkalog._generated import kafka_kernel_columns as k
 from kafkalog.fast import arrays
 
 try:
@@ -20,38 +20,16 @@ try:
 except ImportError:  # an install that did not compile it (a source tree never installed)
     engine = None
 
-#: Whether the engine was compiled and found every C function it calls.
+#: Whether the engine was compiled and found every C function it calls (the codecs' and the CRC's).
 AVAILABLE = engine is not None and bool(engine.AVAILABLE)
+#: Whether the engine was compiled: its parsers (entries, headers, messages, index slots) call no C library.
+BUILT = engine is not None
 
 
 def crc32c_each(buf: np.ndarray, start: np.ndarray, length: np.ndarray) -> np.ndarray:
     """The CRC-32C of each slice ``buf[start[i]:start[i] + length[i]]``, as int64."""
     return engine.crc32c_each(buf, np.ascontiguousarray(start, dtype=np.int64),
                               np.ascontiguousarray(length, dtype=np.int64)).astype(np.int64)
-
-
-def decompress_batches(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int,
-                       group_bytes: int) -> np.ndarray:
-    """`kafkalog.fast.compression.decompress_batches` through the engine: LZ4 and zstd in one call; snappy's blocks
-    found by the engine and each decompressed by cramjam, as the numba path does; gzip by python-isal, a batch a
-    call (no kernel on either path). The lengths of the batches taken, decompressed into `out` one after the
-    other from its `end` (moved past them)."""
-    if codec not in (engine.LZ4, engine.ZSTD):
-        # (imported here: the module compiles numba kernels, which a reader of LZ4, zstd or none never loads)
-        from kafkalog.fast import compression as fast_compression  # noqa: PLC0415
-
-        return fast_compression.decompress_batches(codec, buf, pos, size, out, room, group_bytes,
-                                                   find_snappy_blocks=engine.snappy_blocks)
-    if not len(pos) or not out.reserve(group_bytes + room):
-        return np.empty(0, dtype=np.int64)
-    lengths = np.empty(len(pos), dtype=np.int64)
-    target = np.frombuffer(out.buffer, dtype=np.uint8)
-    taken = engine.decompress_batches(codec, buf, np.ascontiguousarray(pos, dtype=np.int64),
-                                      np.ascontiguousarray(size, dtype=np.int64), target, out.end, room, group_bytes,
-                                      lengths)
-    del target  # (a view would keep the buffer from growing)
-    out.end += int(lengths[:taken].sum())
-    return lengths[:taken]
 
 
 def header_lists(walked, struct_type: pa.StructType) -> pa.Array:
@@ -77,7 +55,8 @@ def walk(buf: np.ndarray, sections, state: np.ndarray, batch_headers: np.ndarray
 
 
 def scan_entries(buf: np.ndarray, pos: int, start_limit: int, max_entry: int, out: np.ndarray) -> tuple[int, int, int]:
-    """`kernels.scan_entries` by the engine (a `kafkalog.entries.ChunkScan`)."""
+    """The entry scan (a `kafkalog.entries.ChunkScan`): entries whole in buf[pos:], starting before `start_limit`,
+    into `out` (position, size, magic); (entries, position reached, why it stopped)."""
     return engine.scan_entries(buf, pos, start_limit, max_entry, out)
 
 
@@ -89,3 +68,37 @@ def parse_batch_headers(buf: np.ndarray, entries: np.ndarray, errors: np.ndarray
     engine.parse_batch_headers(buf, np.ascontiguousarray(entries[:, engine.ENTRY_POS]),
                                LOG_OVERHEAD + entries[:, engine.ENTRY_LENGTH], table, errors)
     return table
+
+
+def parse_legacy_entries(buf: np.ndarray, entries: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each legacy entry `entries[rows[i]]` (rows of a `kafkalog.entries` table) as column i of a column-major
+    message table (`KAFKA_MESSAGE_SET__ENTRY__*` rows), and its error code."""
+    table = np.empty((k.KAFKA_MESSAGE_SET__ENTRY__WIDTH, len(rows)), dtype=np.int64)
+    errors = np.empty(len(rows), dtype=np.int64)
+    engine.parse_legacy_entries(buf, np.ascontiguousarray(entries, dtype=np.int64),
+                                np.ascontiguousarray(rows, dtype=np.int64), table, errors)
+    return table, errors
+
+
+def walk_messages(buf: np.ndarray, pos: int, end: int, table: np.ndarray) -> tuple[int, int, int]:
+    """A wrapper's inner messages buf[pos:end] into the columns of `table`: (entries, error code, position);
+    error code 1 means the table is full."""
+    return engine.walk_messages(buf, pos, end, table)
+
+
+def index_slots(buf: np.ndarray, table: np.ndarray, time_index: bool) -> None:
+    """Every whole slot of an offset index (or a time index) into the columns of `table`."""
+    if time_index:
+        engine.parse_time_index_slots(buf, table)
+    else:
+        engine.parse_offset_index_slots(buf, table)
+
+
+def gather_pair(buf: np.ndarray, a_pos: np.ndarray, a_size: np.ndarray, b_pos: np.ndarray, b_size: np.ndarray,
+                a_utf8: bool) -> tuple:
+    """Two byte fields of the same rows in Arrow's layout: (a_offsets, a_data, a_nulls, b_offsets, b_data,
+    b_nulls, the first row whose field a is not UTF-8 when `a_utf8`, else -1)."""
+    def dense(a: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(a, dtype=np.int64)
+
+    return engine.gather_pair(buf, dense(a_pos), dense(a_size), dense(b_pos), dense(b_size), a_utf8)

@@ -1,26 +1,34 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, infer_types=True
 # cython: initializedcheck=False, nonecheck=False
-"""The compiled engine of v2 record batches: the fast path's v2 kernels, compiled ahead of time by Cython.
+"""The compiled engine: the fast path's loops (all but dump's line writers), compiled ahead of time by Cython.
 
-Specs: `kafka_record_batch.ksy`, `kafka_record.ksy`, `kafka_varint.ksy` and `kafka_control_record.ksy`,
-through the parsers `scripts/kernels.py` writes for Cython (`generated/kafka_kernels.pxi`, included here),
-the twins of the numba kernels in `generated/kafka_kernels.py`. Compiled when the package is installed
-(setuptools, pyproject.toml's `ext-modules`): nothing is compiled, generated or cached at run time.
+Specs: `kafka_log.ksy`'s entry framing, `kafka_record_batch.ksy`, `kafka_record.ksy`, `kafka_varint.ksy`,
+`kafka_control_record.ksy`, `kafka_message_set.ksy`, `kafka_offset_index.ksy` and `kafka_time_index.ksy`,
+through the parsers `scripts/kernels.py` writes for Cython (`generated/kafka_kernels.pxi`, included here).
+Compiled when the package is installed (setuptools, pyproject.toml's `ext-modules`): nothing is compiled,
+generated or cached at run time. Twin: the generated Kaitai parsers (the object path).
 
-What is written by hand here is what `kafkalog.fast.kernels` writes by hand for numba, and each call runs
-without the GIL:
+What is written by hand here is glue: loops that call the generated parsers over many entries, records,
+messages or slots, and the copies into Arrow's layout; each call runs without the GIL:
 
+* `scan_entries`, `parse_batch_headers`, `parse_legacy_entries`: a chunk's entries, their v2 headers and
+  their legacy messages (`kafkalog.fast.segment`);
+* `walk_messages`: a wrapper's inner messages (`kafkalog.fast.message_set`);
+* `parse_offset_index_slots`, `parse_time_index_slots`: every slot of an index (`kafkalog.fast.index`);
+* `gather_pair`: two byte fields of the same rows into Arrow's layout (`kafkalog.fast.columns`);
 * `crc32c_each`: the CRC-32C of many batches, by ISA-L's `crc32_iscsi`, which python-isal carries;
 * `decompress_batches`: consecutive LZ4 or zstd batches one after the other into a group's buffer, by
   the C functions python-lz4 and zstandard carry and export (`LZ4F_decompress`, `ZSTD_decompressDCtx`),
   with `kafkalog.fast.compression`'s rules for what it takes;
-* `walk`: the records of a group's sections (`walk_sections`' semantics, resumable at the same
-  places) with Kafka's offset, timestamp and sequence rules (`record_columns`), straight into Arrow's
-  buffers: offsets, validity bitmaps and data of the keys, values and headers, and the control keys'
-  types (`gather_pair`, `control_types`). Python wraps the finished buffers once per walk.
+* `snappy_blocks`: the raw snappy blocks of many batches, for `kafkalog.fast.compression`;
+* `walk`: the records of a group's sections (resumable where a walk's rows are enough) with Kafka's offset,
+  timestamp and sequence rules (`DefaultRecordBatch`), straight into Arrow's buffers: offsets, validity
+  bitmaps and data of the keys, values and headers, and the control keys' types. Python wraps the finished
+  buffers once per walk;
+* `decode_group`: a whole group (headers, CRC-32C, LZ4/zstd, the walk) in one call.
 
-The functions are found by address in the packages' extension modules when this module is imported, as
-`kafkalog.fast.jit.link` finds them for numba; `AVAILABLE` is False where one is missing.
+The codecs' and the CRC's C functions are found by address in the packages' extension modules when this
+module is imported; `AVAILABLE` is False where one is missing.
 """
 include "../../generated/kafka_kernels.pxi"
 
@@ -92,7 +100,7 @@ LZ4, ZSTD = _LZ4, _ZSTD
 #: Whether every C function was found.
 AVAILABLE = _crc is not None and _lz4 is not None and _zstd is not None
 
-# What stopped `walk`, and the damage codes beside the generated ERRORS: as `kafkalog.fast.kernels`.
+# What stopped `walk`, and the damage codes beside the generated ERRORS: as `kafkalog.fast.walk_codes`.
 cdef enum:
     _WALK_DONE = 0
     _WALK_FULL = 1
@@ -111,7 +119,7 @@ NOT_CONTROL, KEY_DOES_NOT_PARSE = -1, -2
 
 def crc32c_each(const uint8_t[::1] buf, const int64_t[::1] start, const int64_t[::1] length):
     """The CRC-32C of each slice ``buf[start[i]:start[i] + length[i]]`` (inside `buf`, lengths < 2 GiB), in one
-    call without the GIL; `kafkalog.fast.checksums.crc32c_each`'s twin."""
+    call without the GIL; `kafkalog.checksums.v2_crc`'s, many at a time."""
     cdef Py_ssize_t i, n = start.shape[0]
     out = np.empty(n, dtype=np.uint32)
     cdef uint32_t[::1] o = out
@@ -147,7 +155,7 @@ LOG_OVERHEAD, HEADER_SIZE_UP_TO_MAGIC, MIN_ENTRY_SIZE = _LOG_OVERHEAD, _HEADER_S
 
 def scan_entries(const uint8_t[::1] buf, int64_t pos, int64_t start_limit, int64_t max_entry, int64_t[:, ::1] out):
     """Entries that lie whole in buf[pos:], starting before `start_limit`, into `out` (position, size, magic), in one
-    call without the GIL: `kernels.scan_entries`' twin (`kafka_log.ksy`'s entry header, Kafka's
+    call without the GIL: `kafkalog.entries.EntryScanner`'s chunk scan (`kafka_log.ksy`'s entry header, Kafka's
     `FileLogInputStream`). Stops at the first entry that is not whole in `buf` or whose size is below the minimum
     or above `max_entry`. Returns (entries, position reached, SCAN_END, SCAN_STOP or SCAN_FULL)."""
     cdef int64_t n = 0, end = buf.shape[0], length, rows = out.shape[0]
@@ -184,8 +192,7 @@ def scan_entries(const uint8_t[::1] buf, int64_t pos, int64_t start_limit, int64
 def parse_batch_headers(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size,
                         int64_t[:, ::1] table, int64_t[::1] errors):
     """The v2 header (`kafka_record_batch.ksy`) of each entry `buf[pos[i]:pos[i] + size[i]]` into row i of `table`
-    (`KAFKA_RECORD_BATCH__*` columns), its error code into `errors[i]`, in one call without the GIL;
-    `kernels.parse_batch_headers`' twin."""
+    (`KAFKA_RECORD_BATCH__*` columns), its error code into `errors[i]`, in one call without the GIL."""
     cdef Py_ssize_t i, n = pos.shape[0]
     cdef int err
     cdef Table t
@@ -204,6 +211,152 @@ def parse_batch_headers(const uint8_t[::1] buf, const int64_t[::1] pos, const in
             err, _ = parse_kafka_record_batch(base, pos[i], pos[i] + size[i], &t, 0)
             errors[i] = err
             memcpy(&table[i, 0], row, KAFKA_RECORD_BATCH__WIDTH * 8)
+
+
+def parse_legacy_entries(const uint8_t[::1] buf, const int64_t[:, ::1] entries, const int64_t[::1] rows,
+                         int64_t[:, ::1] table, int64_t[::1] errors):
+    """Each legacy entry `entries[rows[i]]` (rows of a `kafkalog.entries` table; `kafka_message_set.ksy`, type
+    entry) into column i of the column-major `table` (`KAFKA_MESSAGE_SET__ENTRY__*` rows), its error code into
+    `errors[i]`, in one call without the GIL."""
+    cdef Py_ssize_t i, n = rows.shape[0]
+    cdef int64_t e, p
+    cdef int err
+    cdef Table t
+    if table.shape[0] != KAFKA_MESSAGE_SET__ENTRY__WIDTH or table.shape[1] < n or errors.shape[0] < n \
+            or entries.shape[1] != 3:
+        raise ValueError("the table is smaller than the entries")  # a caller's bug
+    for i in range(n):
+        e = rows[i]
+        if not 0 <= e < entries.shape[0]:
+            raise ValueError("a row is not in the entry table")  # a caller's bug
+        p = entries[e, _ENTRY_POS]
+        if p < 0 or entries[e, _ENTRY_LENGTH] < 0 or p + _LOG_OVERHEAD + entries[e, _ENTRY_LENGTH] > buf.shape[0]:
+            raise ValueError("an entry is not inside the buffer")  # a caller's bug: the call would read past it
+    if n == 0:
+        return
+    cdef const uint8_t* base = &buf[0]
+    t.data, t.rows = &table[0, 0], table.shape[1]
+    with nogil:
+        for i in range(n):
+            e = rows[i]
+            p = entries[e, _ENTRY_POS]
+            err, _ = parse_kafka_message_set__entry(base, p, p + _LOG_OVERHEAD + entries[e, _ENTRY_LENGTH], &t, i)
+            errors[i] = err
+
+
+def walk_messages(const uint8_t[::1] buf, int64_t pos, int64_t end, int64_t[:, ::1] table):
+    """The entries of a wrapper's inner message set `buf[pos:end]` into the columns of `table` (column-major,
+    `KAFKA_MESSAGE_SET__ENTRY__*` rows), as Kafka's `DataLogInputStream` reads them: until fewer than 8 bytes (not
+    even an offset) are left; in one call without the GIL. Returns (entries, error code, position); error code 1
+    means the table is full."""
+    cdef int64_t n = 0, cap = table.shape[1], after
+    cdef int err = 0
+    cdef Table t
+    if table.shape[0] != KAFKA_MESSAGE_SET__ENTRY__WIDTH:
+        raise ValueError("the table is not a message table")  # a caller's bug
+    if not 0 <= pos <= end <= buf.shape[0]:
+        raise ValueError("the messages are not inside the buffer")  # a caller's bug: the walk would read past it
+    if end - pos < 8:
+        return 0, 0, pos
+    if cap == 0:
+        return 0, 1, pos
+    cdef const uint8_t* data = &buf[0]
+    t.data, t.rows = &table[0, 0], cap
+    with nogil:
+        while end - pos >= 8:
+            if n >= cap:
+                err = 1
+                break
+            err, after = parse_kafka_message_set__entry(data, pos, end, &t, n)
+            if err != 0:
+                break
+            pos = after
+            n += 1
+    return n, err, pos
+
+
+def parse_offset_index_slots(const uint8_t[::1] buf, int64_t[:, ::1] table):
+    """Every whole 8-byte slot of an offset index (`kafka_offset_index.ksy`, type index_entry) into the columns of
+    `table` (column-major, `KAFKA_OFFSET_INDEX__INDEX_ENTRY__*` rows), in one call without the GIL."""
+    cdef int64_t i, slots = buf.shape[0] // 8
+    cdef Table t
+    if table.shape[0] != KAFKA_OFFSET_INDEX__INDEX_ENTRY__WIDTH or table.shape[1] < slots:
+        raise ValueError("the table is smaller than the slots")  # a caller's bug
+    if slots == 0:
+        return
+    cdef const uint8_t* data = &buf[0]
+    t.data, t.rows = &table[0, 0], table.shape[1]
+    with nogil:
+        for i in range(slots):
+            parse_kafka_offset_index__index_entry(data, 8 * i, 8 * i + 8, &t, i)
+
+
+def parse_time_index_slots(const uint8_t[::1] buf, int64_t[:, ::1] table):
+    """Every whole 12-byte slot of a time index (`kafka_time_index.ksy`, type time_index_entry) into the columns of
+    `table` (column-major, `KAFKA_TIME_INDEX__TIME_INDEX_ENTRY__*` rows), in one call without the GIL."""
+    cdef int64_t i, slots = buf.shape[0] // 12
+    cdef Table t
+    if table.shape[0] != KAFKA_TIME_INDEX__TIME_INDEX_ENTRY__WIDTH or table.shape[1] < slots:
+        raise ValueError("the table is smaller than the slots")  # a caller's bug
+    if slots == 0:
+        return
+    cdef const uint8_t* data = &buf[0]
+    t.data, t.rows = &table[0, 0], table.shape[1]
+    with nogil:
+        for i in range(slots):
+            parse_kafka_time_index__time_index_entry(data, 12 * i, 12 * i + 12, &t, i)
+
+
+def gather_pair(const uint8_t[::1] buf, const int64_t[::1] a_pos, const int64_t[::1] a_size,
+                const int64_t[::1] b_pos, const int64_t[::1] b_size, bint a_utf8):
+    """Two byte fields of the same rows (a legacy message's key and value) in Arrow's layout, copied in one call
+    without the GIL: for each, int32 `offsets` (rows + 1) and the `data` of `buf[pos[i]:pos[i] + size[i]]` one
+    after the other (nothing where size < 0), and how many are null (size < 0). With `a_utf8`, also the first
+    row whose field a is not valid UTF-8 (as Python's strict decoder reads it), else -1.
+    Returns (a_offsets, a_data, a_nulls, b_offsets, b_data, b_nulls, bad)."""
+    cdef Py_ssize_t i, n = a_pos.shape[0]
+    cdef int64_t a_total = 0, b_total = 0, a_nulls = 0, b_nulls = 0, oa = 0, ob = 0, bad = -1
+    if a_size.shape[0] != n or b_pos.shape[0] != n or b_size.shape[0] != n:
+        raise ValueError("the fields' columns differ in length")  # a caller's bug
+    for i in range(n):
+        if a_size[i] < 0:
+            a_nulls += 1
+        elif a_pos[i] < 0 or a_pos[i] + a_size[i] > buf.shape[0]:
+            raise ValueError("a field is not inside the buffer")  # a caller's bug: the copy would read past it
+        else:
+            a_total += a_size[i]
+        if b_size[i] < 0:
+            b_nulls += 1
+        elif b_pos[i] < 0 or b_pos[i] + b_size[i] > buf.shape[0]:
+            raise ValueError("a field is not inside the buffer")  # a caller's bug
+        else:
+            b_total += b_size[i]
+    if a_total > _INT32_MAX or b_total > _INT32_MAX:
+        raise ValueError("more bytes than Arrow's 32-bit offsets hold")  # a caller's bug: the rows go out in parts
+    a_offsets_array = np.empty(n + 1, dtype=np.int32)
+    b_offsets_array = np.empty(n + 1, dtype=np.int32)
+    a_data_array = np.empty(a_total, dtype=np.uint8)
+    b_data_array = np.empty(b_total, dtype=np.uint8)
+    cdef int32_t[::1] a_offsets = a_offsets_array, b_offsets = b_offsets_array
+    cdef uint8_t[::1] a_data = a_data_array, b_data = b_data_array
+    cdef const uint8_t* src = &buf[0] if buf.shape[0] else NULL
+    cdef uint8_t* a_out = &a_data[0] if a_total else NULL
+    cdef uint8_t* b_out = &b_data[0] if b_total else NULL
+    with nogil:
+        for i in range(n):
+            a_offsets[i] = <int32_t>oa
+            b_offsets[i] = <int32_t>ob
+            if a_size[i] > 0:
+                memcpy(a_out + oa, src + a_pos[i], <size_t>a_size[i])
+                if a_utf8 and bad < 0 and not _utf8(a_out, oa, oa + a_size[i]):
+                    bad = i
+                oa += a_size[i]
+            if b_size[i] > 0:
+                memcpy(b_out + ob, src + b_pos[i], <size_t>b_size[i])
+                ob += b_size[i]
+        a_offsets[n] = <int32_t>oa
+        b_offsets[n] = <int32_t>ob
+    return a_offsets_array, a_data_array, a_nulls, b_offsets_array, b_data_array, b_nulls, bad
 
 
 cdef int64_t _lz4_frame(void* dctx, uint8_t* dst, int64_t cap, const uint8_t* src, int64_t left) noexcept nogil:
@@ -503,7 +656,7 @@ cdef struct Out:
 
 
 cdef inline bint _utf8(const uint8_t* data, int64_t p, int64_t end) noexcept nogil:
-    """Whether data[p:end] is valid UTF-8, as Python's strict decoder reads it (`kernels._utf8`)."""
+    """Whether data[p:end] is valid UTF-8, as Python's strict decoder reads it."""
     cdef uint8_t b, c, lo, hi
     cdef int n, j
     while p < end:
@@ -548,7 +701,9 @@ cdef inline int64_t _s32(int64_t x) noexcept nogil:
 cdef bint _add_row(const uint8_t* buf, Out* o, int64_t s, const int64_t* h, Table* rec, Table* hdr,
                    Table* ctl) noexcept nogil:
     """One parsed record (row 0 of `rec`, its headers from row 0 of `hdr`) of section `s` (batch header `h`)
-    into the buffers, with Kafka's rules (`kernels.record_columns`)."""
+    into the buffers, with Kafka's rules (`DefaultRecordBatch`/`DefaultRecord`: offset = base offset + delta,
+    timestamp = base timestamp + delta or the max timestamp under LogAppendTime, sequence by
+    `incrementSequence`), as `kafkalog.formats.record_batch` applies them."""
     cdef const int64_t* r = rec.data
     cdef int64_t delta = r[KAFKA_RECORD__BODY__OFFSET_DELTA]
     cdef int64_t base = h[KAFKA_RECORD_BATCH__BASE_SEQUENCE]
@@ -640,7 +795,12 @@ cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_en
                const int64_t* sec_partial, int64_t nsec, int64_t* state, const int64_t* headers,
                int64_t* sec_good, int64_t* sec_err, int64_t* sec_err_pos, int64_t* sec_trailing_at, Out* o,
                int64_t max_rows, Table* rec, Table* hdr, Table* ctl) noexcept nogil:
-    """`kernels.walk_sections` (the same state, stops and damage codes), each record into `o` as it parses."""
+    """The records of sections state[0].. (`walk`'s state, stops and damage codes), each into `o` as it parses.
+
+    Each section ends with `sec_good` (records that parsed) and `sec_err` (0, a generated error code,
+    _BODY_TRAILING or _SECTION_TRAILING) at `sec_err_pos`. A section marked in `sec_partial` is what
+    decompressed before damage: records with bytes after their last header do not stop it (the first one's
+    index goes to `sec_trailing_at`), and bytes after the declared records are not looked at."""
     cdef int64_t s = state[0], pos = state[1], done = state[2], end, count, after
     cdef int err
     cdef bint failed
@@ -825,8 +985,9 @@ def walk(const uint8_t[::1] buf, const int64_t[::1] sec_pos, const int64_t[::1] 
          const int64_t[:, ::1] batch_headers, int64_t[::1] sec_good, int64_t[::1] sec_err,
          int64_t[::1] sec_err_pos, int64_t[::1] sec_trailing_at, int64_t max_rows):
     """The records of sections state[0].. of `buf` (`kafka_record.ksy`) into Arrow's buffers, in one call without
-    the GIL: `kernels.walk_sections` (same `state`, section results and stops, but for WALK_HEADERS_FULL: the
-    header table grows here) with `kernels.record_columns`' rules and the copies into Arrow's layout.
+    the GIL, with Kafka's offset, timestamp and sequence rules and the copies into Arrow's layout. `state` is
+    [section, position, records done in it], updated so that a call after WALK_FULL goes on where this one
+    stopped (`_walk` says what each section's results mean).
     `batch_headers` is a row per section (`KAFKA_RECORD_BATCH__*` columns). Stops with WALK_FULL after
     `max_rows` rows, or before a record whose bytes would overflow Arrow's 32-bit offsets.
     Returns (why it stopped, `Walked`)."""
@@ -950,7 +1111,7 @@ cdef int64_t _decompress_sections(int codec, const uint8_t* src, int64_t* start,
 
 class Group:
     """What `decode_group` took: `taken` batches, their `headers` (a row each), the sections' `columns`
-    (pos, end, count, partial, good, err, err_pos, trailing_at: `kernels.walk_sections`' results), why the walk
+    (pos, end, count, partial, good, err, err_pos, trailing_at: `walk`'s section results), why the walk
     stopped, its `state`, and the `walked` rows."""
 
     def __init__(self, taken, headers, columns, why, state, walked):

@@ -5,21 +5,18 @@ The cache is `$KAFKALOG_CACHE_DIR`, else `$XDG_CACHE_HOME/kafkalog/numba`, else
 numba checks a cached function against its own file only, not against the
 functions it calls from other files, so a changed generated kernel must not
 meet code compiled against the old one. Set `NUMBA_CACHE_DIR` to have numba's
-own setting win. It must be configured before the kernels are imported:
-`kafkalog.fast.kernels` does.
+own setting win. It must be configured before the kernels are imported: the line
+writers (`kafkalog.fast.line_parts` and the others) do.
 """
 from __future__ import annotations
 
-import ctypes
 import hashlib
-import importlib
 import importlib.util
 import os
 from pathlib import Path
 
 #: The modules whose compiled code calls each other: a change to one invalidates the cache of all.
 KERNEL_MODULES = ("kafkalog._generated.kafka_kernels", "kafkalog._generated.kafka_kernel_columns",
-                  "kafkalog.fast.kernels", "kafkalog.fast.checksums", "kafkalog.fast.compression",
                   "kafkalog.fast.line_parts", "kafkalog.fast.json_lines", "kafkalog.fast.kafka_lines",
                   "kafkalog.fast.text_lines")
 
@@ -44,19 +41,3 @@ def configure() -> None:
         assert spec is not None and spec.origin is not None  # our own modules, installed with this one
         digest.update(Path(spec.origin).read_bytes())
     numba.config.CACHE_DIR = str(cache_dir() / digest.hexdigest()[:16])  # type: ignore[attr-defined]  # set at run time
-
-
-def link(module: str, names: tuple[str, ...]) -> bool:
-    """Make C functions that a Python extension module exports (`names`, in `module`'s shared library) known to
-    numba's linker by name, so that kernels calling them (`numba.types.ExternalFunction`) stay cacheable: the
-    address is found anew in each process, not compiled in. False when the module or a function is missing."""
-    import llvmlite.binding as llvm  # (with numba, which is imported only where kernels are)
-
-    try:
-        library = ctypes.CDLL(importlib.import_module(module).__file__)
-        addresses = {name: ctypes.cast(getattr(library, name), ctypes.c_void_p).value for name in names}
-    except (ImportError, OSError, AttributeError):
-        return False
-    for name, address in addresses.items():
-        llvm.add_symbol(name, address)
-    return True

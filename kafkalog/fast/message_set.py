@@ -2,9 +2,9 @@
 
 Spec: `kafka_message_set.ksy`. Twin: `kafkalog.formats.message_set`.
 
-Each entry is read by the generated `parse_kafka_message_set__entry`; a
-compressed wrapper's inner message set is decompressed and walked by the same
-kernel (`kernels.walk_messages`). Kafka's rules, as `AbstractLegacyRecordBatch`
+Each entry is read by the generated `parse_kafka_message_set__entry`, compiled in the engine
+(`kafkalog.fast.compiled`); a compressed wrapper's inner message set is decompressed and walked by
+the same parser (`compiled.walk_messages`). Kafka's rules, as `AbstractLegacyRecordBatch`
 and its `DeepRecordsIterator` apply them (and `kafkalog.formats.message_set` for the
 object path):
 
@@ -30,7 +30,7 @@ from kafkalog._generated import kafka_kernel_columns as k
 from kafkalog.checksums import LEGACY_CRC_START
 from kafkalog.compression import CODEC_NAMES, NONE, decompress
 from kafkalog.errors import DamagedDataError
-from kafkalog.fast import arrays
+from kafkalog.fast import arrays, compiled
 from kafkalog.fast.columns import HEADERS_TYPE, SCHEMA, binary_arrays
 from kafkalog.fast.options import WalkOptions
 from kafkalog.formats.framing import LOG_OVERHEAD
@@ -61,7 +61,7 @@ WRAPPED_SIZE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__SIZE
 MESSAGE_POS = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__POS
 MESSAGE_SIZE = k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__SIZE
 WIDTH = k.KAFKA_MESSAGE_SET__ENTRY__WIDTH
-#: Inner messages parsed per kernel call (not a power of two: the table is column-major).
+#: Inner messages parsed per engine call (not a power of two: the table is column-major).
 WALK_ROWS = (1 << 15) + 61
 
 #: timestamp_type column values, by index: magic 1 CreateTime, LogAppendTime; magic 0 none.
@@ -112,8 +112,6 @@ def plain_rows(buf: np.ndarray, table: np.ndarray, positions: list[int], options
 def wrapper_rows(view: memoryview, entry: np.ndarray, position: int, options: WalkOptions
                  ) -> tuple[pa.Table, int] | None:
     """The inner messages of a compressed wrapper and the batch's base offset; None where the reference must look."""
-    from kafkalog.fast import kernels  # noqa: PLC0415  (numba: loaded only where a legacy message is read)
-
     codec = int(entry[CODEC])
     magic = int(entry[MAGIC])
     if entry[VALUE_LENGTH] < 0:
@@ -128,7 +126,7 @@ def wrapper_rows(view: memoryview, entry: np.ndarray, position: int, options: Wa
     # First pass: every inner message parses, none is compressed, and (for magic 1) the last one's offset.
     count, last_offset, pos = 0, 0, 0
     while True:
-        n, err, pos = kernels.walk_messages(buf, pos, len(data), inner)
+        n, err, pos = compiled.walk_messages(buf, pos, len(data), inner)
         if n:
             if (inner[CODEC, :n] != NONE).any():
                 return None
@@ -143,7 +141,7 @@ def wrapper_rows(view: memoryview, entry: np.ndarray, position: int, options: Wa
     # Second pass: the rows, a table of inner messages at a time.
     pieces, first, pos = [], None, 0
     while True:
-        n, err, pos = kernels.walk_messages(buf, pos, len(data), inner)
+        n, err, pos = compiled.walk_messages(buf, pos, len(data), inner)
         if n:
             cols = inner[:, :n]
             offsets = cols[OFFSET]
@@ -166,13 +164,9 @@ def inner_checksums(entry: bytes) -> tuple[np.ndarray, np.ndarray] | None:
     """(stored CRC, whether it matches) of each inner message of a compressed wrapper entry, as Kafka's deep
     iteration reports them: the twin of `kafkalog.formats.message_set.inner_checksums`, which says [] where
     this says None (the wrapper or its inner messages do not read whole)."""
-    from kafkalog.fast import kernels  # noqa: PLC0415  (numba: loaded only where a legacy message is read)
-
     buf = np.frombuffer(entry, dtype=np.uint8)
-    wrapper = np.empty((WIDTH, 1), dtype=np.int64)
-    errors = np.zeros(1, dtype=np.int64)
-    kernels.parse_legacy_entries(buf, np.array([[0, len(entry) - LOG_OVERHEAD, 0]], dtype=np.int64),
-                                 np.zeros(1, dtype=np.int64), wrapper, errors)
+    wrapper, errors = compiled.parse_legacy_entries(buf, np.array([[0, len(entry) - LOG_OVERHEAD, 0]], dtype=np.int64),
+                                                    np.zeros(1, dtype=np.int64))
     if errors[0] != 0 or wrapper[VALUE_LENGTH, 0] < 0:
         return None
     start = int(wrapper[WRAPPED_POS, 0])
@@ -185,7 +179,7 @@ def inner_checksums(entry: bytes) -> tuple[np.ndarray, np.ndarray] | None:
     view = memoryview(data)
     crcs, valid, pos = [], [], 0
     while True:
-        n, err, pos = kernels.walk_messages(np.frombuffer(data, dtype=np.uint8), pos, len(data), inner)
+        n, err, pos = compiled.walk_messages(np.frombuffer(data, dtype=np.uint8), pos, len(data), inner)
         stored = inner[CRC, :n].copy()
         at, size = inner[MESSAGE_POS, :n].tolist(), inner[MESSAGE_SIZE, :n].tolist()
         # CRC-32 from each message's magic byte to its end (after its own CRC field)

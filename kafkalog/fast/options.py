@@ -33,8 +33,6 @@ class WalkOptions:
     #: A batch whose records decompress past this many bytes is read in parts, a window at a time
     #: (`kafkalog.fast.streamed_batch`); at most the limit.
     stream_bytes: int = 1 << 62
-    #: v2 groups through the compiled engine (`kafkalog.fast.compiled`) instead of the numba kernels.
-    engine: bool = False
     #: Columns whose value is the same on many rows, made once and sliced.
     repeated: Repeated = field(default_factory=Repeated)
 

@@ -1,18 +1,18 @@
-"""v2 record batches into Arrow columns by the generated kernels: the fast path's twin of
+"""v2 record batches into Arrow columns by the compiled engine: the fast path's twin of
 `kafkalog.formats.record_batch`.
 
 Specs: `kafka_record_batch.ksy`, `kafka_record.ksy` and `kafka_control_record.ksy`, through the
-kernels `parse_kafka_record_batch`, `parse_kafka_record`, `parse_kafka_record__header` and
-`parse_kafka_control_record` (`generated/kafka_kernels.py`), driven by `kafkalog.fast.kernels`.
+parsers `parse_kafka_record_batch`, `parse_kafka_record`, `parse_kafka_record__header` and
+`parse_kafka_control_record` (`generated/kafka_kernels.pxi`), driven by `kafkalog.fast.engine`.
 
-The CRC-32C of many batches in one compiled call (`kafkalog.fast.checksums`), and their LZ4 or zstd records
-decompressed in one, their snappy blocks and gzip members one call each (`kafkalog.fast.compression`; what
-those do not take, one `kafkalog.compression` call per batch) into one output buffer reused by groups of
-about 4 MiB of records; then `walk_sections` parses every record of a group in one compiled loop, and
-Kafka's offset, timestamp and sequence rules are applied to whole columns. Damage the kernels find (a record
-that does not parse, bytes after a record or after the declared records, a control key that does not parse)
-is worded by `kafkalog.formats.record_batch`, and the record that does not parse is shown to the Kaitai
-parser to say what is wrong with it, so both paths give the same rows and the same damage.
+The CRC-32C of many batches in one compiled call, and their LZ4 or zstd records decompressed in one, their
+snappy blocks and gzip members one call each (`kafkalog.fast.compression`; what those do not take, one
+`kafkalog.compression` call per batch) into one output buffer reused by groups of about 4 MiB of records;
+then the engine's `walk` parses every record of a group in one compiled call, with Kafka's offset, timestamp
+and sequence rules, into Arrow's buffers. Damage the engine finds (a record that does not parse, bytes after a
+record or after the declared records, a control key that does not parse) is worded by
+`kafkalog.formats.record_batch`, and the record that does not parse is shown to the Kaitai parser to say what
+is wrong with it, so both paths give the same rows and the same damage.
 """
 from __future__ import annotations
 
@@ -30,19 +30,24 @@ from kafkalog.checksums import V2_CRC_START
 from kafkalog.compression import NONE, Output, declared_size, decompress_into
 from kafkalog.entries import ENTRY_LENGTH, ENTRY_MAGIC, ENTRY_POS
 from kafkalog.errors import DamagedDataError, DecompressionError, DecompressionLimitError
-from kafkalog.fast import arrays, compiled, message_set as fast_legacy, streamed_batch, walk_codes
-from kafkalog.fast.columns import RECORD_SCHEMA, SCHEMA, binary_arrays
+from kafkalog.fast import (
+    arrays,
+    compiled,
+    compression as fast_compression,
+    message_set as fast_legacy,
+    streamed_batch,
+    walk_codes,
+)
+from kafkalog.fast.columns import RECORD_SCHEMA, SCHEMA
 from kafkalog.fast.options import WalkOptions
-from kafkalog.fast.record_groups import GROUP_BYTES, Group, RecordTables, Sections
+from kafkalog.fast.record_groups import GROUP_BYTES, Group, Sections
 from kafkalog.fast.runs import Item, Run, RunBuilder
 from kafkalog.fast.streamed_batch import StreamedBatch
 from kafkalog.formats import record_batch
 from kafkalog.formats.framing import LOG_OVERHEAD
 from kafkalog.formats.parse_errors import PARSE_ERRORS
-from kafkalog.javatext import java_utf8
 
-#: Record rows of one walk before the rows so far are turned into Arrow (the tables are reused). Not a
-#: power of two: the tables are column-major, and columns a power of two apart share cache sets.
+#: Record rows of one walk before the rows so far are turned into Arrow.
 TABLE_ROWS = (1 << 15) + 61
 
 CONTROL_NAMES = [t.name.upper() for t in sorted(KafkaControlRecord.ControlType, key=lambda t: t.value)]
@@ -55,11 +60,10 @@ class BatchWalker:
 
     def __init__(self, options: WalkOptions, table_rows: int):
         self.options = options
-        self.tables = RecordTables.make(table_rows)
+        #: Rows of one walk at most.
+        self.table_rows = table_rows
         # Where compressed batches are decompressed, one after the other, reused from group to group.
         self.output = Output()
-        #: Whether the walks are the compiled engine's (`kafkalog.fast.compiled`).
-        self.engine = options.engine
 
     def batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, batch_headers: np.ndarray,
                  group: Group, run: RunBuilder, magic_damage: list[DamagedDataError] | None = None
@@ -70,19 +74,7 @@ class BatchWalker:
         position = base + pos
         magic = entries[:, ENTRY_MAGIC]
         # The CRC-32C of each batch, from its attributes to its end.
-        if self.options.engine:
-            crc = compiled.crc32c_each(buf, pos + V2_CRC_START, size - V2_CRC_START)
-        else:
-            # (imported here: numba's modules, which a read on the compiled engine never loads)
-            import crc32c  # noqa: PLC0415
-
-            from kafkalog.fast import checksums as fast_checksums  # noqa: PLC0415
-
-            if fast_checksums.AVAILABLE:
-                crc = fast_checksums.crc32c_each(buf, pos + V2_CRC_START, size - V2_CRC_START).astype(np.int64)
-            else:
-                crc = np.array([crc32c.crc32c(view[p + V2_CRC_START:p + n])
-                                for p, n in zip(pos.tolist(), size.tolist())], dtype=np.int64)
+        crc = compiled.crc32c_each(buf, pos + V2_CRC_START, size - V2_CRC_START)
         damage = {0: list(magic_damage)} if magic_damage else {}
         for i in np.flatnonzero(crc != batch_headers[:, k.KAFKA_RECORD_BATCH__CRC]).tolist():
             damage.setdefault(i, []).append(record_batch.crc_damage(
@@ -123,14 +115,8 @@ class BatchWalker:
         i = j = 0
         while j < len(batch_headers):
             # Consecutive compressed batches of one codec (`fast.compression`), up to the first it does not
-            # take; that one is read below, one codec call at a time, as every batch is without the kernels.
-            if self.options.engine:
-                decompress = compiled.decompress_batches
-            else:
-                from kafkalog.fast import compression as fast_compression  # noqa: PLC0415  (numba, as above)
-
-                decompress = fast_compression.decompress_batches
-            taken = decompress(codec_list[j], buf, data_pos[j:codec_end[j]],
+            # take; that one is read below, one codec call at a time, as every batch is without the engine.
+            taken = fast_compression.decompress_batches(codec_list[j], buf, data_pos[j:codec_end[j]],
                                                         data_len[j:codec_end[j]], output, room, GROUP_BYTES)
             for length in taken.tolist():
                 starts.append(output.start)
@@ -206,29 +192,14 @@ class BatchWalker:
         state = np.array([0, sections.pos[0], 0], dtype=np.int64)
         finished = 0  # sections whose items are in the run
         while True:
-            if self.engine:
-                why, walked = compiled.walk(buf, sections, state, batch_headers, self.tables.rec.shape[1])
-                nrows = walked.rows
-                if nrows:
-                    if self.options.columns:
-                        run.add_table(pa.Table.from_batches([self.engine_columns(batch_headers, group, walked)]))
-                    else:
-                        self.engine_controls_only(batch_headers, group, walked)
-                        run.add_rows(nrows)
-                    sections.rows += np.bincount(walked.row_section, minlength=nsec)
-            else:
-                why, nrows, record_header_rows = sections.walk(buf, state, self.tables)
-            if why == walk_codes.WALK_HEADERS_FULL:
-                self.tables.grow_headers()
-                continue
-            if nrows and not self.engine:
+            why, walked = compiled.walk(buf, sections, state, batch_headers, self.table_rows)
+            if walked.rows:
                 if self.options.columns:
-                    run.add_table(pa.Table.from_batches(
-                        [self.columns(buf, batch_headers, group, nrows, record_header_rows)]))
+                    run.add_table(pa.Table.from_batches([self.columns(batch_headers, group, walked)]))
                 else:
-                    self.controls_only(buf, batch_headers, group, nrows)
-                    run.add_rows(nrows)
-                sections.rows += np.bincount(self.tables.row_section[:nrows], minlength=nsec)
+                    self.controls_only(batch_headers, group, walked)
+                    run.add_rows(walked.rows)
+                sections.rows += np.bincount(walked.row_section, minlength=nsec)
             done_upto = int(state[0])
             # The sections done: plain ones (the usual) in bulk, the others one by one.
             damaged = np.flatnonzero(sections.err[finished:done_upto]) + finished
@@ -245,7 +216,7 @@ class BatchWalker:
             finished = done_upto
             if why == walk_codes.WALK_DONE:
                 break
-            if state[2] == 0 and run.rows >= self.tables.rec.shape[1]:
+            if state[2] == 0 and run.rows >= self.table_rows:
                 # At a batch boundary with a table's worth of rows: hand them out.
                 yield run.finish()
         group.clear()
@@ -312,50 +283,15 @@ class BatchWalker:
 
     # -- Arrow columns of the rows of one walk ------------------------------------------------------------------
 
-    def columns(self, buf: np.ndarray, batch_headers: np.ndarray, group: Group, n: int,
-                record_header_rows: int) -> pa.RecordBatch:
-        rec = self.tables.rec
-        rs = self.tables.row_section[:n]
-        offset = np.empty(n, dtype=np.int64)
-        timestamp = np.empty(n, dtype=np.int64)
-        sequence = np.empty(n, dtype=np.int32)
-        from kafkalog.fast import kernels  # noqa: PLC0415  (numba: the engine's walk makes these columns itself)
-
-        kernels.record_columns(rec, n, rs, batch_headers, offset, timestamp, sequence)
-        _note_last_offsets(group, rs, offset)
-        # Batch-level columns: each section's value on its rows (rows are in section order).
-        first = int(rs[0])
-        counts = np.bincount(rs - first)
-        section_headers = batch_headers[first:first + len(counts)]
-        control_sections = section_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL]
-        if control_sections.any():
-            is_control = np.repeat(control_sections == 1, counts)
-            control = self._control_types(buf, rec, rs, is_control, group)
-        else:
-            control = self.options.repeated.column(None, pa.string(), n)
-        key, value, _ = binary_arrays(buf, rec[k.KAFKA_RECORD__BODY__KEY__POS, :n],
-                                      rec[k.KAFKA_RECORD__BODY__KEY__SIZE, :n],
-                                      rec[k.KAFKA_RECORD__BODY__VALUE__POS, :n],
-                                      rec[k.KAFKA_RECORD__BODY__VALUE__SIZE, :n])
-        record_columns = {
-            "offset": arrays.from_numpy(offset),
-            "timestamp": arrays.from_numpy(timestamp),
-            "sequence": arrays.from_numpy(sequence),
-            "key": key,
-            "value": value,
-            "headers": self._headers(buf, rec, self.tables.record_headers[:, :record_header_rows], n),
-            "control_type": control,
-        }
-        return self._record_batch(record_columns, batch_headers, group, first, counts, n)
-
-    def engine_columns(self, batch_headers: np.ndarray, group: Group, walked) -> pa.RecordBatch:
-        """`columns` of a walk of the compiled engine (`kafkalog.fast.compiled`), whose buffers are built."""
+    def columns(self, batch_headers: np.ndarray, group: Group, walked) -> pa.RecordBatch:
+        """The rows of a walk of the compiled engine (`kafkalog.fast.compiled`), whose buffers it built, with the
+        batch-level columns."""
         n, rs = walked.rows, walked.row_section
         _note_last_offsets(group, rs, walked.offset)
         first = int(rs[0])
         counts = np.bincount(rs - first)
         if batch_headers[first:first + len(counts), k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL].any():
-            control = self._engine_control_types(walked, group)
+            control = self._control_types(walked, group)
         else:
             control = self.options.repeated.column(None, pa.string(), n)
         record_columns = {
@@ -405,77 +341,22 @@ class BatchWalker:
         }
         return pa.RecordBatch.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)
 
-    def controls_only(self, buf: np.ndarray, batch_headers: np.ndarray, group: Group, n: int) -> None:
-        """Without columns: the offsets of each section's last row, and the control records' offsets and types."""
-        rs = self.tables.row_section[:n]
-        offset = np.empty(n, dtype=np.int64)
-        timestamp = np.empty(n, dtype=np.int64)
-        sequence = np.empty(n, dtype=np.int32)
-        from kafkalog.fast import kernels  # noqa: PLC0415  (numba: loaded only where a kernel runs)
-
-        kernels.record_columns(self.tables.rec, n, rs, batch_headers, offset, timestamp, sequence)
-        _note_last_offsets(group, rs, offset)
-        is_control = batch_headers[rs, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1
-        if not is_control.any():
-            return
-        types = self._control_types(buf, self.tables.rec, rs, is_control, group).to_pylist()
-        for i in np.flatnonzero(is_control).tolist():
-            group.controls.setdefault(int(rs[i]), []).append((_index_in_section(group, rs, i), int(offset[i]),
-                                                              types[i]))
-
-    def engine_controls_only(self, batch_headers: np.ndarray, group: Group, walked) -> None:
-        """`controls_only` of a walk of the compiled engine."""
+    def controls_only(self, batch_headers: np.ndarray, group: Group, walked) -> None:
+        """Without columns: the offsets of each section's last row in a walk, and the control records' offsets and
+        types."""
         rs = walked.row_section
         _note_last_offsets(group, rs, walked.offset)
         is_control = batch_headers[rs, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1
         if not is_control.any():
             return
-        types = self._engine_control_types(walked, group).to_pylist()
+        types = self._control_types(walked, group).to_pylist()
         for i in np.flatnonzero(is_control).tolist():
             group.controls.setdefault(int(rs[i]), []).append((_index_in_section(group, rs, i), int(walked.offset[i]),
                                                               types[i]))
 
-    def _headers(self, buf: np.ndarray, rec: np.ndarray, h: np.ndarray, n: int) -> pa.Array:
-        offsets = np.empty(n + 1, dtype=np.int32)
-        offsets[:n] = rec[k.KAFKA_RECORD__BODY__HEADERS__FIRST, :n]
-        offsets[n] = h.shape[1]
-        key_pos, key_size = h[k.KAFKA_RECORD__HEADER__KEY__POS], h[k.KAFKA_RECORD__HEADER__KEY__SIZE]
-        keys, values, bad = binary_arrays(buf, key_pos, key_size, h[k.KAFKA_RECORD__HEADER__VALUE__POS],
-                                          h[k.KAFKA_RECORD__HEADER__VALUE__SIZE], pa.string())
-        if bad >= 0:
-            # Kafka decodes header keys with replacement characters, as Java does; so does the object path.
-            keys = arrays.strings([java_utf8(buf[p:p + z].tobytes())
-                                   for p, z in zip(key_pos.tolist(), key_size.tolist())])
-        struct = pa.StructArray.from_arrays([keys, values], fields=list(SCHEMA.field("headers").type.value_type))
-        return pa.ListArray.from_arrays(arrays.from_numpy(offsets), struct)
-
-    def _control_types(self, buf, rec, rs, is_control, group) -> pa.Array:
-        rows = np.flatnonzero(is_control)
-        key_pos = rec[k.KAFKA_RECORD__BODY__KEY__POS, rows]
-        key_size = rec[k.KAFKA_RECORD__BODY__KEY__SIZE, rows]
-        types = np.empty(len(rows), dtype=np.int64)
-        from kafkalog.fast import kernels  # noqa: PLC0415  (numba: loaded only where a kernel runs)
-
-        kernels.control_types(buf, key_pos, key_size, types, self.tables.ctl)
-        codes = np.full(len(rs), -1, dtype=np.int64)
-        names = [_CONTROL_CODES.get(t, len(CONTROL_NAMES)) if t >= 0 else len(CONTROL_NAMES) for t in types.tolist()]
-        codes[rows] = names
-        for i in np.flatnonzero(types < 0).tolist():
-            # A key that does not parse: UNKNOWN, and the Kaitai parser says why, as the object path does.
-            r = int(rows[i])
-            key = buf[key_pos[i]:key_pos[i] + max(key_size[i], 0)].tobytes()
-            try:
-                KafkaControlRecord(KaitaiStream(BytesIO(key)))
-            except PARSE_ERRORS as exc:
-                s = int(rs[r])
-                group.control_damage.setdefault(s, []).append(
-                    (_index_in_section(group, rs, r), record_batch.control_key_damage(exc, self.options.path,
-                                                                                       int(group.positions[s]))))
-        taken = _CONTROL_NAMES.take(arrays.from_numpy(np.maximum(codes, 0)))
-        return pc.if_else(arrays.from_numpy(codes < 0), pa.nulls(len(codes), pa.string()), taken)
-
-    def _engine_control_types(self, walked, group: Group) -> pa.Array:
-        """`_control_types` of an engine walk, whose `control` column holds each control key's type."""
+    def _control_types(self, walked, group: Group) -> pa.Array:
+        """The `control_type` column of a walk, whose `control` column holds each control key's type; a key that
+        does not parse is UNKNOWN, and its damage noted."""
         types = walked.control.astype(np.int64)
         rs = walked.row_section
         codes = np.full(walked.rows, -1, dtype=np.int64)

@@ -1,8 +1,8 @@
-"""v2 batches waiting to be walked together by the fast path, and the tables the kernels fill.
+"""v2 batches waiting to be walked together by the fast path, and their records sections.
 
 Shared by `kafkalog.fast.record_batch` (groups of whole batches) and `kafkalog.fast.streamed_batch` (a window of
-one batch past the decompression limit). Specs: `kafka_record_batch.ksy` and `kafka_record.ksy`, whose
-kernels (`generated/kafka_kernels.py`) write the tables; twin: the object path's `kafkalog.formats.record_batch`.
+one batch past the decompression limit). Specs: `kafka_record_batch.ksy` and `kafka_record.ksy`, which the
+compiled engine's walk (`kafkalog.fast.compiled`) reads; twin: the object path's `kafkalog.formats.record_batch`.
 """
 from __future__ import annotations
 
@@ -21,37 +21,15 @@ GROUP_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(slots=True)
-class RecordTables:
-    """The column-major tables (`t[column, row]`) the kernels fill, reused from walk to walk."""
-
-    rec: np.ndarray  # records (`k.KAFKA_RECORD__*` columns)
-    record_headers: np.ndarray  # record headers (`k.KAFKA_RECORD__HEADER__*`); grows when a walk needs more
-    row_section: np.ndarray  # each record row's section
-    ctl: np.ndarray  # one control key (`k.KAFKA_CONTROL_RECORD__*`)
-
-    def grow_headers(self) -> None:
-        """Room for twice the header rows: a walk stopped with WALK_HEADERS_FULL."""
-        columns, rows = self.record_headers.shape
-        self.record_headers = np.empty((columns, 2 * rows + 61), dtype=np.int64)
-
-    @classmethod
-    def make(cls, rows: int) -> RecordTables:
-        return cls(np.empty((k.KAFKA_RECORD__WIDTH, rows), dtype=np.int64),
-                   np.empty((k.KAFKA_RECORD__HEADER__WIDTH, rows), dtype=np.int64),
-                   np.empty(rows, dtype=np.int64),
-                   np.empty((k.KAFKA_CONTROL_RECORD__WIDTH, 1), dtype=np.int64))
-
-
-@dataclass(slots=True)
 class Sections:
-    """The records sections of a group's batches, and how far `walk_sections` got in each."""
+    """The records sections of a group's batches, and how far the engine's walk got in each."""
 
     pos: np.ndarray  # where each section starts in the group's buffer
     end: np.ndarray  # and ends
     count: np.ndarray  # records each batch declares
     partial: np.ndarray  # 1 for what decompressed before damage
     good: np.ndarray  # records parsed
-    err: np.ndarray  # `kernels.SECTION_*`: what stopped the section, 0 for nothing
+    err: np.ndarray  # a generated error code or a `walk_codes` damage code: what stopped the section, 0 for nothing
     err_pos: np.ndarray  # where
     trailing_at: np.ndarray  # the record with bytes after its body, or -1
     rows: np.ndarray  # rows each section has given so far
@@ -65,14 +43,6 @@ class Sections:
         return cls(group.starts, group.starts + group.lengths, declared,
                    partial, np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
                    np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64))
-
-    def walk(self, buf: np.ndarray, state: np.ndarray, tables: RecordTables) -> tuple[int, int, int]:
-        """Parse records from where `state` says until the sections end or a table is full."""
-        from kafkalog.fast import kernels  # noqa: PLC0415  (numba: the engine walks without it)
-
-        return kernels.walk_sections(buf, self.pos, self.end, self.count, self.partial, state, tables.rec,
-                                     tables.record_headers, tables.row_section, self.good, self.err, self.err_pos,
-                                     self.trailing_at)
 
 
 class Group:

@@ -4,11 +4,11 @@
         run.table                              # the records, `kafkalog.fast.columns.SCHEMA` columns
         run.items                              # each batch (or undecodable entry): its rows and damage
 
-For each chunk of the file (`EntryScanner.entries`, found by the `scan_entries` kernel): the v2
-headers and the legacy messages are read by the generated kernels into tables; spans of plain v2
+For each chunk of the file (`EntryScanner.entries`, found by the compiled engine's entry scan): the v2
+headers and the legacy messages are read by the engine's generated parsers into tables; spans of plain v2
 batches go to `kafkalog.fast.record_batch` in bulk, legacy messages to `kafkalog.fast.message_set`,
-and whatever the kernels do not take (a header that does not parse, a CRC that does not match in a
-legacy message, a wrapper the kernels cannot walk) to the object path, one entry at a time
+and whatever the engine does not take (a header that does not parse, a CRC that does not match in a
+legacy message, a wrapper the engine cannot walk) to the object path, one entry at a time
 (`kafkalog.fast.runs.decode_on_object_path`). Twin: the object path's own reading of a segment,
 `SegmentReader` with `Decoder.OBJECT`, which decodes every entry with the Kaitai parsers.
 """
@@ -43,7 +43,7 @@ class Scanner(Protocol):
 def decode_runs(scanner: Scanner, topic: str | None = None, partition: int | None = None, *,
                 max_decompressed_bytes: int | None = None, start: int | None = None, object_path: bool = False,
                 records: bool = True, columns: bool = True, record_columns_only: bool = False,
-                whole_batches: bool = False, table_rows: int | None = None, engine: bool = False) -> Iterator[Run]:
+                whole_batches: bool = False, table_rows: int | None = None) -> Iterator[Run]:
     """The runs of the scanner's entries from `start` (default: its range's start), in file order; structural
     damage is left in the scanner's `damage`.
 
@@ -56,19 +56,16 @@ def decode_runs(scanner: Scanner, topic: str | None = None, partition: int | Non
     A batch whose records decompress past a window (`streamed_batch.WINDOW_BYTES`)
     is read in parts (`Item.part`); with `whole_batches=True` only one past
     `max_decompressed_bytes` (None: `kafkalog.compression`'s limit), which it could not hold.
-    `engine=True` reads v2 groups with the compiled engine (`kafkalog.fast.compiled`, issue 33's first step).
+    The fast path is the compiled engine's (`kafkalog.fast.compiled`); where it was not built, every entry is
+    decoded by the object path.
     """
     limit = max_decompressed_bytes if max_decompressed_bytes is not None else compression_limit()
     options = WalkOptions(scanner.name, topic, partition, limit, records, columns, record_columns_only,
-                          stream_bytes=limit if whole_batches else min(limit, streamed_batch.WINDOW_BYTES),
-                          engine=engine)
+                          stream_bytes=limit if whole_batches else min(limit, streamed_batch.WINDOW_BYTES))
     walker = _EntryWalker(options, table_rows or fast_v2.TABLE_ROWS)
-    if engine:
-        chunk_scan: ChunkScan = compiled.scan_entries
-    else:
-        from kafkalog.fast import kernels  # noqa: PLC0415  (numba: a read on the compiled engine never loads it)
-
-        chunk_scan = kernels.scan_entries
+    object_path = object_path or not compiled.AVAILABLE
+    # (without the engine, the scanner reads one entry header at a time)
+    chunk_scan: ChunkScan | None = compiled.scan_entries if compiled.AVAILABLE else None
     for chunk, base, entries in scanner.entries(start, chunk_scan):
         if object_path:
             yield from walker.object_path_chunk(chunk, base, entries)
@@ -106,22 +103,10 @@ class _EntryWalker:
         magics = entries[:, ENTRY_MAGIC]
         v2 = np.flatnonzero(magics >= 2)
         errors = np.empty(len(v2), dtype=np.int64)
-        if self.options.engine:
-            header_rows = compiled.parse_batch_headers(buf, entries[v2], errors)
-            headers = header_rows.T
-        else:
-            from kafkalog.fast import kernels  # noqa: PLC0415  (numba, as in `decode_runs`)
-
-            headers = np.empty((k.KAFKA_RECORD_BATCH__WIDTH, len(v2)), dtype=np.int64)
-            kernels.parse_batch_headers(buf, entries, v2, headers, errors)
-            header_rows = np.ascontiguousarray(headers.T)  # a batch's header is a row
+        header_rows = compiled.parse_batch_headers(buf, entries[v2], errors)  # a batch's header is a row
+        headers = header_rows.T
         legacy = np.flatnonzero(magics < 2)
-        messages = np.empty((fast_legacy.WIDTH, len(legacy)), dtype=np.int64)
-        message_errors = np.empty(len(legacy), dtype=np.int64)
-        if len(legacy):  # (numba's kernel: a segment of v2 batches alone, on the engine, never loads it)
-            from kafkalog.fast import kernels  # noqa: PLC0415
-
-            kernels.parse_legacy_entries(buf, entries, legacy, messages, message_errors)
+        messages, message_errors = compiled.parse_legacy_entries(buf, entries, legacy)
         column = np.empty(len(entries), dtype=np.int64)  # each entry's column in its table (headers or messages)
         column[v2] = np.arange(len(v2))
         column[legacy] = np.arange(len(legacy))

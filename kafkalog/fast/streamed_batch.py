@@ -1,12 +1,13 @@
 """A v2 batch whose records decompress past `max_decompressed_bytes`, read as Kafka reads it: as a stream.
 
-Specs: `kafka_record_batch.ksy` and `kafka_record.ksy`, through the same kernels as `kafkalog.fast.record_batch`
-(`walk_sections`), over a window of the decompressed records at a time. Twin: the object path's
-`kafkalog.formats.record_batch`, which holds a batch's records whole and so refuses one past the limit.
+Specs: `kafka_record_batch.ksy` and `kafka_record.ksy`, through the same compiled walk as
+`kafkalog.fast.record_batch` (the engine's `walk`), over a window of the decompressed records at a time.
+Twin: the object path's `kafkalog.formats.record_batch`, which holds a batch's records whole and so refuses
+one past the limit.
 
 Kafka's reader streams such a batch and returns every record; a small batch can so hold 40 million. Here
 the codec's output (`kafkalog.compression.stream`) fills a window of `WINDOW_BYTES` (less when the limit is
-lower); the kernel walks the records in it, and a record cut at the window's end is walked again at the
+lower); the engine walks the records in it, and a record cut at the window's end is walked again at the
 start of the next window. A record parses the same in any window that holds it whole, since its length
 bounds it; one that does not parse with more bytes after it, up to the batch's end or the limit, is damage,
 worded as when the batch is read whole. The rows go out in parts of at most a table each
@@ -26,7 +27,7 @@ from kafkalog.compression import stream
 from kafkalog.errors import DamagedDataError, DecompressionError, DecompressionLimitError
 from kafkalog.fast import compiled, walk_codes
 from kafkalog.fast.options import WalkOptions
-from kafkalog.fast.record_groups import Group, RecordTables, Sections
+from kafkalog.fast.record_groups import Group, Sections
 from kafkalog.fast.runs import Item, Run, RunBuilder
 from kafkalog.formats import record_batch
 
@@ -35,17 +36,11 @@ class Walker(Protocol):
     """What a window's walk takes from the walker of whole batches (`kafkalog.fast.record_batch.BatchWalker`)."""
 
     options: WalkOptions
-    tables: RecordTables
-    engine: bool  # the walks are the compiled engine's (`kafkalog.fast.compiled`)
+    table_rows: int  # rows of one walk at most
 
-    def columns(self, buf: np.ndarray, batch_headers: np.ndarray, group: Group, n: int,
-                record_header_rows: int) -> pa.RecordBatch: ...
+    def columns(self, batch_headers: np.ndarray, group: Group, walked) -> pa.RecordBatch: ...
 
-    def controls_only(self, buf: np.ndarray, batch_headers: np.ndarray, group: Group, n: int) -> None: ...
-
-    def engine_columns(self, batch_headers: np.ndarray, group: Group, walked) -> pa.RecordBatch: ...
-
-    def engine_controls_only(self, batch_headers: np.ndarray, group: Group, walked) -> None: ...
+    def controls_only(self, batch_headers: np.ndarray, group: Group, walked) -> None: ...
 
     def kaitai_record(self, group: Group, s: int) -> KafkaRecord: ...
 
@@ -81,7 +76,7 @@ class StreamedBatch:
         self.cap = _NO_CAP  # no record at or past this index is handed out (known while walking)
         self.part = 0
         self.first_damage = damage  # known before the records (a CRC): on the first part
-        self.walked: Any = None  # the last walk's rows (`engine.Walked`), when the walks are the compiled engine's
+        self.walked: Any = None  # the last walk's rows (`engine.Walked`)
         #: The (record index, offset, type) of its control records (without columns), and their damage.
         self.controls: list[tuple[int, int, str]] = []
         self.control_damage: list[tuple[int, DamagedDataError]] = []
@@ -104,18 +99,12 @@ class StreamedBatch:
             sections.partial[0] = 1 if final and self.error is not None else 0
             state = np.array([0, 0, 0], dtype=np.int64)
             while True:
-                if self.walker.engine:
-                    why, self.walked = compiled.walk(group.buffer, sections, state, self.batch_headers,
-                                                     self.walker.tables.rec.shape[1])
-                    nrows, record_header_rows = self.walked.rows, 0
-                else:
-                    why, nrows, record_header_rows = sections.walk(group.buffer, state, self.walker.tables)
-                if why == walk_codes.WALK_HEADERS_FULL:
-                    self.walker.tables.grow_headers()
-                    continue
+                why, self.walked = compiled.walk(group.buffer, sections, state, self.batch_headers,
+                                                 self.walker.table_rows)
+                nrows = self.walked.rows
                 if why == walk_codes.WALK_DONE:
                     break
-                table = self._rows(group, nrows, record_header_rows)
+                table = self._rows(group, nrows)
                 if sections.trailing_at[0] >= 0:
                     # What decompressed before damage has a record with bytes after its last header: no record
                     # from it on is handed out.
@@ -125,7 +114,7 @@ class StreamedBatch:
             cut = err not in (0, walk_codes.BODY_TRAILING, walk_codes.SECTION_TRAILING) and good < remaining
             if cut and not final:
                 # The record at err_pos may only be cut by the window's end: walk it again with more bytes after it.
-                yield from self._part(run, self._rows(group, nrows, record_header_rows), nrows, self.cap, [], more=True)
+                yield from self._part(run, self._rows(group, nrows), nrows, self.cap, [], more=True)
                 self.before += good
                 held = n - err_pos
                 want = self.window if held < self.window else 2 * held  # (a record longer than a window)
@@ -147,7 +136,7 @@ class StreamedBatch:
                 # Bytes follow the declared records, past this window: the walk of the whole batch says so.
                 sections.err[0], sections.err_pos[0] = walk_codes.SECTION_TRAILING, n
                 err, err_pos = walk_codes.SECTION_TRAILING, n
-            table = self._rows(group, nrows, record_header_rows)
+            table = self._rows(group, nrows)
             yield from self._last(run, table, nrows, *self._end(group, good, err, err_pos, extra))
             return
 
@@ -198,18 +187,13 @@ class StreamedBatch:
 
     # -- rows and parts ---------------------------------------------------------------------------------------
 
-    def _rows(self, group: Group, nrows: int, record_header_rows: int) -> pa.Table | None:
-        """A walk's rows as a table (with columns; else their control records are noted)."""
+    def _rows(self, group: Group, nrows: int) -> pa.Table | None:
+        """The last walk's rows as a table (with columns; else their control records are noted)."""
         table = None
         if nrows and self.options.columns:
-            table = pa.Table.from_batches(
-                [self.walker.engine_columns(self.batch_headers, group, self.walked) if self.walker.engine
-                 else self.walker.columns(group.sealed_buffer, self.batch_headers, group, nrows, record_header_rows)])
+            table = pa.Table.from_batches([self.walker.columns(self.batch_headers, group, self.walked)])
         elif nrows:
-            if self.walker.engine:
-                self.walker.engine_controls_only(self.batch_headers, group, self.walked)
-            else:
-                self.walker.controls_only(group.sealed_buffer, self.batch_headers, group, nrows)
+            self.walker.controls_only(self.batch_headers, group, self.walked)
             self.controls += [(self.before + i, offset, kind) for i, offset, kind in group.controls.pop(0, [])]
         self.control_damage += [(self.before + i, d) for i, d in group.control_damage.pop(0, [])]
         group.walked.rows[0] += nrows  # (after: a control record's index in the window counts the rows before it)

@@ -50,6 +50,7 @@ from kafkalog._generated import (
 from kafkalog._generated.kafka_control_record import KafkaControlRecord
 from kafkalog.errors import UndecodableRecordError, UsageError
 from kafkalog.formats import schemas_topic
+from kafkalog.javatext import java_utf8
 from kafkalog.model import Record
 
 OFFSETS, TRANSACTIONS, SHARE, METADATA, REMOTE_LOG_METADATA, SCHEMAS, NONE = (
@@ -156,8 +157,6 @@ def _parse(what: str, make: Callable[[KaitaiStream], KaitaiStruct], data: bytes)
         obj = make(io)
     except EOFError:
         raise _Undecodable(f"{what}: the bytes end before the message does ({len(data)} bytes)") from None
-    except UnicodeDecodeError:
-        raise _Undecodable(f"{what}: a string is not valid UTF-8") from None
     except Exception as e:  # kaitaistruct validation errors, negative sizes
         raise _Undecodable(f"{what}: malformed ({_reason(e)})") from None
     return obj, io.size() - io.pos()
@@ -321,7 +320,8 @@ def _value(v: Any, kafka: str | None) -> Any:
     if isinstance(v, (c.StringField, c.BytesField)):
         if v.is_null:
             return None
-        return v.value if isinstance(v, c.StringField) else base64.b64encode(v.value).decode("ascii")
+        # a string as Kafka's readers decode it (`new String(bytes, UTF_8)`): malformed bytes become U+FFFD
+        return java_utf8(v.value) if isinstance(v, c.StringField) else base64.b64encode(v.value).decode("ascii")
     if isinstance(v, c.Uuid):
         return base64.urlsafe_b64encode(v.raw).rstrip(b"=").decode("ascii")
     if isinstance(v, c.Boolean):

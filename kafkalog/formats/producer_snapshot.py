@@ -20,6 +20,7 @@ from kafkalog._generated.kafka_producer_snapshot import KafkaProducerSnapshot
 from kafkalog.errors import ChecksumError, CorruptStructureError, DamagedDataError
 from kafkalog.formats.index import base_offset_of
 from kafkalog.formats.parse_errors import PARSE_ERRORS, describe
+from kafkalog.sources import open_path
 
 PRODUCER_ENTRIES_OFFSET = 6  # ProducerStateManager.PRODUCER_ENTRIES_OFFSET: the CRC covers from here to the end
 
@@ -80,7 +81,7 @@ def decode_snapshot(data: bytes, path: str | None = None, offset: int | None = N
 
 
 def read_snapshot(path: str | os.PathLike) -> ProducerSnapshot:
-    with open(path, "rb") as f:
+    with open_path(path) as f:
         data = f.read()
     try:
         offset = base_offset_of(path)

@@ -20,6 +20,7 @@ import os
 import re
 
 from kafkalog.errors import CorruptStructureError
+from kafkalog.sources import open_path
 
 #: A text file larger than this is not one Kafka wrote (its checkpoints hold a line per partition of a log
 #: directory: a million partitions fit in well under this); reading stops there rather than filling memory.
@@ -36,7 +37,7 @@ INT64 = (-(2 ** 63), 2 ** 63 - 1)
 
 def read_bytes(path: str | os.PathLike) -> bytes:
     """A text file's bytes, refused (CorruptStructureError) past `MAX_TEXT_BYTES`."""
-    with open(path, "rb") as f:
+    with open_path(path) as f:
         data = f.read(MAX_TEXT_BYTES + 1)
     if len(data) > MAX_TEXT_BYTES:
         raise CorruptStructureError(f"larger than {MAX_TEXT_BYTES} bytes: not a file Kafka writes here",

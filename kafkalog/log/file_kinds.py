@@ -12,6 +12,7 @@ read as a `.log` does.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from kafkalog import file_names
@@ -25,6 +26,7 @@ from kafkalog.file_names import (
     QUORUM_STATE,
 )
 from kafkalog.log.partition import is_partition_dir, listing, partition_dirs
+from kafkalog.uri_path import AnyPath
 
 LOG, INDEX, TIME_INDEX, SNAPSHOT, TXN_INDEX = "log", "index", "timeindex", "snapshot", "txnindex"
 LEADER_EPOCH, KRAFT_SNAPSHOT, BOOTSTRAP = "leader-epoch-checkpoint", "kraft-snapshot", "bootstrap-snapshot"
@@ -50,7 +52,7 @@ _NAMES = {LEADER_EPOCH_CHECKPOINT: LEADER_EPOCH, BOOTSTRAP_CHECKPOINT: BOOTSTRAP
           PARTITION_METADATA: TOPIC_ID, QUORUM_STATE: QUORUM, **dict.fromkeys(OFFSET_CHECKPOINTS, OFFSET_CHECKPOINT)}
 
 
-def kind_of(path: Path, forced: str | None = None) -> str | None:
+def kind_of(path: AnyPath, forced: str | None = None) -> str | None:
     """The kind of file `path` is: `forced` when given, else by its name; None when the name says nothing."""
     if forced is not None:
         return forced
@@ -75,12 +77,12 @@ def kraft_snapshot_id(path: Path) -> tuple[int, int] | None:
     return file_names.kraft_snapshot_id(path)
 
 
-def kraft_snapshots(directory: Path) -> list[Path]:
+def kraft_snapshots(directory: AnyPath) -> list[AnyPath]:
     """The KRaft snapshots in a partition directory (only `__cluster_metadata-0` has them), by end offset."""
     return [p for p in listing(directory) if p.is_file() and file_names.kraft_snapshot_id(p) is not None]
 
 
-def directory_partitions(path: Path) -> list[Path] | None:
+def directory_partitions(path: AnyPath) -> list[AnyPath] | None:
     """The partition directories `path` stands for: itself when it is one, those in it when it is a log
     directory; None when it holds neither (an empty directory, one with no Kafka files)."""
     if is_partition_dir(path):
@@ -97,10 +99,10 @@ def directory_partitions(path: Path) -> list[Path] | None:
     return found or None
 
 
-def record_files(partitions: list[Path]) -> list[Path]:
+def record_files(partitions: Sequence[AnyPath]) -> list[AnyPath]:
     """The record-batch files of partition directories (segments' .log files and KRaft snapshots), for
     totals of bytes to read; a log directory's bootstrap.checkpoint is added by the caller."""
-    found: list[Path] = []
+    found: list[AnyPath] = []
     for directory in partitions:
         found += [p for p in listing(directory) if p.name.endswith((file_names.LOG_SUFFIX, file_names.KAFKA07_SUFFIX))]
         found += kraft_snapshots(directory)
@@ -113,7 +115,7 @@ def log_dir_files(log_dir: Path) -> list[Path]:
     return [p for p in found if p.is_file()]
 
 
-def _has_files(directory: Path) -> bool:
+def _has_files(directory: AnyPath) -> bool:
     return any(p.is_file() for p in listing(directory))
 
 

@@ -31,6 +31,7 @@ from kafkalog.file_names import (
 )
 from kafkalog.formats.meta_properties import MetaProperties, read_meta_properties
 from kafkalog.formats.offset_checkpoint import read_offset_checkpoint
+from kafkalog.uri_path import AnyPath, UriPath, as_path
 
 T = TypeVar("T")
 
@@ -44,7 +45,7 @@ class LogDirState:
 
     Attributes
     ----------
-    path : pathlib.Path
+    path : pathlib.Path or kafkalog.uri_path.UriPath
         The log directory.
     meta : MetaProperties or None
         `meta.properties` (None when absent or unreadable).
@@ -59,7 +60,7 @@ class LogDirState:
         The same, by file: what is wrong with it (its message alone, without the file's name).
     """
 
-    path: Path
+    path: AnyPath
     meta: MetaProperties | None = None
     high_watermarks: Offsets = field(default_factory=dict)
     recovery_points: Offsets = field(default_factory=dict)
@@ -67,7 +68,7 @@ class LogDirState:
     cleaner_offsets: Offsets = field(default_factory=dict)
     clean_shutdown: bool = False
     problems: list[str] = field(default_factory=list)
-    unreadable: dict[Path, str] = field(default_factory=dict)
+    unreadable: dict[AnyPath, str] = field(default_factory=dict)
 
     def partitions(self) -> set[tuple[str, int]]:
         """Every (topic, partition) a checkpoint names."""
@@ -81,14 +82,14 @@ def read_log_dir_state(log_dir: str | os.PathLike) -> LogDirState:
     Parameters
     ----------
     log_dir : str or os.PathLike
-        A broker's log directory (one of its `log.dirs`).
+        A broker's log directory (one of its `log.dirs`): a local path, or a URI.
 
     Returns
     -------
     LogDirState
         What the files say; `problems` names each one that does not read.
     """
-    path = Path(log_dir)
+    path = as_path(log_dir)
     state = LogDirState(path=path)
     state.meta = _optional(path / META_PROPERTIES, read_meta_properties, state)
     for name, attribute in ((REPLICATION_OFFSET_CHECKPOINT, "high_watermarks"),
@@ -102,23 +103,33 @@ def read_log_dir_state(log_dir: str | os.PathLike) -> LogDirState:
     return state
 
 
-def log_dir_of(partition_dir: str | os.PathLike) -> Path:
+def log_dir_of(partition_dir: str | os.PathLike) -> AnyPath:
     """The log directory a partition directory is in: its parent."""
-    return Path(os.path.abspath(partition_dir)).parent
+    path = as_path(partition_dir)
+    return path.parent if isinstance(path, UriPath) else Path(os.path.abspath(path)).parent
+
+
+#: The files only a log directory holds (never a partition directory).
+LOG_DIR_FILES = (META_PROPERTIES, REPLICATION_OFFSET_CHECKPOINT, RECOVERY_POINT_OFFSET_CHECKPOINT,
+                 LOG_START_OFFSET_CHECKPOINT, CLEANER_OFFSET_CHECKPOINT, CLEAN_SHUTDOWN)
+
+
+def holds_log_dir_files(directory: str | os.PathLike) -> bool:
+    """Whether a directory holds any of a log directory's own files (`LOG_DIR_FILES`): a log directory, whatever
+    its name says (`/var/lib/kafka-1` reads as a partition directory's name)."""
+    return any((as_path(directory) / name).exists() for name in LOG_DIR_FILES)
 
 
 def partition_log_dir_state(partition_dir: str | os.PathLike) -> LogDirState | None:
     """The state of the log directory a partition directory is in; None when that directory has none of a log
     directory's own files (a partition directory copied on its own)."""
     log_dir = log_dir_of(partition_dir)
-    names = (META_PROPERTIES, REPLICATION_OFFSET_CHECKPOINT, RECOVERY_POINT_OFFSET_CHECKPOINT,
-             LOG_START_OFFSET_CHECKPOINT, CLEANER_OFFSET_CHECKPOINT, CLEAN_SHUTDOWN)
-    if not any((log_dir / name).exists() for name in names):
+    if not holds_log_dir_files(log_dir):
         return None
     return read_log_dir_state(log_dir)
 
 
-def _optional(path: Path, read: Callable[[Path], T], state: LogDirState) -> T | None:
+def _optional(path: AnyPath, read: Callable[[AnyPath], T], state: LogDirState) -> T | None:
     """`read(path)`, None when the file is absent; a file that does not read adds its problem."""
     if not path.exists():
         return None

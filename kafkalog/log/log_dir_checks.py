@@ -23,7 +23,6 @@ broker takes in its stride:
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from kafkalog.file_names import (
     CLEANER_OFFSET_CHECKPOINT,
@@ -35,6 +34,7 @@ from kafkalog.file_names import (
 )
 from kafkalog.log.log_dir import LogDirState
 from kafkalog.log.partition import listing
+from kafkalog.uri_path import AnyPath
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class PartitionExtent:
         Its `partition.metadata`'s topic id, when it has one that reads.
     """
 
-    path: Path
+    path: AnyPath
     first_base_offset: int
     log_end_offset: int
     topic_id: str | None = None
@@ -63,7 +63,7 @@ class PartitionExtent:
 class Finding:
     """A problem found in one file: the file, a kind word, what is wrong."""
 
-    file: Path
+    file: AnyPath
     kind: str
     detail: str
 
@@ -121,7 +121,7 @@ def check_log_dirs(states: list[LogDirState]) -> Findings:
     if len(metas) < 2:
         return found
     first_file, first = metas[0]
-    seen_dirs: dict[str, Path] = {}
+    seen_dirs: dict[str, AnyPath] = {}
     for file, meta in metas:
         if meta.cluster_id != first.cluster_id:
             found.problems.append(Finding(file, "cluster_id_mismatch",
@@ -156,7 +156,7 @@ def _topic_id_problems(extents: dict[tuple[str, int], PartitionExtent]) -> list[
     return problems
 
 
-def _renamed_partitions(log_dir: Path) -> dict[tuple[str, int], str]:
+def _renamed_partitions(log_dir: AnyPath) -> dict[tuple[str, int], str]:
     """Partition directories renamed for deletion or a move, by topic and partition: their names."""
     found = {}
     for entry in listing(log_dir):

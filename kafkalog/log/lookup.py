@@ -23,7 +23,6 @@ import io
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import BinaryIO
 
 from kafkalog.formats.framing import (
@@ -38,6 +37,7 @@ from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, Tim
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SegmentFiles, segment_for
 from kafkalog.model import Batch, Record
+from kafkalog.uri_path import AnyPath
 
 
 @dataclass
@@ -82,7 +82,7 @@ class CountingFile(io.FileIO):
         return data
 
 
-def _log_of(segment: SegmentFiles) -> Path:
+def _log_of(segment: SegmentFiles) -> AnyPath:
     """The `.log` file of a segment from `log_segments` (the lookups' callers give no others)."""
     assert segment.log is not None, f"segment {segment.base_offset} has no .log file"
     return segment.log

@@ -19,7 +19,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 from kafkalog.errors import UsageError
 from kafkalog.file_names import (
@@ -40,6 +39,7 @@ from kafkalog.log.lookup import OffsetLookup, TimestampLookup, find_offset, find
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SEGMENT_SUFFIXES, SegmentFiles, segment_for
 from kafkalog.model import Batch, Record
+from kafkalog.uri_path import AnyPath, UriPath, as_path
 
 #: Other files a broker keeps in a partition directory.
 KNOWN_FILES = (LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA, QUORUM_STATE)
@@ -49,7 +49,7 @@ KNOWN_FILES = (LEADER_EPOCH_CHECKPOINT, PARTITION_METADATA, QUORUM_STATE)
 class LeftoverFile:
     """A file the broker renamed out of the log: kind is 'deleted', 'cleaned' or 'swap'."""
 
-    path: Path
+    path: AnyPath
     kind: str
     base_offset: int
     #: The file type under the leftover suffix: '.log', '.index', ...
@@ -65,12 +65,12 @@ class Partition:
     Parameters
     ----------
     path : str or os.PathLike
-        The partition directory.
+        The partition directory: a local path, or a URI (``s3://...``, read through `pyarrow.fs`).
 
     Attributes
     ----------
-    path : pathlib.Path
-        The directory.
+    path : pathlib.Path or kafkalog.uri_path.UriPath
+        The directory (its files are of the same kind).
     topic, partition : str and int, or None
         What the directory's name says (None when it is not ``<topic>-<partition>``).
     segments : list of SegmentFiles
@@ -118,7 +118,7 @@ class Partition:
     """
 
     def __init__(self, path: str | os.PathLike):
-        self.path = Path(path)
+        self.path = as_path(path)
         if not self.path.is_dir():
             raise NotADirectoryError(f"{self.path}: not a directory")
         parsed = parse_partition_dir_name(self.path)
@@ -126,14 +126,14 @@ class Partition:
         self.partition = parsed.partition if parsed else None
         segments: dict[int, SegmentFiles] = {}
         #: Producer state snapshots by offset.
-        self.snapshots: dict[int, Path] = {}
+        self.snapshots: dict[int, AnyPath] = {}
         self.leftovers: list[LeftoverFile] = []
         #: Files kafkalog does not know.
-        self.other_files: list[Path] = []
-        self.leader_epoch_checkpoint: Path | None = None
-        kafka07: dict[int, Path] = {}
-        self.partition_metadata: Path | None = None
-        self.quorum_state: Path | None = None
+        self.other_files: list[AnyPath] = []
+        self.leader_epoch_checkpoint: AnyPath | None = None
+        kafka07: dict[int, AnyPath] = {}
+        self.partition_metadata: AnyPath | None = None
+        self.quorum_state: AnyPath | None = None
         for entry in listing(self.path):
             name = entry.name
             if not entry.is_file():
@@ -173,7 +173,7 @@ class Partition:
         #: Segments in base offset order (a segment without a .log file is listed too, with log None).
         self.segments: list[SegmentFiles] = [segments[k] for k in sorted(segments)]
         #: Kafka 0.7's segments (`.kafka`, named by byte offset) in offset order (`kafkalog.log.kafka_07_segment`).
-        self.kafka07_segments: list[Path] = [kafka07[k] for k in sorted(kafka07)]
+        self.kafka07_segments: list[AnyPath] = [kafka07[k] for k in sorted(kafka07)]
 
     def __repr__(self) -> str:
         return f"Partition({str(self.path)!r}, {len(self.segments)} segments)"
@@ -224,13 +224,14 @@ class Partition:
         return find_timestamp(self.log_segments, timestamp)
 
 
-def listing(directory: Path) -> list[Path]:
+def listing(directory: AnyPath) -> list[AnyPath]:
     """A directory's entries, sorted. An entry named as Kafka names what it reads (`file_names.is_kafka_name`)
     that is a broken symbolic link (to nothing, or round a loop) is refused with a `UsageError` naming it, as
     `read_arrow`'s listing refuses it; any other broken link is passed by, as Kafka passes it by."""
-    out = []
-    for entry in sorted(directory.iterdir()):
-        broken = broken_link(entry)
+    out: list[AnyPath] = []
+    entries: list[AnyPath] = list(directory.iterdir())
+    for entry in sorted(entries, key=str):
+        broken = None if isinstance(entry, UriPath) else broken_link(entry)
         if broken is None:
             out.append(entry)
         elif is_kafka_name(entry.name):
@@ -272,7 +273,7 @@ def is_log_dir_partition(directory: str | os.PathLike) -> bool:
     return parse_partition_dir_name(directory) is not None and not is_skipped_dir(directory)
 
 
-def is_partition_dir(path: Path) -> bool:
+def is_partition_dir(path: AnyPath) -> bool:
     """A local directory that is a partition directory (`is_partition_listing`); never a log directory (one holding
     `meta.properties`, which Kafka writes there only), however it is named (`/var/lib/kafka-1`)."""
     if not path.is_dir() or (path / META_PROPERTIES).exists():
@@ -280,12 +281,12 @@ def is_partition_dir(path: Path) -> bool:
     return is_partition_listing(path, [p.name for p in listing(path) if not p.is_dir()])
 
 
-def partition_dirs(log_dir: str | os.PathLike) -> list[Path]:
+def partition_dirs(log_dir: str | os.PathLike) -> list[AnyPath]:
     """The partition directories in a broker's log directory (`is_log_dir_partition`), sorted by topic, then
     partition."""
-    found = [p for p in listing(Path(log_dir)) if p.is_dir() and is_log_dir_partition(p)]
+    found = [p for p in listing(as_path(log_dir)) if p.is_dir() and is_log_dir_partition(p)]
 
-    def key(p: Path):
+    def key(p: AnyPath):
         name = parse_partition_dir_name(p)
         assert name is not None  # (found holds partition directories only)
         return (name.topic, name.partition, name.state or "")

@@ -34,7 +34,7 @@ from kafkalog.sources import Source
 if TYPE_CHECKING:
     from kafkalog.fast.runs import Run
 
-# The fast path (`kafkalog.fast`: numba and the compiled kernels, about a second to load) is imported by the
+# The fast path (`kafkalog.fast`: the compiled engine and its Arrow glue) is imported by the
 # methods that run it, so that a reader with `Decoder.OBJECT` or `Decoder.AUTO` (the CLI's, for a small file)
 # never loads it unless an entry holds many records.
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from kafkalog.file_names import (
     INDEX_SUFFIX,
@@ -15,6 +14,7 @@ from kafkalog.file_names import (
     TIME_INDEX_SUFFIX,
     TXN_INDEX_SUFFIX,
 )
+from kafkalog.uri_path import AnyPath
 
 #: A segment's file suffixes, each with the `SegmentFiles` field that holds the file.
 SEGMENT_SUFFIXES = {LOG_SUFFIX: "log", INDEX_SUFFIX: "index", TIME_INDEX_SUFFIX: "timeindex",
@@ -26,16 +26,16 @@ class SegmentFiles:
     """One segment: its base offset (from the file names) and its files (None when absent)."""
 
     base_offset: int
-    log: Path | None = None
-    index: Path | None = None
-    timeindex: Path | None = None
-    txnindex: Path | None = None
+    log: AnyPath | None = None
+    index: AnyPath | None = None
+    timeindex: AnyPath | None = None
+    txnindex: AnyPath | None = None
 
     @property
     def log_size(self) -> int:
         return self.log.stat().st_size if self.log is not None else 0
 
-    def files(self) -> list[Path]:
+    def files(self) -> list[AnyPath]:
         return [p for p in (self.log, self.index, self.timeindex, self.txnindex) if p is not None]
 
 

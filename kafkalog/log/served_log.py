@@ -18,8 +18,11 @@ The facts are Kafka's (`LogLoader.load` and `recoverLog`, `LogSegment.recover`, 
   Segments below the recovery point are not read at start-up: damage there stays damage (a consumer
   fetching it gets a `CorruptRecordException`). A missing checkpoint recovers everything.
 - With the marker, nothing is recovered: the log ends after the last segment's last whole batch.
-- A segment without its offset index is recovered on its own (`LogLoader.loadSegmentFiles`), whatever the
-  shutdown; the segments after it stay.
+- A segment without its offset index, or whose transaction index fails `TransactionIndex.sanityCheck` (an
+  aborted transaction's last offset below the segment's base offset: a `CorruptIndexException`), is recovered
+  on its own and its indexes rebuilt (`LogLoader.loadSegmentFiles`), whatever the shutdown; the segments after
+  it stay. The offset and time indexes are not checked at start-up (`LogSegment.sanityCheck`: the segments
+  recovery reads get theirs rebuilt anyway; the others are used as they are).
 - The high watermark is the `replication-offset-checkpoint`'s (0 when it has none), clamped between the
   log start offset and the log end offset (`UnifiedLog.updateHighWatermark`).
 - The last stable offset is the first offset of the earliest transaction still open at the log end
@@ -33,16 +36,17 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kafkalog.errors import DamagedDataError, KafkalogError
 from kafkalog.formats.index import OffsetIndex
 from kafkalog.formats.producer_snapshot import read_snapshot
+from kafkalog.formats.txn_index import read_txn_index
 from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SegmentFiles
 from kafkalog.model import Decoder
+from kafkalog.uri_path import AnyPath
 
 if TYPE_CHECKING:
     from kafkalog.log.log_dir import LogDirState
@@ -53,14 +57,14 @@ class Truncation:
     """Where Kafka's recovery ends a partition's log: the first invalid batch of a segment it recovers."""
 
     #: The segment cut: Kafka keeps its bytes [0, position).
-    segment: Path
+    segment: AnyPath
     position: int
     #: The first offset not served: the recovered log end offset.
     offset: int
     #: What recovery found at `position`, in kafkalog's words (a partial entry, zero bytes, a CRC mismatch).
     reason: str
     #: The later segments recovery deletes whole.
-    deleted_segments: tuple[Path, ...] = ()
+    deleted_segments: tuple[AnyPath, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -92,6 +96,10 @@ class ServedBounds:
         The checkpoints' own values, None where a checkpoint has no line for the partition.
     first_unstable_offset : int or None
         The first offset of the earliest transaction open at the log end, None when none is.
+    rebuilt_indexes : dict of str to str
+        For each segment kept (its ``.log`` path) whose indexes Kafka's start-up rebuilds from the segment: why
+        (no offset index, a transaction index that fails Kafka's sanity check, recovered after an unclean
+        shutdown). What those index files hold does not matter to the log served.
     """
 
     topic: str | None
@@ -107,6 +115,12 @@ class ServedBounds:
     checkpointed_high_watermark: int | None = None
     checkpointed_log_start_offset: int | None = None
     first_unstable_offset: int | None = None
+    rebuilt_indexes: dict[str, str] = field(default_factory=dict)
+
+
+#: Why Kafka rebuilds a segment's indexes at start-up (`ServedBounds.rebuilt_indexes`).
+NO_OFFSET_INDEX = "no offset index"
+RECOVERED = "recovered after an unclean shutdown, from the recovery point on"
 
 
 @dataclass(frozen=True)
@@ -155,15 +169,19 @@ def served_bounds(partition_dir: str | os.PathLike, log_dir_state: LogDirState, 
     ends: dict[str, int] = {}
     truncation: Truncation | None = None
     log_end: int | None = None
+    rebuilt: dict[str, str] = {}
     if segments:
         recovered: dict[int, _Recovered] = {}
-        for seg in segments:  # loadSegmentFiles: a segment without its offset index is recovered alone
-            if seg.index is None:
+        for seg in segments:  # loadSegmentFiles: a missing offset index or a corrupt transaction index
+            why = _rebuild_reason(seg)
+            if why is not None:
                 recovered[seg.base_offset] = _recover(seg)
+                rebuilt[str(seg.log)] = why
         unflushed = [] if clean else _from_floor(segments, recovery_point)
         for n, seg in enumerate(unflushed):
             got = recovered.get(seg.base_offset) or _recover(seg)
             recovered[seg.base_offset] = got
+            rebuilt.setdefault(str(seg.log), RECOVERED)
             if got.reason is not None:
                 deleted = tuple(s.log for s in unflushed[n + 1:] if s.log is not None)
                 assert seg.log is not None  # (log_segments)
@@ -189,7 +207,28 @@ def served_bounds(partition_dir: str | os.PathLike, log_dir_state: LogDirState, 
     unstable = _first_unstable_offset(part, segments, ends, log_start, end) if ends else None
     lso = end if unstable is None else min(max(unstable, log_start), end)
     return ServedBounds(part.topic, part.partition, log_start, end, hw, lso, recovery_point, clean, truncation,
-                        ends, checkpointed_hw, checkpointed_start, unstable)
+                        ends, checkpointed_hw, checkpointed_start, unstable,
+                        {log: why for log, why in rebuilt.items() if log in ends})
+
+
+def _rebuild_reason(seg: SegmentFiles) -> str | None:
+    """Why `LogLoader.loadSegmentFiles` recovers a segment on its own and rebuilds its indexes, whatever the
+    shutdown (`LogSegment.sanityCheck`): its offset index is missing (`NoSuchFileException`), or an aborted
+    transaction of its transaction index ends below the segment's base offset (`TransactionIndex.sanityCheck`'s
+    `CorruptIndexException`; a partial entry at the end is not read, as Kafka's reader does not)."""
+    if seg.index is None:
+        return NO_OFFSET_INDEX
+    if seg.txnindex is None:
+        return None
+    try:
+        entries = read_txn_index(seg.txnindex).entries
+    except (KafkalogError, OSError):
+        return None  # (not a CorruptIndexException: verify names it)
+    for n, txn in enumerate(entries):
+        if txn.last_offset < seg.base_offset:
+            return (f"{seg.txnindex.name}: entry {n}: the last offset {txn.last_offset} of an aborted transaction is "
+                    f"below the base offset {seg.base_offset} (Kafka's CorruptIndexException)")
+    return None
 
 
 def _from_floor(segments: list[SegmentFiles], offset: int) -> list[SegmentFiles]:

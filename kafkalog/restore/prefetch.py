@@ -1,6 +1,6 @@
 """Reading ahead of the producer: an iterator run on a thread of its own, a few items ahead.
 
-The reader's kernels (numba, without the GIL), its file reads and Arrow's work go on while the main thread feeds
+The reader's compiled engine (without the GIL), its file reads and Arrow's work go on while the main thread feeds
 librdkafka, and the first topic's reading starts while the target's topics are prepared. What is read ahead is
 bounded (`depth` items); an error of the reader is raised in the caller, at the item where it happened, after the
 items before it.

@@ -5,7 +5,7 @@ Fixtures (each a `BrokerRun`: data_dir, version, classpath, topics, consumed):
   kraft_39    Kafka 3.9.2, KRaft: codecs, transactions, groups, metadata
   kraft_44    Kafka 4.4.0, KRaft: codecs, transactions, classic, consumer and share groups, metadata
   zk_legacy   Kafka 3.9.2, ZooKeeper mode, IBP 2.8: v0 and v1 messages
-  killed_4x   Kafka 4.3.1, KRaft, killed with kill -9 in the middle of produce
+  killed_4x   Kafka 4.3.1, KRaft (a dynamic quorum: --standalone), killed with kill -9 in the middle of produce
   tiered_4x   Kafka 4.3.1, KRaft, a topic tiered to Kafka's LocalTieredStorage (run.work / "remote")
   recovery_4x Kafka 4.3.1, KRaft, log.preallocate: deleteRecords, an open transaction, killed (kill -9) mid-produce;
               its consumer is a broker restarted on a copy of the disk
@@ -21,9 +21,10 @@ import pytest
 
 from tests.brokers import harness, scenarios
 
-#: Every session run, in the order they start. The runs a session's tests need start together, at the first
-#: one's request, two at a time: a run spends much of its minute waiting (a JVM's start, a replica's fetch, a
-#: session timeout), so two share the two cores better than one after the other.
+#: Every session run, in the order they start. The runs a session's tests need start together when the session
+#: starts, two at a time: a run spends much of its minute waiting (a JVM's start, a replica's fetch, a session
+#: timeout), so two share the two cores better than one after the other; and the tests that need them run last, so
+#: that the other tests use the cores while the runs wait, instead of waiting with them.
 RUNS = {"kraft_4x": scenarios.kraft_4x, "cluster_4x": scenarios.cluster_4x, "kraft_44": scenarios.kraft_44,
         "recovery_4x": scenarios.recovery_4x, "kraft_39": scenarios.kraft_39, "zk_legacy": scenarios.zk_legacy,
         "tiered_4x": scenarios.tiered_4x, "killed_4x": scenarios.killed_4x}
@@ -36,15 +37,37 @@ _futures: dict[str, Future] = {}
 _pool: list[ThreadPoolExecutor] = []
 
 
+def _runs_of(item) -> set[str]:
+    """The runs a test needs (`broker_run` needs every clean one)."""
+    fixtures = set(getattr(item, "fixturenames", ()))
+    return (fixtures & RUNS.keys()) | (set(CLEAN) if "broker_run" in fixtures else set())
+
+
+def _needed(items) -> list[str]:
+    """The runs the tests need, in `RUNS`' order."""
+    names = set().union(*map(_runs_of, items))
+    return [n for n in RUNS if n in names]
+
+
 def pytest_collection_modifyitems(session, config, items):
-    """Which runs the collected tests need (`broker_run` needs every clean one)."""
-    names: set[str] = set()
-    for item in items:
-        fixtures = set(getattr(item, "fixturenames", ()))
-        if "broker_run" in fixtures:
-            names.update(CLEAN)
-        names.update(fixtures & RUNS.keys())
-    _wanted[:] = [n for n in RUNS if n in names]
+    """The tests that need a broker run (or start brokers: marked `broker`), last, in their order."""
+    items.sort(key=lambda item: bool(_runs_of(item)) or item.get_closest_marker("broker") is not None)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtestloop(session):
+    """The runs the session's tests need, started (not for --collect-only)."""
+    if session.config.option.collectonly:
+        return
+    _wanted[:] = _needed(session.items)
+    if _wanted:
+        _start(session.config._tmp_path_factory)  # (what the tmp_path_factory fixture returns)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """The runs not begun yet are dropped: a session that stopped early (-x) does not wait for them at exit."""
+    for pool in _pool:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _in_thread(fn, work):
@@ -55,11 +78,15 @@ def _in_thread(fn, work):
         raise
 
 
+def _start(tmp_path_factory, first: str | None = None) -> None:
+    _pool.append(ThreadPoolExecutor(max_workers=SIDE_BY_SIDE, thread_name_prefix="broker-run"))
+    for n in [*([first] if first else []), *(w for w in _wanted if w != first)]:
+        _futures[n] = _pool[0].submit(_in_thread, RUNS[n], tmp_path_factory.mktemp(f"broker-{n}"))
+
+
 def _run(tmp_path_factory, name, fn):
-    if not _pool:
-        _pool.append(ThreadPoolExecutor(max_workers=SIDE_BY_SIDE, thread_name_prefix="broker-run"))
-        for n in [name, *(w for w in _wanted if w != name)]:
-            _futures[n] = _pool[0].submit(_in_thread, RUNS[n], tmp_path_factory.mktemp(f"broker-{n}"))
+    if not _pool:  # (a session that did not start them: asked for by getfixturevalue)
+        _start(tmp_path_factory, name)
     if name not in _futures:  # (a run no collected test named: asked for by getfixturevalue)
         _futures[name] = _pool[0].submit(_in_thread, fn, tmp_path_factory.mktemp(f"broker-{name}"))
     return _futures[name].result()

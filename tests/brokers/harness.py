@@ -136,6 +136,9 @@ class Broker:
     roles: str = "broker,controller"
     voters: str = ""
     cluster_id: str = ""
+    #: A dynamic quorum (KIP-853): formatted `--standalone`, its voters in the metadata log's VotersRecord, found
+    #: through `controller.quorum.bootstrap.servers` (a node of its own only).
+    dynamic_quorum: bool = False
     #: The thread that started it (`stop_started_here`): the session's broker runs go on side by side.
     started_by: int = 0
 
@@ -186,13 +189,16 @@ class Broker:
             p.update({
                 "process.roles": self.roles,
                 "node.id": str(self.node_id),
-                "controller.quorum.voters": self.voters or f"{self.node_id}@127.0.0.1:{self.controller_port}",
                 "listeners": listeners,
                 "controller.listener.names": "CONTROLLER",
                 "share.coordinator.state.topic.replication.factor": "1",
                 "share.coordinator.state.topic.min.isr": "1",
                 "share.coordinator.state.topic.num.partitions": "1",
             })
+            if self.dynamic_quorum:
+                p["controller.quorum.bootstrap.servers"] = f"127.0.0.1:{self.controller_port}"
+            else:
+                p["controller.quorum.voters"] = self.voters or f"{self.node_id}@127.0.0.1:{self.controller_port}"
             if self.roles != "controller":
                 p.update({"advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
                           "inter.broker.listener.name": "PLAINTEXT"})
@@ -235,6 +241,8 @@ class Broker:
             args = ["format", "-t", self.cluster_id or _cluster_id(), "-c", str(conf)]
             for f in self.format_features:
                 args += ["--feature", f]
+            if self.dynamic_quorum:
+                args.append("--standalone")
             cmd = [java(), *JVM_OPTS, *_logging_opts(self.version, self.work), "-cp", os.pathsep.join(self.classpath),
                    "kafka.tools.StorageTool", *args]
             res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

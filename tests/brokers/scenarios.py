@@ -115,43 +115,36 @@ def kraft_4x(work: Path) -> BrokerRun:
     return _finish(b, "kraft_4x", topics, t0)
 
 
-def kraft_39(work: Path) -> BrokerRun:
-    """3.9.x in KRaft mode: codecs, transactions, groups, metadata."""
+def _codecs_and_groups(name: str, version: str, work: Path, share: bool) -> BrokerRun:
+    """`version` in KRaft mode: codecs, transactions, the classic and consumer groups (and a share group where
+    `share`), metadata snapshots."""
     t0 = time.monotonic()
-    b = Broker(NEWEST_39, "kraft", work, broker_config={
-        "group.coordinator.rebalance.protocols": "classic,consumer",
+    b = Broker(version, "kraft", work, broker_config={
+        "group.coordinator.rebalance.protocols": "classic,consumer" + (",share" if share else ""),
         "metadata.log.max.record.bytes.between.snapshots": "2048",
         "metadata.log.max.snapshot.interval.ms": "3000",
-    }).start()
+    }, format_features=["share.version=1"] if share else []).start()
     codec_topics = [f"codec-{c}" for c in CODECS]
     steps = [_topic(t) for t in codec_topics] + [_topic("txn", 2)]
     steps += [["produce", t, c, "3", "300"] for t, c in zip(codec_topics, CODECS)]
     steps += [["txn", "txn"], ["alter-topic", "codec-none", "retention.ms=86400000"],
               ["group", "g-classic", "classic", "codec-none"], ["group", "g-consumer", "consumer", "codec-gzip"]]
+    if share:
+        steps.append(["share-group", "g-share", "codec-lz4"])
     run_scenario(b, steps)
     topics = [*codec_topics, "txn"]
     run_scenario(b, [["consume", str(work / "consumed"), *topics]])
-    return _finish(b, "kraft_39", topics, t0)
+    return _finish(b, name, topics, t0)
+
+
+def kraft_39(work: Path) -> BrokerRun:
+    """3.9.x in KRaft mode: codecs, transactions, groups, metadata."""
+    return _codecs_and_groups("kraft_39", NEWEST_39, work, share=False)
 
 
 def kraft_44(work: Path) -> BrokerRun:
     """Kafka 4.4 in KRaft mode: codecs, transactions, the three group protocols, metadata snapshots."""
-    t0 = time.monotonic()
-    b = Broker(KAFKA_44, "kraft", work, broker_config={
-        "group.coordinator.rebalance.protocols": "classic,consumer,share",
-        "metadata.log.max.record.bytes.between.snapshots": "2048",
-        "metadata.log.max.snapshot.interval.ms": "3000",
-    }, format_features=["share.version=1"]).start()
-    codec_topics = [f"codec-{c}" for c in CODECS]
-    steps = [_topic(t) for t in codec_topics] + [_topic("txn", 2)]
-    steps += [["produce", t, c, "3", "300"] for t, c in zip(codec_topics, CODECS)]
-    steps += [["txn", "txn"], ["alter-topic", "codec-none", "retention.ms=86400000"],
-              ["group", "g-classic", "classic", "codec-none"], ["group", "g-consumer", "consumer", "codec-gzip"],
-              ["share-group", "g-share", "codec-lz4"]]
-    run_scenario(b, steps)
-    topics = [*codec_topics, "txn"]
-    run_scenario(b, [["consume", str(work / "consumed"), *topics]])
-    return _finish(b, "kraft_44", topics, t0)
+    return _codecs_and_groups("kraft_44", KAFKA_44, work, share=True)
 
 
 LEGACY_FORMATS = {"v1": "0.10.0", "v0": "0.9.0"}
@@ -176,9 +169,10 @@ def zk_legacy(work: Path) -> BrokerRun:
 
 
 def killed_4x(work: Path) -> BrokerRun:
-    """The newest 4.x killed (kill -9) in the middle of produce: the directory as it was left."""
+    """The newest 4.x killed (kill -9) in the middle of produce: the directory as it was left. Its quorum is a
+    dynamic one (KIP-853: formatted `--standalone`): its voters are in the metadata log's VotersRecord."""
     t0 = time.monotonic()
-    b = Broker(NEWEST_4X, "kraft", work).start()
+    b = Broker(NEWEST_4X, "kraft", work, dynamic_quorum=True).start()
     # small preallocated index files (segment.index.bytes), so the directory can be kept as a fixture
     run_scenario(b, [_topic("unclean", 1, index_interval_bytes="512", segment_index_bytes="4096")])
     with open(work / "producer.out", "wb") as err:
@@ -260,6 +254,8 @@ CLUSTER_CONFIG = {
     "replica.lag.time.max.ms": "6000",
     "broker.session.timeout.ms": "3000",
     "broker.heartbeat.interval.ms": "500",
+    # a deleted topic's directories stay renamed -delete on the disks (not deleted a minute later)
+    "log.segment.delete.delay.ms": "3600000",
     "default.replication.factor": "3",
     "offsets.topic.replication.factor": "3",
     "transaction.state.log.replication.factor": "3",
@@ -269,6 +265,12 @@ CLUSTER_CONFIG = {
     "metadata.log.max.snapshot.interval.ms": "3000",
 }
 CLUSTER_TOPICS = ["acksall", "acks1", "unclean"]
+#: A partition whose reassignment is in flight when the cluster stops (its replicas differ: not in CLUSTER_TOPICS).
+MOVING = "moving"
+#: A topic deleted while broker 1 is down (not in CLUSTER_TOPICS: nothing serves it).
+DELETED = "deleted"
+#: Their index files preallocated small (not 10 MiB each): the tests copy the disks.
+SMALL_INDEXES = "segment.index.bytes=4096"
 
 
 def _produce_until_killed(c, topic: str, acks: str, kill, after: int, more: int, log: Path) -> None:
@@ -308,7 +310,12 @@ def cluster_4x(work: Path) -> ClusterRun:
       down: its disk keeps a tail no follower copied;
     - `unclean` (replicas 3,2,1; unclean.leader.election.enable=true): 2 killed, records committed on 3
       alone, 3 stopped (the ISR gone), 2 started again and elected uncleanly, records written on it,
-      unclean elections turned off again; 3 stays down with the committed records the cluster lost.
+      unclean elections turned off again; 3 stays down with the committed records the cluster lost;
+    - `moving` (replicas 2): records, then reassigned to broker 1, which is down: the reassignment is in flight
+      when the cluster stops (replicas 1,2, adding 1, removing 2); the restart completes it;
+    - `deleted` (replicas 1,2,3): records, then the topic deleted while broker 1 is down: 1 keeps its replica
+      (stray: its topic id is gone from the metadata), 2 and 3 leave theirs renamed `-delete`
+      (log.segment.delete.delay.ms is an hour here, so that they stay).
 
     Then the consumer reads what has a leader, broker 2 and the controller stop cleanly, and a cluster
     restarted on copies of the four disks serves every partition: consumed again (`served`)."""
@@ -318,6 +325,7 @@ def cluster_4x(work: Path) -> ClusterRun:
     run_scenario(c, [["topic-assigned", "acksall", "2,3,1", "min.insync.replicas=2"],
                      ["topic-assigned", "acks1", "1,2,3"],
                      ["topic-assigned", "unclean", "3,2,1", "unclean.leader.election.enable=true"],
+                     ["topic-assigned", DELETED, "1,2,3", SMALL_INDEXES], ["send", DELETED, "all", "60"],
                      ["send", "acksall", "all", "300"], ["send", "unclean", "all", "200"]])
     b[3].kill()
     run_scenario(c, [["wait-isr", "acksall", "0", "2"], ["send", "acksall", "all", "300"]])
@@ -332,7 +340,9 @@ def cluster_4x(work: Path) -> ClusterRun:
     _produce_until_killed(c, "acks1", "1", b[1].kill, 3000, 2000, work / "producer-acks1.out")
     # one record with acks=all: acknowledged once follower 3 holds all of 2's log
     run_scenario(c, [["wait-leader", "acks1", "0", "2"], ["wait-isr", "acks1", "0", "2"], ["send", "acks1", "all", "1"],
-                     ["wait-isr", "unclean", "0", "2"]])
+                     ["wait-isr", "unclean", "0", "2"],
+                     # deleted while broker 1 is down: its replica stays, with the id of a topic gone from the metadata
+                     ["delete-topic", DELETED]])
     b[2].kill()
     run_scenario(c, [["wait-isr", "unclean", "0", "1"], ["wait-leader", "unclean", "0", "3"],
                      ["send", "unclean", "1", "150"]])
@@ -342,14 +352,17 @@ def cluster_4x(work: Path) -> ClusterRun:
     # first broker to register would be elected, whichever it is)
     run_scenario(c, [["wait-leader", "unclean", "0", "2", "unclean"], ["send", "unclean", "1", "40"],
                      ["alter-topic", "unclean", "unclean.leader.election.enable=false"],
-                     ["describe", str(work / "live-describe.json"), *CLUSTER_TOPICS],
+                     # a reassignment left in flight: moving-0 from broker 2 to broker 1, which is down
+                     ["topic-assigned", MOVING, "2", SMALL_INDEXES], ["send", MOVING, "all", "120"], ["reassign", MOVING, "0", "1"],
+                     ["send", MOVING, "all", "30"],
+                     ["describe", str(work / "live-describe.json"), *CLUSTER_TOPICS, MOVING],
                      ["consume", str(work / "consumed"), "unclean"]])
     c.stop()
     t1 = time.monotonic()
     restarted = c.copy_to(work / "restarted").start()
-    run_scenario(restarted, [*(["wait-isr", t, "0", "3"] for t in CLUSTER_TOPICS),
-                             ["describe", str(work / "served-describe.json"), *CLUSTER_TOPICS],
-                             ["consume", str(work / "served"), *CLUSTER_TOPICS]])
+    run_scenario(restarted, [*(["wait-isr", t, "0", "3"] for t in CLUSTER_TOPICS), ["wait-reassigned", MOVING, "0"],
+                             ["describe", str(work / "served-describe.json"), *CLUSTER_TOPICS, MOVING],
+                             ["consume", str(work / "served"), *CLUSTER_TOPICS, MOVING]])
     restarted.stop()
     shutil.rmtree(work / "restarted", ignore_errors=True)
     return ClusterRun(c.version, c.data_dirs(), kafka_jars.classpath(c.version), CLUSTER_TOPICS,

@@ -19,7 +19,11 @@ import pytest
 
 import kafkalog
 from kafkalog import cli, reconcile
-from kafkalog.cluster.served import discarded_records
+from kafkalog.cluster.metadata import Voter
+from kafkalog.cluster.served import STRAY_DELETED_TOPIC, STRAY_NO_TOPIC_ID, discarded_records
+from kafkalog.formats.meta_properties import read_meta_properties
+from kafkalog.formats.quorum_state import read_quorum_state
+from tests.brokers.scenarios import DELETED, MOVING
 
 pytestmark = pytest.mark.broker
 
@@ -75,8 +79,8 @@ def test_the_live_consumer_read_the_same_where_a_leader_was_left(cluster_4x):
 
 def test_reconcile_names_the_leader_the_restart_elected(cluster_4x):
     found = reconcile.reconcile(disks(cluster_4x))
-    leaders = {json.loads(line)["topic"]: json.loads(line)["leader"]
-               for line in cluster_4x.served_describe.read_text().splitlines()}
+    leaders = {o["topic"]: o["leader"] for o in map(json.loads, cluster_4x.served_describe.read_text().splitlines())
+               if o["topic"] in cluster_4x.topics}
     assert {p.topic: p.leader for p in found.view.partitions if p.topic in leaders} == leaders
     assert found.problems == []
 
@@ -179,6 +183,17 @@ def _copies(run, tmp_path: Path) -> dict[int, Path]:
     return out
 
 
+def _linked_copy(disk: Path, to: Path, copied: str) -> Path:
+    """A disk whose entries are symbolic links to the original's, but for `copied`, a copy (to change)."""
+    to.mkdir()
+    for entry in disk.iterdir():
+        if entry.name == copied:
+            shutil.copytree(entry, to / entry.name)
+        else:
+            (to / entry.name).symlink_to(entry)
+    return to
+
+
 def _reconcile_cli(*paths) -> subprocess.CompletedProcess:
     """`kafkalog reconcile --format json PATH...`, in this process (the command itself is run as one above)."""
     out, err = io.StringIO(), io.StringIO()
@@ -258,6 +273,9 @@ def test_a_metadata_log_that_does_not_parse(cluster_4x, tmp_path):
     problems = _problems(res)
     assert any(str(log) in p and "does not parse" in p for log in damaged for p in problems), problems
     assert set(_partitions(res)) >= set(cluster_4x.topics)  # every partition still read
+    # a topic the metadata read does not hold may be one created after the damage: not taken for deleted
+    deleted = _partitions(res)[DELETED]
+    assert deleted["leader"] == 1 and not deleted["replicas"][0]["stray"]
 
 
 def test_verify_of_the_disks_names_each_replica_a_restart_cuts(cluster_4x):
@@ -266,7 +284,8 @@ def test_verify_of_the_disks_names_each_replica_a_restart_cuts(cluster_4x):
     assert res.returncode == 1, res.stderr
     problems = [o for o in map(json.loads, res.stdout.splitlines()) if o["type"] == "problem"]
     assert {(Path(o["file"]).parent.parent.name, Path(o["file"]).name, o["kind"]) for o in problems} == {
-        ("node-1", "acks1-0", "not_served"), ("node-3", "unclean-0", "committed_records_lost")}
+        ("node-1", "acks1-0", "not_served"), ("node-3", "unclean-0", "committed_records_lost"),
+        ("node-1", f"{DELETED}-0", "stray")}
     unclean = next(o for o in problems if o["kind"] == "committed_records_lost")
     assert unclean["detail"].startswith("offsets 200 to 349 (150 records) are not in the log served from broker 2")
 
@@ -368,3 +387,109 @@ def test_the_metadata_is_the_voters(cluster_4x):
     assert any("no disk of a controller (the voters 9)" in p for p in without.problems), without.problems
     leaders = {p.topic: p.leader for p in without.view.partitions if p.topic in cluster_4x.topics}
     assert leaders == {"acksall": 3, "acks1": 3, "unclean": 2}
+
+
+# ----------------------------------------------------------------------------- what a restart does with the metadata
+
+def test_a_reassignment_in_flight_goes_on(cluster_4x):
+    """moving-0 was being reassigned from broker 2 to broker 1 (down) when the cluster stopped: replicas 1,2, adding
+    1, removing 2. The restart serves broker 2's log, broker 1 copies it, the reassignment completes and the
+    leadership goes to broker 1: what the restarted cluster described and served."""
+    described = next(o for o in map(json.loads, cluster_4x.served_describe.read_text().splitlines())
+                     if o["topic"] == MOVING)
+    found = reconcile.reconcile(disks(cluster_4x))
+    p = next(p for p in found.view.partitions if p.topic == MOVING)
+    assert p.state is not None and (p.state.replicas, p.state.adding, p.state.removing) == ([1, 2], [1], [2])
+    assert p.state.target_replicas == described["replicas"] == [1]
+    assert (p.leader, p.leader_after_reassignment) == (2, described["leader"])
+    assert (p.replication_factor, p.missing_replicas) == (1, [])  # broker 1's disk is there: it copies the log
+    assert [r.broker for r in p.replicas] == [2] and p.replicas[0].discarded_from is None
+    lines = reconcile.findings(found)
+    assert f"reassignment in flight: {MOVING}-0 to replicas 1: adding 1, removing 2. A restarted cluster goes on " \
+        "with it: once every added replica has copied the served log, the removed ones delete their copies; then " \
+        "broker 1 leads (the leader is removed)" in lines
+    assert not [line for line in lines if line.startswith("under-replicated: moving")]
+    obj = reconcile.partition_json(p, found)
+    assert obj["reassignment"] == {"adding_replicas": [1], "removing_replicas": [2], "target_replicas": [1],
+                                   "leader_after": 1}
+    assert obj["replicas"][0]["reassignment"] == "removing"
+    table = kafkalog.read_table(disks(cluster_4x), subscribe=MOVING, includeHeaders="true")
+    head, served = consumed(cluster_4x.served, "read_uncommitted", MOVING)
+    assert table_rows(table, MOVING) == served and len(served) == head["end_offset"] == 150
+
+
+def test_a_deleted_topics_replicas_are_not_served(cluster_4x):
+    """`deleted` was deleted while broker 1 was down. Broker 1's replica holds the id of a topic the metadata no
+    longer has: its start-up takes it for a stray (`LogManager.isStrayKraftReplica`); brokers 2 and 3 left theirs
+    renamed -delete. Nothing of it is served, reconcile names each, and readReplicas still reads broker 1's."""
+    assert f'"topic":"{DELETED}"' not in cluster_4x.served_describe.read_text()
+    found = reconcile.reconcile(disks(cluster_4x))
+    [p] = [p for p in found.view.partitions if p.topic == DELETED]
+    [r] = p.replicas
+    assert (r.broker, r.stray_reason, p.leader, p.state) == (1, STRAY_DELETED_TOPIC, None, None)
+    assert found.discarded[(DELETED, p.topic_id, 0, 1)] == 60 and r.discarded_from == 0
+    assert (DELETED, 0) not in found.view.without_replica
+    renamed = {(d.broker, d.topic, d.partition, d.state) for d in found.view.disks.renamed}
+    assert renamed == {(2, DELETED, 0, "delete"), (3, DELETED, 0, "delete")}
+    lines = reconcile.findings(found)
+    assert any(line.startswith(f"stray replica: broker 1's {DELETED}-0 is of topic id {p.topic_id}, which the "
+                               "metadata does not hold: a deleted topic's replica") and
+               line.endswith("offsets 0 to 59 (60 records) are not served") for line in lines), lines
+    assert sum(line.startswith("renamed replica: ") and f"{DELETED}-0, renamed -delete by Kafka" in line
+               for line in lines) == 2
+    assert found.problems == []
+    assert DELETED not in kafkalog.read_table(disks(cluster_4x))["topic"].to_pylist()
+    every = kafkalog.read_table(disks(cluster_4x), subscribe=DELETED, readReplicas="true")
+    assert set(every["broker"].to_pylist()) == {1} and every.num_rows == 60
+
+
+def test_a_replica_without_a_topic_id_is_stray(cluster_4x, tmp_path):
+    """Broker 1's acks1-0 without its partition.metadata: Kafka writes that file before the first append, so its
+    start-up takes such a directory for a stray (`LogManager.isStrayKraftReplica`): not loaded, all its records
+    discarded, none lost (the others hold them); the log served is the same."""
+    copies = dict(cluster_4x.disks)
+    copies[1] = _linked_copy(cluster_4x.disks[1], tmp_path / "node-1", "acks1-0")
+    (copies[1] / "acks1-0" / "partition.metadata").unlink()
+    found = reconcile.reconcile([str(c) for c in copies.values()])
+    p = next(p for p in found.view.partitions if p.topic == "acks1")
+    one = next(r for r in p.replicas if r.broker == 1)
+    assert (one.stray_reason, one.discarded_from) == (STRAY_NO_TOPIC_ID, 0)
+    assert p.missing_replicas == [1] and p.leader == 3
+    assert found.discarded_committed[("acks1", p.topic_id, 0, 1)] == 0
+    assert any(line.startswith("stray replica: broker 1's acks1-0 has no partition.metadata (no topic id")
+               for line in reconcile.findings(found))
+    table = kafkalog.read_table([str(c) for c in copies.values()], subscribe="acks1", includeHeaders="true")
+    assert table_rows(table, "acks1") == consumed(cluster_4x.served, "read_uncommitted", "acks1")[1]
+    # none of the three with its topic id: nothing of acks1-0 is loaded (its brokers start it again, empty)
+    for node in (2, 3):
+        copies[node] = _linked_copy(cluster_4x.disks[node], tmp_path / f"node-{node}", "acks1-0")
+        (copies[node] / "acks1-0" / "partition.metadata").unlink()
+    found = reconcile.reconcile([str(c) for c in copies.values()])
+    [p] = [p for p in found.view.partitions if p.topic == "acks1"]
+    assert p.leader is None and {r.stray_reason for r in p.replicas} == {STRAY_NO_TOPIC_ID}
+    assert "no replica left: acks1-0 (no disk holds it but stray ones)" in reconcile.findings(found)
+    res = _reconcile_cli(*copies.values())
+    assert [o["topic"] for o in map(json.loads, res.stdout.splitlines()) if o["type"] == "partition"].count("acks1") == 1
+    assert "acks1" not in kafkalog.read_table([str(c) for c in copies.values()], subscribe="acks1")["topic"].to_pylist()
+
+
+def test_a_dynamic_quorums_voters_come_from_its_voters_record(killed_4x, tmp_path):
+    """killed_4x's node is formatted `--standalone` (KIP-853): kraft.version 1, a quorum-state of version 1 (no
+    voters in it), and its voters in the metadata log's VotersRecord: each a node id and the directory id of the
+    disk holding its metadata log, here its own. The same disk with another directory id (replaced and formatted
+    again) is no voter: the restarted node would have no quorum."""
+    state = read_quorum_state(killed_4x.data_dir / "__cluster_metadata-0" / "quorum-state")
+    assert (state.data_version, state.current_voters) == (1, None)
+    directory_id = read_meta_properties(killed_4x.data_dir / "meta.properties").directory_id
+    found = reconcile.reconcile([str(killed_4x.data_dir)])
+    md = found.view.metadata
+    assert md is not None and (md.kraft_version, md.voters) == (1, [Voter(1, directory_id)])
+    assert md.voters_from is not None and md.voters_from.startswith(str(killed_4x.data_dir / "__cluster_metadata-0"))
+    assert not [p for p in found.problems if "voter" in p], found.problems
+    replaced = tmp_path / "replaced"
+    shutil.copytree(killed_4x.data_dir, replaced)
+    _set_property(replaced / "meta.properties", "directory.id", "CCCCCCCCCCCCCCCCCCCCCA")
+    problems = reconcile.reconcile([str(replaced)]).problems
+    assert any(f"node 1's disk (directory CCCCCCCCCCCCCCCCCCCCCA) is not the voter's ({directory_id}" in p
+               for p in problems), problems
+    assert any("no disk of a controller (the voters 1)" in p for p in problems), problems

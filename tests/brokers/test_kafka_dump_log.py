@@ -41,14 +41,7 @@ def _files(data_dir: Path) -> list[Path]:
 def _differ(tool_version: str, files: list[Path]) -> dict[str, list[str]]:
     """The files (by topic) whose lines from `tool_version`'s DumpLogSegments kafkalog does not print with the
     matching --kafka-version."""
-    by_flag: dict[str | None, list[Path]] = {}
-    for f in files:
-        by_flag.setdefault(dls.decoder_flag(f), []).append(f)
-    dumped: dict[Path, dls.Dumped] = {}
-    for flag, group in by_flag.items():
-        if flag in dls.decoder_flags(tool_version):
-            dumped.update(dls.run(tool_version, group, "--deep-iteration", "--print-data-log",
-                                  *([flag] if flag else [])))
+    dumped = dls.run_decoded(tool_version, files)
     assert len(dumped) >= 5
     differ: dict[str, list[str]] = {}
     for f, theirs in dumped.items():

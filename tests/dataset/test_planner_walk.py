@@ -8,7 +8,7 @@ import pytest
 
 from kafkalog.dataset.cuts import EntryWalk, window_entries
 from kafkalog.entries import EntryScanner
-from kafkalog.fast import kernels
+from kafkalog.fast import compiled
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES
 from tests.paths import FIXTURES, SAMPLES
 
@@ -37,7 +37,7 @@ def test_the_windowed_walk_finds_what_the_walk_entry_by_entry_finds(path):
         damage: list = []
         found = []
         with _scanner(path, damage) as scanner:
-            for w in scanner.entry_windows(kernels.scan_entries, window):
+            for w in scanner.entry_windows(compiled.scan_entries, window):
                 positions, offsets, magics = window_entries(w)
                 found += zip(positions.tolist(), offsets.tolist(), magics.tolist())
         assert (found, [str(d) for d in damage]) == expected, (path.name, window)

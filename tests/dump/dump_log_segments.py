@@ -1,16 +1,20 @@
 """Kafka's own `kafka-dump-log.sh` (`DumpLogSegments`) run over files, to compare `kafkalog dump --format kafka` with.
 
 DumpLogSegments takes a file's kind from its suffix and its base offset from its name, so a fixture
-named otherwise is copied under a name Kafka's tool reads (`copy_as_kafka_names`). Many files go to
-one JVM (its start-up is the cost); a file on which the tool dies with an exception ends that run,
-and the files after it are dumped by another.
+named otherwise is copied under a name Kafka's tool reads (`copy_as_kafka_names`). Many runs of the tool go
+to one JVM (its start-up is the cost: tests/dump/java/DumpEach.java calls the tool's main once per run); a file
+on which the tool dies with an exception ends that run, and the files after it are dumped by the tool called
+again, as a new JVM would.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,27 +85,81 @@ def copy_as_kafka_names(files: list[Path], into: Path) -> dict[Path, Path]:
     return out
 
 
+LAUNCHER = Path(__file__).resolve().parent / "java" / "DumpEach.java"
+CLASSES = Path(__file__).resolve().parents[2] / ".cache" / "dump-each"
+#: The tool's JVM: DumpLogSegments runs for seconds; the C1 compiler alone starts sooner on 2 shared cores.
+JVM_OPTS = ["-Xmx512m", "-Xss4m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
+
+
+def launcher() -> Path:
+    """DumpEach.java compiled into .cache (once per content: worktrees and runs side by side share .cache, and a
+    finished directory appears whole, renamed into place, or not at all). It needs no jar to compile."""
+    source = LAUNCHER.read_bytes()
+    out = CLASSES / hashlib.sha256(source).hexdigest()[:16]
+    if out.is_dir():
+        return out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".compiling-", dir=out.parent))
+    res = subprocess.run([str(Path(java()).with_name("javac")), "-nowarn", "-encoding", "UTF-8", "-d", str(tmp),
+                          str(LAUNCHER)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if res.returncode != 0:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise RuntimeError(f"javac failed:\n{res.stdout}")
+    try:
+        tmp.rename(out)
+    except OSError:  # another process finished the same classes first
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def run_decoded(version: str, files: list[Path]) -> dict[Path, Dumped]:
+    """`--deep-iteration --print-data-log` over `files` in one JVM, each internal topic's files with its decoder flag
+    (`decoder_flag`); the files of a topic `version` does not have (`decoder_flags`) are left out."""
+    by_flag: dict[str | None, list[Path]] = {}
+    for f in files:
+        by_flag.setdefault(decoder_flag(f), []).append(f)
+    dumped: dict[Path, Dumped] = {}
+    for one in run_many(version, [(["--deep-iteration", "--print-data-log", *([flag] if flag else [])], group)
+                                  for flag, group in by_flag.items() if flag in decoder_flags(version)]):
+        dumped.update(one)
+    return dumped
+
+
 def run(version: str, files: list[Path], *flags: str) -> dict[Path, Dumped]:
     """DumpLogSegments of `version` over `files` with `flags`: what it printed for each file."""
-    out: dict[Path, Dumped] = {}
-    pending = list(files)
-    while pending:
-        # UTF-8 on stdout whatever the machine's locale (Java 17 prints '?' for what its default charset lacks)
-        result = subprocess.run([java(), "-Xmx512m", "-Xss4m", "-Dfile.encoding=UTF-8", "-Dstdout.encoding=UTF-8", "-cp", os.pathsep.join(kafka_jars.classpath(version)),
-                                 main_class(version), *flags, "--files", ",".join(map(str, pending))],
-                                capture_output=True, text=True, timeout=600)
-        current: Path | None = None
-        by_name = {str(p): p for p in pending}
-        for line in result.stdout.splitlines():
-            if line.startswith("Dumping ") and line[len("Dumping "):] in by_name:
-                current = by_name[line[len("Dumping "):]]
-                out[current] = Dumped([line])
-            elif current is not None:
-                out[current].lines.append(line)
-        if result.returncode == 0 or current is None:
-            break
-        # The tool died on `current`: its exception is the first line of the trace on stderr.
-        trace = [line for line in result.stderr.splitlines() if "Exception" in line or "Error" in line]
-        out[current].exception = trace[0] if trace else result.stderr.strip()[:500]
-        pending = pending[pending.index(current) + 1:]
-    return out
+    return run_many(version, [(flags, files)])[0]
+
+
+def run_many(version: str, runs: Iterable[tuple[Iterable[str], list[Path]]]) -> list[dict[Path, Dumped]]:
+    """Several runs of DumpLogSegments of `version` (each: its flags and its files), in one JVM: what it printed
+    for each file, run by run."""
+    runs = [(list(flags), files) for flags, files in runs]
+    if not runs:
+        return []
+    commands = "".join("\t".join([*flags, "--files", ",".join(map(str, files))]) + "\n" for flags, files in runs)
+    # UTF-8 on stdout whatever the machine's locale (Java 17 prints '?' for what its default charset lacks)
+    result = subprocess.run([java(), *JVM_OPTS, "-Dfile.encoding=UTF-8", "-Dstdout.encoding=UTF-8",
+                             "-cp", os.pathsep.join([str(launcher()), *kafka_jars.classpath(version)]),
+                             "DumpEach", main_class(version)],
+                            input=commands, capture_output=True, text=True, encoding="utf-8", timeout=600)
+    outs: list[dict[Path, Dumped]] = [{}]
+    by_name = {str(p): p for p in runs[0][1]}
+    current: Path | None = None
+    for line in result.stdout.splitlines():
+        if line == "\x01end":
+            current = None
+            outs.append({})
+            if len(outs) <= len(runs):
+                by_name = {str(p): p for p in runs[len(outs) - 1][1]}
+        elif line.startswith("\x01died "):
+            if current is not None:
+                outs[-1][current].exception = line[len("\x01died "):]
+            current = None
+        elif line.startswith("Dumping ") and line[len("Dumping "):] in by_name:
+            current = by_name[line[len("Dumping "):]]
+            outs[-1][current] = Dumped([line])
+        elif current is not None:
+            outs[-1][current].lines.append(line)
+    assert len(outs) == len(runs) + 1, \
+        f"DumpEach ({version}) stopped after {len(outs) - 1} of {len(runs)} runs:\n{result.stderr[-3000:]}"
+    return outs[:-1]

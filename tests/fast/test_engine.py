@@ -1,12 +1,13 @@
-"""The compiled engine (`kafkalog.fast.engine`, Cython, built at install) reads v2 groups as the numba kernels do.
+"""The compiled engine (`kafkalog.fast.engine`, Cython, built at install): its calls against the object path.
 
-`decode_runs(..., engine=True)` reads the v2 groups' CRCs, LZ4 and zstd batches and records with the
-engine; the runs must hold the same rows, and the same items with the same damage, as the numba kernels'
-reading, on every fixture and sample Kafka wrote and on seeded mutations of them (the fast-path tests'
-and the damage fuzz corpus' kinds of damage, CRCs made valid again so that the damage reaches the records).
+The product's reads through the engine are held to the object path (the generated Kaitai parsers) row for
+row and damage for damage in tests/fast/test_fast_path.py, test_streamed_batch.py, tests/log and
+tests/verify*; here each call of the engine on its own: the walk's stops, a group in one call, the legacy
+messages, the index slots and the byte fields' copies, against what the Kaitai parsers and Python read.
 """
 from __future__ import annotations
 
+import io
 import random
 import subprocess
 import sys
@@ -16,40 +17,14 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from kafkalog._generated import kafka_kernel_columns as k
 
-from kafkalog.entries import EntryScanner
-from kafkalog.fast import compiled, engine, kernels
-from kafkalog.fast.segment import decode_runs
-from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES
-from tests.fast.test_fast_path import FILES, entries as kernels_entries, fix_crcs, mutate
-from tests.log.test_damage_fuzz import mutations, with_fixed_crc
+from kafkalog.dataset.decode import read_segment_table
+from kafkalog.fast import compiled, engine, index as fast_index, walk_codes
+from kafkalog.formats.index import OffsetIndex, TimeIndex
+from kafkalog.model import Decoder
+from tests.fast.test_fast_path import FILES, entries as object_entries
 from tests.paths import ROOT
-
-
-def read(data: bytes, use_engine: bool, **options):
-    """Every run's rows as one table, each item as a tuple, and the structural damage."""
-    damage: list = []
-    with EntryScanner(data, name="00000000000000000000.log", start=0, end=None,
-                      max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=damage) as scanner:
-        runs = list(decode_runs(scanner, "t", 0, engine=use_engine, **options))
-    tables = [r.table for r in runs if r.table is not None]
-    items = [(i.position, i.size, i.magic, i.base_offset, i.row_end - i.row_start, i.is_batch,
-              [str(d) for d in i.damage], i.part, i.more, i.controls, i.batch is not None)
-             for r in runs for i in r.items]
-    return (pa.concat_tables(tables) if tables else None), items, [str(d) for d in damage]
-
-
-def assert_same(data: bytes, what: str, **options) -> None:
-    table, items, damage = read(data, True, **options)
-    ref_table, ref_items, ref_damage = read(data, False, **options)
-    assert items == ref_items, what
-    assert damage == ref_damage, what
-    if ref_table is None:
-        assert table is None, what
-        return
-    assert table.schema == ref_table.schema, what
-    for name in ref_table.schema.names:
-        assert table.column(name).equals(ref_table.column(name)), f"{what}: column {name}"
 
 
 def test_the_engine_is_compiled_and_finds_its_c_functions():
@@ -78,88 +53,11 @@ def test_the_engine_frames_entries_as_kafkalog_does():
                                                                      entries.SCAN_FULL)
     assert (engine.LOG_OVERHEAD, engine.HEADER_SIZE_UP_TO_MAGIC, engine.MIN_ENTRY_SIZE) == (
         framing.LOG_OVERHEAD, framing.HEADER_SIZE_UP_TO_MAGIC, framing.MIN_ENTRY_SIZE)
-    assert engine.KAFKA_RECORD_BATCH_WIDTH == kernels.k.KAFKA_RECORD_BATCH__WIDTH
+    assert engine.KAFKA_RECORD_BATCH_WIDTH == k.KAFKA_RECORD_BATCH__WIDTH
+    assert (engine.WALK_DONE, engine.WALK_FULL) == (walk_codes.WALK_DONE, walk_codes.WALK_FULL)
 
 
-def test_the_engine_finds_snappy_blocks_as_the_kernel_does():
-    from kafkalog.compression import XERIAL_MAGIC
-    from kafkalog.fast import compression
-
-    assert engine.XERIAL_MAGIC == XERIAL_MAGIC
-    rng = random.Random(7)
-    for path in [p for p in FILES if "snappy" in p.name]:
-        data = bytearray(path.read_bytes())
-        for trial in range(30):
-            if trial:  # damage: the framing's lengths and varints are what the finder reads
-                for _ in range(rng.randint(1, 4)):
-                    data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
-            buf = np.frombuffer(bytes(data), dtype=np.uint8)
-            starts = [p for p, _length, magic in kernels_entries(bytes(data)) if magic == 2]
-            pos = np.array([p + 61 for p in starts], dtype=np.int64)
-            size = np.array([int.from_bytes(data[p + 8:p + 12], "big", signed=True) - 49 for p in starts],
-                            dtype=np.int64)
-            keep = (size >= 0) & (pos + size <= len(buf))
-            pos, size = pos[keep], size[keep]
-            for blocks, room, cap in ((4096, 1 << 22, 1 << 23), (3, 1 << 22, 1 << 23), (4096, 100, 1 << 23),
-                                      (4096, 1 << 22, 1000)):
-                got = [np.zeros(blocks, dtype=np.int64) for _ in range(3)] + [np.zeros(len(pos), dtype=np.int64)]
-                want = [np.zeros(blocks, dtype=np.int64) for _ in range(3)] + [np.zeros(len(pos), dtype=np.int64)]
-                a = engine.snappy_blocks(buf, pos, size, room, cap, 1 << 22, *got)
-                b = compression._snappy_blocks(buf, pos, size, room, cap, 1 << 22, *want)
-                assert (int(a[0]), bool(a[1])) == (int(b[0]), bool(b[1])), (path.name, trial)
-                found = int(a[0])
-                used = int(want[3][found - 1]) if found else 0
-                assert all((g[:used] == w[:used]).all() for g, w in zip(got[:3], want[:3])), (path.name, trial)
-                assert (got[3][:found] == want[3][:found]).all(), (path.name, trial)
-
-
-def test_the_engine_scans_entries_as_the_kernel_does():
-    for path in FILES:
-        buf = np.frombuffer(path.read_bytes(), dtype=np.uint8)
-        for start_limit, rows in ((len(buf), 4096), (len(buf) // 2, 4096), (len(buf), 2), (0, 8)):
-            a, b = np.zeros((rows, 3), dtype=np.int64), np.zeros((rows, 3), dtype=np.int64)
-            for max_entry in (1 << 28, 100):
-                assert engine.scan_entries(buf, 0, start_limit, max_entry, a) == kernels.scan_entries(
-                    buf, 0, start_limit, max_entry, b), path.name
-                assert (a == b).all(), path.name
-
-
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
-def test_every_fixture_reads_the_same_with_the_engine(path):
-    data = path.read_bytes()
-    assert_same(data, path.name)
-    assert_same(data, f"{path.name}, small tables", table_rows=3)
-    assert_same(data, f"{path.name}, record columns only", record_columns_only=True)
-    assert_same(data, f"{path.name}, without columns", columns=False)
-    assert_same(data, f"{path.name}, headers only", records=False)
-    # Batches whose records decompress past a window of 300 bytes: read a window at a time (streamed_batch).
-    assert_same(data, f"{path.name}, streamed", max_decompressed_bytes=300)
-    assert_same(data, f"{path.name}, streamed without columns", max_decompressed_bytes=300, columns=False)
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_mutations_read_the_same_with_the_engine(seed):
-    rng = random.Random(seed)
-    sources = [p.read_bytes() for p in FILES if 0 < p.stat().st_size < 64 * 1024]
-    for i in range(60):
-        data = mutate(rng.choice(sources), rng)
-        if rng.random() < 0.6:
-            data = fix_crcs(data)
-        assert_same(data, f"seed {seed} mutation {i}", table_rows=rng.choice([5, 4096]))
-        assert_same(data, f"seed {seed} mutation {i}, without columns, streamed", columns=False,
-                    max_decompressed_bytes=rng.choice([300, 1 << 28]))
-
-
-@pytest.mark.parametrize("path", [p for p in FILES if p.name.startswith(("v2-", "mixed")) and p.stat().st_size < 256 * 1024][:6],
-                         ids=lambda p: p.name)
-def test_the_damage_fuzz_corpus_reads_the_same_with_the_engine(path):
-    data = path.read_bytes()
-    rng = random.Random(path.name)
-    for kind, pos, damaged in mutations(data, rng, 40):
-        assert_same(with_fixed_crc(damaged, pos), f"{path.name} {kind} at {pos}")
-
-
-def test_the_walk_stops_and_resumes_where_walk_sections_does():
+def test_the_walk_stops_after_its_rows_and_resumes_where_it_stopped():
     # Three records of one section, a table of two rows: WALK_FULL after two, then the third.
     path = next(p for p in FILES if p.name == "v2-none.log")
     data = np.frombuffer(path.read_bytes()[61:], dtype=np.uint8)
@@ -168,7 +66,7 @@ def test_the_walk_stops_and_resumes_where_walk_sections_does():
     length = int.from_bytes(path.read_bytes()[8:12], "big") - 49
     pos, end = np.array([0]), np.array([length])
     declared, partial = np.array([count]), np.zeros(1, dtype=np.int64)
-    headers = np.zeros((1, kernels.k.KAFKA_RECORD_BATCH__WIDTH), dtype=np.int64)
+    headers = np.zeros((1, k.KAFKA_RECORD_BATCH__WIDTH), dtype=np.int64)
     state = np.array([0, 0, 0])
     good, err, err_pos, trailing = (np.zeros(1, dtype=np.int64) for _ in range(4))
     trailing -= 1
@@ -183,9 +81,9 @@ def _uniform_v2(path) -> bool:
 
 
 @pytest.mark.parametrize("path", [p for p in FILES if _uniform_v2(p)], ids=lambda p: p.name)
-def test_a_group_in_one_call_reads_what_the_numba_path_reads(path):
+def test_a_group_in_one_call_reads_what_the_object_path_reads(path):
     data = path.read_bytes()
-    ref, _items, _damage = read(data, False)
+    ref = read_segment_table(data, decoder=Decoder.OBJECT)
     buf = np.frombuffer(data, dtype=np.uint8)
     table = np.zeros((4096, 3), dtype=np.int64)
     n, _pos, _why = engine.scan_entries(buf, 0, len(buf), 1 << 28, table)
@@ -217,14 +115,7 @@ def test_a_group_in_one_call_stops_at_a_batch_it_does_not_take():
     buf = np.frombuffer(bytes(data), dtype=np.uint8)
     group = engine.decode_group(buf, np.ascontiguousarray(table[:n, 0]), 12 + table[:n, 1],
                                 np.empty(8 << 20, dtype=np.uint8), 4 << 20, 1 << 20)
-    assert group.taken == 1 and group.walked.rows == group.headers[0, kernels.k.KAFKA_RECORD_BATCH__NUM_RECORDS]
-
-
-@pytest.mark.parametrize("name", ["v2-lz4-1m-records", "v2-lz4-count-2g", "v2-none-1m-records",
-                                  "v2-zstd-1m-empty-headers", "v2-zstd-1m-records", "v2-zstd-count-2g"])
-def test_the_hostile_inputs_read_the_same_with_the_engine(name):
-    # Kafka-encoded batches of a million records or a count of 2^31-1 (tests/fixtures/hostile).
-    assert_same((ROOT / "tests" / "fixtures" / "hostile" / f"{name}.log").read_bytes(), name)
+    assert group.taken == 1 and group.walked.rows == group.headers[0, k.KAFKA_RECORD_BATCH__NUM_RECORDS]
 
 
 def test_the_engine_reads_without_numba():
@@ -239,6 +130,127 @@ def test_the_engine_reads_without_numba():
         "g = e.decode_group(buf, np.ascontiguousarray(t[:n, 0]), 12 + t[:n, 1], np.empty(1 << 20, dtype=np.uint8),\n"
         "                   1 << 20, 1 << 20)\n"
         "print(g.walked.rows, 'numba' in sys.modules, 'llvmlite' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True, check=True)
+    rows, numba, llvmlite = out.stdout.split()
+    assert int(rows) > 0 and (numba, llvmlite) == ("False", "False")
+
+
+LEGACY = [p for p in FILES if p.name.startswith(("v0-", "v1-", "mixed", "damaged-v1"))]
+
+
+@pytest.mark.parametrize("path", LEGACY, ids=lambda p: p.name)
+def test_legacy_entries_parse_as_the_kaitai_parser_reads_them(path):
+    from kaitaistruct import BytesIO, KaitaiStream
+
+    from kafkalog.formats.message_set import Entry
+    from kafkalog.formats.parse_errors import PARSE_ERRORS
+
+    data = path.read_bytes()
+    found = [(p, n) for p, n, magic in object_entries(data) if magic < 2]
+    assert found
+    table = np.array([[p, n, 0] for p, n in found], dtype=np.int64)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    messages, errors = compiled.parse_legacy_entries(buf, table, np.arange(len(found)))
+    for i, (p, n) in enumerate(found):
+        try:
+            entry = Entry(KaitaiStream(BytesIO(data[p:p + 12 + n])))
+        except PARSE_ERRORS:
+            assert errors[i] != 0, (path.name, p)
+            continue
+        assert errors[i] == 0, (path.name, p)
+        m = messages[:, i]
+        message = entry.message
+        assert (m[k.KAFKA_MESSAGE_SET__ENTRY__OFFSET], m[k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__CRC],
+                m[k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__MAGIC], m[k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__LEN_KEY],
+                m[k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__LEN_VALUE]) == (
+            entry.offset, message.crc, message.magic, message.len_key, message.len_value), (path.name, p)
+        key_pos, key_size = m[k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__POS], m[k.KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__SIZE]
+        if key_size >= 0:
+            assert data[key_pos:key_pos + key_size] == message.key, (path.name, p)
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if p.name.startswith(("v0-none", "v1-none", "v0-compacted"))],
+                         ids=lambda p: p.name)
+def test_inner_messages_walk_as_the_kaitai_parser_reads_them(path):
+    # A message set's entries one after the other (a wrapper's inner set has the same layout as a segment's).
+    from kafkalog._generated.kafka_message_set import KafkaMessageSet
+    from kaitaistruct import BytesIO, KaitaiStream
+
+    data = path.read_bytes()
+    ref = KafkaMessageSet(KaitaiStream(BytesIO(data))).entries
+    buf = np.frombuffer(data, dtype=np.uint8)
+    for rows in (3, 4096):  # a table that fills (error code 1: walk on from where it stopped) and one that holds all
+        table = np.zeros((k.KAFKA_MESSAGE_SET__ENTRY__WIDTH, rows), dtype=np.int64)
+        offsets, pos = [], 0
+        while True:
+            n, err, pos = compiled.walk_messages(buf, pos, len(data), table)
+            offsets += table[k.KAFKA_MESSAGE_SET__ENTRY__OFFSET, :n].tolist()
+            if err != 1:
+                break
+        assert (err, pos) == (0, len(data)), path.name
+        assert offsets == [e.offset for e in ref], path.name
+    with pytest.raises(ValueError):
+        compiled.walk_messages(buf, 0, len(data) + 1, table)  # past the buffer: a caller's bug, refused
+
+
+INDEXES = sorted((ROOT / "tests" / "fixtures" / "partitions").glob("*/*.index")) + sorted(
+    (ROOT / "tests" / "fixtures" / "partitions").glob("*/*.timeindex"))
+
+
+@pytest.mark.parametrize("path", INDEXES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_index_slots_read_as_the_kaitai_parser_reads_them(path):
+    kind = OffsetIndex if path.suffix == ".index" else TimeIndex
+    for data in (path.read_bytes(), path.read_bytes() + b"\x07" * 5):  # and with a part of a slot after the last
+        with kind(io.BytesIO(data), base_offset=0) as ours, kind(io.BytesIO(data), base_offset=0) as reference:
+            got, want = fast_index.slot_columns(ours), reference.slot_table()
+        assert got.shape == want.shape and (got == want).all(), path.name
+
+
+def test_byte_fields_copy_as_python_slices_them():
+    rng = random.Random(3)
+    buf_bytes = bytes(rng.choice([0x41, 0xC3, 0xA9, 0xE2, 0x82, 0xAC, 0xFF, 0x80, 0xF0, 0x9F]) for _ in range(4000))
+    buf = np.frombuffer(buf_bytes, dtype=np.uint8)
+    for trial in range(200):
+        n = rng.randrange(0, 12)
+        sizes = [rng.choice([-1, 0, rng.randrange(1, 9)]) for _ in range(2 * n)]
+        poss = [rng.randrange(0, len(buf_bytes) - 10) for _ in range(2 * n)]
+        a_pos, a_size = np.array(poss[:n], dtype=np.int64), np.array(sizes[:n], dtype=np.int64)
+        b_pos, b_size = np.array(poss[n:], dtype=np.int64), np.array(sizes[n:], dtype=np.int64)
+        a_offsets, a_data, a_nulls, b_offsets, b_data, b_nulls, bad = compiled.gather_pair(
+            buf, a_pos, a_size, b_pos, b_size, True)
+        for pos, size, offsets, data, nulls in ((a_pos, a_size, a_offsets, a_data, a_nulls),
+                                                (b_pos, b_size, b_offsets, b_data, b_nulls)):
+            want = [buf_bytes[p:p + z] if z >= 0 else None for p, z in zip(pos.tolist(), size.tolist())]
+            got = pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+            assert [w or b"" for w in want] == got.to_pylist(), trial
+            assert nulls == sum(w is None for w in want), trial
+        strings = [buf_bytes[p:p + z] for p, z in zip(a_pos.tolist(), a_size.tolist()) if z > 0]
+        valid = []
+        for p, z in zip(a_pos.tolist(), a_size.tolist()):
+            try:
+                buf_bytes[p:p + max(z, 0)].decode("utf-8")
+                valid.append(True)
+            except UnicodeDecodeError:
+                valid.append(False)
+        assert bad == (valid.index(False) if False in valid else -1), (trial, strings)
+    with pytest.raises(ValueError):  # a field past the buffer: a caller's bug, refused before any copy
+        compiled.gather_pair(buf, np.array([len(buf_bytes) - 2]), np.array([5]), np.array([0]), np.array([1]), False)
+
+
+def test_legacy_reads_and_verify_load_no_numba():
+    # Legacy messages (plain and wrapped), the indexes and verify run on the engine: no numba, no llvmlite.
+    partition = ROOT / "tests" / "fixtures" / "partitions" / "payments-0"
+    snippet = (
+        "import sys\n"
+        "from kafkalog.dataset.decode import read_segment_table\n"
+        "from kafkalog.model import Decoder\n"
+        "from kafkalog.verify import verify_path\n"
+        f"segments = {str(ROOT / 'tests' / 'fixtures' / 'segments')!r}\n"
+        "n = sum(read_segment_table(f'{segments}/{name}', decoder=Decoder.FAST).num_rows\n"
+        "        for name in ('v0-gzip.log', 'v1-lz4.log', 'mixed-formats.log', 'v0-none.log'))\n"
+        f"report = verify_path({str(partition)!r})\n"
+        "assert report.index_entries > 0 and report.ok, report.summary()\n"
+        "print(n, 'numba' in sys.modules, 'llvmlite' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", snippet], capture_output=True, text=True, check=True)
     rows, numba, llvmlite = out.stdout.split()
     assert int(rows) > 0 and (numba, llvmlite) == ("False", "False")

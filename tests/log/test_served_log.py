@@ -4,6 +4,7 @@ checkpoints changed as a lagging or moved broker leaves them, and its segments l
 The broker tests (tests/brokers/test_served_log.py) check the same against a broker restarted on a copy."""
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -183,3 +184,51 @@ def test_a_log_start_offset_past_the_log_end_serves_nothing(log_dir, caplog):
     assert (bounds.log_start_offset, bounds.recovered_end_offset, bounds.segment_ends) == (50, 50, {})
     table = kafkalog.read_table(log_dir / "t-0", includeBelowLogStart=True)
     assert table.column("below_log_start").to_pylist() == [True] * 20
+
+
+def test_a_log_directory_named_as_a_partition_is_read_as_a_log_directory(tmp_path):
+    """`kafka-1` (a broker's log directory, as deployments name them) has a partition directory's name: what it
+    holds says what it is. Its meta.properties and checkpoints make it a log directory; a partition directory
+    named `kafka-1` (topic kafka) inside one stays a partition."""
+    named = tmp_path / "kafka-1"
+    shutil.copytree(FIXTURE, named)
+    rows = {(r["topic"], r["partition"]): r for r in kafkalog.partition_bounds(named).to_pylist()}
+    assert set(rows) == {("t", 0), ("t", 1), ("__cluster_metadata", 0)}
+    assert rows[("t", 0)]["log_dir"] == str(named)
+    (named / "t-1").rename(named / "kafka-1")  # a partition of topic "kafka" (its files stay t-1's)
+    [row] = kafkalog.partition_bounds(named / "kafka-1").to_pylist()
+    assert (row["topic"], row["partition"], row["log_end_offset"]) == ("kafka", 1, 32)
+
+
+PAYMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "partitions" / "payments-0"
+
+
+def test_a_corrupt_transaction_index_is_rebuilt_and_the_served_log_is_unaffected(log_dir):
+    """A transaction index whose aborted transactions end below its segment's base offset fails Kafka's
+    `TransactionIndex.sanityCheck`: the broker's start-up recovers that segment and rebuilds its indexes
+    (`LogLoader.loadSegmentFiles`). The log served is the same; verify says it in a note, not a problem. The
+    partition is payments-0 (written with Kafka's classes: three segments with aborted transactions), here as
+    t-0 of the broker's log directory; the third segment gets the first's transaction index."""
+    shutil.rmtree(log_dir / "t-0")
+    shutil.copytree(PAYMENTS, log_dir / "t-0")
+    state = read_log_dir_state(log_dir)
+    before = served_bounds(log_dir / "t-0", state)
+    rows = kafkalog.read_table(log_dir / "t-0", **{"isolation.level": "read_committed"})
+    assert before.rebuilt_indexes == {} and verify(log_dir).ok
+    shutil.copy(PAYMENTS / "00000000000000000000.txnindex", log_dir / "t-0" / "00000000000000000189.txnindex")
+    after = served_bounds(log_dir / "t-0", state)
+    segment = str(log_dir / "t-0" / "00000000000000000189.log")
+    assert list(after.rebuilt_indexes) == [segment]
+    assert "below the base offset 189 (Kafka's CorruptIndexException)" in after.rebuilt_indexes[segment]
+    assert dataclasses.replace(after, rebuilt_indexes={}) == before
+    assert kafkalog.read_table(log_dir / "t-0", **{"isolation.level": "read_committed"}) == rows
+    report = verify(log_dir)
+    assert report.ok, report.problems
+    [note] = [n for n in report.notes if "rebuilds this index" in n]
+    txnindex = log_dir / "t-0" / "00000000000000000189.txnindex"
+    assert note.startswith(f"{txnindex}: Kafka's start-up rebuilds this index (00000000000000000189.txnindex: entry 0:"
+                           " the last offset")
+    assert "last_offset_below_base" in note
+    # read alone (no log directory around it), the same index is a problem: nothing says Kafka rebuilds it
+    alone = verify_path(log_dir / "t-0" / "00000000000000000189.txnindex")
+    assert not alone.ok

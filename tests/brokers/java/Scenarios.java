@@ -105,6 +105,9 @@ public class Scenarios {
             case "sleep": Thread.sleep(Long.parseLong(s.get(1))); break;
             case "txn-open": txnOpen(s.get(1), Integer.parseInt(s.get(2))); break;
             case "commit-aborted": commitAborted(s.get(1), s.get(2), Integer.parseInt(s.get(3)), Long.parseLong(s.get(4))); break;
+            case "reassign": reassign(s.get(1), Integer.parseInt(s.get(2)), s.get(3)); break;
+            case "delete-topic": deleteTopic(s.get(1)); break;
+            case "wait-reassigned": waitReassigned(s.get(1), Integer.parseInt(s.get(2))); break;
             default:
                 // share steps live in ShareSteps (4.x clients only), found by reflection so this file
                 // compiles against 3.9's clients too
@@ -482,6 +485,35 @@ public class Scenarios {
                               + ",\"leader\":" + (pi.leader() == null ? -1 : pi.leader().id())
                               + ",\"replicas\":" + ids(pi.replicas()) + ",\"isr\":" + ids(pi.isr())
                               + ",\"elr\":" + ids(pi.elr() == null ? List.of() : pi.elr()) + "}");
+        }
+    }
+
+    /** Admin.alterPartitionReassignments to these replicas, not waiting for it to complete (a replica added on a
+     *  broker that is down keeps it in flight). */
+    static void reassign(String topic, int partition, String replicas) throws Exception {
+        List<Integer> target = new ArrayList<>();
+        for (String b : replicas.split(",")) target.add(Integer.parseInt(b));
+        try (Admin a = admin()) {
+            a.alterPartitionReassignments(Map.of(new TopicPartition(topic, partition), java.util.Optional.of(
+                new org.apache.kafka.clients.admin.NewPartitionReassignment(target)))).all().get();
+        }
+    }
+
+    static void deleteTopic(String topic) throws Exception {
+        try (Admin a = admin()) {
+            a.deleteTopics(List.of(topic)).all().get();
+        }
+    }
+
+    /** Until no reassignment of the partition is in flight. */
+    static void waitReassigned(String topic, int partition) throws Exception {
+        TopicPartition tp = new TopicPartition(topic, partition);
+        long deadline = System.currentTimeMillis() + 120000;
+        try (Admin a = admin()) {
+            while (!a.listPartitionReassignments(java.util.Set.of(tp)).reassignments().get().isEmpty()) {
+                if (System.currentTimeMillis() > deadline) throw new IllegalStateException(tp + ": still reassigned");
+                Thread.sleep(300);
+            }
         }
     }
 

@@ -162,3 +162,14 @@ def test_errors_speak_kafkas_terms():
     topic = _values(INTERNAL / "__cluster_metadata-0" / "00000000000000000000.log")[3][1]
     assert "garbage" in it.decode_record(it.METADATA, None, topic + b"\x00").error
     assert it.decode_record(it.OFFSETS, b"\x00\x01\x00\x01g\x00\x01t\x00\x00\x00\x00", None).value is None
+
+
+def test_a_malformed_string_reads_as_kafkas_java_decoder_reads_it():
+    """Kafka's readers decode a string with `new String(bytes, UTF_8)`: malformed bytes become U+FFFD, one for
+    an encoded surrogate (ED A0 80) where Python's "replace" writes three, and the record still decodes."""
+    group = b"g\xed\xa0\x80\xffx"
+    key = b"\x00\x01" + len(group).to_bytes(2, "big") + group + b"\x00\x01t" + b"\x00\x00\x00\x07"
+    d = it.decode_record(it.OFFSETS, key, None)
+    assert d.error is None
+    assert d.key == {"type": "OffsetCommitKey", "version": 1,
+                     "data": {"group": "g\ufffd\ufffdx", "topic": "t", "partition": 7}}
