@@ -13,17 +13,28 @@ ranges at once.
 
 Beside it, what the machine itself allows: the same one-thread reading in N processes at once
 (each its own interpreter and GIL, started together at a barrier), as N x one process's time over
-the slowest of them; and a compiled loop without the GIL (a byte transform over 64 MiB) on N threads
+the slowest of them; and a compiled loop without the GIL (the engine's CRC-32C over 64 MiB) on N threads
 at once against one. Threads cannot scale past that.
+
+And the share of one thread's reading that holds the GIL (issue 33), which bounds how threads scale on any
+number of cores (Amdahl: N threads reach at most 1 / (held + (1 - held) / N) times one). It is counted in
+the reading's own CPU time (`time.thread_time`, so the machine's other load does not count): what runs
+inside the engine's functions (`kafkalog.fast.engine`, whose work is done in `with nogil` blocks; each is
+wrapped for the count, wherever it is called from) and inside file reads is GIL-free; everything else is
+counted as held, by layer (an upper bound: Arrow's and numpy's
+kernels inside it release the GIL too; cProfile's own cost, about 1 us a call, is in it as well).
 
     python benchmarks/threads.py --records 1000000 --work /tmp/kafkalog-fast-path
 """
 from __future__ import annotations
 
 import argparse
+import collections
+import cProfile
 import functools
 import multiprocessing
 import os
+import pstats
 import sys
 import tempfile
 import threading
@@ -106,16 +117,16 @@ def processes(partition: Path, n: int, repeat: int) -> float:
 
 def compiled_loop(n: int, repeat: int) -> float:
     """N x the time of one thread running a GIL-free compiled loop, over the time of N running it at once."""
-    import numba
     import numpy as np
 
-    @numba.njit(nogil=True)
-    def transform(a, b):
-        for i in range(len(a)):
-            b[i] = a[i] ^ (i & 0xFF)
+    from kafkalog.fast import compiled
 
-    arrays = [(np.ones(64 << 20, np.uint8), np.zeros(64 << 20, np.uint8)) for _ in range(n)]
-    transform(arrays[0][0][:8], arrays[0][1][:8])
+    def transform(buf: np.ndarray, whole: np.ndarray) -> None:
+        for _ in range(4):
+            compiled.crc32c_each(buf, whole, np.array([len(buf)], dtype=np.int64))
+
+    zero = np.zeros(1, dtype=np.int64)
+    arrays = [(np.full(64 << 20, i, np.uint8), zero) for i in range(n)]
     alone = together = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
@@ -131,6 +142,58 @@ def compiled_loop(n: int, repeat: int) -> float:
     return n * alone / together
 
 
+def gil_held(partition: Path) -> tuple[float, float, dict[str, float]]:
+    """(CPU seconds of one thread's reading, its GIL-free seconds, the held seconds by layer), as the module's
+    docstring counts them."""
+    from kafkalog.fast import compiled
+
+    engine = compiled.engine
+    originals = {name: f for name in dir(engine) if type(f := getattr(engine, name)).__name__.startswith("cython_function")}
+    for name, f in originals.items():
+        setattr(engine, name, _in_engine(f))
+    read(partition, 1)  # warm
+    profile = cProfile.Profile(time.thread_time)
+    start = time.thread_time()
+    profile.enable()
+    rows = sum(b.num_rows for b in kafkalog.read_arrow(partition, includeHeaders=True, threads=1))
+    profile.disable()
+    total = time.thread_time() - start
+    for name, f in originals.items():
+        setattr(engine, name, f)
+    assert rows > 0
+    free = 0.0
+    held: collections.Counter[str] = collections.Counter()
+    for (file, _line, name), (_cc, _nc, own, _cum, _callers) in pstats.Stats(profile).stats.items():  # type: ignore[attr-defined]
+        if (name == "call" and file == _in_engine.__code__.co_filename) or name in FILE_READS:
+            free += own
+            continue
+        where = file.split(os.sep + "kafkalog" + os.sep, 1)[1].split(os.sep)[0] if os.sep + "kafkalog" + os.sep in file \
+            else "pyarrow" if "pyarrow" in file else "numpy" if "numpy" in file else "other"
+        held[where.removesuffix(".py")] += own
+    return total, free, dict(held)
+
+
+def _in_engine(f):
+    """An engine function as a Python frame, so that cProfile counts its time apart from its caller's (a
+    compiled function makes no frame of its own: its time would be its caller's)."""
+    def call(*args, **kwargs):
+        return f(*args, **kwargs)
+    return call
+
+
+#: cProfile's names of a file's reads (C methods: their time is their own).
+FILE_READS = {"<method 'read' of '_io.BufferedReader' objects>", "<method 'readinto' of '_io.BufferedReader' objects>",
+              "<method 'readinto' of '_io.FileIO' objects>", "<method 'read' of '_io.FileIO' objects>"}
+
+
+def gil_rows(partition: Path, codec: str) -> None:
+    total, free, held = gil_held(partition)
+    share = 1 - free / total
+    layers = ", ".join(f"{k} {v / total:.0%}" for k, v in sorted(held.items(), key=lambda kv: -kv[1]) if v / total >= 0.01)
+    bounds = " / ".join(f"{1 / (share + (1 - share) / n):.2f}x" for n in (2, 4, 8, 16))
+    print(f"| {codec} | {total:.3f} | {free:.3f} | {share:.0%} | {layers} | {bounds} | {1 / share:.1f}x |")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--records", type=int, default=1_000_000)
@@ -141,9 +204,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "kafkalog-fast-path")
     ap.add_argument("--skip-commands", action="store_true", help="read_arrow only, not verify and dump")
     ap.add_argument("--skip-read", action="store_true", help="verify and dump only, not read_arrow")
+    ap.add_argument("--gil-only", action="store_true", help="only the GIL-held share of one thread's reading")
     args = ap.parse_args(argv)
     counts = [int(n) for n in args.threads.split(",")]
     print(f"{args.records:,} records per partition, producer batch.size {args.batch_bytes}, best of {args.repeat}")
+    print()
+    print("| codec | one thread's CPU s | GIL-free s | GIL held | held, by layer (of the CPU) "
+          "| at most, on 2 / 4 / 8 / 16 cores | on any number |")
+    print("| --- | ---: | ---: | ---: | --- | --- | ---: |")
+    for codec in args.codecs.split(","):
+        gil_rows(fast_path.corpus(args.work, codec, args.batch_bytes, args.records), codec)
+    print()
+    if args.gil_only:
+        return 0
     for n in counts[1:]:
         print(f"A compiled loop without the GIL on {n} threads at once: {compiled_loop(n, args.repeat):.2f}x one thread")
     print()

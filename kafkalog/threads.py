@@ -16,7 +16,6 @@ import os
 import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -86,6 +85,9 @@ def in_order(pieces: Sequence[Piece[T]], threads: int, ahead_bytes: int, name: s
             out.put(e, 0, stop)
             return
         out.put(_DONE, 0, stop)
+
+    # (imported here: a read on one thread, or of one range, never starts a pool: start-up)
+    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415
 
     pool = ThreadPoolExecutor(threads, thread_name_prefix=name)
     started = 0

@@ -20,14 +20,17 @@ import glob
 import os
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from kafkalog.cluster.metadata import METADATA_DIR
 from kafkalog.errors import KafkalogError, UsageError
 from kafkalog.file_names import META_PROPERTIES, PARTITION_METADATA, parse_partition_dir_name
-from kafkalog.formats.partition_metadata import read_partition_metadata
-from kafkalog.log.log_dir import LogDirState, read_log_dir_state
-from kafkalog.log.partition import Partition, is_skipped_dir, listing, partition_dirs
 from kafkalog.uri_path import AnyPath, UriPath, as_path, glob_uri, is_uri
+
+if TYPE_CHECKING:
+    from kafkalog.log.log_dir import LogDirState
+
+# The log-directory readers and the metadata log are imported where disks are read: every read asks
+# `is_cluster`, and a read of one broker's files should not load them (issue 33: start-up).
 
 
 @dataclass
@@ -95,6 +98,8 @@ class Disks:
 
     def metadata_dirs(self) -> list[tuple[int | None, AnyPath]]:
         """Each disk's copy of the KRaft metadata log, with its node id."""
+        from kafkalog.cluster.metadata import METADATA_DIR  # noqa: PLC0415  (see the imports)
+
         return [(d.node_id, d.path / METADATA_DIR) for d in self.disks if (d.path / METADATA_DIR).is_dir()]
 
 
@@ -139,6 +144,8 @@ def is_cluster(paths: list[str]) -> bool:
             dirs += [as_path(m) for m in (sorted(glob.glob(p)) if glob.has_magic(p) else [p])]
     if len(dirs) < 2 or not all((d / META_PROPERTIES).is_file() for d in dirs):
         return False
+    from kafkalog.log.log_dir import read_log_dir_state  # noqa: PLC0415  (see the imports)
+
     metas = [m for m in (read_log_dir_state(d).meta for d in dirs) if m is not None and m.node_id is not None]
     clusters = Counter(m.cluster_id for m in metas)
     if not clusters:
@@ -149,6 +156,8 @@ def is_cluster(paths: list[str]) -> bool:
 
 def find_disks(paths: list[str]) -> Disks:
     """The cluster's disks among `paths` (log directories, or globs of them), and every partition's replicas."""
+    from kafkalog.log.log_dir import read_log_dir_state  # noqa: PLC0415  (see the imports)
+
     disks = [Disk(p, read_log_dir_state(p)) for p in log_dirs_of(paths)]
     problems = [problem for d in disks for problem in d.state.problems]
     clusters = Counter(d.cluster_id for d in disks if d.cluster_id is not None)
@@ -179,6 +188,10 @@ def _first(disks: list[Disk], cluster_id: str) -> int:
 
 
 def _group_replicas(found: Disks) -> None:
+    from kafkalog.cluster.metadata import METADATA_DIR  # noqa: PLC0415  (see the imports)
+    from kafkalog.formats.partition_metadata import read_partition_metadata  # noqa: PLC0415
+    from kafkalog.log.partition import Partition, is_skipped_dir, listing, partition_dirs  # noqa: PLC0415
+
     by_broker: dict[tuple[int, str, int], Replica] = {}
     for disk in found.disks:
         assert disk.node_id is not None

@@ -19,10 +19,8 @@ from typing import Protocol, TypeVar
 import pyarrow as pa
 
 from kafkalog.cluster.disks import is_cluster
-from kafkalog.cluster.served import cluster_view
 from kafkalog.errors import UsageError
 from kafkalog.location import Location
-from kafkalog.log.log_dir import log_dir_of, partition_log_dir_state
 from kafkalog.uri_path import AnyPath, as_path, is_uri
 
 #: With readReplicas=true: the broker (node id) whose disk a row was read from.
@@ -66,6 +64,9 @@ def served_segments(paths: list[str], segments: list[S]) -> list[S]:
 
 def _served_dirs(paths: list[str]) -> tuple[set[str], set[str]]:
     """(every replica's directory and every copy of the metadata log, those read from)."""
+    # (imported here: the metadata log's replay and the election, which a read of one broker's files never loads)
+    from kafkalog.cluster.served import cluster_view  # noqa: PLC0415
+
     view = cluster_view(paths)
     if view.disks.other_cluster:
         names = ", ".join(str(d.path) for d in view.disks.other_cluster)
@@ -102,6 +103,8 @@ def served_targets(paths: list[str], targets: list[T]) -> list[T]:
 
 @functools.lru_cache(maxsize=256)
 def _node_of(log_dir: str) -> int | None:
+    from kafkalog.log.log_dir import partition_log_dir_state  # noqa: PLC0415  (readReplicas alone reads meta.properties)
+
     state = partition_log_dir_state(as_path(log_dir) / "_")
     return state.meta.node_id if state is not None and state.meta is not None else None
 
@@ -109,5 +112,7 @@ def _node_of(log_dir: str) -> int | None:
 def with_broker(out: pa.RecordBatch, segment: str) -> pa.RecordBatch:
     """The rows of one segment with the `broker` column: the node id in `meta.properties` of the log directory
     holding the segment's partition directory (null where there is none)."""
+    from kafkalog.log.log_dir import log_dir_of  # noqa: PLC0415  (readReplicas alone reads meta.properties)
+
     node = _node_of(str(log_dir_of(as_path(Location(segment).parent.text))))
     return out.append_column(BROKER_FIELD, pa.array([node] * out.num_rows, pa.int32()))

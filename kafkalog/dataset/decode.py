@@ -31,7 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from kafkalog import file_names
-from kafkalog.dataset import fs, kafka_07_rows
+from kafkalog.dataset import fs
 from kafkalog.dataset.options import DEFAULT_ROWS_PER_BATCH, DamageMode
 from kafkalog.entries import EntryScanner
 from kafkalog.errors import ChecksumError, DamagedDataError, RemoteObjectError, UsageError
@@ -254,6 +254,8 @@ def decode_segment_range(
         return
     try:
         if name is not None and file_names.is_kafka07_name(name):
+            from kafkalog.dataset import kafka_07_rows  # noqa: PLC0415  (Kafka 0.7's reader: only for its logs)
+
             yield from kafka_07_rows.read_kafka07(file if file is not None else source, name=name,
                                                   start=start, end=end, topic=topic, partition=partition,
                                                   mode=options.mode, validate_checksums=options.validate_checksums,

@@ -18,8 +18,6 @@ from typing import Any, BinaryIO, cast
 from kafkalog import file_names
 from kafkalog.errors import UsageError
 from kafkalog.location import Location, broken_link
-from kafkalog.remote import aiven_object
-from kafkalog.remote.aiven_keys import keyring
 from kafkalog.uri_path import ReadAheadFile, split_uri
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -124,6 +122,10 @@ def open_binary(location: Location | str, private_keys: str | None = None) -> Bi
     with `private_keys` (`kafkalog.remote.aiven_keys.keyring`) when it is encrypted."""
     location = Location.of(location)
     if file_names.is_manifest_name(location.text):
+        # (imported here: Aiven's objects, which a read of Kafka's own files never loads)
+        from kafkalog.remote import aiven_object  # noqa: PLC0415
+        from kafkalog.remote.aiven_keys import keyring  # noqa: PLC0415
+
         return aiven_object.open_segment(location.text, open_object, keyring(private_keys))  # type: ignore[return-value]
     return open_object(location)
 

@@ -27,8 +27,6 @@ from kafkalog.errors import KafkalogError, RemoteObjectError
 from kafkalog.file_names import INDEX_SUFFIX, INDEXES_SUFFIX, LOG_SUFFIX, TIME_INDEX_SUFFIX, parse_partition_dir_name
 from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, TimeIndexEntry
 from kafkalog.log.segment_ranges import range_starts
-from kafkalog.remote import aiven_object
-from kafkalog.remote.aiven_keys import keyring
 
 IndexEntry = OffsetIndexEntry
 
@@ -75,6 +73,10 @@ def _open_index(segment_location: str, suffix: str, private_keys: str | None = N
     not read (no key, a wrong key, damage: the segment is then read whole, and reading it reports what is
     wrong)."""
     if file_names.is_manifest_name(segment_location):
+        # (imported here: Aiven's objects, which a read of Kafka's own files never loads)
+        from kafkalog.remote import aiven_object  # noqa: PLC0415
+        from kafkalog.remote.aiven_keys import keyring  # noqa: PLC0415
+
         name = _AIVEN_INDEXES[suffix]
         try:
             manifest = aiven_object.read_manifest(segment_location, fs.open_object)

@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from kafkalog.dataset import fs, layout
 from kafkalog.dataset.options import EARLIEST, LATEST, ByPartition, ReadOptions, partition_value
 from kafkalog.errors import DataLossError, UsageError
 from kafkalog.log.segment import SegmentReader
-from kafkalog.log.served_log import ServedBounds
+
+if TYPE_CHECKING:  # (the served log's rules: loaded where a partition directory is read, by dataset.served)
+    from kafkalog.log.served_log import ServedBounds
 
 log = logging.getLogger("kafkalog.dataset")
 

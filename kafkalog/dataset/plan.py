@@ -16,19 +16,21 @@ import dataclasses
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from kafkalog import file_names
-from kafkalog.dataset import cluster, cuts, fs, layout, offsets, remote_roots, served
+from kafkalog.dataset import cluster, fs, layout, offsets, remote_roots, served
 from kafkalog.dataset.filters import NO_FILTERS, Pushed
 from kafkalog.dataset.offsets import Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
 from kafkalog.errors import UsageError
 from kafkalog.location import Location
-from kafkalog.log.partition import is_log_dir_partition, is_partition_listing
 from kafkalog.log.segment_ranges import range_starts
-from kafkalog.log.served_log import ServedBounds
+
+if TYPE_CHECKING:  # (the served log's rules: loaded where a partition directory is read, by dataset.served)
+    from kafkalog.log.served_log import ServedBounds
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,9 @@ def _walk(directory: str, out: dict[str, fs.FileInfo]) -> None:
     """The segments of a directory, by the one rule of what a directory is (`kafkalog.log.partition`): a partition
     directory's own, or a log directory's partitions' (its `topic-N` sub-directories; those Kafka is deleting or
     moving skipped). Nothing deeper is read."""
+    # (imported here: a directory's rules, which a read of segment files named one by one never loads)
+    from kafkalog.log.partition import is_log_dir_partition, is_partition_listing  # noqa: PLC0415
+
     entries = fs.listdir(directory)
     if is_partition_listing(directory, [e.name for e in entries if not e.is_dir]):
         partitions = [entries]
@@ -354,6 +359,8 @@ def _ranges(seg: Segment, bounds: Bounds, max_bytes: int, exact_end: bool = Fals
     index_cuts = range_starts(index.positions, start_pos, end_pos, max_bytes)
     # The index's positions are checked against the entries one reader from the start finds (it can lie):
     # each range starts where that reader finds an entry, so that the ranges meet, read apart or together.
+    from kafkalog.dataset import cuts  # noqa: PLC0415  (the walk: only where an index places a cut or a start)
+
     with cuts.EntryWalk(seg.location, seg.private_keys) as walk:
         start_pos = walk.start_for(start_pos, target) if start_pos else 0
         starts = [start_pos]
@@ -406,6 +413,8 @@ def _split(ranges: list[SegmentRange], wanted: int) -> list[SegmentRange]:
         # A range starts where an entry does (see `_ranges`): the index's position is checked by walking from it.
         found = None
         if cut is not None:
+            from kafkalog.dataset import cuts  # noqa: PLC0415  (as in `_ranges`)
+
             with cuts.EntryWalk(seg.location, seg.private_keys, start=r.start) as walk:
                 found = walk.at_or_after(cut)
         if found is None or not r.start < found.position < r.end:

@@ -33,12 +33,10 @@ from typing import TypeVar
 from kafkalog import file_names
 from kafkalog.dataset import fs
 from kafkalog.errors import DamagedDataError, RemoteObjectError
-from kafkalog.formats.internal_topics import decode_record, decoder_for_topic
-from kafkalog.formats.leader_epoch_checkpoint import parse_leader_epoch_checkpoint
 from kafkalog.location import Location
-from kafkalog.log.segment import SegmentReader
-from kafkalog.remote import aiven_object
-from kafkalog.remote.aiven_custom_metadata import parse_custom_metadata
+
+# The readers of remote objects, of `__remote_log_metadata` and of checkpoints are imported where they read:
+# every read's planner imports this module, and a read without remoteRoot loads none of them (issue 33: start-up).
 
 _T = TypeVar("_T")
 #: How deep under a root Aiven's topic folders are looked for (the prefix may hold folders).
@@ -89,6 +87,8 @@ def segments_by_custom_metadata(root: str, states: dict[str, SegmentState], know
 
     A key that would leave the root (`..`, absolute, a scheme) is not followed: `refuse` gets why, naming the
     metadata record, and the segment's offsets are missing as any other segment's are."""
+    from kafkalog.remote.aiven_custom_metadata import parse_custom_metadata  # noqa: PLC0415  (see the imports)
+
     out: list[RemoteSegment] = []
     for state in states.values():
         meta = parse_custom_metadata(state.custom_metadata)
@@ -148,6 +148,8 @@ def aiven_segment(found: fs.FileInfo) -> RemoteSegment:
     partition = int(partition_name) if file_names.is_aiven_partition_dir_name(str(partition_dir)) else None
     base = name.base_offset if name else 0
     segment_id = name.segment_id if name else ""
+    from kafkalog.remote import aiven_object  # noqa: PLC0415  (see the imports)
+
     try:
         manifest = aiven_object.read_manifest(found.location, fs.open_object)
     except RemoteObjectError:
@@ -228,6 +230,8 @@ def leader_epoch_lineage(partition_dir: str) -> list[tuple[int, int]] | None:
     location = str(Location(partition_dir).join(file_names.LEADER_EPOCH_CHECKPOINT))
     if fs.info(location) is None:
         return None
+    from kafkalog.formats.leader_epoch_checkpoint import parse_leader_epoch_checkpoint  # noqa: PLC0415  (see the imports)
+
     try:
         checkpoint = parse_leader_epoch_checkpoint(fs.read_bytes(location).decode("utf-8", "replace"), location)
     except DamagedDataError:
@@ -287,6 +291,9 @@ def segment_states(log_dirs: list[str]) -> dict[str, SegmentState] | None:
     partitions = [e for d in log_dirs for e in fs.listdir(d) if e.is_dir and _is_metadata_partition(e.name)]
     if not partitions:
         return None
+    from kafkalog.formats.internal_topics import decode_record, decoder_for_topic  # noqa: PLC0415  (see the imports)
+    from kafkalog.log.segment import SegmentReader  # noqa: PLC0415
+
     decoder = decoder_for_topic(METADATA_TOPIC)
     states: dict[str, SegmentState] = {}
     for directory in partitions:

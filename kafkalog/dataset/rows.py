@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kafkalog.dataset import cluster, decode, internal_topics, plan
+from kafkalog.dataset import cluster, decode, plan
 from kafkalog.dataset.filters import NO_FILTERS, Pushed
 from kafkalog.dataset.offsets import UNBOUNDED, Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
@@ -74,6 +74,9 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = NO
         if options.read_replicas:  # every replica of several brokers' disks: whose each row is
             out = cluster.with_broker(out, seg.location)
         if options.decode:
+            # (imported here: the internal topics' decoders, which a read without decode=true never loads)
+            from kafkalog.dataset import internal_topics  # noqa: PLC0415
+
             key, value = internal_topics.decoded_columns(raw)
             out = pa.RecordBatch.from_arrays([*out.columns, key, value],
                                              names=[*out.schema.names, "key_decoded", "value_decoded"])

@@ -16,6 +16,7 @@ import dataclasses
 import logging
 import os
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
@@ -23,10 +24,14 @@ from kafkalog.dataset import fs
 from kafkalog.errors import UsageError
 from kafkalog.file_names import PARTITION_METADATA, parse_offset_file_name, parse_partition_dir_name
 from kafkalog.location import Location
-from kafkalog.log.log_dir import LogDirState, holds_log_dir_files, log_dir_of, partition_log_dir_state
-from kafkalog.log.partition import Partition, is_partition_dir, is_skipped_dir, listing, partition_dirs
-from kafkalog.log.served_log import ServedBounds, served_bounds
 from kafkalog.uri_path import AnyPath, as_path
+
+if TYPE_CHECKING:
+    from kafkalog.log.log_dir import LogDirState
+    from kafkalog.log.served_log import ServedBounds
+
+# A log directory's files and the served log's rules are imported where a partition directory is read: every
+# read's planner imports this module, and a segment file named on its own loads none of them (issue 33: start-up).
 
 log = logging.getLogger("kafkalog.dataset")
 
@@ -52,6 +57,8 @@ class ServedLogs:
         if where is not None and where.is_dir:
             state = self._state(directory)
             if state is not None:
+                from kafkalog.log.served_log import served_bounds  # noqa: PLC0415  (see the imports)
+
                 found = served_bounds(directory, state, remote_storage=self.remote_storage)
                 _say_what_recovery_drops(directory, found)
         self._bounds[directory] = found
@@ -59,6 +66,8 @@ class ServedLogs:
 
     def _state(self, directory: str) -> LogDirState | None:
         """The state of the log directory `directory` is in, read once; each problem with its files said once."""
+        from kafkalog.log.log_dir import log_dir_of, partition_log_dir_state  # noqa: PLC0415  (see the imports)
+
         log_dir = log_dir_of(directory)
         if log_dir not in self._states:
             state = self._states[log_dir] = partition_log_dir_state(directory)
@@ -105,6 +114,8 @@ class TailedLogs(ServedLogs):
 
 def _say_what_recovery_drops(directory: str, bounds: ServedBounds) -> None:
     """Kafka's start-up logs what its recovery cuts; so does the read (a warning where whole segments go)."""
+    from kafkalog.log.partition import Partition  # noqa: PLC0415  (see the imports)
+
     cut = bounds.truncated_from
     if cut is not None:
         (log.warning if cut.deleted_segments else log.info)(
@@ -193,6 +204,8 @@ def partition_bounds(path: str | os.PathLike | Sequence[str | os.PathLike]) -> p
     >>> import kafkalog
     >>> table = kafkalog.partition_bounds("/var/lib/kafka/data")  # doctest: +SKIP
     """
+    from kafkalog.log.log_dir import log_dir_of  # noqa: PLC0415  (see the imports)
+
     paths = [os.fspath(path)] if isinstance(path, (str, os.PathLike)) else [os.fspath(p) for p in path]
     directories: list[str] = []
     for p in paths:
@@ -233,6 +246,9 @@ def _partition_dirs(directory: str) -> list[str]:
     directory holds decides: a log directory's own files (`meta.properties`, the offset checkpoints) make it a log
     directory; a partition's files (segments, `partition.metadata` with its topic id) a partition directory; a
     `topic-N` name holding neither but partition directories is a log directory copied without its files."""
+    from kafkalog.log.log_dir import holds_log_dir_files  # noqa: PLC0415  (see the imports)
+    from kafkalog.log.partition import is_partition_dir, is_skipped_dir, listing, partition_dirs  # noqa: PLC0415
+
     here = as_path(directory)
     if holds_log_dir_files(here):
         return [str(p) for p in partition_dirs(here)]

@@ -59,7 +59,8 @@ def test_a_small_file_is_read_without_the_kernels_and_what_it_does_not_use(tmp_p
     res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
     assert res.returncode == 0, res.stderr
     assert res.stderr.strip().splitlines()[-1] == "[]"
-    # and a large one (here: any, with the threshold at 0) is read through the kernels
+    # and a large one (here: any, with the threshold at 0) is read through the kernels and printed by the compiled
+    # line writers
     script = script.replace("from kafkalog import cli\n", "from kafkalog import cli\ncli.FAST_PATH_MIN_BYTES = 0\n")
     res = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT)
     assert res.returncode == 0, res.stderr

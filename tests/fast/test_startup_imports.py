@@ -4,6 +4,11 @@ A fresh process reads `samples/v2-none.log` with `read_table`: pandas must not b
 (offsets, keys, values) must be the object path's. Then the same process reads a legacy segment, on the
 engine too: still no pandas. Last, `to_pandas` imports pandas, so the check can see a module
 loaded. Only where the engine was compiled: without it, every read is the object path's.
+
+Nor does the first read load what only other reads use (`LATER`, `NEVER`): the cluster layer, Aiven's objects,
+the internal topics' decoders, a log directory's readers, the planner's entry walk, a thread pool. Each is
+imported where it is used; the same process then reads a log directory with decode=true on two threads, which
+loads `LATER`, so that the check can see them.
 """
 from __future__ import annotations
 
@@ -19,29 +24,46 @@ from kafkalog.fast import compiled
 from kafkalog.model import Decoder
 from tests.paths import ROOT
 
+#: Modules a read of one small segment file does not use, and a log directory's read with decode=true on two
+#: threads does (issue 33: start-up: together about 60 ms of a fresh process's CPU, from source).
+LATER = ("concurrent.futures", "kafkalog.dataset.internal_topics", "kafkalog.formats.internal_topics",
+         "kafkalog.log.log_dir", "kafkalog.log.partition")
+#: Modules neither read uses: several brokers' disks (the cluster layer), a broker's log directory's served log
+#: (the fixture is partitions without their log directory's files), Aiven's objects, the planner's entry walk,
+#: the registry's decoders, Kafka 0.7.
+NEVER = ("kafkalog.cluster.metadata", "kafkalog.cluster.served", "kafkalog.log.served_log", "kafkalog.remote.aiven_object",
+         "kafkalog.remote.aiven_custom_metadata", "kafkalog.dataset.cuts", "kafkalog.dataset.kafka_07_rows",
+         "kafkalog.dataset.registry_values")
+
 CHILD = """
 import json, sys
 import kafkalog
 from kafkalog.fast import compiled
 table = kafkalog.read_table("samples/v2-none.log")
 loaded = sorted(m for m in ("pandas",) if m in sys.modules)
+small = sorted(m for m in LATER + NEVER if m in sys.modules)
 rows = table.select(["offset", "key", "value"]).to_pylist()  # (after the check: it may load pandas)
 kafkalog.read_table("samples/v1-none.log")
 legacy_loaded = sorted(m for m in ("pandas",) if m in sys.modules)
+directory = kafkalog.read_table("tests/fixtures/partitions", subscribe="orders", decode=True, threads=2)
 table.to_pandas()
 print(json.dumps({"engine": compiled.AVAILABLE, "loaded": loaded, "rows": repr(rows),
-                  "legacy_loaded": legacy_loaded, "pandas_later": "pandas" in sys.modules}))
+                  "legacy_loaded": legacy_loaded, "pandas_later": "pandas" in sys.modules, "small": small,
+                  "later": sorted(m for m in LATER if m in sys.modules), "directory_rows": directory.num_rows}))
 """
 
 
 @pytest.mark.skipif(not compiled.AVAILABLE, reason="the compiled engine was not built: every read is the object path's")
 def test_a_fresh_process_reads_a_small_v2_segment_without_pandas():
-    done = subprocess.run([sys.executable, "-c", CHILD], cwd=ROOT, capture_output=True, text=True, timeout=600,
+    done = subprocess.run([sys.executable, "-c", f"LATER, NEVER = {LATER!r}, {NEVER!r}\n{CHILD}"], cwd=ROOT, capture_output=True, text=True, timeout=600,
                           check=False)
     assert done.returncode == 0, done.stderr
     child = json.loads(done.stdout.strip().splitlines()[-1])
     assert child["engine"]
     assert child["loaded"] == []
+    assert child["small"] == [], "a read of one small segment file loaded modules only other reads use"
+    assert child["directory_rows"] == 663
+    assert child["later"] == sorted(LATER), "the log directory's read did not load them: the check could not see them"
     reference = pa.Table.from_batches(read_segment(ROOT / "samples" / "v2-none.log", decoder=Decoder.OBJECT))
     assert reference.num_rows == 6
     assert child["rows"] == repr(reference.select(["offset", "key", "value"]).to_pylist())
