@@ -47,10 +47,12 @@ import fast_path  # noqa: E402  (benchmarks/fast_path.py: the corpus)
 FORCED = "import sys\nfrom kafkalog import cli\ncli.FAST_PATH_MIN_BYTES = 0\nsys.exit(cli.main(sys.argv[1:]))"
 
 
-def run(cmd: list[str]) -> tuple[float, float]:
+def run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    """(wall, CPU) of a whole command, output to /dev/null; in `env`, else `CHILD_ENV`."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, cwd=ROOT, env=CHILD_ENV)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, cwd=ROOT,
+                   env=CHILD_ENV if env is None else env)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -37,22 +36,13 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 import fast_path  # noqa: E402  (the corpus builder beside this script)
+import startup  # noqa: E402  (its `run`: a whole command's wall and CPU time)
 
 
 def child_env(pycache: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(pycache)
     return env
-
-
-def run_child(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall, CPU) of a whole command, output to /dev/null."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, cwd=ROOT, env=env)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def verify_rows(segment: Path, repeat: int, env: dict[str, str]) -> str:
@@ -63,8 +53,8 @@ def verify_rows(segment: Path, repeat: int, env: dict[str, str]) -> str:
                         [py, "-m", "kafkalog.cli", "verify", str(ROOT / "samples" / "v2-none.log")]),
                        (f"kafkalog verify {segment.stat().st_size / 1e6:.0f} MB segment (1,000,000 records)",
                         [py, "-m", "kafkalog.cli", "verify", str(segment)])):
-        run_child(cmd, env)  # warm: the page cache, the bytecode
-        wall, cpu = min((run_child(cmd, env) for _ in range(repeat)), key=lambda r: r[1])
+        startup.run(cmd, env)  # warm: the page cache, the bytecode
+        wall, cpu = min((startup.run(cmd, env) for _ in range(repeat)), key=lambda r: r[1])
         rows.append(f"| {label} | {wall:.2f} | {cpu:.2f} |")
     return "\n".join(rows)
 
