@@ -62,8 +62,11 @@ def _identity(options: RestoreOptions) -> dict[str, Any]:
             "topic_map": dict(sorted(options.topic_map.items()))}
 
 
-#: A topic just created answers these until its leader is elected (librdkafka does not mark them retriable here).
-_NOT_READY = {3, 5, 6}  # UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER
+#: A topic just created answers these until its leader is elected (librdkafka does not mark them retriable here):
+#: UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, and librdkafka's own codes for a
+#: leader query that found none yet (_NOENT: "Failed to query partition leaders: No leaders found") and for a
+#: topic or partition its metadata cache does not have yet (_UNKNOWN_TOPIC, _UNKNOWN_PARTITION).
+_NOT_READY = {3, 5, 6, -156, -188, -190}
 
 
 def _target_ends(admin: Any, partitions: list[tuple[str, int]], timeout: float = 60.0) -> dict[tuple[str, int], int]:
