@@ -103,5 +103,5 @@ def starts_of(rows: int) -> np.ndarray:
 
 
 def text_of(text: object) -> np.ndarray:
-    """The bytes of a writer's `Text` as a numpy array (a view: no copy)."""
+    """The bytes of a writer's `Block` as a numpy array (a view: no copy)."""
     return np.frombuffer(text, dtype=np.uint8)  # type: ignore[call-overload]  # (a buffer)

@@ -2,7 +2,7 @@
 # cython: initializedcheck=False, nonecheck=False
 """`kafkalog dump`'s line writers, compiled ahead of time by Cython (issue 33): each call writes the lines of a
 run of records, a block of a batch's rows or a run's batch headers, without the GIL, into a growing buffer that
-Python receives without a copy (`Text`, a buffer numpy wraps).
+Python receives without a copy (`Block`, a buffer numpy wraps).
 
 The writers read the columns the fast path already decoded (the records' Arrow columns, the batches' header
 columns of `kafka_record_batch.ksy`); they decode no field of a spec. What they write, and their twins, which
@@ -20,7 +20,6 @@ stay the reference:
 
 Python sides: `kafkalog.fast.json_lines`, `text_lines`, `kafka_lines`, `batch_lines` (they gather the columns).
 """
-from cpython.buffer cimport PyBuffer_FillInfo
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, strlen
@@ -31,68 +30,15 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISPRINTABLE(Py_UCS4 ch) nogil
 
 
-# -- the growing buffer, handed to Python without a copy ---------------------------------------------------------
+# -- the growing buffer, handed to Python without a copy (shared with the engine) --------------------------------
 
-cdef struct Grow:
-    uint8_t* data
-    int64_t size  # bytes written
-    int64_t cap
+cdef enum:
+    GROW_FIRST = 65536  # bytes: a run's lines start at 64 KiB
 
-
-cdef bint _reserve(Grow* g, int64_t extra) noexcept nogil:
-    """Room for `extra` more bytes past `size`."""
-    cdef int64_t need = g.size + extra
-    cdef int64_t cap
-    cdef uint8_t* p
-    if need <= g.cap:
-        return True
-    cap = g.cap * 2 if g.cap else 65536
-    while cap < need:
-        cap *= 2
-    p = <uint8_t*>realloc(g.data, <size_t>cap)
-    if p == NULL:
-        return False
-    g.data = p
-    g.cap = cap
-    return True
+include "buffers.pxi"
 
 
-cdef class Text:
-    """Lines a writer wrote, owned here and lent to numpy through the buffer protocol."""
-
-    cdef uint8_t* data
-    cdef Py_ssize_t size
-
-    def __dealloc__(self):
-        free(self.data)
-
-    def __getbuffer__(self, Py_buffer* view, int flags):
-        PyBuffer_FillInfo(view, self, self.data, self.size, 1, flags)
-
-    def __releasebuffer__(self, Py_buffer* view):
-        pass
-
-
-cdef Text _take(Grow* g):
-    """The buffer's bytes as a `Text` (what was reserved and not used given back); `g` is left empty."""
-    cdef Text text = Text.__new__(Text)
-    cdef uint8_t* fitted
-    if g.data == NULL:
-        g.data = <uint8_t*>malloc(1)  # (a buffer of no bytes still has an address)
-        if g.data == NULL:
-            raise MemoryError()
-    elif g.cap > g.size:
-        fitted = <uint8_t*>realloc(g.data, <size_t>max(g.size, 1))
-        if fitted != NULL:
-            g.data = fitted
-    text.data = g.data
-    text.size = g.size
-    g.data = NULL
-    g.size = g.cap = 0
-    return text
-
-
-cdef Text _finish(Grow* g, bint ok):
+cdef Block _finish(Grow* g, bint ok):
     if not ok:
         free(g.data)
         g.data = NULL
@@ -764,7 +710,7 @@ cdef struct Job:
     bint brace  # kafka, legacy messages: Kafka 3's stray brace
 
 
-cdef Text _write(list chunks, list controls, Job job, int64_t[::1] starts):
+cdef Block _write(list chunks, list controls, Job job, int64_t[::1] starts):
     """The lines of every row of `chunks` (`line_parts.RecordColumns`, a table's chunks in order; `controls`: their
     control_type columns, for JSON), each chunk's rows after the last's, in one call without the GIL; where each
     line starts into `starts` (rows + 1), but for legacy messages."""
@@ -810,7 +756,7 @@ cdef Text _write(list chunks, list controls, Job job, int64_t[::1] starts):
 
 def json_records(list chunks, list controls, int64_t[::1] starts):
     """The JSON line of every row of `chunks` (`line_parts.RecordColumns`; `controls`: each chunk's control_type as
-    `line_parts.Bytes`), in ASCII, each ending in a newline, as a `Text`; where each line starts into `starts`
+    `line_parts.Bytes`), in ASCII, each ending in a newline, as a `Block`; where each line starts into `starts`
     (rows + 1 positions)."""
     cdef Job job
     job.fmt = JSON
@@ -821,7 +767,7 @@ def json_records(list chunks, list controls, int64_t[::1] starts):
 
 def text_records(list chunks, int64_t limit, int64_t header_limit, int64_t[::1] starts):
     """The text line of every row of `chunks` (`line_parts.RecordColumns` of data records), keys and values cut at
-    `limit` bytes and header values at `header_limit` (-1: whole), as UTF-8 in a `Text`; where each line starts
+    `limit` bytes and header values at `header_limit` (-1: whole), as UTF-8 in a `Block`; where each line starts
     into `starts`."""
     cdef Job job
     job.fmt = TEXT
@@ -832,7 +778,7 @@ def text_records(list chunks, int64_t limit, int64_t header_limit, int64_t[::1] 
 
 def kafka_records(list chunks, bytes timestamp_type, int64_t[::1] starts):
     """`--format kafka`'s line of every row of `chunks` (`line_parts.RecordColumns` of v2 data batches whose
-    timestamps are `timestamp_type`), as UTF-8 in a `Text`; where each line starts into `starts`."""
+    timestamps are `timestamp_type`), as UTF-8 in a `Block`; where each line starts into `starts`."""
     cdef Job job
     job.fmt = KAFKA
     job.ts_type = <const uint8_t*><const char*>timestamp_type
@@ -843,7 +789,7 @@ def kafka_records(list chunks, bytes timestamp_type, int64_t[::1] starts):
 def kafka_legacy_records(list chunks, bytes timestamp_type, const int64_t[::1] crc, const uint8_t[::1] valid,
                          bint brace):
     """`--format kafka`'s lines of a magic 0 or 1 entry's records (`line_parts.RecordColumns`), each with its
-    message's `crc` and `valid` (0 or 1) and, for Kafka 3's tool, its stray brace, as UTF-8 in a `Text`."""
+    message's `crc` and `valid` (0 or 1) and, for Kafka 3's tool, its stray brace, as UTF-8 in a `Block`."""
     cdef Job job
     cdef int64_t rows = sum(c.rows for c in chunks)
     if crc.shape[0] < rows or valid.shape[0] < rows:
@@ -869,7 +815,7 @@ cdef enum:
 def batch_lines(const int64_t[:, ::1] steps, const uint8_t[::1] literals, const int64_t[::1] name_starts,
                 const uint8_t[::1] names, const int64_t[:, ::1] values, int64_t most, int64_t[::1] starts):
     """Each batch's line (a column of `values`, the batch fields' rows) by a template's steps (rows: literal start
-    and length in `literals`, kind, field row, first name, condition's field row or -1, its value), as a `Text`;
+    and length in `literals`, kind, field row, first name, condition's field row or -1, its value), as a `Block`;
     where each line starts into `starts` (batches + 1). `most`: the most bytes one line takes."""
     cdef int64_t n = values.shape[1]
     cdef int64_t i, j, when, kind, name, p
