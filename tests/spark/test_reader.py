@@ -271,6 +271,21 @@ def test_a_list_of_paths_reads_as_read_arrow_reads_it(spark):
         reader().load([str(PARTITIONS / "orders-0"), str(SEGMENTS / "does-not-exist.log")]).collect()
 
 
+def test_read_replicas_reads_renamed_directories_marked_as_read_arrow_does(spark, tmp_path):
+    """readReplicas: a real 4.3.1 broker's log directory with a -delete directory beside its partitions; Spark's
+    `broker` and `renamed` columns are read_arrow's."""
+    root = tmp_path / "data"
+    shutil.copytree(ROOT / "tests" / "brokers" / "fixtures" / "log-dirs" / "kraft-4.3.1", root)
+    shutil.copytree(root / "t-0", root / ("t-0." + "0123456789abcdef" * 2 + "-delete"))
+    columns = ["topic", "partition", "offset", "broker", "renamed"]
+    expected = sorted(map(tuple, (r.values() for r in kafkalog.read_table(root, readReplicas=True, subscribe="t")
+                                  .select(columns).to_pylist())), key=str)
+    assert ("t", 0, 0, 1, "delete") in expected and ("t", 0, 0, 1, None) in expected
+    df = spark.read.format("kafkalog").option("readReplicas", "true").option("subscribe", "t").load(str(root))
+    assert df.columns[-2:] == ["broker", "renamed"]
+    assert sorted((tuple(r[c] for c in columns) for r in rows(df.select(*columns))), key=str) == expected
+
+
 def test_log_dir_skips_partitions_kafka_is_deleting_or_moving(spark, tmp_path):
     # Kafka renames such directories `topic-N.<uuid without dashes>-delete` (or -future, -stray).
     shutil.copytree(PARTITIONS / "orders-1", tmp_path / "orders-1")
