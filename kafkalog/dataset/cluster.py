@@ -19,13 +19,16 @@ from typing import Protocol, TypeVar
 import pyarrow as pa
 
 from kafkalog.cluster.disks import is_cluster
+from kafkalog.dataset.layout import renamed_state
 from kafkalog.errors import UsageError
 from kafkalog.location import Location
 from kafkalog.uri_path import AnyPath, as_path, is_uri
 
-#: With readReplicas=true: the broker (node id) whose disk a row was read from.
+#: With readReplicas=true: the broker (node id) whose disk a row was read from, and for a partition directory Kafka
+#: renamed, how ('delete', 'future' or 'stray'; null for a replica's own directory).
 BROKER_FIELD = pa.field("broker", pa.int32())
-BROKER_DDL = ", `broker` int"
+RENAMED_FIELD = pa.field("renamed", pa.string())
+BROKER_DDL = ", `broker` int, `renamed` string"
 
 
 class _Segment(Protocol):
@@ -110,9 +113,12 @@ def _node_of(log_dir: str) -> int | None:
 
 
 def with_broker(out: pa.RecordBatch, segment: str) -> pa.RecordBatch:
-    """The rows of one segment with the `broker` column: the node id in `meta.properties` of the log directory
-    holding the segment's partition directory (null where there is none)."""
+    """The rows of one segment with the `broker` column (the node id in `meta.properties` of the log directory
+    holding the segment's partition directory, null where there is none) and the `renamed` one (how Kafka renamed
+    that partition directory: 'delete', 'future', 'stray', or null)."""
     from kafkalog.log.log_dir import log_dir_of  # noqa: PLC0415  (readReplicas alone reads meta.properties)
 
-    node = _node_of(str(log_dir_of(as_path(Location(segment).parent.text))))
-    return out.append_column(BROKER_FIELD, pa.array([node] * out.num_rows, pa.int32()))
+    directory = Location(segment).parent
+    node = _node_of(str(log_dir_of(as_path(directory.text))))
+    out = out.append_column(BROKER_FIELD, pa.array([node] * out.num_rows, pa.int32()))
+    return out.append_column(RENAMED_FIELD, pa.array([renamed_state(directory.name)] * out.num_rows, pa.string()))

@@ -29,6 +29,9 @@ class FileInfo:
     location: str
     size: int
     is_dir: bool
+    #: When the file was last written (ns; 0 where the filesystem does not say): a preallocated segment a broker
+    #: appends to keeps its size.
+    mtime_ns: int = 0
 
     @property
     def where(self) -> Location:
@@ -78,14 +81,15 @@ def listdir(location: Location | str) -> list[FileInfo]:
                         raise UsageError(f"{path}: {broken}")
                     continue
                 is_dir = entry.is_dir()
-                out.append(FileInfo(path, 0 if is_dir else entry.stat().st_size, is_dir))
+                stat = entry.stat()
+                out.append(FileInfo(path, 0 if is_dir else stat.st_size, is_dir, stat.st_mtime_ns))
         return sorted(out, key=lambda f: f.location)
     from pyarrow import fs as pafs
 
     filesystem, path, prefix = _split_uri(location)
     infos = filesystem.get_file_info(pafs.FileSelector(path, recursive=False))
-    return sorted((FileInfo(prefix + i.path, i.size or 0, i.type == pafs.FileType.Directory) for i in infos),
-                  key=lambda f: f.location)
+    return sorted((FileInfo(prefix + i.path, i.size or 0, i.type == pafs.FileType.Directory, i.mtime_ns or 0)
+                   for i in infos), key=lambda f: f.location)
 
 
 def expand(pattern: Location | str) -> list[FileInfo]:

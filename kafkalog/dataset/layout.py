@@ -49,12 +49,21 @@ def segment_base_offset(name: str) -> int | None:
     return file_names.base_offset_of(name) if file_names.is_segment_name(name) else None
 
 
-def topic_partition(directory_name: str) -> tuple[str | None, int | None]:
-    """Topic and partition from a ``topic-N`` directory name, (None, None) for any other name."""
+def topic_partition(directory_name: str, renamed: bool = False) -> tuple[str | None, int | None]:
+    """Topic and partition from a ``topic-N`` directory name, (None, None) for any other name; `renamed`: from a
+    directory Kafka renamed (``topic-N.<uuid>-delete``, ``-future``, ``-stray``) too. Kafka cuts the topic of a
+    ``-delete`` or ``-stray`` name so that the name stays within 255 characters (`LocalLog.logDeleteDirName`):
+    the topic is then the name's, a prefix of the topic's."""
     parsed = parse_partition_dir_name(directory_name)
-    if parsed is None or parsed.state is not None:
+    if parsed is None or (parsed.state is not None and not renamed):
         return None, None
     return parsed.topic, parsed.partition
+
+
+def renamed_state(directory_name: str) -> str | None:
+    """'delete', 'future' or 'stray' for a partition directory Kafka renamed, None for any other name."""
+    parsed = parse_partition_dir_name(directory_name)
+    return parsed.state if parsed is not None else None
 
 
 def _index_location(segment_location: str, suffix: str) -> str | None:

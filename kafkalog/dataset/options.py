@@ -91,7 +91,8 @@ OPTIONS = {
     "readReplicas": "true/false (default false): given several brokers' log directories of one cluster, read "
                     "every replica's log as its broker loads it, each row marked with its broker (the `broker` "
                     "column: the node id of the disk it was read from), instead of each partition once, as the "
-                    "cluster restarted on those disks would serve it",
+                    "cluster restarted on those disks would serve it; the partition directories Kafka renamed "
+                    "(-delete, -future, -stray) too, for salvage, marked in the `renamed` column",
     "validateJsonSchema": "true/false (default false): check JSON Schema values against their schema; a mismatch is "
                           "their value_error",
 }

@@ -63,8 +63,10 @@ class SegmentRange:
     gap: str | None = None
 
 
-def list_segments(path: str) -> list[Segment]:
-    """The segments a path names: a segment file, a partition directory, a log directory, or a glob of them."""
+def list_segments(path: str, renamed: bool = False) -> list[Segment]:
+    """The segments a path names: a segment file, a partition directory, a log directory, or a glob of them.
+    `renamed` (readReplicas): a log directory's partition directories Kafka renamed (`-delete`, `-future`,
+    `-stray`) too, their segments with the topic and partition their names hold (`kafkalog.dataset.layout`)."""
     matches = fs.expand(path)
     if not matches:
         raise UsageError(f"no such file or directory: {path}")
@@ -73,37 +75,38 @@ def list_segments(path: str) -> list[Segment]:
     files: dict[str, fs.FileInfo] = {}
     for m in matches:
         if m.is_dir:
-            _walk(m.location, files)
+            _walk(m.location, files, renamed)
         elif explicit or file_names.is_segment_name(m.name):
             files[m.location] = m
-    return _segments(files.values())
+    return _segments(files.values(), renamed)
 
 
-def _walk(directory: str, out: dict[str, fs.FileInfo]) -> None:
+def _walk(directory: str, out: dict[str, fs.FileInfo], renamed: bool = False) -> None:
     """The segments of a directory, by the one rule of what a directory is (`kafkalog.log.partition`): a partition
     directory's own, or a log directory's partitions' (its `topic-N` sub-directories; those Kafka is deleting or
     moving skipped). Nothing deeper is read."""
     # (imported here: a directory's rules, which a read of segment files named one by one never loads)
-    from kafkalog.log.partition import is_log_dir_partition, is_partition_listing  # noqa: PLC0415
+    from kafkalog.log.partition import is_log_dir_partition, is_partition_listing, is_skipped_dir  # noqa: PLC0415
 
     entries = fs.listdir(directory)
     if is_partition_listing(directory, [e.name for e in entries if not e.is_dir]):
         partitions = [entries]
     else:
-        partitions = [fs.listdir(e.location) for e in entries if e.is_dir and is_log_dir_partition(e.location)]
+        partitions = [fs.listdir(e.location) for e in entries if e.is_dir and (
+            is_log_dir_partition(e.location) or (renamed and is_skipped_dir(e.location)))]
     for listing in partitions:
         for entry in listing:
             if not entry.is_dir and file_names.is_segment_name(entry.name):
                 out[entry.location] = entry
 
 
-def _segments(files) -> list[Segment]:
+def _segments(files, renamed: bool = False) -> list[Segment]:
     by_dir: dict[Location, list[fs.FileInfo]] = {}
     for f in files:
         by_dir.setdefault(f.where.parent, []).append(f)
     out: list[Segment] = []
     for directory in sorted(by_dir):
-        topic, partition = layout.topic_partition(str(directory))
+        topic, partition = layout.topic_partition(str(directory), renamed)
         entries = by_dir[directory]
         # An Aiven segment is its manifest: the `.log` object beside it is not a segment file.
         manifests = {f.name[: -len(file_names.MANIFEST_SUFFIX)] for f in entries if file_names.is_manifest_name(f.name)}
@@ -190,7 +193,10 @@ def _served(group: list[Segment], logs: served.ServedLogs, named: set[str]) -> S
     local = {str(Location(s.location).parent) for s in group
              if s.base_offset is not None and s.location not in named
              and file_names.is_segment_name(Location(s.location).name)}
-    if len(local) != 1 or any(s.location in named for s in group):
+    if len(local) != 1 or any(s.location in named for s in group) or layout.renamed_state(next(iter(local))) in (
+            "delete", "stray"):
+        # (a directory renamed -delete or -stray is no log its broker loads, and the log directory's checkpoints
+        # are the live replica's: its files are read as they are)
         return None
     return logs.of_directory(local.pop())
 
@@ -202,7 +208,7 @@ def wanted_segments(path: str | Sequence[str], options: ReadOptions, pushed: Pus
     its local ones (option remoteRoot). Offsets no segment holds are data loss, reported per the options,
     or with `gaps` given and mode=PERMISSIVE, recorded there by the location of the segment they precede."""
     paths = [path] if isinstance(path, str) else list(path)
-    segments = list({s.location: s for p in paths for s in list_segments(p)}.values())
+    segments = list({s.location: s for p in paths for s in list_segments(p, options.read_replicas)}.values())
     if not options.read_replicas:  # several brokers' disks: each partition once, from the replica served
         segments = cluster.served_segments(paths, segments)
 

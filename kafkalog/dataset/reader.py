@@ -98,7 +98,7 @@ def plan_read(path: Paths, options: Mapping[str, object], *, threads: int = 1) -
     schema = output_arrow_schema(read_options.include_headers, read_options.kafkalog_columns,
                                  read_options.include_below_log_start)
     if read_options.read_replicas:
-        schema = schema.append(cluster.BROKER_FIELD)
+        schema = schema.append(cluster.BROKER_FIELD).append(cluster.RENAMED_FIELD)
     if read_options.decode:
         schema = schema.append(pa.field("key_decoded", pa.string())).append(pa.field("value_decoded", pa.string()))
     registry = None

@@ -124,8 +124,11 @@ class RegistryColumns:
     typed: dict[str, pa.DataType] = field(default_factory=dict)
 
     @classmethod
-    def for_read(cls, path: str, options: ReadOptions) -> RegistryColumns | None:
-        """The columns a read asks for, with its schema store loaded; None when it asks for none."""
+    def for_read(cls, path: str | list[str], options: ReadOptions) -> RegistryColumns | None:
+        """The columns a read asks for, with its schema store loaded; None when it asks for none. The schemas
+        are those of the first path's log directory, unless the option schemaRegistry names them."""
+        if isinstance(path, list):
+            path = path[0]
         if not (options.key_format or options.value_format or options.key_subject or options.value_subject):
             return None
         location = options.schema_registry or find_schemas_partition(path)

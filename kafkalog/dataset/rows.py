@@ -6,6 +6,8 @@ control records, read_committed, pushed filters) and shaped into the DataFrame's
 """
 from __future__ import annotations
 
+import ast
+import json
 import logging
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -37,11 +39,44 @@ log = logging.getLogger("kafkalog.dataset")
 SHAPED_ROWS = 65536
 
 
-def path_option(options: dict[str, str]) -> str:
+def path_option(options: dict[str, str]) -> str | list[str]:
+    """The path(s) a Spark read names: ``load(PATH)`` or ``option("path", ...)`` pass one path, ``load([A, B])`` passes
+    Spark's ``paths`` option (a JSON array of strings), as `read_arrow` takes a list. A ``path`` option holding a list
+    (``option("path", [A, B])``, which PySpark passes as the list's Python text, or a JSON array) reads as that list.
+    With both (``spark.sql.legacy.pathOptionBehavior.enabled``), ``path`` comes first, as Spark's file sources take
+    them."""
     lowered = {k.lower(): v for k, v in options.items()}
-    if not lowered.get("path"):
-        raise UsageError('kafkalog needs a path: spark.read.format("kafkalog").load(PATH)')
-    return lowered["path"]
+    paths: list[str] = []
+    if lowered.get("path"):
+        listed = _listed(lowered["path"])
+        paths += [lowered["path"]] if listed is None else listed
+    if lowered.get("paths"):
+        listed = _listed(lowered["paths"])
+        if listed is None:
+            raise UsageError(f"option paths must be a JSON array of paths or URIs (as load([A, B]) passes it), "
+                             f"got {lowered['paths']!r}")
+        paths += listed
+    if not paths:
+        raise UsageError('kafkalog needs a path: spark.read.format("kafkalog").load(PATH) or load([PATH, ...])')
+    return paths[0] if len(paths) == 1 else paths
+
+
+def _listed(text: str) -> list[str] | None:
+    """`text` as a non-empty list of path strings (a JSON array, or a Python list's text), or None if it is not
+    one: a path or a glob (``[0-9]`` is a glob's class, never a list of strings)."""
+    text = text.strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        return None
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return None
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
+        return None
+    return value
 
 
 def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = NO_FILTERS,

@@ -47,6 +47,8 @@ class ServedLogs:
         self._states: dict[AnyPath, LogDirState | None] = {}
         self._bounds: dict[str, ServedBounds | None] = {}
         self._said: set[str] = set()
+        #: Earlier findings to resume recovery's walks from (a stream's, `TailedLogs`).
+        self._previous: dict[str, ServedBounds | None] = {}
 
     def of_directory(self, directory: str) -> ServedBounds | None:
         """A partition directory's served bounds (on the local disk or behind a URI); None outside a log directory."""
@@ -59,7 +61,8 @@ class ServedLogs:
             if state is not None:
                 from kafkalog.log.served_log import served_bounds  # noqa: PLC0415  (see the imports)
 
-                found = served_bounds(directory, state, remote_storage=self.remote_storage)
+                found = served_bounds(directory, state, remote_storage=self.remote_storage,
+                                      previous=self._previous.get(directory))
                 _say_what_recovery_drops(directory, found)
         self._bounds[directory] = found
         return found
@@ -81,9 +84,11 @@ class ServedLogs:
 
 class TailedLogs(ServedLogs):
     """The served bounds of the partitions a stream tails (`kafkalog.spark.stream`), kept from one trigger to the
-    next: a partition's are found again (recovery's scan included) only where its files' names or sizes, or its
-    log directory's checkpoints and clean shutdown marker, changed since. Call `next_trigger` before each
-    trigger's reads, so that the checkpoints are read again, once."""
+    next: a partition's are found again only where its files' names, sizes or times, or its log directory's checkpoints
+    and clean shutdown marker, changed since; and then recovery's walk of a segment that only grew (the active
+    segment a broker appends to) goes on from where the last one stopped, once its last valid batch is checked
+    unchanged (`served_bounds`'s `previous`), as does the search for open transactions. Call `next_trigger`
+    before each trigger's reads, so that the checkpoints are read again, once."""
 
     def __init__(self, remote_storage: bool = False):
         super().__init__(remote_storage)
@@ -95,12 +100,13 @@ class TailedLogs(ServedLogs):
     def of_directory(self, directory: str) -> ServedBounds | None:
         key = self._fingerprint(directory)
         if self._seen.get(directory) != key:
-            self._bounds.pop(directory, None)
+            self._previous[directory] = self._bounds.pop(directory, None)
             self._seen[directory] = key
         return super().of_directory(directory)
 
     def _fingerprint(self, directory: str) -> tuple:
-        """What a partition's served bounds depend on: its files (names and sizes) and its log directory's state."""
+        """What a partition's served bounds depend on: its files (names, sizes and modification times: a preallocated
+        segment keeps its size as it fills) and its log directory's state."""
         where = fs.info(directory)
         if where is None or not where.is_dir:
             return ()
@@ -109,7 +115,7 @@ class TailedLogs(ServedLogs):
         tp = (part.topic, part.partition) if part is not None else ("", -1)
         offsets = () if state is None else (state.log_start_offsets.get(tp), state.high_watermarks.get(tp),
                                             state.recovery_points.get(tp), state.clean_shutdown)
-        return offsets, tuple((f.name, f.size) for f in fs.listdir(directory))
+        return offsets, tuple((f.name, f.size, f.mtime_ns) for f in fs.listdir(directory))
 
 
 def _say_what_recovery_drops(directory: str, bounds: ServedBounds) -> None:

@@ -100,6 +100,12 @@ class ServedBounds:
         For each segment kept (its ``.log`` path) whose indexes Kafka's start-up rebuilds from the segment: why
         (no offset index, a transaction index that fails Kafka's sanity check, recovered after an unclean
         shutdown). What those index files hold does not matter to the log served.
+    walks : dict of str to RecoveryWalk
+        For each segment recovery read (its ``.log`` path), where its walk stopped: what a later finding of
+        the same partition resumes from where the segment only grew (`served_bounds`'s `previous`).
+    scanned_bytes : int
+        The bytes of the batches this finding read to walk the segments and to find the open transactions (a
+        finding that resumed reads what was appended since, and one batch per resumed segment to check it).
     """
 
     topic: str | None
@@ -116,6 +122,11 @@ class ServedBounds:
     checkpointed_log_start_offset: int | None = None
     first_unstable_offset: int | None = None
     rebuilt_indexes: dict[str, str] = field(default_factory=dict)
+    # (how the bounds were found, not what they are: left out of comparisons)
+    walks: dict[str, RecoveryWalk] = field(default_factory=dict, repr=False, compare=False)
+    scanned_bytes: int = field(default=0, compare=False)
+    #: Where the search for open transactions stopped, to resume it as the walks are.
+    producer_scan: _ProducerScan | None = field(default=None, repr=False, compare=False)
 
 
 #: Why Kafka rebuilds a segment's indexes at start-up (`ServedBounds.rebuilt_indexes`).
@@ -124,16 +135,34 @@ RECOVERED = "recovered after an unclean shutdown, from the recovery point on"
 
 
 @dataclass(frozen=True)
-class _Recovered:
-    """One segment as `LogSegment.recover` leaves it: the bytes it keeps and the next offset after them."""
+class RecoveryWalk:
+    """One segment as `LogSegment.recover` leaves it: the bytes it keeps and the next offset after them, and
+    the last valid batch (its position, size and CRC), by which a later walk checks that the bytes it resumes
+    after are those it walked (`served_bounds`'s `previous`)."""
 
     valid_bytes: int
     next_offset: int
     reason: str | None  # why it stopped before the end of the file; None when whole
+    last_batch: tuple[int, int, int] | None = None
+    #: The bytes of the batches this walk read and checked (and of the one batch checked to resume an earlier walk).
+    scanned_bytes: int = 0
+    #: Where this walk began: 0, or the previous walk's valid bytes when it resumed one.
+    resumed_from: int = 0
+
+
+@dataclass(frozen=True)
+class _ProducerScan:
+    """Where `_first_unstable_offset`'s scan stopped: the producer snapshot it began from, the last segment it
+    read and the byte after the last batch it read there, and the transactions open at that point."""
+
+    snapshot: int | None
+    segment: str
+    position: int
+    open_since: dict[int, int]
 
 
 def served_bounds(partition_dir: str | os.PathLike, log_dir_state: LogDirState, *,
-                  remote_storage: bool = False) -> ServedBounds:
+                  remote_storage: bool = False, previous: ServedBounds | None = None) -> ServedBounds:
     """The log of `partition_dir` as its broker's start-up would load it, given its log directory's state.
 
     Parameters
@@ -145,6 +174,11 @@ def served_bounds(partition_dir: str | os.PathLike, log_dir_state: LogDirState, 
     remote_storage : bool, default False
         The topic is tiered (remote.storage.enable): the log start offset is the checkpoint's alone, since
         the remote segments hold the offsets below the first local segment.
+    previous : ServedBounds, optional
+        An earlier finding of the same partition directory (a stream's, at its previous trigger): a segment
+        it walked that only grew since (the same file, at least as long, its last valid batch's bytes
+        unchanged: same position, size and CRC, the CRC valid) is walked on from where that walk stopped,
+        and the search for open transactions goes on from where it stopped; anything else is read again.
 
     Returns
     -------
@@ -170,16 +204,17 @@ def served_bounds(partition_dir: str | os.PathLike, log_dir_state: LogDirState, 
     truncation: Truncation | None = None
     log_end: int | None = None
     rebuilt: dict[str, str] = {}
+    before = previous.walks if previous is not None else {}
+    recovered: dict[int, RecoveryWalk] = {}
     if segments:
-        recovered: dict[int, _Recovered] = {}
         for seg in segments:  # loadSegmentFiles: a missing offset index or a corrupt transaction index
             why = _rebuild_reason(seg)
             if why is not None:
-                recovered[seg.base_offset] = _recover(seg)
+                recovered[seg.base_offset] = _recover(seg, before.get(str(seg.log)))
                 rebuilt[str(seg.log)] = why
         unflushed = [] if clean else _from_floor(segments, recovery_point)
         for n, seg in enumerate(unflushed):
-            got = recovered.get(seg.base_offset) or _recover(seg)
+            got = recovered.get(seg.base_offset) or _recover(seg, before.get(str(seg.log)))
             recovered[seg.base_offset] = got
             rebuilt.setdefault(str(seg.log), RECOVERED)
             if got.reason is not None:
@@ -204,11 +239,17 @@ def served_bounds(partition_dir: str | os.PathLike, log_dir_state: LogDirState, 
         end = log_end
         log_start = start_checkpoint if remote_storage else max(start_checkpoint, segments[0].base_offset)
     hw = min(max(checkpointed_hw if checkpointed_hw is not None else 0, log_start), end)
-    unstable = _first_unstable_offset(part, segments, ends, log_start, end) if ends else None
+    walks = {str(seg.log): recovered[seg.base_offset] for seg in segments if seg.base_offset in recovered}
+    scanned = sum(w.scanned_bytes for w in walks.values())
+    unstable, scan = None, None
+    if ends:
+        resumable = _resumable_scan(previous.producer_scan if previous is not None else None, walks)
+        unstable, scan, scan_bytes = _first_unstable_offset(part, segments, ends, log_start, end, resumable)
+        scanned += scan_bytes
     lso = end if unstable is None else min(max(unstable, log_start), end)
     return ServedBounds(part.topic, part.partition, log_start, end, hw, lso, recovery_point, clean, truncation,
                         ends, checkpointed_hw, checkpointed_start, unstable,
-                        {log: why for log, why in rebuilt.items() if log in ends})
+                        {log: why for log, why in rebuilt.items() if log in ends}, walks, scanned, scan)
 
 
 def _rebuild_reason(seg: SegmentFiles) -> str | None:
@@ -240,22 +281,52 @@ def _from_floor(segments: list[SegmentFiles], offset: int) -> list[SegmentFiles]
     return segments[floor:]
 
 
-def _recover(seg: SegmentFiles) -> _Recovered:
-    """`LogSegment.recover`: the batches from the start while each is whole and valid (size, CRC)."""
+def _recover(seg: SegmentFiles, before: RecoveryWalk | None = None) -> RecoveryWalk:
+    """`LogSegment.recover`: the batches from the start while each is whole and valid (size, CRC); from where
+    `before` (an earlier walk of the same file) stopped when the file only grew since."""
     assert seg.log is not None
-    valid, nxt = 0, seg.base_offset
-    with SegmentReader(seg.log, decode_records=False, decoder=_decoder(seg.log_size)) as reader:
+    begin, checked = (before.valid_bytes, _checked_bytes(seg, before)) if before is not None else (0, 0)
+    if checked == 0:
+        begin = 0
+    if begin:
+        assert before is not None
+        valid, nxt, last = before.valid_bytes, before.next_offset, before.last_batch
+    else:
+        valid, nxt, last = 0, seg.base_offset, None
+    with SegmentReader(seg.log, start=begin, decode_records=False, decoder=_decoder(seg.log_size - begin)) as reader:
         for batch in reader:
             if reader.damage and not batch.damage:  # an entry before this batch that is no valid batch: stop there
                 break
             if batch.damage or not batch.crc_valid:
-                return _Recovered(valid, nxt, _reason(batch.damage, batch.position, "its CRC does not match"))
-            valid, nxt = batch.position + batch.size, batch.last_offset + 1
+                return RecoveryWalk(valid, nxt, _reason(batch.damage, batch.position, "its CRC does not match"), last,
+                                    checked + valid - begin, begin)
+            valid, nxt, last = batch.position + batch.size, batch.last_offset + 1, (batch.position, batch.size,
+                                                                                     batch.crc)
+        walked = checked + valid - begin
         if reader.damage:  # damage to the entry structure (a partial entry, a size that cannot be, zeros)
-            return _Recovered(valid, nxt, _reason(reader.damage, valid, "an invalid entry"))
+            return RecoveryWalk(valid, nxt, _reason(reader.damage, valid, "an invalid entry"), last, walked, begin)
         if valid < reader.size:
-            return _Recovered(valid, nxt, f"{reader.size - valid} bytes after the last whole batch")
-    return _Recovered(valid, nxt, None)
+            return RecoveryWalk(valid, nxt, f"{reader.size - valid} bytes after the last whole batch", last, walked,
+                                begin)
+    return RecoveryWalk(valid, nxt, None, last, walked, begin)
+
+
+def _checked_bytes(seg: SegmentFiles, before: RecoveryWalk) -> int:
+    """The bytes read to check that `seg` holds, up to where the walk `before` stopped, the bytes it walked: its
+    last valid batch is where it was, the same size, with the same CRC (and that CRC valid), and the file is at
+    least as long. 0 when it does not (or `before` walked nothing): the segment is walked from its start."""
+    if before.last_batch is None or seg.log_size < before.valid_bytes:
+        return 0
+    position, size, crc = before.last_batch
+    if position + size != before.valid_bytes:
+        return 0
+    with SegmentReader(seg.log or "", start=position, end=position + 1, decode_records=False,
+                       decoder=Decoder.OBJECT) as reader:
+        batch = next(iter(reader), None)
+        same = (batch is not None and not batch.damage and batch.crc_valid and not reader.damage
+                and (batch.position, batch.size, batch.crc) == (position, size, crc)
+                and batch.last_offset + 1 == before.next_offset)
+    return size if same else 0
 
 
 #: Bytes of headers to scan from which the compiled kernels read them; below, the object path (as cli.py's).
@@ -305,32 +376,56 @@ def _index_positions(seg: SegmentFiles, offset: int | None) -> list[int]:
     return list(dict.fromkeys((start, 0)))
 
 
+def _resumable_scan(scan: _ProducerScan | None, walks: dict[str, RecoveryWalk]) -> _ProducerScan | None:
+    """An earlier search for open transactions that can go on: the segment it stopped in was walked on this time
+    from at or past where the search stopped (its bytes up to there checked unchanged)."""
+    if scan is None:
+        return None
+    walk = walks.get(scan.segment)
+    return scan if walk is not None and walk.resumed_from >= scan.position > 0 else None
+
+
 def _first_unstable_offset(part: Partition, segments: list[SegmentFiles], ends: dict[str, int], log_start: int,
-                           end: int) -> int | None:
+                           end: int, resume: _ProducerScan | None = None
+                           ) -> tuple[int | None, _ProducerScan | None, int]:
     """The first offset of the earliest transaction open at `end`: the latest producer snapshot at or below
-    `end` (and not below `log_start`), then the batch headers after it (`UnifiedLog.rebuildProducerState`)."""
+    `end` (and not below `log_start`), then the batch headers after it (`UnifiedLog.rebuildProducerState`);
+    with where the scan stopped and the bytes it read. `resume`: an earlier scan to go on from, if it began
+    from the same snapshot."""
     open_since: dict[int, int] = {}
     begin = log_start
+    chosen: int | None = None
     for offset in sorted((o for o in part.snapshots if log_start <= o <= end), reverse=True):
         snapshot = read_snapshot(part.snapshots[offset])
         if snapshot.damage:
             continue  # Kafka deletes a snapshot that does not read and takes the one before
         open_since = {e.producer_id: e.current_txn_first_offset for e in snapshot.producer_entries
                       if e.current_txn_first_offset >= 0}
-        begin = offset
+        begin, chosen = offset, offset
         break
-    for n, seg in enumerate(_from_floor(segments, begin)):
+    todo = _from_floor(segments, begin)
+    first_start: int | None = None
+    if resume is not None and resume.snapshot == chosen and (chosen is not None or begin == log_start):
+        at = [str(s.log) for s in todo].index(resume.segment) if resume.segment in {str(s.log) for s in todo} else -1
+        if at >= 0:
+            todo, open_since, first_start = todo[at:], dict(resume.open_since), resume.position
+    scanned = 0
+    last: tuple[str, int] | None = None
+    for n, seg in enumerate(todo):
         assert seg.log is not None
         stop = ends.get(str(seg.log), 0)
         # The first segment from its offset index's entry for `begin` (not all of a large active segment's bytes);
         # from its start when that entry is no batch's start.
-        for start in _index_positions(seg, begin) if n == 0 else [0]:
+        starts = ([first_start] if first_start is not None else _index_positions(seg, begin)) if n == 0 else [0]
+        for start in starts:
             found = dict(open_since)
+            position = start
             with SegmentReader(seg.log, start=start, end=stop, decode_records=False,
                                decoder=_decoder(stop - start)) as reader:
                 for batch in reader:
                     if batch.damage or batch.base_offset >= end:
                         break
+                    position = batch.position + batch.size
                     if batch.last_offset < begin or not batch.is_transactional:
                         continue
                     if batch.is_control:
@@ -338,7 +433,13 @@ def _first_unstable_offset(part: Partition, segments: list[SegmentFiles], ends: 
                     else:
                         found.setdefault(batch.producer_id, batch.base_offset)
                 misplaced = start > 0 and reader.damage and reader.damage[0].position == start
+            scanned += position - start
             if not misplaced:
                 break
+        if misplaced and first_start is not None and n == 0:  # (checked bytes, so not expected): start afresh
+            unstable, scan, more = _first_unstable_offset(part, segments, ends, log_start, end)
+            return unstable, scan, scanned + more
         open_since = found
-    return min(open_since.values(), default=None)
+        last = (str(seg.log), position)
+    scan = _ProducerScan(chosen, last[0], last[1], dict(open_since)) if last is not None else None
+    return min(open_since.values(), default=None), scan, scanned

@@ -21,7 +21,8 @@ partition directory copied alone) the files are read as they are. Each micro-bat
 - `read`: `read_range`, as the DataFrame reader (`kafkalog.spark.datasource`) reads a range.
 
 A partition's served bounds are kept from one trigger to the next and found again (recovery's scan of the
-segments after the recovery point included) only where its files or its log directory's checkpoints changed
+segments after the recovery point included) only where its files or its log directory's checkpoints changed,
+and then recovery's walk of a segment that only grew goes on from where the last one stopped
 (`kafkalog.dataset.served.TailedLogs`). New partitions start at their earliest offset. Spark keeps the offsets
 in its checkpoint, so a restarted query goes on where it stopped, reading nothing twice.
 """

@@ -7,7 +7,9 @@ consumer's reading lies (<consumed>/<isolation level>/<topic>-<partition>.json).
 """
 from __future__ import annotations
 
+import json
 import shutil
+import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
@@ -371,6 +373,41 @@ def cluster_4x(work: Path) -> ClusterRun:
                       {"live": t1 - t0, "restarted": time.monotonic() - t1, "total": time.monotonic() - t0}, work)
 
 
+class _Tailed:
+    """A stream's triggers on a partition its broker is appending to (`kafkalog.dataset.served.TailedLogs`, as
+    `spark.readStream` keeps it): at each, the producer paused until the broker's log stops moving, the served
+    bounds the stream finds (resuming recovery's walk) beside those a walk from the start finds."""
+
+    def __init__(self, partition_dir: Path):
+        from kafkalog.dataset.served import TailedLogs  # noqa: PLC0415  (kafkalog itself: only for this run)
+
+        self.partition_dir = str(partition_dir)
+        self.logs = TailedLogs()
+        self.found: list[dict] = []
+
+    def trigger(self, producer: subprocess.Popen, acked: int) -> None:
+        from kafkalog.dataset.served import ServedLogs  # noqa: PLC0415
+
+        producer.send_signal(signal.SIGSTOP)
+        try:
+            for _ in range(50):  # requests already sent are appended: until two walks from the start agree
+                time.sleep(0.2)
+                fresh = ServedLogs().of_directory(self.partition_dir)
+                self.logs.next_trigger()
+                found = self.logs.of_directory(self.partition_dir)
+                if fresh == ServedLogs().of_directory(self.partition_dir):
+                    break
+            else:
+                raise BrokerError("the broker kept appending with its producer stopped")
+        finally:
+            producer.send_signal(signal.SIGCONT)
+        assert fresh is not None and found is not None
+        walks = [(Path(p).name, w.resumed_from, w.valid_bytes) for p, w in sorted(found.walks.items())]
+        self.found.append({"acked": acked, "same": found == fresh, "end": found.recovered_end_offset,
+                           "scanned": found.scanned_bytes, "scanned_from_start": fresh.scanned_bytes,
+                           "walks": walks})
+
+
 #: The broker of `recovery_4x`: segments preallocated, the checkpoints written every second (not every 60 s after a
 #: 30 s delay), and no retention check, so that the segments below a log start offset stay on disk.
 RECOVERY_CONFIG = {
@@ -410,11 +447,14 @@ def recovery_4x(work: Path) -> BrokerRun:
     with open(work / "producer.out", "wb") as err:
         producer = subprocess.Popen(scenario_cmd(b, [["produce-forever", "prealloc"]]), stdout=subprocess.PIPE,
                                     stderr=err, start_new_session=True)
+    tailed = _Tailed(b.data_dir / "prealloc-0")
     try:
         assert producer.stdout is not None
         for line in producer.stdout:
             if line.startswith(b"acked 6000"):  # about 1.2 MB of records: past the first segment's roll
                 break
+            if line.startswith(b"acked ") and line.strip() != b"acked 0":
+                tailed.trigger(producer, int(line.split()[1]))
         else:
             raise BrokerError(f"the producer stopped early; see {work / 'producer.out'}")
         b.kill()
@@ -422,6 +462,7 @@ def recovery_4x(work: Path) -> BrokerRun:
         producer.kill()
         producer.wait()
     b.stop()
+    (work / "tailed.json").write_text(json.dumps(tailed.found, indent=1))
     seconds = {"killed": time.monotonic() - t0, "start": b.started_s}
     copy = Broker(NEWEST_4X, "kraft", work / "restarted", broker_config=RECOVERY_CONFIG, format_storage=False)
     shutil.copytree(b.data_dir, copy.data_dir)

@@ -439,8 +439,16 @@ def test_a_deleted_topics_replicas_are_not_served(cluster_4x):
                for line in lines) == 2
     assert found.problems == []
     assert DELETED not in kafkalog.read_table(disks(cluster_4x))["topic"].to_pylist()
-    every = kafkalog.read_table(disks(cluster_4x), subscribe=DELETED, readReplicas="true")
-    assert set(every["broker"].to_pylist()) == {1} and every.num_rows == 60
+    # readReplicas (salvage) reads broker 1's stray replica and brokers 2 and 3's -delete directories, each marked
+    every = kafkalog.read_table(disks(cluster_4x), subscribe=DELETED, readReplicas="true", includeHeaders="true")
+    assert set(every["partition"].to_pylist()) == {0}
+    marked = {(b, r) for b, r in zip(every["broker"].to_pylist(), every["renamed"].to_pylist())}
+    assert marked == {(1, None), (2, "delete"), (3, "delete")}
+    assert pc.sum(pc.equal(every["broker"], 1)).as_py() == 60
+    for d in found.view.disks.renamed:
+        mine = every.filter(pc.equal(every["broker"], d.broker))
+        alone = kafkalog.read_table(str(d.path), readReplicas="true", includeHeaders="true")  # (topic from its name)
+        assert mine.num_rows == alone.num_rows > 0 and table_rows(mine, DELETED) == table_rows(alone, DELETED)
 
 
 def test_a_replica_without_a_topic_id_is_stray(cluster_4x, tmp_path):

@@ -112,3 +112,25 @@ def test_verify_notes_the_recovered_tail_and_finds_no_problem(recovery_4x):
     report = verify_path(recovery_4x.data_dir / "prealloc-0")
     assert report.ok, report.problems
     assert any("Kafka's recovery ends the log here" in n for n in report.notes), report.notes
+
+
+def test_a_stream_walks_on_from_its_last_trigger_while_the_broker_appends(recovery_4x):
+    """While the broker appended to `prealloc` (a preallocated active segment, whose size never changes), a stream's
+    triggers (`TailedLogs`, each with the producer paused) found the bounds a walk from the start finds, reading only
+    what was appended since the last trigger (and one batch to check the bytes it resumes after), where a walk from
+    the start reads the whole active segment again. Every end it found is an end the restarted broker served past."""
+    found = json.loads((recovery_4x.work / "tailed.json").read_text())
+    assert len(found) >= 10, found
+    assert all(t["same"] for t in found), found
+    ends = [t["end"] for t in found]
+    assert ends == sorted(ends) and ends[0] > 0
+    served, _ = consumed(recovery_4x.consumed, "read_uncommitted", "prealloc")
+    assert ends[-1] <= served["end_offset"]
+    resumed = [t for t in found[1:] if t["walks"][-1][1] > 0]  # the active segment walked on, not from its start
+    assert len(resumed) >= len(found) - 3, found  # (not where a segment rolled, nor the first)
+    for t in resumed:
+        active_walked = t["walks"][-1][2] - t["walks"][-1][1]
+        assert t["scanned"] < t["scanned_from_start"], t
+        # what was appended, read by the walk and the open-transaction search, and one batch checked (< 64 KiB)
+        assert t["scanned"] <= 2 * active_walked + 65536, t
+    assert sum(t["scanned"] for t in resumed) * 3 < sum(t["scanned_from_start"] for t in resumed), found

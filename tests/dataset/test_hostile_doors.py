@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow.compute as pc
 import pytest
 
 import kafkalog
@@ -165,6 +166,39 @@ def test_renamed_partitions_are_skipped_by_every_door(tmp_path):
     root = log_dir(tmp_path, "t-0", f"t-1.{uid}-delete", f"t-2.{uid}-future", f"t-3.{uid}-stray")
     agree(root, "6 rows")
     agree(root / f"t-1.{uid}-delete", "6 rows")  # named on its own, read
+
+
+def test_read_replicas_reads_renamed_partitions_marked_with_how_kafka_renamed_them(tmp_path):
+    """readReplicas (salvage) reads a broker's renamed partition directories too, each row marked `renamed` with
+    'delete', 'future' or 'stray', its topic and partition from the name as Kafka writes it
+    (`LocalLog.logDeleteDirName`, `logFutureDirName`, `logStrayDirName`: ``topic-N.<uuid>-delete``, a topic cut so
+    that a -delete or -stray name stays within 255 characters). A real 4.3.1 broker's log directory."""
+    broker = Path(__file__).resolve().parents[1] / "brokers" / "fixtures" / "log-dirs" / "kraft-4.3.1"
+    root = tmp_path / "data"
+    shutil.copytree(broker, root)
+    uid = "0123456789abcdef0123456789abcdef"
+    long_topic = "x" * 249  # Kafka's longest topic name: cut to 214 characters in a -stray name of partition 0
+    stray = f"{long_topic[:214]}-0.{uid}-stray"
+    assert len(stray) == 255
+    shutil.copytree(root / "t-0", root / f"t-0.{uid}-delete")
+    shutil.copytree(root / "t-1", root / f"t-1.{uid}-future")
+    shutil.copytree(root / "t-1", root / stray)
+    served = kafkalog.read_table(root)
+    assert set(served["topic"].to_pylist()) == {"t"} and served.num_rows == 52  # (renamed ones not served)
+    every = kafkalog.read_table(root, readReplicas="true")
+    assert every.schema.names[-2:] == ["broker", "renamed"]
+    counts: dict[tuple, int] = {}
+    for row in every.select(["topic", "partition", "renamed", "broker"]).to_pylist():
+        key = (row["topic"][:5], row["partition"], row["renamed"], row["broker"])
+        counts[key] = counts.get(key, 0) + 1
+    assert counts == {("t", 0, None, 1): 20, ("t", 1, None, 1): 32, ("t", 0, "delete", 1): 20,
+                      ("t", 1, "future", 1): 32, ("xxxxx", 0, "stray", 1): 32}
+    assert {t for t in every["topic"].to_pylist() if t.startswith("x")} == {long_topic[:214]}
+    # each renamed directory's records are those it holds, as read when it is named on its own
+    for name, renamed in ((f"t-0.{uid}-delete", "delete"), (stray, "stray")):
+        mine = every.filter(pc.equal(every["renamed"], renamed))
+        alone = kafkalog.read_table(root / name)
+        assert mine.select(["offset", "key", "value"]) == alone.select(["offset", "key", "value"])
 
 
 @pytest.mark.parametrize("name", ["t-2147483648", "t-9223372036854775808", "t-99999999999999999999999"])

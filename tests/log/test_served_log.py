@@ -232,3 +232,42 @@ def test_a_corrupt_transaction_index_is_rebuilt_and_the_served_log_is_unaffected
     # read alone (no log directory around it), the same index is a problem: nothing says Kafka rebuilds it
     alone = verify_path(log_dir / "t-0" / "00000000000000000189.txnindex")
     assert not alone.ok
+
+
+def test_a_segment_that_only_grew_is_walked_on_from_where_the_last_walk_stopped(log_dir):
+    """A stream's next finding (`previous`) walks a grown segment on from where the last walk stopped, once its last
+    valid batch is checked unchanged (position, size, CRC); the bounds are those of a walk from the start. A segment
+    whose last batch changed, or that got shorter, is walked from its start again."""
+    killed(log_dir)
+    state = read_log_dir_state(log_dir)
+    segment = log_dir / "t-1" / SEGMENT
+    whole = segment.read_bytes()
+    segment.write_bytes(whole[:SECOND_BATCH])  # offset 0 only, as the broker had written it at the last trigger
+    first = served_bounds(log_dir / "t-1", state)
+    assert (first.recovered_end_offset, first.scanned_bytes) == (1, 2 * SECOND_BATCH)  # the walk, the txn search
+
+    def again(previous):
+        found, fresh = served_bounds(log_dir / "t-1", state, previous=previous), served_bounds(log_dir / "t-1", state)
+        assert found == fresh
+        return found
+
+    segment.write_bytes(whole + whole[SECOND_BATCH:SECOND_BATCH + 50])  # 1-31 appended, then a batch half written
+    grown = again(first)
+    assert grown.walks[str(segment)].resumed_from == SECOND_BATCH
+    # the walk read the batch it checked (offset 0's) and the one appended
+    assert grown.walks[str(segment)].scanned_bytes == SECOND_BATCH + (len(whole) - SECOND_BATCH)
+    assert (grown.recovered_end_offset, grown.truncated_from.position) == (32, len(whole))
+    segment.write_bytes(whole)  # the half-written batch's place: the next walk resumes from the same batch
+    same = again(grown)
+    assert same.walks[str(segment)].resumed_from == len(whole)
+    # one batch checked (1-31's), nothing walked; the open-transaction search (from the producer snapshot at 32,
+    # as the last one) goes on from where it stopped: nothing to read
+    assert same.scanned_bytes == len(whole) - SECOND_BATCH
+    flipped = bytearray(whole)
+    flipped[SECOND_BATCH + 70] ^= 1  # a byte of 1-31's batch (the last walked) changed: its CRC no longer matches
+    segment.write_bytes(bytes(flipped))
+    changed = again(grown)
+    assert changed.walks[str(segment)].resumed_from == 0 and changed.recovered_end_offset == 1
+    segment.write_bytes(whole[:100])  # shorter than the bytes walked: from the start
+    shorter = again(grown)
+    assert shorter.walks[str(segment)].resumed_from == 0 and shorter.recovered_end_offset == 0

@@ -1,6 +1,7 @@
 """The kafkalog data source on a real local SparkSession, against Kafka's own reading of the fixtures."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -239,6 +240,50 @@ def test_globs_and_directories(spark):
     files = rows(read(spark, PARTITIONS / "orders-0" / "0000000000000000010*.log", includeControlRecords="true"))
     assert {os.path.basename(r["segment"]) for r in files} == {"00000000000000000106.log"}
     assert len(files) == 207 - 106
+
+
+def test_a_list_of_paths_reads_as_read_arrow_reads_it(spark):
+    """load([A, B]) (Spark passes the option paths, a JSON array), option("path", [A, B]) and option("paths", JSON):
+    a list of paths, globs and URIs, each segment once, the rows read_arrow gives for the same list."""
+    listed = [str(PARTITIONS / "orders-0"), str(PARTITIONS / "payments-*"), "file://" + str(PARTITIONS / "orders-1"),
+              str(PARTITIONS / "orders-0" / "00000000000000000000.log")]  # (a segment named twice: read once)
+    options = {"includeControlRecords": "true"}
+
+    def keyed(got):
+        return sorted((r["topic"], r["partition"], r["offset"]) for r in got)
+    expected = keyed(kafkalog.read_table(listed, **options).to_pylist())
+    assert {(t, p) for t, p, _ in expected} == {("orders", 0), ("orders", 1), ("payments", 0)}
+    assert len(expected) == len(set(expected))
+
+    def reader():  # (a DataFrameReader keeps the options it is given: a new one each time)
+        return spark.read.format("kafkalog").options(**options)
+    assert keyed(rows(reader().load(listed))) == expected
+    assert keyed(rows(reader().option("path", listed).load())) == expected  # (PySpark passes str(list))
+    assert keyed(rows(reader().option("paths", json.dumps(listed)).load())) == expected
+    assert keyed(rows(reader().load(listed[:1]))) == [k for k in expected if k[:2] == ("orders", 0)]
+    # A glob's character class is a glob, not a list.
+    assert {r["partition"] for r in rows(read(spark, str(PARTITIONS / "orders-[1]")))} == {1}
+    with pytest.raises(Exception, match="option paths must be a JSON array"):
+        spark.read.format("kafkalog").option("paths", str(PARTITIONS)).load().collect()
+    with pytest.raises(Exception, match="needs a path"):
+        spark.read.format("kafkalog").load([]).collect()
+    with pytest.raises(Exception, match="no such file"):
+        reader().load([str(PARTITIONS / "orders-0"), str(SEGMENTS / "does-not-exist.log")]).collect()
+
+
+def test_read_replicas_reads_renamed_directories_marked_as_read_arrow_does(spark, tmp_path):
+    """readReplicas: a real 4.3.1 broker's log directory with a -delete directory beside its partitions; Spark's
+    `broker` and `renamed` columns are read_arrow's."""
+    root = tmp_path / "data"
+    shutil.copytree(ROOT / "tests" / "brokers" / "fixtures" / "log-dirs" / "kraft-4.3.1", root)
+    shutil.copytree(root / "t-0", root / ("t-0." + "0123456789abcdef" * 2 + "-delete"))
+    columns = ["topic", "partition", "offset", "broker", "renamed"]
+    expected = sorted(map(tuple, (r.values() for r in kafkalog.read_table(root, readReplicas=True, subscribe="t")
+                                  .select(columns).to_pylist())), key=str)
+    assert ("t", 0, 0, 1, "delete") in expected and ("t", 0, 0, 1, None) in expected
+    df = spark.read.format("kafkalog").option("readReplicas", "true").option("subscribe", "t").load(str(root))
+    assert df.columns[-2:] == ["broker", "renamed"]
+    assert sorted((tuple(r[c] for c in columns) for r in rows(df.select(*columns))), key=str) == expected
 
 
 def test_log_dir_skips_partitions_kafka_is_deleting_or_moving(spark, tmp_path):
