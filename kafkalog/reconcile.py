@@ -32,6 +32,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from kafkalog.cluster.metadata import OBSERVER, REMOVED, ClusterMetadata, MetadataCopy
 from kafkalog.cluster.served import (
     ELECTIONS,
     OFFLINE,
@@ -47,7 +48,6 @@ from kafkalog.cluster.served import (
     discard_counts,
     stray_detail,
 )
-from kafkalog.cluster.metadata import OBSERVER, REMOVED, ClusterMetadata, MetadataCopy
 from kafkalog.errors import KafkalogError
 from kafkalog.formats.internal_topics import OFFSETS, decode_record
 from kafkalog.log.partition import Partition

@@ -243,7 +243,7 @@ class Broker:
         conf.write_text("".join(f"{k}={v}\n" for k, v in self.properties().items()))
         out = self.work / "broker.out"
         if self.mode == "kraft" and self.format_storage and not (self.data_dir / "meta.properties").exists():
-            args = ["format", "-t", self.cluster_id or _cluster_id(), "-c", str(conf)]
+            args = ["format", "-t", self.cluster_id or new_cluster_id(), "-c", str(conf)]
             for f in self.format_features:
                 args += ["--feature", f]
             if self.dynamic_quorum:
@@ -299,7 +299,7 @@ class Cluster:
     work: Path
     brokers: int = 3
     broker_config: dict[str, str] = field(default_factory=dict)
-    cluster_id: str = field(default_factory=lambda: _cluster_id())
+    cluster_id: str = field(default_factory=lambda: new_cluster_id())
     nodes: dict[int, Broker] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -357,7 +357,7 @@ class Cluster:
         return Cluster(self.version, work, self.brokers, dict(self.broker_config), self.cluster_id, nodes)
 
 
-def _cluster_id() -> str:
+def new_cluster_id() -> str:
     """A Kafka cluster id: a UUID as 22 characters of URL-safe base64, never starting with "-" (which
     kafka-storage's argument parser takes for an option, as Kafka's own Uuid.randomUuid avoids)."""
     while True:

@@ -16,8 +16,16 @@ from pathlib import Path
 
 import kafka_jars  # scripts/ (pytest's pythonpath)
 
-from tests.brokers.harness import (Broker, BrokerError, Cluster, _cluster_id, free_port, quorum_tool, run_scenario,
-                                   scenario_cmd)
+from tests.brokers.harness import (
+    Broker,
+    BrokerError,
+    Cluster,
+    free_port,
+    new_cluster_id,
+    quorum_tool,
+    run_scenario,
+    scenario_cmd,
+)
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 #: The newest 4.x with every jar the full scenarios need (LocalTieredStorage: 4.4.0's storage test jar is not on
@@ -481,7 +489,7 @@ def quorum_4x(work: Path) -> QuorumRun:
     new disk); then nodes 1, 2 and 3 restarted on copies of their disks (on the same ports: a VotersRecord holds
     each voter's endpoint), described again once they have elected a leader."""
     t0 = time.monotonic()
-    cluster_id = _cluster_id()
+    cluster_id = new_cluster_id()
     ports = {i: free_port() for i in QUORUM_NODES}
     first = f"127.0.0.1:{ports[1]}"
 
