@@ -83,14 +83,18 @@ def _finish(broker: Broker, name: str, topics: list[str], t0: float, clean: bool
                      {"total": time.monotonic() - t0, "start": broker.started_s}, broker.work)
 
 
+#: The broker of `kraft_4x` (and of a broker restarted on a copy of its disk).
+KRAFT_4X_CONFIG = {
+    "group.coordinator.rebalance.protocols": "classic,consumer,share,streams",
+    "metadata.log.max.record.bytes.between.snapshots": "2048",
+    "metadata.log.max.snapshot.interval.ms": "3000",
+}
+
+
 def kraft_4x(work: Path) -> BrokerRun:
     """The newest 4.x in KRaft mode: every scenario."""
     t0 = time.monotonic()
-    b = Broker(NEWEST_4X, "kraft", work, broker_config={
-        "group.coordinator.rebalance.protocols": "classic,consumer,share,streams",
-        "metadata.log.max.record.bytes.between.snapshots": "2048",
-        "metadata.log.max.snapshot.interval.ms": "3000",
-    }, format_features=["share.version=1"]).start()
+    b = Broker(NEWEST_4X, "kraft", work, broker_config=dict(KRAFT_4X_CONFIG), format_features=["share.version=1"]).start()
     codec_topics = [f"codec-{c}" for c in CODECS]
     steps = [_topic(t) for t in codec_topics]
     steps += [_topic("txn", 2), _topic("log-append-time", message_timestamp_type="LogAppendTime"),
