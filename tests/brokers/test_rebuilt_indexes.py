@@ -1,8 +1,10 @@
 """The indexes a broker's start-up rebuilds (`ServedBounds.rebuilt_indexes`), against Kafka itself: on a copy of
 kraft_4x's cleanly stopped disk, `txn-0`'s transaction index (an aborted transaction) is made corrupt as Kafka's
-`TransactionIndex.sanityCheck` sees it and an offset index of `big-segments-0` is deleted; a 4.3.1 broker restarted
-on the copy rebuilds exactly the segments kafkalog named (its log says which, and the files are written again), and
-a read_committed consumer of it reads what kafkalog reads from the damaged copy."""
+`TransactionIndex.sanityCheck` sees it, `txn-1`'s is deleted, and an offset index of `big-segments-0` is deleted; a
+4.3.1 broker restarted on the copy rebuilds exactly the segments kafkalog named (its log says which, and the files
+are written again), and a read_committed consumer of it reads what kafkalog reads from the damaged copy, but for the
+aborted transactions of txn-1 that `verify` names: a missing transaction index is not rebuilt, and the broker serves
+their records."""
 from __future__ import annotations
 
 import base64
@@ -67,6 +69,9 @@ def test_a_restart_rebuilds_the_indexes_kafkalog_names(kraft_4x, tmp_path):
     assert len(corrupt) >= 34, "txn-0 has no aborted transaction: no oracle"
     corrupt[LAST_OFFSET] = (-1).to_bytes(8, "big", signed=True)  # below any base offset: a CorruptIndexException
     txn.write_bytes(bytes(corrupt))
+    # txn-1's transaction index, deleted: not rebuilt (nor checked) at start-up
+    unindexed = sorted((data / "txn-1").glob("*.txnindex"))[0]
+    unindexed.unlink()
     # a closed segment's offset index (one with entries), deleted
     missing = next(p for p in sorted((data / "big-segments-0").glob("*.index"))[:-1] if p.stat().st_size)
     missing_bytes = missing.read_bytes()
@@ -80,8 +85,11 @@ def test_a_restart_rebuilds_the_indexes_kafkalog_names(kraft_4x, tmp_path):
     assert predicted[str(missing.with_suffix(".log"))] == NO_OFFSET_INDEX
     assert "(Kafka's CorruptIndexException)" in predicted[str(txn.with_suffix(".log"))]
     report = verify_path(data)
-    assert report.ok, report.problems
+    # txn-0's damaged index: a note (rebuilt); txn-1's missing one: a problem per aborted transaction it listed
     assert {n.split(":", 1)[0] for n in report.notes if "Kafka's start-up rebuilds this index" in n} >= {str(txn)}
+    assert report.problems and {(p.file, p.kind) for p in report.problems} == {(str(unindexed), "abort_not_indexed")}
+    leaked = [tuple(int(n) for n in re.findall(r"from offset (\d+), aborted at offset (\d+)", p.detail)[0])
+              for p in report.problems]
     ours = {(t, p): _ours(data, t, p) for t in TOPICS for p in ((0, 1) if t == "txn" else (0,))}
     untouched = {p: v for p, v in _index_files(data).items() if str(p.with_suffix(".log")) not in predicted}
 
@@ -103,7 +111,12 @@ def test_a_restart_rebuilds_the_indexes_kafkalog_names(kraft_4x, tmp_path):
     # consumer's before the damage
     for (topic, partition), records in ours.items():
         served = _records(tmp_path / "consumed" / "read_committed", topic, partition)
-        assert served == records
-        assert served == _records(kraft_4x.consumed / "read_committed", topic, partition)
+        assert records == _records(kraft_4x.consumed / "read_committed", topic, partition)
+        if (topic, partition) != ("txn", 1):
+            assert served == records
     aborted = len(_records(tmp_path / "consumed" / "read_uncommitted", "txn", 0)) - len(ours[("txn", 0)])
     assert aborted > 0, "txn-0 has no aborted records: no oracle"
+    # txn-1 without its transaction index: the broker serves the aborted transactions verify named, kafkalog does not
+    every = _records(tmp_path / "consumed" / "read_uncommitted", "txn", 1)
+    named = {r for r in every if any(first <= r[0] < last for first, last in leaked)}
+    assert named and _records(tmp_path / "consumed" / "read_committed", "txn", 1) == sorted(set(ours[("txn", 1)]) | named)
