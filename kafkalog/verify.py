@@ -57,6 +57,7 @@ from kafkalog.cluster.served import cluster_view, replica_findings
 from kafkalog.dataset import fs, layout
 from kafkalog.errors import (
     DamagedDataError,
+    KafkalogError,
     RemoteObjectError,
     UsageError,
 )

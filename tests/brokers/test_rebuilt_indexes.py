@@ -39,10 +39,13 @@ def _records(directory: Path, topic: str, partition: int) -> list[tuple]:
     return [(r["offset"], r["key"], r["value"]) for r in map(json.loads, lines)]
 
 
+def _b64(b: bytes | None) -> str | None:
+    return None if b is None else base64.b64encode(b).decode()
+
+
 def _ours(data_dir: Path, topic: str, partition: int) -> list[tuple]:
     table = kafkalog.read_table(data_dir, subscribe=topic, **{"kafka.isolation.level": "read_committed"})
-    b64 = (lambda b: None if b is None else base64.b64encode(b).decode())
-    return [(r["offset"], b64(r["key"]), b64(r["value"])) for r in table.to_pylist() if r["partition"] == partition]
+    return [(r["offset"], _b64(r["key"]), _b64(r["value"])) for r in table.to_pylist() if r["partition"] == partition]
 
 
 def _index_files(data_dir: Path) -> dict[Path, tuple[int, bytes]]:
