@@ -105,6 +105,9 @@ def test_a_replaced_controllers_old_disk_is_no_voter(quorum_4x):
     assert found.view.metadata is not None
     assert sorted((c.node_id, c.role) for c in found.view.metadata.copies) == sorted([
         (1, VOTER), (2, VOTER), (2, REPLACED), (3, REMOVED)])
+    # each disk as `describe --replication` saw its node: a voter (Leader, Follower) or an observer
+    assert {(c.node_id, c.directory_id): c.role == VOTER for c in found.view.metadata.copies} == {
+        (n, d): status in ("Leader", "Follower") for n, d, status in kafka_rows}
 
 
 def test_the_restarted_quorum_elects_among_the_voters_kafkalog_named(quorum_4x):
