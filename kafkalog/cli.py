@@ -337,8 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     rec.add_argument("dirs", nargs="+", metavar="DIR", help="a broker's log directory (holding meta.properties), "
                                                              "a URI of one (s3://...), or a glob of them")
     rec.add_argument("--format", choices=("text", "json"), default="text",
-                     help="text (default) or json: one object a line, {\"type\": \"partition\", ...} for each "
-                          "partition, then {\"type\": \"problem\", ...}")
+                     help="text (default) or json: one object a line, {\"type\": \"quorum\", ...} for a dynamic "
+                          "quorum, {\"type\": \"partition\", ...} for each partition, then "
+                          "{\"type\": \"problem\", ...}")
     rec.set_defaults(run=_reconcile)
 
     ingest = commands.add_parser("ingest", help="read segments with Spark and write Parquet",

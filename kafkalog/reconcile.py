@@ -19,7 +19,9 @@ loaded log and the records the restart discards from it. Then what needs a look:
   loads it: transactional commits once committed, never aborted or open ones) fall outside the served log;
 - disks of another cluster, and every file that does not read, named.
 
-The JSON (`--format json`) is one object a line: `{"type": "partition", ...}` for each partition, then
+The JSON (`--format json`) is one object a line: `{"type": "quorum", ...}` for a dynamic quorum (KIP-853: its
+voters, each a node id and a directory id, and each disk's copy of the metadata log with its part in the quorum:
+`voter`, `replaced`, `removed` or `observer`), `{"type": "partition", ...}` for each partition, then
 `{"type": "renamed", ...}` for each renamed directory, then `{"type": "problem", "message": ...}` for each
 problem.
 """
@@ -30,6 +32,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from kafkalog.cluster.metadata import OBSERVER, REMOVED, ClusterMetadata, MetadataCopy
 from kafkalog.cluster.served import (
     ELECTIONS,
     OFFLINE,
@@ -248,7 +251,39 @@ def _role(p: PartitionView, v: ReplicaView) -> str | None:
     return "adding" if v.broker in p.state.adding else "removing" if v.broker in p.state.removing else None
 
 
+def quorum_json(md: ClusterMetadata) -> dict[str, Any]:
+    """A dynamic quorum's JSON object: its voters (as `kafka-metadata-quorum describe --status` names them: a node
+    id and a directory id) and each disk's copy of the metadata log with its part in the quorum."""
+    return {
+        "type": "quorum",
+        "kraft_version": md.kraft_version,
+        "voters": [{"id": v.node_id, "directory_id": v.directory_id} for v in md.voters or []],
+        "voters_from": md.voters_from,
+        "copies": [{"node_id": c.node_id, "directory_id": c.directory_id, "path": str(c.path), "role": c.role,
+                    "removed_at": c.removed_at} for c in md.copies],
+    }
+
+
+def _voters_text(md: ClusterMetadata) -> str:
+    return ", ".join(f"{v.node_id} (directory {v.directory_id})" if v.directory_id else str(v.node_id)
+                     for v in md.voters or [])
+
+
+def _copy_text(c: MetadataCopy) -> str | None:
+    """A line for a copy of the metadata log that is no voter's (a replaced disk is a problem, named there)."""
+    disk = f"node {c.node_id}'s disk (directory {c.directory_id})"
+    if c.role == REMOVED:
+        return f"quorum: {disk} is not a voter: removed from the quorum by the VotersRecord at {c.removed_at}"
+    if c.role == OBSERVER:
+        return (f"quorum: {disk} is not a voter: an observer (no voter set on these disks names it: a broker's, or a "
+                "controller's not added to the quorum)")
+    return None
+
+
 def print_json(r: Reconciled, out: TextIO = sys.stdout) -> None:
+    md = r.view.metadata
+    if md is not None and md.voters is not None:
+        print(json.dumps(quorum_json(md)), file=out)
     for p in r.view.partitions:
         print(json.dumps(partition_json(p, r)), file=out)
     listed = {(p.topic, p.partition) for p in r.view.partitions}
@@ -273,8 +308,10 @@ def print_text(r: Reconciled, out: TextIO = sys.stdout) -> None:
     if md is not None:
         print(f"metadata: {md.source} up to offset {md.end_offset} (epoch {md.last_epoch})", file=out)
         if md.voters is not None:
-            print(f"quorum: voters {', '.join(str(v.node_id) for v in md.voters)} (kraft.version {md.kraft_version}, "
-                  f"VotersRecord at {md.voters_from})", file=out)
+            print(f"quorum: voters {_voters_text(md)}; kraft.version {md.kraft_version}, VotersRecord at "
+                  f"{md.voters_from}", file=out)
+            for line in filter(None, map(_copy_text, md.copies)):
+                print(line, file=out)
     else:
         print("metadata: none on these disks; leaders by the highest leader epoch, then the longest log", file=out)
     for p in view.partitions:

@@ -57,6 +57,7 @@ from kafkalog.cluster.served import cluster_view, replica_findings
 from kafkalog.dataset import fs, layout
 from kafkalog.errors import (
     DamagedDataError,
+    KafkalogError,
     RemoteObjectError,
     UsageError,
 )
@@ -99,6 +100,7 @@ from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SegmentFiles
 from kafkalog.log.segment_ranges import RANGE_BYTES, read_in_ranges
 from kafkalog.log.served_log import ServedBounds, served_bounds
+from kafkalog.log.transactions import scan_transactions
 from kafkalog.model import BatchColumns, Decoder
 from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
@@ -517,11 +519,14 @@ def _verify_partition(partition: Partition, report: VerifyReport,
     _verify_kafka07_segments(partition.kafka07_segments, report)
     previous: tuple[SegmentFiles, _LogSummary] | None = None
     log_end: int | None = None
+    unindexed: dict[tuple[int, int], SegmentFiles] = {}
     for segment in partition.segments:
         if segment.log is None:
             report.problems.append(Problem(str(segment.files()[0]), "missing_log",
                                            f"no {segment.base_offset:020d}.log for this index file"))
         summary = verify_segment(segment, report, progress)
+        if summary is not None and summary.aborts:
+            unindexed.update(dict.fromkeys(summary.aborts - _indexed_aborts(segment), segment))
         if segment.log is not None:
             last = summary.last_offset if summary is not None else None
             log_end = last + 1 if last is not None else segment.base_offset
@@ -532,6 +537,8 @@ def _verify_partition(partition: Partition, report: VerifyReport,
                                                f"last offset {previous[1].last_offset} is not below the next "
                                                f"segment's base offset {segment.base_offset}"))
             previous = (segment, summary)
+    if unindexed:
+        _verify_aborts_indexed(partition, unindexed, report)
     for _offset, snapshot_path in sorted(partition.snapshots.items()):
         report.files += 1
         for damage in read_snapshot(snapshot_path).damage:
@@ -551,6 +558,39 @@ def _verify_partition(partition: Partition, report: VerifyReport,
     if not logs or log_end is None:
         return None
     return PartitionExtent(partition.path, logs[0].base_offset, log_end, topic_id)
+
+
+def _indexed_aborts(segment: SegmentFiles) -> set[tuple[int, int]]:
+    """(producer id, marker offset) of each entry of the segment's `.txnindex` (none without one)."""
+    if segment.txnindex is None:
+        return set()
+    return {(t.producer_id, t.last_offset) for t in read_txn_index(segment.txnindex).entries}
+
+
+def _verify_aborts_indexed(partition: Partition, unindexed: dict[tuple[int, int], SegmentFiles],
+                           report: VerifyReport) -> None:
+    """An aborted transaction with records whose ABORT marker's segment's `.txnindex` does not list it: a broker
+    serves its records to read_committed consumers. A fetch's aborted transactions come from the transaction indexes
+    alone (`UnifiedLog.collectAbortedTransactions`; the consumer skips only the producers listed), and Kafka's
+    start-up rebuilds no missing `.txnindex`, nor one whose last entry is partial, only one that fails
+    `TransactionIndex.sanityCheck` (then this problem becomes verify's note on the rebuilt index). A marker with no
+    records before it (the log cleaner removed them) hides nothing."""
+    try:
+        aborted = scan_transactions(batch for _, batch in partition.batches()).aborted
+    except (KafkalogError, OSError):
+        return  # (the damage is named where the log was read)
+    for txn in aborted:
+        segment = unindexed.get((txn.producer_id, txn.last_offset))
+        if segment is None or txn.first_offset == txn.last_offset:
+            continue
+        assert segment.log is not None  # (its marker was read from it)
+        index = segment.txnindex or segment.log.with_suffix(file_names.TXN_INDEX_SUFFIX)
+        what = "does not list it" if segment.txnindex is not None else "does not exist"
+        report.problems.append(Problem(str(index), "abort_not_indexed",
+                                       f"producer {txn.producer_id}'s transaction from offset {txn.first_offset}, "
+                                       f"aborted at offset {txn.last_offset}: this transaction index {what}, so a "
+                                       "broker serves its records to read_committed consumers (kafkalog's "
+                                       "read_committed drops them, as the ABORT marker says)"))
 
 
 def _verify_kafka07_segments(paths: list[AnyPath], report: VerifyReport) -> None:

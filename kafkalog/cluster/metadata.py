@@ -91,6 +91,24 @@ class Voter:
         return node_id == self.node_id and (self.directory_id is None or directory_id == self.directory_id)
 
 
+#: A copy's part in the quorum (`MetadataCopy.role`): a voter's; a voter's node on another disk (replaced: formatted
+#: again, a new directory id); a node a VotersRecord removed; an observer's (no voter set names it: a broker's, or a
+#: controller's never added).
+VOTER, REPLACED, REMOVED, OBSERVER = "voter", "replaced", "removed", "observer"
+
+
+@dataclass
+class MetadataCopy:
+    """A disk's copy of the metadata log (`__cluster_metadata-0`) and its part in the quorum."""
+
+    node_id: int | None
+    directory_id: str | None
+    path: AnyPath
+    role: str
+    #: Where the VotersRecord that removed this disk's voter was read (REMOVED; REPLACED where the log holds it).
+    removed_at: str | None = None
+
+
 @dataclass
 class BrokerState:
     node_id: int
@@ -120,6 +138,11 @@ class ClusterMetadata:
     kraft_version: int = 0
     voters: list[Voter] | None = None
     voters_from: str | None = None
+    #: The voters an earlier VotersRecord named and a later one no longer does (`remove-controller`), each with where
+    #: the first record without it was read (a snapshot keeps only the last voter set: removals before it are gone).
+    removed_voters: dict[Voter, str] = field(default_factory=dict)
+    #: Each copy of the metadata log on the disks read, and its part in the quorum (`kafkalog.cluster.served`).
+    copies: list[MetadataCopy] = field(default_factory=list)
     #: What could not be read, each naming its file (the rest was replayed).
     problems: list[str] = field(default_factory=list)
     #: Whether the copy replayed read whole (every record of its snapshot and log after it): then a topic it does
@@ -272,9 +295,12 @@ def _apply_control(md: ClusterMetadata, control_type: str | None, key: bytes | N
         if control_type == "KRAFT_VERSION":
             md.kraft_version = int(data["kRaftVersion"])
         else:
-            md.voters = [Voter(int(v["voterId"]), _directory(v.get("voterDirectoryId")))
-                         for v in data.get("voters") or []]
-            md.voters_from = where
+            voters = [Voter(int(v["voterId"]), _directory(v.get("voterDirectoryId"))) for v in data.get("voters") or []]
+            for gone in set(md.voters or []) - set(voters):
+                md.removed_voters[gone] = where
+            for back in voters:
+                md.removed_voters.pop(back, None)
+            md.voters, md.voters_from = voters, where
     except (KeyError, TypeError, ValueError) as e:
         md.problems.append(f"{where}: a {decoded.value.get('type')} without what KRaft reads ({e}); skipped")
 

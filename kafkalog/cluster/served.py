@@ -50,7 +50,12 @@ from kafkalog.cluster import lineage as epochs
 from kafkalog.cluster.disks import Disks, Replica, find_disks
 from kafkalog.cluster.metadata import (
     METADATA_DIR,
+    OBSERVER,
+    REMOVED,
+    REPLACED,
+    VOTER,
     ClusterMetadata,
+    MetadataCopy,
     PartitionState,
     Voter,
     metadata_reach,
@@ -266,6 +271,8 @@ def _latest_metadata(disks: Disks) -> ClusterMetadata | None:
         wanted = next(v.directory_id for v in voters if v.node_id == node)
         md.problems.append(f"{directory}: node {node}'s disk (directory {directory_id}) is not the voter's ({wanted}, "
                            f"{voters_from}): a replaced disk, not a voter until it is added to the quorum again")
+    if voters:
+        md.copies = [_copy(*c, voters, md, c in on_voters) for c in copies]
     voter_nodes = {node for node, _, _ in on_voters}
     if voters and not on_voters:
         md.problems.append(f"{newest}: no disk of a controller (the voters {named}) is among these disks: a restarted "
@@ -275,6 +282,20 @@ def _latest_metadata(disks: Disks) -> ClusterMetadata | None:
         md.problems.append(f"{newest}: the disks of {len(voter_nodes)} of the {len(voters)} voters only: a "
                            "restarted quorum cannot elect a leader without a majority")
     return md
+
+
+def _copy(node: int | None, directory: AnyPath, directory_id: str | None, voters: list[Voter], md: ClusterMetadata,
+          on_voter: bool) -> MetadataCopy:
+    """A copy's part in the quorum (`MetadataCopy`): a voter's, a replaced disk's, a removed voter's (by the
+    VotersRecords replayed), else an observer's."""
+    if on_voter:
+        return MetadataCopy(node, directory_id, directory, VOTER)
+    removed = next((at for v, at in md.removed_voters.items() if v.is_on(node, directory_id)), None)
+    if any(v.node_id == node for v in voters):
+        return MetadataCopy(node, directory_id, directory, REPLACED, removed)
+    if removed is not None:
+        return MetadataCopy(node, directory_id, directory, REMOVED, removed)
+    return MetadataCopy(node, directory_id, directory, OBSERVER)
 
 
 def _voters(copies: list[tuple[int | None, AnyPath, str | None]], reach: dict[AnyPath, tuple[int, int]]

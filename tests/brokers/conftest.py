@@ -10,6 +10,8 @@ Fixtures (each a `BrokerRun`: data_dir, version, classpath, topics, consumed):
   recovery_4x Kafka 4.3.1, KRaft, log.preallocate: deleteRecords, an open transaction, killed (kill -9) mid-produce;
               its consumer is a broker restarted on a copy of the disk
   cluster_4x  Kafka 4.3.1, three brokers and a controller (a `ClusterRun`): acks=1 and unclean elections
+  quorum_4x   Kafka 4.3.1, a dynamic quorum of three controllers (a `QuorumRun`): controllers added, one removed, one
+              replaced; kafka-metadata-quorum's describe before they stop and after a restart on copies
 `broker_runs` gives the clean ones. The DumpLogSegments oracle can take any of them:
 java -cp <run.classpath> kafka.tools.DumpLogSegments --files <file under run.data_dir>.
 """
@@ -27,7 +29,7 @@ from tests.brokers import harness, scenarios
 #: that the other tests use the cores while the runs wait, instead of waiting with them.
 RUNS = {"kraft_4x": scenarios.kraft_4x, "cluster_4x": scenarios.cluster_4x, "kraft_44": scenarios.kraft_44,
         "recovery_4x": scenarios.recovery_4x, "kraft_39": scenarios.kraft_39, "zk_legacy": scenarios.zk_legacy,
-        "tiered_4x": scenarios.tiered_4x, "killed_4x": scenarios.killed_4x}
+        "tiered_4x": scenarios.tiered_4x, "killed_4x": scenarios.killed_4x, "quorum_4x": scenarios.quorum_4x}
 SIDE_BY_SIDE = 2
 
 CLEAN = ["kraft_4x", "kraft_44", "kraft_39", "zk_legacy"]
@@ -138,3 +140,10 @@ def cluster_4x(tmp_path_factory):
     """Kafka 4.3.1, three brokers and a controller (scenarios.cluster_4x): the stopped disks, and what a
     cluster restarted on copies of them served."""
     return _run(tmp_path_factory, "cluster_4x", scenarios.cluster_4x)
+
+
+@pytest.fixture(scope="session")
+def quorum_4x(tmp_path_factory):
+    """Kafka 4.3.1, a dynamic quorum of three controllers changed by kafka-metadata-quorum (scenarios.quorum_4x): the
+    stopped disks, and what the tool described before they stopped and once restarted on copies of them."""
+    return _run(tmp_path_factory, "quorum_4x", scenarios.quorum_4x)

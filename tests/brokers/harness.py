@@ -137,8 +137,13 @@ class Broker:
     voters: str = ""
     cluster_id: str = ""
     #: A dynamic quorum (KIP-853): formatted `--standalone`, its voters in the metadata log's VotersRecord, found
-    #: through `controller.quorum.bootstrap.servers` (a node of its own only).
+    #: through `controller.quorum.bootstrap.servers` (`quorum_bootstrap`, else a node of its own only).
     dynamic_quorum: bool = False
+    #: A dynamic quorum's controllers to bootstrap from ("host:port,..."; empty: its own controller listener).
+    quorum_bootstrap: str = ""
+    #: A dynamic quorum's node formatted `--standalone` (the first voter), else `--no-initial-controllers` (no
+    #: voter until `kafka-metadata-quorum add-controller` adds it).
+    standalone: bool = True
     #: The thread that started it (`stop_started_here`): the session's broker runs go on side by side.
     started_by: int = 0
 
@@ -196,7 +201,7 @@ class Broker:
                 "share.coordinator.state.topic.num.partitions": "1",
             })
             if self.dynamic_quorum:
-                p["controller.quorum.bootstrap.servers"] = f"127.0.0.1:{self.controller_port}"
+                p["controller.quorum.bootstrap.servers"] = self.quorum_bootstrap or f"127.0.0.1:{self.controller_port}"
             else:
                 p["controller.quorum.voters"] = self.voters or f"{self.node_id}@127.0.0.1:{self.controller_port}"
             if self.roles != "controller":
@@ -238,11 +243,11 @@ class Broker:
         conf.write_text("".join(f"{k}={v}\n" for k, v in self.properties().items()))
         out = self.work / "broker.out"
         if self.mode == "kraft" and self.format_storage and not (self.data_dir / "meta.properties").exists():
-            args = ["format", "-t", self.cluster_id or _cluster_id(), "-c", str(conf)]
+            args = ["format", "-t", self.cluster_id or new_cluster_id(), "-c", str(conf)]
             for f in self.format_features:
                 args += ["--feature", f]
             if self.dynamic_quorum:
-                args.append("--standalone")
+                args.append("--standalone" if self.standalone else "--no-initial-controllers")
             cmd = [java(), *JVM_OPTS, *_logging_opts(self.version, self.work), "-cp", os.pathsep.join(self.classpath),
                    "kafka.tools.StorageTool", *args]
             res = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -294,7 +299,7 @@ class Cluster:
     work: Path
     brokers: int = 3
     broker_config: dict[str, str] = field(default_factory=dict)
-    cluster_id: str = field(default_factory=lambda: _cluster_id())
+    cluster_id: str = field(default_factory=lambda: new_cluster_id())
     nodes: dict[int, Broker] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -352,7 +357,7 @@ class Cluster:
         return Cluster(self.version, work, self.brokers, dict(self.broker_config), self.cluster_id, nodes)
 
 
-def _cluster_id() -> str:
+def new_cluster_id() -> str:
     """A Kafka cluster id: a UUID as 22 characters of URL-safe base64, never starting with "-" (which
     kafka-storage's argument parser takes for an option, as Kafka's own Uuid.randomUuid avoids)."""
     while True:
@@ -398,6 +403,23 @@ def scenario_cmd(broker: Broker | Cluster, steps: list[list[str]]) -> list[str]:
     classpath = kafka_jars.classpath(broker.version)
     return [java(), *JVM_OPTS, *_logging_opts(broker.version, broker.work),
             "-cp", os.pathsep.join([str(classes), *classpath]), "Scenarios", broker.bootstrap, *args]
+
+
+def quorum_tool(node: Broker, runs: list[list[str]], timeout: float = 300.0) -> None:
+    """kafka-metadata-quorum.sh (`MetadataQuorumCommand`) run once for each of `runs` in one JVM (QuorumTool.java):
+    each run is `[out file or "-", seconds to retry a failed run, tool args...]`; raise with its output when one
+    fails after its retries."""
+    classes = compile_scenarios(node.version)
+    args: list[str] = []
+    for r in runs:
+        args += [*r, "--"]
+    cmd = [java(), *JVM_OPTS, *_logging_opts(node.version, node.work),
+           "-cp", os.pathsep.join([str(classes), *node.classpath]), "QuorumTool", *args]
+    log = node.work / "quorum-tool.out"
+    with open(log, "ab") as out:
+        res = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout)
+    if res.returncode != 0:
+        raise BrokerError(f"kafka-metadata-quorum failed ({res.returncode}) on {node.version}; {log}:\n{_tail(log, 60)}")
 
 
 def run_scenario(broker: Broker | Cluster, steps: list[list[str]], timeout: float = 300.0) -> None:

@@ -7,6 +7,7 @@ consumer's reading lies (<consumed>/<isolation level>/<topic>-<partition>.json).
 """
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import shutil
 import signal
@@ -17,7 +18,16 @@ from pathlib import Path
 
 import kafka_jars  # scripts/ (pytest's pythonpath)
 
-from tests.brokers.harness import Broker, BrokerError, Cluster, run_scenario, scenario_cmd
+from tests.brokers.harness import (
+    Broker,
+    BrokerError,
+    Cluster,
+    free_port,
+    new_cluster_id,
+    quorum_tool,
+    run_scenario,
+    scenario_cmd,
+)
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 #: The newest 4.x with every jar the full scenarios need (LocalTieredStorage: 4.4.0's storage test jar is not on
@@ -75,14 +85,18 @@ def _finish(broker: Broker, name: str, topics: list[str], t0: float, clean: bool
                      {"total": time.monotonic() - t0, "start": broker.started_s}, broker.work)
 
 
+#: The broker of `kraft_4x` (and of a broker restarted on a copy of its disk).
+KRAFT_4X_CONFIG = {
+    "group.coordinator.rebalance.protocols": "classic,consumer,share,streams",
+    "metadata.log.max.record.bytes.between.snapshots": "2048",
+    "metadata.log.max.snapshot.interval.ms": "3000",
+}
+
+
 def kraft_4x(work: Path) -> BrokerRun:
     """The newest 4.x in KRaft mode: every scenario."""
     t0 = time.monotonic()
-    b = Broker(NEWEST_4X, "kraft", work, broker_config={
-        "group.coordinator.rebalance.protocols": "classic,consumer,share,streams",
-        "metadata.log.max.record.bytes.between.snapshots": "2048",
-        "metadata.log.max.snapshot.interval.ms": "3000",
-    }, format_features=["share.version=1"]).start()
+    b = Broker(NEWEST_4X, "kraft", work, broker_config=dict(KRAFT_4X_CONFIG), format_features=["share.version=1"]).start()
     codec_topics = [f"codec-{c}" for c in CODECS]
     steps = [_topic(t) for t in codec_topics]
     steps += [_topic("txn", 2), _topic("log-append-time", message_timestamp_type="LogAppendTime"),
@@ -475,3 +489,103 @@ def recovery_4x(work: Path) -> BrokerRun:
     seconds["total"] = time.monotonic() - t0
     return BrokerRun("recovery_4x", b.version, b.mode, b.data_dir, b.classpath, RECOVERY_TOPICS, work / "consumed",
                      False, b.dump_log_segments_class, seconds, work)
+
+
+@dataclass
+class QuorumRun:
+    """A stopped dynamic quorum's disks (`disks`: node id -> log directory; `replaced`: node id -> the disk it had
+    before it was replaced), what `kafka-metadata-quorum describe` said of it before it stopped (`live_status`,
+    `live_replication`: the tool's output), and what it said of the quorum restarted on copies of `disks`
+    (`served_status`, `served_replication`). `removed` is the controller removed from the quorum."""
+
+    version: str
+    disks: dict[int, Path]
+    replaced: dict[int, Path]
+    classpath: list[str]
+    removed: int
+    live_status: Path
+    live_replication: Path
+    served_status: Path
+    served_replication: Path
+    seconds: dict[str, float] = field(default_factory=dict)
+    work: Path | None = None
+
+
+#: The controllers of `quorum_4x`: 1 formatted `--standalone`, 2 and 3 added; 3 removed, 2 replaced.
+QUORUM_NODES = (1, 2, 3)
+QUORUM_REMOVED, QUORUM_REPLACED = 3, 2
+
+
+def _side_by_side(calls) -> None:
+    with concurrent.futures.ThreadPoolExecutor(len(calls)) as pool:
+        for f in [pool.submit(c) for c in calls]:
+            f.result()
+
+
+def quorum_4x(work: Path) -> QuorumRun:
+    """Kafka 4.3.1, a dynamic quorum (KIP-853) of controllers, changed as its operators change one:
+
+    - node 1 formatted `kafka-storage format --standalone`, nodes 2 and 3 `--no-initial-controllers`, each added
+      with `kafka-metadata-quorum add-controller`;
+    - 3 removed with `remove-controller` (it runs on, an observer);
+    - 2 replaced: removed, stopped, and a new disk of node 2 (formatted again: a new directory id) added.
+
+    `kafka-metadata-quorum describe --status` and `--replication` before the nodes stop (voters 1 and 2, on their
+    new disk); then nodes 1, 2 and 3 restarted on copies of their disks (on the same ports: a VotersRecord holds
+    each voter's endpoint), described again once they have elected a leader."""
+    t0 = time.monotonic()
+    cluster_id = new_cluster_id()
+    ports = {i: free_port() for i in QUORUM_NODES}
+    first = f"127.0.0.1:{ports[1]}"
+
+    def node(i: int, work: Path, **kw) -> Broker:
+        return Broker(NEWEST_4X, "kraft", work, controller_port=ports[i], node_id=i, roles="controller",
+                      cluster_id=cluster_id, dynamic_quorum=True, standalone=i == 1, **kw)
+
+    nodes = {i: node(i, work / "live" / f"node-{i}", quorum_bootstrap=first) for i in QUORUM_NODES}
+    old = nodes[QUORUM_REPLACED]
+    nodes[1].start()
+    _side_by_side([nodes[i].start for i in QUORUM_NODES[1:]])
+    tool = ["--bootstrap-controller", first]
+
+    def add(i: int) -> list[str]:
+        return ["-", "60", *tool, "--command-config", str(nodes[i].work / "server.properties"), "add-controller"]
+
+    def remove(b: Broker) -> list[str]:
+        return ["-", "60", *tool, "remove-controller", "--controller-id", str(b.node_id),
+                "--controller-directory-id", _directory_id(b.data_dir)]
+
+    quorum_tool(nodes[1], [*(add(i) for i in QUORUM_NODES[1:]), remove(nodes[QUORUM_REMOVED]), remove(old)])
+    old.stop()
+    nodes[QUORUM_REPLACED] = node(QUORUM_REPLACED, work / "live" / f"node-{QUORUM_REPLACED}-new", quorum_bootstrap=first)
+    nodes[QUORUM_REPLACED].start()
+    quorum_tool(nodes[1], [add(QUORUM_REPLACED),
+                           [str(work / "live-status.txt"), "30", *tool, "describe", "--status"],
+                           [str(work / "live-replication.txt"), "30", *tool, "describe", "--replication"]])
+    _side_by_side([nodes[i].stop for i in QUORUM_NODES])
+    t1 = time.monotonic()
+    every = ",".join(f"127.0.0.1:{ports[i]}" for i in QUORUM_NODES)
+    copies = {i: node(i, work / "restarted" / f"node-{i}", quorum_bootstrap=every, format_storage=False)
+              for i in QUORUM_NODES}
+    for i in QUORUM_NODES:
+        shutil.copytree(nodes[i].data_dir, copies[i].data_dir)
+    try:
+        _side_by_side([copies[i].start for i in QUORUM_NODES])
+        tool = ["--bootstrap-controller", every]
+        quorum_tool(copies[1], [[str(work / "served-status.txt"), "60", *tool, "describe", "--status"],
+                                [str(work / "served-replication.txt"), "30", *tool, "describe", "--replication"]])
+    finally:
+        _side_by_side([copies[i].stop for i in QUORUM_NODES])
+    shutil.rmtree(work / "restarted", ignore_errors=True)
+    return QuorumRun(NEWEST_4X, {i: b.data_dir for i, b in nodes.items()}, {QUORUM_REPLACED: old.data_dir},
+                     nodes[1].classpath, QUORUM_REMOVED, work / "live-status.txt", work / "live-replication.txt",
+                     work / "served-status.txt", work / "served-replication.txt",
+                     {"live": t1 - t0, "restarted": time.monotonic() - t1, "total": time.monotonic() - t0}, work)
+
+
+def _directory_id(data_dir: Path) -> str:
+    """meta.properties' directory.id (what `kafka-storage format` gave the disk)."""
+    for line in (data_dir / "meta.properties").read_text().splitlines():
+        if line.startswith("directory.id="):
+            return line.split("=", 1)[1].strip()
+    raise BrokerError(f"{data_dir / 'meta.properties'} has no directory.id")

@@ -80,8 +80,11 @@ def test_reconcile_names_the_voters(tmp_path):
     text = io.StringIO()
     reconcile.print_text(reconcile.reconcile([str(disk(tmp_path, 2, "BBBBBBBBBBBBBBBBBBBBBA")), str(voter)]), text)
     out = text.getvalue()
-    assert (f"quorum: voters 1 (kraft.version 1, VotersRecord at {voter / '__cluster_metadata-0'}"
-            "/00000000000000000000.log at offset 2)") in out
+    assert (f"quorum: voters 1 (directory {VOTER_DIRECTORY}); kraft.version 1, VotersRecord at "
+            f"{voter / '__cluster_metadata-0'}/00000000000000000000.log at offset 2\n") in out
+    # node 2's copy: no VotersRecord names it (an observer's; the fixture's log never had another voter)
+    assert ("quorum: node 2's disk (directory BBBBBBBBBBBBBBBBBBBBBA) is not a voter: an observer (no voter set on "
+            "these disks names it: a broker's, or a controller's not added to the quorum)\n") in out
 
 
 #: A static quorum's quorum-state (version 0: voter 1), as a real 4.3.1 node wrote it.

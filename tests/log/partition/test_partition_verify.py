@@ -92,7 +92,24 @@ def test_txnindex_entry_without_its_marker(tmp_path):
     data[18:26] = struct.pack(">q", 100)  # entry 0's last offset: no ABORT marker there
     txn.write_bytes(bytes(data))
     problems = verify_path(d).problems
-    assert {(p.kind, p.entry) for p in problems} == {("marker_not_found", 0)}
+    # and the transaction the entry listed, no longer listed: a broker serves its records to read_committed consumers
+    assert {(p.kind, p.entry) for p in problems} == {("marker_not_found", 0), ("abort_not_indexed", None)}
+    [unlisted] = [p for p in problems if p.kind == "abort_not_indexed"]
+    assert unlisted.file == str(txn) and "this transaction index does not list it" in unlisted.detail
+
+
+def test_an_aborted_transaction_without_its_txnindex(tmp_path):
+    """Kafka's start-up does not rebuild a missing transaction index, and a fetch's aborted transactions come from
+    those indexes alone: a read_committed consumer gets the aborted records. verify names each."""
+    d = copy_partition("payments-0", tmp_path)
+    txn = d / "00000000000000000097.txnindex"
+    entries = len(txn.read_bytes()) // 34
+    txn.unlink()
+    problems = [p for p in verify_path(d).problems if p.kind == "abort_not_indexed"]
+    assert len(problems) == entries > 0
+    assert {p.file for p in problems} == {str(txn)}
+    assert all("this transaction index does not exist, so a broker serves its records to read_committed consumers"
+               in p.detail for p in problems)
 
 
 def test_offsets_that_go_backwards_are_found_in_runs_of_any_size(tmp_path, monkeypatch):
