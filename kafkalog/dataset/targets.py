@@ -150,6 +150,7 @@ def _uri_targets(uri: Location, forced: str | None) -> list[Target]:
 
 
 def _uri_target(path: UriPath, forced: str | None) -> list[Target]:
+    """The targets of one file or directory behind a URI (see `_uri_targets`)."""
     from kafkalog.dataset import plan  # (start-up: see the module's docstring)
 
     location = Location(str(path))
