@@ -80,6 +80,7 @@ def _dump(args: argparse.Namespace) -> int:
         return False
 
     ok = True
+    log_dirs: dict = {}  # (each log directory's checkpoints read once: served_lines.partition_dump_log)
     try:
         every = planned.all
         for n, target in enumerate(every):
@@ -100,7 +101,8 @@ def _dump(args: argparse.Namespace) -> int:
                 if fmt == "json" and target.is_log_dir:
                     out.write(dump_format.dumps({"type": "partition", "path": str(partition)}) + "\n")
                 # Inside a broker's log directory: its log as the broker serves it (dump.served_lines).
-                served = served_lines.partition_dump_log(partition, opts, out, args.include_below_log_start, dump_log)
+                served = served_lines.partition_dump_log(partition, opts, out, args.include_below_log_start, dump_log,
+                                                         log_dirs)
                 ok = dump_files.dump_partition(partition, fmt, out, served) and ok
             bootstrap = target.bootstrap
             if bootstrap is not None:

@@ -26,7 +26,7 @@ from kafkalog.dump.segment_lines import DumpOptions, dump_segment
 from kafkalog.file_names import base_offset_of
 from kafkalog.location import Location
 from kafkalog.log import file_kinds
-from kafkalog.log.log_dir import partition_log_dir_state
+from kafkalog.log.log_dir import LogDirState, log_dir_of, partition_log_dir_state
 from kafkalog.log.lookup import find_offset
 from kafkalog.log.segment_files import SegmentFiles
 from kafkalog.log.served_log import ServedBounds, served_bounds
@@ -34,10 +34,22 @@ from kafkalog.uri_path import AnyPath
 
 
 def partition_dump_log(partition: AnyPath, opts: DumpOptions, out: TextIO, include_below_log_start: bool,
-                       plain: DumpLog) -> DumpLog:
+                       plain: DumpLog, log_dirs: dict[str, LogDirState | None] | None = None) -> DumpLog:
     """How `dump` prints a partition directory's segments: as its broker serves them when it lies inside a log
-    directory (its `served_log` line written first), else as the files are (`plain`, which dumps any kind)."""
-    state = partition_log_dir_state(partition) if opts.format != "kafka" else None
+    directory (its `served_log` line written first), else as the files are (`plain`, which dumps any kind).
+
+    `log_dirs` keeps each log directory's state (its checkpoints) as first read, by the log directory, for the
+    partitions after it: each checkpoint holds a line per partition, so one read per partition would cost the
+    square of the partitions (a request each behind a URI)."""
+    state = None
+    if opts.format != "kafka":
+        key = str(log_dir_of(partition))
+        if log_dirs is None or key not in log_dirs:
+            state = partition_log_dir_state(partition)
+            if log_dirs is not None:
+                log_dirs[key] = state
+        else:
+            state = log_dirs[key]
     bounds = served_bounds(partition, state) if state is not None else None
 
     if bounds is None:
