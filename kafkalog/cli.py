@@ -30,6 +30,7 @@ from kafkalog.model import Decoder
 from kafkalog.progress import ByteProgress
 from kafkalog.remote.aiven_keys import keyring
 from kafkalog.threads import DEFAULT_THREADS
+from kafkalog.uri_path import AnyPath, as_path
 
 if TYPE_CHECKING:
     from kafkalog.registry.values import ValueDecoder
@@ -59,9 +60,9 @@ def _dump(args: argparse.Namespace) -> int:
     out = sys.stdout
     fmt = args.format
 
-    def dump_log(path: Location | Path, kind: str) -> bool:
+    def dump_log(path: Location | AnyPath, kind: str) -> bool:
         if kind == file_kinds.KAFKA07:
-            return kafka_07_lines.dump_kafka07(Location.of(path).path, fmt, out, full=opts.full, shallow=opts.shallow)
+            return kafka_07_lines.dump_kafka07(as_path(str(path)), fmt, out, full=opts.full, shallow=opts.shallow)
         return dump_segment(path, kind, opts, out)
 
     def gap(location: str) -> bool:
@@ -79,6 +80,7 @@ def _dump(args: argparse.Namespace) -> int:
         return False
 
     ok = True
+    log_dirs: dict = {}  # (each log directory's checkpoints read once: served_lines.partition_dump_log)
     try:
         every = planned.all
         for n, target in enumerate(every):
@@ -90,24 +92,25 @@ def _dump(args: argparse.Namespace) -> int:
                 if fmt == "json" and (planned.remote or len(every) > len(args.files)):
                     # several segments of a remote root or a directory URI: say whose lines follow
                     out.write(dump_format.dumps({"type": "file", "path": str(target.location)}) + "\n")
-                if target.kind in file_kinds.RECORD_FILES:  # (the only kinds read behind a URI)
+                if target.kind in file_kinds.RECORD_FILES:
                     ok = dump_log(target.location, target.kind) and ok
                 else:
-                    ok = dump_files.dump_file(target.location.path, target.kind, fmt, out, dump_log) and ok
+                    ok = dump_files.dump_file(target.path, target.kind, fmt, out, dump_log) and ok
                 continue
             for partition in target.partitions:
-                if fmt == "json" and target.partitions != [target.location.path]:
+                if fmt == "json" and target.is_log_dir:
                     out.write(dump_format.dumps({"type": "partition", "path": str(partition)}) + "\n")
                 # Inside a broker's log directory: its log as the broker serves it (dump.served_lines).
-                served = served_lines.partition_dump_log(partition, opts, out, args.include_below_log_start, dump_log)
+                served = served_lines.partition_dump_log(partition, opts, out, args.include_below_log_start, dump_log,
+                                                         log_dirs)
                 ok = dump_files.dump_partition(partition, fmt, out, served) and ok
             bootstrap = target.bootstrap
             if bootstrap is not None:
                 if fmt == "json":
                     out.write(dump_format.dumps({"type": "file", "path": str(bootstrap)}) + "\n")
                 ok = dump_log(bootstrap, file_kinds.BOOTSTRAP) and ok
-            if target.partitions != [target.location.path]:  # a log directory: its own files after its partitions
-                ok = dump_files.dump_log_dir_files(target.location.path, fmt, out, dump_log) and ok
+            if target.is_log_dir:  # a log directory: its own files after its partitions
+                ok = dump_files.dump_log_dir_files(target.path, fmt, out, dump_log) and ok
     finally:
         if opts.progress is not None:
             opts.progress.close()
@@ -126,7 +129,7 @@ def _value_decoder(args: argparse.Namespace) -> ValueDecoder | None:
     from kafkalog.registry.values import ValueDecoder
     location = args.schema_registry
     for name in args.files if location is None else ():
-        location = registry_values.find_schemas_partition(str(Path(name).absolute()))
+        location = registry_values.find_schemas_partition(name if Location(name).is_uri else str(Path(name).absolute()))
         if location is not None:
             break
     if location is None:

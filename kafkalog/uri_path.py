@@ -224,7 +224,9 @@ class ReadAheadFile:
     """A seekable reader over a pyarrow `RandomAccessFile` that fetches big blocks.
 
     The segment reader reads each entry with two small reads; on an object store
-    each read would be a request, so reads are served from an 8 MiB block.
+    each read would be a request, so reads are served from an 8 MiB block. Blocks are
+    aligned to their size: the reads of an index's binary search, back and forth in
+    one block, are one request, not one each.
     """
 
     def __init__(self, raw: Any, block_size: int = READ_AHEAD_BYTES):
@@ -260,9 +262,12 @@ class ReadAheadFile:
                 data = self._raw.read_at(end - self._pos, self._pos)
                 self._pos = end
                 return data
-            self._block_start = self._pos
-            self._block = self._raw.read_at(min(self._block_size, self._size - self._pos), self._pos)
-            offset = 0
+            start = self._pos - self._pos % self._block_size
+            if end > start + self._block_size:  # (across two blocks: from here)
+                start = self._pos
+            self._block_start = start
+            self._block = self._raw.read_at(min(self._block_size, self._size - start), start)
+            offset = self._pos - start
         data = self._block[offset:offset + (end - self._pos)]
         self._pos = end
         return data

@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from pathlib import Path
 from typing import Protocol, TypeVar
 
 import pyarrow as pa
@@ -42,7 +41,7 @@ class _Target(Protocol):
     """One of dump's targets (`kafkalog.dataset.targets.Target`): a log directory's partitions, or a file."""
 
     @property
-    def partitions(self) -> list[Path] | None: ...
+    def partitions(self) -> list[AnyPath] | None: ...
 
 
 S = TypeVar("S", bound=_Segment)

@@ -1,5 +1,5 @@
 """What `kafkalog dump` and `kafkalog verify` read, planned from their arguments: each FILE (a file of a kind,
-a local partition or log directory, a segment or a directory behind a URI), the remote segments under
+a partition or log directory, on the local disk or behind a URI), the remote segments under
 `--remote-root`, the offsets of a stitched history that no segment holds, and the bytes to read (for the
 progress bar and the choice of the fast path).
 
@@ -18,23 +18,34 @@ from kafkalog.dataset import cluster, fs
 from kafkalog.errors import UsageError
 from kafkalog.location import Location
 from kafkalog.log import file_kinds
-from kafkalog.uri_path import AnyPath, local_path
+from kafkalog.uri_path import AnyPath, UriPath, as_path, glob_uri
 
 
 @dataclass(frozen=True)
 class Target:
-    """One thing to read: a file of a kind (`partitions` None), or a local directory's partition directories."""
+    """One thing to read: a file of a kind (`partitions` None), or a directory's partition directories (on the
+    local disk or behind a URI)."""
 
     location: Location
     kind: str | None
-    partitions: list[Path] | None = None
+    partitions: list[AnyPath] | None = None
 
     @property
-    def bootstrap(self) -> Path | None:
+    def path(self) -> AnyPath:
+        """The file or directory named, on the local disk (a `Path`) or behind a URI (a `UriPath`)."""
+        return as_path(str(self.location))
+
+    @property
+    def is_log_dir(self) -> bool:
+        """A log directory's partitions (not a partition directory named on its own)."""
+        return self.partitions is not None and self.partitions != [self.path]
+
+    @property
+    def bootstrap(self) -> AnyPath | None:
         """A log directory's `bootstrap.checkpoint`, read after its partitions; None for anything else."""
-        if self.partitions is None or self.partitions == [self.location.path]:
+        if not self.is_log_dir:
             return None
-        found = self.location.path / file_names.BOOTSTRAP_CHECKPOINT
+        found = self.path / file_names.BOOTSTRAP_CHECKPOINT
         return found if found.is_file() else None
 
 
@@ -86,17 +97,12 @@ def verify_targets(name: str, remote_root: str | None) -> VerifyTargets:
         if not local.exists():
             raise UsageError(f"{name}: no such file or directory")
         if local.is_dir():
-            total = record_bytes([Target(path, None, _local(file_kinds.directory_partitions(local) or []))])
+            total = record_bytes([Target(path, None, file_kinds.directory_partitions(local) or [])])
         else:
             total = local.stat().st_size
         index_total = _index_bytes(local)
     remote, _ = remote_root_targets(remote_root)
     return VerifyTargets(path, remote, total, index_total)
-
-
-def _local(partitions: list[AnyPath]) -> list[Path]:
-    """Partition directories listed on the local disk (so local themselves)."""
-    return [local_path(p) for p in partitions]
 
 
 def file_targets(names: list[str], forced: str | None) -> list[Target]:
@@ -116,7 +122,7 @@ def file_targets(names: list[str], forced: str | None) -> list[Target]:
             partitions = file_kinds.directory_partitions(path)
             if partitions is None:
                 raise file_kinds.no_kafka_files(path)
-            targets.append(Target(location, None, _local(partitions)))
+            targets.append(Target(location, None, partitions))
         else:
             kind = file_kinds.kind_of(path, forced)
             if kind is None:
@@ -129,27 +135,42 @@ def file_targets(names: list[str], forced: str | None) -> list[Target]:
 
 
 def _uri_targets(uri: Location, forced: str | None) -> list[Target]:
-    """A segment or an Aiven manifest behind a URI, read as a local one is; behind a directory URI (a partition
-    or log directory), every segment the planner finds there (`kafkalog.dataset.plan.list_segments`), by
-    partition and offset."""
-    from kafkalog.dataset import plan  # (start-up: see the module's docstring)
-
+    """What a URI (or a glob of URIs: `*` does not cross a `/`) names, read as the same on the local disk is: a
+    file of a kind (a segment, an Aiven manifest, a checkpoint...); a partition or log directory, by its partition
+    directories (so that a broker's log directory prints its served log, and several brokers' disks their served
+    replicas); any other directory, every segment the planner finds there (`kafkalog.dataset.plan.list_segments`:
+    a tiered-storage root's), by partition and offset."""
     try:
-        found = fs.info(uri)
-        if found is not None and found.is_dir and forced is None:
-            segments = plan.list_segments(str(uri))
-            if not segments:
-                raise UsageError(f"{uri}: no Kafka segments here")
-            return [segment_target(s.location) for s in segments]
+        found = glob_uri(str(uri))
+        if not found:
+            raise UsageError(f"{uri}: no such object")
+        return [t for one in found for t in _uri_target(one, forced)]
     except OSError as e:
         raise UsageError(f"{uri}: cannot read it: {e}") from None
-    if found is None:
-        raise UsageError(f"{uri}: no such object")
-    kind = forced or file_kinds.kind_of(Path(uri.name), None)
-    if found.is_dir or kind not in (file_kinds.LOG, file_kinds.RSM_MANIFEST):
-        raise UsageError(f"{uri}: dump reads segments (.log), Aiven manifests (.rsm-manifest) and the segments of "
-                         "directories behind URIs; copy other files to a local disk to dump them")
-    return [Target(uri, kind)]
+
+
+def _uri_target(path: UriPath, forced: str | None) -> list[Target]:
+    """The targets of one file or directory behind a URI (see `_uri_targets`)."""
+    from kafkalog.dataset import plan  # (start-up: see the module's docstring)
+
+    location = Location(str(path))
+    if path.is_dir() and forced is None:
+        try:
+            partitions = file_kinds.directory_partitions(path)
+        except UsageError:  # a tiered storage's partition folder: its segments, as the planner lists them
+            partitions = None
+        if partitions is not None:
+            return [Target(location, None, partitions)]
+        segments = plan.list_segments(str(location))
+        if not segments:
+            raise UsageError(f"{location}: no Kafka segments here")
+        return [segment_target(s.location) for s in segments]
+    if path.is_dir():
+        raise file_kinds.type_of_a_directory(path)
+    kind = file_kinds.kind_of(path, forced)
+    if kind is None:
+        raise file_kinds.unknown_kind(path)
+    return [Target(location, kind)]
 
 
 def remote_root_targets(root: str | None, local: Sequence[Target] = (),

@@ -28,12 +28,12 @@ each index dump. A partition directory is dumped segment by segment (.log, .inde
 .timeindex, .txnindex, then the snapshot at that offset), then the
 KRaft snapshots, the leader-epoch-checkpoint, partition.metadata and quorum-state, each file introduced by
 `{"type":"file","path":...}`; leftover files get a `{"type":"leftover",...}`
-line and are not dumped. The text form follows kafka-dump-log.sh.
+line and are not dumped. The text form follows kafka-dump-log.sh. Directories and files are read on the local disk or
+behind a URI (`kafkalog.uri_path.UriPath`) alike.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TextIO, TypeVar
 
 from kafkalog.dump import records as dump_format
@@ -55,9 +55,9 @@ from kafkalog.formats.txn_index import read_txn_index
 from kafkalog.javaint import decrement_sequence
 from kafkalog.log import file_kinds
 from kafkalog.log.partition import Partition
-from kafkalog.uri_path import AnyPath, local_path
+from kafkalog.uri_path import AnyPath
 
-DumpLog = Callable[[Path, str], bool]
+DumpLog = Callable[[AnyPath, str], bool]
 _T = TypeVar("_T")
 """Prints a record-batch file of the given kind (kafkalog.cli's segment dump); True when it was whole."""
 
@@ -77,12 +77,12 @@ class _Out:
     def error(self, damage: DamagedDataError) -> None:
         self.emit(dump_format.error_json(damage), dump_format.error_text(damage))
 
-    def header(self, path: Path) -> None:
+    def header(self, path: AnyPath) -> None:
         if not self.json:
             self.out.write(f"Dumping {path}\n")
 
 
-def dump_offset_index(path: Path, out: _Out, base_offset: int | None = None) -> bool:
+def dump_offset_index(path: AnyPath, out: _Out, base_offset: int | None = None) -> bool:
     out.header(path)
     with OffsetIndex(path, base_offset=base_offset) as index:
         if len(index) == 0 and not out.json:
@@ -97,7 +97,7 @@ def dump_offset_index(path: Path, out: _Out, base_offset: int | None = None) -> 
         return _index_end(index, out)
 
 
-def dump_time_index(path: Path, out: _Out, base_offset: int | None = None) -> bool:
+def dump_time_index(path: AnyPath, out: _Out, base_offset: int | None = None) -> bool:
     out.header(path)
     with TimeIndex(path, base_offset=base_offset) as index:
         if len(index) == 0 and not out.json:
@@ -125,7 +125,7 @@ def _index_end(index, out: _Out) -> bool:
     return True
 
 
-def dump_snapshot(path: Path, out: _Out) -> bool:
+def dump_snapshot(path: AnyPath, out: _Out) -> bool:
     out.header(path)
     snap = read_snapshot(path)
     if out.kafka:
@@ -162,7 +162,7 @@ def _kafka_snapshot_line(e) -> str:
             f"offsetDelta: {e.offset_delta} timestamp: {e.timestamp}")
 
 
-def dump_txn_index(path: Path, out: _Out) -> bool:
+def dump_txn_index(path: AnyPath, out: _Out) -> bool:
     out.header(path)
     read = read_txn_index(path)
     for t in read.entries:
@@ -176,7 +176,7 @@ def dump_txn_index(path: Path, out: _Out) -> bool:
     return not read.damage
 
 
-def _read_text_file(path: Path, read: Callable[[Path], _T], out: _Out) -> _T | None:
+def _read_text_file(path: AnyPath, read: Callable[[AnyPath], _T], out: _Out) -> _T | None:
     """One of Kafka's text files read, after its header line; None when it does not read (the damage printed)."""
     out.header(path)
     try:
@@ -186,7 +186,7 @@ def _read_text_file(path: Path, read: Callable[[Path], _T], out: _Out) -> _T | N
         return None
 
 
-def dump_checkpoint(path: Path, out: _Out) -> bool:
+def dump_checkpoint(path: AnyPath, out: _Out) -> bool:
     checkpoint = _read_text_file(path, read_leader_epoch_checkpoint, out)
     if checkpoint is None:
         return False
@@ -203,7 +203,7 @@ _OFFSET_WORDS = {REPLICATION_OFFSET_CHECKPOINT: ("high_watermark", "highWatermar
                  CLEANER_OFFSET_CHECKPOINT: ("cleaner_offset", "cleanerOffset")}
 
 
-def dump_offset_checkpoint(path: Path, out: _Out) -> bool:
+def dump_offset_checkpoint(path: AnyPath, out: _Out) -> bool:
     """A log directory's offset checkpoint, a line per partition in the file's order."""
     checkpoint = _read_text_file(path, read_offset_checkpoint, out)
     if checkpoint is None:
@@ -217,7 +217,7 @@ def dump_offset_checkpoint(path: Path, out: _Out) -> bool:
     return True
 
 
-def dump_meta_properties(path: Path, out: _Out) -> bool:
+def dump_meta_properties(path: AnyPath, out: _Out) -> bool:
     meta = _read_text_file(path, read_meta_properties, out)
     if meta is None:
         return False
@@ -229,7 +229,7 @@ def dump_meta_properties(path: Path, out: _Out) -> bool:
     return True
 
 
-def dump_partition_metadata(path: Path, out: _Out) -> bool:
+def dump_partition_metadata(path: AnyPath, out: _Out) -> bool:
     metadata = _read_text_file(path, read_partition_metadata, out)
     if metadata is None:
         return False
@@ -238,7 +238,7 @@ def dump_partition_metadata(path: Path, out: _Out) -> bool:
     return True
 
 
-def dump_quorum_state(path: Path, out: _Out) -> bool:
+def dump_quorum_state(path: AnyPath, out: _Out) -> bool:
     state = _read_text_file(path, read_quorum_state, out)
     if state is None:
         return False
@@ -261,7 +261,7 @@ def _java(value: object) -> str:
     return "null" if value is None else dump_format.escape(str(value))
 
 
-def dump_file(path: Path, kind: str | None, fmt: str, out: TextIO, dump_log: DumpLog) -> bool:
+def dump_file(path: AnyPath, kind: str | None, fmt: str, out: TextIO, dump_log: DumpLog) -> bool:
     """Dump one file of the given kind (see kafkalog.log.file_kinds)."""
     o = _Out(fmt, out)
     if kind in file_kinds.RECORD_FILES or kind == file_kinds.KAFKA07:
@@ -287,7 +287,7 @@ def dump_file(path: Path, kind: str | None, fmt: str, out: TextIO, dump_log: Dum
     raise ValueError(f"{path}: not a file kafkalog dumps")
 
 
-def dump_partition(path: Path, fmt: str, out: TextIO, dump_log: DumpLog) -> bool:
+def dump_partition(path: AnyPath, fmt: str, out: TextIO, dump_log: DumpLog) -> bool:
     """Segment by segment (.log, .index, .timeindex, .txnindex, then the snapshot at that offset), the
     remaining producer snapshots, KRaft snapshots, then the leader-epoch-checkpoint, partition.metadata and
     quorum-state."""
@@ -311,22 +311,22 @@ def dump_partition(path: Path, fmt: str, out: TextIO, dump_log: DumpLog) -> bool
     for file in files:
         if o.json:
             o.emit({"type": "file", "path": str(file)}, "")
-        ok = dump_file(local_path(file), file_kinds.kind_of(file), fmt, out, dump_log) and ok
+        ok = dump_file(file, file_kinds.kind_of(file), fmt, out, dump_log) and ok
     return ok
 
 
-def dump_log_dir_files(log_dir: Path, fmt: str, out: TextIO, dump_log: DumpLog) -> bool:
+def dump_log_dir_files(log_dir: AnyPath, fmt: str, out: TextIO, dump_log: DumpLog) -> bool:
     """A log directory's own files (meta.properties, then the offset checkpoints), each introduced in JSON by
     `{"type":"file","path":...}`: dumped after its partitions."""
     ok = True
     for file in file_kinds.log_dir_files(log_dir):
         if fmt == "json":
             out.write(dump_format.dumps({"type": "file", "path": str(file)}) + "\n")
-        ok = dump_file(local_path(file), file_kinds.kind_of(file), fmt, out, dump_log) and ok
+        ok = dump_file(file, file_kinds.kind_of(file), fmt, out, dump_log) and ok
     return ok
 
 
-def _base_offset(path: Path) -> int:
+def _base_offset(path: AnyPath) -> int:
     try:
         return base_offset_of(path)
     except ValueError:

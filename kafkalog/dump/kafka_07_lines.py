@@ -19,7 +19,6 @@ from __future__ import annotations
 import base64
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TextIO
 
 from kafkalog import file_names
@@ -27,12 +26,13 @@ from kafkalog.dump.records import dumps, error_json, error_text, escape
 from kafkalog.errors import DamagedDataError
 from kafkalog.formats.kafka_07_log import LOG_OVERHEAD, Entry07, Message07
 from kafkalog.log.kafka_07_segment import read_entries
+from kafkalog.uri_path import AnyPath
 
 #: `CompressionCodec`'s case objects, as Scala prints them.
 _CODECS = {"none": "NoCompressionCodec", "gzip": "GZIPCompressionCodec", "snappy": "SnappyCompressionCodec"}
 
 
-def dump_kafka07(path: Path, fmt: str, out: TextIO, *, full: bool = False, shallow: bool = False) -> bool:
+def dump_kafka07(path: AnyPath, fmt: str, out: TextIO, *, full: bool = False, shallow: bool = False) -> bool:
     """Print a 0.7 segment in `fmt` (text, json or kafka); True when it was whole and every checksum held."""
     damage: list[DamagedDataError] = []
     whole = True
@@ -80,7 +80,7 @@ def _message_json(message: Message07) -> dict:
             "crc_valid": message.crc_valid, "payload": base64.b64encode(message.payload).decode("ascii")}
 
 
-def _dump_log_segments(path: Path, entries: Iterator[Entry07], damage: list[DamagedDataError], out: TextIO) -> bool:
+def _dump_log_segments(path: AnyPath, entries: Iterator[Entry07], damage: list[DamagedDataError], out: TextIO) -> bool:
     """0.7's DumpLogSegments: `offset` is the start of each message, then the tail where iteration stopped."""
     start = file_names.base_offset_of(path.name) or 0  # (the tool: the name up to its first dot)
     out.write(f"Starting offset: {start}\n")

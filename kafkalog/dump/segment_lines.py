@@ -32,6 +32,7 @@ from kafkalog.model import Batch, Decoder
 from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import keyring
+from kafkalog.uri_path import AnyPath
 
 if TYPE_CHECKING:
     from kafkalog.registry.values import ValueDecoder
@@ -90,7 +91,7 @@ class _Prefix:
         return data
 
 
-def dump_segment(path: Location | Path, kind: str, opts: DumpOptions, out: TextIO) -> bool:
+def dump_segment(path: Location | AnyPath, kind: str, opts: DumpOptions, out: TextIO) -> bool:
     """Print one record-batch file (a segment, a KRaft snapshot, an Aiven remote segment by its manifest), on the
     local disk or behind a URI; True when it was whole and every checksum held."""
     location = Location.of(path)

@@ -11,41 +11,55 @@ Then its segments print from the batch holding the log start offset (a segment w
 consumer drops them) up to where recovery cuts the log: the bytes past the cut, and the segments recovery
 deletes, are named in `not_served` lines instead of printed as damage. `--include-below-log-start` prints the
 records below the log start offset too. `--format kafka` prints kafka-dump-log.sh's lines of the files as they
-are, whatever the checkpoints say, as kafka-dump-log.sh does.
+are, whatever the checkpoints say, as kafka-dump-log.sh does. A log directory behind a URI
+(`kafkalog.uri_path.UriPath`) prints as the same directory on the local disk does.
 """
 from __future__ import annotations
 
 import bisect
 import dataclasses
-from pathlib import Path
 from typing import TextIO
 
 from kafkalog.dump import records as dump_format
 from kafkalog.dump.files import DumpLog
 from kafkalog.dump.segment_lines import DumpOptions, dump_segment
 from kafkalog.file_names import base_offset_of
+from kafkalog.location import Location
 from kafkalog.log import file_kinds
-from kafkalog.log.log_dir import partition_log_dir_state
+from kafkalog.log.log_dir import LogDirState, log_dir_of, partition_log_dir_state
 from kafkalog.log.lookup import find_offset
 from kafkalog.log.segment_files import SegmentFiles
 from kafkalog.log.served_log import ServedBounds, served_bounds
+from kafkalog.uri_path import AnyPath
 
 
-def partition_dump_log(partition: Path, opts: DumpOptions, out: TextIO, include_below_log_start: bool,
-                       plain: DumpLog) -> DumpLog:
+def partition_dump_log(partition: AnyPath, opts: DumpOptions, out: TextIO, include_below_log_start: bool,
+                       plain: DumpLog, log_dirs: dict[str, LogDirState | None] | None = None) -> DumpLog:
     """How `dump` prints a partition directory's segments: as its broker serves them when it lies inside a log
-    directory (its `served_log` line written first), else as the files are (`plain`, which dumps any kind)."""
-    state = partition_log_dir_state(partition) if opts.format != "kafka" else None
+    directory (its `served_log` line written first), else as the files are (`plain`, which dumps any kind).
+
+    `log_dirs` keeps each log directory's state (its checkpoints) as first read, by the log directory, for the
+    partitions after it: each checkpoint holds a line per partition, so one read per partition would cost the
+    square of the partitions (a request each behind a URI)."""
+    state = None
+    if opts.format != "kafka":
+        key = str(log_dir_of(partition))
+        if log_dirs is None or key not in log_dirs:
+            state = partition_log_dir_state(partition)
+            if log_dirs is not None:
+                log_dirs[key] = state
+        else:
+            state = log_dirs[key]
     bounds = served_bounds(partition, state) if state is not None else None
 
     if bounds is None:
         return plain
     _emit(out, opts.format, _served_line(bounds), _served_text(bounds))
-    ends = {Path(p).name: end for p, end in bounds.segment_ends.items()}
-    bases = sorted(b for b in (base_offset_of(Path(p).name) for p in bounds.segment_ends) if b is not None)
+    ends = {Location(p).name: end for p, end in bounds.segment_ends.items()}
+    bases = sorted(b for b in (base_offset_of(Location(p).name) for p in bounds.segment_ends) if b is not None)
     start_offset = None if include_below_log_start else bounds.log_start_offset
 
-    def served(path: Path, kind: str) -> bool:
+    def served(path: AnyPath, kind: str) -> bool:
         base = base_offset_of(path.name)
         if kind != file_kinds.LOG or base is None:
             return plain(path, kind)
@@ -80,7 +94,7 @@ def partition_dump_log(partition: Path, opts: DumpOptions, out: TextIO, include_
     return served
 
 
-def _position_of(path: Path, base: int, offset: int, end: int) -> int:
+def _position_of(path: AnyPath, base: int, offset: int, end: int) -> int:
     """The byte position of the batch holding `offset` (or the first after it): where a fetch from it starts,
     found as the broker finds it (the offset index, then batch headers: `kafkalog.log.lookup`)."""
     index = path.with_suffix(".index")
@@ -106,7 +120,7 @@ def _served_text(b: ServedBounds) -> str:
             f"high watermark {b.high_watermark}, last stable offset {b.last_stable_offset}{cut}")
 
 
-def _not_served(out: TextIO, fmt: str, path: Path, position: int, reason: str) -> None:
+def _not_served(out: TextIO, fmt: str, path: AnyPath, position: int, reason: str) -> None:
     _emit(out, fmt, {"type": "not_served", "path": str(path), "position": position, "reason": reason},
           f"Not served: {path}: byte {position} on: {reason}")
 

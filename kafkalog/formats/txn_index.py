@@ -17,6 +17,7 @@ from kaitaistruct import KaitaiStream
 
 from kafkalog._generated.kafka_txn_index import KafkaTxnIndex
 from kafkalog.errors import CorruptStructureError, DamagedDataError, TruncatedError
+from kafkalog.sources import open_path
 
 ENTRY_SIZE = 34  # AbortedTxn.TOTAL_SIZE
 CURRENT_VERSION = 0  # AbortedTxn.CURRENT_VERSION
@@ -62,5 +63,5 @@ def decode_txn_index(data: bytes, path: str | None = None) -> TxnIndexFile:
 
 
 def read_txn_index(path: str | os.PathLike) -> TxnIndexFile:
-    with open(path, "rb") as f:
+    with open_path(path) as f:
         return decode_txn_index(f.read(), os.fspath(path))

@@ -109,7 +109,7 @@ def record_files(partitions: Sequence[AnyPath]) -> list[AnyPath]:
     return [p for p in found if p.is_file()]
 
 
-def log_dir_files(log_dir: Path) -> list[Path]:
+def log_dir_files(log_dir: AnyPath) -> list[AnyPath]:
     """A log directory's own text files that are there: meta.properties, then the offset checkpoints."""
     found = [log_dir / name for name in (META_PROPERTIES, *OFFSET_CHECKPOINTS)]
     return [p for p in found if p.is_file()]
@@ -119,15 +119,15 @@ def _has_files(directory: AnyPath) -> bool:
     return any(p.is_file() for p in listing(directory))
 
 
-def unknown_kind(path: Path) -> UsageError:
+def unknown_kind(path: AnyPath) -> UsageError:
     return UsageError(f"{path}: cannot tell from its name what kind of Kafka file this is; name its kind with "
                       f"--type ({', '.join(KINDS)}), e.g. --type log for a renamed segment")
 
 
-def no_kafka_files(path: Path) -> UsageError:
+def no_kafka_files(path: AnyPath) -> UsageError:
     return UsageError(f"{path}: no Kafka files here: neither a partition directory (segment files) nor a log "
                       "directory (partition directories)")
 
 
-def type_of_a_directory(path: Path) -> UsageError:
+def type_of_a_directory(path: AnyPath) -> UsageError:
     return UsageError(f"{path}: --type names the kind of a file, and this is a directory")

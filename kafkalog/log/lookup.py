@@ -23,7 +23,7 @@ import io
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, cast
 
 from kafkalog.formats.framing import (
     HEADER_SIZE_UP_TO_MAGIC,
@@ -37,7 +37,8 @@ from kafkalog.formats.index import OffsetIndex, OffsetIndexEntry, TimeIndex, Tim
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SegmentFiles, segment_for
 from kafkalog.model import Batch, Record
-from kafkalog.uri_path import AnyPath
+from kafkalog.sources import open_path
+from kafkalog.uri_path import AnyPath, UriPath
 
 
 @dataclass
@@ -68,18 +69,38 @@ class TimestampLookup:
     index_consistent: bool = True
 
 
-class CountingFile(io.FileIO):
-    """A read-only file that counts the bytes read from it (through `read`, all its readers call)."""
+class CountingFile:
+    """A read-only file, on the local disk or behind a URI (`kafkalog.uri_path.UriPath`), that counts the bytes
+    read from it (through `read`, all its readers call); `size` is its length."""
 
     def __init__(self, path: str | os.PathLike[str]):
-        super().__init__(os.fspath(path), "rb")
+        # (a local file unbuffered, as it was read before URIs: the readers' small reads are counted as asked)
+        self._file: BinaryIO = open_path(path) if isinstance(path, UriPath) else io.FileIO(os.fspath(path), "rb")
+        self.size = self._file.seek(0, os.SEEK_END)
+        self._file.seek(0)
+        self.name = str(path)
         self.bytes_read = 0
 
     def read(self, n: int | None = -1, /) -> bytes:
-        data = super().read(n)
+        data = self._file.read(-1 if n is None else n)
         assert data is not None  # None only from a non-blocking file
         self.bytes_read += len(data)
         return data
+
+    def seek(self, pos: int, whence: int = os.SEEK_SET, /) -> int:
+        return self._file.seek(pos, whence)
+
+    def tell(self) -> int:
+        return self._file.tell()
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> CountingFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def _log_of(segment: SegmentFiles) -> AnyPath:
@@ -102,14 +123,14 @@ def find_offset(segments: Sequence[SegmentFiles], offset: int) -> OffsetLookup:
             with OffsetIndex(segment.index, base_offset=segment.base_offset) as index:
                 entry = index.lookup(offset)
                 total += index.bytes_read
-        with CountingFile(_log_of(segment)) as f:
-            size = os.fstat(f.fileno()).st_size
+        with CountingFile(_log_of(segment)) as counting:
+            f, size = cast(BinaryIO, counting), counting.size  # (it reads, seeks and tells: all that they call)
             if not _entry_consistent(f, size, segment, entry, offset):
                 entry = OffsetIndexEntry(segment.base_offset, 0)  # a damaged index: scan the segment from its start
                 consistent = False
             pos = _scan(f, entry.position, size, lambda header: _last_offset(header) >= offset)
             batch = _decode_at(f, pos, segment) if pos is not None else None
-            total += f.bytes_read
+            total += counting.bytes_read
         if batch is not None:
             record = next((r for r in batch.records if r.offset >= offset), None)
             return OffsetLookup(offset, segment, entry, batch, record, total, consistent)
@@ -144,8 +165,8 @@ def find_timestamp(segments: Sequence[SegmentFiles], timestamp: int) -> Timestam
                 with OffsetIndex(segment.index, base_offset=segment.base_offset) as index:
                     entry = index.lookup(tentry.offset)
                     total += index.bytes_read
-        with CountingFile(_log_of(segment)) as f:
-            size = os.fstat(f.fileno()).st_size
+        with CountingFile(_log_of(segment)) as counting:
+            f, size = cast(BinaryIO, counting), counting.size  # (it reads, seeks and tells: all that they call)
             if tentry.timestamp > timestamp or not _entry_consistent(f, size, segment, entry, tentry.offset):
                 entry = OffsetIndexEntry(segment.base_offset, 0)  # a damaged index: scan the segment from its start
                 consistent = False
@@ -162,7 +183,7 @@ def find_timestamp(segments: Sequence[SegmentFiles], timestamp: int) -> Timestam
                 if found_record is not None:
                     break
                 pos = found_batch.end_position  # a batch whose max timestamp no record reaches: go on
-            total += f.bytes_read
+            total += counting.bytes_read
         if found_record is not None:
             return TimestampLookup(timestamp, segment, tentry, entry, found_batch, found_record, total, consistent)
     return TimestampLookup(timestamp, None, None, None, None, None, total, consistent)

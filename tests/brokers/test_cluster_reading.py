@@ -144,18 +144,25 @@ def test_dump_json_of_the_disks_prints_the_served_replicas(cluster_4x):
     res = subprocess.run([sys.executable, "-m", "kafkalog.cli", "dump", "--format", "json", *disks(cluster_4x)],
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
+    by_topic = dumped_records(res.stdout, cluster_4x.topics)
+    for t in cluster_4x.topics:
+        assert by_topic[t] == consumed(cluster_4x.served, "read_uncommitted", t)[1], t
+
+
+def dumped_records(dumped: str, topics: list[str]) -> dict[str, dict[int, tuple]]:
+    """The records of `dump --format json`'s lines, by topic (of partition 0) and offset, as `consumed` gives
+    them; a record printed twice fails."""
     by_topic: dict[str, dict[int, tuple]] = {}
     topic = None
-    for line in res.stdout.splitlines():
+    for line in dumped.splitlines():
         o = json.loads(line)
         if o["type"] == "file":
-            topic = Path(o["path"]).parent.name.rsplit("-", 1)[0]
-        elif o["type"] == "record" and topic in cluster_4x.topics:
+            topic = Path(o["path"]).parent.name.rsplit("-", 1)[0]  # (a local path or a URI)
+        elif o["type"] == "record" and topic in topics:
             assert o["offset"] not in by_topic.setdefault(topic, {}), f"{topic} {o['offset']} printed twice"
             by_topic[topic][o["offset"]] = (o["timestamp"], o["key"], o["value"],
                                             tuple((k, v) for k, v in o["headers"]))
-    for t in cluster_4x.topics:
-        assert by_topic[t] == consumed(cluster_4x.served, "read_uncommitted", t)[1], t
+    return by_topic
 
 
 def test_spark_reads_the_served_log(cluster_4x, spark):

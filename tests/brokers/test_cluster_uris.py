@@ -1,11 +1,14 @@
 """A cluster's disks behind URIs: the stopped 3-broker cluster's disks (`cluster_4x`, the run
 test_cluster_reading.py checks against Kafka itself) copied to a real S3-protocol server on 127.0.0.1 and read
 through s3:// URIs (listed, and as a glob) must give what they give on the local disk: `kafkalog reconcile`'s
-JSON (the same, but for where each replica lies), and `read_arrow`'s served log at both isolation levels. And a
+JSON and `kafkalog dump --format json`'s lines (the same, but for where each file lies), and `read_arrow`'s served
+log at both isolation levels. And a
 Spark stream of the disks reads each partition from its served replica, as read_arrow does."""
 from __future__ import annotations
 
+import contextlib
 import glob
+import io
 import json
 import os
 import subprocess
@@ -14,6 +17,8 @@ import sys
 import pytest
 
 import kafkalog
+from kafkalog import cli
+from tests.brokers.test_cluster_reading import consumed, dumped_records
 from tests.dataset.s3_server import environment, s3_server, upload
 
 pytestmark = pytest.mark.broker
@@ -68,6 +73,31 @@ def test_verify_over_uris_is_verify_over_the_local_disks(cluster_4x, bucket):
         text = text.replace(str(d), f"s3://{BUCKET}/node-{n}")
     assert any(p["kind"] == "not_served" for p in local)
     assert problems(_uris(cluster_4x), bucket) == json.loads(text)
+
+
+def _dump_json(paths: list[str], env: dict[str, str]) -> str:
+    """`kafkalog dump --format json PATH...`'s lines, in this process (with `env` set meanwhile)."""
+    out, err = io.StringIO(), io.StringIO()
+    with environment(env), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["dump", "--format", "json", *paths])
+    assert code == 0, err.getvalue()[-3000:]
+    return out.getvalue()
+
+
+def test_dump_over_uris_is_dump_of_the_local_disks(cluster_4x, bucket):
+    """`kafkalog dump --format json` of the disks behind URIs (a glob among them) prints what the local disks
+    print, but for where each file lies: each partition once, from its served replica, as a cluster restarted on
+    them served it to a consumer."""
+    nodes = sorted(cluster_4x.disks)
+    want = _dump_json([str(cluster_4x.disks[n]) for n in nodes], {})
+    for n in nodes:
+        want = want.replace(str(cluster_4x.disks[n]), f"s3://{BUCKET}/node-{n}")
+    got = _dump_json([f"s3://{BUCKET}/node-[{nodes[0]}{nodes[1]}]", *(f"s3://{BUCKET}/node-{n}" for n in nodes[2:])],
+                     bucket)
+    assert got == want
+    by_topic = dumped_records(got, cluster_4x.topics)
+    for t in cluster_4x.topics:
+        assert by_topic[t] == consumed(cluster_4x.served, "read_uncommitted", t)[1], t
 
 
 @pytest.mark.parametrize("isolation", ["read_uncommitted", "read_committed"])

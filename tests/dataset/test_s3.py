@@ -4,9 +4,12 @@ S3-protocol server on 127.0.0.1 read through s3:// URIs as they do from the loca
 workers get the same S3 settings) into Parquet."""
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -14,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import kafkalog
+from kafkalog import cli
 from tests.dataset.s3_server import environment, s3_server, upload
 from tests.dataset.test_remote_root import ORDERS, _tier
 from tests.paths import ROOT
@@ -132,22 +136,24 @@ def test_verify_checks_remote_segments_and_a_remote_root_through_s3(bucket, tier
     assert missing.returncode == 2 and "no such object" in missing.stderr
 
 
+def _dump(*args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """`kafkalog dump ARGS...` in this process (its exit status, what it printed), with `env` set meanwhile."""
+    out, err = io.StringIO(), io.StringIO()
+    with environment(env or {}), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = cli.main(["dump", *args])
+    assert code in (0, 1), err.getvalue()[-2000:]
+    return code, out.getvalue()
+
+
 def test_dump_and_verify_read_a_log_directory_behind_a_uri(bucket, tiered):
-    """A log directory behind a URI: dump prints every segment the planner finds there, each after a file line,
-    with the records it prints from the local disk; verify checks each, with its index files."""
+    """A log directory behind a URI: dump prints what it prints of the same directory on the local disk (its
+    partitions, each file after a file line), but for where the files lie; verify checks each segment, with its
+    index files."""
     _, data, _ = tiered
-    env = {**os.environ, **bucket}
-
-    def dump(path: str) -> list[dict]:
-        res = subprocess.run([sys.executable, "-m", "kafkalog.cli", "dump", "--format", "json", path],
-                             capture_output=True, text=True, env=env)
-        assert res.returncode == 0, res.stderr[-2000:]
-        return [json.loads(line) for line in res.stdout.splitlines()]
-
-    remote, local = dump("s3://kafkalog-test/data"), dump(str(data))
-    assert [d for d in remote if d["type"] == "record"] == [d for d in local if d["type"] == "record"]
-    files = [d["path"] for d in remote if d["type"] == "file"]
-    assert files == [f"s3://kafkalog-test/data/orders-0/{p.name}" for p in sorted((data / "orders-0").glob("*.log"))]
+    local = _dump("--format", "json", str(data))
+    assert _dump("--format", "json", "s3://kafkalog-test/data", env=bucket) == \
+        (local[0], local[1].replace(str(data), "s3://kafkalog-test/data"))
+    assert '"type":"record"' in local[1] and '.timeindex"' in local[1]
     checked = _verify("s3://kafkalog-test/data", env=bucket)
     on_disk = _verify(str(data))
     assert checked.returncode == on_disk.returncode == 0, checked.stdout + checked.stderr
@@ -156,3 +162,45 @@ def test_dump_and_verify_read_a_log_directory_behind_a_uri(bucket, tiered):
     assert checked.stdout.splitlines()[-1].startswith("1 partition(s), 3 segment(s), 9 file(s)")
     empty = _verify("s3://kafkalog-test/nothing-here", env=bucket)
     assert empty.returncode == 2, empty.stdout + empty.stderr
+
+
+def _broker_dir(tmp_path):
+    """A real broker's log directory (Kafka 4.3.1, `tests/brokers/fixtures/log-dirs`) as a restart would find it
+    after the broker was killed: no clean shutdown, t-1's log start offset moved to 10 (deleteRecords), and t-0's
+    segment ending in a preallocated segment's zeros, from its recovery point 0 on (recovered, and cut there)."""
+    data = tmp_path / "broker"
+    shutil.copytree(ROOT / "tests" / "brokers" / "fixtures" / "log-dirs" / "kraft-4.3.1", data)
+    (data / ".kafka_cleanshutdown").unlink()
+    (data / "log-start-offset-checkpoint").write_text("0\n1\nt 1 10\n")
+    (data / "recovery-point-offset-checkpoint").write_text("0\n1\nt 1 32\n")
+    with open(data / "t-0" / "00000000000000000000.log", "ab") as f:
+        f.write(bytes(200))
+    return data
+
+
+def test_dump_of_a_broker_log_directory_behind_a_uri_prints_its_served_log(bucket, tmp_path):
+    """A broker's log directory behind a URI prints its served log as the same directory on the local disk does
+    (from each partition's log start offset, up to where Kafka's recovery cuts it), in each format, with
+    --include-below-log-start, and for a partition directory or a glob of them named on their own."""
+    data = _broker_dir(tmp_path)
+    upload(bucket, data, "kafkalog-test/broker")
+    uri = "s3://kafkalog-test/broker"
+    cases = [(["--format", "json"], [data], [uri]),
+             (["--format", "text"], [data], [uri]),
+             (["--format", "kafka"], [data], [uri]),
+             (["--format", "json", "--include-below-log-start"], [data], [uri]),
+             (["--format", "text"], [data / "t-1"], [f"{uri}/t-1"]),
+             (["--format", "json"], sorted(data.glob("t-*")), [f"{uri}/t-*"])]
+    for args, local, remote in cases:
+        want = _dump(*args, *map(str, local))
+        assert _dump(*args, *remote, env=bucket) == (want[0], want[1].replace(str(data), uri)), args
+    served = _dump("--format", "json", uri, env=bucket)[1]
+    assert '"type":"not_served"' in served and '"log_start_offset":10' in served  # (the cases to get right)
+    offsets: dict[str, list[int]] = {}
+    partition = ""
+    for o in map(json.loads, served.splitlines()):
+        if o["type"] == "partition" or (o["type"] == "file" and o["path"].endswith("/bootstrap.checkpoint")):
+            partition = o["path"].rsplit("/", 1)[-1]
+        elif o["type"] == "record":
+            offsets.setdefault(partition, []).append(o["offset"])
+    assert offsets["t-0"] == list(range(20)) and offsets["t-1"] == list(range(10, 32))

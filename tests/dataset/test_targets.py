@@ -51,3 +51,24 @@ def test_verify_plans_its_path_and_the_bytes_of_its_indexes():
     assert planned.path == Location(str(log)) and planned.remote == []
     assert planned.record_bytes == log.stat().st_size
     assert planned.index_bytes == sum(log.with_suffix(s).stat().st_size for s in (".index", ".timeindex"))
+
+
+def test_a_directory_behind_a_uri_is_planned_as_the_same_on_the_local_disk(tmp_path):
+    """A partition directory behind a URI (here file://) is one target of its partition directory, as on the local
+    disk, with the same record bytes; a glob of URIs names each match; what names nothing, a file of no kind and
+    --type for a directory are usage errors, as locally."""
+    uri = ORDERS.as_uri()
+    planned = targets.dump_targets([uri], None, None)
+    assert [(str(t.location), t.kind, [str(p) for p in t.partitions or []]) for t in planned.files] == \
+        [(uri, None, [uri])]
+    assert not planned.files[0].is_log_dir and planned.files[0].bootstrap is None
+    assert planned.record_bytes == targets.dump_targets([str(ORDERS)], None, None).record_bytes
+    globbed = targets.dump_targets([ORDERS.parent.as_uri() + "/orders-[0]"], None, None)
+    assert [str(t.location) for t in globbed.files] == [uri]
+    with pytest.raises(UsageError, match="no such object"):
+        targets.dump_targets([ORDERS.parent.as_uri() + "/nothing-*"], None, None)
+    shutil.copy(ORDERS / "00000000000000000000.log", tmp_path / "copy.bin")
+    with pytest.raises(UsageError, match="cannot tell from its name"):
+        targets.dump_targets([(tmp_path / "copy.bin").as_uri()], None, None)
+    with pytest.raises(UsageError, match="--type names the kind of a file"):
+        targets.dump_targets([uri], file_kinds.LOG, None)
