@@ -106,7 +106,7 @@ from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import Keyring, keyring
 from kafkalog.threads import DEFAULT_THREADS
-from kafkalog.uri_path import AnyPath
+from kafkalog.uri_path import AnyPath, as_path
 
 
 @dataclass(frozen=True)
@@ -177,8 +177,8 @@ def verify_path(path: Location | str | os.PathLike[str], progress: ByteProgress 
     reported as checked that was not.
 
     Behind a URI (`s3://…`, any `pyarrow.fs` scheme), a segment's `.log` with the index files beside it, or an
-    Aiven `.rsm-manifest`, is verified as on disk; behind a directory URI, each segment under it is, without the
-    checks across a partition's files (snapshots, checkpoint, overlaps), which need them on a disk.
+    Aiven `.rsm-manifest`, is verified as on disk, and so is a partition or log directory (read through the
+    store, nothing copied); behind another directory URI (a tiered-storage root), each segment under it is.
 
     Parameters
     ----------
@@ -239,22 +239,29 @@ def verify_path(path: Location | str | os.PathLike[str], progress: ByteProgress 
         dirs = directory_partitions(path)
         if dirs is None:
             raise no_kafka_files(path)
-        extents = {}
-        for d in dirs:
-            partition = Partition(d)
-            extent = verify_partition(partition, report, progress)
-            if extent is not None and partition.topic is not None and partition.partition is not None:
-                extents[(partition.topic, partition.partition)] = extent
-        bootstrap = path / BOOTSTRAP_CHECKPOINT
-        if dirs != [path] and bootstrap.is_file():
-            _verify_record_file(bootstrap, report, progress)
-        if dirs != [path]:  # a log directory: its own files, and what they say of its partitions
-            state = read_log_dir_state(path)
-            report.files += len(log_dir_files(path))
-            _add_findings(check_log_dir(state, extents), report)
+        _verify_directory(path, dirs, report, progress)
     else:
         raise UsageError(f"{path}: no such file or directory")
     return report
+
+
+def _verify_directory(path: AnyPath, dirs: list[AnyPath], report: VerifyReport,
+                      progress: ByteProgress | None) -> None:
+    """A partition directory (`dirs` is itself) or a log directory (`dirs` its partitions), on a disk or behind a
+    URI: each partition's files, then the log directory's own files and what they say of its partitions."""
+    extents = {}
+    for d in dirs:
+        partition = Partition(d)
+        extent = verify_partition(partition, report, progress)
+        if extent is not None and partition.topic is not None and partition.partition is not None:
+            extents[(partition.topic, partition.partition)] = extent
+    bootstrap = path / BOOTSTRAP_CHECKPOINT
+    if dirs != [path] and bootstrap.is_file():
+        _verify_record_file(bootstrap, report, progress)
+    if dirs != [path]:  # a log directory: its own files, and what they say of its partitions
+        state = read_log_dir_state(path)
+        report.files += len(log_dir_files(path))
+        _add_findings(check_log_dir(state, extents), report)
 
 
 def _verify_file(path: Path, kind: str | None, report: VerifyReport, progress: ByteProgress | None,
@@ -302,7 +309,12 @@ def _verify_uri(uri: Location, kind: str | None, report: VerifyReport, progress:
     if found is None:
         raise UsageError(f"{uri}: no such object")
     if found.is_dir and kind is None:
-        # A partition or log directory: every segment the planner finds there, each with its index files.
+        directory = as_path(str(uri))
+        dirs = directory_partitions(directory)
+        if dirs:  # a partition or log directory: checked as on a disk, through the store
+            _verify_directory(directory, dirs, report, progress)
+            return
+        # Another directory (a tiered-storage root, say): every segment the planner finds there, with its indexes.
         from kafkalog.dataset import plan  # (start-up: pyarrow's compute and the kernels, for directories only)
 
         segments = plan.list_segments(str(uri))
