@@ -49,9 +49,20 @@ cdef inline int64_t _uint_le(const uint8_t* src, int n) noexcept nogil:
     return v
 
 
+cdef inline void _copy16(uint8_t* to, const uint8_t* src) noexcept nogil:
+    """16 bytes, as two 8-byte words, the first written before the second is read (what a copy from 8 to 15
+    bytes back needs: the second word's source overlaps the first's target)."""
+    memcpy(to, src, 8)
+    memcpy(to + 8, src + 8, 8)
+
+
 cdef int64_t _unsnappy(const uint8_t* src, int64_t n, uint8_t* dst, int64_t cap) noexcept nogil:
     """The raw snappy block `src[0:n]` into `dst` (at most `cap` bytes): the bytes written, or -1 where it breaks
-    a rule above or declares more than `cap`."""
+    a rule above or declares more than `cap`.
+
+    Short elements are copied 16 bytes at a time where at least 16 bytes are left in both the block and the
+    declared output (what lies past the element's end is written over by the elements after it), as
+    snappy's own decoder does; the rest byte for byte or by `memcpy`."""
     cdef int64_t ip = 0, op = 0, declared, length, offset, k, chunk
     cdef uint8_t tag
     declared = _snappy_length(src, n, &ip)
@@ -61,14 +72,18 @@ cdef int64_t _unsnappy(const uint8_t* src, int64_t n, uint8_t* dst, int64_t cap)
         tag = src[ip]
         ip += 1
         if tag & 3 == 0:  # a literal
-            length = tag >> 2
-            if length >= 60:
-                k = length - 59
+            length = (tag >> 2) + 1
+            if length <= 16 and n - ip >= 16 and declared - op >= 16:
+                _copy16(dst + op, src + ip)
+                ip += length
+                op += length
+                continue
+            if length > 60:
+                k = length - 60
                 if k > n - ip:
                     return -1
-                length = _uint_le(src + ip, <int>k)
+                length = _uint_le(src + ip, <int>k) + 1
                 ip += k
-            length += 1
             if length > n - ip or length > declared - op:
                 return -1
             memcpy(dst + op, src + ip, <size_t>length)
@@ -90,7 +105,10 @@ cdef int64_t _unsnappy(const uint8_t* src, int64_t n, uint8_t* dst, int64_t cap)
             ip += k
         if offset == 0 or offset > op or length > declared - op:
             return -1
-        if offset >= length:
+        if offset >= 8 and length <= 16 and declared - op >= 16:
+            _copy16(dst + op, dst + op - offset)
+            op += length
+        elif offset >= length:
             memcpy(dst + op, dst + op - offset, <size_t>length)
             op += length
         else:  # overlapping: the pattern of `offset` bytes repeats, copied in ever longer runs
