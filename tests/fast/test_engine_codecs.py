@@ -210,5 +210,5 @@ def test_a_gzip_member_past_the_room_is_refused():
 def test_gzip_without_the_engines_inflate_goes_through_python_isal(monkeypatch):
     # A python-isal whose ISA-L is not one inflate.pxi mirrors: the engine leaves gzip to the Python loop.
     monkeypatch.setattr(fast_compression, "_ENGINE", fast_compression._ENGINE - {GZIP})
-    members = GZIP_MEMBERS[:5] + [gzip.compress(b"x") + b"\0"]
+    members = [*GZIP_MEMBERS[:5], gzip.compress(b"x") + b"\0"]
     assert _engine(GZIP, members) == [_isal(m) for m in members]
