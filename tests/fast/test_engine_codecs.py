@@ -212,3 +212,23 @@ def test_gzip_without_the_engines_inflate_goes_through_python_isal(monkeypatch):
     monkeypatch.setattr(fast_compression, "_ENGINE", fast_compression._ENGINE - {GZIP})
     members = [*GZIP_MEMBERS[:5], gzip.compress(b"x") + b"\0"]
     assert _engine(GZIP, members) == [_isal(m) for m in members]
+
+
+@pytest.mark.parametrize("codec", [SNAPPY, GZIP])
+def test_nothing_is_written_past_the_room(codec):
+    # The room is where the engine may write: a batch that needs one byte more is refused, and the bytes
+    # after the room (a sentinel) stay as they were, for a sound batch and for its mutants.
+    rng = random.Random(codec)
+    sound = BLOCKS[:20] if codec == SNAPPY else GZIP_MEMBERS[:10]
+    for batch in [*sound, *(m for b in sound for m in _mutants(b, rng, 10))]:
+        expected = _cramjam(batch) if codec == SNAPPY else _isal(batch)
+        if not expected:
+            continue
+        buf = np.frombuffer(batch, dtype=np.uint8)
+        for room in (len(expected), len(expected) - 1):
+            out = np.full(len(expected) + 64, 0xA5, dtype=np.uint8)
+            lengths = np.zeros(1, dtype=np.int64)
+            taken = engine.decompress_batches(codec, buf, np.zeros(1, dtype=np.int64),
+                                              np.array([len(batch)], dtype=np.int64), out, 0, room, 1, lengths)
+            assert taken == (room == len(expected))
+            assert (out[room:] == 0xA5).all()
