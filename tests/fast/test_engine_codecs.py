@@ -119,6 +119,13 @@ HOSTILE = [
 ]
 
 
+def test_the_engine_names_the_codecs_and_snappy_javas_magic_as_kafkalog_compression_does():
+    from kafkalog import compression
+
+    assert (engine.GZIP, engine.SNAPPY, engine.LZ4, engine.ZSTD) == (GZIP, SNAPPY, compression.LZ4, compression.ZSTD)
+    assert engine.XERIAL_MAGIC == compression.XERIAL_MAGIC == XERIAL
+
+
 def test_the_fixtures_hold_snappy_blocks_of_every_kind():
     assert len(BLOCKS) > 100
     assert any(len(_cramjam(b) or b"") >= 32 * 1024 for b in BLOCKS)  # snappy-java's full 32 KiB blocks
