@@ -1,8 +1,8 @@
 """The fast path's face of the compiled engine (`kafkalog.fast.engine`, Cython, built at install).
 
 The engine holds every loop of the fast path but dump's line writers, compiled ahead of time from the specs
-(issue 33): the entry scan, the v2 batch headers and legacy messages, CRC-32C, LZ4 and zstd decompression,
-snappy's blocks, the record walks with the building of the Arrow buffers, the legacy messages' byte fields
+(issue 33): the entry scan, the v2 batch headers and legacy messages, CRC-32C, LZ4, zstd, snappy and gzip
+decompression, the record walks with the building of the Arrow buffers, the legacy messages' byte fields
 and the index slots, each one call without the GIL. `kafkalog.fast.segment.decode_runs` reads through it where
 it was built (`AVAILABLE`), and through the object path otherwise. Spec: `kafka_record.ksy` and the others
 `generated/kafka_kernels.pxi` parses; twin: the generated Kaitai parsers (the object path).

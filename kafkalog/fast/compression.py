@@ -14,22 +14,21 @@ same libraries give through Python:
 - LZ4: the first frame, to its end mark (what follows it is not read, as python-lz4's frame decompressor
   leaves it), with its block and content checksums when the frame has them;
 - zstd: every frame, one after the other, and nothing else (what is not a frame fails the batch);
-- snappy: snappy-java's stream framing, every block, or one raw block. The engine finds the blocks and the
-  length each declares; then each block is one call of cramjam (the library python-snappy wraps), which
-  writes straight into the group's buffer and lets go of the GIL, not a Python walk of the framing, a
-  `bytes` copy and a copy into the buffer per block;
-- gzip: one member, whole, trailer checked, by ISA-L's inflate (python-isal) a batch a call, with nothing
-  in between (python-isal holds the GIL while it inflates; zlib, which lets it go, takes twice as long);
-  more members, trailing bytes or damage are left to `kafkalog.compression`.
+- snappy: snappy-java's stream framing, every block, or one raw block, each block decoding to exactly the
+  length it declares (the engine's own raw snappy decoder, `snappy.pxi`, held to cramjam's, which
+  python-snappy wraps);
+- gzip: one member, whole, trailer (CRC-32 and ISIZE) checked, nothing after it, by ISA-L's inflate
+  (python-isal's); more members, trailing bytes or damage are left to `kafkalog.compression`.
 
-The loops are the compiled engine's (`kafkalog.fast.engine`, through `kafkalog.fast.compiled`): LZ4 and zstd
-batches in one call without the GIL, and snappy's blocks found in one; the engine finds the C functions by
-address when it is imported. Where it was not built or a library does not export them, `AVAILABLE` leaves the
-codec to `kafkalog.compression`.
+The loop is the compiled engine's (`kafkalog.fast.engine`, through `kafkalog.fast.compiled`): a run of
+batches of any codec in one call without the GIL; the engine finds the C functions by address when it is
+imported. Where it was not built or a library does not export them, `AVAILABLE` leaves the codec to
+`kafkalog.compression`. gzip alone has a second way: where the engine does not call ISA-L's inflate (a
+python-isal whose ISA-L is of another version than the one whose `struct inflate_state` the engine mirrors),
+python-isal inflates a batch a call from Python, holding the GIL.
 """
 from __future__ import annotations
 
-import cramjam
 import numpy as np
 from isal import isal_zlib
 
@@ -38,43 +37,8 @@ from kafkalog.fast import compiled
 
 #: The codecs whose batches are taken many at a time (the others: one `kafkalog.compression` call each).
 AVAILABLE = {LZ4: compiled.AVAILABLE, ZSTD: compiled.AVAILABLE, SNAPPY: compiled.BUILT, GZIP: True}
-
-#: Blocks found per engine call: 32 KiB of raw data each as snappy-java writes them, 128 MiB in all.
-_SNAPPY_BLOCKS = 4096
-
-
-def _snappy_batches(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int, group_bytes: int
-                    ) -> np.ndarray:
-    block_pos, block_size, block_out = (np.empty(_SNAPPY_BLOCKS, dtype=np.int64) for _ in range(3))
-    batch_blocks = np.empty(len(pos), dtype=np.int64)
-    source = buf.data  # (memoryview(buf): numpy's stubs give ndarray `__buffer__` from Python 3.12 on)
-    lengths: list[int] = []
-    at = out.end
-    with memoryview(out.buffer) as target:  # (released before the buffer grows again)
-        while len(lengths) < len(pos) and at < group_bytes:
-            first = len(lengths)
-            found, full = compiled.engine.snappy_blocks(buf, pos[first:], size[first:], room, len(target) - at,
-                                                        group_bytes - at, block_pos, block_size, block_out,
-                                                        batch_blocks)
-            block = 0
-            for i in range(found):
-                start = at
-                for k in range(block, int(batch_blocks[i])):
-                    s, n, written = int(block_pos[k]), int(block_size[k]), int(block_out[k])
-                    try:
-                        done = cramjam.snappy.decompress_raw_into(source[s:s + n], target[at:at + written]) == written
-                    except cramjam.DecompressionError:
-                        done = False
-                    if not done:  # left to `kafkalog.compression`, which says what is wrong
-                        out.end = start
-                        return np.array(lengths, dtype=np.int64)
-                    at += written
-                lengths.append(at - start)
-                block = int(batch_blocks[i])
-            if not full or found == 0:
-                break  # the group is full, or a batch is not taken (one with more blocks than a call finds, too)
-    out.end = at
-    return np.array(lengths, dtype=np.int64)
+#: The codecs the engine takes in one call without the GIL (gzip: where it calls ISA-L's inflate).
+_ENGINE = {LZ4, ZSTD, SNAPPY, *([GZIP] if compiled.BUILT and compiled.engine.GZIP_AVAILABLE else [])}
 
 
 def _gzip_batches(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Output, room: int, group_bytes: int
@@ -113,9 +77,7 @@ def decompress_batches(codec: int, buf: np.ndarray, pos: np.ndarray, size: np.nd
     size = np.ascontiguousarray(size, dtype=np.int64)
     if pos.min() < 0 or size.min() < 0 or (pos + size).max() > len(buf):
         raise ValueError("a batch is not inside the buffer")  # a caller's bug: the engine would read past it
-    if codec == SNAPPY:
-        return _snappy_batches(buf, pos, size, out, room, group_bytes)
-    if codec == GZIP:
+    if codec == GZIP and GZIP not in _ENGINE:
         return _gzip_batches(buf, pos, size, out, room, group_bytes)
     lengths = np.empty(len(pos), dtype=np.int64)
     target = np.frombuffer(out.buffer, dtype=np.uint8)

@@ -17,18 +17,19 @@ messages or slots, and the copies into Arrow's layout; each call runs without th
 * `parse_offset_index_slots`, `parse_time_index_slots`: every slot of an index (`kafkalog.fast.index`);
 * `gather_pair`: two byte fields of the same rows into Arrow's layout (`kafkalog.fast.columns`);
 * `crc32c_each`: the CRC-32C of many batches, by ISA-L's `crc32_iscsi`, which python-isal carries;
-* `decompress_batches`: consecutive LZ4 or zstd batches one after the other into a group's buffer, by
-  the C functions python-lz4 and zstandard carry and export (`LZ4F_decompress`, `ZSTD_decompressDCtx`),
-  with `kafkalog.fast.compression`'s rules for what it takes;
-* `snappy_blocks`: the raw snappy blocks of many batches, for `kafkalog.fast.compression`;
+* `decompress_batches`: consecutive LZ4, zstd, snappy or gzip batches one after the other into a group's
+  buffer, by the C functions python-lz4, zstandard and python-isal carry and export (`LZ4F_decompress`,
+  `ZSTD_decompressDCtx`, ISA-L's `isal_inflate_stateless`: inflate.pxi) and by our own raw snappy decoder
+  (snappy.pxi), with `kafkalog.fast.compression`'s rules for what it takes;
 * `walk`: the records of a group's sections (resumable where a walk's rows are enough) with Kafka's offset,
   timestamp and sequence rules (`DefaultRecordBatch`), straight into Arrow's buffers: offsets, validity
   bitmaps and data of the keys, values and headers, and the control keys' types. Python wraps the finished
   buffers once per walk;
-* `decode_group`: a whole group (headers, CRC-32C, LZ4/zstd, the walk) in one call.
+* `decode_group`: a whole group (headers, CRC-32C, decompression, the walk) in one call.
 
 The codecs' and the CRC's C functions are found by address in the packages' extension modules when this
-module is imported; `AVAILABLE` is False where one is missing.
+module is imported; `AVAILABLE` is False where one is missing, `GZIP_AVAILABLE` where ISA-L's inflate is
+missing or of a version whose layout inflate.pxi does not mirror.
 """
 include "../../generated/kafka_kernels.pxi"
 
@@ -38,6 +39,7 @@ from libc.string cimport memcpy
 
 import ctypes
 import importlib
+import zlib
 
 import numpy as np
 import pyarrow as pa
@@ -91,13 +93,68 @@ if _zstd is not None:
     _zstd_decompress = <ZstdDecompressFn><uintptr_t>_zstd[2]
     _zstd_is_error = <IsErrorFn><uintptr_t>_zstd[3]
 
+
+include "inflate.pxi"
+include "snappy.pxi"
+
+
+def _isal_version():
+    """The ISA-L version python-isal was built with, or None."""
+    try:
+        return importlib.import_module("isal").ISAL_VERSION
+    except (ImportError, AttributeError):
+        return None
+
+
+def _gunzip_works():
+    """Whether ISA-L's inflate, called by address, inflates a gzip member as zlib wrote it (a check, after the
+    version's, that the layout is the one ISA-L was built with)."""
+    cdef IsalInflateState* state = <IsalInflateState*>malloc(sizeof(IsalInflateState))
+    cdef const uint8_t[::1] member
+    cdef uint8_t[::1] out
+    cdef int64_t got
+    expected = b"kafkalog: a gzip member inflated by ISA-L " * 4
+    deflate = zlib.compressobj(9, zlib.DEFLATED, 31)
+    member = deflate.compress(expected) + deflate.flush()
+    out_array = np.zeros(2 * len(expected), dtype=np.uint8)
+    out = out_array
+    if state == NULL:
+        return False
+    got = _gunzip_batch(state, &member[0], member.shape[0], &out[0], out.shape[0])
+    free(state)
+    return got == len(expected) and out_array[:got].tobytes() == expected
+
+
+# (ISA-L's inflate, by address where python-isal bundles an ISA-L whose `struct inflate_state` is
+# inflate.pxi's; gzip batches are otherwise left to `kafkalog.fast.compression`.)
+_inflate = _addresses("isal.isal_zlib", ("isal_inflate_init", "isal_inflate_stateless"))
+if _inflate is not None and _isal_version() in ISAL_VERSIONS:
+    _isal_inflate_init = <IsalInflateInitFn><uintptr_t>_inflate[0]
+    _isal_inflate_stateless = <IsalInflateStatelessFn><uintptr_t>_inflate[1]
+    if not _gunzip_works():
+        _isal_inflate_init, _isal_inflate_stateless = NULL, NULL
+
 cdef enum:
+    _GZIP = 1
+    _SNAPPY = 2
     _LZ4 = 3
     _ZSTD = 4
 #: Codec ids of `kafka_record_batch.ksy`'s compression enum that `decompress_batches` takes.
-LZ4, ZSTD = _LZ4, _ZSTD
+GZIP, SNAPPY, LZ4, ZSTD = _GZIP, _SNAPPY, _LZ4, _ZSTD
 #: Whether every C function was found.
 AVAILABLE = _crc is not None and _lz4 is not None and _zstd is not None
+#: Whether gzip batches are inflated here (ISA-L found, of a version whose layout inflate.pxi mirrors).
+GZIP_AVAILABLE = _isal_inflate_stateless != NULL
+XERIAL_MAGIC = _XERIAL[:8]
+
+
+cdef inline bint _takes(int64_t codec) noexcept nogil:
+    """Whether `_decompress_run` takes `codec`'s batches."""
+    if codec == _LZ4:
+        return _lz4f_decompress != NULL
+    if codec == _ZSTD:
+        return _zstd_decompress != NULL
+    return codec == _SNAPPY or (codec == _GZIP and _isal_inflate_stateless != NULL)
 
 # What stopped `walk`, and the damage codes beside the generated ERRORS: as `kafkalog.fast.walk_codes`.
 cdef enum:
@@ -381,21 +438,30 @@ cdef int64_t _lz4_frame(void* dctx, uint8_t* dst, int64_t cap, const uint8_t* sr
 cdef int64_t _decompress_run(int codec, const uint8_t* src, const int64_t* pos, const int64_t* size, int64_t n,
                             uint8_t* dst, int64_t dst_len, int64_t at, int64_t room, int64_t group_bytes,
                             int64_t* lengths) noexcept nogil:
-    """Batches `src[pos[i]:pos[i] + size[i]]` of `codec` one after the other into `dst` from `at`: how many were
-    taken (their lengths in `lengths`), `kafkalog.fast.compression`'s rules."""
+    """Batches `src[pos[i]:pos[i] + size[i]]` of `codec` (LZ4, zstd, snappy, or gzip where `GZIP_AVAILABLE`) one
+    after the other into `dst` from `at`: how many were taken (their lengths in `lengths`),
+    `kafkalog.fast.compression`'s rules."""
     cdef int64_t taken = 0, got, cap, i
     cdef void* dctx = NULL
+    if not _takes(codec):
+        return 0
     if codec == _LZ4:
         if _lz4f_is_error(_lz4f_create(&dctx, 100)):
             return 0
-    else:
+    elif codec == _ZSTD:
         dctx = _zstd_create()
-        if dctx == NULL:
-            return 0
+    elif codec == _GZIP:
+        dctx = malloc(sizeof(IsalInflateState))
+    if dctx == NULL and codec != _SNAPPY:
+        return 0
     for i in range(n):
         cap = min(room, dst_len - at)
         if codec == _LZ4:
             got = _lz4_frame(dctx, dst + at, cap, src + pos[i], size[i])
+        elif codec == _SNAPPY:
+            got = _snappy_batch(src + pos[i], size[i], dst + at, cap)
+        elif codec == _GZIP:
+            got = _gunzip_batch(<IsalInflateState*>dctx, src + pos[i], size[i], dst + at, cap)
         elif size[i] <= 0:
             got = -1  # (`kafkalog.compression` says what an empty batch gives)
         else:
@@ -411,121 +477,30 @@ cdef int64_t _decompress_run(int codec, const uint8_t* src, const int64_t* pos, 
             break
     if codec == _LZ4:
         _lz4f_free(dctx)
-    else:
+    elif codec == _ZSTD:
         _zstd_free(dctx)
+    else:
+        free(dctx)
     return taken
 
 
 def decompress_batches(int codec, const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size,
                        uint8_t[::1] out, int64_t at, int64_t room, int64_t group_bytes, int64_t[::1] lengths):
-    """LZ4 or zstd batches `buf[pos[i]:pos[i] + size[i]]` one after the other into `out` from `at`, each in at most
-    `room` bytes, until one is not taken or `group_bytes` are held, in one call without the GIL; how many were
-    taken, their lengths in `lengths`. `kafkalog.fast.compression._lz4_zstd_batches`' twin."""
+    """LZ4, zstd, snappy or gzip (where `GZIP_AVAILABLE`) batches `buf[pos[i]:pos[i] + size[i]]` one after the other
+    into `out` from `at`, each in at most `room` bytes, until one is not taken or `group_bytes` are held, in one
+    call without the GIL; how many were taken, their lengths in `lengths`. `kafkalog.fast.compression`'s
+    loop."""
     cdef Py_ssize_t i, n = pos.shape[0]
     cdef int64_t taken
     for i in range(n):
         if pos[i] < 0 or size[i] < 0 or pos[i] + size[i] > buf.shape[0]:
             raise ValueError("a batch is not inside the buffer")  # a caller's bug: the call would read past it
-    if (codec != _LZ4 and codec != _ZSTD) or n == 0 or at < 0 or at >= out.shape[0] or lengths.shape[0] < n:
+    if not _takes(codec) or n == 0 or at < 0 or at >= out.shape[0] or lengths.shape[0] < n:
         return 0
     with nogil:
         taken = _decompress_run(codec, &buf[0], &pos[0], &size[0], n, &out[0], out.shape[0], at, room, group_bytes,
                                 &lengths[0])
     return taken
-
-
-cdef const char* _XERIAL = b"\x82SNAPPY\x00"  # snappy-java's stream magic (`kafkalog.compression`'s)
-XERIAL_MAGIC = _XERIAL[:8]
-
-
-cdef inline int64_t _snappy_length(const uint8_t* buf, int64_t at, int64_t end) noexcept nogil:
-    """The uncompressed length a raw snappy block at `buf[at:end]` declares in its varint preamble (at most 5
-    bytes), or -1."""
-    cdef int64_t n = 0, b
-    cdef int i
-    for i in range(min(5, end - at)):
-        b = buf[at + i]
-        n |= (b & 0x7F) << (7 * i)
-        if b < 0x80:
-            return n
-    return -1
-
-
-def snappy_blocks(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size, int64_t room, int64_t cap,
-                  int64_t group_bytes, int64_t[::1] block_pos, int64_t[::1] block_size, int64_t[::1] block_out,
-                  int64_t[::1] batch_blocks):
-    """`kafkalog.fast.compression._snappy_blocks` without the GIL: the raw snappy blocks of batches
-    `buf[pos[i]:pos[i] + size[i]]` (snappy-java's framing, or one raw block), each block's place, size and
-    declared output, and each batch's end in the blocks; it stops before the first batch whose framing is not
-    clean, whose blocks declare more than `room`, or more than the `cap` bytes left in all, or whose blocks do
-    not fit in `block_pos`, and after the batch that brings the output to `group_bytes`. Returns (batches found,
-    whether it stopped for want of room in `block_pos`)."""
-    cdef int64_t n = pos.shape[0], nblocks = block_pos.shape[0], blocks = 0, written = 0, i, start, end, total
-    cdef int64_t at, length, declared, k, found = n
-    cdef bint full = False, framed
-    cdef const uint8_t* data
-    for i in range(n):
-        if pos[i] < 0 or size[i] < 0 or pos[i] + size[i] > buf.shape[0]:
-            raise ValueError("a batch is not inside the buffer")  # a caller's bug: the walk would read past it
-    if block_size.shape[0] < nblocks or block_out.shape[0] < nblocks or batch_blocks.shape[0] < n:
-        raise ValueError("the block tables are smaller than they say")  # a caller's bug
-    if n == 0:
-        return 0, False
-    data = &buf[0]
-    with nogil:
-        for i in range(n):
-            start, end = pos[i], pos[i] + size[i]
-            total = 0
-            framed = size[i] >= 8
-            for k in range(min(8, size[i])):
-                framed = framed and data[start + k] == <uint8_t>_XERIAL[k]
-            if not framed:  # one raw block: the whole batch
-                declared = _snappy_length(data, start, end)
-                if declared < 0:
-                    found = i
-                    break
-                if blocks == nblocks:
-                    found, full = i, True
-                    break
-                block_pos[blocks], block_size[blocks], block_out[blocks] = start, end - start, declared
-                blocks += 1
-                total = declared
-            else:
-                at = start + 16  # the magic, then two int32 versions (which snappy-java's reader does not check)
-                if at > end:
-                    found = i
-                    break
-                while at < end:
-                    if at + 4 > end:
-                        found = i
-                        break
-                    if blocks == nblocks:
-                        found, full = i, True
-                        break
-                    length = _uint_be(data, at, 4)
-                    at += 4
-                    if length >= (<int64_t>1) << 31 or at + length > end:  # (a negative int32)
-                        found = i
-                        break
-                    declared = _snappy_length(data, at, at + length)
-                    if declared < 0:
-                        found = i
-                        break
-                    block_pos[blocks], block_size[blocks], block_out[blocks] = at, length, declared
-                    blocks += 1
-                    total += declared
-                    at += length
-                if found == i:
-                    break
-            if total > room or written + total > cap:
-                found = i
-                break
-            written += total
-            batch_blocks[i] = blocks
-            if written >= group_bytes:
-                found = i + 1
-                break
-    return found, full
 
 
 # -- growing C buffers, handed to Python without a copy (shared with the line writers) ---------------------------
@@ -932,10 +907,10 @@ def walk(const uint8_t[::1] buf, const int64_t[::1] sec_pos, const int64_t[::1] 
 def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size, uint8_t[::1] out,
                  int64_t room, int64_t max_rows):
     """Whole v2 batches `buf[pos[i]:pos[i] + size[i]]` (entries, from their offset) as one group, in one call
-    without the GIL: headers, CRC-32C, decompression of LZ4 or zstd records into `out` (each in at most
+    without the GIL: headers, CRC-32C, decompression of compressed records into `out` (each in at most
     `room` bytes), the walk of every record into Arrow's buffers. Takes the batches from the first up to the
     first that is not a plain one: a header that does not parse, a CRC that does not match, another codec
-    than the first batch's, a codec other than none, LZ4 or zstd, records that do not decompress within
+    than the first batch's, gzip where ISA-L's inflate is not `GZIP_AVAILABLE`, records that do not decompress within
     `room` or `out`, or past `max_rows` rows; the caller reads that one and those after it another way.
     Returns `Group`: the batches taken, their headers, the sections' results and the `Walked` rows."""
     cdef int64_t n = pos.shape[0], i, taken = 0, at = 0, codec = -1, why = _WALK_DONE
@@ -978,7 +953,7 @@ def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[:
                 c[2, i] = h[i, KAFKA_RECORD_BATCH__NUM_RECORDS]
                 taken += 1
             if taken and codec != 0:
-                if (codec == _LZ4 or codec == _ZSTD) and dst != NULL:
+                if _takes(codec) and dst != NULL:
                     # The records decompressed one after the other; their sections are where they went.
                     taken = _decompress_sections(codec, src, &c[0, 0], &c[1, 0], taken, dst, out_len, room)
                     walked_buf = dst

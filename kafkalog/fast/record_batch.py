@@ -5,9 +5,9 @@ Specs: `kafka_record_batch.ksy`, `kafka_record.ksy` and `kafka_control_record.ks
 parsers `parse_kafka_record_batch`, `parse_kafka_record`, `parse_kafka_record__header` and
 `parse_kafka_control_record` (`generated/kafka_kernels.pxi`), driven by `kafkalog.fast.engine`.
 
-The CRC-32C of many batches in one compiled call, and their LZ4 or zstd records decompressed in one, their
-snappy blocks and gzip members one call each (`kafkalog.fast.compression`; what those do not take, one
-`kafkalog.compression` call per batch) into one output buffer reused by groups of about 4 MiB of records;
+The CRC-32C of many batches in one compiled call, and their compressed records (LZ4, zstd, snappy or gzip)
+decompressed in one (`kafkalog.fast.compression`; what it does not take, one `kafkalog.compression` call per
+batch) into one output buffer reused by groups of about 4 MiB of records;
 then the engine's `walk` parses every record of a group in one compiled call, with Kafka's offset, timestamp
 and sequence rules, into Arrow's buffers. Damage the engine finds (a record that does not parse, bytes after a
 record or after the declared records, a control key that does not parse) is worded by

@@ -123,19 +123,15 @@ def _snappy_blocks(payload: bytes) -> int:
     return blocks
 
 
-@pytest.mark.parametrize("most", [1, 2, 3, 4096])
-def test_snappy_blocks_are_found_a_kernel_call_at_a_time(monkeypatch, most):
-    # Fewer blocks a call than the batches hold: the batches go on in further calls, and a batch of more blocks
-    # than one call finds is left to the one-call path.
-    monkeypatch.setattr(fast_compression, "_SNAPPY_BLOCKS", most)
+def test_snappy_batches_of_many_blocks_are_taken_whole():
+    # snappy-java's framing: a batch of many blocks is one batch to the engine, however many blocks it holds.
     room = 4 * 1024 * 1024
     whole = [p for c, p, _ in PAYLOADS if c == SNAPPY and _python(SNAPPY, p, room) is not None]
     blocks = [_snappy_blocks(p) for p in whole]
     assert len(whole) > 10 and max(blocks) > 1  # (the fixtures hold batches of several blocks)
     expected = [_python(SNAPPY, p, room) for p in whole]
     taken, _ = _kernel(SNAPPY, whole, room, sum(map(len, expected)) + 64)
-    first_too_many = next((i for i, n in enumerate(blocks) if n > most), len(whole))
-    assert taken == expected[:first_too_many]
+    assert taken == expected
 
 
 def test_raw_snappy_blocks():

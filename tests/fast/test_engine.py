@@ -37,7 +37,8 @@ def test_the_compiled_engine_is_not_older_than_its_sources():
     built = Path(engine.__file__)
     if not built.is_relative_to(ROOT):
         pytest.skip("the engine is installed from a wheel, without its sources")
-    for source in (ROOT / "kafkalog" / "fast" / "engine.pyx", ROOT / "generated" / "kafka_kernels.pxi"):
+    for source in (ROOT / "kafkalog" / "fast" / "engine.pyx", ROOT / "kafkalog" / "fast" / "snappy.pxi",
+                   ROOT / "kafkalog" / "fast" / "inflate.pxi", ROOT / "generated" / "kafka_kernels.pxi"):
         assert built.stat().st_mtime >= source.stat().st_mtime, (
             f"{built.name} is older than {source.name}: run `pip install -e .` to compile it again")
 
@@ -76,7 +77,7 @@ def test_the_walk_stops_after_its_rows_and_resumes_where_it_stopped():
 
 
 def _uniform_v2(path) -> bool:
-    return path.name.startswith("v2-") and any(c in path.name for c in ("none", "lz4", "zstd"))
+    return path.name.startswith("v2-") and any(c in path.name for c in ("none", "lz4", "zstd", "snappy", "gzip"))
 
 
 @pytest.mark.parametrize("path", [p for p in FILES if _uniform_v2(p)], ids=lambda p: p.name)
