@@ -16,6 +16,7 @@ opens as a `ReadAheadFile`, which fetches 8 MiB blocks: the segment reader's sma
 """
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import re
@@ -178,8 +179,12 @@ class UriPath(os.PathLike):
     def open(self, mode: str = "rb") -> BinaryIO:
         if mode != "rb":
             raise ValueError(f"{self.uri}: opened for reading only ('rb'), not {mode!r}")
+        try:
+            raw = self._filesystem.open_input_file(self._path)
+        except OSError as e:  # (pyarrow's errors name no file: the user is told which)
+            raise OSError(e.errno or errno.EIO, f"cannot open it: {e}", self.uri) from None
         # (a ReadAheadFile reads, seeks, tells and closes as a binary file does: all that its readers call)
-        return cast(BinaryIO, ReadAheadFile(self._filesystem.open_input_file(self._path)))
+        return cast(BinaryIO, ReadAheadFile(raw, name=self.uri))
 
     def read_bytes(self) -> bytes:
         with self.open() as f:
@@ -229,14 +234,20 @@ class ReadAheadFile:
     one block, are one request, not one each.
     """
 
-    def __init__(self, raw: Any, block_size: int = READ_AHEAD_BYTES):
+    def __init__(self, raw: Any, block_size: int = READ_AHEAD_BYTES, name: str | None = None):
         self._raw = raw
         self._size = raw.size()
         self._block_size = block_size
         self._block = b""
         self._block_start = 0
         self._pos = 0
-        self.name = getattr(raw, "path", None)
+        self.name = name or getattr(raw, "path", None)
+
+    def _read_at(self, n: int, at: int) -> bytes:
+        try:
+            return cast(bytes, self._raw.read_at(n, at))
+        except OSError as e:  # (a store's error mid-read names no file or position: say both)
+            raise OSError(e.errno or errno.EIO, f"cannot read bytes {at} to {at + n}: {e}", self.name) from None
 
     def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
         if whence == os.SEEK_SET:
@@ -259,14 +270,14 @@ class ReadAheadFile:
         offset = self._pos - self._block_start
         if offset < 0 or end > self._block_start + len(self._block):
             if end - self._pos > self._block_size:
-                data = self._raw.read_at(end - self._pos, self._pos)
+                data = self._read_at(end - self._pos, self._pos)
                 self._pos = end
                 return data
             start = self._pos - self._pos % self._block_size
             if end > start + self._block_size:  # (across two blocks: from here)
                 start = self._pos
             self._block_start = start
-            self._block = self._raw.read_at(min(self._block_size, self._size - start), start)
+            self._block = self._read_at(min(self._block_size, self._size - start), start)
             offset = self._pos - start
         data = self._block[offset:offset + (end - self._pos)]
         self._pos = end

@@ -209,3 +209,21 @@ def test_dump_of_a_broker_log_directory_behind_a_uri_prints_its_served_log(bucke
     checked, on_disk = _verify(uri, env=bucket), _verify(str(data))
     assert (checked.returncode, checked.stdout.replace(uri, str(data))) == (on_disk.returncode, on_disk.stdout)
     assert "log-start-offset-checkpoint" in on_disk.stdout or "recovery" in on_disk.stdout, on_disk.stdout
+
+
+def test_an_object_gone_while_it_is_read_is_an_error_naming_it_and_the_bytes(bucket, tmp_path):
+    """A store's error in the middle of a read (here the object deleted after it was opened) names the object
+    and the bytes asked for, as the CLI prints it; pyarrow's own error names neither."""
+    from kafkalog.uri_path import ReadAheadFile, UriPath
+
+    segment = ROOT / "samples" / "v2-none.log"
+    upload(bucket, segment.parent, "kafkalog-test/gone")
+    uri = f"s3://kafkalog-test/gone/{segment.name}"
+    with environment(bucket):
+        opened = UriPath(uri).open()
+        UriPath(uri)._filesystem.delete_file(f"kafkalog-test/gone/{segment.name}")
+        with pytest.raises(OSError) as raised:
+            opened.read(10)
+    assert raised.value.filename == uri
+    assert str(raised.value.strerror).startswith(f"cannot read bytes 0 to {segment.stat().st_size}: ")
+    assert isinstance(opened, ReadAheadFile)
