@@ -21,8 +21,8 @@ from kafkalog.dump.records import escape
 from kafkalog.fast.line_parts import compiled
 from kafkalog.javatext import java_utf8
 from kafkalog.model import Batch, Record
+from tests.brokers.harness import java
 from tests.dump import dump_log_segments as dls
-from tests.dump.dump_log_segments import java
 
 PROGRAM = Path(__file__).resolve().parent / "java" / "Utf8Text.java"
 SEGMENTS = Path(__file__).resolve().parent / "java" / "Utf8Segments.java"
