@@ -124,7 +124,7 @@ class _EntryWalker:
         plain = _Plain(messages)
         run = RunBuilder()
         view = memoryview(chunk)
-        for a, b in zip([0, *cuts], [*cuts, len(entries)]):
+        for a, b in zip([0, *cuts], [*cuts, len(entries)], strict=True):
             if kind[a] == 0:
                 for e in range(a, b):
                     pos, length, magic = entries[e].tolist()
@@ -176,7 +176,7 @@ class _EntryWalker:
             self.options.keep(run, rows)
         elif self.options.records:
             run.add_rows(len(plain.columns))
-        for i, (position, size) in enumerate(zip(plain.positions, plain.sizes)):
+        for i, (position, size) in enumerate(zip(plain.positions, plain.sizes, strict=True)):
             entry = table[:, i]
             start, end = run.assign(1 if self.options.records else 0)
             run.add_item(Item(position, size, int(entry[fast_legacy.MAGIC]), int(entry[fast_legacy.OFFSET]), start,
