@@ -12,6 +12,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+# Before numpy is imported (below; `import kafkalog` does not import it): a command does no linear algebra, and
+# numpy's OpenBLAS starts a thread per core at import that spins for work about 0.1 s before it sleeps: 0.06 s CPU
+# of every command on 2 cores (docs/performance.md). A value the user set is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from kafkalog.dataset import targets
 from kafkalog.dump import (
     kafka_dump_log as kafka_format,
