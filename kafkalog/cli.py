@@ -40,9 +40,10 @@ if TYPE_CHECKING:
 # FAST_PATH_MIN_BYTES.)
 
 #: Record-batch bytes in a command from which `dump` and `verify` read through the compiled kernels; below it the
-#: object path (the Kaitai parsers, 25,000-40,000 records a second) reads alone. Measured (docs/performance.md,
-#: "Start-up: a small file"): whole commands cost the same CPU either way up to about 10 KB, and the kernels are
-#: ahead from about 40 KB (200 records) on: 0.84-0.96 of the object path's time there, 0.56-0.63 at 1 MB.
+#: object path (the Kaitai parsers, 25,000-40,000 records a second) reads alone. Measured (`benchmarks/startup.py
+#: --crossover`, docs/performance.md "Start-up: a small file"): whole commands cost the same CPU either way up to
+#: about 10 KB (within 2-6%, the object path 1-6 MB less memory), the kernels 5-7% less at 40 KB, 13-15% less at
+#: 200 KB and 40% less at 1 MB.
 FAST_PATH_MIN_BYTES = 32 * 1024
 
 EXIT_OK, EXIT_DAMAGED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
