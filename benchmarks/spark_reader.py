@@ -51,7 +51,7 @@ def reference_read(batches):
 
     header_type = pa.list_(pa.struct([("key", pa.string()), ("value", pa.binary())]))
     for ranges in batches:
-        for location, start, end in zip(*(ranges.column(i).to_pylist() for i in range(3))):
+        for location, start, end in zip(*(ranges.column(i).to_pylist() for i in range(3)), strict=True):
             with open(location, "rb") as f:
                 f.seek(start)
                 data = f.read(end - start)

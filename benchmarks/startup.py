@@ -20,6 +20,11 @@ pandas were imported; beside it `import kafkalog` alone, and, with `--before CHE
 engine is built in place, such as the main worktree), the same read by that checkout's package, in the same run.
 `--read-table-only` prints that table alone.
 
+`--crossover` prints where the kernels overtake the Kaitai parsers, which `FAST_PATH_MIN_BYTES` is set from: `dump`
+(text and json) and `verify` of segments of 6 to 5,000 records (`samples/v2-none.log`, then `fast_path.py`'s corpus
+segments, each copied alone: a corpus's preallocated 10 MiB index files would put `verify` on the kernels anyway),
+with the threshold at 0 (the kernels) and at 2^62 (the Kaitai parsers), alternating; CPU seconds, median and fastest.
+
 The children run the package from bytecode, as an installed package does (pip compiles it at install, so the
 first run after install is as fast as later ones): PYTHONDONTWRITEBYTECODE is dropped from their environment and
 their bytecode kept under a pycache prefix in the temporary directory, filled by the first, uncounted run.
@@ -33,6 +38,7 @@ import json
 import os
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -45,6 +51,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import fast_path  # noqa: E402  (benchmarks/fast_path.py: the corpus)
 
 FORCED = "import sys\nfrom kafkalog import cli\ncli.FAST_PATH_MIN_BYTES = 0\nsys.exit(cli.main(sys.argv[1:]))"
+#: The same with the Kaitai parsers forced (for a file of fewer than `segment.MANY_RECORDS` records a batch).
+OBJECT_PATH = FORCED.replace("= 0", "= 1 << 62")
+#: Records of the corpus segments `--crossover` measures (with the 6 of samples/v2-none.log).
+CROSSOVER_RECORDS = (50, 200, 1000, 5000)
 
 
 def run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
@@ -112,6 +122,31 @@ def read_table_rows(repeat: int, before: Path | None) -> None:
             print(f"| {label} | {wall:.2f} | {cpu:.2f} | {rss:.0f} | {numba} | {pandas} |", flush=True)
 
 
+def crossover_rows(work: Path, repeat: int) -> None:
+    """Whole commands on segments of a few records to a few thousand, the Kaitai parsers against the kernels."""
+    print("| records | bytes | command | Kaitai parsers, CPU s (median, fastest) | kernels | kernels / parsers (median) |")
+    print("| ---: | ---: | --- | ---: | ---: | ---: |")
+    with tempfile.TemporaryDirectory(prefix="kafkalog-crossover-") as tmp:
+        segments = [(6, ROOT / "samples" / "v2-none.log")]
+        for n in CROSSOVER_RECORDS:
+            alone = Path(tmp) / str(n) / "00000000000000000000.log"
+            alone.parent.mkdir()
+            shutil.copyfile(fast_path.segments(fast_path.corpus(work, "none", 16384, n))[0], alone)
+            segments.append((n, alone))
+        for n, path in segments:
+            for command in (["dump", "--format", "text"], ["dump", "--format", "json"], ["verify"]):
+                cmds = [[sys.executable, "-c", code, *command, str(path)] for code in (OBJECT_PATH, FORCED)]
+                for cmd in cmds:
+                    run(cmd)  # warm: the page cache and the bytecode
+                cpu: list[list[float]] = [[], []]
+                for _ in range(repeat):
+                    for i, cmd in enumerate(cmds):
+                        cpu[i].append(run(cmd)[1])
+                parsers, kernels = (statistics.median(c) for c in cpu)
+                print(f"| {n:,} | {path.stat().st_size:,} | {' '.join(command)} | {parsers:.3f}, {min(cpu[0]):.3f} "
+                      f"| {kernels:.3f}, {min(cpu[1]):.3f} | {kernels / parsers:.2f} |", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--work", type=Path, default=Path("/tmp/kafkalog-fast-path"))
@@ -120,10 +155,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before", type=Path, help="a checkout to compare read_table with (its engine built in place)")
     ap.add_argument("--read-table-only", action="store_true", help="only the read_table table")
     ap.add_argument("--from-source", action="store_true", help="the environment as it is (see the docstring)")
+    ap.add_argument("--crossover", action="store_true",
+                    help="only the table FAST_PATH_MIN_BYTES is set from (see the docstring)")
     args = ap.parse_args(argv)
     if args.from_source:
         CHILD_ENV.clear()
         CHILD_ENV.update(os.environ)
+    if args.crossover:
+        crossover_rows(args.work, args.repeat)
+        return 0
     read_table_rows(args.repeat, args.before)
     print()
     if args.read_table_only:

@@ -112,7 +112,7 @@ def processes(partition: Path, n: int, repeat: int) -> float:
     walls = [out.get() for _ in workers]
     for w in workers:
         w.join()
-    return min(max(round_) for round_ in zip(*walls))
+    return min(max(round_) for round_ in zip(*walls, strict=True))
 
 
 def compiled_loop(n: int, repeat: int) -> float:

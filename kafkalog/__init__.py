@@ -30,13 +30,13 @@ from kafkalog.errors import (
     UndecodableValueError,
     UsageError,
 )
-from kafkalog.model import Batch, Decoder, Header, Record
 
 if TYPE_CHECKING:
     from kafkalog.dataset.reader import read_arrow, read_table
     from kafkalog.dataset.served import partition_bounds
     from kafkalog.log.partition import Partition
     from kafkalog.log.segment import SegmentReader, read_batches
+    from kafkalog.model import Batch, Decoder, Header, Record
 
 # The readers, the results, and every exception kafkalog raises on purpose (kafkalog.errors), so that a
 # caller catches them by name.
@@ -70,9 +70,14 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
-# The readers load the fast path (the compiled engine, numpy, pyarrow): they are imported on first use, so that
-# `import kafkalog` (for its errors and model, or `kafkalog --help`) costs nothing.
+# The readers load the fast path (the compiled engine, numpy, pyarrow), the model numpy: they are imported on first
+# use, so that `import kafkalog` (for its errors, or `kafkalog --help`) costs nothing, and the command line can
+# set numpy's environment before numpy is imported (kafkalog.cli).
 _READERS = {
+    "Batch": "kafkalog.model",
+    "Decoder": "kafkalog.model",
+    "Header": "kafkalog.model",
+    "Record": "kafkalog.model",
     "SegmentReader": "kafkalog.log.segment",
     "read_batches": "kafkalog.log.segment",
     "Partition": "kafkalog.log.partition",

@@ -9,19 +9,19 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+# Before numpy is imported (below; `import kafkalog` does not import it): a command does no linear algebra, and
+# numpy's OpenBLAS starts a thread per core at import that spins for work about 0.1 s before it sleeps: 0.06 s CPU
+# of every command on 2 cores (docs/performance.md). A value the user set is kept.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from kafkalog.dataset import targets
 from kafkalog.dump import (
-    files as dump_files,
-    kafka_07_lines,
     kafka_dump_log as kafka_format,
     records as dump_format,
-    served_lines,
 )
-from kafkalog.dump.segment_lines import DumpOptions, dump_segment
 from kafkalog.errors import KafkalogError, OffsetGapError, UsageError
 from kafkalog.formats import internal_topics
 from kafkalog.location import Location
@@ -36,18 +36,24 @@ if TYPE_CHECKING:
     from kafkalog.registry.values import ValueDecoder
 
 # Start-up: a command on a small file must not pay for what it does not use. The dataset planner (pyarrow's
-# compute and the kernels), verify's checks, the schema-registry decoders and Spark are imported by the
-# commands and options that need them. (A small input is also read without the kernels: FAST_PATH_MIN_BYTES.)
+# compute and the kernels), dump's line writers, verify's checks, the schema-registry decoders and Spark are
+# imported by the commands and options that need them. (A small input is also read without the kernels:
+# FAST_PATH_MIN_BYTES.)
 
-#: Record-batch bytes in a command from which `dump` reads through the compiled kernels; below it the object
-#: path (the Kaitai parsers, 25,000-40,000 records a second) reads alone. (Set when the kernels were numba's,
-#: whose loading cost about a second; the compiled ones load in about 0.02 s CPU, kept as it is for now.)
-FAST_PATH_MIN_BYTES = 4 * 1024 * 1024
+#: Record-batch bytes in a command from which `dump` and `verify` read through the compiled kernels; below it the
+#: object path (the Kaitai parsers, 25,000-40,000 records a second) reads alone. Measured (`benchmarks/startup.py
+#: --crossover`, docs/performance.md "Start-up: a small file"): whole commands cost the same CPU either way up to
+#: about 10 KB (within 2-6%, the object path 1-6 MB less memory), the kernels 5-7% less at 40 KB, 13-15% less at
+#: 200 KB and 40% less at 1 MB.
+FAST_PATH_MIN_BYTES = 32 * 1024
 
 EXIT_OK, EXIT_DAMAGED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _dump(args: argparse.Namespace) -> int:
+    from kafkalog.dump import files as dump_files, kafka_07_lines, served_lines  # (start-up: see the imports)
+    from kafkalog.dump.segment_lines import DumpOptions, dump_segment
+
     keyring(args.private_key)  # a key that does not load is a usage error before anything is printed
     planned = targets.dump_targets(args.files, args.type, args.remote_root, tuple(args.private_key))
     opts = DumpOptions(format=args.format, full=args.full, shallow=args.shallow, max_bytes=args.max_bytes,
@@ -237,15 +243,29 @@ def _positive(text: str) -> int:
 
 
 def _version() -> str:
+    from importlib import metadata  # (start-up: reading the installed metadata, only for --version)
+
     try:
         return metadata.version("kafkalog")
     except metadata.PackageNotFoundError:
         return "unknown"
 
 
+class _VersionAction(argparse.Action):
+    """`--version`: argparse's own, with the version looked up only when asked for."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: object):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="show program's version number and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(f"kafkalog {_version()}")  # (on standard output, as argparse prints a version)
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="kafkalog", description="Read Apache Kafka's on-disk log files.")
-    parser.add_argument("--version", action="version", version=f"kafkalog {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", required=True)
     dump = commands.add_parser(
         "dump", help="print segments, index files, snapshots and partition or log directories",

@@ -9,8 +9,9 @@
 
 Spec: `kafka_log.ksy`'s entry framing (offset, size, magic at byte 16), as Kafka's `FileLogInputStream`
 reads it. The scanner owns the file, reads it in chunks of `CHUNK_BYTES` (an entry larger than a chunk on
-its own) and records the damage to the entry structure (a size that cannot be, a partial entry at the end,
-a tiered-storage object that cannot be read), which ends the entries. It decodes no batch: both paths
+its own; a file on a disk into a buffer it reuses once nothing holds the chunk read into it) and records
+the damage to the entry structure (a size that cannot be, a partial entry at the end, a tiered-storage
+object that cannot be read), which ends the entries. It decodes no batch: both paths
 decode the entries it hands out. Finding a chunk's entries is the chunk scan it is given (the fast path
 gives the compiled engine's, `kafkalog.fast.compiled.scan_entries`); without one, each entry's header is
 read by the generated parser on its own (`kafkalog.formats.framing`), so the object path never loads the
@@ -21,6 +22,7 @@ no module of `formats` (the object path's decoders of bytes) does.
 """
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
@@ -42,14 +44,18 @@ SCAN_END, SCAN_STOP, SCAN_FULL = 0, 1, 2
 #: A chunk scan, as `kafkalog.fast.compiled.scan_entries`: (chunk, from, start limit, max entry size, table) to
 #: (entries found, position reached, why it stopped: a SCAN_ code).
 ChunkScan = Callable[[np.ndarray, int, int, int, np.ndarray], tuple[int, int, int]]
-#: An entry run: the bytes of whole entries, their file position, and their entry table (rows of the three columns).
-EntryRun = tuple[bytes, int, np.ndarray]
+#: An entry run: the bytes of whole entries (read-only; a view of a buffer the scanner reuses only once nothing
+#: refers to it any more), their file position, and their entry table (rows of the three columns).
+EntryRun = tuple[bytes | memoryview, int, np.ndarray]
 #: A window of `EntryScanner.entry_windows`: its bytes, file position and entry table; or an entry's header alone.
 EntryWindow = tuple[bytes, int, np.ndarray, EntryHeader | None]
 #: The least window `entry_windows` reads.
 WINDOW_BYTES = 64 * 1024
 
 _ZERO_SCAN_LIMIT = 64 * 1024 * 1024
+#: The chunk buffers a scanner keeps: the one handed out last (its consumer holds it while it asks for the next
+#: chunk) and one to read into.
+_KEPT_BUFFERS = 2
 
 
 class EntryScanner:
@@ -75,6 +81,8 @@ class EntryScanner:
         self._position = start
         #: Where the readable bytes end, when the file under the segment cannot be read past a point.
         self._readable_end: int | None = None
+        #: Buffers of `CHUNK_BYTES` the chunks of a file on a disk are read into (`_read_chunk`).
+        self._buffers: list[bytearray] = []
 
     def __enter__(self) -> EntryScanner:
         return self
@@ -83,6 +91,7 @@ class EntryScanner:
         self.close()
 
     def close(self) -> None:
+        self._buffers = []  # (a chunk still held keeps its own buffer)
         if self._owns_file:
             self._file.close()
 
@@ -125,12 +134,13 @@ class EntryScanner:
             if chunk_scan is not None:
                 want = self._chunk_length(pos)
                 if want >= HEADER_SIZE_UP_TO_MAGIC:
-                    chunk = self._read(pos, want)
+                    chunk = self._read_chunk(pos, want)
                     table = np.empty((len(chunk) // MIN_ENTRY_BYTES + 1, 3), dtype=np.int64)
                     n, stop, why = chunk_scan(np.frombuffer(chunk, dtype=np.uint8), 0, self.end - pos,
                                               self.max_entry_bytes, table)
                     if n:
                         yield from self._handed_out(chunk, pos, table[:n])
+                    del chunk  # (its buffer is read into again once its consumer has let go of it too)
                     pos += stop
                     if why != SCAN_STOP:
                         continue
@@ -146,7 +156,7 @@ class EntryScanner:
                                                                  dtype=np.int64))
                 pos += LOG_OVERHEAD + length
 
-    def _handed_out(self, chunk: bytes, base: int, table: np.ndarray) -> Iterator[EntryRun]:
+    def _handed_out(self, chunk: bytes | memoryview, base: int, table: np.ndarray) -> Iterator[EntryRun]:
         """The run, the cursor at its start while it is handed out and past its last entry after."""
         self._position = base
         yield chunk, base, table
@@ -253,6 +263,27 @@ class EntryScanner:
         if self.strict:
             raise damage
 
+    def _read_chunk(self, pos: int, n: int) -> bytes | memoryview:
+        """`n` bytes at `pos`, as `_read`; a whole chunk of a file on a disk read into a kept buffer instead of new
+        memory (a fresh 8 MiB a chunk costs its page faults again), handed out as a read-only view.
+
+        A buffer is read into again only when nothing but the scanner refers to it: whoever keeps a chunk, or any
+        view of it, keeps its bytes as they were, and the scanner reads the next chunk into a new buffer."""
+        if n != CHUNK_BYTES or not isinstance(self._file, io.BufferedReader):
+            return self._read(pos, n)
+        for buffer in self._buffers:
+            if _unheld(buffer):
+                break
+        else:
+            buffer = bytearray(CHUNK_BYTES + 1)
+            del buffer[-1]  # (room for `_unheld`'s byte: it never reallocates)
+            self._buffers = [*self._buffers[1 - _KEPT_BUFFERS:], buffer]
+        self._file.seek(pos)
+        got = self._file.readinto(buffer)
+        if got != n:
+            raise TruncatedError(f"file ended while reading {n} bytes (got {got})", path=self.name, position=pos)
+        return memoryview(buffer).toreadonly()
+
     def _read(self, pos: int, n: int) -> bytes:
         self._file.seek(pos)
         data = self._file.read(n)
@@ -273,6 +304,17 @@ class EntryScanner:
         if self._file.read(n).count(0) == n:
             return f"; the remaining {n} bytes are all zero (unused space of a preallocated segment)"
         return ""
+
+
+def _unheld(buffer: bytearray) -> bool:
+    """Whether no view of `buffer` is left: every chunk handed out is one (a memoryview, and any numpy array or
+    Arrow buffer made of it holds that), and a bytearray with a view cannot change its size."""
+    try:
+        buffer.append(0)
+    except BufferError:
+        return False
+    del buffer[-1]
+    return True
 
 
 def _size(f: BinaryIO) -> int:

@@ -17,7 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 #: A URI's scheme, as `pyarrow.fs.FileSystem.from_uri` takes it (s3://, gs://, hdfs://, file://...).
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def name_suffix(name: str) -> str:
+    """A file name's last suffix (`.log`), '' when it has none: as `PurePath.suffix` (before Python 3.14, which
+    counts a trailing dot as one)."""
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
 @dataclass(frozen=True, order=True)
@@ -36,7 +43,7 @@ class Location:
     @property
     def is_uri(self) -> bool:
         """Behind a URI (read through `pyarrow.fs`) rather than on the local disk."""
-        return bool(_SCHEME.match(self.text))
+        return bool(SCHEME.match(self.text))
 
     @property
     def path(self) -> Path:
@@ -55,9 +62,7 @@ class Location:
     @property
     def suffix(self) -> str:
         """The name's last suffix (`.log`), '' when it has none: as `PurePath.suffix`."""
-        name = self.name
-        dot = name.rfind(".")
-        return name[dot:] if 0 < dot < len(name) - 1 else ""
+        return name_suffix(self.name)
 
     @property
     def parent(self) -> Location:

@@ -25,15 +25,15 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast
 from urllib.parse import urlparse
 
-#: A URI's scheme, as `pyarrow.fs.FileSystem.from_uri` takes it (s3://, gs://, hdfs://, file://...).
-_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+from kafkalog.location import SCHEME, name_suffix
+
 _GLOB_CHARS = re.compile(r"[*?\[]")
 READ_AHEAD_BYTES = 8 * 1024 * 1024
 
 
 def is_uri(text: str | os.PathLike) -> bool:
     """Whether `text` is a URI (read through `pyarrow.fs`) rather than a local path."""
-    return isinstance(text, UriPath) or (isinstance(text, str) and bool(_SCHEME.match(text)))
+    return isinstance(text, UriPath) or (isinstance(text, str) and bool(SCHEME.match(text)))
 
 
 def split_uri(uri: str) -> tuple[Any, str, str]:  # (pyarrow is untyped)
@@ -104,9 +104,7 @@ class UriPath(os.PathLike):
 
     @property
     def suffix(self) -> str:
-        name = self.name
-        dot = name.rfind(".")
-        return name[dot:] if 0 < dot < len(name) - 1 else ""
+        return name_suffix(self.name)
 
     @property
     def stem(self) -> str:
@@ -200,7 +198,7 @@ def as_path(value: str | os.PathLike) -> AnyPath:
     if isinstance(value, UriPath):
         return value
     text = os.fspath(value)
-    return UriPath(text) if isinstance(text, str) and _SCHEME.match(text) else Path(text)
+    return UriPath(text) if isinstance(text, str) and SCHEME.match(text) else Path(text)
 
 
 def local_path(path: AnyPath) -> Path:

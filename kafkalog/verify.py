@@ -768,8 +768,8 @@ def _entries_and_previous(index: OffsetIndex | TimeIndex, slots: np.ndarray,
                           flagged: list[int]) -> tuple[dict[int, Any], dict[int, Any]]:
     """The entries `flagged` (by number), and the entry before each of them but the first."""
     after_first = [n for n in flagged if n > 0]
-    return (dict(zip(flagged, index.entries_of(slots[:, flagged]))),
-            dict(zip(after_first, index.entries_of(slots[:, [n - 1 for n in after_first]]))))
+    return (dict(zip(flagged, index.entries_of(slots[:, flagged]), strict=True)),
+            dict(zip(after_first, index.entries_of(slots[:, [n - 1 for n in after_first]]), strict=True)))
 
 
 def _flagged(*conditions: np.ndarray) -> list[int]:
@@ -797,7 +797,7 @@ def _verify_offset_index(segment: _SegmentSources, log: _LogSummary | None, repo
         next_positions = {n: int(positions[n + 1]) for n in flagged if n + 1 < len(positions)}
     if not flagged:
         return
-    starts = {} if log is None else dict(zip(log.positions.tolist(), log.last_offsets.tolist()))
+    starts = {} if log is None else dict(zip(log.positions.tolist(), log.last_offsets.tolist(), strict=True))
     for n in flagged:
         entry, previous = entries[n], previous_of.get(n)
         if entry.offset < segment.base_offset:

@@ -385,7 +385,7 @@ class _Context:
         self.line(indent, f"{word} = _uint_be(buf, pos, {nbytes})")
         self.line(indent, f"pos += {nbytes}")
         shift = total
-        for f, w in zip(fields, widths):
+        for f, w in zip(fields, widths, strict=True):
             self._check_field_keys(spec, type_path, f)
             if "if" in f or "valid" in f or "size" in f or "repeat" in f:
                 raise UnsupportedConstruct(f"{self.where(spec, type_path, f['id'])}: if/valid/size/repeat on a bit "

@@ -46,7 +46,8 @@ def compare_with_kafka(ours: list[dict[str, Any]], kafka: list[dict[str, Any]]) 
         or (line["type"] == "batch" and not (line["position"] in kafka_errors and line["position"] not in kafka_batches))
     ]
     kafka_data = [line for line in kafka if line["type"] in ("batch", "record")]
-    for i, (want, got) in enumerate(zip(kafka_data, ours_data)):
+    # (strict=False: the first difference in the lines both printed; a difference in their number is said below)
+    for i, (want, got) in enumerate(zip(kafka_data, ours_data, strict=False)):
         if want != got:
             problems.append(f"line {i}: Kafka {want} != ours {got}")
             break

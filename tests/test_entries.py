@@ -2,6 +2,7 @@
 by the compiled engine's scan or one entry at a time, in chunks of any size."""
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from kafkalog.entries import ENTRY_LENGTH, ENTRY_MAGIC, ENTRY_POS, EntryScanner
@@ -53,3 +54,30 @@ def test_a_reader_that_handed_over_to_the_fast_path_reads_again_from_its_start()
         assert [(b.position, len(b.records)) for b in reader] == first
         assert reader.fast_path_from == len(small) and reader.position == len(data)
     assert first == [(0, 3), (188, 3), (len(small), 1_000_000)]
+
+
+def _chunks(path, keep: bool) -> tuple[list[tuple[object, bytes]], set[int]]:
+    """Each chunk a scanner hands out (kept, or let go of before the next) with a copy of its bytes when handed out,
+    and the buffers they were read into (by id)."""
+    handed, buffers = [], set()
+    with EntryScanner(path, start=0, end=None, max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[]) as scanner:
+        for chunk, _, _ in scanner.entries(None, compiled.scan_entries):
+            if isinstance(chunk, memoryview):
+                buffers.add(id(chunk.obj))
+            handed.append((np.frombuffer(chunk, dtype=np.uint8) if keep else None, bytes(chunk)))
+    return handed, buffers
+
+
+def test_a_chunk_handed_out_never_changes_and_a_buffer_let_go_of_is_read_into_again(tmp_path, monkeypatch):
+    # Chunks of a file on a disk are read into buffers the scanner keeps (not new memory each time): one is read
+    # into again only when nothing refers to what was handed out from it, here a numpy view of the chunk.
+    path = tmp_path / "00000000000000000000.log"  # every sample's entries, one after the other: no two chunks alike
+    path.write_bytes(b"".join(sample.read_bytes() for sample in sorted((ROOT / "samples").glob("*.log"))))
+    monkeypatch.setattr("kafkalog.entries.CHUNK_BYTES", 1024)
+    kept, many = _chunks(path, keep=True)
+    assert len(kept) > 4 and len({copy for _, copy in kept}) == len(kept)
+    assert all(view.tobytes() == copy for view, copy in kept)
+    assert len(many) == len(kept) - 1  # (the last chunk, shorter than one, is read as bytes of its own)
+    dropped, few = _chunks(path, keep=False)
+    assert [copy for _, copy in dropped] == [copy for _, copy in kept]
+    assert len(few) == 2  # the one its consumer holds while asking for the next, and the one read into

@@ -86,27 +86,26 @@ def test_the_installed_wheel_runs_from_another_directory(installed, tmp_path):
     assert isinstance(expected, pa.Table)
 
 
-def test_the_wheel_carries_the_compiled_engine(wheel, installed, tmp_path):
-    # Compiled when the wheel is built (issue 33): nothing is compiled at run time.
+def _carries_compiled(wheel: Path, installed: Path, cwd: Path, module: str, code: str) -> None:
+    """The wheel holds `kafkalog/fast/<module>.*.so` (or .pyd), and `code`, run in the installed venv, prints True
+    (the compiled module is there) and that module's file, which is the installed one."""
     names = zipfile.ZipFile(wheel).namelist()
-    assert [n for n in names if n.startswith("kafkalog/fast/engine.") and n.endswith((".so", ".pyd"))], names
-    found = _run(installed, str(installed / "bin" / "python"), "-c",
-                 "from kafkalog.fast import compiled; print(compiled.AVAILABLE); print(compiled.engine.__file__)",
-                 cwd=tmp_path)
+    assert [n for n in names if n.startswith(f"kafkalog/fast/{module}.") and n.endswith((".so", ".pyd"))], names
+    found = _run(installed, str(installed / "bin" / "python"), "-c", code, cwd=cwd)
     assert found.returncode == 0, found.stderr
     available, where = found.stdout.split()
     assert available == "True"
     assert Path(where).is_relative_to(installed), where
+
+
+def test_the_wheel_carries_the_compiled_engine(wheel, installed, tmp_path):
+    # Compiled when the wheel is built (issue 33): nothing is compiled at run time.
+    _carries_compiled(wheel, installed, tmp_path, "engine",
+                      "from kafkalog.fast import compiled; print(compiled.AVAILABLE); print(compiled.engine.__file__)")
 
 
 def test_the_wheel_carries_the_compiled_line_writers(wheel, installed, tmp_path):
     # dump's line writers, compiled when the wheel is built too (issue 33).
-    names = zipfile.ZipFile(wheel).namelist()
-    assert [n for n in names if n.startswith("kafkalog/fast/lines.") and n.endswith((".so", ".pyd"))], names
-    found = _run(installed, str(installed / "bin" / "python"), "-c",
-                 "from kafkalog.fast import line_parts; print(line_parts.AVAILABLE); print(line_parts.compiled.__file__)",
-                 cwd=tmp_path)
-    assert found.returncode == 0, found.stderr
-    available, where = found.stdout.split()
-    assert available == "True"
-    assert Path(where).is_relative_to(installed), where
+    _carries_compiled(wheel, installed, tmp_path, "lines",
+                      "from kafkalog.fast import line_parts; print(line_parts.AVAILABLE); "
+                      "print(line_parts.compiled.__file__)")

@@ -28,7 +28,7 @@ def decoded_columns(arrow_batch: pa.RecordBatch, topic: str | None = None) -> tu
     damage = arrow_batch.column("damage").to_pylist()
     key_out: list[str | None] = []
     value_out: list[str | None] = []
-    for t, k, v, c, d in zip(topics, keys, values, controls, damage):
+    for t, k, v, c, d in zip(topics, keys, values, controls, damage, strict=True):
         decoded = None if d is not None else decode_record(decoder_for_topic(t), k, v, c)
         key_out.append(None if decoded is None or decoded.key is None else _json(decoded.key))
         value_out.append(None if decoded is None or decoded.value is None else _json(decoded.value))

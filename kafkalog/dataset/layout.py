@@ -163,7 +163,7 @@ def read_time_index(segment_location: str, base_offset: int, private_keys: str |
     sound = offsets >= base_offset
     sound[1:] &= (timestamps[1:] > timestamps[:-1]) & (offsets[1:] >= offsets[:-1])
     n = _sound_prefix(sound)
-    return [TimeIndexEntry(t, o) for t, o in zip(timestamps[:n].tolist(), offsets[:n].tolist())]
+    return [TimeIndexEntry(t, o) for t, o in zip(timestamps[:n].tolist(), offsets[:n].tolist(), strict=True)]
 
 
 def _sound_prefix(sound: np.ndarray) -> int:

@@ -172,7 +172,7 @@ class RegistryColumns:
                 continue
             data = raw.column(side).to_pylist()
             decoded, schemas, errors = [], [], []
-            for t, d, h, dmg in zip(topics, data, headers, damage):
+            for t, d, h, dmg in zip(topics, data, headers, damage, strict=True):
                 got = self.decoder.decode(d, _pairs(h), topic=t, is_key=side == "key") if dmg is None else None
                 decoded.append(got.decoded_json() if got else None)
                 schemas.append(got.schema.as_json() if got and got.schema else None)
@@ -184,7 +184,7 @@ class RegistryColumns:
             reader: Schema = getattr(self, f"{side}_reader")
             data = raw.column(side).to_pylist()
             values: list[Any] = []
-            for i, (t, d, h, dmg) in enumerate(zip(topics, data, headers, damage)):
+            for i, (t, d, h, dmg) in enumerate(zip(topics, data, headers, damage, strict=True)):
                 try:
                     values.append(None if dmg is not None else self._typed_value(reader, d, _pairs(h), t, side))
                 except UndecodableValueError as e:
@@ -192,7 +192,7 @@ class RegistryColumns:
                     failed[i] = failed[i] or f"{side}: {e}"
             arrays.append(pa.array(values, self.typed[side]))
         result = out
-        for f, array in zip(self.fields(), arrays):
+        for f, array in zip(self.fields(), arrays, strict=True):
             if f.name in result.schema.names:  # decode=true's value_decoded (internal topics): one column for both
                 i = result.schema.get_field_index(f.name)
                 result = result.set_column(i, f.name, pc.coalesce(result.column(i), array))

@@ -279,7 +279,7 @@ def _filtered(epochs: dict[int, int]) -> dict[int, int]:
     """`buildFilteredLeaderEpochMap`: epochs that hold no record (the next one starts at the same offset) dropped."""
     out: dict[int, int] = {}
     items = list(epochs.items())
-    for (epoch, offset), nxt in zip(items, [*items[1:], None]):
+    for (epoch, offset), nxt in zip(items, [*items[1:], None], strict=True):
         if nxt is None or nxt[1] != offset:
             out[epoch] = offset
     return out

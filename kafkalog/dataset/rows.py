@@ -208,7 +208,8 @@ def finish(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None = Non
     if keep is not None:
         raw = raw.filter(keep)
     return pa.RecordBatch.from_arrays(
-        [to_spark_timestamp(col) if name == "timestamp" else col for name, col in zip(raw.schema.names, raw.columns)],
+        [to_spark_timestamp(col) if name == "timestamp" else col
+         for name, col in zip(raw.schema.names, raw.columns, strict=True)],
         schema=ARROW_SCHEMA)
 
 

@@ -194,7 +194,7 @@ class RunText:
         """The lines in order, each batch's then its records', as views (written out, never copied together)."""
         batches, records = self.batch_text.data, self.record_text.data  # (as memoryview(): ndarray's views)
         b, r = self.batch_starts.tolist(), self.record_starts.tolist()
-        for i, (start, end) in enumerate(zip(self.row_start.tolist(), self.row_end.tolist())):
+        for i, (start, end) in enumerate(zip(self.row_start.tolist(), self.row_end.tolist(), strict=True)):
             yield batches[b[i]:b[i + 1]]
             yield records[r[start]:r[end]]
 

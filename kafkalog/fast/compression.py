@@ -47,7 +47,7 @@ def _gzip_batches(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: Outpu
     lengths: list[int] = []
     at = out.end
     with memoryview(out.buffer) as target:  # (released before the buffer grows again)
-        for p, n in zip(pos.tolist(), size.tolist()):
+        for p, n in zip(pos.tolist(), size.tolist(), strict=True):
             cap = min(room, len(target) - at)
             inflater = isal_zlib.decompressobj(wbits=31)  # a gzip member, its trailer checked
             try:

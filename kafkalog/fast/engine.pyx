@@ -331,12 +331,16 @@ def walk_messages(const uint8_t[::1] buf, int64_t pos, int64_t end, int64_t[:, :
     return n, err, pos
 
 
-def parse_offset_index_slots(const uint8_t[::1] buf, int64_t[:, ::1] table):
-    """Every whole 8-byte slot of an offset index (`kafka_offset_index.ksy`, type index_entry) into the columns of
-    `table` (column-major, `KAFKA_OFFSET_INDEX__INDEX_ENTRY__*` rows), in one call without the GIL."""
-    cdef int64_t i, slots = buf.shape[0] // 8
+ctypedef (int, int64_t) (*SlotParser)(const uint8_t*, int64_t, int64_t, Table*, int64_t) noexcept nogil
+
+
+cdef _parse_slots(const uint8_t[::1] buf, int64_t[:, ::1] table, int64_t slot_bytes, int64_t width,
+                  SlotParser parse):
+    """Every whole `slot_bytes`-byte slot of an index file, each by `parse` (the generated parser of its entry type),
+    into the columns of `table` (column-major, `width` rows), in one call without the GIL."""
+    cdef int64_t i, slots = buf.shape[0] // slot_bytes
     cdef Table t
-    if table.shape[0] != KAFKA_OFFSET_INDEX__INDEX_ENTRY__WIDTH or table.shape[1] < slots:
+    if table.shape[0] != width or table.shape[1] < slots:
         raise ValueError("the table is smaller than the slots")  # a caller's bug
     if slots == 0:
         return
@@ -344,23 +348,19 @@ def parse_offset_index_slots(const uint8_t[::1] buf, int64_t[:, ::1] table):
     t.data, t.rows = &table[0, 0], table.shape[1]
     with nogil:
         for i in range(slots):
-            parse_kafka_offset_index__index_entry(data, 8 * i, 8 * i + 8, &t, i)
+            parse(data, slot_bytes * i, slot_bytes * (i + 1), &t, i)
+
+
+def parse_offset_index_slots(const uint8_t[::1] buf, int64_t[:, ::1] table):
+    """Every whole 8-byte slot of an offset index (`kafka_offset_index.ksy`, type index_entry) into the columns of
+    `table` (column-major, `KAFKA_OFFSET_INDEX__INDEX_ENTRY__*` rows), in one call without the GIL."""
+    _parse_slots(buf, table, 8, KAFKA_OFFSET_INDEX__INDEX_ENTRY__WIDTH, parse_kafka_offset_index__index_entry)
 
 
 def parse_time_index_slots(const uint8_t[::1] buf, int64_t[:, ::1] table):
     """Every whole 12-byte slot of a time index (`kafka_time_index.ksy`, type time_index_entry) into the columns of
     `table` (column-major, `KAFKA_TIME_INDEX__TIME_INDEX_ENTRY__*` rows), in one call without the GIL."""
-    cdef int64_t i, slots = buf.shape[0] // 12
-    cdef Table t
-    if table.shape[0] != KAFKA_TIME_INDEX__TIME_INDEX_ENTRY__WIDTH or table.shape[1] < slots:
-        raise ValueError("the table is smaller than the slots")  # a caller's bug
-    if slots == 0:
-        return
-    cdef const uint8_t* data = &buf[0]
-    t.data, t.rows = &table[0, 0], table.shape[1]
-    with nogil:
-        for i in range(slots):
-            parse_kafka_time_index__time_index_entry(data, 12 * i, 12 * i + 12, &t, i)
+    _parse_slots(buf, table, 12, KAFKA_TIME_INDEX__TIME_INDEX_ENTRY__WIDTH, parse_kafka_time_index__time_index_entry)
 
 
 def gather_pair(const uint8_t[::1] buf, const int64_t[::1] a_pos, const int64_t[::1] a_size,

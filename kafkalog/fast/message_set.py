@@ -183,7 +183,7 @@ def inner_checksums(entry: bytes) -> tuple[np.ndarray, np.ndarray] | None:
         stored = inner[CRC, :n].copy()
         at, size = inner[MESSAGE_POS, :n].tolist(), inner[MESSAGE_SIZE, :n].tolist()
         # CRC-32 from each message's magic byte to its end (after its own CRC field)
-        computed = [zlib.crc32(view[a + 4:a + z]) for a, z in zip(at, size)]
+        computed = [zlib.crc32(view[a + 4:a + z]) for a, z in zip(at, size, strict=True)]
         crcs.append(stored)
         valid.append(np.array(computed, dtype=np.int64) == stored)
         if err != 1:

@@ -104,6 +104,6 @@ class Group:
         """The spans as whole columns, for the walk: `batch_headers`, `positions`, `sizes`, `magics`, `starts`,
         `lengths`, and the `buffer` the sections are in."""
         batch_headers, self.positions, self.sizes, self.magics, self.starts, self.lengths = (
-            np.concatenate(column) if len(self.spans) > 1 else column[0] for column in zip(*self.spans))
+            np.concatenate(column) if len(self.spans) > 1 else column[0] for column in zip(*self.spans, strict=True))
         self.batch_headers = np.ascontiguousarray(batch_headers)
         self.buffer = self.chunk if self.output is None else np.frombuffer(self.output.buffer, dtype=np.uint8)

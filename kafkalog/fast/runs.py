@@ -131,7 +131,7 @@ class RunBuilder:
         self._flush_pending()
         table = pa.concat_tables(self.tables) if self.tables else None
         position, size, magic, base_offset, row_start, row_end, header = (
-            np.concatenate(c) if len(self.spans) > 1 else c[0] for c in zip(*self.spans))
+            np.concatenate(c) if len(self.spans) > 1 else c[0] for c in zip(*self.spans, strict=True))
         run = Run(table, Items(position, size, magic, base_offset, row_start, row_end, header, self.special))
         self.tables, self.rows, self.assigned = [], 0, 0
         self._reset_items()

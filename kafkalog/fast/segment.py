@@ -98,7 +98,7 @@ class _EntryWalker:
         self.options = options
         self.batches = fast_v2.BatchWalker(options, table_rows)
 
-    def chunk(self, chunk: bytes, base: int, entries: np.ndarray) -> Iterator[Run]:
+    def chunk(self, chunk: bytes | memoryview, base: int, entries: np.ndarray) -> Iterator[Run]:
         buf = np.frombuffer(chunk, dtype=np.uint8)
         magics = entries[:, ENTRY_MAGIC]
         v2 = np.flatnonzero(magics >= 2)
@@ -124,7 +124,7 @@ class _EntryWalker:
         plain = _Plain(messages)
         run = RunBuilder()
         view = memoryview(chunk)
-        for a, b in zip([0, *cuts], [*cuts, len(entries)]):
+        for a, b in zip([0, *cuts], [*cuts, len(entries)], strict=True):
             if kind[a] == 0:
                 for e in range(a, b):
                     pos, length, magic = entries[e].tolist()
@@ -138,8 +138,8 @@ class _EntryWalker:
                     h = int(column[e])
                     if errors[h] != 0:
                         # A header that does not parse: the object path says why.
-                        decode_on_object_path(self.options, run, chunk[pos:pos + LOG_OVERHEAD + length], base + pos,
-                                              magic)
+                        decode_on_object_path(self.options, run, bytes(chunk[pos:pos + LOG_OVERHEAD + length]),
+                                              base + pos, magic)
                     else:
                         # Magic above 2: read as a v2 batch, with the damage said.
                         yield from self.batches.batches(buf, view, base, entries[e:e + 1], header_rows[h:h + 1], group,
@@ -159,12 +159,12 @@ class _EntryWalker:
         entry = plain.messages[:, m]
         if message_errors[m] != 0 or not fast_legacy.crc_matches(view, pos, end, entry):
             self._flush_plain(buf, plain, run)
-            decode_on_object_path(self.options, run, chunk[pos:end], position, magic)
+            decode_on_object_path(self.options, run, bytes(chunk[pos:end]), position, magic)
         elif not self.options.records or int(entry[fast_legacy.CODEC]) == NONE:
             plain.add(m, position, LOG_OVERHEAD + length)
         else:
             self._flush_plain(buf, plain, run)
-            self._wrapper(view, run, entry, position, LOG_OVERHEAD + length, chunk[pos:end], magic)
+            self._wrapper(view, run, entry, position, LOG_OVERHEAD + length, bytes(chunk[pos:end]), magic)
 
     def _flush_plain(self, buf: np.ndarray, plain: _Plain, run: RunBuilder) -> None:
         """Uncompressed legacy messages waiting in `plain`: one record each (none when reading headers only)."""
@@ -176,7 +176,7 @@ class _EntryWalker:
             self.options.keep(run, rows)
         elif self.options.records:
             run.add_rows(len(plain.columns))
-        for i, (position, size) in enumerate(zip(plain.positions, plain.sizes)):
+        for i, (position, size) in enumerate(zip(plain.positions, plain.sizes, strict=True)):
             entry = table[:, i]
             start, end = run.assign(1 if self.options.records else 0)
             run.add_item(Item(position, size, int(entry[fast_legacy.MAGIC]), int(entry[fast_legacy.OFFSET]), start,
@@ -196,8 +196,9 @@ class _EntryWalker:
         start, end = run.assign(table.num_rows)
         run.add_item(Item(position, size, magic, base_offset, start, end, header=entry))
 
-    def object_path_chunk(self, chunk: bytes, base: int, entries: np.ndarray) -> Iterator[Run]:
+    def object_path_chunk(self, chunk: bytes | memoryview, base: int, entries: np.ndarray) -> Iterator[Run]:
         for pos, length, magic in entries.tolist():
             run = RunBuilder()
-            decode_on_object_path(self.options, run, chunk[pos:pos + LOG_OVERHEAD + length], base + pos, magic)
+            decode_on_object_path(self.options, run, bytes(chunk[pos:pos + LOG_OVERHEAD + length]), base + pos,
+                                  magic)
             yield run.finish()

@@ -185,7 +185,8 @@ class _Index(Generic[E]):
 
     def entries_of(self, columns: np.ndarray) -> list[E]:
         """Entries from the slots' fields by column (`fields` order), as `kafkalog.fast.index` reads them."""
-        return [self._entry(SimpleNamespace(**dict(zip(self.fields, values)))) for values in columns.T.tolist()]
+        return [self._entry(SimpleNamespace(**dict(zip(self.fields, values, strict=True))))
+                for values in columns.T.tolist()]
 
     def last_entry(self) -> E | None:
         count = len(self)

@@ -72,7 +72,7 @@ class TableRecords(Sequence):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Sequence):
             return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
 
     def __repr__(self) -> str:
         return f"TableRecords({len(self)} records)"
@@ -90,12 +90,12 @@ class TableRecords(Sequence):
         flat = lists.values if lists is not None else None
         keys = flat.field("key").to_pylist() if flat is not None else []
         values = flat.field("value").to_pylist() if flat is not None else []
-        headers = [[Header(k, v) for k, v in zip(keys[a:b], values[a:b])] if b > a else []
+        headers = [[Header(k, v) for k, v in zip(keys[a:b], values[a:b], strict=True)] if b > a else []
                    for a, b in itertools.pairwise(bounds)]
         records = [
             Record(offset=o, timestamp=t, sequence=s, key=k, value=v, headers=hs, control_type=c)
             for o, t, s, k, v, hs, c in zip(cols["offset"], cols["timestamp"], cols["sequence"], cols["key"],
-                                            cols["value"], headers, cols["control_type"])
+                                            cols["value"], headers, cols["control_type"], strict=True)
         ]
         self._cache = (start, records)
         return records

@@ -330,7 +330,7 @@ class SegmentReader:
         position, for the fast path to read the rest."""
         for chunk, base, table in self._scanner.entries():
             for pos, length, _ in table.tolist():
-                entry = chunk[pos:pos + LOG_OVERHEAD + length]
+                entry = bytes(chunk[pos:pos + LOG_OVERHEAD + length])  # (bytes already: read without a chunk scan)
                 if self.decoder is Decoder.AUTO and _many_records(entry):
                     self.fast_path_from = base + pos
                     return

@@ -55,7 +55,8 @@ def read_in_ranges(path: str | os.PathLike, cuts: list[int], work: Work[T], thre
     """The items `work` makes of each range's reader, each range followed by its reader once done (closed: its
     `damage` and `position` stay), as one reader from the start of the segment would give them."""
     ends: list[int | None] = [*cuts[1:], None]
-    pieces = [functools.partial(_range, path, start, end, work, reader_options) for start, end in zip(cuts, ends)]
+    pieces = [functools.partial(_range, path, start, end, work, reader_options)
+              for start, end in zip(cuts, ends, strict=True)]
     ranges = in_order(pieces, threads, ahead_bytes, name="kafkalog-range")
     stopped_at: int | None = None
     try:

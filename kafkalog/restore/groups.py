@@ -49,7 +49,7 @@ def committed_offsets(sources: list[str], read_options: dict[str, str],
     offsets: dict[tuple[str, str, int], Committed] = {}
     for batch in reader:
         for key_text, value_text in zip(batch.column("key_decoded").to_pylist(),
-                                        batch.column("value_decoded").to_pylist()):
+                                        batch.column("value_decoded").to_pylist(), strict=True):
             if key_text is None:
                 continue
             key = json.loads(key_text)

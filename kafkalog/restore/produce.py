@@ -337,7 +337,7 @@ class Producing:
         if self.add_headers:
             assert run.source_timestamps is not None
             headers = [[*(h or []), *original_headers(offset, stamp, lane.source_partition)] for h, offset, stamp
-                       in zip(headers, run.offsets.to_pylist(), run.source_timestamps)]
+                       in zip(headers, run.offsets.to_pylist(), run.source_timestamps, strict=True)]
         produce = self.producer.produce
         topic, partition, report = lane.target_topic, lane.target_partition, lane.report
         keys, values, stamps = run.keys, run.values, run.timestamps

@@ -211,13 +211,13 @@ def _headers(column: pa.Array) -> list[list[tuple[str, bytes | None]] | None]:
     first, last = int(bounds[0]), int(bounds[-1])
     # The child array is the unsliced one: the offsets index into it.
     entries = column.values.slice(first, last - first)
-    pairs = list(zip(entries.field("key").to_pylist(), entries.field("value").to_pylist()))
+    pairs = list(zip(entries.field("key").to_pylist(), entries.field("value").to_pylist(), strict=True))
     # A slice of the pairs for each record with headers, made by map() (not a loop of ours: the slowest part).
     slices = map(slice, (bounds[having] - first).tolist(), (bounds[having + 1] - first).tolist())
     lists: list[list[tuple[str, bytes | None]] | None] = list(map(pairs.__getitem__, slices))
     if len(having) == len(out):
         return lists
-    for i, pairs_of in zip(having.tolist(), lists):
+    for i, pairs_of in zip(having.tolist(), lists, strict=True):
         out[i] = pairs_of
     return out
 

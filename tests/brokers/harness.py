@@ -374,16 +374,20 @@ def compile_scenarios(version: str) -> Path:
     h = hashlib.sha256(version.encode())
     for s in sources:
         h.update(s.name.encode() + s.read_bytes())
-    # One directory per content: worktrees and runs side by side share .cache, and each must get the classes of its
-    # own sources; a finished directory appears whole (renamed into place) or not at all.
-    out = CLASSES / version / h.hexdigest()[:16]
+    return compile_java(CLASSES / version / h.hexdigest()[:16], sources, kafka_jars.classpath(version))
+
+
+def compile_java(out: Path, sources: list[Path], classpath: list[str] | None = None) -> Path:
+    """`sources` compiled by javac (against `classpath`) into `out`, unless it is there. `out` names the content (the
+    caller hashes the sources): worktrees and runs side by side share .cache, and each must get the classes of its
+    own sources; a finished directory appears whole (renamed into place) or not at all."""
     if out.is_dir():
         return out
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".compiling-", dir=out.parent))
     javac = str(Path(java()).with_name("javac"))
-    res = subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", "-d", str(tmp), "-cp",
-                          os.pathsep.join(kafka_jars.classpath(version)), *map(str, sources)],
+    res = subprocess.run([javac, "-nowarn", "-encoding", "UTF-8", "-d", str(tmp),
+                          *(["-cp", os.pathsep.join(classpath)] if classpath else []), *map(str, sources)],
                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if res.returncode != 0:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -105,7 +105,7 @@ def kraft_4x(work: Path) -> BrokerRun:
               _topic("retention", segment_ms="300", retention_ms="1500", file_delete_delay_ms="0"),
               _topic("compacted", cleanup_policy="compact", segment_ms="200", min_cleanable_dirty_ratio="0.01",
                      delete_retention_ms="120000", min_compaction_lag_ms="0", file_delete_delay_ms="0")]
-    steps += [["produce", t, c, "5", "1000"] for t, c in zip(codec_topics, CODECS)]
+    steps += [["produce", t, c, "5", "1000"] for t, c in zip(codec_topics, CODECS, strict=True)]
     steps += [["txn", "txn"], ["produce", "log-append-time", "gzip", "3", "200"],
               ["rounds", "rolling", "5", "40", "400", "1000"],
               ["produce", "big-segments", "none", "0", "2500", "plain", "1000"],
@@ -142,7 +142,7 @@ def _codecs_and_groups(name: str, version: str, work: Path, share: bool) -> Brok
     }, format_features=["share.version=1"] if share else []).start()
     codec_topics = [f"codec-{c}" for c in CODECS]
     steps = [_topic(t) for t in codec_topics] + [_topic("txn", 2)]
-    steps += [["produce", t, c, "3", "300"] for t, c in zip(codec_topics, CODECS)]
+    steps += [["produce", t, c, "3", "300"] for t, c in zip(codec_topics, CODECS, strict=True)]
     steps += [["txn", "txn"], ["alter-topic", "codec-none", "retention.ms=86400000"],
               ["group", "g-classic", "classic", "codec-none"], ["group", "g-consumer", "consumer", "codec-gzip"]]
     if share:

@@ -58,7 +58,7 @@ def kafka_flagged(run, files: list[Path]) -> tuple[set[str], str]:
     check: its CorruptIndexException ends the run (the runs share one JVM: `dls.run_many`)."""
     runs = [(option, [f]) for f in files for option in (["--index-sanity-check"], ["--verify-index-only"])]
     flagged, outs = set(), []
-    for f, dumped in zip([f for f in files for _ in range(2)], dls.run_many(run.version, runs)):
+    for f, dumped in zip([f for f in files for _ in range(2)], dls.run_many(run.version, runs), strict=True):
         out = "\n".join(line for d in dumped.values() for line in [*d.lines, *([d.exception] if d.exception else [])])
         outs.append(out)
         if re.search(r"CorruptIndexException|failed sanity check|Mismatches in|is corrupt", out):

@@ -133,4 +133,4 @@ def test_a_stream_of_the_disks_reads_each_partition_from_its_served_replica(spar
          .start())
     q.awaitTermination(300)
     q.stop()
-    assert sorted(seen) == sorted(zip(*(want.column(c).to_pylist() for c in ("topic", "partition", "offset", "value"))))
+    assert sorted(seen) == sorted(zip(*(want.column(c).to_pylist() for c in ("topic", "partition", "offset", "value")), strict=True))

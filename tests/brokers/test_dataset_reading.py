@@ -25,7 +25,7 @@ def _b64(b: bytes | None) -> str | None:
 def _rows(table) -> dict[tuple[str, int], list[tuple]]:
     out: dict[tuple[str, int], list[tuple]] = {}
     ts = table.column("timestamp").cast("int64").to_pylist()
-    for r, micros in zip(table.to_pylist(), ts):
+    for r, micros in zip(table.to_pylist(), ts, strict=True):
         headers = tuple((h["key"], _b64(h["value"])) for h in r["headers"] or ())
         out.setdefault((r["topic"], r["partition"]), []).append(
             (r["offset"], micros // 1000, KAFKA_TIMESTAMP_TYPES[r["timestampType"]], _b64(r["key"]), _b64(r["value"]),

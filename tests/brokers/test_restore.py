@@ -228,7 +228,7 @@ def test_offset_map_names_each_records_target_offset(kraft_4x, restored):
     source = _consumed(kraft_4x.consumed, "compacted", 0)
     target = _consumed(consumed, "compacted", 0)
     assert [(r["source_offset"], r["target_offset"]) for r in rows] == [
-        (s["offset"], t["offset"]) for s, t in zip(source, target)]
+        (s["offset"], t["offset"]) for s, t in zip(source, target, strict=True)]
     assert source[-1]["offset"] > len(source) - 1  # compaction left gaps: the map is not the identity
 
 
@@ -274,7 +274,7 @@ def test_tiered_topic_with_original_headers(tiered_4x, restored):
         source = _consumed(tiered_4x.consumed, "tiered", p)
         target = _consumed(consumed, "tiered-copy", p)
         assert len(target) == len(source) > 0
-        for s, t in zip(source, target):
+        for s, t in zip(source, target, strict=True):
             extra = t["headers"][-3:]
             t = {**t, "headers": t["headers"][:-3]}
             assert _same(t, False) == _same(s, False)
@@ -358,7 +358,7 @@ def test_schemas_restored_first_and_as_they_are(target, restored):
                                         **{"isolation.level": "read_committed"})
             stamps = [t // 1000 for t in table.column("timestamp").cast("int64").to_pylist()]  # us -> ms
             source = [(_b64(r["key"]), _b64(r["value"]), stamp, [(h["key"], _b64(h["value"])) for h in r["headers"] or []])
-                      for r, stamp in zip(table.to_pylist(), stamps)]
+                      for r, stamp in zip(table.to_pylist(), stamps, strict=True)]
         restored_records = _consumed(consumed, topic, 0)
         assert len(source) > 0, topic
         assert [(t["key"], t["value"], t["timestamp"], [(base64.b64decode(k).decode(), v) for k, v in t["headers"]])

@@ -49,7 +49,7 @@ def test_log_directory_and_remote_root_give_the_consumers_records_once(tiered_4x
                                 remoteRoot=str(tiered_4x.work / "remote"))
     ts = table.column("timestamp").cast("int64").to_pylist()
     for partition, rows in _consumer(tiered_4x).items():
-        got = [(r["offset"], t // 1000) for r, t in zip(table.to_pylist(), ts) if r["partition"] == partition]
+        got = [(r["offset"], t // 1000) for r, t in zip(table.to_pylist(), ts, strict=True) if r["partition"] == partition]
         assert got == [(r[0], r[1]) for r in rows], partition
     # the two partition directories named one by one: each partition's history stitched once, not once a path
     both = kafkalog.read_table([str(tiered_4x.data_dir / f"tiered-{p}") for p in (0, 1)],

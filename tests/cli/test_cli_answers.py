@@ -150,7 +150,7 @@ def test_any_stdout_encoding(env):
     with ThreadPoolExecutor(3) as pool:
         results = list(pool.map(lambda fmt: run("dump", "--format", fmt, "--full", str(SEGMENTS / "v2-headers.log"),
                                                 env=env), formats))
-    for fmt, result in zip(formats, results):
+    for fmt, result in zip(formats, results, strict=True):
         no_traceback(result)
         assert result.returncode == 0, result.stderr
         if fmt == "json":
@@ -187,7 +187,7 @@ def test_usage_errors_exit_2_everywhere(tmp_path):
     # Independent processes, each mostly start-up: run them side by side.
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda args: run(*args), cases))
-    for args, result in zip(cases, results):
+    for args, result in zip(cases, results, strict=True):
         assert result.returncode == 2, (args, result.returncode, result.stderr)
         no_traceback(result)
 

@@ -9,8 +9,10 @@ here what it rests on is checked: which modules a command on a small file loads.
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -77,3 +79,23 @@ def test_a_batch_of_many_records_is_left_to_the_kernels():
     with SegmentReader(hostile, decoder=Decoder.AUTO) as reader:
         counts = [len(b.records) for b in reader]
         assert reader.fast_path_from is not None and sum(counts) == 1_000_000
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir() or (os.cpu_count() or 1) < 2,
+                    reason="counts the process's threads in /proc, which a single core would not tell apart")
+def test_the_command_line_keeps_numpy_from_starting_blas_threads():
+    # OpenBLAS starts a thread per core when numpy is imported, each spinning for work about 0.1 s: the command
+    # line, which does no linear algebra, sets OPENBLAS_NUM_THREADS=1 first; `import kafkalog` imports no numpy.
+    # (threads named as the main one: BLAS's are; pyarrow's allocator's background thread is not)
+    count = ("import os; main = open('/proc/self/comm').read(); "
+             "print(sum(open(f'/proc/self/task/{t}/comm').read() == main for t in os.listdir('/proc/self/task')))")
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")}
+
+    def threads(code: str) -> int:
+        res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, env=env)
+        assert res.returncode == 0, res.stderr
+        return int(res.stdout.split()[-1])
+
+    assert threads(f"import sys, kafkalog; assert 'numpy' not in sys.modules; {count}") == 1
+    assert threads(f"from kafkalog import cli; import numpy; {count}") == 1
+    assert threads(f"import numpy; {count}") > 1  # (numpy alone does start them: the check can see them)

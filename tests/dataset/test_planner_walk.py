@@ -39,7 +39,7 @@ def test_the_windowed_walk_finds_what_the_walk_entry_by_entry_finds(path):
         with _scanner(path, damage) as scanner:
             for w in scanner.entry_windows(compiled.scan_entries, window):
                 positions, offsets, magics = window_entries(w)
-                found += zip(positions.tolist(), offsets.tolist(), magics.tolist())
+                found += zip(positions.tolist(), offsets.tolist(), magics.tolist(), strict=True)
         assert (found, [str(d) for d in damage]) == expected, (path.name, window)
 
 

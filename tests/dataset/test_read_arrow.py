@@ -55,7 +55,7 @@ OPTIONS = {
 def _rows(table: pa.Table) -> list[dict]:
     """Rows in a stable order, timestamps as integers (Spark's Arrow may name the zone differently)."""
     columns = {}
-    for name, col in zip(table.column_names, table.columns):
+    for name, col in zip(table.column_names, table.columns, strict=True):
         if pa.types.is_timestamp(col.type):
             col = col.cast(pa.int64())
         columns[name] = col

@@ -13,12 +13,13 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import kafka_jars  # scripts/kafka_jars.py (pytest's pythonpath)
+
+from tests.brokers.harness import compile_java, java
 
 #: The Kafka versions whose DumpLogSegments the tests run, with the `--kafka-version` kafkalog prints for each.
 VERSIONS = {"3.9.2": "3.9", "4.3.1": "4", "4.4.0": "4.4"}
@@ -54,11 +55,6 @@ def main_class(version: str) -> str:
     return "kafka.tools.DumpLogSegments" if version.startswith("3.") else "org.apache.kafka.tools.DumpLogSegments"
 
 
-def java() -> str:
-    home = os.environ.get("JAVA_HOME")
-    return str(Path(home) / "bin" / "java") if home else (shutil.which("java") or "java")
-
-
 @dataclass
 class Dumped:
     """What the tool printed for one file: its lines, and the exception it died with, if it did."""
@@ -92,24 +88,8 @@ JVM_OPTS = ["-Xmx512m", "-Xss4m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"]
 
 
 def launcher() -> Path:
-    """DumpEach.java compiled into .cache (once per content: worktrees and runs side by side share .cache, and a
-    finished directory appears whole, renamed into place, or not at all). It needs no jar to compile."""
-    source = LAUNCHER.read_bytes()
-    out = CLASSES / hashlib.sha256(source).hexdigest()[:16]
-    if out.is_dir():
-        return out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".compiling-", dir=out.parent))
-    res = subprocess.run([str(Path(java()).with_name("javac")), "-nowarn", "-encoding", "UTF-8", "-d", str(tmp),
-                          str(LAUNCHER)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if res.returncode != 0:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise RuntimeError(f"javac failed:\n{res.stdout}")
-    try:
-        tmp.rename(out)
-    except OSError:  # another process finished the same classes first
-        shutil.rmtree(tmp, ignore_errors=True)
-    return out
+    """DumpEach.java compiled into .cache, once per content (`harness.compile_java`). It needs no jar to compile."""
+    return compile_java(CLASSES / hashlib.sha256(LAUNCHER.read_bytes()).hexdigest()[:16], [LAUNCHER])
 
 
 def run_decoded(version: str, files: list[Path]) -> dict[Path, Dumped]:

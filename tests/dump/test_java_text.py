@@ -21,8 +21,8 @@ from kafkalog.dump.records import escape
 from kafkalog.fast.line_parts import compiled
 from kafkalog.javatext import java_utf8
 from kafkalog.model import Batch, Record
+from tests.brokers.harness import java
 from tests.dump import dump_log_segments as dls
-from tests.dump.dump_log_segments import java
 
 PROGRAM = Path(__file__).resolve().parent / "java" / "Utf8Text.java"
 SEGMENTS = Path(__file__).resolve().parent / "java" / "Utf8Segments.java"
@@ -62,9 +62,9 @@ def test_the_python_and_compiled_decoders_replace_what_is_not_utf8_as_java_does(
     assert len(decoded) == len(cases)
     assert decoded[0] == "\ufffd"  # the encoded surrogate of the issue: one U+FFFD, where Python writes three
     assert bytes.fromhex("edb8ad").decode("utf-8", "replace") == "\ufffd" * 3
-    assert sum(c.decode("utf-8", "replace") != d for c, d in zip(cases, decoded)) > 100  # the cases tell them apart
-    assert [c for c, d in zip(cases, decoded) if java_utf8(c) != d] == []
-    assert [c for c, d in zip(cases, decoded) if _compiled(c) != escape(d)] == []
+    assert sum(c.decode("utf-8", "replace") != d for c, d in zip(cases, decoded, strict=True)) > 100  # the cases tell them apart
+    assert [c for c, d in zip(cases, decoded, strict=True) if java_utf8(c) != d] == []
+    assert [c for c, d in zip(cases, decoded, strict=True) if _compiled(c) != escape(d)] == []
 
 
 def test_a_record_line_prints_its_key_value_and_header_keys_as_java_decodes_them():
@@ -103,4 +103,5 @@ def test_segments_of_almost_utf8_keys_and_values_print_as_kafkas_tool_prints_the
         with contextlib.redirect_stdout(out):
             assert kafkalog_main(["dump", "--format", "kafka", str(f)]) == 0
         ours = out.getvalue().splitlines()
-        assert ours == theirs.lines, next(((a, b) for a, b in zip(theirs.lines, ours) if a != b), None)
+        # (the message: the first line that differs of those both printed, strict=False; None when one printed more)
+        assert ours == theirs.lines, next(((a, b) for a, b in zip(theirs.lines, ours, strict=False) if a != b), None)

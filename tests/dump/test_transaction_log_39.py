@@ -11,7 +11,7 @@ from pathlib import Path
 import kafka_jars
 
 from kafkalog.dump.kafka_dump_log import _scala_hash_set_order
-from tests.dump.dump_log_segments import java
+from tests.brokers.harness import java
 
 PROGRAM = Path(__file__).resolve().parent / "java" / "ScalaSetOrder.java"
 

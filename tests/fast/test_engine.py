@@ -224,13 +224,13 @@ def test_byte_fields_copy_as_python_slices_them():
             buf, a_pos, a_size, b_pos, b_size, True)
         for pos, size, offsets, data, nulls in ((a_pos, a_size, a_offsets, a_data, a_nulls),
                                                 (b_pos, b_size, b_offsets, b_data, b_nulls)):
-            want = [buf_bytes[p:p + z] if z >= 0 else None for p, z in zip(pos.tolist(), size.tolist())]
+            want = [buf_bytes[p:p + z] if z >= 0 else None for p, z in zip(pos.tolist(), size.tolist(), strict=True)]
             got = pa.Array.from_buffers(pa.binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data)])
             assert [w or b"" for w in want] == got.to_pylist(), trial
             assert nulls == sum(w is None for w in want), trial
-        strings = [buf_bytes[p:p + z] for p, z in zip(a_pos.tolist(), a_size.tolist()) if z > 0]
+        strings = [buf_bytes[p:p + z] for p, z in zip(a_pos.tolist(), a_size.tolist(), strict=True) if z > 0]
         valid = []
-        for p, z in zip(a_pos.tolist(), a_size.tolist()):
+        for p, z in zip(a_pos.tolist(), a_size.tolist(), strict=True):
             try:
                 buf_bytes[p:p + max(z, 0)].decode("utf-8")
                 valid.append(True)

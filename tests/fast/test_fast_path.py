@@ -46,7 +46,7 @@ def assert_same(fast: pa.Table, ref: pa.Table, what: str) -> None:
         f, r = fast.column(name).to_pylist(), ref.column(name).to_pylist()
         if name == "damage":
             f, r = [_no_address(x) for x in f], [_no_address(x) for x in r]
-        for i, (a, b) in enumerate(zip(f, r)):
+        for i, (a, b) in enumerate(zip(f, r, strict=True)):
             assert a == b, f"{what}: row {i}, column {name}: fast {a!r}, reference {b!r}"
 
 

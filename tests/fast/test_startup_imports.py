@@ -69,3 +69,37 @@ def test_a_fresh_process_reads_a_small_v2_segment_without_pandas():
     assert child["rows"] == repr(reference.select(["offset", "key", "value"]).to_pylist())
     assert child["legacy_loaded"] == []
     assert child["pandas_later"], "to_pandas did not load pandas: the checks above could not see a module loaded"
+
+
+#: What `kafkalog verify` and `kafkalog dump` of a segment without control records do not load (issue 33:
+#: start-up, about 0.06 s CPU together): pyarrow's compute functions, the package metadata (`--version` reads it),
+#: and, for verify, dump's line writers.
+COMMAND_CHILD = """
+import contextlib, io, json, sys
+from kafkalog import cli
+cli.FAST_PATH_MIN_BYTES = 0  # (the engine's path, as for a large segment)
+WATCHED = ("pyarrow.compute", "importlib.metadata", "kafkalog.dump.segment_lines")
+seen = {}
+for command in (["verify", "samples/v2-none.log"], ["dump", "samples/v2-none.log"],
+                ["dump", "tests/fixtures/segments/v2-transactions.log"]):
+    with contextlib.redirect_stdout(io.StringIO()):
+        code = cli.main(command)
+    seen[" ".join(command)] = [code, sorted(m for m in WATCHED if m in sys.modules)]
+cli._version()
+seen["version"] = [0, sorted(m for m in WATCHED if m in sys.modules)]
+print(json.dumps(seen))
+"""
+
+
+@pytest.mark.skipif(not compiled.AVAILABLE, reason="the compiled engine was not built: every read is the object path's")
+def test_verify_and_dump_load_neither_compute_functions_nor_package_metadata():
+    done = subprocess.run([sys.executable, "-c", COMMAND_CHILD], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["verify samples/v2-none.log"] == [0, []]
+    assert seen["dump samples/v2-none.log"] == [0, ["kafkalog.dump.segment_lines"]]
+    # The checks can see these modules loaded: control records' types are Arrow compute's, --version reads metadata.
+    assert seen["dump tests/fixtures/segments/v2-transactions.log"] == [0, ["kafkalog.dump.segment_lines",
+                                                                           "pyarrow.compute"]]
+    assert seen["version"][1] == ["importlib.metadata", "kafkalog.dump.segment_lines", "pyarrow.compute"]

@@ -17,7 +17,7 @@ def test_entries_are_kafkas_batches(name):
         entries = [(e.magic, e.body) for e in log.entries]
     batches = [line for line in kafka_reading(name) if line["type"] == "batch"]
     assert [m for m, _ in entries] == [b["magic"] for b in batches]
-    for (magic, body), batch in zip(entries, batches):
+    for (magic, body), batch in zip(entries, batches, strict=True):
         if magic == 2:
             assert (body.base_offset, body.last_offset, body.num_records) == (
                 batch["base_offset"], batch["last_offset"], batch["count"])

@@ -14,7 +14,7 @@ import kafka_jars
 import pytest
 
 from kafkalog.verify import verify_path
-from tests.dump.dump_log_segments import java
+from tests.brokers.harness import java
 
 PROGRAM = Path(__file__).resolve().parent / "java" / "LegacyAppends.java"
 

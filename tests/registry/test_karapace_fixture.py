@@ -131,7 +131,7 @@ def test_a_typed_column_resolves_older_versions_to_the_latest():
     assert typed.type.field("priority").type == pa.int32()
     assert "note" not in [typed.type.field(i).name for i in range(typed.type.num_fields)]
     rows = table.to_pylist()
-    for row, want in zip(rows, [r for r in EXPECTED if r["topic"] == "orders"]):
+    for row, want in zip(rows, [r for r in EXPECTED if r["topic"] == "orders"], strict=True):
         v = row["value_typed"]
         if want["value_decoded"] is None:
             assert v is None

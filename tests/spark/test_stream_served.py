@@ -55,7 +55,7 @@ def test_a_stream_of_a_killed_brokers_disk_reads_the_served_log(spark, log_dir, 
     assert _by_partition(seen, 0) == list(range(5, 20))
     assert _by_partition(seen, 1) == list(range(32))
     batch = kafkalog.read_table(log_dir, subscribe="t")
-    assert sorted(zip(batch.column("partition").to_pylist(), batch.column("offset").to_pylist())) \
+    assert sorted(zip(batch.column("partition").to_pylist(), batch.column("offset").to_pylist(), strict=True)) \
         == sorted(sum(seen, []))
     below: list[list] = []
     _run(spark, log_dir, tmp_path / "cp-below", below, includeBelowLogStart="true")

@@ -176,7 +176,7 @@ class Diff:
             if not isinstance(js, list) or len(js) != len(py):
                 self.problems.append(f"{path}: Python {len(py)} items, JS {js if not isinstance(js, list) else len(js)}")
                 return
-            for i, (a, b) in enumerate(zip(py, js)):
+            for i, (a, b) in enumerate(zip(py, js, strict=True)):
                 self.compare(a, b, f"{path}[{i}]")
             return
         self.values += 1
@@ -468,7 +468,7 @@ def test_read_s8_fix():
       console.log(JSON.stringify({{vals, before: before.map(String), after: after.map((p) => p.map((x) => BigInt(x).toString()))}}));
     """
     r = json.loads(subprocess.run([NODE, "-e", script], check=True, capture_output=True, text=True).stdout)
-    for v, (be, le) in zip(r["vals"], r["after"]):
+    for v, (be, le) in zip(r["vals"], r["after"], strict=True):
         assert int(be) == int(le) == int(float(int(v))), v
     # The unpatched runtime (kaitai-struct 0.11.0, and the IDE's) is wrong here; when it is fixed
     # upstream the patch switches itself off.
