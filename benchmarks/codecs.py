@@ -101,7 +101,7 @@ def decoders(partition: Path, codec: str, repeat: int, batches: int = 3000) -> N
     def library_run() -> None:
         at = 0
         with memoryview(target) as view:
-            for piece, expected in zip(pieces, outs):
+            for piece, expected in zip(pieces, outs, strict=True):
                 if codec == "snappy":
                     cramjam.snappy.decompress_raw_into(piece, view[at:at + len(expected)])
                 else:

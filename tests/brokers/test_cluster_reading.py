@@ -449,7 +449,7 @@ def test_a_deleted_topics_replicas_are_not_served(cluster_4x):
     # readReplicas (salvage) reads broker 1's stray replica and brokers 2 and 3's -delete directories, each marked
     every = kafkalog.read_table(disks(cluster_4x), subscribe=DELETED, readReplicas="true", includeHeaders="true")
     assert set(every["partition"].to_pylist()) == {0}
-    marked = {(b, r) for b, r in zip(every["broker"].to_pylist(), every["renamed"].to_pylist())}
+    marked = {(b, r) for b, r in zip(every["broker"].to_pylist(), every["renamed"].to_pylist(), strict=True)}
     assert marked == {(1, None), (2, "delete"), (3, "delete")}
     assert pc.sum(pc.equal(every["broker"], 1)).as_py() == 60
     for d in found.view.disks.renamed:

@@ -136,7 +136,7 @@ def test_the_fixtures_hold_snappy_blocks_of_every_kind():
 
 def test_every_snappy_block_of_the_fixtures_is_cramjams():
     found = _engine(SNAPPY, BLOCKS)
-    for block, got in zip(BLOCKS, found):
+    for block, got in zip(BLOCKS, found, strict=True):
         assert got == _cramjam(block)
     assert sum(got is None for got in found) < len(found) // 10  # (damaged fixtures' blocks: both refuse them)
 
@@ -152,7 +152,7 @@ def test_mutated_snappy_blocks_give_cramjams_bytes_or_a_refusal():
     corpus = [m for b in rng.sample(BLOCKS, 120) for m in _mutants(b, rng, 100)]
     corpus = [m for m in corpus if not m.startswith(XERIAL)]  # (those are a stream header, not a raw block)
     refused = 0
-    for block, got in zip(corpus, _engine(SNAPPY, corpus)):
+    for block, got in zip(corpus, _engine(SNAPPY, corpus), strict=True):
         expected = _cramjam(block)
         assert got == expected, block[:16]
         refused += expected is None
@@ -204,7 +204,7 @@ def test_gzip_members_and_their_mutants_give_isals_bytes_or_a_refusal():
     corpus = [*GZIP_MEMBERS, *extra]
     corpus += [m for p in rng.sample(GZIP_MEMBERS, 10) for m in _mutants(p, rng, 20)]
     refused = 0
-    for member, got in zip(corpus, _engine(GZIP, corpus)):
+    for member, got in zip(corpus, _engine(GZIP, corpus), strict=True):
         expected = _isal(member)
         assert got == expected
         refused += expected is None
