@@ -25,7 +25,9 @@ messages or slots, and the copies into Arrow's layout; each call runs without th
   timestamp and sequence rules (`DefaultRecordBatch`), straight into Arrow's buffers: offsets, validity
   bitmaps and data of the keys, values and headers, and the control keys' types. Python wraps the finished
   buffers once per walk;
-* `decode_group`: a whole group (headers, CRC-32C, LZ4/zstd, the walk) in one call.
+* `decode_group`: a whole group (headers, CRC-32C, LZ4/zstd, the walk) in one call: the product path's call for
+  the plain v2 batches of a chunk (`kafkalog.fast.record_batch.BatchWalker.plain_batches`), which wraps the
+  finished buffers once per group; its contract is in its docstring.
 
 The codecs' and the CRC's C functions are found by address in the packages' extension modules when this
 module is imported; `AVAILABLE` is False where one is missing.

@@ -48,7 +48,7 @@ from kafkalog.formats.framing import LOG_OVERHEAD
 from kafkalog.formats.parse_errors import PARSE_ERRORS
 
 #: Record rows of one walk before the rows so far are turned into Arrow.
-TABLE_ROWS = (1 << 16) + 61
+TABLE_ROWS = (1 << 15) + 61
 
 CONTROL_NAMES = [t.name.upper() for t in sorted(KafkaControlRecord.ControlType, key=lambda t: t.value)]
 _CONTROL_CODES = {t.value: i for i, t in enumerate(sorted(KafkaControlRecord.ControlType, key=lambda t: t.value))}
@@ -212,13 +212,16 @@ class BatchWalker:
                 walked_buf = self._group_output()
                 found = compiled.decode_group(buf, pos[i:j], size[i:j], walked_buf, room, self.table_rows,
                                               GROUP_BYTES)
-            taken = found.taken
+            taken, full = found.taken, found.full
             if taken:
                 _take(group, found, base + pos[i:i + taken], size[i:i + taken], entries[i:i + taken, ENTRY_MAGIC],
                       walked_buf)
-                yield from self.walk(group, run, found)
+                # (only the group holds the walk's buffers, which it lets go as soon as their rows are in the run:
+                # held here too, each group's would be new memory, page-faulted in again, not the last group's)
+                found = None
+                yield from self.walk(group, run)
                 i += taken
-            if i < n and i < j and not found.full and codecs[i] == codec:
+            if i < n and i < j and not full and codecs[i] == codec:
                 # Not a plain batch (damage, or records past a window): today's path says what it is.
                 yield from self.batches(buf, view, base, entries[i:i + 1], batch_headers[i:i + 1], group, run)
                 i += 1
@@ -242,24 +245,26 @@ class BatchWalker:
 
     # -- walking the records of a group of batches --------------------------------------------------------------
 
-    def walk(self, group: Group, run: RunBuilder, found=None) -> Iterator[Run]:
-        """The records of the group's batches into the run, and each batch's item. With `found` (what
-        `decode_group` took, already in the group by `_take`), its first walk is the engine's, done."""
+    def walk(self, group: Group, run: RunBuilder) -> Iterator[Run]:
+        """The records of the group's batches into the run, and each batch's item. For what `decode_group` took
+        (`_take`), the group's `first` walk is the engine's, done."""
         if not group.count:
             group.clear()  # (it may have been readied for compressed batches that did not come)
             return
-        if found is None:
+        first, group.first = group.first, None
+        if first is None:
             group.seal()
             group.sections = Sections.of(group)
             state = np.array([0, group.walked.pos[0], 0], dtype=np.int64)
         else:
-            state = found.state
+            state = first[2]
         buf, batch_headers = group.sealed_buffer, group.batch_headers
         sections = group.walked
         finished = 0  # sections whose items are in the run
         while True:
-            if found is not None:
-                why, walked, found = found.why, found.walked, None
+            if first is not None:
+                why, walked, _state = first
+                first = None
             else:
                 why, walked = compiled.walk(buf, sections, state, batch_headers, self.table_rows)
             if walked.rows:
@@ -268,9 +273,8 @@ class BatchWalker:
                 if why == walk_codes.WALK_FULL and state[0] < group.count:
                     rows[state[0]] = state[2]
                 if self.options.columns:
-                    first = int(walked.row_section[0])
-                    last = int(walked.row_section[-1]) + 1
-                    counts = rows[first:last] - sections.rows[first:last]
+                    lo, hi = int(walked.row_section[0]), int(walked.row_section[-1]) + 1
+                    counts = rows[lo:hi] - sections.rows[lo:hi]
                     run.add_table(pa.Table.from_batches([self.columns(batch_headers, group, walked, counts)]))
                 else:
                     self.controls_only(batch_headers, group, walked)
@@ -473,6 +477,7 @@ def _take(group: Group, found, positions: np.ndarray, sizes: np.ndarray, magics:
     c = found.columns
     group.sections = Sections(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], np.zeros(taken, dtype=np.int64))
     group.buffer = buffer
+    group.first = (found.why, found.walked, found.state)
 
 
 def _note_last_offsets(group: Group, rs: np.ndarray, offset: np.ndarray) -> None:

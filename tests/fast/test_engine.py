@@ -137,11 +137,15 @@ def test_the_product_path_reads_a_group_of_plain_batches_in_one_engine_call(name
     # Issue 33: each group of plain batches is one call (headers, CRC-32C, decompression and the walk without the
     # GIL), not a call for the CRCs, one for the codec and one for the walk with Python between them.
     calls: dict[str, int] = {}
-    for fn in ("decode_group", "walk", "crc32c_each"):
-        def counted(*args, _fn=getattr(compiled, fn), _name=fn):
-            calls[_name] = calls.get(_name, 0) + 1
-            return _fn(*args)
-        monkeypatch.setattr(compiled, fn, counted)
+
+    def counting(call, fn):
+        def counted(*args):
+            calls[call] = calls.get(call, 0) + 1
+            return fn(*args)
+        return counted
+
+    for call in ("decode_group", "walk", "crc32c_each"):
+        monkeypatch.setattr(compiled, call, counting(call, getattr(compiled, call)))
     data = (ROOT / "samples" / name).read_bytes()
     table = read_segment_table(data)
     assert table.num_rows and table.column("damage").null_count == table.num_rows
