@@ -68,6 +68,7 @@ class BatchWalker:
         # Where the engine decompresses a group of plain compressed batches (`plain_batches`), made when needed.
         self._decompressed: np.ndarray | None = None
         self._no_output = np.empty(0, dtype=np.uint8)
+        self._ratio = 1.0  # decompressed bytes per compressed byte in the last compressed group
 
     def batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, batch_headers: np.ndarray,
                  group: Group, run: RunBuilder, magic_damage: list[DamagedDataError] | None = None
@@ -207,12 +208,18 @@ class BatchWalker:
                                               GROUP_BYTES)
                 walked_buf = buf
             else:
-                # Decompressed one after the other until GROUP_BYTES are held (a batch fits after that).
-                j = n
+                # Decompressed one after the other until GROUP_BYTES are held (a batch fits after that). The engine
+                # checks the headers and CRCs of all the batches it is given first: given about a group's worth, by
+                # the last group's compression ratio, not the rest of the span each time.
+                data_len = batch_headers[i:, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE]
+                j = min(n, i + 1 + int(np.searchsorted(np.cumsum(data_len), 1.25 * GROUP_BYTES / self._ratio)))
                 walked_buf = self._group_output()
                 found = compiled.decode_group(buf, pos[i:j], size[i:j], walked_buf, room, self.table_rows,
                                               GROUP_BYTES)
             taken, full = found.taken, found.full
+            if taken and codec != NONE:
+                compressed = int(batch_headers[i:i + taken, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE].sum())
+                self._ratio = max(1.0, int(found.columns[1, taken - 1]) / max(compressed, 1))
             if taken:
                 _take(group, found, base + pos[i:i + taken], size[i:i + taken], entries[i:i + taken, ENTRY_MAGIC],
                       walked_buf)
