@@ -20,7 +20,7 @@ from kafkalog.dataset import cluster, decode, plan
 from kafkalog.dataset.filters import NO_FILTERS, Pushed
 from kafkalog.dataset.offsets import UNBOUNDED, Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
-from kafkalog.dataset.schema import ARROW_SCHEMA, ARROW_TIMESTAMP, output_arrow_schema
+from kafkalog.dataset.schema import ARROW_SCHEMA, ARROW_TIMESTAMP, TIMESTAMP_TYPE_IDS, output_arrow_schema
 from kafkalog.errors import OffsetGapError, UsageError
 from kafkalog.fast import arrays
 from kafkalog.fast.columns import damage_rows
@@ -128,12 +128,9 @@ def to_output(raw: pa.RecordBatch, options: ReadOptions, log_start_offset: int |
     """Decoder rows in the DataFrame's shape: Kafka's source's columns, then kafkalog's; with
     includeBelowLogStart, whether each row lies below `log_start_offset` (never, where it is not known)."""
     schema = output_arrow_schema(options.include_headers, options.kafkalog_columns, options.include_below_log_start)
-    ts_type = pc.subtract(pc.index_in(raw.column("timestamp_type"),
-                                      value_set=arrays.strings(["NoTimestampType", "CreateTime", "LogAppendTime"])),
-                          arrays.scalar(1, pa.int32()))
     columns = {
         "timestamp": kafka_timestamp(raw.column("timestamp")),
-        "timestampType": ts_type.cast(pa.int32()),
+        "timestampType": timestamp_type_ids(raw.column("timestamp_type")),
     }
     if options.include_headers:
         columns["headers"] = null_if_empty(raw.column("headers"))
@@ -145,16 +142,37 @@ def to_output(raw: pa.RecordBatch, options: ReadOptions, log_start_offset: int |
         [columns[name] if name in columns else raw.column(name) for name in schema.names], schema=schema)
 
 
+#: The decoder's `timestamp_type` names (`schema.TIMESTAMP_TYPE_IDS`: Kafka's `TimestampType` ids) by their length in
+#: bytes, which differs for each; any other length is -2 (none is written).
+_TIMESTAMP_TYPE_IDS = np.full(max(len(name) for name in TIMESTAMP_TYPE_IDS) + 1, -2, dtype=np.int32)
+for _name, _id in TIMESTAMP_TYPE_IDS.items():
+    _TIMESTAMP_TYPE_IDS[len(_name)] = _id
+assert len({len(name) for name in TIMESTAMP_TYPE_IDS}) == len(TIMESTAMP_TYPE_IDS), "the names' lengths differ"
+
+
+def timestamp_type_ids(names: pa.StringArray) -> pa.Array:
+    """The decoder's `timestamp_type` names as Kafka's source's `timestampType` ids (int32; null stays null),
+    told apart by their lengths in one numpy pass rather than by looking each string up."""
+    n = len(names)
+    offsets = np.frombuffer(names.buffers()[1], dtype=np.int32)[names.offset:names.offset + n + 1]
+    lengths = np.diff(offsets)
+    ids = np.empty(names.offset + n, dtype=np.int32)  # (aligned with the validity bitmap, which has the offset)
+    ids[names.offset:] = _TIMESTAMP_TYPE_IDS[np.minimum(lengths, len(_TIMESTAMP_TYPE_IDS) - 1)]
+    bitmap = names.buffers()[0] if names.null_count else None
+    return pa.Array.from_buffers(pa.int32(), n, [bitmap, pa.py_buffer(ids)], null_count=names.null_count,
+                                 offset=names.offset)
+
+
 def null_if_empty(headers: pa.ListArray) -> pa.ListArray:
     """Headers as Kafka's source gives them: null for a record without any (the same lists, not copied)."""
-    empty = pc.equal(pc.list_value_length(headers), 0)
-    if not pc.any(empty).as_py():
-        return headers
     offsets = arrays.to_numpy(headers.offsets)
+    empty = offsets[1:] == offsets[:-1]  # (a null list is empty too, and stays null)
+    if not empty.any():
+        return headers
     first = int(offsets[0])
     values = headers.values.slice(first, int(offsets[-1]) - first)
     return pa.ListArray.from_arrays(arrays.from_numpy(offsets - first), values, type=headers.type,
-                                    mask=pc.fill_null(empty, arrays.scalar(True, pa.bool_())))  # (null lists stay null)
+                                    mask=arrays.from_numpy(empty))
 
 
 def kafka_timestamp(ms: pa.Array) -> pa.Array:

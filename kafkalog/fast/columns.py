@@ -106,9 +106,10 @@ class Repeated:
         return made.slice(0, n)
 
     def per_batch(self, values: np.ndarray, counts: np.ndarray, n: int, type_: pa.DataType,
-                  names: pa.Array | None = None) -> pa.Array:
-        """Each batch's value (`values[i]`, a code into `names` for strings) on its `counts[i]` rows, n in all."""
-        if (values == values[0]).all():
+                  names: pa.Array | None = None, uniform: bool | None = None) -> pa.Array:
+        """Each batch's value (`values[i]`, a code into `names` for strings) on its `counts[i]` rows, n in all;
+        `uniform`, whether every batch has the same value, when the caller knows."""
+        if uniform if uniform is not None else (values == values[0]).all():
             value = values[0].item()
             return self.column(names[value].as_py() if names is not None else value, type_, n)
         rows = np.repeat(values, counts)

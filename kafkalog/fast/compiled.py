@@ -22,6 +22,8 @@ except ImportError:  # an install that did not compile it (a source tree never i
 
 #: Whether the engine was compiled and found every C function it calls (the codecs' and the CRC's).
 AVAILABLE = engine is not None and bool(engine.AVAILABLE)
+#: The codecs (`kafka_record_batch.ksy`'s ids) of the batches `decode_group` takes.
+GROUP_CODECS = frozenset(engine.GROUP_CODECS) if engine is not None else frozenset()
 #: Whether the engine was compiled: its parsers (entries, headers, messages, index slots) call no C library.
 BUILT = engine is not None
 
@@ -52,6 +54,13 @@ def walk(buf: np.ndarray, sections, state: np.ndarray, batch_headers: np.ndarray
     return engine.walk(buf, dense(sections.pos), dense(sections.end), dense(sections.count), dense(sections.partial),
                        state, dense(batch_headers), sections.good, sections.err, sections.err_pos,
                        sections.trailing_at, max_rows)
+
+
+def decode_group(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: np.ndarray, room: int, max_rows: int,
+                 group_bytes: int):
+    """`engine.decode_group`: plain v2 batches (entries buf[pos:pos + size]) as one group, in one call without the
+    GIL; an `engine.Group`."""
+    return engine.decode_group(buf, pos, np.ascontiguousarray(size, dtype=np.int64), out, room, max_rows, group_bytes)
 
 
 def scan_entries(buf: np.ndarray, pos: int, start_limit: int, max_entry: int, out: np.ndarray) -> tuple[int, int, int]:

@@ -25,7 +25,9 @@ messages or slots, and the copies into Arrow's layout; each call runs without th
   timestamp and sequence rules (`DefaultRecordBatch`), straight into Arrow's buffers: offsets, validity
   bitmaps and data of the keys, values and headers, and the control keys' types. Python wraps the finished
   buffers once per walk;
-* `decode_group`: a whole group (headers, CRC-32C, decompression, the walk) in one call.
+* `decode_group`: a whole group (headers, CRC-32C, decompression, the walk) in one call: the product path's call
+  for the plain v2 batches of a chunk (`kafkalog.fast.record_batch.BatchWalker.plain_batches`), which wraps the
+  finished buffers once per group; its contract is in its docstring.
 
 The codecs' and the CRC's C functions are found by address in the packages' extension modules when this
 module is imported; `AVAILABLE` is False where one is missing, `GZIP_AVAILABLE` where ISA-L's inflate is
@@ -145,6 +147,8 @@ GZIP, SNAPPY, LZ4, ZSTD = _GZIP, _SNAPPY, _LZ4, _ZSTD
 AVAILABLE = _crc is not None and _lz4 is not None and _zstd is not None
 #: Whether gzip batches are inflated here (ISA-L found, of a version whose layout inflate.pxi mirrors).
 GZIP_AVAILABLE = _isal_inflate_stateless != NULL
+#: The codecs whose batches `decode_group` takes (none, and those `_decompress_run` decompresses here).
+GROUP_CODECS = (0, _SNAPPY, _LZ4, _ZSTD) + ((_GZIP,) if GZIP_AVAILABLE else ())
 XERIAL_MAGIC = _XERIAL[:8]
 
 
@@ -905,16 +909,26 @@ def walk(const uint8_t[::1] buf, const int64_t[::1] sec_pos, const int64_t[::1] 
 
 
 def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size, uint8_t[::1] out,
-                 int64_t room, int64_t max_rows):
+                 int64_t room, int64_t max_rows, int64_t group_bytes=-1):
     """Whole v2 batches `buf[pos[i]:pos[i] + size[i]]` (entries, from their offset) as one group, in one call
     without the GIL: headers, CRC-32C, decompression of compressed records into `out` (each in at most
     `room` bytes), the walk of every record into Arrow's buffers. Takes the batches from the first up to the
     first that is not a plain one: a header that does not parse, a CRC that does not match, another codec
-    than the first batch's, gzip where ISA-L's inflate is not `GZIP_AVAILABLE`, records that do not decompress within
-    `room` or `out`, or past `max_rows` rows; the caller reads that one and those after it another way.
-    Returns `Group`: the batches taken, their headers, the sections' results and the `Walked` rows."""
+    than the first batch's, gzip where ISA-L's inflate is not `GZIP_AVAILABLE`, records that do not decompress
+    within `room` or `out`; the caller reads that one another way. Compressed batches are taken until their
+    records reach `group_bytes` (default: all of `out`): then `Group.full` is True, and the batch after the last
+    taken is a plain one, for the next group. The walk stops after `max_rows` rows (`why` WALK_FULL, `state`
+    where: `walk` goes on from there over the same sections), or before a record past Arrow's 32-bit offsets.
+    Returns `Group`: the batches taken, their headers, the sections' results and the `Walked` rows.
+
+    This is the product path's call for the plain v2 batches of a chunk (`kafkalog.fast.record_batch`): the
+    caller wraps the finished buffers once, and reads what it does not take (damage, another codec, a batch
+    past a window) as before. The codecs it takes are `GROUP_CODECS`."""
     cdef int64_t n = pos.shape[0], i, taken = 0, at = 0, codec = -1, why = _WALK_DONE
     cdef int err
+    cdef bint full = False
+    if group_bytes < 0:
+        group_bytes = out.shape[0]
     for i in range(n):
         if pos[i] < 0 or size[i] < _LOG_OVERHEAD or pos[i] + size[i] > buf.shape[0]:
             raise ValueError("an entry is not inside the buffer")  # a caller's bug: the call would read past it
@@ -955,7 +969,9 @@ def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[:
             if taken and codec != 0:
                 if _takes(codec) and dst != NULL:
                     # The records decompressed one after the other; their sections are where they went.
-                    taken = _decompress_sections(codec, src, &c[0, 0], &c[1, 0], taken, dst, out_len, room)
+                    taken = _decompress_sections(codec, src, &c[0, 0], &c[1, 0], taken, dst, out_len, room,
+                                                 group_bytes)
+                    full = taken > 0 and c[1, taken - 1] >= group_bytes
                     walked_buf = dst
                 else:
                     taken = 0
@@ -965,13 +981,13 @@ def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[:
                             &c[4, 0], &c[5, 0], &c[6, 0], &c[7, 0], &w.o, max_rows, &w.rec, &w.hdr, &w.ctl)
         if why == _OUT_OF_MEMORY:
             raise MemoryError()
-        return Group(taken, headers[:taken], columns[:, :taken], why, state_array, _walked(&w.o))
+        return Group(taken, headers[:taken], columns[:, :taken], why, state_array, _walked(&w.o), full)
     finally:
         _close(&w)
 
 
 cdef int64_t _decompress_sections(int codec, const uint8_t* src, int64_t* start, int64_t* end, int64_t n,
-                                  uint8_t* dst, int64_t dst_len, int64_t room) noexcept nogil:
+                                  uint8_t* dst, int64_t dst_len, int64_t room, int64_t group_bytes) noexcept nogil:
     """The records of sections src[start[i]:end[i]] decompressed one after the other into `dst`, and the sections
     moved to where they went: how many were taken."""
     cdef int64_t i, taken, at = 0
@@ -983,7 +999,7 @@ cdef int64_t _decompress_sections(int codec, const uint8_t* src, int64_t* start,
         return 0
     for i in range(n):
         sizes[i] = end[i] - start[i]
-    taken = _decompress_run(codec, src, start, sizes, n, dst, dst_len, 0, room, dst_len, lengths)
+    taken = _decompress_run(codec, src, start, sizes, n, dst, dst_len, 0, room, group_bytes, lengths)
     for i in range(taken):
         start[i] = at
         at += lengths[i]
@@ -996,8 +1012,8 @@ cdef int64_t _decompress_sections(int codec, const uint8_t* src, int64_t* start,
 class Group:
     """What `decode_group` took: `taken` batches, their `headers` (a row each), the sections' `columns`
     (pos, end, count, partial, good, err, err_pos, trailing_at: `walk`'s section results), why the walk
-    stopped, its `state`, and the `walked` rows."""
+    stopped, its `state`, the `walked` rows, and whether it stopped taking because the group was `full`."""
 
-    def __init__(self, taken, headers, columns, why, state, walked):
-        self.taken, self.headers, self.columns, self.why, self.state, self.walked = (
-            taken, headers, columns, why, state, walked)
+    def __init__(self, taken, headers, columns, why, state, walked, full=False):
+        self.taken, self.headers, self.columns, self.why, self.state, self.walked, self.full = (
+            taken, headers, columns, why, state, walked, full)

@@ -52,6 +52,7 @@ TABLE_ROWS = (1 << 15) + 61
 CONTROL_NAMES = [t.name.upper() for t in sorted(KafkaControlRecord.ControlType, key=lambda t: t.value)]
 _CONTROL_CODES = {t.value: i for i, t in enumerate(sorted(KafkaControlRecord.ControlType, key=lambda t: t.value))}
 _CONTROL_NAMES = arrays.strings([*CONTROL_NAMES, "UNKNOWN"])
+_INT64, _INT32 = pa.int64(), pa.int32()
 
 
 class BatchWalker:
@@ -63,6 +64,10 @@ class BatchWalker:
         self.table_rows = table_rows
         # Where compressed batches are decompressed, one after the other, reused from group to group.
         self.output = Output()
+        # Where the engine decompresses a group of plain compressed batches (`plain_batches`), made when needed.
+        self._decompressed: np.ndarray | None = None
+        self._no_output = np.empty(0, dtype=np.uint8)
+        self._ratio = 1.0  # decompressed bytes per compressed byte in the last compressed group
 
     def batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, batch_headers: np.ndarray,
                  group: Group, run: RunBuilder, magic_damage: list[DamagedDataError] | None = None
@@ -168,6 +173,72 @@ class BatchWalker:
                 starts, lengths, partial = [], [], {}
                 i = j
 
+    def plain_batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray,
+                      batch_headers: np.ndarray, group: Group, run: RunBuilder) -> Iterator[Run]:
+        """v2 batches whose headers parsed (magic 2; `entries`, their headers `batch_headers`): a group of plain
+        ones at a time in one call of the engine (`decode_group`: headers, CRC-32C, decompression, the walk into
+        Arrow's buffers, without the GIL), wrapped once; the batch that stops a group (damage, a batch past a
+        window) and the codecs the engine does not take are read by `batches`, as before."""
+        if not self.options.records:
+            yield from self.batches(buf, view, base, entries, batch_headers, group, run)
+            return
+        pos = np.ascontiguousarray(entries[:, ENTRY_POS])
+        size = LOG_OVERHEAD + entries[:, ENTRY_LENGTH]
+        codecs = batch_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
+        n = len(entries)
+        # (a batch that decompresses past GROUP_BYTES is read by `batches`, which holds it whole or streams it)
+        room = min(self.options.stream_bytes, streamed_batch.WINDOW_BYTES, GROUP_BYTES)
+        i = 0
+        while i < n:
+            codec = int(codecs[i])
+            if codec not in compiled.GROUP_CODECS:
+                # The batches of this codec, up to the next codec: today's path, in bulk.
+                changed = np.flatnonzero(codecs[i:] != codec)
+                j = i + int(changed[0]) if len(changed) else n
+                yield from self.batches(buf, view, base, entries[i:j], batch_headers[i:j], group, run)
+                i = j
+                continue
+            yield from self.walk(group, run)  # (what today's path holds goes out first)
+            if codec == NONE:
+                # Groups of about GROUP_BYTES of records, walked in place in the chunk.
+                data_len = batch_headers[i:, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE]
+                j = min(n, i + 1 + int(np.searchsorted(np.cumsum(data_len), GROUP_BYTES)))
+                found = compiled.decode_group(buf, pos[i:j], size[i:j], self._no_output, room, self.table_rows,
+                                              GROUP_BYTES)
+                walked_buf = buf
+            else:
+                # Decompressed one after the other until GROUP_BYTES are held (a batch fits after that). The engine
+                # checks the headers and CRCs of all the batches it is given first: given about a group's worth, by
+                # the last group's compression ratio, not the rest of the span each time.
+                data_len = batch_headers[i:, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE]
+                j = min(n, i + 1 + int(np.searchsorted(np.cumsum(data_len), 1.25 * GROUP_BYTES / self._ratio)))
+                walked_buf = self._group_output()
+                found = compiled.decode_group(buf, pos[i:j], size[i:j], walked_buf, room, self.table_rows,
+                                              GROUP_BYTES)
+            taken, full = found.taken, found.full
+            if taken and codec != NONE:
+                compressed = int(batch_headers[i:i + taken, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE].sum())
+                self._ratio = max(1.0, int(found.columns[1, taken - 1]) / max(compressed, 1))
+            if taken:
+                _take(group, found, base + pos[i:i + taken], size[i:i + taken], entries[i:i + taken, ENTRY_MAGIC],
+                      walked_buf)
+                # (only the group holds the walk's buffers, which it lets go as soon as their rows are in the run:
+                # held here too, each group's would be new memory, page-faulted in again, not the last group's)
+                found = None
+                yield from self.walk(group, run)
+                i += taken
+            if i < n and i < j and not full and codecs[i] == codec:
+                # Not a plain batch (damage, or records past a window): today's path says what it is.
+                yield from self.batches(buf, view, base, entries[i:i + 1], batch_headers[i:i + 1], group, run)
+                i += 1
+
+    def _group_output(self) -> np.ndarray:
+        """The buffer compressed groups are decompressed into by the engine, reused from group to group (a group
+        holds GROUP_BYTES and one batch of at most GROUP_BYTES more)."""
+        if self._decompressed is None:
+            self._decompressed = np.empty(2 * GROUP_BYTES, dtype=np.uint8)
+        return self._decompressed
+
     def _close_compressed(self, group: Group, run: RunBuilder, batch_headers, position, size, magic, starts: list[int],
                           lengths: list[int], damage: dict, partial: dict, buf: np.ndarray, i: int, j: int
                           ) -> Iterator[Run]:
@@ -181,24 +252,40 @@ class BatchWalker:
     # -- walking the records of a group of batches --------------------------------------------------------------
 
     def walk(self, group: Group, run: RunBuilder) -> Iterator[Run]:
+        """The records of the group's batches into the run, and each batch's item. For what `decode_group` took
+        (`_take`), the group's `first` walk is the engine's, done."""
         if not group.count:
             group.clear()  # (it may have been readied for compressed batches that did not come)
             return
-        group.seal()
+        first, group.first = group.first, None
+        if first is None:
+            group.seal()
+            group.sections = Sections.of(group)
+            state = np.array([0, group.walked.pos[0], 0], dtype=np.int64)
+        else:
+            state = first[2]
         buf, batch_headers = group.sealed_buffer, group.batch_headers
-        nsec = group.count
-        sections = group.sections = Sections.of(group)
-        state = np.array([0, sections.pos[0], 0], dtype=np.int64)
+        sections = group.walked
         finished = 0  # sections whose items are in the run
         while True:
-            why, walked = compiled.walk(buf, sections, state, batch_headers, self.table_rows)
+            if first is not None:
+                why, walked, _state = first
+                first = None
+            else:
+                why, walked = compiled.walk(buf, sections, state, batch_headers, self.table_rows)
             if walked.rows:
+                # Rows so far: every record of the sections done, and those of the one the walk stopped in.
+                rows = sections.good.copy()
+                if why == walk_codes.WALK_FULL and state[0] < group.count:
+                    rows[state[0]] = state[2]
                 if self.options.columns:
-                    run.add_table(pa.Table.from_batches([self.columns(batch_headers, group, walked)]))
+                    lo, hi = int(walked.row_section[0]), int(walked.row_section[-1]) + 1
+                    counts = rows[lo:hi] - sections.rows[lo:hi]
+                    run.add_table(pa.Table.from_batches([self.columns(batch_headers, group, walked, counts)]))
                 else:
                     self.controls_only(batch_headers, group, walked)
                     run.add_rows(walked.rows)
-                sections.rows += np.bincount(walked.row_section, minlength=nsec)
+                sections.rows = rows
             done_upto = int(state[0])
             # The sections done: plain ones (the usual) in bulk, the others one by one.
             damaged = np.flatnonzero(sections.err[finished:done_upto]) + finished
@@ -282,21 +369,24 @@ class BatchWalker:
 
     # -- Arrow columns of the rows of one walk ------------------------------------------------------------------
 
-    def columns(self, batch_headers: np.ndarray, group: Group, walked) -> pa.RecordBatch:
+    def columns(self, batch_headers: np.ndarray, group: Group, walked, counts: np.ndarray | None = None
+                ) -> pa.RecordBatch:
         """The rows of a walk of the compiled engine (`kafkalog.fast.compiled`), whose buffers it built, with the
-        batch-level columns."""
+        batch-level columns; `counts`, the rows of each section from the walk's first, when known."""
         n, rs = walked.rows, walked.row_section
         _note_last_offsets(group, rs, walked.offset)
         first = int(rs[0])
-        counts = np.bincount(rs - first)
+        if counts is None:
+            counts = np.bincount(rs - first)
         if batch_headers[first:first + len(counts), k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL].any():
             control = self._control_types(walked, group)
         else:
             control = self.options.repeated.column(None, pa.string(), n)
         record_columns = {
-            "offset": arrays.from_numpy(walked.offset),
-            "timestamp": arrays.from_numpy(walked.timestamp),
-            "sequence": arrays.from_numpy(walked.sequence),
+            # (the walk's buffers as they are: Arrow's layout already)
+            "offset": pa.Array.from_buffers(_INT64, n, [None, pa.py_buffer(walked.offset)]),
+            "timestamp": pa.Array.from_buffers(_INT64, n, [None, pa.py_buffer(walked.timestamp)]),
+            "sequence": pa.Array.from_buffers(_INT32, n, [None, pa.py_buffer(walked.sequence)]),
             "key": walked.key,
             "value": walked.value,
             "headers": compiled.header_lists(walked, SCHEMA.field("headers").type.value_type),
@@ -313,26 +403,33 @@ class BatchWalker:
         if self.options.record_columns_only:  # what a Record holds: the batch-level columns are not made at all
             return pa.RecordBatch.from_arrays([record_columns[f.name] for f in RECORD_SCHEMA], schema=RECORD_SCHEMA)
         repeated = self.options.repeated
+        # Which header fields are the same in every batch of the walk (the usual): one pass for them all.
+        uniform = (section_headers == section_headers[0]).all(axis=0).tolist()
 
-        def per_batch(values: np.ndarray, type_: pa.DataType, names: pa.Array | None = None) -> pa.Array:
-            return repeated.per_batch(values, counts, n, type_, names)
+        def per_batch(values: np.ndarray, type_: pa.DataType, names: pa.Array | None = None,
+                      field: int | None = None) -> pa.Array:
+            return repeated.per_batch(values, counts, n, type_, names, None if field is None else uniform[field])
 
         columns = {
             **record_columns,
             "topic": repeated.column(self.options.topic, pa.string(), n),
             "partition": repeated.column(self.options.partition, pa.int32(), n),
             "timestamp_type": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE],
-                                        pa.string(), fast_legacy.TIMESTAMP_TYPES),  # (v2: CreateTime or LogAppendTime)
+                                        pa.string(), fast_legacy.TIMESTAMP_TYPES,  # (v2: CreateTime or LogAppendTime)
+                                        k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE),
             "magic": per_batch(np.asarray(group.magics[first:first + len(counts)]), pa.int32()),
             "compression": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION], pa.string(),
-                                     fast_legacy.CODECS),
-            "producer_id": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__PRODUCER_ID], pa.int64()),
-            "producer_epoch": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH], pa.int32()),
+                                     fast_legacy.CODECS, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION),
+            "producer_id": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__PRODUCER_ID], pa.int64(), None,
+                                     k.KAFKA_RECORD_BATCH__PRODUCER_ID),
+            "producer_epoch": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH], pa.int32(), None,
+                                        k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH),
             "is_transactional": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL] == 1,
-                                          pa.bool_()),
-            "is_control": per_batch(control_sections == 1, pa.bool_()),
+                                          pa.bool_(), None, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL),
+            "is_control": per_batch(control_sections == 1, pa.bool_(), None,
+                                    k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL),
             "partition_leader_epoch": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH],
-                                                pa.int32()),
+                                                pa.int32(), None, k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH),
             "segment": repeated.column(self.options.path, pa.string(), n),
             "batch_position": arrays.from_numpy(np.repeat(np.asarray(group.positions[first:first + len(counts)],
                                                                      dtype=np.int64), counts)),
@@ -376,6 +473,19 @@ class BatchWalker:
 
         taken = _CONTROL_NAMES.take(arrays.from_numpy(np.maximum(codes, 0)))
         return pc.if_else(arrays.from_numpy(codes < 0), pa.nulls(len(codes), pa.string()), taken)
+
+
+def _take(group: Group, found, positions: np.ndarray, sizes: np.ndarray, magics: np.ndarray,
+          buffer: np.ndarray) -> None:
+    """What `decode_group` took into the (empty) group, as `Group.seal` would have it, its sections walked."""
+    taken = found.taken
+    group.count = taken
+    group.positions, group.sizes, group.magics = positions, sizes, magics
+    group.batch_headers = found.headers
+    c = found.columns
+    group.sections = Sections(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], np.zeros(taken, dtype=np.int64))
+    group.buffer = buffer
+    group.first = (found.why, found.walked, found.state)
 
 
 def _note_last_offsets(group: Group, rs: np.ndarray, offset: np.ndarray) -> None:

@@ -16,7 +16,8 @@ from kafkalog.compression import Output
 from kafkalog.errors import DamagedDataError
 
 #: Decompressed bytes held for one walk before it runs: little enough to stay in a core's cache from the
-#: codec's output to the walk and the Arrow copies.
+#: codec's output to the walk and the Arrow copies. (8 MiB groups cut the GIL-held share of a read by about 2
+#: points of 20-25 and cost 4-6% more CPU: docs/performance.md, issue 33.)
 GROUP_BYTES = 4 * 1024 * 1024
 
 
@@ -69,6 +70,9 @@ class Group:
         #: The buffer the sections of compressed batches are decompressed into; None when the sections are
         #: in the chunk (uncompressed batches).
         self.output: Output | None = None
+        #: What the engine's `decode_group` walked of these batches: (why it stopped, the `Walked` rows, the
+        #: walk's state), until the walker takes it.
+        self.first: tuple | None = None
 
     def use(self, output: Output) -> None:
         if self.output is None:

@@ -147,7 +147,8 @@ class _EntryWalker:
                 continue
             self._flush_plain(buf, plain, run)
             h = int(column[a])
-            yield from self.batches.batches(buf, view, base, entries[a:b], header_rows[h:h + b - a], group, run)
+            yield from self.batches.plain_batches(buf, view, base, entries[a:b], header_rows[h:h + b - a], group,
+                                                  run)
         yield from self.batches.walk(group, run)
         self._flush_plain(buf, plain, run)
         if run.count:

@@ -118,6 +118,41 @@ def test_a_group_in_one_call_stops_at_a_batch_it_does_not_take():
     assert group.taken == 1 and group.walked.rows == group.headers[0, k.KAFKA_RECORD_BATCH__NUM_RECORDS]
 
 
+def test_a_group_in_one_call_stops_when_its_records_fill_the_group():
+    # Compressed batches are taken until their records reach group_bytes: `full`, and the next batch is plain.
+    path = next(p for p in FILES if p.name == "v2-zstd.log")
+    buf = np.frombuffer(path.read_bytes(), dtype=np.uint8)
+    table = np.zeros((4096, 3), dtype=np.int64)
+    n, _pos, _why = engine.scan_entries(buf, 0, len(buf), 1 << 28, table)
+    assert n >= 2
+    group = engine.decode_group(buf, np.ascontiguousarray(table[:n, 0]), 12 + table[:n, 1],
+                                np.empty(8 << 20, dtype=np.uint8), 4 << 20, 1 << 20, 1)
+    assert group.taken == 1 and group.full
+    whole = engine.decode_group(buf, np.ascontiguousarray(table[:n, 0]), 12 + table[:n, 1],
+                                np.empty(8 << 20, dtype=np.uint8), 4 << 20, 1 << 20)
+    assert whole.taken == n and not whole.full
+
+
+@pytest.mark.parametrize("name", ["v2-none.log", "v2-lz4.log", "v2-zstd.log"])
+def test_the_product_path_reads_a_group_of_plain_batches_in_one_engine_call(name, monkeypatch):
+    # Issue 33: each group of plain batches is one call (headers, CRC-32C, decompression and the walk without the
+    # GIL), not a call for the CRCs, one for the codec and one for the walk with Python between them.
+    calls: dict[str, int] = {}
+
+    def counting(call, fn):
+        def counted(*args):
+            calls[call] = calls.get(call, 0) + 1
+            return fn(*args)
+        return counted
+
+    for call in ("decode_group", "walk", "crc32c_each"):
+        monkeypatch.setattr(compiled, call, counting(call, getattr(compiled, call)))
+    data = (ROOT / "samples" / name).read_bytes()
+    table = read_segment_table(data)
+    assert table.num_rows and table.column("damage").null_count == table.num_rows
+    assert calls == {"decode_group": 1}, calls
+
+
 def test_the_engine_writes_nothing_into_the_home_or_cache_directory(tmp_path):
     # The engine is compiled ahead (issue 33): reading v2 batches with it compiles and caches nothing.
     snippet = (
