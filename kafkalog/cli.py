@@ -30,7 +30,7 @@ from kafkalog.model import Decoder
 from kafkalog.progress import ByteProgress
 from kafkalog.remote.aiven_keys import keyring
 from kafkalog.threads import DEFAULT_THREADS
-from kafkalog.uri_path import AnyPath, as_path
+from kafkalog.uri_path import AnyPath, as_path, requests_once
 
 if TYPE_CHECKING:
     from kafkalog.registry.values import ValueDecoder
@@ -419,7 +419,8 @@ def main(argv: list[str] | None = None) -> int:
     _escaping_streams()
     try:
         args = build_parser().parse_args(argv)
-        return args.run(args)
+        with requests_once():  # (a command asks an object store of each directory and file once)
+            return args.run(args)
     except KeyboardInterrupt:
         sys.stderr.write("\n")
         return EXIT_INTERRUPTED

@@ -10,17 +10,26 @@ Every `UriPath` walked from one given keeps that one's filesystem (one client, m
 said of each entry (its kind and size): walking a directory costs one listing, not a request per entry. A file
 opens as a `ReadAheadFile`, which fetches 8 MiB blocks: the segment reader's small reads are not a request each.
 
+Inside `requests_once()` (a command, a read's planning), what the store said is kept for the whole of it, whoever
+asks (a `UriPath`, `kafkalog.dataset.fs`): each directory is listed once, a file or directory a listing named is
+known without asking again (kind, size; absent when its directory's listing does not name it), and a file opened
+again reuses its handle (opening one asks for its size: a request). Outside it, every call asks the store.
+
     disk = as_path("s3://bucket/disks/broker-1")
     [p.name for p in disk.iterdir()]          # ['meta.properties', 'orders-0', ...]
     (disk / "orders-0").is_dir()              # True
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import errno
 import fnmatch
 import os
 import re
-from dataclasses import dataclass
+from collections import OrderedDict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, cast
 from urllib.parse import urlparse
@@ -48,6 +57,137 @@ def split_uri(uri: str) -> tuple[Any, str, str]:  # (pyarrow is untyped)
     else:
         prefix = f"{parsed.scheme}://{parsed.netloc}"
     return filesystem, path, prefix
+
+
+@dataclass(frozen=True)
+class UriEntry:
+    """What the store says of a path: its URI, "file", "dir" or "none", its size and modification time (ns, 0
+    where the store does not say)."""
+
+    uri: str
+    kind: str
+    size: int = 0
+    mtime_ns: int = 0
+
+
+#: The most file handles `requests_once` keeps open (each is a path, a size and the client: no connection).
+MAX_HANDLES = 256
+#: The most bytes of blocks read (`ReadAheadFile`'s) that `requests_once` keeps, the least recently read dropped first.
+MAX_KEPT_BYTES = 64 * 1024 * 1024
+
+
+@dataclass
+class _Asked:
+    """What the store said during one `requests_once`: listings and entries by URI, file handles by URI."""
+
+    listings: dict[str, list[UriEntry]] = field(default_factory=dict)
+    entries: dict[str, UriEntry] = field(default_factory=dict)
+    handles: OrderedDict[str, Any] = field(default_factory=OrderedDict)
+    blocks: OrderedDict[tuple[str, int, int], bytes] = field(default_factory=OrderedDict)
+    kept_bytes: int = 0
+
+    def keep(self, key: tuple[str, int, int], data: bytes) -> None:
+        self.blocks[key] = data
+        self.kept_bytes += len(data)
+        while self.kept_bytes > MAX_KEPT_BYTES and self.blocks:
+            _, dropped = self.blocks.popitem(last=False)
+            self.kept_bytes -= len(dropped)
+
+    def known(self, uri: str) -> UriEntry | None:
+        """An entry asked before, or one its directory's listing answers (absent from it: "none")."""
+        if uri in self.entries:
+            return self.entries[uri]
+        parent, _, _ = uri.rstrip("/").rpartition("/")
+        if parent in self.listings:
+            return UriEntry(uri, "none")
+        return None
+
+
+_ASKED: contextvars.ContextVar[_Asked | None] = contextvars.ContextVar("kafkalog_uri_requests", default=None)
+
+
+@contextlib.contextmanager
+def requests_once() -> Iterator[None]:
+    """Within: what the store said of a directory or file is kept, and asked once (see the module's doc). Nested,
+    the outermost one keeps it; files may change meanwhile, so a stream's trigger is one (its next one asks again)."""
+    if _ASKED.get() is not None:
+        yield
+        return
+    token = _ASKED.set(_Asked())
+    try:
+        yield
+    finally:
+        asked = _ASKED.get()
+        _ASKED.reset(token)
+        for raw in asked.handles.values() if asked is not None else ():
+            with contextlib.suppress(OSError):
+                raw.close()
+
+
+def _entry(prefix: str, info: Any) -> UriEntry:  # (a pyarrow FileInfo)
+    from pyarrow import fs as pafs
+
+    kind = ("none" if info.type == pafs.FileType.NotFound
+            else "dir" if info.type == pafs.FileType.Directory else "file")
+    return UriEntry(prefix + info.path, kind, info.size or 0 if kind == "file" else 0, info.mtime_ns or 0)
+
+
+def stat_uri(filesystem: Any, path: str, prefix: str) -> UriEntry:
+    """What is at `path` in `filesystem` (a request, unless `requests_once` knows it)."""
+    path = path.rstrip("/") or path
+    asked = _ASKED.get()
+    known = asked.known(prefix + path) if asked is not None else None
+    if known is not None:
+        return known
+    found = _entry(prefix, filesystem.get_file_info(path))
+    found = UriEntry(prefix + path, found.kind, found.size, found.mtime_ns)
+    if asked is not None:
+        asked.entries[found.uri] = found
+    return found
+
+
+def list_uri(filesystem: Any, path: str, prefix: str) -> list[UriEntry]:
+    """The entries of the directory `path` in `filesystem`, sorted by URI (a listing, unless `requests_once` has
+    it). Raises what pyarrow raises where it is no directory."""
+    from pyarrow import fs as pafs
+
+    path = path.rstrip("/") or path
+    asked = _ASKED.get()
+    uri = prefix + path
+    if asked is not None and uri in asked.listings:
+        return asked.listings[uri]
+    infos = filesystem.get_file_info(pafs.FileSelector(path, recursive=False))
+    found = sorted((_entry(prefix, i) for i in infos), key=lambda e: e.uri)
+    if asked is not None:
+        asked.listings[uri] = found
+        asked.entries[uri] = UriEntry(uri, "dir")
+        asked.entries.update((e.uri, e) for e in found)
+    return found
+
+
+def open_uri(filesystem: Any, path: str, prefix: str) -> Any:
+    """`filesystem`'s handle on the file `path` (a pyarrow RandomAccessFile; opening asks the store for its size),
+    the one opened before within `requests_once`. Close it with `close_uri`."""
+    asked = _ASKED.get()
+    uri = prefix + path
+    if asked is not None and uri in asked.handles:
+        asked.handles.move_to_end(uri)
+        return asked.handles[uri]
+    raw = filesystem.open_input_file(path)
+    if asked is not None:
+        asked.handles[uri] = raw
+        if len(asked.handles) > MAX_HANDLES:
+            _, oldest = asked.handles.popitem(last=False)
+            with contextlib.suppress(OSError):
+                oldest.close()
+    return raw
+
+
+def _close_uri(uri: str, raw: Any) -> None:
+    """Close a handle from `open_uri`, unless `requests_once` keeps it for the next opening."""
+    asked = _ASKED.get()
+    if asked is None or asked.handles.get(uri) is not raw:
+        raw.close()
 
 
 @dataclass(frozen=True)
@@ -132,12 +272,8 @@ class UriPath(os.PathLike):
     # -- what is there --
     def _info(self) -> str:
         if self._kind is None:
-            from pyarrow import fs as pafs
-
-            found = self._filesystem.get_file_info(self._path)
-            self._kind = ("none" if found.type == pafs.FileType.NotFound
-                          else "dir" if found.type == pafs.FileType.Directory else "file")
-            self._size = found.size or 0
+            found = stat_uri(self._filesystem, self._path, self._prefix)
+            self._kind, self._size = found.kind, found.size
         return self._kind
 
     def exists(self) -> bool:
@@ -159,13 +295,10 @@ class UriPath(os.PathLike):
 
     def iterdir(self) -> list[UriPath]:
         """The directory's entries (one listing; each entry knows its kind and size)."""
-        from pyarrow import fs as pafs
-
         if self._info() != "dir":
             raise NotADirectoryError(20, "not a directory", self.uri)
-        infos = self._filesystem.get_file_info(pafs.FileSelector(self._path, recursive=False))
-        return sorted(self._child(i.path, "dir" if i.type == pafs.FileType.Directory else "file", i.size or 0)
-                      for i in infos)
+        return sorted(self._child(e.uri[len(self._prefix):], e.kind, e.size)
+                      for e in list_uri(self._filesystem, self._path, self._prefix))
 
     def glob(self, pattern: str) -> list[UriPath]:
         """The entries whose names match `pattern` (one level: no `/` or `**`), as `Path.glob` gives them."""
@@ -178,7 +311,7 @@ class UriPath(os.PathLike):
         if mode != "rb":
             raise ValueError(f"{self.uri}: opened for reading only ('rb'), not {mode!r}")
         try:
-            raw = self._filesystem.open_input_file(self._path)
+            raw = open_uri(self._filesystem, self._path, self._prefix)
         except OSError as e:  # (pyarrow's errors name no file: the user is told which)
             raise OSError(e.errno or errno.EIO, f"cannot open it: {e}", self.uri) from None
         # (a ReadAheadFile reads, seeks, tells and closes as a binary file does: all that its readers call)
@@ -247,6 +380,19 @@ class ReadAheadFile:
         except OSError as e:  # (a store's error mid-read names no file or position: say both)
             raise OSError(e.errno or errno.EIO, f"cannot read bytes {at} to {at + n}: {e}", self.name) from None
 
+    def _read_block(self, n: int, at: int) -> bytes:
+        """A block, read once within `requests_once` (a file that several readers open is fetched once)."""
+        asked = _ASKED.get()
+        if asked is None or self.name is None:
+            return self._read_at(n, at)
+        key = (self.name, at, n)
+        if key in asked.blocks:
+            asked.blocks.move_to_end(key)
+            return asked.blocks[key]
+        data = self._read_at(n, at)
+        asked.keep(key, data)
+        return data
+
     def seek(self, offset: int, whence: int = os.SEEK_SET) -> int:
         if whence == os.SEEK_SET:
             self._pos = offset
@@ -275,14 +421,14 @@ class ReadAheadFile:
             if end > start + self._block_size:  # (across two blocks: from here)
                 start = self._pos
             self._block_start = start
-            self._block = self._read_at(min(self._block_size, self._size - start), start)
+            self._block = self._read_block(min(self._block_size, self._size - start), start)
             offset = self._pos - start
         data = self._block[offset:offset + (end - self._pos)]
         self._pos = end
         return data
 
     def close(self) -> None:
-        self._raw.close()
+        _close_uri(self.name or "", self._raw)
 
     def __enter__(self) -> ReadAheadFile:
         return self

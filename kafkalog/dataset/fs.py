@@ -18,7 +18,7 @@ from typing import Any, BinaryIO, cast
 from kafkalog import file_names
 from kafkalog.errors import UsageError
 from kafkalog.location import Location, broken_link
-from kafkalog.uri_path import ReadAheadFile, split_uri
+from kafkalog.uri_path import ReadAheadFile, list_uri, open_uri, split_uri, stat_uri
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
@@ -57,13 +57,10 @@ def info(location: Location | str) -> FileInfo | None:
         if os.path.isfile(local):
             return FileInfo(os.path.abspath(local), os.path.getsize(local), False)
         return None
-    from pyarrow import fs as pafs
-
-    filesystem, path, prefix = _split_uri(location)
-    found = filesystem.get_file_info(path)
-    if found.type == pafs.FileType.NotFound:
+    found = stat_uri(*_split_uri(location))
+    if found.kind == "none":
         return None
-    return FileInfo(prefix + found.path, found.size or 0, found.type == pafs.FileType.Directory)
+    return FileInfo(found.uri, found.size, found.kind == "dir")
 
 
 def listdir(location: Location | str) -> list[FileInfo]:
@@ -84,12 +81,7 @@ def listdir(location: Location | str) -> list[FileInfo]:
                 stat = entry.stat()
                 out.append(FileInfo(path, 0 if is_dir else stat.st_size, is_dir, stat.st_mtime_ns))
         return sorted(out, key=lambda f: f.location)
-    from pyarrow import fs as pafs
-
-    filesystem, path, prefix = _split_uri(location)
-    infos = filesystem.get_file_info(pafs.FileSelector(path, recursive=False))
-    return sorted((FileInfo(prefix + i.path, i.size or 0, i.type == pafs.FileType.Directory, i.mtime_ns or 0)
-                   for i in infos), key=lambda f: f.location)
+    return [FileInfo(e.uri, e.size, e.kind == "dir", e.mtime_ns) for e in list_uri(*_split_uri(location))]
 
 
 def expand(pattern: Location | str) -> list[FileInfo]:
@@ -139,9 +131,9 @@ def open_object(location: Location | str) -> BinaryIO:
     location = Location.of(location)
     if not location.is_uri:
         return open(location.text, "rb")
-    filesystem, path, _ = _split_uri(location)
+    filesystem, path, prefix = _split_uri(location)
     # (a ReadAheadFile reads, seeks, tells and closes as a binary file does: all that its readers call)
-    return cast(BinaryIO, ReadAheadFile(filesystem.open_input_file(path)))
+    return cast(BinaryIO, ReadAheadFile(open_uri(filesystem, path, prefix), name=prefix + path))
 
 
 def read_bytes(location: Location | str, start: int = 0, length: int | None = None) -> bytes:

@@ -32,6 +32,7 @@ from kafkalog.dataset.rows import read_range
 from kafkalog.dataset.schema import output_arrow_schema
 from kafkalog.errors import UsageError
 from kafkalog.threads import DEFAULT_THREADS, in_order
+from kafkalog.uri_path import requests_once
 
 if TYPE_CHECKING:  # (the registry's decoders: imported by a read that decodes values)
     from kafkalog.dataset.registry_values import RegistryColumns
@@ -169,7 +170,8 @@ def read_arrow(path: Paths, *, threads: int | None = None, **options: object) ->
     n = threads if threads is not None else DEFAULT_THREADS
     if n < 1:
         raise UsageError(f"threads must be at least 1, got {n}")
-    read = plan_read(path, options, threads=n)
+    with requests_once():  # (the planning asks an object store of each directory and file once)
+        read = plan_read(path, options, threads=n)
     return pa.RecordBatchReader.from_batches(read.schema, _arrow_batches(read, n))
 
 

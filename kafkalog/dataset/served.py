@@ -24,7 +24,7 @@ from kafkalog.dataset import fs
 from kafkalog.errors import UsageError
 from kafkalog.file_names import PARTITION_METADATA, parse_offset_file_name, parse_partition_dir_name
 from kafkalog.location import Location
-from kafkalog.uri_path import AnyPath, as_path
+from kafkalog.uri_path import AnyPath, as_path, requests_once
 
 if TYPE_CHECKING:
     from kafkalog.log.log_dir import LogDirState
@@ -210,9 +210,14 @@ def partition_bounds(path: str | os.PathLike | Sequence[str | os.PathLike]) -> p
     >>> import kafkalog
     >>> table = kafkalog.partition_bounds("/var/lib/kafka/data")  # doctest: +SKIP
     """
+    with requests_once():  # (asks an object store of each directory and file once)
+        return _partition_bounds([os.fspath(path)] if isinstance(path, (str, os.PathLike))
+                                 else [os.fspath(p) for p in path])
+
+
+def _partition_bounds(paths: list[str]) -> pa.Table:
     from kafkalog.log.log_dir import log_dir_of  # noqa: PLC0415  (see the imports)
 
-    paths = [os.fspath(path)] if isinstance(path, (str, os.PathLike)) else [os.fspath(p) for p in path]
     directories: list[str] = []
     for p in paths:
         matches = fs.expand(p)

@@ -40,6 +40,7 @@ from kafkalog.dataset.registry_values import RegistryColumns
 from kafkalog.dataset.rows import path_option, read_range
 from kafkalog.errors import UsageError
 from kafkalog.log.served_log import ServedBounds
+from kafkalog.uri_path import requests_once
 
 try:  # PySpark 4.2+: read limits and Trigger.AvailableNow for Python sources
     from pyspark.sql.streaming.datasource import ReadAllAvailable, ReadMaxRows, SupportsTriggerAvailableNow
@@ -89,6 +90,10 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self.target: dict[TopicPartition, int] | None = None
 
     def _partitions(self) -> dict[TopicPartition, _Tailed]:
+        with requests_once():  # (each listing and file asked once a call; the next call sees what changed)
+            return self._find_partitions()
+
+    def _find_partitions(self) -> dict[TopicPartition, _Tailed]:
         found = {}
         self.logs.next_trigger()
         named = plan.named_files([self.path] if isinstance(self.path, str) else list(self.path))
@@ -191,7 +196,8 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             starting_offsets=ByPartition(_by_topic({tp: s for tp, (s, _) in wanted.items()})),
             ending_offsets=ByPartition(_by_topic({tp: e for tp, (_, e) in wanted.items()})),
             starting_timestamps=None, ending_timestamps=None, min_partitions=None)
-        return [InputPartition(r) for r in plan.plan(self.path, opts, exact_end=True, logs=self.logs)]
+        with requests_once():
+            return [InputPartition(r) for r in plan.plan(self.path, opts, exact_end=True, logs=self.logs)]
 
     def read(self, partition: InputPartition):
         yield from read_range(partition.value, self.options, registry=self.registry)

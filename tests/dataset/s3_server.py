@@ -21,12 +21,16 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def s3_server(log: Path) -> Iterator[dict[str, str]]:
-    """Run the server; yield the environment that points S3 clients (pyarrow, Spark's Python workers) at it."""
+def s3_server(log: Path, record: Path | None = None) -> Iterator[dict[str, str]]:
+    """Run the server; yield the environment that points S3 clients (pyarrow, Spark's Python workers) at it.
+    `record`: moto's recorder appends each request there (a JSON line) before answering it, so that a client that
+    has its answers can count them."""
     port = _free_port()
+    recording = {"MOTO_ENABLE_RECORDING": "true", "MOTO_RECORDER_FILEPATH": str(record)} if record else {}
     with open(log, "wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                                env={**os.environ, **recording})
     try:
         deadline = time.monotonic() + 30
         while True:
