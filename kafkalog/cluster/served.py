@@ -44,6 +44,7 @@ Each replica is first loaded as its broker's start-up loads it (`kafkalog.log.se
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from kafkalog.cluster import lineage as epochs
@@ -170,9 +171,22 @@ class ClusterView:
         """The partition directory each partition is served from."""
         return [v.replica.path for p in self.partitions if (v := p.leader_view) is not None]
 
+    def replica_bounds(self) -> dict[str, ServedBounds]:
+        """Each replica's bounds as its broker's start-up loads them, by its directory: a later view's `previous`."""
+        return {str(v.replica.path): v.bounds for p in self.partitions for v in p.replicas if v.bounds is not None}
 
-def cluster_view(paths: list[str]) -> ClusterView:
+
+def cluster_view(paths: list[str], *, previous: Mapping[str, ServedBounds] | None = None) -> ClusterView:
     """Read the disks (log directories, or globs of them) as one cluster restarted on them.
+
+    Parameters
+    ----------
+    paths : list of str
+        The disks: log directories, URIs or globs of either.
+    previous : mapping of str to ServedBounds, optional
+        An earlier view's `ClusterView.replica_bounds` of the same disks (a stream's, at its previous trigger):
+        each replica's recovery walks and search for open transactions go on from where they stopped, where its
+        segments only grew (`kafkalog.log.served_log.served_bounds`'s `previous`, same rules).
 
     Raises
     ------
@@ -195,7 +209,7 @@ def cluster_view(paths: list[str]) -> ClusterView:
             problems.append(f"{topic}-{number}: topic id {topic_id} is not in the metadata read, which does not read "
                             "whole: read as a topic of its own (if the topic was deleted, Kafka deletes it at "
                             "start-up)")
-        views = [_replica_view(r) for r in replicas]
+        views = [_replica_view(r, (previous or {}).get(str(r.path))) for r in replicas]
         problems += [v.problem for v in views if v.problem]
         p = PartitionView(topic, topic_id, number, views, state=state)
         for v in views:
@@ -324,9 +338,9 @@ def _voters(copies: list[tuple[int | None, AnyPath, str | None]], reach: dict[An
     return sorted(static.values(), key=lambda v: v.node_id), "quorum-state"
 
 
-def _replica_view(r: Replica) -> ReplicaView:
+def _replica_view(r: Replica, previous: ServedBounds | None = None) -> ReplicaView:
     try:
-        bounds = served_bounds(r.path, r.disk.state)
+        bounds = served_bounds(r.path, r.disk.state, previous=previous)
         view = ReplicaView(r, bounds)
         view.lineage, view.problem = _lineage(r.path, bounds)
     except (KafkalogError, OSError) as e:

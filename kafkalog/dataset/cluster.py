@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import pyarrow as pa
 
@@ -22,6 +22,9 @@ from kafkalog.dataset.layout import renamed_state
 from kafkalog.errors import UsageError
 from kafkalog.location import Location
 from kafkalog.uri_path import AnyPath, as_path, is_uri
+
+if TYPE_CHECKING:
+    from kafkalog.dataset.served import ServedLogs
 
 #: With readReplicas=true: the broker (node id) whose disk a row was read from, and for a partition directory Kafka
 #: renamed, how ('delete', 'future' or 'stray'; null for a replica's own directory).
@@ -48,9 +51,10 @@ S = TypeVar("S", bound=_Segment)
 T = TypeVar("T", bound=_Target)
 
 
-def served_segments(paths: list[str], segments: list[S]) -> list[S]:
+def served_segments(paths: list[str], segments: list[S], logs: ServedLogs | None = None) -> list[S]:
     """`segments` (listed under `paths`) without those of the replicas a restarted cluster does not serve from;
-    all of them when the paths are not several brokers' disks.
+    all of them when the paths are not several brokers' disks. `logs`: the read's (a stream's, kept from one
+    trigger to the next), whose `replica_bounds` the replicas' recovery walks resume from, and are kept in.
 
     Raises
     ------
@@ -59,17 +63,19 @@ def served_segments(paths: list[str], segments: list[S]) -> list[S]:
     """
     if not is_cluster(paths):
         return segments
-    replicas, served = _served_dirs(paths)
+    replicas, served = _served_dirs(paths, logs)
     return [seg for seg in segments
             if (d := _real(Location(seg.location).parent.text)) in served or d not in replicas]
 
 
-def _served_dirs(paths: list[str]) -> tuple[set[str], set[str]]:
+def _served_dirs(paths: list[str], logs: ServedLogs | None = None) -> tuple[set[str], set[str]]:
     """(every replica's directory and every copy of the metadata log, those read from)."""
     # (imported here: the metadata log's replay and the election, which a read of one broker's files never loads)
     from kafkalog.cluster.served import cluster_view  # noqa: PLC0415
 
-    view = cluster_view(paths)
+    view = cluster_view(paths, previous=logs.replica_bounds if logs is not None else None)
+    if logs is not None:
+        logs.replica_bounds = view.replica_bounds()
     if view.disks.other_cluster:
         names = ", ".join(str(d.path) for d in view.disks.other_cluster)
         raise UsageError(f"{names}: not a disk of cluster {view.disks.cluster_id} (see `kafkalog reconcile`); "

@@ -138,12 +138,12 @@ def plan(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = NO_FI
     from trigger to trigger).
     """
     gaps: dict[str, str] = {}  # PERMISSIVE: the location of the segment after a gap -> the gap
-    segments = wanted_segments(path, options, pushed, gaps)
-    ranges: list[SegmentRange] = []
     across = options.remote_root is not None  # a partition's segments lie in two places
+    logs = logs if logs is not None else served.ServedLogs(remote_storage=across)
+    segments = wanted_segments(path, options, pushed, gaps, logs)
+    ranges: list[SegmentRange] = []
     groups = by_partition(segments, across)
     offsets.check_named_partitions(options, {(g[0].topic, g[0].partition) for g in groups})
-    logs = logs if logs is not None else served.ServedLogs(remote_storage=across)
     named = named_files([path] if isinstance(path, str) else list(path)) if served_log else set()
     for n, group in enumerate(groups):
         found = None
@@ -202,15 +202,16 @@ def _served(group: list[Segment], logs: served.ServedLogs, named: set[str]) -> S
 
 
 def wanted_segments(path: str | Sequence[str], options: ReadOptions, pushed: Pushed = NO_FILTERS,
-                    gaps: dict[str, str] | None = None) -> list[Segment]:
+                    gaps: dict[str, str] | None = None, logs: served.ServedLogs | None = None) -> list[Segment]:
     """The segments under `path` (one path, or several read as one: each segment once, each partition's
     history stitched once) that the options select, a tiered partition's remote ones stitched before
     its local ones (option remoteRoot). Offsets no segment holds are data loss, reported per the options,
-    or with `gaps` given and mode=PERMISSIVE, recorded there by the location of the segment they precede."""
+    or with `gaps` given and mode=PERMISSIVE, recorded there by the location of the segment they precede.
+    `logs`: the read's served bounds (a stream's, kept from trigger to trigger; see `cluster.served_segments`)."""
     paths = [path] if isinstance(path, str) else list(path)
     segments = list({s.location: s for p in paths for s in list_segments(p, options.read_replicas)}.values())
     if not options.read_replicas:  # several brokers' disks: each partition once, from the replica served
-        segments = cluster.served_segments(paths, segments)
+        segments = cluster.served_segments(paths, segments, logs)
 
     def report(message: str, after: Segment) -> None:
         if options.mode is DamageMode.PERMISSIVE and gaps is not None:

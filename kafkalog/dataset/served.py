@@ -49,6 +49,9 @@ class ServedLogs:
         self._said: set[str] = set()
         #: Earlier findings to resume recovery's walks from (a stream's, `TailedLogs`).
         self._previous: dict[str, ServedBounds | None] = {}
+        #: Of several brokers' disks read as one cluster (`kafkalog.dataset.cluster`): every replica's bounds, by its
+        #: directory, from the last view of them; the next view's walks resume from them (a stream's next trigger).
+        self.replica_bounds: dict[str, ServedBounds] = {}
 
     def of_directory(self, directory: str) -> ServedBounds | None:
         """A partition directory's served bounds (on the local disk or behind a URI); None outside a log directory."""

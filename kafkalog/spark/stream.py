@@ -98,7 +98,7 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self.logs.next_trigger()
         named = plan.named_files([self.path] if isinstance(self.path, str) else list(self.path))
         # With remoteRoot, a tiered partition's remote segments come first: its history starts there.
-        for group in plan.by_partition(plan.wanted_segments(self.path, self.options),
+        for group in plan.by_partition(plan.wanted_segments(self.path, self.options, logs=self.logs),
                                        across=self.options.remote_root is not None):
             seg = group[0]
             if seg.topic is None or seg.partition is None:
