@@ -106,7 +106,7 @@ from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import Keyring, keyring
 from kafkalog.threads import DEFAULT_THREADS
-from kafkalog.uri_path import AnyPath, as_path
+from kafkalog.uri_path import AnyPath, UriPath, as_path
 
 
 @dataclass(frozen=True)
@@ -933,7 +933,7 @@ def _verify_txn_index(segment: _SegmentSources, log: _LogSummary | None, report:
     if isinstance(source, _NamedBytes):  # (behind a URI or in Aiven's objects: read whole)
         read = decode_txn_index(source.getvalue(), name)
     else:
-        assert isinstance(source, Path)
+        assert isinstance(source, (Path, UriPath))  # (a partition directory behind a URI: its files are UriPaths)
         read = read_txn_index(source)
     for damage in read.damage:
         report.problems.append(Problem(name, damage.kind, damage.message, position=damage.position))
