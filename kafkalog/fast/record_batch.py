@@ -443,6 +443,9 @@ class BatchWalker:
         types."""
         rs = walked.row_section
         _note_last_offsets(group, rs, walked.offset)
+        if not walked.rows or not batch_headers[int(rs[0]):int(rs[-1]) + 1,
+                                                k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL].any():
+            return  # (no control batch among the walk's sections, the usual: no pass over its rows)
         is_control = batch_headers[rs, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1
         if not is_control.any():
             return
