@@ -690,6 +690,13 @@ cdef inline int64_t _record_bytes(Table* rec, Table* hdr) noexcept nogil:
     return max(most, max(keys, values))
 
 
+cdef inline int64_t _control_key_bytes(Table* rec, const int64_t* headers, int64_t s) noexcept nogil:
+    """What a record adds to a check's buffers (`_add_row`'s `check`): its key's bytes in a control batch."""
+    if headers[s * KAFKA_RECORD_BATCH__WIDTH + KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] != 1:
+        return 0
+    return rec.data[KAFKA_RECORD__BODY__KEY__SIZE]
+
+
 cdef bint _grow_table(Table* t, int64_t width) noexcept nogil:
     """Room for twice the rows (the old rows are not kept: the record is parsed again)."""
     cdef int64_t rows = 2 * t.rows + 61
@@ -741,7 +748,8 @@ cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_en
                     sec_err_pos[s] = pos
                 failed = True
                 break
-            if not check and o.rows and _record_bytes(rec, hdr) > _INT32_MAX - largest:
+            if o.rows and (_record_bytes(rec, hdr) if not check else _control_key_bytes(rec, headers, s)) > \
+                    _INT32_MAX - largest:
                 # Arrow's 32-bit offsets: the rows so far go out first.
                 state[0], state[1], state[2] = s, pos, done
                 return _WALK_FULL
