@@ -21,7 +21,7 @@ from kafkalog.dataset.decode import read_segment_table
 from kafkalog.fast import compiled, engine, index as fast_index, walk_codes
 from kafkalog.formats.index import OffsetIndex, TimeIndex
 from kafkalog.model import Decoder
-from tests.fast.test_fast_path import FILES, entries as object_entries
+from tests.fast.test_fast_path import FILES, entries as object_entries, fix_crcs, mutate
 from tests.fresh_home import run_in_empty_home
 from tests.paths import ROOT
 
@@ -329,8 +329,6 @@ def test_a_walk_that_checks_finds_what_a_walk_that_copies_finds(max_rows):
     # `kafkalog verify`'s walk (check mode: no key, value or header copied) against the walk that builds the
     # columns: the same batches taken, stops, sections' results (records parsed, damage and where) and rows, on
     # every fixture and on seeded mutations of them (with their CRCs made valid again, to reach the records).
-    from tests.fast.test_fast_path import fix_crcs, mutate
-
     rng = random.Random(33)
     sources = [p.read_bytes() for p in FILES]
     cases = list(sources)
