@@ -57,11 +57,11 @@ OBJECT_PATH = FORCED.replace("= 0", "= 1 << 62")
 CROSSOVER_RECORDS = (50, 200, 1000, 5000)
 
 
-def run(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
-    """(wall, CPU) of a whole command, output to /dev/null; in `env`, else `CHILD_ENV`."""
+def run(cmd: list[str], env: dict[str, str] | None = None, cwd: Path = ROOT) -> tuple[float, float]:
+    """(wall, CPU) of a whole command, output to /dev/null; in `env`, else `CHILD_ENV`; from `cwd`."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, cwd=ROOT,
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, cwd=cwd,
                    env=CHILD_ENV if env is None else env)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)

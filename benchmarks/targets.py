@@ -45,17 +45,31 @@ def child_env(pycache: Path) -> dict[str, str]:
     return env
 
 
-def verify_rows(segment: Path, repeat: int, env: dict[str, str]) -> str:
+def verify_rows(segment: Path, repeat: int, env: dict[str, str], baseline: Path | None = None) -> str:
+    """The whole commands' rows; with a `baseline` (a directory holding another checkout's `kafkalog` with its
+    compiled modules, as `before_after.py` takes it), its runs and this checkout's alternate, each command's
+    baseline row first."""
     py = sys.executable
+    codes: list[tuple[str, dict[str, str], Path]] = [("", env, ROOT)]
+    if baseline is not None:
+        # (imported ahead of this checkout's: PYTHONPATH, from a directory without a `kafkalog` of its own)
+        codes = [("baseline: ", {**env, "PYTHONPATH": str(baseline.resolve())}, Path(tempfile.gettempdir())),
+                 ("this checkout: ", env, Path(tempfile.gettempdir()))]
     rows = ["| command | wall s | CPU s |", "| --- | ---: | ---: |"]
     for label, cmd in (("python -c pass", [py, "-c", "pass"]),
                        ("kafkalog verify samples/v2-none.log (6 records)",
                         [py, "-m", "kafkalog.cli", "verify", str(ROOT / "samples" / "v2-none.log")]),
                        (f"kafkalog verify {segment.stat().st_size / 1e6:.0f} MB segment (1,000,000 records)",
                         [py, "-m", "kafkalog.cli", "verify", str(segment)])):
-        startup.run(cmd, env)  # warm: the page cache, the bytecode
-        wall, cpu = min((startup.run(cmd, env) for _ in range(repeat)), key=lambda r: r[1])
-        rows.append(f"| {label} | {wall:.2f} | {cpu:.2f} |")
+        runs: dict[str, list[tuple[float, float]]] = {code: [] for code, _, _ in codes}
+        for _code, code_env, cwd in codes:
+            startup.run(cmd, code_env, cwd)  # warm: the page cache, the bytecode
+        for _ in range(repeat):
+            for code, code_env, cwd in codes:
+                runs[code].append(startup.run(cmd, code_env, cwd))
+        for code, _, _ in codes:
+            wall, cpu = min(runs[code], key=lambda r: r[1])
+            rows.append(f"| {code}{label} | {wall:.2f} | {cpu:.2f} |")
     return "\n".join(rows)
 
 
@@ -86,6 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=3600, help="seconds per benchmark")
     ap.add_argument("--skip", default="", help="sections to leave out: startup,verify,threads,hostile,spark,dump,java")
     ap.add_argument("--out", type=Path, help="the report (markdown); standard output by default")
+    ap.add_argument("--baseline", type=Path, help="verify's section: another checkout's `kafkalog` (a directory, as "
+                    "before_after.py takes it) run alternately with this one")
     args = ap.parse_args(argv)
     skip = set(filter(None, args.skip.split(",")))
     py = sys.executable
@@ -102,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
                     env, args.timeout)
         if "verify" not in skip:
             section(out, "kafkalog verify, whole command (fastest of the runs by CPU)", None, env, args.timeout,
-                    verify_rows(segment, args.repeat, env))
+                    verify_rows(segment, args.repeat, env, args.baseline))
         if "threads" not in skip:
             section(out, "Two threads against one, the GIL-held share, and the machine's ceiling",
                     [py, str(HERE / "threads.py"), "--codecs", "none", "--records", str(args.records), "--work", w,

@@ -46,21 +46,23 @@ def header_lists(walked, struct_type: pa.StructType) -> pa.Array:
     return pa.ListArray.from_arrays(offsets, struct)
 
 
-def walk(buf: np.ndarray, sections, state: np.ndarray, batch_headers: np.ndarray, max_rows: int):
-    """`engine.walk` of a group's `record_groups.Sections` (whose results it fills): (why it stopped, `Walked`)."""
+def walk(buf: np.ndarray, sections, state: np.ndarray, batch_headers: np.ndarray, max_rows: int, check: bool = False):
+    """`engine.walk` of a group's `record_groups.Sections` (whose results it fills): (why it stopped, `Walked`).
+    `check`: every record checked, none copied (`engine.walk`'s check mode)."""
     def dense(a: np.ndarray) -> np.ndarray:
         return np.ascontiguousarray(a, dtype=np.int64)
 
     return engine.walk(buf, dense(sections.pos), dense(sections.end), dense(sections.count), dense(sections.partial),
                        state, dense(batch_headers), sections.good, sections.err, sections.err_pos,
-                       sections.trailing_at, max_rows)
+                       sections.trailing_at, max_rows, check)
 
 
 def decode_group(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: np.ndarray, room: int, max_rows: int,
-                 group_bytes: int):
+                 group_bytes: int, check: bool = False):
     """`engine.decode_group`: plain v2 batches (entries buf[pos:pos + size]) as one group, in one call without the
-    GIL; an `engine.Group`."""
-    return engine.decode_group(buf, pos, np.ascontiguousarray(size, dtype=np.int64), out, room, max_rows, group_bytes)
+    GIL; an `engine.Group`. `check`: the walk checks every record without copying it (`engine.walk`'s)."""
+    return engine.decode_group(buf, pos, np.ascontiguousarray(size, dtype=np.int64), out, room, max_rows, group_bytes,
+                               check)
 
 
 def scan_entries(buf: np.ndarray, pos: int, start_limit: int, max_entry: int, out: np.ndarray) -> tuple[int, int, int]:

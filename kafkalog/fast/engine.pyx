@@ -587,11 +587,15 @@ cdef inline int64_t _s32(int64_t x) noexcept nogil:
 
 
 cdef bint _add_row(const uint8_t* buf, Out* o, int64_t s, const int64_t* h, Table* rec, Table* hdr,
-                   Table* ctl) noexcept nogil:
+                   Table* ctl, bint check) noexcept nogil:
     """One parsed record (row 0 of `rec`, its headers from row 0 of `hdr`) of section `s` (batch header `h`)
     into the buffers, with Kafka's rules (`DefaultRecordBatch`/`DefaultRecord`: offset = base offset + delta,
     timestamp = base timestamp + delta or the max timestamp under LogAppendTime, sequence by
-    `incrementSequence`), as `kafkalog.formats.record_batch` applies them."""
+    `incrementSequence`), as `kafkalog.formats.record_batch` applies them.
+
+    `check`: the record checked, not copied (`walk`'s check mode): its section, offset, control type and key
+    slot only, the key's bytes for a control record alone (a key that does not parse is worded from them), the
+    header keys' UTF-8 checked where they are."""
     cdef const int64_t* r = rec.data
     cdef int64_t delta = r[KAFKA_RECORD__BODY__OFFSET_DELTA]
     cdef int64_t base = h[KAFKA_RECORD_BATCH__BASE_SEQUENCE]
@@ -610,6 +614,25 @@ cdef bint _add_row(const uint8_t* buf, Out* o, int64_t s, const int64_t* h, Tabl
         kind = -2 if err != 0 else ctl.data[KAFKA_CONTROL_RECORD__TYPE]
     else:
         kind = -1
+    if check:
+        n = r[KAFKA_RECORD__BODY__KEY__SIZE]
+        if not (_put64(&o.row_section, s)
+                and _put64(&o.offset, h[KAFKA_RECORD_BATCH__BASE_OFFSET] + delta)
+                and _put32(&o.control, <int32_t>kind)
+                and _put_bit(&o.key_valid, o.rows, n >= 0)
+                and _put_bytes(&o.key_data, buf + r[KAFKA_RECORD__BODY__KEY__POS], n if kind != -1 else -1)
+                and _put32(&o.key_offsets, <int32_t>o.key_data.size)):
+            return False
+        if n < 0:
+            o.key_nulls += 1
+        for i in range(r[KAFKA_RECORD__BODY__HEADERS__COUNT]):
+            p = hdr.data[KAFKA_RECORD__HEADER__KEY__POS * hdr.rows + i]
+            n = hdr.data[KAFKA_RECORD__HEADER__KEY__SIZE * hdr.rows + i]
+            if o.bad_key < 0 and not _utf8(buf, p, p + n):
+                o.bad_key = o.header_rows
+            o.header_rows += 1
+        o.rows += 1
+        return True
     if not (_put64(&o.row_section, s)
             and _put64(&o.offset, h[KAFKA_RECORD_BATCH__BASE_OFFSET] + delta)
             and _put64(&o.timestamp, h[KAFKA_RECORD_BATCH__MAX_TIMESTAMP]
@@ -667,6 +690,13 @@ cdef inline int64_t _record_bytes(Table* rec, Table* hdr) noexcept nogil:
     return max(most, max(keys, values))
 
 
+cdef inline int64_t _control_key_bytes(Table* rec, const int64_t* headers, int64_t s) noexcept nogil:
+    """What a record adds to a check's buffers (`_add_row`'s `check`): its key's bytes in a control batch."""
+    if headers[s * KAFKA_RECORD_BATCH__WIDTH + KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] != 1:
+        return 0
+    return rec.data[KAFKA_RECORD__BODY__KEY__SIZE]
+
+
 cdef bint _grow_table(Table* t, int64_t width) noexcept nogil:
     """Room for twice the rows (the old rows are not kept: the record is parsed again)."""
     cdef int64_t rows = 2 * t.rows + 61
@@ -682,8 +712,9 @@ cdef bint _grow_table(Table* t, int64_t width) noexcept nogil:
 cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_end, const int64_t* sec_count,
                const int64_t* sec_partial, int64_t nsec, int64_t* state, const int64_t* headers,
                int64_t* sec_good, int64_t* sec_err, int64_t* sec_err_pos, int64_t* sec_trailing_at, Out* o,
-               int64_t max_rows, Table* rec, Table* hdr, Table* ctl) noexcept nogil:
-    """The records of sections state[0].. (`walk`'s state, stops and damage codes), each into `o` as it parses.
+               int64_t max_rows, Table* rec, Table* hdr, Table* ctl, bint check) noexcept nogil:
+    """The records of sections state[0].. (`walk`'s state, stops and damage codes), each into `o` as it parses
+    (`check`: checked, not copied: `_add_row`).
 
     Each section ends with `sec_good` (records that parsed) and `sec_err` (0, a generated error code,
     _BODY_TRAILING or _SECTION_TRAILING) at `sec_err_pos`. A section marked in `sec_partial` is what
@@ -695,7 +726,7 @@ cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_en
     cdef int64_t largest = 0, nbytes = sec_end[s] - pos if s < nsec else 0, i
     for i in range(s + 1, nsec):
         nbytes += sec_end[i] - sec_pos[i]
-    if not _reserve_for(o, nbytes, max_rows):
+    if not _reserve_for(o, nbytes, max_rows, check):
         return _OUT_OF_MEMORY
     while s < nsec:
         end = sec_end[s]
@@ -717,7 +748,8 @@ cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_en
                     sec_err_pos[s] = pos
                 failed = True
                 break
-            if o.rows and _record_bytes(rec, hdr) > _INT32_MAX - largest:
+            if o.rows and (_record_bytes(rec, hdr) if not check else _control_key_bytes(rec, headers, s)) > \
+                    _INT32_MAX - largest:
                 # Arrow's 32-bit offsets: the rows so far go out first.
                 state[0], state[1], state[2] = s, pos, done
                 return _WALK_FULL
@@ -730,7 +762,7 @@ cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_en
                 if sec_trailing_at[s] < 0:
                     sec_trailing_at[s] = done
                     sec_err_pos[s] = pos
-            if not _add_row(buf, o, s, headers + s * KAFKA_RECORD_BATCH__WIDTH, rec, hdr, ctl):
+            if not _add_row(buf, o, s, headers + s * KAFKA_RECORD_BATCH__WIDTH, rec, hdr, ctl, check):
                 return _OUT_OF_MEMORY
             largest = max(max(o.key_data.size, o.value_data.size),
                           max(o.header_key_data.size, o.header_value_data.size))
@@ -760,11 +792,16 @@ cdef void _grows(Out* o, Grow** g) noexcept nogil:
     g[15], g[16] = &o.header_value_data, &o.header_value_valid
 
 
-cdef bint _reserve_for(Out* o, int64_t nbytes, int64_t max_rows) noexcept nogil:
+cdef bint _reserve_for(Out* o, int64_t nbytes, int64_t max_rows, bint check) noexcept nogil:
     """Room up front for what sections of `nbytes` bytes can give (a record takes at least 7 bytes, a header 2),
-    so that the buffers are not copied as they grow: untouched pages of a reservation cost nothing."""
+    so that the buffers are not copied as they grow: untouched pages of a reservation cost nothing. (`check`:
+    the buffers a check writes, the control keys' bytes growing as they come.)"""
     nbytes = min(nbytes, 1 << 26)  # (past 64 MiB the buffers grow as they fill)
     cdef int64_t rows = min(max_rows, nbytes // 7 + 1), headers = nbytes // 2 + 1
+    if check:
+        return (_reserve(&o.row_section, 8 * rows) and _reserve(&o.offset, 8 * rows)
+                and _reserve(&o.control, 4 * rows) and _reserve(&o.key_offsets, 4 * rows)
+                and _reserve(&o.key_valid, rows // 8 + 1))
     return (_reserve(&o.row_section, 8 * rows) and _reserve(&o.offset, 8 * rows) and _reserve(&o.timestamp, 8 * rows)
             and _reserve(&o.sequence, 4 * rows) and _reserve(&o.control, 4 * rows)
             and _reserve(&o.key_offsets, 4 * rows) and _reserve(&o.value_offsets, 4 * rows)
@@ -797,7 +834,9 @@ cdef void _empty_out(Out* o) noexcept nogil:
 
 
 class Walked:
-    """The rows of one `walk`: numpy columns and Arrow arrays, over buffers the walk wrote."""
+    """The rows of one `walk`: numpy columns and Arrow arrays, over buffers the walk wrote. A walk in check mode
+    (`walk`'s `check`) leaves `timestamp`, `sequence`, `value`, `header_offsets`, `header_keys` and
+    `header_values` None, and its `key` holds the keys of control records only (every other row's is empty)."""
 
     def __init__(self, rows, row_section, offset, timestamp, sequence, control, key, value, header_offsets,
                  header_keys, header_values, bad_key):
@@ -847,9 +886,20 @@ cdef void _close(Scratch* w) noexcept nogil:
     _free_out(&w.o)
 
 
-cdef _walked(Out* o):
-    """The buffers of `o` handed to a `Walked` (`o` keeps none)."""
+cdef _walked(Out* o, bint check=False):
+    """The buffers of `o` handed to a `Walked` (`o` keeps none it wrote; `check`: those a check writes)."""
     n = o.rows
+    if check:
+        return Walked(
+            n,
+            np.frombuffer(_take(&o.row_section), dtype=np.int64),
+            np.frombuffer(_take(&o.offset), dtype=np.int64),
+            None,
+            None,
+            np.frombuffer(_take(&o.control), dtype=np.int32),
+            _array(pa.binary(), n, o.key_nulls, _take(&o.key_valid), _take(&o.key_offsets), _take(&o.key_data)),
+            None, None, None, None,
+            o.bad_key)
     walked = Walked(
         n,
         np.frombuffer(_take(&o.row_section), dtype=np.int64),
@@ -871,13 +921,15 @@ cdef _walked(Out* o):
 def walk(const uint8_t[::1] buf, const int64_t[::1] sec_pos, const int64_t[::1] sec_end,
          const int64_t[::1] sec_count, const int64_t[::1] sec_partial, int64_t[::1] state,
          const int64_t[:, ::1] batch_headers, int64_t[::1] sec_good, int64_t[::1] sec_err,
-         int64_t[::1] sec_err_pos, int64_t[::1] sec_trailing_at, int64_t max_rows):
+         int64_t[::1] sec_err_pos, int64_t[::1] sec_trailing_at, int64_t max_rows, bint check=False):
     """The records of sections state[0].. of `buf` (`kafka_record.ksy`) into Arrow's buffers, in one call without
     the GIL, with Kafka's offset, timestamp and sequence rules and the copies into Arrow's layout. `state` is
     [section, position, records done in it], updated so that a call after WALK_FULL goes on where this one
     stopped (`_walk` says what each section's results mean).
     `batch_headers` is a row per section (`KAFKA_RECORD_BATCH__*` columns). Stops with WALK_FULL after
     `max_rows` rows, or before a record whose bytes would overflow Arrow's 32-bit offsets.
+    `check`: every record parsed and checked as above (the same sections' results, stops and damage), but no
+    key, value or header copied (what `kafkalog verify` reads: `Walked` says what such a walk gives).
     Returns (why it stopped, `Walked`)."""
     cdef int64_t nsec = sec_pos.shape[0]
     if not (sec_end.shape[0] == sec_count.shape[0] == sec_partial.shape[0] == sec_good.shape[0] == sec_err.shape[0]
@@ -900,16 +952,16 @@ def walk(const uint8_t[::1] buf, const int64_t[::1] sec_pos, const int64_t[::1] 
                 with nogil:
                     why = _walk(data, &sec_pos[0], &sec_end[0], &sec_count[0], &sec_partial[0], nsec, &state[0],
                                 headers, &sec_good[0], &sec_err[0], &sec_err_pos[0], &sec_trailing_at[0], &w.o,
-                                max_rows, &w.rec, &w.hdr, &w.ctl)
+                                max_rows, &w.rec, &w.hdr, &w.ctl, check)
         if why == _OUT_OF_MEMORY:
             raise MemoryError()
-        return why, _walked(&w.o)
+        return why, _walked(&w.o, check)
     finally:
         _close(&w)
 
 
 def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size, uint8_t[::1] out,
-                 int64_t room, int64_t max_rows, int64_t group_bytes=-1):
+                 int64_t room, int64_t max_rows, int64_t group_bytes=-1, bint check=False):
     """Whole v2 batches `buf[pos[i]:pos[i] + size[i]]` (entries, from their offset) as one group, in one call
     without the GIL: headers, CRC-32C, decompression of compressed records into `out` (each in at most
     `room` bytes), the walk of every record into Arrow's buffers. Takes the batches from the first up to the
@@ -919,6 +971,7 @@ def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[:
     records reach `group_bytes` (default: all of `out`): then `Group.full` is True, and the batch after the last
     taken is a plain one, for the next group. The walk stops after `max_rows` rows (`why` WALK_FULL, `state`
     where: `walk` goes on from there over the same sections), or before a record past Arrow's 32-bit offsets.
+    `check`: the walk checks without copying (`walk`'s check mode).
     Returns `Group`: the batches taken, their headers, the sections' results and the `Walked` rows.
 
     This is the product path's call for the plain v2 batches of a chunk (`kafkalog.fast.record_batch`): the
@@ -978,10 +1031,10 @@ def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[:
             if taken:
                 state[0], state[1], state[2] = 0, c[0, 0], 0
                 why = _walk(walked_buf, &c[0, 0], &c[1, 0], &c[2, 0], &c[3, 0], taken, &state[0], &h[0, 0],
-                            &c[4, 0], &c[5, 0], &c[6, 0], &c[7, 0], &w.o, max_rows, &w.rec, &w.hdr, &w.ctl)
+                            &c[4, 0], &c[5, 0], &c[6, 0], &c[7, 0], &w.o, max_rows, &w.rec, &w.hdr, &w.ctl, check)
         if why == _OUT_OF_MEMORY:
             raise MemoryError()
-        return Group(taken, headers[:taken], columns[:, :taken], why, state_array, _walked(&w.o), full)
+        return Group(taken, headers[:taken], columns[:, :taken], why, state_array, _walked(&w.o, check), full)
     finally:
         _close(&w)
 

@@ -204,7 +204,7 @@ class BatchWalker:
                 data_len = batch_headers[i:, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE]
                 j = min(n, i + 1 + int(np.searchsorted(np.cumsum(data_len), GROUP_BYTES)))
                 found = compiled.decode_group(buf, pos[i:j], size[i:j], self._no_output, room, self.table_rows,
-                                              GROUP_BYTES)
+                                              GROUP_BYTES, not self.options.columns)
                 walked_buf = buf
             else:
                 # Decompressed one after the other until GROUP_BYTES are held (a batch fits after that). The engine
@@ -214,7 +214,7 @@ class BatchWalker:
                 j = min(n, i + 1 + int(np.searchsorted(np.cumsum(data_len), 1.25 * GROUP_BYTES / self._ratio)))
                 walked_buf = self._group_output()
                 found = compiled.decode_group(buf, pos[i:j], size[i:j], walked_buf, room, self.table_rows,
-                                              GROUP_BYTES)
+                                              GROUP_BYTES, not self.options.columns)
             taken, full = found.taken, found.full
             if taken and codec != NONE:
                 compressed = int(batch_headers[i:i + taken, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE].sum())
@@ -272,7 +272,8 @@ class BatchWalker:
                 why, walked, _state = first
                 first = None
             else:
-                why, walked = compiled.walk(buf, sections, state, batch_headers, self.table_rows)
+                why, walked = compiled.walk(buf, sections, state, batch_headers, self.table_rows,
+                                            not self.options.columns)  # (without columns: checked, not copied)
             if walked.rows:
                 # Rows so far: every record of the sections done, and those of the one the walk stopped in.
                 rows = sections.good.copy()
@@ -442,6 +443,9 @@ class BatchWalker:
         types."""
         rs = walked.row_section
         _note_last_offsets(group, rs, walked.offset)
+        if not walked.rows or not batch_headers[int(rs[0]):int(rs[-1]) + 1,
+                                                k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL].any():
+            return  # (no control batch among the walk's sections, the usual: no pass over its rows)
         is_control = batch_headers[rs, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1
         if not is_control.any():
             return

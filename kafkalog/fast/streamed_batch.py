@@ -100,7 +100,7 @@ class StreamedBatch:
             state = np.array([0, 0, 0], dtype=np.int64)
             while True:
                 why, self.walked = compiled.walk(group.buffer, sections, state, self.batch_headers,
-                                                 self.walker.table_rows)
+                                                 self.walker.table_rows, not self.options.columns)
                 nrows = self.walked.rows
                 if why == walk_codes.WALK_DONE:
                     break

@@ -21,7 +21,7 @@ from kafkalog.dataset.decode import read_segment_table
 from kafkalog.fast import compiled, engine, index as fast_index, walk_codes
 from kafkalog.formats.index import OffsetIndex, TimeIndex
 from kafkalog.model import Decoder
-from tests.fast.test_fast_path import FILES, entries as object_entries
+from tests.fast.test_fast_path import FILES, entries as object_entries, fix_crcs, mutate
 from tests.fresh_home import run_in_empty_home
 from tests.paths import ROOT
 
@@ -291,3 +291,55 @@ def test_legacy_reads_and_verify_write_nothing_into_the_home_or_cache_directory(
         "assert report.index_entries > 0 and report.ok, report.summary()\n"
         "print(n)\n")
     assert int(run_in_empty_home(snippet, tmp_path).stdout) > 0
+
+
+def _walks(buf: np.ndarray, check: bool, max_rows: int) -> list:
+    """Every v2 batch of a segment through `decode_group` (and `walk` after each stop), in check mode or not: what
+    each call gives that a check needs (the sections' results, the stops, each row's section, offset and control
+    type, a control record's key, the first header key that is not UTF-8)."""
+    table = np.zeros((4096, 3), dtype=np.int64)
+    n, _pos, _why = engine.scan_entries(buf, 0, len(buf), 1 << 28, table)
+    v2 = table[:n][table[:n, engine.ENTRY_MAGIC] == 2]
+    pos, size = np.ascontiguousarray(v2[:, 0]), np.ascontiguousarray(12 + v2[:, 1])
+    out = np.empty(8 << 20, dtype=np.uint8)
+    got, i = [], 0
+
+    def rows(walked) -> tuple:
+        controls = np.flatnonzero(walked.control != -1).tolist()
+        return (walked.rows, walked.row_section.tolist(), walked.offset.tolist(), walked.control.tolist(),
+                [walked.key[r].as_py() for r in controls], walked.bad_key)
+
+    while i < len(v2):
+        group = engine.decode_group(buf, pos[i:], size[i:], out, 4 << 20, max_rows, 1 << 16, check)
+        got.append(("group", i, group.taken, group.full, group.why, group.headers.tolist(), rows(group.walked)))
+        state, why, c = group.state, group.why, group.columns
+        walked_buf = buf if not group.taken or group.headers[0, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION] == 0 \
+            else out
+        while why == engine.WALK_FULL:
+            why, walked = engine.walk(walked_buf, c[0].copy(), c[1].copy(), c[2].copy(), c[3].copy(), state,
+                                      group.headers, c[4], c[5], c[6], c[7], max_rows, check)
+            got.append(("walk", why, state.tolist(), rows(walked)))
+        got.append(("sections", c.tolist()))
+        i += max(group.taken, 1)
+    return got
+
+
+@pytest.mark.parametrize("max_rows", [3, 1 << 20])
+def test_a_walk_that_checks_finds_what_a_walk_that_copies_finds(max_rows):
+    # `kafkalog verify`'s walk (check mode: no key, value or header copied) against the walk that builds the
+    # columns: the same batches taken, stops, sections' results (records parsed, damage and where) and rows, on
+    # every fixture and on seeded mutations of them (with their CRCs made valid again, to reach the records).
+    rng = random.Random(33)
+    sources = [p.read_bytes() for p in FILES]
+    cases = list(sources)
+    small = [s for s in sources if 0 < len(s) < 64 * 1024]
+    for _ in range(300):
+        data = mutate(rng.choice(small), rng)
+        cases.append(fix_crcs(data) if rng.random() < 0.7 else data)
+    damaged = 0
+    for data in cases:
+        buf = np.frombuffer(data, dtype=np.uint8)
+        copied = _walks(buf, False, max_rows)
+        assert _walks(buf, True, max_rows) == copied
+        damaged += any(step[0] == "sections" and any(step[1][5]) for step in copied)
+    assert damaged >= 30  # (the mutations reach the records' parsers: the test can fail)
