@@ -111,3 +111,15 @@ def gather_pair(buf: np.ndarray, a_pos: np.ndarray, a_size: np.ndarray, b_pos: n
         return np.ascontiguousarray(a, dtype=np.int64)
 
     return engine.gather_pair(buf, dense(a_pos), dense(a_size), dense(b_pos), dense(b_size), a_utf8)
+
+
+def scaled_in_range(values: np.ndarray, low: int, high: int, scale: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """`engine.scaled_in_range`: (values * scale where low <= value <= high else 0, the validity bitmap of those in
+    range, how many are not), one pass without the GIL."""
+    return engine.scaled_in_range(np.ascontiguousarray(values, dtype=np.int64), low, high, scale)
+
+
+def ids_by_length(offsets: np.ndarray, ids: np.ndarray, out: np.ndarray) -> None:
+    """`engine.ids_by_length`: `out[i]`, the id (`ids`, by length in bytes, the last for longer ones) of each string
+    of an Arrow string array's `offsets`, without the GIL."""
+    engine.ids_by_length(np.ascontiguousarray(offsets, dtype=np.int32), ids, out)
