@@ -256,7 +256,7 @@ def _keep_mask(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None, 
             conditions.append(pc.greater_equal(offset, bounds.start))
         if bounds.end is not None and (highest.as_py() is None or highest.as_py() >= bounds.end):
             conditions.append(pc.less(offset, bounds.end))
-    if (not options.include_control_records or options.read_committed) and pc.any(raw.column("is_control")).as_py():
+    if (not options.include_control_records or options.read_committed) and raw.column("is_control").true_count:
         # A read_committed consumer never sees control records, whatever includeControlRecords says.
         conditions.append(pc.invert(raw.column("is_control")))
     if options.read_committed:
