@@ -441,6 +441,31 @@ def scaled_in_range(const int64_t[::1] values, int64_t low, int64_t high, int64_
     return out_array, bitmap_array, nulls
 
 
+def repeat_each(const int64_t[::1] values, const int64_t[::1] counts, int64_t n):
+    """``values[i]`` on ``counts[i]`` rows each, `n` rows in all (numpy's ``repeat``, without the GIL: a batch-level
+    column of a walk's rows, such as each row's batch position)."""
+    cdef Py_ssize_t i, m = values.shape[0]
+    cdef int64_t c, j, row = 0
+    if counts.shape[0] != m:
+        raise ValueError("values and counts differ in length")
+    for i in range(m):
+        if counts[i] < 0:
+            raise ValueError("a negative count")
+        row += counts[i]
+    if row != n:
+        raise ValueError("the counts do not add up to the rows")  # a caller's bug: the loop would write past them
+    out_array = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] out = out_array
+    row = 0
+    with nogil:
+        for i in range(m):
+            c = counts[i]
+            for j in range(c):
+                out[row + j] = values[i]
+            row += c
+    return out_array
+
+
 def ids_by_length(const int32_t[::1] offsets, const int32_t[::1] ids, int32_t[::1] out):
     """``out[i] = ids[offsets[i + 1] - offsets[i]]`` (the last id for any longer length, and for a negative one),
     for each string of an Arrow string array's offsets, without the GIL."""
