@@ -22,7 +22,7 @@ from kafkalog.dataset.offsets import UNBOUNDED, Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
 from kafkalog.dataset.schema import ARROW_SCHEMA, ARROW_TIMESTAMP, TIMESTAMP_TYPE_IDS, output_arrow_schema
 from kafkalog.errors import OffsetGapError, UsageError
-from kafkalog.fast import arrays
+from kafkalog.fast import arrays, compiled
 from kafkalog.fast.columns import damage_rows
 
 if TYPE_CHECKING:  # (the registry's decoders are imported by a read that decodes values: start-up)
@@ -154,11 +154,14 @@ def timestamp_type_ids(names: pa.StringArray) -> pa.Array:
     """The decoder's `timestamp_type` names as Kafka's source's `timestampType` ids (int32; null stays null),
     told apart by their lengths in one numpy pass rather than by looking each string up."""
     n = len(names)
-    offsets = np.frombuffer(names.buffers()[1], dtype=np.int32)[names.offset:names.offset + n + 1]
-    lengths = np.diff(offsets)
+    bitmap, offsets_buffer = names.buffers()[:2]
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32)[names.offset:names.offset + n + 1]
     ids = np.empty(names.offset + n, dtype=np.int32)  # (aligned with the validity bitmap, which has the offset)
-    ids[names.offset:] = _TIMESTAMP_TYPE_IDS[np.minimum(lengths, len(_TIMESTAMP_TYPE_IDS) - 1)]
-    bitmap = names.buffers()[0] if names.null_count else None
+    if compiled.BUILT:  # (in one pass without the GIL: this is per Arrow batch)
+        compiled.ids_by_length(offsets, _TIMESTAMP_TYPE_IDS, ids[names.offset:])
+    else:
+        ids[names.offset:] = _TIMESTAMP_TYPE_IDS[np.minimum(np.diff(offsets), len(_TIMESTAMP_TYPE_IDS) - 1)]
+    bitmap = bitmap if names.null_count else None
     return pa.Array.from_buffers(pa.int32(), n, [bitmap, pa.py_buffer(ids)], null_count=names.null_count,
                                  offset=names.offset)
 
@@ -179,8 +182,12 @@ def kafka_timestamp(ms: pa.Array) -> pa.Array:
     """Kafka milliseconds -> UTC microseconds as Kafka's source gives them (-1 stays -1 ms);
     null outside Spark's range."""
     if ms.null_count == 0:
-        # The usual Arrow batch, in one numpy pass.
         values = arrays.to_numpy(ms)
+        if compiled.BUILT:  # the usual Arrow batch, in one pass without the GIL
+            us, bitmap, nulls = compiled.scaled_in_range(values, MIN_TIMESTAMP_MS, MAX_TIMESTAMP_MS, 1000)
+            return pa.Array.from_buffers(ARROW_TIMESTAMP, len(us), [pa.py_buffer(bitmap) if nulls else None,
+                                                                    pa.py_buffer(us)], null_count=nulls)
+        # (in a few numpy passes where the engine was not built)
         valid = (values >= MIN_TIMESTAMP_MS) & (values <= MAX_TIMESTAMP_MS)
         return arrays.from_numpy(np.where(valid, values, 0) * 1000, pa.int64(), valid).view(ARROW_TIMESTAMP)
     valid = pc.and_(pc.greater_equal(ms, MIN_TIMESTAMP_MS), pc.less_equal(ms, MAX_TIMESTAMP_MS))
@@ -249,7 +256,7 @@ def _keep_mask(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None, 
             conditions.append(pc.greater_equal(offset, bounds.start))
         if bounds.end is not None and (highest.as_py() is None or highest.as_py() >= bounds.end):
             conditions.append(pc.less(offset, bounds.end))
-    if (not options.include_control_records or options.read_committed) and pc.any(raw.column("is_control")).as_py():
+    if (not options.include_control_records or options.read_committed) and raw.column("is_control").true_count:
         # A read_committed consumer never sees control records, whatever includeControlRecords says.
         conditions.append(pc.invert(raw.column("is_control")))
     if options.read_committed:

@@ -8,6 +8,8 @@ timestamp range (years 1-9999) as null.
 """
 from __future__ import annotations
 
+import functools
+
 import pyarrow as pa
 
 from kafkalog.fast.columns import SCHEMA as DECODER_SCHEMA
@@ -100,6 +102,7 @@ def output_ddl(include_headers: bool, kafkalog_columns: bool, below_log_start: b
                      for name, sql, _, _ in output_columns(include_headers, kafkalog_columns, below_log_start))
 
 
+@functools.cache  # (a few combinations, asked per Arrow batch: a pa.Schema cannot change)
 def output_arrow_schema(include_headers: bool, kafkalog_columns: bool, below_log_start: bool = False) -> pa.Schema:
     return pa.schema([(name, t) for name, _, t, _ in output_columns(include_headers, kafkalog_columns,
                                                                      below_log_start)])

@@ -89,6 +89,7 @@ class Repeated:
 
     def __init__(self):
         self._arrays: dict[tuple[pa.DataType, object], pa.Array] = {}
+        self._names: dict[int, tuple[pa.Array, list]] = {}  # (by the names' id: each array is kept with its list)
 
     def column(self, value, type_: pa.DataType, n: int) -> pa.Array:
         """`value` (None for null) on n rows."""
@@ -111,11 +112,19 @@ class Repeated:
         `uniform`, whether every batch has the same value, when the caller knows."""
         if uniform if uniform is not None else (values == values[0]).all():
             value = values[0].item()
-            return self.column(names[value].as_py() if names is not None else value, type_, n)
+            return self.column(self._name(names, value) if names is not None else value, type_, n)
         rows = np.repeat(values, counts)
         if names is not None:
             return names.take(arrays.from_numpy(rows.astype(np.int8)))
         return arrays.from_numpy(rows, type_)
+
+
+    def _name(self, names: pa.Array, code: int) -> str | None:
+        """`names[code]` as a Python string, without a pyarrow scalar per call (a few calls per group)."""
+        held = self._names.get(id(names))
+        if held is None or held[0] is not names:
+            held = self._names[id(names)] = (names, names.to_pylist())
+        return held[1][code]
 
 
 def repeat_string(value: str | None, n: int) -> pa.Array:

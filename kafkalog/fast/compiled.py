@@ -41,9 +41,10 @@ def header_lists(walked, struct_type: pa.StructType) -> pa.Array:
     if walked.bad_key >= 0:
         raw = pa.Array.from_buffers(pa.binary(), len(keys), keys.buffers())
         keys = arrays.strings([b.decode("utf-8", "replace") for b in raw.to_pylist()])
-    struct = pa.StructArray.from_arrays([keys, walked.header_values], fields=list(struct_type))
-    offsets = pa.Array.from_buffers(pa.int32(), walked.rows + 1, [None, walked.header_offsets])
-    return pa.ListArray.from_arrays(offsets, struct)
+    # (from the buffers as they are: the engine wrote them in Arrow's layout, and `from_arrays` would check the
+    # offsets again, row by row, holding the GIL)
+    struct = pa.Array.from_buffers(struct_type, len(keys), [None], children=[keys, walked.header_values])
+    return pa.Array.from_buffers(pa.list_(struct_type), walked.rows, [None, walked.header_offsets], children=[struct])
 
 
 def walk(buf: np.ndarray, sections, state: np.ndarray, batch_headers: np.ndarray, max_rows: int, check: bool = False):
@@ -113,3 +114,21 @@ def gather_pair(buf: np.ndarray, a_pos: np.ndarray, a_size: np.ndarray, b_pos: n
         return np.ascontiguousarray(a, dtype=np.int64)
 
     return engine.gather_pair(buf, dense(a_pos), dense(a_size), dense(b_pos), dense(b_size), a_utf8)
+
+
+def scaled_in_range(values: np.ndarray, low: int, high: int, scale: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """`engine.scaled_in_range`: (values * scale where low <= value <= high else 0, the validity bitmap of those in
+    range, how many are not), one pass without the GIL."""
+    return engine.scaled_in_range(np.ascontiguousarray(values, dtype=np.int64), low, high, scale)
+
+
+def ids_by_length(offsets: np.ndarray, ids: np.ndarray, out: np.ndarray) -> None:
+    """`engine.ids_by_length`: `out[i]`, the id (`ids`, by length in bytes, the last for longer ones) of each string
+    of an Arrow string array's `offsets`, without the GIL."""
+    engine.ids_by_length(np.ascontiguousarray(offsets, dtype=np.int32), ids, out)
+
+
+def repeat_each(values: np.ndarray, counts: np.ndarray, n: int) -> np.ndarray:
+    """`engine.repeat_each`: ``np.repeat(values, counts)`` (int64, n rows in all), without the GIL."""
+    values, counts = np.ascontiguousarray(values, dtype=np.int64), np.ascontiguousarray(counts, dtype=np.int64)
+    return engine.repeat_each(values, counts, n)

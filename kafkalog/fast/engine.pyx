@@ -419,6 +419,66 @@ def gather_pair(const uint8_t[::1] buf, const int64_t[::1] a_pos, const int64_t[
     return a_offsets_array, a_data_array, a_nulls, b_offsets_array, b_data_array, b_nulls, bad
 
 
+def scaled_in_range(const int64_t[::1] values, int64_t low, int64_t high, int64_t scale):
+    """``values[i] * scale`` where ``low <= values[i] <= high``, else 0, and the validity bitmap of the rows in range
+    (Arrow's, least significant bit first), with how many are out of range: one pass without the GIL (the dataset
+    layer's milliseconds into Spark's microseconds, per Arrow batch)."""
+    cdef Py_ssize_t i, n = values.shape[0]
+    out_array = np.empty(n, dtype=np.int64)
+    bitmap_array = np.zeros((n + 7) >> 3, dtype=np.uint8)
+    cdef int64_t[::1] out = out_array
+    cdef uint8_t[::1] bitmap = bitmap_array
+    cdef int64_t v, nulls = 0
+    with nogil:
+        for i in range(n):
+            v = values[i]
+            if low <= v <= high:
+                out[i] = v * scale
+                bitmap[i >> 3] |= <uint8_t>(1 << (i & 7))
+            else:
+                out[i] = 0
+                nulls += 1
+    return out_array, bitmap_array, nulls
+
+
+def repeat_each(const int64_t[::1] values, const int64_t[::1] counts, int64_t n):
+    """``values[i]`` on ``counts[i]`` rows each, `n` rows in all (numpy's ``repeat``, without the GIL: a batch-level
+    column of a walk's rows, such as each row's batch position)."""
+    cdef Py_ssize_t i, m = values.shape[0]
+    cdef int64_t c, j, row = 0
+    if counts.shape[0] != m:
+        raise ValueError("values and counts differ in length")
+    for i in range(m):
+        if counts[i] < 0:
+            raise ValueError("a negative count")
+        row += counts[i]
+    if row != n:
+        raise ValueError("the counts do not add up to the rows")  # a caller's bug: the loop would write past them
+    out_array = np.empty(n, dtype=np.int64)
+    cdef int64_t[::1] out = out_array
+    row = 0
+    with nogil:
+        for i in range(m):
+            c = counts[i]
+            for j in range(c):
+                out[row + j] = values[i]
+            row += c
+    return out_array
+
+
+def ids_by_length(const int32_t[::1] offsets, const int32_t[::1] ids, int32_t[::1] out):
+    """``out[i] = ids[offsets[i + 1] - offsets[i]]`` (the last id for any longer length, and for a negative one),
+    for each string of an Arrow string array's offsets, without the GIL."""
+    cdef Py_ssize_t i, n = out.shape[0], last = ids.shape[0] - 1
+    cdef int64_t length
+    if offsets.shape[0] < n + 1 or last < 0:
+        raise ValueError("the offsets or the ids are too short")  # a caller's bug: the loop would read past them
+    with nogil:
+        for i in range(n):
+            length = offsets[i + 1] - offsets[i]
+            out[i] = ids[length if 0 <= length < last else last]
+
+
 cdef int64_t _lz4_frame(void* dctx, uint8_t* dst, int64_t cap, const uint8_t* src, int64_t left) noexcept nogil:
     """One LZ4 frame at `src` (`left` bytes) into `dst` (`cap` bytes): what it gives, or -1 when it is not taken
     (damage, no end mark, more than `cap`): `kafkalog.fast.compression`'s rule."""

@@ -432,8 +432,8 @@ class BatchWalker:
             "partition_leader_epoch": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH],
                                                 pa.int32(), None, k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH),
             "segment": repeated.column(self.options.path, pa.string(), n),
-            "batch_position": arrays.from_numpy(np.repeat(np.asarray(group.positions[first:first + len(counts)],
-                                                                     dtype=np.int64), counts)),
+            "batch_position": arrays.from_numpy(compiled.repeat_each(group.positions[first:first + len(counts)],
+                                                                     counts, n)),
             "damage": repeated.column(None, pa.string(), n),
         }
         return pa.RecordBatch.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)
