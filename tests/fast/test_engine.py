@@ -343,3 +343,29 @@ def test_a_walk_that_checks_finds_what_a_walk_that_copies_finds(max_rows):
         assert _walks(buf, True, max_rows) == copied
         damaged += any(step[0] == "sections" and any(step[1][5]) for step in copied)
     assert damaged >= 30  # (the mutations reach the records' parsers: the test can fail)
+
+
+def test_the_per_batch_helpers_give_what_numpy_gives():
+    """`repeat_each`, `scaled_in_range` and `ids_by_length` (the dataset layer's per-Arrow-batch loops without the
+    GIL) against numpy on random inputs, edges included, and refusing counts that would write past their rows."""
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        values = rng.integers(-2**40, 2**40, size=int(rng.integers(0, 40)))
+        counts = rng.integers(0, 5, size=len(values))
+        assert np.array_equal(compiled.repeat_each(values, counts, int(counts.sum())), np.repeat(values, counts))
+        low, high, scale = -2**35, 2**35, 1000
+        out, bitmap, nulls = compiled.scaled_in_range(values, low, high, scale)
+        inside = (values >= low) & (values <= high)
+        assert np.array_equal(out, np.where(inside, values * scale, 0))
+        assert np.array_equal(np.unpackbits(bitmap, bitorder="little")[:len(values)].astype(bool), inside)
+        assert nulls == int((~inside).sum())
+    with pytest.raises(ValueError):
+        compiled.repeat_each(np.arange(3), np.array([1, 1, 1]), 4)
+    with pytest.raises(ValueError):
+        compiled.repeat_each(np.arange(3), np.array([2, -1, 2]), 3)
+    names = pa.array(["CreateTime", None, "", "LogAppendTime", "x" * 40])
+    ids = np.array([9, 8, 7, 6], dtype=np.int32)  # by length 0, 1, 2; 3 and longer: the last
+    out = np.empty(len(names), dtype=np.int32)
+    compiled.ids_by_length(np.frombuffer(names.buffers()[1], dtype=np.int32), ids, out)
+    lengths = [len(s or "") for s in names.to_pylist()]
+    assert out.tolist() == [int(ids[n]) if n < len(ids) - 1 else int(ids[-1]) for n in lengths]
