@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 #: column -> Python type of a literal we can compare exactly
 _COLUMNS = {"offset": int, "partition": int, "topic": str, "timestamp": dt.datetime}
@@ -58,6 +57,10 @@ class Pushed:
 
     def mask(self, arrow_batch: pa.RecordBatch) -> pa.Array | None:
         """Rows of an output Arrow batch that pass every condition (null compares false)."""
+        if not self.conditions:
+            return None
+        import pyarrow.compute as pc  # (start-up: only for the reads with conditions)
+
         keep = None
         for c in self.conditions:
             col = arrow_batch.column(c.column)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from kafkalog.dataset import cluster, decode, plan
 from kafkalog.dataset.filters import NO_FILTERS, Pushed
@@ -135,6 +134,8 @@ def to_output(raw: pa.RecordBatch, options: ReadOptions, log_start_offset: int |
     if options.include_headers:
         columns["headers"] = null_if_empty(raw.column("headers"))
     if options.include_below_log_start:
+        import pyarrow.compute as pc  # (start-up: only for the reads that ask for this column)
+
         below = pc.less(raw.column("offset"), log_start_offset) if log_start_offset is not None \
             else arrays.from_numpy(np.zeros(raw.num_rows, dtype=np.bool_))
         columns["below_log_start"] = pc.fill_null(below, arrays.scalar(False, pa.bool_()))
@@ -190,6 +191,8 @@ def kafka_timestamp(ms: pa.Array) -> pa.Array:
         # (in a few numpy passes where the engine was not built)
         valid = (values >= MIN_TIMESTAMP_MS) & (values <= MAX_TIMESTAMP_MS)
         return arrays.from_numpy(np.where(valid, values, 0) * 1000, pa.int64(), valid).view(ARROW_TIMESTAMP)
+    import pyarrow.compute as pc  # (start-up: only for an Arrow batch with damage rows)
+
     valid = pc.and_(pc.greater_equal(ms, MIN_TIMESTAMP_MS), pc.less_equal(ms, MAX_TIMESTAMP_MS))
     return pc.multiply(pc.if_else(valid, ms, arrays.scalar(None, pa.int64())), 1000).cast(ARROW_TIMESTAMP)
 
@@ -200,6 +203,8 @@ def skip_damaged_batches(raws: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBa
     A damage row follows the records of its batch (same `batch_position`); the rows of the
     last position of each chunk are held back until the next chunk shows whether damage follows.
     """
+    import pyarrow.compute as pc  # (start-up: loaded by the reads that use it)
+
     carry: pa.RecordBatch | None = None
     for raw in raws:
         if carry is not None:
@@ -240,6 +245,8 @@ def finish(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None = Non
 
 def to_spark_timestamp(ms: pa.Array) -> pa.Array:
     """Kafka milliseconds -> UTC microseconds; null for -1 (no timestamp) and outside Spark's range."""
+    import pyarrow.compute as pc  # (start-up: loaded by the reads that use it)
+
     valid = pc.and_(pc.and_(pc.not_equal(ms, -1), pc.greater_equal(ms, MIN_TIMESTAMP_MS)),
                     pc.less_equal(ms, MAX_TIMESTAMP_MS))
     kept = pc.if_else(valid, ms, arrays.scalar(None, pa.int64()))
@@ -251,6 +258,8 @@ def _keep_mask(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None, 
     conditions = []
     offset = raw.column("offset")
     if bounds.start is not None or bounds.end is not None:
+        import pyarrow.compute as pc  # (start-up: only for the reads that need a mask)
+
         lowest, highest = pc.min_max(offset).values()
         if bounds.start is not None and (lowest.as_py() is None or lowest.as_py() < bounds.start):
             conditions.append(pc.greater_equal(offset, bounds.start))
@@ -258,11 +267,15 @@ def _keep_mask(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None, 
             conditions.append(pc.less(offset, bounds.end))
     if (not options.include_control_records or options.read_committed) and raw.column("is_control").true_count:
         # A read_committed consumer never sees control records, whatever includeControlRecords says.
+        import pyarrow.compute as pc
+
         conditions.append(pc.invert(raw.column("is_control")))
     if options.read_committed:
         conditions.append(arrays.from_numpy(~_aborted(raw, markers or {})))
     if not conditions:
         return None
+    import pyarrow.compute as pc
+
     keep = conditions[0]
     for c in conditions[1:]:
         keep = pc.and_kleene(keep, c)
@@ -272,6 +285,8 @@ def _keep_mask(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None, 
 
 def _aborted(raw: pa.RecordBatch, markers: dict[int, list[tuple[int, str]]]) -> np.ndarray:
     """Rows of transactional data whose producer's next marker is ABORT, or that no marker decides."""
+    import pyarrow.compute as pc  # (start-up: loaded by the reads that use it)
+
     n = raw.num_rows
     aborted = np.zeros(n, dtype=bool)
     txn = pc.fill_null(pc.and_(raw.column("is_transactional"), pc.invert(raw.column("is_control"))), False)

@@ -1,6 +1,7 @@
 """A read the compiled engine serves does not load pandas (issue 33: start-up).
 
-A fresh process reads `samples/v2-none.log` with `read_table`: pandas must not be imported, and the rows
+A fresh process reads `samples/v2-none.log` with `read_table`: neither pandas nor pyarrow's compute functions
+(about 0.035 s) must be imported, and the rows
 (offsets, keys, values) must be the object path's. Then the same process reads a legacy segment, on the
 engine too: still no pandas. Last, `to_pandas` imports pandas, so the check can see a module
 loaded. Only where the engine was compiled: without it, every read is the object path's.
@@ -40,15 +41,18 @@ import json, sys
 import kafkalog
 from kafkalog.fast import compiled
 table = kafkalog.read_table("samples/v2-none.log")
-loaded = sorted(m for m in ("pandas",) if m in sys.modules)
+loaded = sorted(m for m in ("pandas", "pyarrow.compute") if m in sys.modules)
 small = sorted(m for m in LATER + NEVER if m in sys.modules)
 rows = table.select(["offset", "key", "value"]).to_pylist()  # (after the check: it may load pandas)
 kafkalog.read_table("samples/v1-none.log")
 legacy_loaded = sorted(m for m in ("pandas",) if m in sys.modules)
 directory = kafkalog.read_table("tests/fixtures/partitions", subscribe="orders", decode=True, threads=2)
+kafkalog.read_table("samples/v2-transaction.log", **{"isolation.level": "read_committed"})
+compute_later = "pyarrow.compute" in sys.modules  # (a read_committed read's mask is Arrow compute's)
 table.to_pandas()
 print(json.dumps({"engine": compiled.AVAILABLE, "loaded": loaded, "rows": repr(rows),
                   "legacy_loaded": legacy_loaded, "pandas_later": "pandas" in sys.modules, "small": small,
+                  "compute_later": compute_later,
                   "later": sorted(m for m in LATER if m in sys.modules), "directory_rows": directory.num_rows}))
 """
 
@@ -69,6 +73,7 @@ def test_a_fresh_process_reads_a_small_v2_segment_without_pandas():
     assert child["rows"] == repr(reference.select(["offset", "key", "value"]).to_pylist())
     assert child["legacy_loaded"] == []
     assert child["pandas_later"], "to_pandas did not load pandas: the checks above could not see a module loaded"
+    assert child["compute_later"], "a read_committed read did not load pyarrow.compute: the check could not see it"
 
 
 #: What `kafkalog verify` and `kafkalog dump` of a segment without control records do not load (issue 33:
