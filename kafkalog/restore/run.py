@@ -62,16 +62,11 @@ def _identity(options: RestoreOptions) -> dict[str, Any]:
             "topic_map": dict(sorted(options.topic_map.items()))}
 
 
-#: A topic just created answers these until its leader is elected (librdkafka does not mark them retriable here):
-#: UNKNOWN_TOPIC_OR_PARTITION, LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, and librdkafka's own codes for a
-#: leader query that found none yet (_NOENT: "Failed to query partition leaders: No leaders found") and for a
-#: topic or partition its metadata cache does not have yet (_UNKNOWN_TOPIC, _UNKNOWN_PARTITION).
-_NOT_READY = {3, 5, 6, -156, -188, -190}
-
-
 def _target_ends(admin: Any, partitions: list[tuple[str, int]], timeout: float = 60.0) -> dict[tuple[str, int], int]:
-    """The target's end offsets (high watermarks) of these partitions; a partition of a topic just created, whose
-    leader is not elected yet, is asked again until `timeout`."""
+    """The target's end offsets (high watermarks) of these partitions. A topic just created answers errors until
+    its leader is elected (LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, or librdkafka's "Failed to query partition
+    leaders: No leaders found", which it does not mark retriable), so every error is asked again, in calls of at
+    most 10 s, until `timeout`; only then is it the target's refusal."""
     from confluent_kafka import KafkaException, TopicPartition
     from confluent_kafka.admin import OffsetSpec
 
@@ -79,17 +74,18 @@ def _target_ends(admin: Any, partitions: list[tuple[str, int]], timeout: float =
     todo = list(partitions)
     deadline = time.monotonic() + timeout
     while todo:
+        left = deadline - time.monotonic()
         futures = admin.list_offsets({TopicPartition(t, p): OffsetSpec.latest() for t, p in todo},
-                                     request_timeout=timeout)
+                                     request_timeout=max(1.0, min(10.0, left)))
         retry = []
         for tp, future in futures.items():
             try:
                 out[(tp.topic, tp.partition)] = future.result().offset
             except KafkaException as e:
-                err = e.args[0]
-                if (err.retriable() or err.code() in _NOT_READY) and time.monotonic() < deadline:
+                if time.monotonic() < deadline:
                     retry.append((tp.topic, tp.partition))
                     continue
+                err = e.args[0]
                 raise TargetRefusedError(f"target {tp.topic}-{tp.partition}: cannot read its end offset: "
                                          f"{err.str() if hasattr(err, 'str') else err}") from None
         todo = retry
