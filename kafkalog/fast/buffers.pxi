@@ -1,10 +1,85 @@
 # Growing C buffers, handed to Python without a copy: included by the compiled engine (`engine.pyx`) and by
 # dump's line writers (`lines.pyx`), each of which sets `GROW_FIRST`, the first size a buffer takes, before the
 # include (the walk's many small columns start at 4 KiB, a run's lines at 64 KiB).
+#
+# Large buffers come from a small pool of the memory of `Block`s freed (each including module has its own): a
+# block handed to Python and let go is reused by the next buffer of a like size, so a read's every walk does not
+# take fresh memory from the kernel and page-fault it in again (glibc hands large blocks back to the kernel when
+# they are freed: issue 33, docs/performance.md). The pool is bounded (`POOL_BYTES` of what its blocks were
+# last filled with, `POOL_SLOTS` blocks) and thread-safe; what it keeps stays until a block is asked for.
 from cpython.buffer cimport PyBuffer_FillInfo
+from cpython.pythread cimport PyThread_type_lock, PyThread_allocate_lock, PyThread_acquire_lock, \
+    PyThread_release_lock, WAIT_LOCK
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
+
+
+cdef enum:
+    POOL_MIN = 256 * 1024  # bytes: smaller blocks are left to malloc, whose free lists reuse them as they are
+    POOL_SLOTS = 32
+    POOL_BYTES = 64 * 1024 * 1024  # bytes the pooled blocks were filled with (their pages the kernel holds)
+    POOL_SPARE = 4  # a block is reused for a buffer that needs at least 1/POOL_SPARE of it
+
+
+cdef struct Pooled:
+    uint8_t* data
+    int64_t cap  # bytes allocated
+    int64_t filled  # bytes its last use wrote: what it holds in memory, at least
+    int tag  # what it was last used for (a buffer of the walk's `Out`; 0: anything)
+
+
+cdef Pooled _pool[POOL_SLOTS]
+cdef int _pool_count = 0
+cdef int64_t _pool_filled = 0
+cdef PyThread_type_lock _pool_lock = PyThread_allocate_lock()
+
+
+cdef uint8_t* _pool_take(int64_t need, int64_t* cap, int tag) noexcept nogil:
+    """A pooled block of at least `need` bytes (and at most POOL_SPARE times), taken out of the pool (its size in
+    `cap`), or NULL: the smallest last used for the same `tag` (its pages already hold what such a buffer
+    writes), else the smallest."""
+    global _pool_count, _pool_filled
+    cdef int i, best = -1
+    cdef bint same, best_same = False
+    cdef uint8_t* data = NULL
+    if _pool_count == 0:  # (read without the lock: a miss only costs a fresh block)
+        return NULL
+    PyThread_acquire_lock(_pool_lock, WAIT_LOCK)
+    for i in range(_pool_count):
+        if not need <= _pool[i].cap <= need * POOL_SPARE:
+            continue
+        same = tag != 0 and _pool[i].tag == tag
+        if best < 0 or (same and not best_same) or (same == best_same and _pool[i].cap < _pool[best].cap):
+            best, best_same = i, same
+    if best >= 0:
+        data = _pool[best].data
+        cap[0] = _pool[best].cap
+        _pool_filled -= _pool[best].filled
+        _pool_count -= 1
+        _pool[best] = _pool[_pool_count]
+    PyThread_release_lock(_pool_lock)
+    return data
+
+
+cdef void _release(uint8_t* data, int64_t cap, int64_t filled, int tag=0) noexcept nogil:
+    """A block no longer used: into the pool while it has room, else freed."""
+    global _pool_count, _pool_filled
+    cdef bint kept = False
+    if data == NULL:
+        return
+    if cap >= POOL_MIN:
+        filled = min(max(filled, 0), cap)
+        PyThread_acquire_lock(_pool_lock, WAIT_LOCK)
+        if _pool_count < POOL_SLOTS and _pool_filled + filled <= POOL_BYTES:
+            _pool[_pool_count].data, _pool[_pool_count].cap, _pool[_pool_count].filled = data, cap, filled
+            _pool[_pool_count].tag = tag
+            _pool_count += 1
+            _pool_filled += filled
+            kept = True
+        PyThread_release_lock(_pool_lock)
+    if not kept:
+        free(data)
 
 
 cdef struct Grow:
@@ -13,7 +88,8 @@ cdef struct Grow:
     int64_t cap
 
 
-cdef inline bint _reserve(Grow* g, int64_t extra) noexcept nogil:
+cdef inline bint _reserve(Grow* g, int64_t extra, int tag=0) noexcept nogil:
+    """Room for `extra` more bytes (`tag`: what the buffer is, for the pool)."""
     cdef int64_t need = g.size + extra
     cdef int64_t cap
     cdef uint8_t* p
@@ -22,6 +98,15 @@ cdef inline bint _reserve(Grow* g, int64_t extra) noexcept nogil:
     cap = g.cap * 2 if g.cap else GROW_FIRST
     while cap < need:
         cap *= 2
+    if cap >= POOL_MIN:
+        p = _pool_take(cap, &cap, tag)
+        if p != NULL:
+            if g.size:
+                memcpy(p, g.data, <size_t>g.size)
+            _release(g.data, g.cap, g.size, tag)
+            g.data = p
+            g.cap = cap
+            return True
     p = <uint8_t*>realloc(g.data, <size_t>cap)
     if p == NULL:
         return False
@@ -70,13 +155,18 @@ cdef inline bint _put_bit(Grow* g, int64_t i, bint valid) noexcept nogil:
 
 cdef class Block:
     """Bytes written in C (a walk's column, a run's lines), owned here and lent to numpy and Arrow through the
-    buffer protocol."""
+    buffer protocol; a large block's memory goes back to the pool when it is let go."""
 
     cdef uint8_t* data
     cdef Py_ssize_t size
+    cdef int64_t cap  # bytes allocated (0: not a pooled size)
+    cdef int tag  # what it holds, for the pool
 
     def __dealloc__(self):
-        free(self.data)
+        if self.cap:
+            _release(self.data, self.cap, self.size, self.tag)
+        else:
+            free(self.data)
 
     def __getbuffer__(self, Py_buffer* view, int flags):
         PyBuffer_FillInfo(view, self, self.data, self.size, 1, flags)
@@ -85,16 +175,19 @@ cdef class Block:
         pass
 
 
-cdef Block _take(Grow* g):
-    """The buffer's bytes as a `Block` (what was reserved and not used given back); `g` is left empty."""
+cdef Block _take(Grow* g, int tag=0):
+    """The buffer's bytes as a `Block`; `g` is left empty. A buffer of a pooled size keeps what was reserved and
+    not used (pages never written cost no memory; the block goes back to the pool whole); a smaller one gives it
+    back to malloc, as the arrays may be kept long after the walk."""
     cdef Block block = Block.__new__(Block)
     cdef uint8_t* fitted
     if g.data == NULL:
         g.data = <uint8_t*>malloc(1)  # (a buffer of no bytes still has an address)
         if g.data == NULL:
             raise MemoryError()
+    elif g.cap >= POOL_MIN:
+        block.cap, block.tag = g.cap, tag
     elif g.cap > g.size:
-        # What was reserved and not used goes back: the arrays may be kept long after the walk.
         fitted = <uint8_t*>realloc(g.data, <size_t>max(g.size, 1))
         if fitted != NULL:
             g.data = fitted
