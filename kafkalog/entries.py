@@ -47,8 +47,9 @@ ChunkScan = Callable[[np.ndarray, int, int, int, np.ndarray], tuple[int, int, in
 #: An entry run: the bytes of whole entries (read-only; a view of a buffer the scanner reuses only once nothing
 #: refers to it any more), their file position, and their entry table (rows of the three columns).
 EntryRun = tuple[bytes | memoryview, int, np.ndarray]
-#: A window of `EntryScanner.entry_windows`: its bytes, file position and entry table; or an entry's header alone.
-EntryWindow = tuple[bytes, int, np.ndarray, EntryHeader | None]
+#: A window of `EntryScanner.entry_windows`: its bytes (a view good until the next window is read), file position
+#: and entry table; or an entry's header alone.
+EntryWindow = tuple[bytes | memoryview, int, np.ndarray, EntryHeader | None]
 #: The least window `entry_windows` reads.
 WINDOW_BYTES = 64 * 1024
 
@@ -83,6 +84,8 @@ class EntryScanner:
         self._readable_end: int | None = None
         #: Buffers of `CHUNK_BYTES` the chunks of a file on a disk are read into (`_read_chunk`).
         self._buffers: list[bytearray] = []
+        #: The buffer the windows of `entry_windows` are read into (`_read_window`).
+        self._window: bytearray | None = None
 
     def __enter__(self) -> EntryScanner:
         return self
@@ -92,6 +95,7 @@ class EntryScanner:
 
     def close(self) -> None:
         self._buffers = []  # (a chunk still held keeps its own buffer)
+        self._window = None
         if self._owns_file:
             self._file.close()
 
@@ -200,8 +204,9 @@ class EntryScanner:
         while pos < self.end:
             self._position = pos
             want = min(window, self.size - pos)
+            chunk = b""  # (the last window let go of: its buffer is read into again)
             try:
-                chunk = self._read(pos, want) if want >= HEADER_SIZE_UP_TO_MAGIC else b""
+                chunk = self._read_window(pos, want) if want >= HEADER_SIZE_UP_TO_MAGIC else b""
                 n, stop, _ = chunk_scan(np.frombuffer(chunk, dtype=np.uint8), 0, self.end - pos, self.max_entry_bytes,
                                           table[:want // MIN_ENTRY_BYTES + 1]) if chunk else (0, 0, SCAN_STOP)
                 if n:
@@ -210,7 +215,7 @@ class EntryScanner:
                     window = min(window * 2, CHUNK_BYTES)
                     continue  # (an entry the window cut short is whole in the next, larger one)
                 # The window's first entry is not whole in it: larger than the window, cut short, or damaged.
-                header = self._check_header(pos, chunk[:HEADER_SIZE_UP_TO_MAGIC] if chunk else None)
+                header = self._check_header(pos, bytes(chunk[:HEADER_SIZE_UP_TO_MAGIC]) if chunk else None)
             except RemoteObjectError as exc:
                 if HEADER_SIZE_UP_TO_MAGIC <= exc.readable_until - pos < want:
                     window = exc.readable_until - pos  # the bytes before what cannot be read (reading reports it)
@@ -283,6 +288,24 @@ class EntryScanner:
         if got != n:
             raise TruncatedError(f"file ended while reading {n} bytes (got {got})", path=self.name, position=pos)
         return memoryview(buffer).toreadonly()
+
+    def _read_window(self, pos: int, n: int) -> bytes | memoryview:
+        """`n` bytes at `pos`, as `_read`; for a file on a disk, read into the one buffer the windows of
+        `entry_windows` share (a fresh window a read costs its page faults again: the planner walks most of a
+        large segment), handed out as a read-only view that is good until the next window is read."""
+        if not isinstance(self._file, io.BufferedReader):
+            return self._read(pos, n)
+        buffer = self._window
+        if buffer is None or len(buffer) < n or not _unheld(buffer):
+            buffer = bytearray(max(n, len(buffer) if buffer is not None else 0) + 1)
+            del buffer[-1]  # (room for `_unheld`'s byte: it never reallocates)
+            self._window = buffer
+        self._file.seek(pos)
+        view = memoryview(buffer)[:n]
+        got = self._file.readinto(view)
+        if got != n:
+            raise TruncatedError(f"file ended while reading {n} bytes (got {got})", path=self.name, position=pos)
+        return view.toreadonly()
 
     def _read(self, pos: int, n: int) -> bytes:
         self._file.seek(pos)
