@@ -62,7 +62,7 @@ cdef uint8_t* _pool_take(int64_t need, int64_t* cap, int tag) noexcept nogil:
     return data
 
 
-cdef void _release(uint8_t* data, int64_t cap, int64_t filled, int tag=0) noexcept nogil:
+cdef void _release(uint8_t* data, int64_t cap, int64_t filled, int tag) noexcept nogil:
     """A block no longer used: into the pool while it has room, else freed."""
     global _pool_count, _pool_filled
     cdef bint kept = False
@@ -88,14 +88,18 @@ cdef struct Grow:
     int64_t cap
 
 
-cdef inline bint _reserve(Grow* g, int64_t extra, int tag=0) noexcept nogil:
-    """Room for `extra` more bytes (`tag`: what the buffer is, for the pool)."""
-    cdef int64_t need = g.size + extra
-    cdef int64_t cap
-    cdef uint8_t* p
-    if need <= g.cap:
+cdef inline bint _reserve(Grow* g, int64_t extra) noexcept nogil:
+    """Room for `extra` more bytes."""
+    if g.size + extra <= g.cap:
         return True
-    cap = g.cap * 2 if g.cap else GROW_FIRST
+    return _grow(g, g.size + extra, 0)
+
+
+cdef bint _grow(Grow* g, int64_t need, int tag) noexcept nogil:
+    """`_reserve`'s slow path, apart so that the puts stay small enough to be inlined: room for `need` bytes (`tag`:
+    what the buffer is, for the pool; 0 for any)."""
+    cdef int64_t cap = g.cap * 2 if g.cap else GROW_FIRST
+    cdef uint8_t* p
     while cap < need:
         cap *= 2
     if cap >= POOL_MIN:

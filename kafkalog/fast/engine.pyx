@@ -898,7 +898,7 @@ cdef inline int _tag(Out* o, Grow* g) noexcept nogil:
 
 
 cdef inline bint _room(Out* o, Grow* g, int64_t n) noexcept nogil:
-    return _reserve(g, n, _tag(o, g))
+    return g.size + n <= g.cap or _grow(g, g.size + n, _tag(o, g))
 
 
 cdef Block _took(Out* o, Grow* g):
