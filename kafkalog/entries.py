@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import io
 import os
+import threading
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
@@ -68,6 +69,11 @@ _ZERO_SCAN_LIMIT = 64 * 1024 * 1024
 #: The chunk buffers a scanner keeps: the one handed out last (its consumer holds it while it asks for the next
 #: chunk) and one to read into.
 _KEPT_BUFFERS = 2
+#: Chunk buffers that closed scanners let go of, for the next scanners (a read on threads opens one a byte range):
+#: each a fresh CHUNK_BYTES is zero-filled and page-faulted in again. At most `_POOLED_BUFFERS` are kept.
+_pooled: list[bytearray] = []
+_pooled_lock = threading.Lock()
+_POOLED_BUFFERS = 4
 
 
 class EntryScanner:
@@ -105,6 +111,10 @@ class EntryScanner:
         self.close()
 
     def close(self) -> None:
+        with _pooled_lock:
+            for buffer in self._buffers:
+                if len(_pooled) < _POOLED_BUFFERS and _unheld(buffer):
+                    _pooled.append(buffer)
         self._buffers = []  # (a chunk still held keeps its own buffer)
         self._window = None
         if self._owns_file:
@@ -309,8 +319,7 @@ class EntryScanner:
             if _unheld(buffer):
                 break
         else:
-            buffer = bytearray(CHUNK_BYTES + 1)
-            del buffer[-1]  # (room for `_unheld`'s byte: it never reallocates)
+            buffer = _pooled_buffer()
             self._buffers = [*self._buffers[1 - _KEPT_BUFFERS:], buffer]
         self._file.seek(pos)
         got = self._file.readinto(buffer)
@@ -356,6 +365,18 @@ class EntryScanner:
         if self._file.read(n).count(0) == n:
             return f"; the remaining {n} bytes are all zero (unused space of a preallocated segment)"
         return ""
+
+
+def _pooled_buffer() -> bytearray:
+    """A chunk buffer a closed scanner let go of, else a new one."""
+    with _pooled_lock:
+        while _pooled:
+            buffer = _pooled.pop()
+            if len(buffer) == CHUNK_BYTES:
+                return buffer
+    buffer = bytearray(CHUNK_BYTES + 1)
+    del buffer[-1]  # (room for `_unheld`'s byte: it never reallocates)
+    return buffer
 
 
 def _unheld(buffer: bytearray) -> bool:
