@@ -242,7 +242,7 @@ class EntryScanner:
                     pos = stop
                 continue
             want = min(window, self.size - pos)
-            chunk = b""  # (the last window let go of: its buffer is read into again)
+            chunk: bytes | memoryview = b""  # (the last window let go of: its buffer is read into again)
             try:
                 chunk = self._read_window(pos, want) if want >= HEADER_SIZE_UP_TO_MAGIC else b""
                 n, stop, _ = chunk_scan(np.frombuffer(chunk, dtype=np.uint8), 0, self.end - pos, self.max_entry_bytes,
