@@ -6,13 +6,16 @@
 # block handed to Python and let go is reused by the next buffer of a like size, so a read's every walk does not
 # take fresh memory from the kernel and page-fault it in again (glibc hands large blocks back to the kernel when
 # they are freed: issue 33, docs/performance.md). The pool is bounded (`POOL_BYTES` of what its blocks were
-# last filled with, `POOL_SLOTS` blocks) and thread-safe; what it keeps stays until a block is asked for.
+# last filled with, `POOL_SLOTS` blocks; a block's pages past its fill and `POOL_SLACK` are given back to the
+# kernel as it goes in: 72 MiB in memory at most) and thread-safe; what it keeps stays until a block is asked for.
 from cpython.buffer cimport PyBuffer_FillInfo
 from cpython.pythread cimport PyThread_type_lock, PyThread_allocate_lock, PyThread_acquire_lock, \
     PyThread_release_lock, WAIT_LOCK
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uintptr_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
+from posix.mman cimport MADV_DONTNEED, madvise
+from posix.unistd cimport _SC_PAGESIZE, sysconf
 
 
 cdef enum:
@@ -20,6 +23,7 @@ cdef enum:
     POOL_SLOTS = 32
     POOL_BYTES = 64 * 1024 * 1024  # bytes the pooled blocks were filled with (their pages the kernel holds)
     POOL_SPARE = 4  # a block is reused for a buffer that needs at least 1/POOL_SPARE of it
+    POOL_SLACK = 256 * 1024  # bytes past what a pooled block's last use wrote that it keeps in memory
 
 
 cdef struct Pooled:
@@ -33,6 +37,7 @@ cdef Pooled _pool[POOL_SLOTS]
 cdef int _pool_count = 0
 cdef int64_t _pool_filled = 0
 cdef PyThread_type_lock _pool_lock = PyThread_allocate_lock()
+cdef uintptr_t _page = <uintptr_t>max(sysconf(_SC_PAGESIZE), 4096)
 
 
 cdef uint8_t* _pool_take(int64_t need, int64_t* cap, int tag) noexcept nogil:
@@ -66,10 +71,20 @@ cdef void _release(uint8_t* data, int64_t cap, int64_t filled, int tag) noexcept
     """A block no longer used: into the pool while it has room, else freed."""
     global _pool_count, _pool_filled
     cdef bint kept = False
+    cdef uintptr_t start, end
     if data == NULL:
         return
     if cap >= POOL_MIN:
         filled = min(max(filled, 0), cap)
+        # The block is to hold in memory what its last use wrote and POOL_SLACK more (the next use writes about as
+        # much), no more: the pages past that (an earlier use may have written them) go back to the kernel, so that
+        # the pool holds at most POOL_BYTES + POOL_SLOTS * POOL_SLACK. Only pages inside the block (its first
+        # whole page after that to the last whole page before its end), and before it is in the pool, where
+        # another thread may take it.
+        start = (<uintptr_t>data + <uintptr_t>min(filled + POOL_SLACK, cap) + _page - 1) & ~(_page - 1)
+        end = (<uintptr_t>data + <uintptr_t>cap) & ~(_page - 1)
+        if end > start:
+            madvise(<void*>start, end - start, MADV_DONTNEED)
         PyThread_acquire_lock(_pool_lock, WAIT_LOCK)
         if _pool_count < POOL_SLOTS and _pool_filled + filled <= POOL_BYTES:
             _pool[_pool_count].data, _pool[_pool_count].cap, _pool[_pool_count].filled = data, cap, filled
