@@ -45,22 +45,11 @@ SCAN_END, SCAN_STOP, SCAN_FULL = 0, 1, 2
 #: A chunk scan, as `kafkalog.fast.compiled.scan_entries`: (chunk, from, start limit, max entry size, table) to
 #: (entries found, position reached, why it stopped: a SCAN_ code).
 ChunkScan = Callable[[np.ndarray, int, int, int, np.ndarray], tuple[int, int, int]]
-#: A header hop, as `kafkalog.fast.compiled.hop_entries`: the entries a chunk scan finds, each found by reading its
-#: header alone: (file descriptor, from, file size, start limit, max entry size, table of four columns: the three
-#: and ENTRY_OFFSET) to (entries found, position reached, why it stopped).
-HeaderHop = Callable[[int, int, int, int, int, np.ndarray], tuple[int, int, int]]
-#: A hop's fourth column: the entry's offset field (a v2 batch's base offset, a legacy message's offset).
-ENTRY_OFFSET = 3
-#: The mean entry size from which `entry_windows` hops from header to header (one read of 17 bytes an entry) instead
-#: of reading the entries' bytes: a header's read costs about what copying 1-2 KiB does.
-HOP_ENTRY_BYTES = 4096
-_HOP_ROWS = 4096
 #: An entry run: the bytes of whole entries (read-only; a view of a buffer the scanner reuses only once nothing
 #: refers to it any more), their file position, and their entry table (rows of the three columns).
 EntryRun = tuple[bytes | memoryview, int, np.ndarray]
 #: A window of `EntryScanner.entry_windows`: its bytes (a view good until the next window is read), file position
-#: and entry table; or an entry's header alone; or entries found by their headers alone (no bytes, a table with
-#: ENTRY_OFFSET).
+#: and entry table; or an entry's header alone.
 EntryWindow = tuple[bytes | memoryview, int, np.ndarray, EntryHeader | None]
 #: The least window `entry_windows` reads.
 WINDOW_BYTES = 64 * 1024
@@ -211,36 +200,19 @@ class EntryScanner:
             pos += LOG_OVERHEAD + header.len_rest
         self._position = pos
 
-    def entry_windows(self, chunk_scan: ChunkScan, window: int = 0, hop: HeaderHop | None = None
-                      ) -> Iterator[EntryWindow]:
+    def entry_windows(self, chunk_scan: ChunkScan, window: int = 0) -> Iterator[EntryWindow]:
         """The entries `entry_headers` finds, a window of the file at a time, for a planner that walks many: (the
         window's bytes and file position, the entry table `chunk_scan` made of the whole entries in it, None) or,
         for an entry larger than the window, (b"", its position, an empty table, its header), only its header read.
 
         The window starts at `window` (default `WINDOW_BYTES`); it doubles (up to `CHUNK_BYTES`) while it holds
         entries and halves (down to where it started) while an entry is larger, so a segment of small entries is
-        read in large windows and one of large entries costs a small window an entry (its header is in it).
-        With `hop`, where a window's entries are `HOP_ENTRY_BYTES` or more on average and the file is one on a
-        disk, the entries after it are found by their headers alone, while they stay as large: (b"", the first's
-        position, their table with ENTRY_OFFSET, None); where a hop stops, a window says why."""
+        read in large windows and one of large entries costs a small window an entry (its header is in it)."""
         least = window or WINDOW_BYTES
         pos, window = self.start, least
         table = np.empty((CHUNK_BYTES // MIN_ENTRY_BYTES + 1, 3), dtype=np.int64)
-        fd = self._file.fileno() if hop is not None and isinstance(self._file, io.BufferedReader) else None
-        hops = np.empty((_HOP_ROWS, 4), dtype=np.int64) if fd is not None else table
-        hopping = False
         while pos < self.end:
             self._position = pos
-            if hopping:
-                assert hop is not None and fd is not None
-                n, stop, why = hop(fd, pos, self.size, self.end, self.max_entry_bytes, hops)
-                hopping = why == SCAN_FULL and stop - pos >= n * HOP_ENTRY_BYTES  # (else windows again)
-                if n:
-                    found = hops[:n].copy()
-                    found[:, ENTRY_POS] -= pos
-                    yield b"", pos, found, None
-                    pos = stop
-                continue
             want = min(window, self.size - pos)
             chunk: bytes | memoryview = b""  # (the last window let go of: its buffer is read into again)
             try:
@@ -251,7 +223,6 @@ class EntryScanner:
                     yield chunk, pos, table[:n].copy(), None
                     pos += stop
                     window = min(window * 2, CHUNK_BYTES)
-                    hopping = fd is not None and stop >= n * HOP_ENTRY_BYTES
                     continue  # (an entry the window cut short is whole in the next, larger one)
                 # The window's first entry is not whole in it: larger than the window, cut short, or damaged.
                 header = self._check_header(pos, bytes(chunk[:HEADER_SIZE_UP_TO_MAGIC]) if chunk else None)

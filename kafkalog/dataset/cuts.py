@@ -28,7 +28,7 @@ import numpy as np
 
 from kafkalog._generated import kafka_kernel_columns as k
 from kafkalog.dataset import fs
-from kafkalog.entries import ENTRY_MAGIC, ENTRY_OFFSET, ENTRY_POS, ChunkScan, EntryScanner, EntryWindow
+from kafkalog.entries import ENTRY_MAGIC, ENTRY_POS, ChunkScan, EntryScanner, EntryWindow
 from kafkalog.fast import compiled
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES
 
@@ -74,7 +74,7 @@ class EntryWalk:
             self._file = fs.open_binary(self.location, self.private_keys)
             scanner = EntryScanner(self._file, name=self.location, start=self.start, end=None,
                                    max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[])
-            self._windows = scanner.entry_windows(_chunk_scan(), self.window, compiled.hop_entries)
+            self._windows = scanner.entry_windows(_chunk_scan(), self.window)
         window = next(self._windows, None)
         if window is None:
             return False
@@ -114,8 +114,6 @@ def window_entries(window: EntryWindow) -> tuple[np.ndarray, np.ndarray, np.ndar
     if header is not None:  # an entry larger than the window: its header alone
         return (np.array([base], dtype=np.int64), np.array([header.base_offset], dtype=np.int64),
                 np.array([header.magic], dtype=np.int64))
-    if table.shape[1] > ENTRY_OFFSET:  # entries found by their headers alone: their offset fields read
-        return base + table[:, ENTRY_POS], table[:, ENTRY_OFFSET].copy(), table[:, ENTRY_MAGIC].copy()
     buf = np.frombuffer(chunk, dtype=np.uint8)
     magics = table[:, ENTRY_MAGIC]
     offsets = np.empty(len(table), dtype=np.int64)

@@ -72,14 +72,6 @@ def scan_entries(buf: np.ndarray, pos: int, start_limit: int, max_entry: int, ou
     return engine.scan_entries(buf, pos, start_limit, max_entry, out)
 
 
-def hop_entries(fd: int, pos: int, size: int, start_limit: int, max_entry: int, out: np.ndarray
-                ) -> tuple[int, int, int]:
-    """The header hop (a `kafkalog.entries.HeaderHop`): the entries `scan_entries` finds from `pos` in the file open
-    at `fd` (`size` bytes), each found by reading its header alone, into `out` (position, size, magic, offset
-    field); (entries, position reached, why it stopped)."""
-    return engine.hop_entries(fd, pos, size, start_limit, max_entry, out)
-
-
 def parse_batch_headers(buf: np.ndarray, entries: np.ndarray, errors: np.ndarray) -> np.ndarray:
     """The v2 header of each entry (rows of a `kafkalog.entries` table) as a row, its error code into `errors`."""
     from kafkalog.formats.framing import LOG_OVERHEAD

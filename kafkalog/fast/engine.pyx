@@ -249,46 +249,6 @@ def scan_entries(const uint8_t[::1] buf, int64_t pos, int64_t start_limit, int64
     return n, pos, why
 
 
-cdef extern from "<unistd.h>" nogil:
-    ssize_t pread(int fd, void* buf, size_t count, long offset)
-
-
-def hop_entries(int fd, int64_t pos, int64_t size, int64_t start_limit, int64_t max_entry, int64_t[:, ::1] out):
-    """The entries `scan_entries` finds in bytes pos..size of the file open at `fd`, starting before
-    `start_limit`, each found by reading its header alone (one pread of its first 17 bytes), into `out`
-    (position, size, magic, offset field), in one call without the GIL: for a planner that walks a segment of
-    large entries without reading their bodies. Stops as `scan_entries` stops, and where a header cannot be
-    read (the caller reads the bytes there to say why). Returns (entries, position reached, SCAN_END,
-    SCAN_STOP or SCAN_FULL)."""
-    cdef int64_t n = 0, length, rows = out.shape[0]
-    cdef int why = _SCAN_END
-    cdef uint8_t head[_HEADER_SIZE_UP_TO_MAGIC]
-    if out.shape[1] != 4:
-        raise ValueError("the entry table has four columns")  # a caller's bug
-    if pos < 0:
-        raise ValueError("a negative position")  # a caller's bug
-    with nogil:
-        while pos < start_limit:
-            if n >= rows:
-                why = _SCAN_FULL
-                break
-            if size - pos < _HEADER_SIZE_UP_TO_MAGIC or \
-                    pread(fd, head, _HEADER_SIZE_UP_TO_MAGIC, pos) != _HEADER_SIZE_UP_TO_MAGIC:
-                why = _SCAN_STOP
-                break
-            length = _int_be(head, 8, 4)
-            if length < _MIN_ENTRY_SIZE or length > max_entry or length > size - pos - _LOG_OVERHEAD:
-                why = _SCAN_STOP
-                break
-            out[n, _ENTRY_POS] = pos
-            out[n, _ENTRY_LENGTH] = length
-            out[n, _ENTRY_MAGIC] = <int8_t>head[16]
-            out[n, 3] = <int64_t>_int_be(head, 0, 8)
-            n += 1
-            pos += _LOG_OVERHEAD + length
-    return n, pos, why
-
-
 def parse_batch_headers(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size,
                         int64_t[:, ::1] table, int64_t[::1] errors):
     """The v2 header (`kafka_record_batch.ksy`) of each entry `buf[pos[i]:pos[i] + size[i]]` into row i of `table`

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import pytest
 
-from kafkalog import entries as entries_module
 from kafkalog.dataset.cuts import EntryWalk, window_entries
 from kafkalog.entries import EntryScanner
 from kafkalog.fast import compiled
@@ -42,25 +41,6 @@ def test_the_windowed_walk_finds_what_the_walk_entry_by_entry_finds(path):
                 positions, offsets, magics = window_entries(w)
                 found += zip(positions.tolist(), offsets.tolist(), magics.tolist(), strict=True)
         assert (found, [str(d) for d in damage]) == expected, (path.name, window)
-
-
-@pytest.mark.parametrize("path", SEGMENTS, ids=lambda p: p.name)
-def test_the_walk_hopping_from_header_to_header_finds_what_the_walk_entry_by_entry_finds(path, monkeypatch):
-    """The header hop (`compiled.hop_entries`) taken after every window that finds entries, whatever their size:
-    where it stops (an entry cut short, damage, a size past the limit), a window finds the same and says why."""
-    monkeypatch.setattr(entries_module, "HOP_ENTRY_BYTES", 1)
-    expected = _one_by_one(path)
-    hopped = 0
-    for window in [*WINDOWS, 100]:
-        damage: list = []
-        found = []
-        with _scanner(path, damage) as scanner:
-            for w in scanner.entry_windows(compiled.scan_entries, window, compiled.hop_entries):
-                positions, offsets, magics = window_entries(w)
-                hopped += len(w[2]) if w[2].shape[1] == 4 else 0
-                found += zip(positions.tolist(), offsets.tolist(), magics.tolist(), strict=True)
-        assert (found, [str(d) for d in damage]) == expected, (path.name, window)
-    assert hopped or len(expected[0]) < 3, path.name
 
 
 @pytest.mark.parametrize("window", [40, 300, 0])
