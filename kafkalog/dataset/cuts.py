@@ -17,8 +17,8 @@ whole entries with the compiled engine's entry scan (`fast.compiled.scan_entries
 read (`parse_batch_headers`, `parse_legacy_entries`); an entry larger than its window is read by its header
 alone (17 bytes: never a large batch's body), and so are the entries of a file on a disk while they are large
 (`fast.compiled.hop_entries`: one `pread` an entry without the GIL, where reading every byte of a 200 MB segment
-took 60-90 ms, all of it before `read_arrow`'s threads start). Each question is answered on a window's arrays, not entry by
-entry in Python (`benchmarks/planner.py` times both).
+took 60-90 ms, all of it before `read_arrow`'s threads start). Each question is answered on a window's arrays,
+not entry by entry in Python (`benchmarks/planner.py` times both).
 """
 from __future__ import annotations
 
