@@ -38,6 +38,7 @@ include "../../generated/kafka_kernels.pxi"
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
+from posix.unistd cimport pread
 
 import ctypes
 import importlib
@@ -244,6 +245,43 @@ def scan_entries(const uint8_t[::1] buf, int64_t pos, int64_t start_limit, int64
             out[n, _ENTRY_POS] = pos
             out[n, _ENTRY_LENGTH] = length
             out[n, _ENTRY_MAGIC] = magic
+            n += 1
+            pos += _LOG_OVERHEAD + length
+    return n, pos, why
+
+
+def hop_entries(int fd, int64_t pos, int64_t start_limit, int64_t file_end, int64_t max_entry, int64_t[:, ::1] out):
+    """Entries of the file `fd` from `pos`, starting before `start_limit` and whole before `file_end`, found by their
+    first 17 bytes alone (one `pread` each, without the GIL; the rest of each entry is not read): a planner's walk
+    over large entries (`kafkalog.entries.EntryScanner.entry_windows`), where reading every byte costs more than a
+    read per entry. Rows of `out`: file position, size (after the first 12 bytes), magic, offset field (a v2 batch's
+    base offset, a legacy message's offset). Stops as `scan_entries` does (an entry not whole before `file_end`, a
+    size below the minimum or above `max_entry`, a full table), and at a read that fails or comes short: the caller
+    reads the file there to say why. Returns (entries, position reached, SCAN_END, SCAN_STOP or SCAN_FULL)."""
+    cdef int64_t n = 0, length, rows = out.shape[0]
+    cdef int why = _SCAN_END
+    cdef uint8_t head[_HEADER_SIZE_UP_TO_MAGIC]
+    if out.shape[1] != 4:
+        raise ValueError("the hop table has four columns")  # a caller's bug
+    if pos < 0:
+        raise ValueError("a negative position")  # a caller's bug
+    with nogil:
+        while pos < start_limit:
+            if n >= rows:
+                why = _SCAN_FULL
+                break
+            if file_end - pos < _HEADER_SIZE_UP_TO_MAGIC or pread(fd, head, _HEADER_SIZE_UP_TO_MAGIC, pos) \
+                    != _HEADER_SIZE_UP_TO_MAGIC:
+                why = _SCAN_STOP
+                break
+            length = _int_be(head, 8, 4)
+            if length < _MIN_ENTRY_SIZE or length > max_entry or length > file_end - pos - _LOG_OVERHEAD:
+                why = _SCAN_STOP
+                break
+            out[n, 0] = pos
+            out[n, 1] = length
+            out[n, 2] = <int8_t>head[16]
+            out[n, 3] = _int_be(head, 0, 8)
             n += 1
             pos += _LOG_OVERHEAD + length
     return n, pos, why
