@@ -5,25 +5,26 @@
 # Large buffers come from a small pool of the memory of `Block`s freed (each including module has its own): a
 # block handed to Python and let go is reused by the next buffer of a like size, so a read's every walk does not
 # take fresh memory from the kernel and page-fault it in again (glibc hands large blocks back to the kernel when
-# they are freed: issue 33, docs/performance.md). The pool is bounded (`POOL_BYTES` of what its blocks were
-# last filled with, `POOL_SLOTS` blocks; a block's pages past its fill and `POOL_SLACK` are given back to the
-# kernel as it goes in: 72 MiB in memory at most) and thread-safe; what it keeps stays until a block is asked for.
+# they are freed: issue 33, docs/performance.md). The pool is bounded (`POOL_SLOTS` blocks; a block's pages past
+# its last fill and `POOL_SLACK` are given back to the kernel as it goes in, and the rest, at most `POOL_BYTES` of
+# all its blocks, is what it holds in memory; the oldest blocks are freed to make room) and thread-safe; what it
+# keeps stays until a block is asked for or pushed out.
 from cpython.buffer cimport PyBuffer_FillInfo
 from cpython.pythread cimport PyThread_type_lock, PyThread_allocate_lock, PyThread_acquire_lock, \
     PyThread_release_lock, WAIT_LOCK
 from libc.stdint cimport int32_t, int64_t, uint8_t, uintptr_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memmove
 from posix.mman cimport MADV_DONTNEED, madvise
 from posix.unistd cimport _SC_PAGESIZE, sysconf
 
 
 cdef enum:
     POOL_MIN = 256 * 1024  # bytes: smaller blocks are left to malloc, whose free lists reuse them as they are
-    POOL_SLOTS = 32
-    POOL_BYTES = 64 * 1024 * 1024  # bytes the pooled blocks were filled with (their pages the kernel holds)
+    POOL_SLOTS = 256
+    POOL_BYTES = 64 * 1024 * 1024  # bytes the pooled blocks hold in memory (their last fill and POOL_SLACK)
     POOL_SPARE = 4  # a block is reused for a buffer that needs at least 1/POOL_SPARE of it
-    POOL_SLACK = 256 * 1024  # bytes past what a pooled block's last use wrote that it keeps in memory
+    POOL_SLACK = 128 * 1024  # bytes past what a pooled block's last use wrote that it keeps in memory
 
 
 cdef struct Pooled:
@@ -37,6 +38,8 @@ cdef Pooled _pool[POOL_SLOTS]
 cdef int _pool_count = 0
 cdef int64_t _pool_filled = 0
 cdef PyThread_type_lock _pool_lock = PyThread_allocate_lock()
+# What the pool did (`pool_counts`): blocks asked for and found, asked for and not found, kept, freed to make room.
+cdef int64_t _pool_hits = 0, _pool_misses = 0, _pool_kept = 0, _pool_evicted = 0
 cdef uintptr_t _page = <uintptr_t>max(sysconf(_SC_PAGESIZE), 4096)
 
 
@@ -44,11 +47,12 @@ cdef uint8_t* _pool_take(int64_t need, int64_t* cap, int tag) noexcept nogil:
     """A pooled block of at least `need` bytes (and at most POOL_SPARE times), taken out of the pool (its size in
     `cap`), or NULL: the smallest last used for the same `tag` (its pages already hold what such a buffer
     writes), else the smallest."""
-    global _pool_count, _pool_filled
+    global _pool_count, _pool_filled, _pool_hits, _pool_misses
     cdef int i, best = -1
     cdef bint same, best_same = False
     cdef uint8_t* data = NULL
     if _pool_count == 0:  # (read without the lock: a miss only costs a fresh block)
+        _pool_misses += 1  # (a count for `pool_counts`, not exact under threads)
         return NULL
     PyThread_acquire_lock(_pool_lock, WAIT_LOCK)
     for i in range(_pool_count):
@@ -62,39 +66,63 @@ cdef uint8_t* _pool_take(int64_t need, int64_t* cap, int tag) noexcept nogil:
         cap[0] = _pool[best].cap
         _pool_filled -= _pool[best].filled
         _pool_count -= 1
-        _pool[best] = _pool[_pool_count]
+        memmove(&_pool[best], &_pool[best + 1], (_pool_count - best) * sizeof(Pooled))  # (oldest first)
+        _pool_hits += 1
+    else:
+        _pool_misses += 1
     PyThread_release_lock(_pool_lock)
     return data
 
 
 cdef void _release(uint8_t* data, int64_t cap, int64_t filled, int tag) noexcept nogil:
-    """A block no longer used: into the pool while it has room, else freed."""
-    global _pool_count, _pool_filled
+    """A block no longer used: into the pool, the oldest blocks in it freed to make room (blocks that no buffer
+    asks for again do not keep the pool full); freed when it is larger than the pool."""
+    global _pool_count, _pool_filled, _pool_kept, _pool_evicted
     cdef bint kept = False
     cdef uintptr_t start, end
+    cdef uint8_t* evicted[POOL_SLOTS]
+    cdef int n_evicted = 0, i
     if data == NULL:
         return
     if cap >= POOL_MIN:
-        filled = min(max(filled, 0), cap)
+        filled = min(max(filled, 0) + POOL_SLACK, cap)  # (what it keeps in memory: `filled` from here on)
         # The block is to hold in memory what its last use wrote and POOL_SLACK more (the next use writes about as
         # much), no more: the pages past that (an earlier use may have written them) go back to the kernel, so that
-        # the pool holds at most POOL_BYTES + POOL_SLOTS * POOL_SLACK. Only pages inside the block (its first
+        # the pool holds at most POOL_BYTES in memory. Only pages inside the block (its first
         # whole page after that to the last whole page before its end), and before it is in the pool, where
         # another thread may take it.
-        start = (<uintptr_t>data + <uintptr_t>min(filled + POOL_SLACK, cap) + _page - 1) & ~(_page - 1)
+        start = (<uintptr_t>data + <uintptr_t>filled + _page - 1) & ~(_page - 1)
         end = (<uintptr_t>data + <uintptr_t>cap) & ~(_page - 1)
         if end > start:
             madvise(<void*>start, end - start, MADV_DONTNEED)
         PyThread_acquire_lock(_pool_lock, WAIT_LOCK)
+        while _pool_count and (_pool_count == POOL_SLOTS or _pool_filled + filled > POOL_BYTES) \
+                and filled <= POOL_BYTES:
+            evicted[n_evicted] = _pool[0].data
+            n_evicted += 1
+            _pool_filled -= _pool[0].filled
+            _pool_count -= 1
+            memmove(&_pool[0], &_pool[1], _pool_count * sizeof(Pooled))
+            _pool_evicted += 1
         if _pool_count < POOL_SLOTS and _pool_filled + filled <= POOL_BYTES:
             _pool[_pool_count].data, _pool[_pool_count].cap, _pool[_pool_count].filled = data, cap, filled
             _pool[_pool_count].tag = tag
             _pool_count += 1
             _pool_filled += filled
+            _pool_kept += 1
             kept = True
         PyThread_release_lock(_pool_lock)
+        for i in range(n_evicted):
+            free(evicted[i])
     if not kept:
         free(data)
+
+
+def pool_counts():
+    """What the pool of large blocks did in this module so far (a diagnostic for benchmarks): blocks asked for
+    and found in it, asked for and not found, kept in it, freed to make room; and the blocks and bytes it holds."""
+    return {"hits": _pool_hits, "misses": _pool_misses, "kept": _pool_kept, "evicted": _pool_evicted,
+            "blocks": _pool_count, "filled": _pool_filled}
 
 
 cdef struct Grow:

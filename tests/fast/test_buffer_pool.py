@@ -10,6 +10,7 @@ import threading
 import pyarrow as pa
 
 from kafkalog.dataset.decode import read_segment_table
+from kafkalog.fast import engine
 from tests.paths import FIXTURES, SAMPLES
 
 #: Large enough for the pool (buffers of 256 KiB and more), with nulls and headers of their own.
@@ -23,9 +24,11 @@ def _read(path) -> pa.Table:
 
 def test_reads_into_pooled_blocks_give_what_the_first_read_gave():
     first = {path: _read(path) for path in SEGMENTS}
+    hits = engine.pool_counts()["hits"]
     for _ in range(2):
         for path in [*SEGMENTS, *reversed(SEGMENTS)]:
             assert _read(path).equals(first[path]), path.name
+    assert engine.pool_counts()["hits"] > hits  # (the walks did write into pooled blocks)
 
 
 def test_two_threads_reading_into_pooled_blocks_give_what_one_gives():
