@@ -102,6 +102,41 @@ def test_a_group_in_one_call_reads_what_the_object_path_reads(path):
     assert headers.equals(rows.column("headers").combine_chunks())
 
 
+@pytest.mark.parametrize("check", [False, True], ids=["copy", "check"])
+def test_validity_bitmaps_are_arrow_s_bytes_when_the_first_null_comes_late(check):
+    # The walk writes no bitmap until a column's first null, then the bytes of the rows before it at once: Kafka's
+    # uncompressed batches of several fixtures one after the other (the first null after hundreds of valid rows,
+    # rows not a multiple of 8) read as the object path reads them, each bitmap byte for byte as Arrow packs it (the bits past
+    # the last row 0).
+    names = ["samples/v2-none.log", "samples/v2-none.log", "tests/fixtures/segments/v2-offset-deltas.log",
+             "tests/fixtures/segments/v2-none.log", "tests/fixtures/segments/v2-headers.log",
+             "tests/fixtures/segments/v2-small.log"]
+    data = b""
+    for name in names:
+        source = (ROOT / name).read_bytes()
+        data += b"".join(source[pos:pos + 12 + length] for pos, length, magic in object_entries(source)
+                         if magic == 2 and source[pos + 22] & 7 == 0)
+    ref = read_segment_table(data, decoder=Decoder.OBJECT)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    table = np.zeros((4096, 3), dtype=np.int64)
+    n, _pos, _why = engine.scan_entries(buf, 0, len(buf), 1 << 28, table)
+    group = engine.decode_group(buf, np.ascontiguousarray(table[:n, 0]), 12 + table[:n, 1], np.empty(0, np.uint8),
+                                4 << 20, 1 << 20, -1, check)
+    assert group.taken == n and group.why == engine.WALK_DONE and group.walked.rows == ref.num_rows
+    walked = group.walked
+    header_values = pc.list_flatten(ref.column("headers").combine_chunks()).field("value")
+    columns = [(walked.key, ref.column("key").combine_chunks())]
+    if not check:
+        columns += [(walked.value, ref.column("value").combine_chunks()), (walked.header_values, header_values)]
+    for got, want in columns:
+        assert want.null_count and np.flatnonzero(np.asarray(want.is_null()))[0] > 16  # (the test can fail)
+        assert got.null_count == want.null_count
+        packed = np.packbits(np.asarray(want.is_valid()), bitorder="little").tobytes()
+        assert got.buffers()[0].to_pybytes() == packed
+        if not check:
+            assert got.equals(want)
+
+
 def test_a_group_in_one_call_stops_at_a_batch_it_does_not_take():
     # A CRC that does not match stops the group before that batch; the batches before it are read.
     path = next(p for p in FILES if p.name == "v2-lz4.log")
