@@ -859,9 +859,9 @@ cdef extern from *:
     void _prefetch "kafkalog_prefetch"(const void* p) noexcept nogil
 
 cdef enum:
-    # How far ahead of a record the walk asks for its bytes (a few records of a hundred bytes or more): the byte
-    # after a record's value is the first of its cache line the walk reads (the value is copied after the record
-    # parses), a wait for memory each record otherwise.
+    # How far ahead of a record the walk asks for each cache line of its section (a few records of a hundred bytes
+    # or more): the byte after a record's value is the first of its line the walk reads (the value is copied after
+    # the record parses), a wait for memory each record otherwise.
     _AHEAD = 1024
 
 
@@ -879,7 +879,7 @@ cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_en
     cdef int64_t s = state[0], pos = state[1], done = state[2], end, count, after
     cdef int err
     cdef bint failed, bounded
-    cdef int64_t largest = 0, nbytes = sec_end[s] - pos if s < nsec else 0, i
+    cdef int64_t largest = 0, nbytes = sec_end[s] - pos if s < nsec else 0, i, ahead
     for i in range(s + 1, nsec):
         nbytes += sec_end[i] - sec_pos[i]
     if not _reserve_for(o, nbytes, max_rows, check):
@@ -893,12 +893,14 @@ cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_en
         # No record of the section can pass Arrow's 32-bit offsets when all its bytes fit beside the largest buffer.
         largest = max(max(o.key_data.size, o.value_data.size), max(o.header_key_data.size, o.header_value_data.size))
         bounded = end - pos <= _INT32_MAX - largest
+        ahead = pos
         while done < count:
             if o.rows >= max_rows:
                 state[0], state[1], state[2] = s, pos, done
                 return _WALK_FULL
-            if pos + _AHEAD < end:
-                _prefetch(buf + pos + _AHEAD)
+            while ahead < min(pos + _AHEAD, end):
+                _prefetch(buf + ahead)
+                ahead += 64
             while True:
                 err, after, _ = parse_kafka_record(buf, pos, end, rec, 0, hdr, 0)
                 if err != 1:
