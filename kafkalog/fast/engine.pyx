@@ -713,7 +713,9 @@ cdef inline void _wbit(Grow* g, int64_t i, bint valid, int64_t nulls) noexcept n
 
 
 cdef inline bint _utf8_key(const uint8_t* data, int64_t p, int64_t end) noexcept nogil:
-    """`_utf8`, with the ASCII bytes of a header key (most of them) passed over here."""
+    """`_utf8`, with the ASCII bytes of a header key (most of them) passed over here, 8 at a time."""
+    while p + 8 <= end and (_load64(data + p) & 0x8080808080808080ULL) == 0:
+        p += 8
     while p < end and data[p] < 0x80:
         p += 1
     return p == end or _utf8(data, p, end)

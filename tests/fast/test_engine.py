@@ -21,7 +21,7 @@ from kafkalog.dataset.decode import read_segment_table
 from kafkalog.fast import compiled, engine, index as fast_index, walk_codes
 from kafkalog.formats.index import OffsetIndex, TimeIndex
 from kafkalog.model import Decoder
-from tests.fast.test_fast_path import FILES, entries as object_entries, fix_crcs, mutate
+from tests.fast.test_fast_path import FILES, assert_same, both, entries as object_entries, fix_crcs, mutate
 from tests.fresh_home import run_in_empty_home
 from tests.paths import ROOT
 
@@ -135,6 +135,23 @@ def test_validity_bitmaps_are_arrow_s_bytes_when_the_first_null_comes_late(check
         assert got.buffers()[0].to_pybytes() == packed
         if not check:
             assert got.equals(want)
+
+
+def test_header_keys_that_are_not_utf8_read_as_the_object_path_reads_them():
+    # The walk passes a header key's ASCII bytes 8 at a time before UTF-8's rules: each byte of Kafka-written keys of
+    # 16 and 10 bytes (one ending in a 4-byte character) made one that UTF-8 refuses or that starts a sequence,
+    # CRCs made valid again, reads as the object path reads it (the key decoded with replacement characters).
+    source = (ROOT / "tests" / "fixtures" / "segments" / "v2-headers.log").read_bytes()
+    cases = 0
+    for key in (b"tombstone-header", "emoji-\N{GRINNING FACE}".encode()):
+        at = source.index(key)
+        for i in range(len(key)):
+            for byte in (0xFF, 0x80, 0xC3, 0xF0):
+                data = bytearray(source)
+                data[at + i] = byte
+                assert_same(*both(fix_crcs(bytes(data))), f"{key!r} byte {i} = {byte:#x}")
+                cases += 1
+    assert cases == 4 * 26
 
 
 def test_a_group_in_one_call_stops_at_a_batch_it_does_not_take():
