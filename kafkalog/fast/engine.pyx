@@ -806,8 +806,8 @@ cdef inline bint _bits(Grow* g, int64_t rows) noexcept nogil:
 
 
 cdef bint _room(Out* o, int64_t nbytes, int64_t rows, bint check) noexcept nogil:
-    """Room for what `rows` records in `nbytes` bytes of a section can add (a record takes at least 7 bytes, a
-    header 2; a key, value or header copy is at most the section's bytes): the writers check none (`check`: the
+    """Room for what at most `rows` records in `nbytes` bytes of a section can add (a record takes at least 7
+    bytes, a header 2; a key, value or header copy is at most those bytes): the writers check none (`check`: the
     buffers a check writes)."""
     rows = min(rows, nbytes // 7 + 1)
     cdef int64_t headers = nbytes // 2 + 1
@@ -865,6 +865,8 @@ cdef enum:
     # or more): the byte after a record's value is the first of its line the walk reads (the value is copied after
     # the record parses), a wait for memory each record otherwise.
     _AHEAD = 1024
+    # The most bytes of a section the walk reserves room for at once (`_room`).
+    _ROOM_STEP = 1 << 24
 
 
 cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_end, const int64_t* sec_count,
@@ -881,7 +883,7 @@ cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_en
     cdef int64_t s = state[0], pos = state[1], done = state[2], end, count, after
     cdef int err
     cdef bint failed, bounded
-    cdef int64_t largest = 0, nbytes = sec_end[s] - pos if s < nsec else 0, i, ahead
+    cdef int64_t largest = 0, nbytes = sec_end[s] - pos if s < nsec else 0, i, ahead, room_end
     for i in range(s + 1, nsec):
         nbytes += sec_end[i] - sec_pos[i]
     if not _reserve_for(o, nbytes, max_rows, check):
@@ -890,8 +892,7 @@ cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_en
         end = sec_end[s]
         count = sec_count[s]
         failed = False
-        if done < count and not _room(o, end - pos, count - done, check):
-            return _OUT_OF_MEMORY
+        room_end = pos
         # No record of the section can pass Arrow's 32-bit offsets when all its bytes fit beside the largest buffer.
         largest = max(max(o.key_data.size, o.value_data.size), max(o.header_key_data.size, o.header_value_data.size))
         bounded = end - pos <= _INT32_MAX - largest
@@ -929,6 +930,12 @@ cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_en
                 if sec_trailing_at[s] < 0:
                     sec_trailing_at[s] = done
                     sec_err_pos[s] = pos
+            if after > room_end:
+                # Room for the records up to room_end (the section's end, or _ROOM_STEP past this record: the
+                # reservation of a huge section grows with what is walked, as the buffers fill).
+                room_end = min(end, max(after, pos + _ROOM_STEP))
+                if not _room(o, room_end - pos, min(count - done, max_rows - o.rows), check):
+                    return _OUT_OF_MEMORY
             _add_row(buf, o, s, headers + s * KAFKA_RECORD_BATCH__WIDTH, rec, hdr, ctl, check)
             if not bounded:
                 largest = max(max(o.key_data.size, o.value_data.size),
