@@ -37,7 +37,7 @@ include "../../generated/kafka_kernels.pxi"
 
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy
 
 import ctypes
 import importlib
@@ -647,6 +647,8 @@ cdef inline int64_t _s32(int64_t x) noexcept nogil:
 
 
 # The walk's writers: no check of room per put (`_room` reserved, per section, what the section's bytes can give).
+
+from libc.string cimport memset
 
 cdef extern from *:
     """
