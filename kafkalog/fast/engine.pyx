@@ -1011,7 +1011,8 @@ cdef inline int _tag(Out* o, Grow* g) noexcept nogil:
     return <int>(<char*>g - <char*>o) + 1
 
 
-cdef inline bint _room(Out* o, Grow* g, int64_t n) noexcept nogil:
+cdef inline bint _reserve_as(Out* o, Grow* g, int64_t n) noexcept nogil:
+    """`_reserve`, the buffer's kind told to the pool."""
     return g.size + n <= g.cap or _grow(g, g.size + n, _tag(o, g))
 
 
@@ -1026,17 +1027,19 @@ cdef bint _reserve_for(Out* o, int64_t nbytes, int64_t max_rows, bint check) noe
     nbytes = min(nbytes, 1 << 26)  # (past 64 MiB the buffers grow as they fill)
     cdef int64_t rows = min(max_rows, nbytes // 7 + 1), headers = nbytes // 2 + 1
     if check:
-        return (_room(o, &o.row_section, 8 * rows) and _room(o, &o.offset, 8 * rows)
-                and _room(o, &o.control, 4 * rows) and _room(o, &o.key_offsets, 4 * rows)
-                and _room(o, &o.key_valid, rows // 8 + 1))
-    return (_room(o, &o.row_section, 8 * rows) and _room(o, &o.offset, 8 * rows) and _room(o, &o.timestamp, 8 * rows)
-            and _room(o, &o.sequence, 4 * rows) and _room(o, &o.control, 4 * rows)
-            and _room(o, &o.key_offsets, 4 * rows) and _room(o, &o.value_offsets, 4 * rows)
-            and _room(o, &o.header_offsets, 4 * rows) and _room(o, &o.key_valid, rows // 8 + 1)
-            and _room(o, &o.value_valid, rows // 8 + 1) and _room(o, &o.key_data, nbytes)
-            and _room(o, &o.value_data, nbytes) and _room(o, &o.header_key_data, nbytes)
-            and _room(o, &o.header_value_data, nbytes) and _room(o, &o.header_key_offsets, 4 * headers)
-            and _room(o, &o.header_value_offsets, 4 * headers) and _room(o, &o.header_value_valid, headers // 8 + 1))
+        return (_reserve_as(o, &o.row_section, 8 * rows) and _reserve_as(o, &o.offset, 8 * rows)
+                and _reserve_as(o, &o.control, 4 * rows) and _reserve_as(o, &o.key_offsets, 4 * rows)
+                and _reserve_as(o, &o.key_valid, rows // 8 + 1))
+    return (_reserve_as(o, &o.row_section, 8 * rows) and _reserve_as(o, &o.offset, 8 * rows)
+            and _reserve_as(o, &o.timestamp, 8 * rows) and _reserve_as(o, &o.sequence, 4 * rows)
+            and _reserve_as(o, &o.control, 4 * rows) and _reserve_as(o, &o.key_offsets, 4 * rows)
+            and _reserve_as(o, &o.value_offsets, 4 * rows) and _reserve_as(o, &o.header_offsets, 4 * rows)
+            and _reserve_as(o, &o.key_valid, rows // 8 + 1) and _reserve_as(o, &o.value_valid, rows // 8 + 1)
+            and _reserve_as(o, &o.key_data, nbytes) and _reserve_as(o, &o.value_data, nbytes)
+            and _reserve_as(o, &o.header_key_data, nbytes) and _reserve_as(o, &o.header_value_data, nbytes)
+            and _reserve_as(o, &o.header_key_offsets, 4 * headers)
+            and _reserve_as(o, &o.header_value_offsets, 4 * headers)
+            and _reserve_as(o, &o.header_value_valid, headers // 8 + 1))
 
 
 cdef void _free_out(Out* o) noexcept nogil:
