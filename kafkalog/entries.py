@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import io
 import os
+import threading
 from collections.abc import Callable, Iterator
 from typing import BinaryIO
 
@@ -52,9 +53,10 @@ EntryRun = tuple[bytes | memoryview, int, np.ndarray]
 #: size, table) to (entries found by their first bytes alone, position reached, why it stopped: a SCAN_ code); the
 #: table's rows are (file position, size, magic, offset field).
 EntryHop = Callable[[int, int, int, int, int, np.ndarray], tuple[int, int, int]]
-#: A window of `EntryScanner.entry_windows`: its bytes, file position and entry table; or an entry's header alone;
-#: or entries hopped (no bytes, their table and their offset fields, the last item).
-EntryWindow = tuple[bytes, int, np.ndarray, EntryHeader | None, np.ndarray | None]
+#: A window of `EntryScanner.entry_windows`: its bytes (a view good until the next window is read), file position
+#: and entry table; or an entry's header alone; or entries hopped (no bytes, their table and their offset fields,
+#: the last item).
+EntryWindow = tuple[bytes | memoryview, int, np.ndarray, EntryHeader | None, np.ndarray | None]
 #: The least window `entry_windows` reads.
 WINDOW_BYTES = 64 * 1024
 #: Entries at least this large on average are found by their headers alone (`entry_windows`' hop): a read of 17
@@ -67,6 +69,11 @@ _ZERO_SCAN_LIMIT = 64 * 1024 * 1024
 #: The chunk buffers a scanner keeps: the one handed out last (its consumer holds it while it asks for the next
 #: chunk) and one to read into.
 _KEPT_BUFFERS = 2
+#: Chunk buffers that closed scanners let go of, for the next scanners (a read on threads opens one a byte range):
+#: each a fresh CHUNK_BYTES is zero-filled and page-faulted in again. At most `_POOLED_BUFFERS` are kept.
+_pooled: list[bytearray] = []
+_pooled_lock = threading.Lock()
+_POOLED_BUFFERS = 4
 
 
 class EntryScanner:
@@ -94,6 +101,8 @@ class EntryScanner:
         self._readable_end: int | None = None
         #: Buffers of `CHUNK_BYTES` the chunks of a file on a disk are read into (`_read_chunk`).
         self._buffers: list[bytearray] = []
+        #: The buffer the windows of `entry_windows` are read into (`_read_window`).
+        self._window: bytearray | None = None
 
     def __enter__(self) -> EntryScanner:
         return self
@@ -102,7 +111,12 @@ class EntryScanner:
         self.close()
 
     def close(self) -> None:
+        with _pooled_lock:
+            for buffer in self._buffers:
+                if len(_pooled) < _POOLED_BUFFERS and _unheld(buffer):
+                    _pooled.append(buffer)
         self._buffers = []  # (a chunk still held keeps its own buffer)
+        self._window = None
         if self._owns_file:
             self._file.close()
 
@@ -231,8 +245,9 @@ class EntryScanner:
                     continue
                 hopping = False  # (what stopped the hop is read below, and said)
             want = min(window, self.size - pos)
+            chunk: bytes | memoryview = b""  # (the last window let go of: its buffer is read into again)
             try:
-                chunk = self._read(pos, want) if want >= HEADER_SIZE_UP_TO_MAGIC else b""
+                chunk = self._read_window(pos, want) if want >= HEADER_SIZE_UP_TO_MAGIC else b""
                 n, stop, _ = chunk_scan(np.frombuffer(chunk, dtype=np.uint8), 0, self.end - pos, self.max_entry_bytes,
                                           table[:want // MIN_ENTRY_BYTES + 1]) if chunk else (0, 0, SCAN_STOP)
                 if n:
@@ -242,7 +257,7 @@ class EntryScanner:
                     window = min(window * 2, CHUNK_BYTES)
                     continue  # (an entry the window cut short is whole in the next, larger one)
                 # The window's first entry is not whole in it: larger than the window, cut short, or damaged.
-                header = self._check_header(pos, chunk[:HEADER_SIZE_UP_TO_MAGIC] if chunk else None)
+                header = self._check_header(pos, bytes(chunk[:HEADER_SIZE_UP_TO_MAGIC]) if chunk else None)
             except RemoteObjectError as exc:
                 if HEADER_SIZE_UP_TO_MAGIC <= exc.readable_until - pos < want:
                     window = exc.readable_until - pos  # the bytes before what cannot be read (reading reports it)
@@ -308,14 +323,31 @@ class EntryScanner:
             if _unheld(buffer):
                 break
         else:
-            buffer = bytearray(CHUNK_BYTES + 1)
-            del buffer[-1]  # (room for `_unheld`'s byte: it never reallocates)
+            buffer = _pooled_buffer()
             self._buffers = [*self._buffers[1 - _KEPT_BUFFERS:], buffer]
         self._file.seek(pos)
         got = self._file.readinto(buffer)
         if got != n:
             raise TruncatedError(f"file ended while reading {n} bytes (got {got})", path=self.name, position=pos)
         return memoryview(buffer).toreadonly()
+
+    def _read_window(self, pos: int, n: int) -> bytes | memoryview:
+        """`n` bytes at `pos`, as `_read`; for a file on a disk, read into the one buffer the windows of
+        `entry_windows` share (a fresh window a read costs its page faults again: the planner walks most of a
+        large segment), handed out as a read-only view that is good until the next window is read."""
+        if not isinstance(self._file, io.BufferedReader):
+            return self._read(pos, n)
+        buffer = self._window
+        if buffer is None or len(buffer) < n or not _unheld(buffer):
+            buffer = bytearray(max(n, len(buffer) if buffer is not None else 0) + 1)
+            del buffer[-1]  # (room for `_unheld`'s byte: it never reallocates)
+            self._window = buffer
+        self._file.seek(pos)
+        view = memoryview(buffer)[:n]
+        got = self._file.readinto(view)
+        if got != n:
+            raise TruncatedError(f"file ended while reading {n} bytes (got {got})", path=self.name, position=pos)
+        return view.toreadonly()
 
     def _read(self, pos: int, n: int) -> bytes:
         self._file.seek(pos)
@@ -337,6 +369,18 @@ class EntryScanner:
         if self._file.read(n).count(0) == n:
             return f"; the remaining {n} bytes are all zero (unused space of a preallocated segment)"
         return ""
+
+
+def _pooled_buffer() -> bytearray:
+    """A chunk buffer a closed scanner let go of, else a new one."""
+    with _pooled_lock:
+        while _pooled:
+            buffer = _pooled.pop()
+            if len(buffer) == CHUNK_BYTES:
+                return buffer
+    buffer = bytearray(CHUNK_BYTES + 1)
+    del buffer[-1]  # (room for `_unheld`'s byte: it never reallocates)
+    return buffer
 
 
 def _unheld(buffer: bytearray) -> bool:

@@ -128,7 +128,7 @@ def offset_index_columns(segment_location: str, base_offset: int, log_size: int,
 
     f, location = opened
     with f, OffsetIndex(f, base_offset=base_offset, name=location) as index:
-        slots = fast_index.slot_columns(index)[:, :len(index)]
+        slots = fast_index.entry_columns(index)
     offsets, positions = base_offset + slots[0], slots[1]
     sound = (offsets >= base_offset) & (positions >= 0) & (positions < log_size)
     sound[1:] &= (offsets[1:] > offsets[:-1]) & (positions[1:] > positions[:-1])
@@ -158,7 +158,7 @@ def read_time_index(segment_location: str, base_offset: int, private_keys: str |
 
     f, location = opened
     with f, TimeIndex(f, base_offset=base_offset, name=location) as index:
-        slots = fast_index.slot_columns(index)[:, :len(index)]
+        slots = fast_index.entry_columns(index)
     timestamps, offsets = slots[0], base_offset + slots[1]
     sound = offsets >= base_offset
     sound[1:] &= (timestamps[1:] > timestamps[:-1]) & (offsets[1:] >= offsets[:-1])

@@ -1006,6 +1006,20 @@ cdef void _grows(Out* o, Grow** g) noexcept nogil:
     g[15], g[16] = &o.header_value_data, &o.header_value_valid
 
 
+cdef inline int _tag(Out* o, Grow* g) noexcept nogil:
+    """Which buffer of `o` `g` is, for the pool (`buffers.pxi`): a buffer reuses the memory one like it let go."""
+    return <int>(<char*>g - <char*>o) + 1
+
+
+cdef inline bint _reserve_as(Out* o, Grow* g, int64_t n) noexcept nogil:
+    """`_reserve`, the buffer's kind told to the pool."""
+    return g.size + n <= g.cap or _grow(g, g.size + n, _tag(o, g))
+
+
+cdef Block _took(Out* o, Grow* g):
+    return _take(g, _tag(o, g))
+
+
 cdef bint _reserve_for(Out* o, int64_t nbytes, int64_t max_rows, bint check) noexcept nogil:
     """Room up front for what sections of `nbytes` bytes can give (a record takes at least 7 bytes, a header 2),
     so that the buffers are not copied as they grow: untouched pages of a reservation cost nothing. (`check`:
@@ -1013,17 +1027,19 @@ cdef bint _reserve_for(Out* o, int64_t nbytes, int64_t max_rows, bint check) noe
     nbytes = min(nbytes, 1 << 26)  # (past 64 MiB the buffers grow as they fill)
     cdef int64_t rows = min(max_rows, nbytes // 7 + 1), headers = nbytes // 2 + 1
     if check:
-        return (_reserve(&o.row_section, 8 * rows) and _reserve(&o.offset, 8 * rows)
-                and _reserve(&o.control, 4 * rows) and _reserve(&o.key_offsets, 4 * rows)
-                and _reserve(&o.key_valid, rows // 8 + 1))
-    return (_reserve(&o.row_section, 8 * rows) and _reserve(&o.offset, 8 * rows) and _reserve(&o.timestamp, 8 * rows)
-            and _reserve(&o.sequence, 4 * rows) and _reserve(&o.control, 4 * rows)
-            and _reserve(&o.key_offsets, 4 * rows) and _reserve(&o.value_offsets, 4 * rows)
-            and _reserve(&o.header_offsets, 4 * rows) and _reserve(&o.key_valid, rows // 8 + 1)
-            and _reserve(&o.value_valid, rows // 8 + 1) and _reserve(&o.key_data, nbytes)
-            and _reserve(&o.value_data, nbytes) and _reserve(&o.header_key_data, nbytes)
-            and _reserve(&o.header_value_data, nbytes) and _reserve(&o.header_key_offsets, 4 * headers)
-            and _reserve(&o.header_value_offsets, 4 * headers) and _reserve(&o.header_value_valid, headers // 8 + 1))
+        return (_reserve_as(o, &o.row_section, 8 * rows) and _reserve_as(o, &o.offset, 8 * rows)
+                and _reserve_as(o, &o.control, 4 * rows) and _reserve_as(o, &o.key_offsets, 4 * rows)
+                and _reserve_as(o, &o.key_valid, rows // 8 + 1))
+    return (_reserve_as(o, &o.row_section, 8 * rows) and _reserve_as(o, &o.offset, 8 * rows)
+            and _reserve_as(o, &o.timestamp, 8 * rows) and _reserve_as(o, &o.sequence, 4 * rows)
+            and _reserve_as(o, &o.control, 4 * rows) and _reserve_as(o, &o.key_offsets, 4 * rows)
+            and _reserve_as(o, &o.value_offsets, 4 * rows) and _reserve_as(o, &o.header_offsets, 4 * rows)
+            and _reserve_as(o, &o.key_valid, rows // 8 + 1) and _reserve_as(o, &o.value_valid, rows // 8 + 1)
+            and _reserve_as(o, &o.key_data, nbytes) and _reserve_as(o, &o.value_data, nbytes)
+            and _reserve_as(o, &o.header_key_data, nbytes) and _reserve_as(o, &o.header_value_data, nbytes)
+            and _reserve_as(o, &o.header_key_offsets, 4 * headers)
+            and _reserve_as(o, &o.header_value_offsets, 4 * headers)
+            and _reserve_as(o, &o.header_value_valid, headers // 8 + 1))
 
 
 cdef void _free_out(Out* o) noexcept nogil:
@@ -1031,7 +1047,7 @@ cdef void _free_out(Out* o) noexcept nogil:
     cdef int i
     _grows(o, g)
     for i in range(_GROWS):
-        free(g[i].data)
+        _release(g[i].data, g[i].cap, g[i].size, _tag(o, g[i]))
         g[i].data = NULL
 
 
@@ -1115,29 +1131,29 @@ cdef _walked(Out* o, bint check=False):
     if check:
         return Walked(
             n,
-            np.frombuffer(_take(&o.row_section), dtype=np.int64),
-            np.frombuffer(_take(&o.offset), dtype=np.int64),
+            np.frombuffer(_took(o, &o.row_section), dtype=np.int64),
+            np.frombuffer(_took(o, &o.offset), dtype=np.int64),
             None,
             None,
-            np.frombuffer(_take(&o.control), dtype=np.int32),
-            _array(pa.binary(), n, o.key_nulls, _take(&o.key_valid), _take(&o.key_offsets), _take(&o.key_data)),
+            np.frombuffer(_took(o, &o.control), dtype=np.int32),
+            _array(pa.binary(), n, o.key_nulls, _took(o, &o.key_valid), _took(o, &o.key_offsets), _took(o, &o.key_data)),
             None, None, None, None,
             o.bad_key)
     walked = Walked(
         n,
-        np.frombuffer(_take(&o.row_section), dtype=np.int64),
-        np.frombuffer(_take(&o.offset), dtype=np.int64),
-        np.frombuffer(_take(&o.timestamp), dtype=np.int64),
-        np.frombuffer(_take(&o.sequence), dtype=np.int32),
-        np.frombuffer(_take(&o.control), dtype=np.int32),
-        _array(pa.binary(), n, o.key_nulls, _take(&o.key_valid), _take(&o.key_offsets), _take(&o.key_data)),
-        _array(pa.binary(), n, o.value_nulls, _take(&o.value_valid), _take(&o.value_offsets), _take(&o.value_data)),
-        pa.py_buffer(_take(&o.header_offsets)),
-        _array(pa.string(), o.header_rows, 0, None, _take(&o.header_key_offsets), _take(&o.header_key_data)),
+        np.frombuffer(_took(o, &o.row_section), dtype=np.int64),
+        np.frombuffer(_took(o, &o.offset), dtype=np.int64),
+        np.frombuffer(_took(o, &o.timestamp), dtype=np.int64),
+        np.frombuffer(_took(o, &o.sequence), dtype=np.int32),
+        np.frombuffer(_took(o, &o.control), dtype=np.int32),
+        _array(pa.binary(), n, o.key_nulls, _took(o, &o.key_valid), _took(o, &o.key_offsets), _took(o, &o.key_data)),
+        _array(pa.binary(), n, o.value_nulls, _took(o, &o.value_valid), _took(o, &o.value_offsets), _took(o, &o.value_data)),
+        pa.py_buffer(_took(o, &o.header_offsets)),
+        _array(pa.string(), o.header_rows, 0, None, _took(o, &o.header_key_offsets), _took(o, &o.header_key_data)),
         None,
         o.bad_key)
-    walked.header_values = _array(pa.binary(), o.header_rows, o.header_value_nulls, _take(&o.header_value_valid),
-                                  _take(&o.header_value_offsets), _take(&o.header_value_data))
+    walked.header_values = _array(pa.binary(), o.header_rows, o.header_value_nulls, _took(o, &o.header_value_valid),
+                                  _took(o, &o.header_value_offsets), _took(o, &o.header_value_data))
     return walked
 
 

@@ -17,14 +17,24 @@ from kafkalog.formats.index import OffsetIndex, TimeIndex
 
 def slot_columns(index: OffsetIndex | TimeIndex) -> np.ndarray:
     """Every slot of the file, preallocated ones included, as the spec's fields by column (`index.fields`)."""
-    if not compiled.BUILT:
-        return index.slot_table()
-    buf = np.frombuffer(index.slot_bytes(), dtype=np.uint8)
-    table = np.empty((len(index.fields), index.slots), dtype=np.int64)
-    compiled.index_slots(buf, table, time_index=not isinstance(index, OffsetIndex))
-    return table
+    return _columns(index, index.slots)
+
+
+def entry_columns(index: OffsetIndex | TimeIndex) -> np.ndarray:
+    """The slots up to the first preallocated one (`len(index)`: the entries) as `slot_columns` gives them; the
+    zero-filled end of a preallocated index (most of a fresh 10 MiB one) is not read."""
+    return _columns(index, len(index))
 
 
 def entries(index: OffsetIndex | TimeIndex) -> list:
     """The index's entries (its slots up to the first preallocated one), read by the engine."""
-    return index.entries_of(slot_columns(index)[:, :len(index)])
+    return index.entries_of(entry_columns(index))
+
+
+def _columns(index: OffsetIndex | TimeIndex, count: int) -> np.ndarray:
+    if not compiled.BUILT:
+        return index.slot_table(count)
+    buf = np.frombuffer(index.slot_bytes(count), dtype=np.uint8)
+    table = np.empty((len(index.fields), count), dtype=np.int64)
+    compiled.index_slots(buf, table, time_index=not isinstance(index, OffsetIndex))
+    return table

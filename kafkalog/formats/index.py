@@ -166,22 +166,27 @@ class _Index(Generic[E]):
         for n in range(count):
             yield self._entry(self._parse_slot(data[n * self.entry_size:(n + 1) * self.entry_size]))
 
-    def slot_bytes(self) -> bytes:
-        """The bytes of every slot of the file, preallocated ones included (for `kafkalog.fast.index`)."""
+    def slot_bytes(self, count: int | None = None) -> bytes:
+        """The bytes of every slot of the file, preallocated ones included (for `kafkalog.fast.index`); or of its
+        first `count` slots."""
         self._file.seek(0)
-        data = self._file.read(self.slots * self.entry_size)
+        data = self._file.read(self._count(count) * self.entry_size)
         self.bytes_read += len(data)
         return data
 
-    def slot_table(self) -> np.ndarray:
-        """Every slot of the file as the spec's fields by column (`fields`), each slot read by the Kaitai parser:
-        the object path's twin of `kafkalog.fast.index.slot_columns`, for small files."""
-        data = self.slot_bytes()
-        table = np.empty((len(self.fields), self.slots), dtype=np.int64)
-        for n in range(self.slots):
+    def slot_table(self, count: int | None = None) -> np.ndarray:
+        """Every slot of the file (or its first `count`) as the spec's fields by column (`fields`), each slot read
+        by the Kaitai parser: the object path's twin of `kafkalog.fast.index.slot_columns`, for small files."""
+        count = self._count(count)
+        data = self.slot_bytes(count)
+        table = np.empty((len(self.fields), count), dtype=np.int64)
+        for n in range(count):
             slot = self._parse_slot(data[n * self.entry_size:(n + 1) * self.entry_size])
             table[:, n] = [getattr(slot, name) for name in self.fields]
         return table
+
+    def _count(self, count: int | None) -> int:
+        return self.slots if count is None else max(0, min(count, self.slots))
 
     def entries_of(self, columns: np.ndarray) -> list[E]:
         """Entries from the slots' fields by column (`fields` order), as `kafkalog.fast.index` reads them."""
