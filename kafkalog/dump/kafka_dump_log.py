@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kafkalog.dump.kafka_versions import DEFAULT_KAFKA_VERSION
 from kafkalog.dump.records import escape
 from kafkalog.dump.run_lines import BLOCK_ROWS, RunLines
 from kafkalog.formats.internal_topics import (
@@ -99,13 +100,6 @@ def batch_line(batch: Batch) -> str:
 
 def _text(data: bytes) -> str:
     return escape(java_utf8(data))
-
-
-#: The Kafka versions whose kafka-dump-log.sh lines kafkalog prints: "4.4" (the default; 4.4.0's tool), "4"
-#: (Kafka 4.0 to 4.3's) and "3.9". 4.4 differs from 4.0-4.3 only in `--transaction-log-decoder`'s
-#: transactionStatus, printed as the state's name.
-KAFKA_VERSIONS = ("4.4", "4", "3.9")
-DEFAULT_KAFKA_VERSION = "4.4"
 
 
 def record_line(batch: Batch, record: Record, legacy_check: tuple[int, bool] | None = None,

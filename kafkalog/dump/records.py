@@ -118,11 +118,6 @@ def error_json(damage: DamagedDataError) -> dict[str, Any]:
     return {"type": "error", "position": damage.position, "message": damage.message}
 
 
-def dumps(obj: dict[str, Any]) -> str:
-    """One JSON line, in ASCII (\\u escapes): valid JSON whatever encoding stdout has."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=True)
-
-
 _CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)]}
 _CONTROL.update({ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"})
 

@@ -18,12 +18,12 @@ import pytest
 from kafkalog._generated import kafka_kernel_columns as k
 
 from kafkalog import cli
-from kafkalog.dump import kafka_dump_log, run_lines
+from kafkalog.dump import kafka_dump_log, kafka_versions, run_lines
+from kafkalog.dump.json_line import dumps
 from kafkalog.dump.records import (
     batch_json,
     batch_json_line,
     batch_text,
-    dumps,
     json_run_lines,
     raw_records,
     record_json,
@@ -98,7 +98,7 @@ def test_legacy_lines_are_the_one_record_printers(monkeypatch, block):
                     continue
                 entry = data[batch.position:batch.end_position]
                 checks = kafka_dump_log.legacy_checksums(entry, batch)
-                for version in kafka_dump_log.KAFKA_VERSIONS:
+                for version in kafka_versions.KAFKA_VERSIONS:
                     got = _joined(kafka_dump_log.legacy_lines(batch, entry, version))
                     if got is None:
                         continue
