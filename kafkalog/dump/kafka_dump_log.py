@@ -140,7 +140,7 @@ def run_lines() -> RunLines | None:
     if not line_parts.AVAILABLE:
         return None
     template = batch_lines.Template.of(batch_lines.KAFKA_BATCH)
-    batch_text = functools.partial(batch_lines.run_text, template, kafka_lines.record_lines, by_timestamp_type=True)
+    batch_text = functools.partial(batch_lines.run_text, template, kafka_lines.record_blocks, by_timestamp_type=True)
     return RunLines(kafka_lines.record_lines, batch_text)
 
 

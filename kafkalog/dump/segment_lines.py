@@ -215,8 +215,7 @@ class _KafkalogLines:
                 continue
             for damage in reader.damage[self._printed:]:  # found before the run (an entry that could not be decoded)
                 self._emit(lines, self.error_line(damage))
-            for view in text:
-                lines.lines(view)
+            yield from _written(text, lines)
             self._printed = len(reader.damage)
             yield int(part.items.position[-1] + part.items.size[-1])  # (where the run ends)
 
@@ -299,8 +298,7 @@ class _KafkaLines:
                 for batch in plain_batches(reader, part):
                     yield from self._batch(batch, lines)
                 continue
-            for view in text:
-                lines.lines(view)
+            yield from _written(text, lines)
             self.valid_bytes += int(part.items.size.sum())
             yield int(part.items.position[-1] + part.items.size[-1])  # (where the run ends)
 
@@ -355,6 +353,17 @@ class _KafkaLines:
 
 
 _Printer = _KafkalogLines | _KafkaLines
+
+
+def _written(views: Iterator[memoryview], lines: Lines) -> Iterator[None]:
+    """A run's lines written; None after each `BLOCK_BYTES` of them (a range on a thread hands them out there)."""
+    held = 0
+    for view in views:
+        lines.lines(view)
+        held += len(view)
+        if held >= BLOCK_BYTES:
+            held = 0
+            yield None
 
 
 def _printer(path: Location | Path, kind: str, opts: DumpOptions, source: BinaryIO) -> _Printer:

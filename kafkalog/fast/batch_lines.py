@@ -20,13 +20,20 @@ import pyarrow as pa
 
 from kafkalog._generated import kafka_kernel_columns as k
 from kafkalog.compression import CODEC_NAMES
-from kafkalog.fast.line_parts import compiled, text_of
+from kafkalog.fast.line_parts import BlockWriter, compiled, text_of
 from kafkalog.fast.runs import Items
 from kafkalog.javaint import increment_sequence
 from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE
 
 # What a step writes after its literal.
 LITERAL, DECIMAL, BOOLEAN, NAME = range(4)
+
+#: A run's record lines are written a block of about this many bytes at a time, each handed out before the next is
+#: written: a block stays in the core's cache until it is written out, and its memory is what the next one takes
+#: (a run's lines whole were tens of MB of fresh pages, faulted in, then grown by copies).
+BLOCK_BYTES = 1024 * 1024
+#: At most this many rows a block (where each line starts: 8 bytes a row).
+BLOCK_ROWS = 8192
 
 #: The batch fields a step may write or test, in the rows of `fields`' matrix.
 FIELDS = ("position", "size", "magic", "base_offset", "last_offset", "count", "compression", "crc", "crc_valid",
@@ -181,29 +188,40 @@ def fields(items: Items) -> np.ndarray | None:
 @dataclass
 class RunText:
     """A run's lines: batch i's line is `batch_text[batch_starts[i]:batch_starts[i + 1]]`, and its records' lines
-    `record_text[record_starts[row_start[i]]:record_starts[row_end[i]]]`."""
+    those of the rows `row_start[i]` to `row_end[i]` of the run's table, which `records` writes a block at a time."""
 
     batch_text: np.ndarray
     batch_starts: np.ndarray
-    record_text: np.ndarray
-    record_starts: np.ndarray
+    records: BlockWriter
+    rows: int
     row_start: np.ndarray
     row_end: np.ndarray
 
     def views(self) -> Iterator[memoryview]:
-        """The lines in order, each batch's then its records', as views (written out, never copied together)."""
-        batches, records = self.batch_text.data, self.record_text.data  # (as memoryview(): ndarray's views)
-        b, r = self.batch_starts.tolist(), self.record_starts.tolist()
+        """The lines in order, each batch's then its records', as views (written out, never copied together): the
+        records' a block at a time (`BLOCK_BYTES`), a batch's records perhaps in two views where a block ends."""
+        batches = self.batch_text.data  # (as memoryview(): ndarray's views)
+        b = self.batch_starts.tolist()
+        text: memoryview | None = None
+        starts = self.batch_starts  # (replaced by the first block's)
+        first = end_of_block = 0  # the rows of the block in `text`
         for i, (start, end) in enumerate(zip(self.row_start.tolist(), self.row_end.tolist(), strict=True)):
             yield batches[b[i]:b[i + 1]]
-            yield records[r[start]:r[end]]
+            while start < end:
+                if start >= end_of_block:
+                    text = None  # (the last block let go before the next is written, which may take its memory)
+                    block, starts, written = self.records(start, min(BLOCK_ROWS, self.rows - start), BLOCK_BYTES)
+                    text, first, end_of_block = block.data, start, start + written
+                stop = min(end, end_of_block)
+                yield text[starts[start - first]:starts[stop - first]]  # type: ignore[index]
+                start = stop
 
 
-def run_text(template: Template, write: Callable[..., tuple[np.ndarray, np.ndarray]], items: Items, table: pa.Table,
+def run_text(template: Template, blocks: Callable[..., BlockWriter], items: Items, table: pa.Table,
              by_timestamp_type: bool = False) -> RunText | None:
-    """A run's lines: each batch's (`template`), then its records' (`write(table)`, or with `by_timestamp_type`
-    `write(table, the timestamp type's name)`); None unless every batch is a plain v2 data batch (no control
-    batch), of one timestamp type where `by_timestamp_type`."""
+    """A run's lines: each batch's (`template`), then its records' (`blocks(table)`, or with `by_timestamp_type`
+    `blocks(table, the timestamp type's name)`, a block at a time); None unless every batch is a plain v2 data batch
+    (no control batch), of one timestamp type where `by_timestamp_type`."""
     batch_fields = fields(items)
     if batch_fields is None or batch_fields[_ROW["is_control"]].any():
         return None
@@ -211,10 +229,10 @@ def run_text(template: Template, write: Callable[..., tuple[np.ndarray, np.ndarr
         types = batch_fields[_ROW["timestamp_type"]]
         if (types != types[0]).any():
             return None
-        text, starts = write(table, TIMESTAMP_TYPES[int(types[0])])
+        records = blocks(table, TIMESTAMP_TYPES[int(types[0])])
     else:
-        text, starts = write(table)
-    return RunText(*batch_lines(template, batch_fields), text, starts, items.row_start, items.row_end)
+        records = blocks(table)
+    return RunText(*batch_lines(template, batch_fields), records, table.num_rows, items.row_start, items.row_end)
 
 
 def batch_lines(template: Template, batch_fields: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -20,7 +20,7 @@ stay the reference:
 
 Python sides: `kafkalog.fast.json_lines`, `text_lines`, `kafka_lines`, `batch_lines` (they gather the columns).
 """
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, strlen
 
@@ -34,6 +34,7 @@ cdef extern from "Python.h":
 
 cdef enum:
     GROW_FIRST = 65536  # bytes: a run's lines start at 64 KiB
+    BLOCK_SLACK = 65536  # bytes a block's buffer takes beyond its budget at first: the last line or two
 
 include "buffers.pxi"
 
@@ -419,17 +420,19 @@ cdef int64_t _json_string(uint8_t* o, int64_t p, const uint8_t* d, int64_t a, in
     return p + 1
 
 
-cdef bint _json(Grow* g, const Records* R, const Column* control, int64_t* starts) noexcept nogil:
+cdef int64_t _json(Grow* g, const Records* R, const Column* control, int64_t* starts, int64_t budget) noexcept nogil:
     cdef int64_t r, h, h0, h1, p, most
     cdef uint8_t* o
     for r in range(R.rows):
+        if g.size >= budget:
+            break
         h0, h1 = R.header_starts[r], R.header_starts[r + 1]
         # The most this line takes: 20 characters an integer, base64 (4 per 3 bytes, padding, quotes), 6 per
         # byte of a string (a control character as \u00XX), the nulls, brackets and commas.
         most = (200 + _b64_size(_len(&R.key, r)) + _b64_size(_len(&R.value, r)) + 6 * _len(control, r)
                 + 16 * (h1 - h0) + 6 * _span(&R.header_key, h0, h1) + 2 * _span(&R.header_value, h0, h1))
         if not _reserve(g, most):
-            return False
+            return -1
         o = g.data
         p = g.size
         starts[r] = p
@@ -471,8 +474,10 @@ cdef bint _json(Grow* g, const Records* R, const Column* control, int64_t* start
             p = _put(o, p, b"null")
         p = _put(o, p, b"}\n")
         g.size = p
-    starts[R.rows] = g.size
-    return True
+    else:
+        r = R.rows
+    starts[r] = g.size
+    return r
 
 
 # -- text ----------------------------------------------------------------------------------------------------------
@@ -544,17 +549,20 @@ cdef int64_t _preview(uint8_t* o, int64_t p, const uint8_t* d, int64_t a, int64_
     return p
 
 
-cdef bint _text(Grow* g, const Records* R, int64_t limit, int64_t h_limit, int64_t* starts) noexcept nogil:
+cdef int64_t _text(Grow* g, const Records* R, int64_t limit, int64_t h_limit, int64_t* starts,
+                   int64_t budget) noexcept nogil:
     cdef int64_t r, h, h0, h1, p, most
     cdef uint8_t* o
     for r in range(R.rows):
+        if g.size >= budget:
+            break
         h0, h1 = R.header_starts[r], R.header_starts[r + 1]
         # 20 characters an integer, 5 a byte of a key or value (a byte that is not UTF-8), 4 a byte of a header
         # key (a control character), quotes, cut marks and separators.
         most = (160 + 5 * (_len(&R.key, r) + _len(&R.value, r) + _span(&R.header_value, h0, h1))
                 + 4 * _span(&R.header_key, h0, h1) + 16 * (h1 - h0))
         if not _reserve(g, most):
-            return False
+            return -1
         o = g.data
         p = g.size
         starts[r] = p
@@ -592,8 +600,10 @@ cdef bint _text(Grow* g, const Records* R, int64_t limit, int64_t h_limit, int64
                     p = _put(o, p, b"null")
         o[p] = 10
         g.size = p + 1
-    starts[R.rows] = g.size
-    return True
+    else:
+        r = R.rows
+    starts[r] = g.size
+    return r
 
 
 # -- --format kafka ------------------------------------------------------------------------------------------------
@@ -614,17 +624,20 @@ cdef inline int64_t _kafka_start(uint8_t* o, int64_t p, int64_t offset, const ui
     return _int(o, p, value_size)
 
 
-cdef bint _kafka(Grow* g, const Records* R, const uint8_t* ts_type, int64_t ts_len, int64_t* starts) noexcept nogil:
+cdef int64_t _kafka(Grow* g, const Records* R, const uint8_t* ts_type, int64_t ts_len, int64_t* starts,
+                    int64_t budget) noexcept nogil:
     cdef int64_t r, h, h0, h1, p, most
     cdef bint has_key, has_value
     cdef uint8_t* o
     for r in range(R.rows):
+        if g.size >= budget:
+            break
         h0, h1 = R.header_starts[r], R.header_starts[r + 1]
         # 20 characters an integer, 4 bytes a byte of text (an escape), the timestamp type's name, the commas.
         most = (256 + ts_len + 4 * (_len(&R.key, r) + _len(&R.value, r) + _span(&R.header_key, h0, h1))
                 + (h1 - h0))
         if not _reserve(g, most):
-            return False
+            return -1
         o = g.data
         p = g.size
         starts[r] = p
@@ -650,8 +663,10 @@ cdef bint _kafka(Grow* g, const Records* R, const uint8_t* ts_type, int64_t ts_l
             p = _java_text(o, p, R.value.data, R.value.off[r], R.value.off[r + 1])
         o[p] = 10
         g.size = p + 1
-    starts[R.rows] = g.size
-    return True
+    else:
+        r = R.rows
+    starts[r] = g.size
+    return r
 
 
 cdef bint _kafka_legacy(Grow* g, const Records* R, const uint8_t* ts_type, int64_t ts_len, const int64_t* crc,
@@ -710,16 +725,41 @@ cdef struct Job:
     bint brace  # kafka, legacy messages: Kafka 3's stray brace
 
 
-cdef Block _write(list chunks, list controls, Job job, int64_t[::1] starts):
-    """The lines of every row of `chunks` (`line_parts.RecordColumns`, a table's chunks in order; `controls`: their
-    control_type columns, for JSON), each chunk's rows after the last's, in one call without the GIL; where each
-    line starts into `starts` (rows + 1), but for legacy messages."""
+cdef inline Column _column_from(Column c, int64_t row) noexcept nogil:
+    """The rows of `c` from `row` on (a view: the data and bitmap are the same)."""
+    c.off = c.off + row
+    c.bit = c.bit + row
+    return c
+
+
+cdef inline Records _rows_from(Records r, int64_t row, int64_t rows) noexcept nogil:
+    """`rows` rows of `r` from `row` on (a view: the headers' starts still index the same header columns)."""
+    r.offset = r.offset + row
+    r.timestamp = r.timestamp + row
+    r.sequence = r.sequence + row
+    r.key = _column_from(r.key, row)
+    r.value = _column_from(r.value, row)
+    r.header_starts = r.header_starts + row
+    r.rows = rows
+    return r
+
+
+cdef tuple _write(list chunks, list controls, Job job, int64_t[::1] starts, int64_t first, int64_t budget):
+    """The lines of rows of `chunks` (`line_parts.RecordColumns`, a table's chunks in order; `controls`: their
+    control_type columns, for JSON) from row `first` on (of all the chunks' rows, each chunk's after the last's),
+    at most len(starts) - 1 of them, stopping after the row that brings the lines to `budget` bytes (< 1: no
+    bound), in one call without the GIL; where each line starts into `starts` (rows written + 1). Returns the lines
+    as a `Block` and the rows written. Legacy messages: every row, no `starts`."""
     cdef Py_ssize_t m = len(chunks), k
     cdef Records* R = <Records*>malloc(max(m, 1) * sizeof(Records))
     cdef Column* C = <Column*>malloc(max(m, 1) * sizeof(Column))
     cdef Grow g = Grow(NULL, 0, 0)
-    cdef int64_t rows = 0, row = 0
+    cdef int64_t rows = 0, row = 0, written = 0, want = 0, lo, n, most = 0
     cdef bint ok = True
+    cdef Records part
+    cdef Column control
+    if budget < 1:
+        budget = INT64_MAX
     try:
         if R == NULL or C == NULL:
             raise MemoryError()
@@ -730,60 +770,84 @@ cdef Block _write(list chunks, list controls, Job job, int64_t[::1] starts):
             rows += R[k].rows
         if job.fmt == KAFKA_LEGACY:
             if rows == 0:
-                return _finish(&g, True)
-        elif starts is None or starts.shape[0] < rows + 1:
-            raise ValueError("starts: one position a row and one more")
+                return _finish(&g, True), 0
+        else:
+            if starts is None or starts.shape[0] < 1 or first < 0 or first > rows:
+                raise ValueError("starts: one position a row and one more, from a row of the chunks")
+            want = min(<int64_t>starts.shape[0] - 1, rows - first)
         with nogil:
-            for k in range(m):
-                if job.fmt == JSON:
-                    ok = _json(&g, &R[k], &C[k], &starts[row])
-                elif job.fmt == TEXT:
-                    ok = _text(&g, &R[k], job.limit, job.header_limit, &starts[row])
-                elif job.fmt == KAFKA:
-                    ok = _kafka(&g, &R[k], job.ts_type, job.ts_len, &starts[row])
-                else:
+            if budget < INT64_MAX:  # (a block's lines: its buffer taken once, not grown by copies)
+                ok = _reserve(&g, budget + BLOCK_SLACK)
+            for k in range(m if ok else 0):
+                if job.fmt == KAFKA_LEGACY:
                     ok = _kafka_legacy(&g, &R[k], job.ts_type, job.ts_len, job.crc + row, job.valid + row, job.brace)
-                if not ok:
-                    break
+                    row += R[k].rows
+                    if not ok:
+                        break
+                    continue
+                # this chunk's rows from the first one asked for, as many as are still wanted
+                lo = max(first - row, 0)
+                n = min(R[k].rows - lo, want - written)
                 row += R[k].rows
-            if ok and job.fmt != KAFKA_LEGACY and m == 0:
+                if n <= 0:
+                    if written == want:
+                        break
+                    continue
+                part = _rows_from(R[k], lo, n)
+                if job.fmt == JSON:
+                    control = _column_from(C[k], lo)
+                    n = _json(&g, &part, &control, &starts[written], budget)
+                elif job.fmt == TEXT:
+                    n = _text(&g, &part, job.limit, job.header_limit, &starts[written], budget)
+                else:
+                    n = _kafka(&g, &part, job.ts_type, job.ts_len, &starts[written], budget)
+                if n < 0:
+                    ok = False
+                    break
+                written += n
+                if written == want or g.size >= budget:
+                    break
+            if ok and job.fmt != KAFKA_LEGACY and written == 0:
                 starts[0] = 0
     finally:
         free(R)
         free(C)
-    return _finish(&g, ok)
+    return _finish(&g, ok), written
 
 
-def json_records(list chunks, list controls, int64_t[::1] starts):
-    """The JSON line of every row of `chunks` (`line_parts.RecordColumns`; `controls`: each chunk's control_type as
-    `line_parts.Bytes`), in ASCII, each ending in a newline, as a `Block`; where each line starts into `starts`
-    (rows + 1 positions)."""
+def json_records(list chunks, list controls, int64_t[::1] starts, int64_t first=0, int64_t budget=0):
+    """The JSON line of rows of `chunks` (`line_parts.RecordColumns`; `controls`: each chunk's control_type as
+    `line_parts.Bytes`), in ASCII, each ending in a newline, as a `Block`, with the rows written: from row `first`
+    on, at most len(starts) - 1 of them, stopping after the row that brings the lines to `budget` bytes (< 1: no
+    bound); where each line starts into `starts`."""
     cdef Job job
     job.fmt = JSON
     if len(controls) != len(chunks):
         raise ValueError("a control_type column a chunk")
-    return _write(chunks, controls, job, starts)
+    return _write(chunks, controls, job, starts, first, budget)
 
 
-def text_records(list chunks, int64_t limit, int64_t header_limit, int64_t[::1] starts):
-    """The text line of every row of `chunks` (`line_parts.RecordColumns` of data records), keys and values cut at
-    `limit` bytes and header values at `header_limit` (-1: whole), as UTF-8 in a `Block`; where each line starts
-    into `starts`."""
+def text_records(list chunks, int64_t limit, int64_t header_limit, int64_t[::1] starts, int64_t first=0,
+                 int64_t budget=0):
+    """The text line of rows of `chunks` (`line_parts.RecordColumns` of data records), keys and values cut at
+    `limit` bytes and header values at `header_limit` (-1: whole), as UTF-8 in a `Block`, with the rows written
+    (`first`, `budget` and `starts` as `json_records` takes them)."""
     cdef Job job
     job.fmt = TEXT
     job.limit = limit
     job.header_limit = header_limit
-    return _write(chunks, None, job, starts)
+    return _write(chunks, None, job, starts, first, budget)
 
 
-def kafka_records(list chunks, bytes timestamp_type, int64_t[::1] starts):
-    """`--format kafka`'s line of every row of `chunks` (`line_parts.RecordColumns` of v2 data batches whose
-    timestamps are `timestamp_type`), as UTF-8 in a `Block`; where each line starts into `starts`."""
+def kafka_records(list chunks, bytes timestamp_type, int64_t[::1] starts, int64_t first=0, int64_t budget=0):
+    """`--format kafka`'s line of rows of `chunks` (`line_parts.RecordColumns` of v2 data batches whose
+    timestamps are `timestamp_type`), as UTF-8 in a `Block`, with the rows written (`first`, `budget` and `starts`
+    as `json_records` takes them)."""
     cdef Job job
     job.fmt = KAFKA
     job.ts_type = <const uint8_t*><const char*>timestamp_type
     job.ts_len = len(timestamp_type)
-    return _write(chunks, None, job, starts)
+    return _write(chunks, None, job, starts, first, budget)
 
 
 def kafka_legacy_records(list chunks, bytes timestamp_type, const int64_t[::1] crc, const uint8_t[::1] valid,
@@ -800,7 +864,7 @@ def kafka_legacy_records(list chunks, bytes timestamp_type, const int64_t[::1] c
     job.crc = &crc[0] if rows else NULL
     job.valid = &valid[0] if rows else NULL
     job.brace = brace
-    return _write(chunks, None, job, None)
+    return _write(chunks, None, job, None, 0, 0)[0]
 
 
 # -- batch lines ---------------------------------------------------------------------------------------------------

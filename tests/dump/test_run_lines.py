@@ -376,3 +376,65 @@ def test_without_the_compiled_writers_dump_prints_the_same_lines_record_by_recor
             monkeypatch.setattr(line_parts, "AVAILABLE", False)
             assert compiled == _command_output(monkeypatch, [*args, str(path)]), (args, path)
             monkeypatch.setattr(line_parts, "AVAILABLE", True)
+
+
+@pytest.mark.parametrize(("budget", "rows"), [(1, 8192), (700, 3), (50_000, 8192), (1 << 20, 1), (0, 8192)])
+def test_blocks_of_rows_are_the_lines_of_the_whole_table(budget, rows):
+    """A run's lines a block at a time (`record_blocks`: from a row, at most `rows` rows, up to the row that brings
+    them to `budget` bytes; 0: no bound), block after block, are the whole table's lines, each block's starts
+    those of its lines, in every format: on a table of two chunks, sliced across both."""
+    rng = random.Random(budget + rows)
+    table = pa.concat_tables([_long_table(rng, 60), _table(rng, 60)]).slice(5, 110)
+    data = table.set_column(table.schema.get_field_index("control_type"), "control_type",
+                            pa.nulls(table.num_rows, pa.string()))
+    writers = [(json_lines.record_lines(table), json_lines.record_blocks(table)),
+               (text_lines.record_lines(data, False), text_lines.record_blocks(data, False)),
+               (text_lines.record_lines(data, True), text_lines.record_blocks(data, True)),
+               (kafka_lines.record_lines(table, "LogAppendTime"), kafka_lines.record_blocks(table, "LogAppendTime"))]
+    for (whole, whole_starts), blocks in writers:
+        got, first, calls = b"", 0, 0
+        while first < table.num_rows:
+            text, starts, written = blocks(first, min(rows, table.num_rows - first), budget)
+            assert 1 <= written <= rows
+            assert budget < 1 or written == 1 or starts[written - 1] < budget  # (stopped at the row past the budget)
+            assert starts[0] == 0 and starts[written] == len(text)
+            assert list(np.diff(starts[:written + 1])) == list(np.diff(whole_starts[first:first + written + 1]))
+            got += bytes(text)
+            first += written
+            calls += 1
+        assert got == bytes(whole)
+        assert calls > 1 or (budget < 1 and rows >= table.num_rows)
+
+
+@pytest.mark.parametrize(("block_bytes", "block_rows"), [(1, 8192), (300, 2), (batch_lines.BLOCK_BYTES, 1),
+                                                         (batch_lines.BLOCK_BYTES, batch_lines.BLOCK_ROWS)])
+def test_a_run_written_a_block_at_a_time_is_its_batches_lines(monkeypatch, block_bytes, block_rows):
+    """Every run of plain batches of every fixture, written whole (`RunLines.whole`) in blocks that end anywhere,
+    inside a batch's records too: each batch's line, then its records', as the one-batch and one-record printers
+    write them, in every format."""
+    monkeypatch.setattr(batch_lines, "BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(batch_lines, "BLOCK_ROWS", block_rows)
+    json, text, full, kafka = json_run_lines(), text_run_lines(False), text_run_lines(True), kafka_dump_log.run_lines()
+    checked = 0
+    for path in FILES:
+        with SegmentReader(path) as reader:
+            for part in batch_runs(reader):
+                if not isinstance(part, Run):
+                    continue
+                batches = list(reader._plain_batches(part))
+                expected = {
+                    "json": "".join(batch_json_line(b) + "\n" + _reference(b.records) for b in batches),
+                    "text": "".join(batch_text(b) + "\n" + "".join(record_text(r) + "\n" for r in b.records)
+                                    for b in batches),
+                    "full": "".join(batch_text(b) + "\n" + "".join(record_text(r, True) + "\n" for r in b.records)
+                                    for b in batches),
+                    "kafka": "".join(kafka_dump_log.batch_line(b) + "\n"
+                                     + "".join(kafka_dump_log.record_line(b, r) + "\n" for r in b.records)
+                                     for b in batches)}
+                for name, lines in (("json", json), ("text", text), ("full", full), ("kafka", kafka)):
+                    views = lines.whole(part)
+                    if views is None:
+                        continue
+                    assert b"".join(views).decode("utf-8") == expected[name], (path, name)
+                    checked += 1
+    assert checked > 100
