@@ -13,6 +13,7 @@ import pyarrow as pa
 
 from kafkalog.fast.line_parts import (
     EMPTY,
+    BatchLines,
     BlockWriter,
     Bytes,
     RecordColumns,
@@ -32,19 +33,20 @@ def record_lines(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
     if not table.num_rows:
         return EMPTY, starts
     parts = chunks(table)
-    text, _ = compiled.json_records([RecordColumns.of(b) for b in parts],
-                                    [Bytes(b.column("control_type")) for b in parts], starts)
+    text, _, _ = compiled.json_records([RecordColumns.of(b) for b in parts],
+                                       [Bytes(b.column("control_type")) for b in parts], starts)
     return text_of(text), starts
 
 
-def record_blocks(table: pa.Table) -> BlockWriter:
-    """`record_lines` of `table` a block of rows at a time (`line_parts.BlockWriter`): its columns gathered once."""
+def record_blocks(table: pa.Table, batches: BatchLines | None = None) -> BlockWriter:
+    """`record_lines` of `table` a block of rows at a time (`line_parts.BlockWriter`), with the `batches`' lines
+    among them: its columns gathered once."""
     parts = chunks(table)
     columns, controls = [RecordColumns.of(b) for b in parts], [Bytes(b.column("control_type")) for b in parts]
 
-    def block(first: int, rows: int, budget: int) -> tuple[np.ndarray, np.ndarray, int]:
+    def block(first: int, rows: int, budget: int, batch: int) -> tuple[np.ndarray, np.ndarray, int, int]:
         starts = block_starts(rows)
-        text, written = compiled.json_records(columns, controls, starts, first, budget)
-        return text_of(text), starts, written
+        text, written, batch = compiled.json_records(columns, controls, starts, first, budget, batches, batch)
+        return text_of(text), starts, written, batch
 
     return block

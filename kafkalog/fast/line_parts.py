@@ -22,10 +22,21 @@ AVAILABLE = compiled is not None
 
 EMPTY = np.empty(0, dtype=np.uint8)
 
-#: A run's record lines a block at a time: (first row, most rows, bytes) -> (the lines of the rows from the first,
-#: at most that many, up to the row that brings them to that many bytes; where each line starts, rows written + 1
-#: positions (the rest of the array is not written); rows written).
-BlockWriter = Callable[[int, int, int], tuple[np.ndarray, np.ndarray, int]]
+#: A run's lines a block at a time: (first row, most rows, bytes, first batch) -> (the lines of the rows from the
+#: first, at most that many, up to the row that brings them to that many bytes, each batch's line (`BatchLines`)
+#: from the first batch on before its records'; where each record's line starts, rows written + 1 positions (the
+#: rest of the array is not written); rows written; the first batch whose line is not written yet).
+BlockWriter = Callable[[int, int, int, int], tuple[np.ndarray, np.ndarray, int, int]]
+
+
+@dataclass(frozen=True)
+class BatchLines:
+    """A run's batch lines, as the record writers put them among the records': batch i's line is
+    `text[starts[i]:starts[i + 1]]`, before the line of row `rows[i]` (of the run's table; never decreasing)."""
+
+    text: np.ndarray
+    starts: np.ndarray
+    rows: np.ndarray
 
 
 def one_array(column: pa.ChunkedArray | pa.Array) -> pa.Array:

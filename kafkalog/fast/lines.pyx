@@ -122,6 +122,29 @@ cdef inline int64_t _span(const Column* c, int64_t a, int64_t b) noexcept nogil:
     return c.off[b] - c.off[a]
 
 
+# A run's batch lines, written among its records' lines: each batch's before the first of its records.
+cdef struct Batches:
+    const uint8_t* text  # the batch lines (`batch_lines`)
+    const int64_t* starts  # where each batch's line starts in `text` (n + 1)
+    const int64_t* rows  # the row (of all the chunks' rows) each batch's records start at: never decreasing
+    int64_t n
+    int64_t next  # the first batch whose line is not written yet
+    int64_t row  # rows of the chunks before the part being written: a part's row r is row + r
+
+
+cdef inline bint _batch_lines(Grow* g, Batches* B, int64_t row) noexcept nogil:
+    """The lines of the batches not written yet whose records start at `row` or before (none without batches)."""
+    cdef int64_t a, b
+    if B == NULL:
+        return True
+    while B.next < B.n and B.rows[B.next] <= row:
+        a, b = B.starts[B.next], B.starts[B.next + 1]
+        if not _put_bytes(g, B.text + a, b - a):
+            return False
+        B.next += 1
+    return True
+
+
 # -- parts of a line -----------------------------------------------------------------------------------------------
 
 cdef const char* _HEX = b"0123456789abcdef"
@@ -350,6 +373,25 @@ def java_text(const uint8_t[::1] data):
 
 # -- --format json -------------------------------------------------------------------------------------------------
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    static inline uint64_t kafkalog_big_endian(uint64_t w) {
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        return w;
+    #elif defined(__GNUC__) || defined(__clang__)
+        return __builtin_bswap64(w);
+    #else
+        uint64_t r = 0; int k;
+        for (k = 0; k < 8; k++) { r = (r << 8) | (w & 0xFF); w >>= 8; }
+        return r;
+    #endif
+    }
+    """
+    # A word read from memory as big-endian (its first byte the most significant).
+    uint64_t _big_endian "kafkalog_big_endian" (uint64_t w) nogil
+
+
 cdef inline int64_t _b64_size(int64_t n) noexcept nogil:
     """Base64 of n bytes, in quotes."""
     return 4 * ((n + 2) // 3) + 2
@@ -358,9 +400,19 @@ cdef inline int64_t _b64_size(int64_t n) noexcept nogil:
 cdef int64_t _b64(uint8_t* o, int64_t p, const uint8_t* d, int64_t a, int64_t b) noexcept nogil:
     """d[a:b] as standard base64 with padding, in quotes."""
     cdef uint32_t x
+    cdef uint64_t w
     cdef int64_t i = a
     o[p] = 34
     p += 1
+    while i + 8 <= b:  # 6 bytes a step, read as one big-endian word (8 bytes there to read)
+        memcpy(&w, d + i, 8)
+        w = _big_endian(w)
+        memcpy(o + p, &_B64_PAIRS[(w >> 52) & 0xFFF], 2)
+        memcpy(o + p + 2, &_B64_PAIRS[(w >> 40) & 0xFFF], 2)
+        memcpy(o + p + 4, &_B64_PAIRS[(w >> 28) & 0xFFF], 2)
+        memcpy(o + p + 6, &_B64_PAIRS[(w >> 16) & 0xFFF], 2)
+        p += 8
+        i += 6
     while i + 3 <= b:
         x = (<uint32_t>d[i] << 16) | (<uint32_t>d[i + 1] << 8) | <uint32_t>d[i + 2]
         memcpy(o + p, &_B64_PAIRS[x >> 12], 2)
@@ -420,12 +472,15 @@ cdef int64_t _json_string(uint8_t* o, int64_t p, const uint8_t* d, int64_t a, in
     return p + 1
 
 
-cdef int64_t _json(Grow* g, const Records* R, const Column* control, int64_t* starts, int64_t budget) noexcept nogil:
+cdef int64_t _json(Grow* g, const Records* R, const Column* control, int64_t* starts, int64_t budget,
+                   Batches* B) noexcept nogil:
     cdef int64_t r, h, h0, h1, p, most
     cdef uint8_t* o
     for r in range(R.rows):
         if g.size >= budget:
             break
+        if not _batch_lines(g, B, B.row + r if B != NULL else 0):
+            return -1
         h0, h1 = R.header_starts[r], R.header_starts[r + 1]
         # The most this line takes: 20 characters an integer, base64 (4 per 3 bytes, padding, quotes), 6 per
         # byte of a string (a control character as \u00XX), the nulls, brackets and commas.
@@ -550,12 +605,14 @@ cdef int64_t _preview(uint8_t* o, int64_t p, const uint8_t* d, int64_t a, int64_
 
 
 cdef int64_t _text(Grow* g, const Records* R, int64_t limit, int64_t h_limit, int64_t* starts,
-                   int64_t budget) noexcept nogil:
+                   int64_t budget, Batches* B) noexcept nogil:
     cdef int64_t r, h, h0, h1, p, most
     cdef uint8_t* o
     for r in range(R.rows):
         if g.size >= budget:
             break
+        if not _batch_lines(g, B, B.row + r if B != NULL else 0):
+            return -1
         h0, h1 = R.header_starts[r], R.header_starts[r + 1]
         # 20 characters an integer, 5 a byte of a key or value (a byte that is not UTF-8), 4 a byte of a header
         # key (a control character), quotes, cut marks and separators.
@@ -625,13 +682,15 @@ cdef inline int64_t _kafka_start(uint8_t* o, int64_t p, int64_t offset, const ui
 
 
 cdef int64_t _kafka(Grow* g, const Records* R, const uint8_t* ts_type, int64_t ts_len, int64_t* starts,
-                    int64_t budget) noexcept nogil:
+                    int64_t budget, Batches* B) noexcept nogil:
     cdef int64_t r, h, h0, h1, p, most
     cdef bint has_key, has_value
     cdef uint8_t* o
     for r in range(R.rows):
         if g.size >= budget:
             break
+        if not _batch_lines(g, B, B.row + r if B != NULL else 0):
+            return -1
         h0, h1 = R.header_starts[r], R.header_starts[r + 1]
         # 20 characters an integer, 4 bytes a byte of text (an escape), the timestamp type's name, the commas.
         most = (256 + ts_len + 4 * (_len(&R.key, r) + _len(&R.value, r) + _span(&R.header_key, h0, h1))
@@ -744,12 +803,15 @@ cdef inline Records _rows_from(Records r, int64_t row, int64_t rows) noexcept no
     return r
 
 
-cdef tuple _write(list chunks, list controls, Job job, int64_t[::1] starts, int64_t first, int64_t budget):
+cdef tuple _write(list chunks, list controls, Job job, int64_t[::1] starts, int64_t first, int64_t budget,
+                  object batches, int64_t next_batch):
     """The lines of rows of `chunks` (`line_parts.RecordColumns`, a table's chunks in order; `controls`: their
     control_type columns, for JSON) from row `first` on (of all the chunks' rows, each chunk's after the last's),
     at most len(starts) - 1 of them, stopping after the row that brings the lines to `budget` bytes (< 1: no
-    bound), in one call without the GIL; where each line starts into `starts` (rows written + 1). Returns the lines
-    as a `Block` and the rows written. Legacy messages: every row, no `starts`."""
+    bound), in one call without the GIL; where each line starts into `starts` (rows written + 1). With `batches`
+    (`line_parts.BatchLines`), each batch's line from `next_batch` on goes before its first record's (and, once
+    every row is written, those of the batches left: batches of no records). Returns the lines as a `Block`, the
+    rows written and the first batch whose line was not written. Legacy messages: every row, no `starts`."""
     cdef Py_ssize_t m = len(chunks), k
     cdef Records* R = <Records*>malloc(max(m, 1) * sizeof(Records))
     cdef Column* C = <Column*>malloc(max(m, 1) * sizeof(Column))
@@ -758,8 +820,24 @@ cdef tuple _write(list chunks, list controls, Job job, int64_t[::1] starts, int6
     cdef bint ok = True
     cdef Records part
     cdef Column control
+    cdef Batches lines
+    cdef Batches* B = NULL
+    cdef const uint8_t[::1] batch_text
+    cdef const int64_t[::1] batch_starts, batch_rows
     if budget < 1:
         budget = INT64_MAX
+    if batches is not None:
+        batch_text, batch_starts, batch_rows = batches.text, batches.starts, batches.rows
+        lines.n = batch_rows.shape[0]
+        if batch_starts.shape[0] < lines.n + 1 or not 0 <= next_batch <= lines.n \
+                or (lines.n and batch_starts[lines.n] > batch_text.shape[0]):
+            raise ValueError("batch lines: where each starts and one more, and a batch of them")
+        lines.text = &batch_text[0] if batch_text.shape[0] else NULL
+        lines.starts = &batch_starts[0]
+        lines.rows = &batch_rows[0] if lines.n else NULL
+        lines.next = next_batch
+        lines.row = 0
+        B = &lines
     try:
         if R == NULL or C == NULL:
             raise MemoryError()
@@ -770,7 +848,7 @@ cdef tuple _write(list chunks, list controls, Job job, int64_t[::1] starts, int6
             rows += R[k].rows
         if job.fmt == KAFKA_LEGACY:
             if rows == 0:
-                return _finish(&g, True), 0
+                return _finish(&g, True), 0, 0
         else:
             if starts is None or starts.shape[0] < 1 or first < 0 or first > rows:
                 raise ValueError("starts: one position a row and one more, from a row of the chunks")
@@ -794,13 +872,15 @@ cdef tuple _write(list chunks, list controls, Job job, int64_t[::1] starts, int6
                         break
                     continue
                 part = _rows_from(R[k], lo, n)
+                if B != NULL:
+                    B.row = row - R[k].rows + lo
                 if job.fmt == JSON:
                     control = _column_from(C[k], lo)
-                    n = _json(&g, &part, &control, &starts[written], budget)
+                    n = _json(&g, &part, &control, &starts[written], budget, B)
                 elif job.fmt == TEXT:
-                    n = _text(&g, &part, job.limit, job.header_limit, &starts[written], budget)
+                    n = _text(&g, &part, job.limit, job.header_limit, &starts[written], budget, B)
                 else:
-                    n = _kafka(&g, &part, job.ts_type, job.ts_len, &starts[written], budget)
+                    n = _kafka(&g, &part, job.ts_type, job.ts_len, &starts[written], budget, B)
                 if n < 0:
                     ok = False
                     break
@@ -809,45 +889,50 @@ cdef tuple _write(list chunks, list controls, Job job, int64_t[::1] starts, int6
                     break
             if ok and job.fmt != KAFKA_LEGACY and written == 0:
                 starts[0] = 0
+            if ok and B != NULL and first + written == rows:  # (every row written: the batches of none after them)
+                ok = _batch_lines(&g, B, INT64_MAX)
     finally:
         free(R)
         free(C)
-    return _finish(&g, ok), written
+    return _finish(&g, ok), written, (B.next if B != NULL else 0)
 
 
-def json_records(list chunks, list controls, int64_t[::1] starts, int64_t first=0, int64_t budget=0):
+def json_records(list chunks, list controls, int64_t[::1] starts, int64_t first=0, int64_t budget=0,
+                 batches=None, int64_t next_batch=0):
     """The JSON line of rows of `chunks` (`line_parts.RecordColumns`; `controls`: each chunk's control_type as
-    `line_parts.Bytes`), in ASCII, each ending in a newline, as a `Block`, with the rows written: from row `first`
-    on, at most len(starts) - 1 of them, stopping after the row that brings the lines to `budget` bytes (< 1: no
-    bound); where each line starts into `starts`."""
+    `line_parts.Bytes`), in ASCII, each ending in a newline, as a `Block`, with the rows written and the next batch:
+    from row `first` on, at most len(starts) - 1 of them, stopping after the row that brings the lines to `budget`
+    bytes (< 1: no bound); where each line starts into `starts`; with `batches` (`line_parts.BatchLines`), the
+    batches' lines from `next_batch` on among them, each before its batch's records."""
     cdef Job job
     job.fmt = JSON
     if len(controls) != len(chunks):
         raise ValueError("a control_type column a chunk")
-    return _write(chunks, controls, job, starts, first, budget)
+    return _write(chunks, controls, job, starts, first, budget, batches, next_batch)
 
 
 def text_records(list chunks, int64_t limit, int64_t header_limit, int64_t[::1] starts, int64_t first=0,
-                 int64_t budget=0):
+                 int64_t budget=0, batches=None, int64_t next_batch=0):
     """The text line of rows of `chunks` (`line_parts.RecordColumns` of data records), keys and values cut at
-    `limit` bytes and header values at `header_limit` (-1: whole), as UTF-8 in a `Block`, with the rows written
-    (`first`, `budget` and `starts` as `json_records` takes them)."""
+    `limit` bytes and header values at `header_limit` (-1: whole), as UTF-8 in a `Block`, with the rows written and
+    the next batch (`first`, `budget`, `starts`, `batches` and `next_batch` as `json_records` takes them)."""
     cdef Job job
     job.fmt = TEXT
     job.limit = limit
     job.header_limit = header_limit
-    return _write(chunks, None, job, starts, first, budget)
+    return _write(chunks, None, job, starts, first, budget, batches, next_batch)
 
 
-def kafka_records(list chunks, bytes timestamp_type, int64_t[::1] starts, int64_t first=0, int64_t budget=0):
+def kafka_records(list chunks, bytes timestamp_type, int64_t[::1] starts, int64_t first=0, int64_t budget=0,
+                  batches=None, int64_t next_batch=0):
     """`--format kafka`'s line of rows of `chunks` (`line_parts.RecordColumns` of v2 data batches whose
-    timestamps are `timestamp_type`), as UTF-8 in a `Block`, with the rows written (`first`, `budget` and `starts`
-    as `json_records` takes them)."""
+    timestamps are `timestamp_type`), as UTF-8 in a `Block`, with the rows written and the next batch (`first`,
+    `budget`, `starts`, `batches` and `next_batch` as `json_records` takes them)."""
     cdef Job job
     job.fmt = KAFKA
     job.ts_type = <const uint8_t*><const char*>timestamp_type
     job.ts_len = len(timestamp_type)
-    return _write(chunks, None, job, starts, first, budget)
+    return _write(chunks, None, job, starts, first, budget, batches, next_batch)
 
 
 def kafka_legacy_records(list chunks, bytes timestamp_type, const int64_t[::1] crc, const uint8_t[::1] valid,
@@ -864,7 +949,7 @@ def kafka_legacy_records(list chunks, bytes timestamp_type, const int64_t[::1] c
     job.crc = &crc[0] if rows else NULL
     job.valid = &valid[0] if rows else NULL
     job.brace = brace
-    return _write(chunks, None, job, None, 0, 0)[0]
+    return _write(chunks, None, job, None, 0, 0, None, 0)[0]
 
 
 # -- batch lines ---------------------------------------------------------------------------------------------------

@@ -30,9 +30,10 @@ from kafkalog.dump.records import (
     record_text,
     text_run_lines,
 )
-from kafkalog.fast import batch_lines, json_lines, kafka_lines, runs, text_lines
+from kafkalog.fast import batch_lines, json_lines, kafka_lines, line_parts, runs, text_lines
 from kafkalog.fast.columns import SCHEMA
 from kafkalog.fast.runs import Items, Run
+from kafkalog.javaint import increment_sequence
 from kafkalog.log.record_list import TableRecords
 from kafkalog.log.segment import SegmentReader, batch_runs
 from kafkalog.model import Batch
@@ -394,7 +395,8 @@ def test_blocks_of_rows_are_the_lines_of_the_whole_table(budget, rows):
     for (whole, whole_starts), blocks in writers:
         got, first, calls = b"", 0, 0
         while first < table.num_rows:
-            text, starts, written = blocks(first, min(rows, table.num_rows - first), budget)
+            text, starts, written, batch = blocks(first, min(rows, table.num_rows - first), budget, 0)
+            assert batch == 0  # (no batch lines)
             assert 1 <= written <= rows
             assert budget < 1 or written == 1 or starts[written - 1] < budget  # (stopped at the row past the budget)
             assert starts[0] == 0 and starts[written] == len(text)
@@ -438,3 +440,47 @@ def test_a_run_written_a_block_at_a_time_is_its_batches_lines(monkeypatch, block
                     assert b"".join(views).decode("utf-8") == expected[name], (path, name)
                     checked += 1
     assert checked > 100
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_batch_lines_go_among_the_records_lines_block_by_block(seed):
+    """A run's batch lines (`line_parts.BatchLines`) are written each before its batch's first record's line, in
+    blocks that end anywhere, batches of no records too (first, among others and last): the lines a batch at a time."""
+    rng = random.Random(seed)
+    table = pa.concat_tables([_long_table(rng, 30), _table(rng, 50)]).slice(3, 70)
+    data = table.set_column(table.schema.get_field_index("control_type"), "control_type",
+                            pa.nulls(table.num_rows, pa.string()))
+    cuts = sorted([0, 0, table.num_rows, *(rng.randrange(table.num_rows + 1) for _ in range(12))])
+    if seed % 2:
+        cuts.append(table.num_rows)  # a batch of no records after every row
+    row_start, row_end = cuts[:-1], cuts[1:]
+    spans = list(zip(row_start, row_end, strict=True))
+    lines = [f"batch {i} of rows {a} to {b}\n".encode() for i, (a, b) in enumerate(spans)]
+    batches = line_parts.BatchLines(np.frombuffer(b"".join(lines), dtype=np.uint8),
+                                    np.cumsum([0, *map(len, lines)], dtype=np.int64),
+                                    np.array(row_start, dtype=np.int64))
+    for whole, blocks in [(json_lines.record_lines(table), json_lines.record_blocks(table, batches=batches)),
+                          (text_lines.record_lines(data, False), text_lines.record_blocks(data, False, batches)),
+                          (kafka_lines.record_lines(table, "CreateTime"),
+                           kafka_lines.record_blocks(table, "CreateTime", batches))]:
+        text, starts = whole
+        expected = b"".join(lines[i] + bytes(text[starts[a]:starts[b]]) for i, (a, b) in enumerate(spans))
+        for budget, most in ((1, 8192), (2000, 5), (0, 8192)):
+            got, first, batch = b"", 0, 0
+            while first < table.num_rows or batch < len(lines):
+                block, _, written, batch = blocks(first, min(most, table.num_rows - first), budget, batch)
+                got += bytes(block)
+                first += written
+            assert got == expected, budget
+
+
+def test_last_sequences_of_a_run_are_kafkas_increment_sequence():
+    """`batch_lines.increment_sequences` (every batch of a run at once) is `javaint.increment_sequence`
+    (`DefaultRecordBatch.incrementSequence`), at the wrap and around it."""
+    edges = [0, 1, 2, 5, 2 ** 31 - 2, 2 ** 31 - 1, 2 ** 30, -1, -(2 ** 31)]
+    rng = random.Random(7)
+    pairs = [(s, d) for s in edges for d in [0, 1, 2, 7, 2 ** 31 - 1, 2 ** 31 - 2]]
+    pairs += [(rng.randrange(-(2 ** 31), 2 ** 31), rng.randrange(0, 2 ** 31)) for _ in range(2000)]
+    sequence, delta = (np.array(c, dtype=np.int64) for c in zip(*pairs, strict=True))
+    got = batch_lines.increment_sequences(sequence, delta.astype(np.int32)).tolist()
+    assert got == [increment_sequence(s, d) for s, d in pairs]
