@@ -47,7 +47,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 import numpy as np
 
@@ -106,6 +106,9 @@ from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import Keyring, keyring
 from kafkalog.threads import DEFAULT_THREADS
 from kafkalog.uri_path import AnyPath, UriPath, as_path
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 
 @dataclass(frozen=True)
@@ -639,11 +642,12 @@ def verify_segment(files: SegmentFiles | _SegmentSources, report: VerifyReport,
                    progress: ByteProgress | None = None) -> _LogSummary | None:
     segment = _SegmentSources.of(files) if isinstance(files, SegmentFiles) else files
     report.segments += 1
+    ahead = _slots_ahead(segment, report)
     summary = _verify_log(segment, report, progress) if segment.log is not None else None
     if segment.index is not None:
-        _verify_offset_index(segment, summary, report)
+        _verify_offset_index(segment, summary, report, ahead.get("index"))
     if segment.timeindex is not None:
-        _verify_time_index(segment, summary, report)
+        _verify_time_index(segment, summary, report, ahead.get("timeindex"))
     if segment.txnindex is not None:
         _verify_txn_index(segment, summary, report)
     return summary
@@ -739,10 +743,46 @@ def _slot_columns(index: OffsetIndex | TimeIndex, report: VerifyReport) -> np.nd
     return fast_index.slot_columns(index)
 
 
-def _slot_problems(index: OffsetIndex | TimeIndex, name: str, report: VerifyReport, entry_name: str) -> np.ndarray:
-    """The index's entries (its slot columns up to the end marker), after the problems of its slots."""
+def _slots_ahead(segment: _SegmentSources, report: VerifyReport) -> dict[str, Future[np.ndarray]]:
+    """A large segment's index files' slot columns (by `SegmentFiles` field), read on a thread of their own while
+    the log's byte ranges are read on `report.threads` (their checks need the log's batches, then only compare):
+    nothing, where the log is read by one reader."""
+    log = segment.log
+    if report.threads < 2 or report.decoder is not Decoder.FAST or not isinstance(log, Path) \
+            or os.path.getsize(log) <= 2 * RANGE_BYTES:
+        return {}
+    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415  (start-up: only for a large segment)
+
+    from kafkalog.fast import index as fast_index  # noqa: PLC0415  (the fast path, for a large input: start-up)
+
+    def read(kind: type[OffsetIndex | TimeIndex], path: Path) -> np.ndarray:
+        with kind(path, base_offset=segment.base_offset) as index:
+            return fast_index.slot_columns(index)
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="kafkalog-index")
+    try:
+        return {field: pool.submit(read, kind, path) for field, kind in (("index", OffsetIndex),
+                                                                          ("timeindex", TimeIndex))
+                if isinstance(path := getattr(segment, field), Path)}
+    finally:
+        pool.shutdown(wait=False)  # (the reads go on; its thread ends after them)
+
+
+def _slot_problems(index: OffsetIndex | TimeIndex, name: str, report: VerifyReport, entry_name: str,
+                   ahead: Future[np.ndarray] | None = None) -> np.ndarray:
+    """The index's entries (its slot columns up to the end marker: `ahead`'s where they were read ahead), after the
+    problems of its slots."""
     report.files += 1
-    slots = _slot_columns(index, report)
+    slots = None
+    if ahead is not None:
+        try:
+            slots = ahead.result()
+        except Exception:  # noqa: BLE001  (read again below: the same error, raised where the check reads)
+            slots = None
+        if slots is not None and slots.shape[1] != index.slots:
+            slots = None  # (the file changed size since: a broker's active segment; read as it is now)
+    if slots is None:
+        slots = _slot_columns(index, report)
     count = len(index)
     report.index_entries += count
     if index.trailing_bytes:
@@ -779,11 +819,12 @@ def _flagged(*conditions: np.ndarray) -> list[int]:
     return np.flatnonzero(np.logical_or.reduce(conditions)).tolist() if conditions else []
 
 
-def _verify_offset_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport) -> None:
+def _verify_offset_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport,
+                         ahead: Future[np.ndarray] | None = None) -> None:
     assert segment.index is not None  # (verify_segment checks an index only where there is one)
     name = _name(segment.index)
     with OffsetIndex(segment.index, base_offset=segment.base_offset) as index:
-        slots = _slot_problems(index, name, report, "offset index")
+        slots = _slot_problems(index, name, report, "offset index", ahead)
         offsets = segment.base_offset + slots[0]
         positions = slots[1]
         conditions = [offsets < segment.base_offset, _after(offsets, lambda a, b: a <= b)]
@@ -851,11 +892,12 @@ def _ends_a_legacy_append(segment: _SegmentSources, start: int, end: int, offset
     return False
 
 
-def _verify_time_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport) -> None:
+def _verify_time_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport,
+                       ahead: Future[np.ndarray] | None = None) -> None:
     assert segment.timeindex is not None  # (verify_segment checks an index only where there is one)
     name = _name(segment.timeindex)
     with TimeIndex(segment.timeindex, base_offset=segment.base_offset) as index:
-        slots = _slot_problems(index, name, report, "time index")
+        slots = _slot_problems(index, name, report, "time index", ahead)
         _time_index_sanity(index, name, report)
         timestamps = slots[0]
         offsets = segment.base_offset + slots[1]
