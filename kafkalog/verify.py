@@ -743,9 +743,17 @@ def _slot_columns(index: OffsetIndex | TimeIndex, report: VerifyReport) -> np.nd
     return fast_index.slot_columns(index)
 
 
-def _slots_ahead(segment: _SegmentSources, report: VerifyReport) -> dict[str, Future[np.ndarray]]:
-    """A large segment's index files' slot columns (by `SegmentFiles` field), read on a thread of their own while
-    the log's byte ranges are read on `report.threads` (their checks need the log's batches, then only compare):
+@dataclass(frozen=True)
+class _Slots:
+    """An index file's every slot by column, and which slots are not zero (what a check looks for past the end)."""
+
+    columns: np.ndarray
+    not_zero: np.ndarray
+
+
+def _slots_ahead(segment: _SegmentSources, report: VerifyReport) -> dict[str, Future[_Slots]]:
+    """A large segment's index files' `_Slots` (by `SegmentFiles` field), read on a thread of their own while the
+    log's byte ranges are read on `report.threads` (their checks need the log's batches, then only compare):
     nothing, where the log is read by one reader."""
     log = segment.log
     if report.threads < 2 or report.decoder is not Decoder.FAST or not isinstance(log, Path) \
@@ -755,9 +763,10 @@ def _slots_ahead(segment: _SegmentSources, report: VerifyReport) -> dict[str, Fu
 
     from kafkalog.fast import index as fast_index  # noqa: PLC0415  (the fast path, for a large input: start-up)
 
-    def read(kind: type[OffsetIndex | TimeIndex], path: Path) -> np.ndarray:
+    def read(kind: type[OffsetIndex | TimeIndex], path: Path) -> _Slots:
         with kind(path, base_offset=segment.base_offset) as index:
-            return fast_index.slot_columns(index)
+            columns = fast_index.slot_columns(index)
+        return _Slots(columns, np.flatnonzero(columns.any(axis=0)))
 
     pool = ThreadPoolExecutor(1, thread_name_prefix="kafkalog-index")
     try:
@@ -769,20 +778,19 @@ def _slots_ahead(segment: _SegmentSources, report: VerifyReport) -> dict[str, Fu
 
 
 def _slot_problems(index: OffsetIndex | TimeIndex, name: str, report: VerifyReport, entry_name: str,
-                   ahead: Future[np.ndarray] | None = None) -> np.ndarray:
+                   ahead: Future[_Slots] | None = None) -> np.ndarray:
     """The index's entries (its slot columns up to the end marker: `ahead`'s where they were read ahead), after the
     problems of its slots."""
     report.files += 1
-    slots = None
+    read: _Slots | None = None
     if ahead is not None:
         try:
-            slots = ahead.result()
+            read = ahead.result()
         except Exception:  # noqa: BLE001  (read again below: the same error, raised where the check reads)
-            slots = None
-        if slots is not None and slots.shape[1] != index.slots:
-            slots = None  # (the file changed size since: a broker's active segment; read as it is now)
-    if slots is None:
-        slots = _slot_columns(index, report)
+            read = None
+        if read is not None and read.columns.shape[1] != index.slots:
+            read = None  # (the file changed size since: a broker's active segment; read as it is now)
+    slots = _slot_columns(index, report) if read is None else read.columns
     count = len(index)
     report.index_entries += count
     if index.trailing_bytes:
@@ -790,7 +798,8 @@ def _slot_problems(index: OffsetIndex | TimeIndex, name: str, report: VerifyRepo
                                        f"{index.file_size} bytes is not a multiple of the {index.entry_size}-byte "
                                        f"{entry_name} entry", position=index.slots * index.entry_size))
     # Slots after the end marker should all be zero (preallocated); anything else was lost by the rule.
-    nonzero = np.flatnonzero(slots[:, count:].any(axis=0))
+    nonzero = np.flatnonzero(slots[:, count:].any(axis=0)) if read is None \
+        else read.not_zero[read.not_zero >= count] - count
     if len(nonzero):
         n = count + int(nonzero[0])
         report.problems.append(Problem(name, "entries_after_end",
@@ -820,7 +829,7 @@ def _flagged(*conditions: np.ndarray) -> list[int]:
 
 
 def _verify_offset_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport,
-                         ahead: Future[np.ndarray] | None = None) -> None:
+                         ahead: Future[_Slots] | None = None) -> None:
     assert segment.index is not None  # (verify_segment checks an index only where there is one)
     name = _name(segment.index)
     with OffsetIndex(segment.index, base_offset=segment.base_offset) as index:
@@ -893,7 +902,7 @@ def _ends_a_legacy_append(segment: _SegmentSources, start: int, end: int, offset
 
 
 def _verify_time_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport,
-                       ahead: Future[np.ndarray] | None = None) -> None:
+                       ahead: Future[_Slots] | None = None) -> None:
     assert segment.timeindex is not None  # (verify_segment checks an index only where there is one)
     name = _name(segment.timeindex)
     with TimeIndex(segment.timeindex, base_offset=segment.base_offset) as index:
