@@ -49,12 +49,8 @@ EXIT_OK, EXIT_DAMAGED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _dump(args: argparse.Namespace) -> int:
-    from kafkalog.dump import (  # (start-up: see the imports)
-        files as dump_files,
-        kafka_07_lines,
-        records as dump_format,
-        served_lines,
-    )
+    # (start-up: see the imports; the printers of other files than segments, where there are some)
+    from kafkalog.dump import records as dump_format
     from kafkalog.dump.segment_lines import DumpOptions, dump_segment
 
     keyring(args.private_key)  # a key that does not load is a usage error before anything is printed
@@ -71,6 +67,8 @@ def _dump(args: argparse.Namespace) -> int:
 
     def dump_log(path: Location | AnyPath, kind: str) -> bool:
         if kind == file_kinds.KAFKA07:
+            from kafkalog.dump import kafka_07_lines
+
             return kafka_07_lines.dump_kafka07(as_path(str(path)), fmt, out, full=opts.full, shallow=opts.shallow)
         return dump_segment(path, kind, opts, out)
 
@@ -104,8 +102,12 @@ def _dump(args: argparse.Namespace) -> int:
                 if target.kind in file_kinds.RECORD_FILES:
                     ok = dump_log(target.location, target.kind) and ok
                 else:
+                    from kafkalog.dump import files as dump_files
+
                     ok = dump_files.dump_file(target.path, target.kind, fmt, out, dump_log) and ok
                 continue
+            from kafkalog.dump import files as dump_files, served_lines
+
             for partition in target.partitions:
                 if fmt == "json" and target.is_log_dir:
                     out.write(dumps({"type": "partition", "path": str(partition)}) + "\n")
