@@ -141,7 +141,7 @@ def run_lines() -> RunLines | None:
         return None
     template = batch_lines.Template.of(batch_lines.KAFKA_BATCH)
     batch_text = functools.partial(batch_lines.run_text, template, kafka_lines.record_blocks, by_timestamp_type=True)
-    return RunLines(kafka_lines.record_lines, batch_text)
+    return RunLines(kafka_lines.record_blocks, batch_text)
 
 
 def raw_data_records(batch: Batch, decoder: str | None) -> bool:

@@ -89,7 +89,7 @@ def json_run_lines() -> RunLines | None:
     if not line_parts.AVAILABLE:
         return None
     template = batch_lines.Template.of(batch_lines.JSON_BATCH)
-    return RunLines(json_lines.record_lines, partial(batch_lines.run_text, template, json_lines.record_blocks))
+    return RunLines(json_lines.record_blocks, partial(batch_lines.run_text, template, json_lines.record_blocks))
 
 
 def text_run_lines(full: bool) -> RunLines | None:
@@ -99,9 +99,8 @@ def text_run_lines(full: bool) -> RunLines | None:
 
     if not line_parts.AVAILABLE:
         return None
-    return RunLines(partial(text_lines.record_lines, full=full),
-                    partial(batch_lines.run_text, batch_lines.Template.of(batch_lines.TEXT_BATCH),
-                            partial(text_lines.record_blocks, full=full)))
+    blocks = partial(text_lines.record_blocks, full=full)
+    return RunLines(blocks, partial(batch_lines.run_text, batch_lines.Template.of(batch_lines.TEXT_BATCH), blocks))
 
 
 def raw_records(batch: Batch, decoder: str | None) -> bool:

@@ -60,8 +60,10 @@ BLOCKS = [(p, run_lines.BLOCK_ROWS) for p in FILES] + [(p, 2) for p in FILES
 @pytest.mark.parametrize(("path", "block"), BLOCKS, ids=lambda c: f"{c.parent.name}/{c.name}" if hasattr(c, "name")
                          else str(c))
 def test_every_batch_of_every_fixture(monkeypatch, path, block):
-    """A batch's lines, from its run's lines or (past BLOCK_ROWS rows) a block of its rows at a time."""
+    """A batch's lines, from a block of its run's lines, or in blocks of a few of its rows (and bytes) at a time."""
     monkeypatch.setattr(run_lines, "BLOCK_ROWS", block)
+    if block == 2:
+        monkeypatch.setattr(batch_lines, "BLOCK_BYTES", 100)
     json, kafka = json_run_lines(), kafka_dump_log.run_lines()
     text, full = text_run_lines(False), text_run_lines(True)
     compiled = 0
