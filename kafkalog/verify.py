@@ -47,7 +47,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO, cast
+from typing import Any, BinaryIO, cast
 
 import numpy as np
 
@@ -106,9 +106,6 @@ from kafkalog.remote import aiven_object
 from kafkalog.remote.aiven_keys import Keyring, keyring
 from kafkalog.threads import DEFAULT_THREADS
 from kafkalog.uri_path import AnyPath, UriPath, as_path
-
-if TYPE_CHECKING:
-    from concurrent.futures import Future
 
 
 @dataclass(frozen=True)
@@ -642,12 +639,11 @@ def verify_segment(files: SegmentFiles | _SegmentSources, report: VerifyReport,
                    progress: ByteProgress | None = None) -> _LogSummary | None:
     segment = _SegmentSources.of(files) if isinstance(files, SegmentFiles) else files
     report.segments += 1
-    ahead = _slots_ahead(segment, report)
     summary = _verify_log(segment, report, progress) if segment.log is not None else None
     if segment.index is not None:
-        _verify_offset_index(segment, summary, report, ahead.get("index"))
+        _verify_offset_index(segment, summary, report)
     if segment.timeindex is not None:
-        _verify_time_index(segment, summary, report, ahead.get("timeindex"))
+        _verify_time_index(segment, summary, report)
     if segment.txnindex is not None:
         _verify_txn_index(segment, summary, report)
     return summary
@@ -743,54 +739,10 @@ def _slot_columns(index: OffsetIndex | TimeIndex, report: VerifyReport) -> np.nd
     return fast_index.slot_columns(index)
 
 
-@dataclass(frozen=True)
-class _Slots:
-    """An index file's every slot by column, and which slots are not zero (what a check looks for past the end)."""
-
-    columns: np.ndarray
-    not_zero: np.ndarray
-
-
-def _slots_ahead(segment: _SegmentSources, report: VerifyReport) -> dict[str, Future[_Slots]]:
-    """A large segment's index files' `_Slots` (by `SegmentFiles` field), read on a thread of their own while the
-    log's byte ranges are read on `report.threads` (their checks need the log's batches, then only compare):
-    nothing, where the log is read by one reader."""
-    log = segment.log
-    if report.threads < 2 or report.decoder is not Decoder.FAST or not isinstance(log, Path) \
-            or os.path.getsize(log) <= 2 * RANGE_BYTES:
-        return {}
-    from concurrent.futures import ThreadPoolExecutor  # noqa: PLC0415  (start-up: only for a large segment)
-
-    from kafkalog.fast import index as fast_index  # noqa: PLC0415  (the fast path, for a large input: start-up)
-
-    def read(kind: type[OffsetIndex | TimeIndex], path: Path) -> _Slots:
-        with kind(path, base_offset=segment.base_offset) as index:
-            columns = fast_index.slot_columns(index)
-        return _Slots(columns, np.flatnonzero(columns.any(axis=0)))
-
-    pool = ThreadPoolExecutor(1, thread_name_prefix="kafkalog-index")
-    try:
-        return {field: pool.submit(read, kind, path) for field, kind in (("index", OffsetIndex),
-                                                                          ("timeindex", TimeIndex))
-                if isinstance(path := getattr(segment, field), Path)}
-    finally:
-        pool.shutdown(wait=False)  # (the reads go on; its thread ends after them)
-
-
-def _slot_problems(index: OffsetIndex | TimeIndex, name: str, report: VerifyReport, entry_name: str,
-                   ahead: Future[_Slots] | None = None) -> np.ndarray:
-    """The index's entries (its slot columns up to the end marker: `ahead`'s where they were read ahead), after the
-    problems of its slots."""
+def _slot_problems(index: OffsetIndex | TimeIndex, name: str, report: VerifyReport, entry_name: str) -> np.ndarray:
+    """The index's entries (its slot columns up to the end marker), after the problems of its slots."""
     report.files += 1
-    read: _Slots | None = None
-    if ahead is not None:
-        try:
-            read = ahead.result()
-        except Exception:  # noqa: BLE001  (read again below: the same error, raised where the check reads)
-            read = None
-        if read is not None and read.columns.shape[1] != index.slots:
-            read = None  # (the file changed size since: a broker's active segment; read as it is now)
-    slots = _slot_columns(index, report) if read is None else read.columns
+    slots = _slot_columns(index, report)
     count = len(index)
     report.index_entries += count
     if index.trailing_bytes:
@@ -798,8 +750,7 @@ def _slot_problems(index: OffsetIndex | TimeIndex, name: str, report: VerifyRepo
                                        f"{index.file_size} bytes is not a multiple of the {index.entry_size}-byte "
                                        f"{entry_name} entry", position=index.slots * index.entry_size))
     # Slots after the end marker should all be zero (preallocated); anything else was lost by the rule.
-    nonzero = np.flatnonzero(slots[:, count:].any(axis=0)) if read is None \
-        else read.not_zero[read.not_zero >= count] - count
+    nonzero = np.flatnonzero(slots[:, count:].any(axis=0))
     if len(nonzero):
         n = count + int(nonzero[0])
         report.problems.append(Problem(name, "entries_after_end",
@@ -828,12 +779,11 @@ def _flagged(*conditions: np.ndarray) -> list[int]:
     return np.flatnonzero(np.logical_or.reduce(conditions)).tolist() if conditions else []
 
 
-def _verify_offset_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport,
-                         ahead: Future[_Slots] | None = None) -> None:
+def _verify_offset_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport) -> None:
     assert segment.index is not None  # (verify_segment checks an index only where there is one)
     name = _name(segment.index)
     with OffsetIndex(segment.index, base_offset=segment.base_offset) as index:
-        slots = _slot_problems(index, name, report, "offset index", ahead)
+        slots = _slot_problems(index, name, report, "offset index")
         offsets = segment.base_offset + slots[0]
         positions = slots[1]
         conditions = [offsets < segment.base_offset, _after(offsets, lambda a, b: a <= b)]
@@ -901,12 +851,11 @@ def _ends_a_legacy_append(segment: _SegmentSources, start: int, end: int, offset
     return False
 
 
-def _verify_time_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport,
-                       ahead: Future[_Slots] | None = None) -> None:
+def _verify_time_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport) -> None:
     assert segment.timeindex is not None  # (verify_segment checks an index only where there is one)
     name = _name(segment.timeindex)
     with TimeIndex(segment.timeindex, base_offset=segment.base_offset) as index:
-        slots = _slot_problems(index, name, report, "time index", ahead)
+        slots = _slot_problems(index, name, report, "time index")
         _time_index_sanity(index, name, report)
         timestamps = slots[0]
         offsets = segment.base_offset + slots[1]

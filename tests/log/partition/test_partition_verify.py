@@ -85,9 +85,9 @@ def test_damage_in_scratch_copies(tmp_path):
                      ("00000000000000000207.snapshot", "checksum")}
 
 
-def test_index_files_read_ahead_of_the_log_ranges_give_one_threads_problems(tmp_path, monkeypatch):
-    """A segment read in ranges has its index files read on a thread of their own meanwhile: stray bytes after the
-    last slot and a non-zero slot past the end are the problems one thread finds, at the same entries."""
+def test_index_problems_of_a_segment_read_in_ranges_are_one_threads(tmp_path, monkeypatch):
+    """A segment whose log is read in ranges on threads: stray bytes after an index's last slot and non-zero slots
+    past its end are the problems one thread finds, at the same entries."""
     d = copy_partition("orders-0", tmp_path)
     with open(d / "00000000000000000000.index", "ab") as f:
         f.write(b"\x00\x01\x02")
