@@ -178,27 +178,52 @@ cdef inline int64_t _put_n(uint8_t* o, int64_t p, const uint8_t* s, int64_t n) n
     return p + n
 
 
+#: "00" to "99": an integer's digits written two at a time (half the divisions).
+cdef const char* _PAIRS = (b"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                           b"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                           b"8081828384858687888990919293949596979899")
+
+
+cdef inline int _decimal_digits(uint64_t u) noexcept nogil:
+    cdef int n = 1
+    while u >= 10000:
+        u //= 10000
+        n += 4
+    if u >= 1000:
+        return n + 3
+    if u >= 100:
+        return n + 2
+    if u >= 10:
+        return n + 1
+    return n
+
+
 cdef inline int64_t _int(uint8_t* o, int64_t p, int64_t v) noexcept nogil:
     """A decimal integer (int64, its minimum included)."""
     cdef uint64_t u
-    cdef uint8_t digits[20]
-    cdef int n = 0
-    cdef int i
+    cdef int64_t q
+    cdef uint32_t k
     if v < 0:
         o[p] = 45  # '-'
         p += 1
         u = <uint64_t>0 - <uint64_t>v
     else:
         u = <uint64_t>v
-    while True:
-        digits[n] = <uint8_t>(48 + u % 10)
-        u //= 10
-        n += 1
-        if u == 0:
-            break
-    for i in range(n):
-        o[p + i] = digits[n - 1 - i]
-    return p + n
+    q = p + _decimal_digits(u)  # the end: digits are written from the last
+    p = q
+    while u >= 100:
+        k = <uint32_t>(u % 100) * 2
+        u //= 100
+        q -= 2
+        o[q] = <uint8_t>_PAIRS[k]
+        o[q + 1] = <uint8_t>_PAIRS[k + 1]
+    if u >= 10:
+        k = <uint32_t>u * 2
+        o[q - 2] = <uint8_t>_PAIRS[k]
+        o[q - 1] = <uint8_t>_PAIRS[k + 1]
+    else:
+        o[q - 1] = <uint8_t>(48 + u)
+    return p
 
 
 cdef inline int64_t _hex(uint8_t* o, int64_t p, uint32_t c, int digits, uint8_t letter) noexcept nogil:

@@ -486,3 +486,24 @@ def test_last_sequences_of_a_run_are_kafkas_increment_sequence():
     sequence, delta = (np.array(c, dtype=np.int64) for c in zip(*pairs, strict=True))
     got = batch_lines.increment_sequences(sequence, delta.astype(np.int32)).tolist()
     assert got == [increment_sequence(s, d) for s, d in pairs]
+
+
+def test_integers_at_every_count_of_digits_are_python_s():
+    """Offsets, timestamps and sequences at every power of ten and one below it, both signs, and int64's ends: the
+    writers' digits (two at a time) are Python's `str`, in every format."""
+    rng = random.Random(10)
+    values = sorted({s * v for k in range(19) for v in (10 ** k - 1, 10 ** k, 10 ** k + 1) for s in (1, -1)}
+                    | {-(2 ** 63), 2 ** 63 - 1})
+    table = _table(rng, len(values))
+    for name in ("offset", "timestamp"):
+        table = table.set_column(table.schema.get_field_index(name), name, pa.array(values, pa.int64()))
+    sequences = [max(-(2 ** 31), min(2 ** 31 - 1, v)) for v in values]
+    table = table.set_column(table.schema.get_field_index("sequence"), "sequence", pa.array(sequences, pa.int32()))
+    records = TableRecords(table, 0, table.num_rows)
+    assert bytes(json_lines.record_lines(table)[0]).decode("ascii") == _reference(records)
+    batch = Batch(position=0, size=0, magic=2, base_offset=0, last_offset=0, count=None, compression="none", crc=0,
+                  crc_valid=True, timestamp_type="CreateTime", max_timestamp=0, producer_id=-1, producer_epoch=-1,
+                  base_sequence=-1, last_sequence=-1, partition_leader_epoch=0, is_transactional=False,
+                  is_control=False, delete_horizon_ms=None)
+    assert bytes(kafka_lines.record_lines(table, "CreateTime")[0]).decode() == "".join(
+        kafka_dump_log.record_line(batch, r) + "\n" for r in records)
