@@ -2,7 +2,8 @@
 """This checkout against another one (a baseline), side by side in one run (run by hand, not a test).
 
 For each codec, alternately in fresh processes (the baseline's first), `--rounds` times: the GIL-held share of one
-thread's `read_arrow` (as `threads.py` counts it, with the bounds it gives on 2 and 8 cores and on any number), and
+thread's `read_arrow` (as `threads.py` counts it, with the bounds it gives on 2 and 8 cores and on any number), the
+planning's CPU on 1 and 2 threads (serial: done before the threads start) and the bound on 2 cores counting it, and
 the CPU seconds, in a warm process, of one thread's `read_arrow`, `kafkalog verify` and `kafkalog dump` in each
 format of the corpus's segment (`threads.py`'s readings; the fastest of 3).
 
@@ -36,6 +37,7 @@ def measure(codec: str, work: Path, records: int, batch_bytes: int) -> str:
     segment = fast_path.segments(partition)[0]
     total, free, _held = threads.gil_held(partition)
     share = 1 - free / total
+    plan_one, plan_two = threads.planning(partition, 1), threads.planning(partition, 2)
 
     def best(run) -> float:
         run()  # warm
@@ -45,7 +47,8 @@ def measure(codec: str, work: Path, records: int, batch_bytes: int) -> str:
     check = best(lambda: threads.check(segment, 1))
     dumps = " / ".join(f"{best(lambda f=f: threads.dump(segment, f, 1)):.3f}" for f in threads.DUMP_FORMATS)
     bounds = f"{1 / (share + (1 - share) / 2):.2f}x / {1 / (share + (1 - share) / 8):.2f}x / {1 / share:.1f}x"
-    return f"{total:.3f} | {share:.0%} | {bounds} | {read:.3f} | {check:.3f} | {dumps}"
+    planned = f"{plan_one:.3f} / {plan_two:.3f} | {threads.bound(total, share, plan_one, plan_two, 2):.2f}x"
+    return f"{total:.3f} | {share:.0%} | {bounds} | {planned} | {read:.3f} | {check:.3f} | {dumps}"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -63,8 +66,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"{args.records:,} records per partition, producer batch.size {args.batch_bytes}\n")
     print("| codec | code | one thread's CPU s (profiled) | GIL held | at most, on 2 / 8 cores / any number "
+          "| planning on 1 / 2 threads, CPU s (serial) | at most on 2 cores, planning counted "
           "| read_arrow CPU s | verify CPU s | dump json / text / kafka CPU s |")
-    print("| --- | --- | ---: | ---: | --- | ---: | ---: | --- |")
+    print("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |")
     for codec in args.codecs.split(","):
         for _ in range(args.rounds):
             for label, path in (("baseline", str(args.baseline.resolve())), ("this checkout", None)):

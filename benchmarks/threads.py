@@ -25,6 +25,9 @@ counted as held, by layer (an upper bound: Arrow's and numpy's
 kernels inside it release the GIL too; cProfile's own cost, about 1 us a call, is in it as well). The same count
 for one thread's `kafkalog verify` and `kafkalog dump` of the segment (dump's compiled line writers,
 `kafkalog.fast.lines`, counted as GIL-free as the engine's functions are), unless --skip-commands.
+Beside it, the planning's CPU on 1 and on 2 threads: `read_arrow` plans before its threads start (on 2 threads
+and more it cuts a large segment every 16 MiB and checks each cut against the entries walked from the segment's
+start), so that part is serial whatever the GIL does; the last column counts it in the bound on 2 cores.
 
     python benchmarks/threads.py --records 1000000 --work /tmp/kafkalog-fast-path
 """
@@ -193,12 +196,38 @@ FILE_READS = {"<method 'read' of '_io.BufferedReader' objects>", "<method 'readi
               "<method 'readinto' of '_io.FileIO' objects>", "<method 'read' of '_io.FileIO' objects>"}
 
 
+def planning(partition: Path, threads: int) -> float:
+    """CPU seconds (this thread's, the best of 3) of planning `read_arrow` on `threads` threads: done before they
+    start, so it is serial whatever the GIL does (on 2 threads and more, the segment is cut every 16 MiB, each cut
+    checked by the planner's walk of the entries from the segment's start)."""
+    from kafkalog.dataset import reader
+
+    best = float("inf")
+    for _ in range(3):
+        start = time.thread_time()
+        reader.plan_read(partition, {"includeHeaders": True}, threads=threads)
+        best = min(best, time.thread_time() - start)
+    return best
+
+
+def bound(total: float, share: float, plan_one: float, plan_n: int | float, n: int) -> float:
+    """At most how many times one thread's speed N threads reach (Amdahl): the planning on N threads is serial, and of
+    the rest of one thread's reading (its own planning taken out) the GIL-held share is."""
+    rest = total - plan_one
+    return total / (plan_n + rest * (share + (1 - share) / n))
+
+
 def gil_rows(partition: Path, codec: str, name: str = "read_arrow", work=None) -> None:
     total, free, held = gil_held(partition, work)
     share = 1 - free / total
     layers = ", ".join(f"{k} {v / total:.0%}" for k, v in sorted(held.items(), key=lambda kv: -kv[1]) if v / total >= 0.01)
     bounds = " / ".join(f"{1 / (share + (1 - share) / n):.2f}x" for n in (2, 4, 8, 16))
-    print(f"| {codec} | {name} | {total:.3f} | {free:.3f} | {share:.0%} | {layers} | {bounds} | {1 / share:.1f}x |")
+    planned = " | "  # (read_arrow's planning; verify and dump cut a large segment at its offset index, not measured)
+    if work is None:
+        plan_one, plan_two = planning(partition, 1), planning(partition, 2)
+        planned = f"{plan_one:.3f} / {plan_two:.3f} | {bound(total, share, plan_one, plan_two, 2):.2f}x"
+    print(f"| {codec} | {name} | {total:.3f} | {free:.3f} | {share:.0%} | {layers} | {bounds} | {1 / share:.1f}x "
+          f"| {planned} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -217,8 +246,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{args.records:,} records per partition, producer batch.size {args.batch_bytes}, best of {args.repeat}")
     print()
     print("| codec | work | one thread's CPU s | GIL-free s | GIL held | held, by layer (of the CPU) "
-          "| at most, on 2 / 4 / 8 / 16 cores | on any number |")
-    print("| --- | --- | ---: | ---: | ---: | --- | --- | ---: |")
+          "| at most, on 2 / 4 / 8 / 16 cores | on any number | planning on 1 / 2 threads, CPU s (serial) "
+          "| at most on 2 cores, planning counted |")
+    print("| --- | --- | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
     for codec in args.codecs.split(","):
         partition = fast_path.corpus(args.work, codec, args.batch_bytes, args.records)
         if not args.skip_read:

@@ -307,6 +307,8 @@ cdef inline (int64_t, int64_t, int) read_kafka_varint(const uint8_t* buf, int64_
 cdef inline (int, int64_t) parse_kafka_record__header(const uint8_t* buf, int64_t pos, int64_t end, Table* t, int64_t row) noexcept nogil:
     """One kafka_record::header (kafka_record.ksy, type header) from buf[pos:end] into row `row` of table `t`.
     Returns (error code, position after it)."""
+    cdef int64_t* t_data = t.data
+    cdef int64_t t_rows = t.rows
     if pos < end and buf[pos] < 0x80:
         v_len_key = (<int64_t>buf[pos])
         v_len_key = (v_len_key >> 1) ^ -(v_len_key & 1)
@@ -323,14 +325,14 @@ cdef inline (int, int64_t) parse_kafka_record__header(const uint8_t* buf, int64_
             return 23, pos
     if not (v_len_key >= 0):
         return 24, pos
-    t.data[KAFKA_RECORD__HEADER__LEN_KEY * t.rows + row] = v_len_key
+    t_data[KAFKA_RECORD__HEADER__LEN_KEY * t_rows + row] = v_len_key
     n2 = v_len_key
     if n2 < 0:
         return 25, pos
     if n2 > end - pos:
         return 26, pos
-    t.data[KAFKA_RECORD__HEADER__KEY__POS * t.rows + row] = pos
-    t.data[KAFKA_RECORD__HEADER__KEY__SIZE * t.rows + row] = n2
+    t_data[KAFKA_RECORD__HEADER__KEY__POS * t_rows + row] = pos
+    t_data[KAFKA_RECORD__HEADER__KEY__SIZE * t_rows + row] = n2
     pos += n2
     if pos < end and buf[pos] < 0x80:
         v_len_value = (<int64_t>buf[pos])
@@ -346,25 +348,27 @@ cdef inline (int, int64_t) parse_kafka_record__header(const uint8_t* buf, int64_
             return 27, pos
         if k3 == 2:
             return 28, pos
-    t.data[KAFKA_RECORD__HEADER__LEN_VALUE * t.rows + row] = v_len_value
+    t_data[KAFKA_RECORD__HEADER__LEN_VALUE * t_rows + row] = v_len_value
     if v_len_value >= 0:
         n4 = v_len_value
         if n4 < 0:
             return 29, pos
         if n4 > end - pos:
             return 30, pos
-        t.data[KAFKA_RECORD__HEADER__VALUE__POS * t.rows + row] = pos
-        t.data[KAFKA_RECORD__HEADER__VALUE__SIZE * t.rows + row] = n4
+        t_data[KAFKA_RECORD__HEADER__VALUE__POS * t_rows + row] = pos
+        t_data[KAFKA_RECORD__HEADER__VALUE__SIZE * t_rows + row] = n4
         pos += n4
     else:
-        t.data[KAFKA_RECORD__HEADER__VALUE__POS * t.rows + row] = 0
-        t.data[KAFKA_RECORD__HEADER__VALUE__SIZE * t.rows + row] = -1
+        t_data[KAFKA_RECORD__HEADER__VALUE__POS * t_rows + row] = 0
+        t_data[KAFKA_RECORD__HEADER__VALUE__SIZE * t_rows + row] = -1
     return 0, pos
 
 
 cdef inline (int, int64_t, int64_t) parse_kafka_record(const uint8_t* buf, int64_t pos, int64_t end, Table* t, int64_t row, Table* t1, int64_t row1) noexcept nogil:
     """One kafka_record (kafka_record.ksy) from buf[pos:end] into row `row` of table `t`; rows of kafka_record::header from row row1 of t1.
     Returns (error code, position after it, next free row of each child table)."""
+    cdef int64_t* t_data = t.data
+    cdef int64_t t_rows = t.rows
     if pos < end and buf[pos] < 0x80:
         v_len_body = (<int64_t>buf[pos])
         v_len_body = (v_len_body >> 1) ^ -(v_len_body & 1)
@@ -379,20 +383,20 @@ cdef inline (int, int64_t, int64_t) parse_kafka_record(const uint8_t* buf, int64
             return 2, pos, row1
         if k1 == 2:
             return 3, pos, row1
-    t.data[KAFKA_RECORD__LEN_BODY * t.rows + row] = v_len_body
+    t_data[KAFKA_RECORD__LEN_BODY * t_rows + row] = v_len_body
     n2 = v_len_body
     if n2 < 0:
         return 4, pos, row1
     if n2 > end - pos:
         return 5, pos, row1
-    t.data[KAFKA_RECORD__BODY__POS * t.rows + row] = pos
-    t.data[KAFKA_RECORD__BODY__SIZE * t.rows + row] = n2
+    t_data[KAFKA_RECORD__BODY__POS * t_rows + row] = pos
+    t_data[KAFKA_RECORD__BODY__SIZE * t_rows + row] = n2
     end3 = pos + n2
     if end3 - pos < 1:
         return 6, pos, row1
     v_body__attributes = _int_be(buf, pos, 1)
     pos += 1
-    t.data[KAFKA_RECORD__BODY__ATTRIBUTES * t.rows + row] = v_body__attributes
+    t_data[KAFKA_RECORD__BODY__ATTRIBUTES * t_rows + row] = v_body__attributes
     if pos < end3 and buf[pos] < 0x80:
         v_body__timestamp_delta = (<int64_t>buf[pos])
         v_body__timestamp_delta = (v_body__timestamp_delta >> 1) ^ -(v_body__timestamp_delta & 1)
@@ -407,7 +411,7 @@ cdef inline (int, int64_t, int64_t) parse_kafka_record(const uint8_t* buf, int64
             return 7, pos, row1
         if k4 == 2:
             return 8, pos, row1
-    t.data[KAFKA_RECORD__BODY__TIMESTAMP_DELTA * t.rows + row] = v_body__timestamp_delta
+    t_data[KAFKA_RECORD__BODY__TIMESTAMP_DELTA * t_rows + row] = v_body__timestamp_delta
     if pos < end3 and buf[pos] < 0x80:
         v_body__offset_delta = (<int64_t>buf[pos])
         v_body__offset_delta = (v_body__offset_delta >> 1) ^ -(v_body__offset_delta & 1)
@@ -422,7 +426,7 @@ cdef inline (int, int64_t, int64_t) parse_kafka_record(const uint8_t* buf, int64
             return 9, pos, row1
         if k5 == 2:
             return 10, pos, row1
-    t.data[KAFKA_RECORD__BODY__OFFSET_DELTA * t.rows + row] = v_body__offset_delta
+    t_data[KAFKA_RECORD__BODY__OFFSET_DELTA * t_rows + row] = v_body__offset_delta
     if pos < end3 and buf[pos] < 0x80:
         v_body__len_key = (<int64_t>buf[pos])
         v_body__len_key = (v_body__len_key >> 1) ^ -(v_body__len_key & 1)
@@ -437,19 +441,19 @@ cdef inline (int, int64_t, int64_t) parse_kafka_record(const uint8_t* buf, int64
             return 11, pos, row1
         if k6 == 2:
             return 12, pos, row1
-    t.data[KAFKA_RECORD__BODY__LEN_KEY * t.rows + row] = v_body__len_key
+    t_data[KAFKA_RECORD__BODY__LEN_KEY * t_rows + row] = v_body__len_key
     if v_body__len_key >= 0:
         n7 = v_body__len_key
         if n7 < 0:
             return 13, pos, row1
         if n7 > end3 - pos:
             return 14, pos, row1
-        t.data[KAFKA_RECORD__BODY__KEY__POS * t.rows + row] = pos
-        t.data[KAFKA_RECORD__BODY__KEY__SIZE * t.rows + row] = n7
+        t_data[KAFKA_RECORD__BODY__KEY__POS * t_rows + row] = pos
+        t_data[KAFKA_RECORD__BODY__KEY__SIZE * t_rows + row] = n7
         pos += n7
     else:
-        t.data[KAFKA_RECORD__BODY__KEY__POS * t.rows + row] = 0
-        t.data[KAFKA_RECORD__BODY__KEY__SIZE * t.rows + row] = -1
+        t_data[KAFKA_RECORD__BODY__KEY__POS * t_rows + row] = 0
+        t_data[KAFKA_RECORD__BODY__KEY__SIZE * t_rows + row] = -1
     if pos < end3 and buf[pos] < 0x80:
         v_body__len_value = (<int64_t>buf[pos])
         v_body__len_value = (v_body__len_value >> 1) ^ -(v_body__len_value & 1)
@@ -464,19 +468,19 @@ cdef inline (int, int64_t, int64_t) parse_kafka_record(const uint8_t* buf, int64
             return 15, pos, row1
         if k8 == 2:
             return 16, pos, row1
-    t.data[KAFKA_RECORD__BODY__LEN_VALUE * t.rows + row] = v_body__len_value
+    t_data[KAFKA_RECORD__BODY__LEN_VALUE * t_rows + row] = v_body__len_value
     if v_body__len_value >= 0:
         n9 = v_body__len_value
         if n9 < 0:
             return 17, pos, row1
         if n9 > end3 - pos:
             return 18, pos, row1
-        t.data[KAFKA_RECORD__BODY__VALUE__POS * t.rows + row] = pos
-        t.data[KAFKA_RECORD__BODY__VALUE__SIZE * t.rows + row] = n9
+        t_data[KAFKA_RECORD__BODY__VALUE__POS * t_rows + row] = pos
+        t_data[KAFKA_RECORD__BODY__VALUE__SIZE * t_rows + row] = n9
         pos += n9
     else:
-        t.data[KAFKA_RECORD__BODY__VALUE__POS * t.rows + row] = 0
-        t.data[KAFKA_RECORD__BODY__VALUE__SIZE * t.rows + row] = -1
+        t_data[KAFKA_RECORD__BODY__VALUE__POS * t_rows + row] = 0
+        t_data[KAFKA_RECORD__BODY__VALUE__SIZE * t_rows + row] = -1
     if pos < end3 and buf[pos] < 0x80:
         v_body__num_headers = (<int64_t>buf[pos])
         v_body__num_headers = (v_body__num_headers >> 1) ^ -(v_body__num_headers & 1)
@@ -493,10 +497,10 @@ cdef inline (int, int64_t, int64_t) parse_kafka_record(const uint8_t* buf, int64
             return 20, pos, row1
     if not (v_body__num_headers >= 0):
         return 21, pos, row1
-    t.data[KAFKA_RECORD__BODY__NUM_HEADERS * t.rows + row] = v_body__num_headers
+    t_data[KAFKA_RECORD__BODY__NUM_HEADERS * t_rows + row] = v_body__num_headers
     count11 = v_body__num_headers
-    t.data[KAFKA_RECORD__BODY__HEADERS__FIRST * t.rows + row] = row1
-    t.data[KAFKA_RECORD__BODY__HEADERS__COUNT * t.rows + row] = count11
+    t_data[KAFKA_RECORD__BODY__HEADERS__FIRST * t_rows + row] = row1
+    t_data[KAFKA_RECORD__BODY__HEADERS__COUNT * t_rows + row] = count11
     for i12 in range(count11):
         if row1 >= t1.rows:
             return 1, pos, row1
@@ -505,8 +509,8 @@ cdef inline (int, int64_t, int64_t) parse_kafka_record(const uint8_t* buf, int64
             return err13, pos, row1
         row1 += 1
     n14 = end3 - pos
-    t.data[KAFKA_RECORD__BODY__TRAILING__POS * t.rows + row] = pos
-    t.data[KAFKA_RECORD__BODY__TRAILING__SIZE * t.rows + row] = n14
+    t_data[KAFKA_RECORD__BODY__TRAILING__POS * t_rows + row] = pos
+    t_data[KAFKA_RECORD__BODY__TRAILING__SIZE * t_rows + row] = n14
     pos += n14
     pos = end3
     return 0, pos, row1
@@ -515,95 +519,97 @@ cdef inline (int, int64_t, int64_t) parse_kafka_record(const uint8_t* buf, int64
 cdef inline (int, int64_t) parse_kafka_record_batch(const uint8_t* buf, int64_t pos, int64_t end, Table* t, int64_t row) noexcept nogil:
     """One kafka_record_batch (kafka_record_batch.ksy) from buf[pos:end] into row `row` of table `t`.
     Returns (error code, position after it)."""
+    cdef int64_t* t_data = t.data
+    cdef int64_t t_rows = t.rows
     if end - pos < 8:
         return 31, pos
     v_base_offset = _int_be(buf, pos, 8)
     pos += 8
-    t.data[KAFKA_RECORD_BATCH__BASE_OFFSET * t.rows + row] = v_base_offset
+    t_data[KAFKA_RECORD_BATCH__BASE_OFFSET * t_rows + row] = v_base_offset
     if end - pos < 4:
         return 32, pos
     v_len_batch = _int_be(buf, pos, 4)
     pos += 4
     if v_len_batch < 49:
         return 33, pos
-    t.data[KAFKA_RECORD_BATCH__LEN_BATCH * t.rows + row] = v_len_batch
+    t_data[KAFKA_RECORD_BATCH__LEN_BATCH * t_rows + row] = v_len_batch
     if end - pos < 4:
         return 34, pos
     v_partition_leader_epoch = _int_be(buf, pos, 4)
     pos += 4
-    t.data[KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH * t.rows + row] = v_partition_leader_epoch
+    t_data[KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH * t_rows + row] = v_partition_leader_epoch
     if end - pos < 1:
         return 35, pos
     v_magic = _int_be(buf, pos, 1)
     pos += 1
     if v_magic < 2:
         return 36, pos
-    t.data[KAFKA_RECORD_BATCH__MAGIC * t.rows + row] = v_magic
+    t_data[KAFKA_RECORD_BATCH__MAGIC * t_rows + row] = v_magic
     if end - pos < 4:
         return 37, pos
     v_crc = _uint_be(buf, pos, 4)
     pos += 4
-    t.data[KAFKA_RECORD_BATCH__CRC * t.rows + row] = v_crc
+    t_data[KAFKA_RECORD_BATCH__CRC * t_rows + row] = v_crc
     if end - pos < 2:
         return 38, pos
     bits1 = _uint_be(buf, pos, 2)
     pos += 2
     v_attributes__unused = (bits1 >> 7) & 511
-    t.data[KAFKA_RECORD_BATCH__ATTRIBUTES__UNUSED * t.rows + row] = v_attributes__unused
+    t_data[KAFKA_RECORD_BATCH__ATTRIBUTES__UNUSED * t_rows + row] = v_attributes__unused
     v_attributes__has_delete_horizon = (bits1 >> 6) & 1
-    t.data[KAFKA_RECORD_BATCH__ATTRIBUTES__HAS_DELETE_HORIZON * t.rows + row] = v_attributes__has_delete_horizon
+    t_data[KAFKA_RECORD_BATCH__ATTRIBUTES__HAS_DELETE_HORIZON * t_rows + row] = v_attributes__has_delete_horizon
     v_attributes__is_control = (bits1 >> 5) & 1
-    t.data[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL * t.rows + row] = v_attributes__is_control
+    t_data[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL * t_rows + row] = v_attributes__is_control
     v_attributes__is_transactional = (bits1 >> 4) & 1
-    t.data[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL * t.rows + row] = v_attributes__is_transactional
+    t_data[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL * t_rows + row] = v_attributes__is_transactional
     v_attributes__timestamp_type = (bits1 >> 3) & 1
-    t.data[KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE * t.rows + row] = v_attributes__timestamp_type
+    t_data[KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE * t_rows + row] = v_attributes__timestamp_type
     v_attributes__compression = (bits1 >> 0) & 7
-    t.data[KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION * t.rows + row] = v_attributes__compression
+    t_data[KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION * t_rows + row] = v_attributes__compression
     if end - pos < 4:
         return 39, pos
     v_last_offset_delta = _int_be(buf, pos, 4)
     pos += 4
-    t.data[KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA * t.rows + row] = v_last_offset_delta
+    t_data[KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA * t_rows + row] = v_last_offset_delta
     if end - pos < 8:
         return 40, pos
     v_base_timestamp = _int_be(buf, pos, 8)
     pos += 8
-    t.data[KAFKA_RECORD_BATCH__BASE_TIMESTAMP * t.rows + row] = v_base_timestamp
+    t_data[KAFKA_RECORD_BATCH__BASE_TIMESTAMP * t_rows + row] = v_base_timestamp
     if end - pos < 8:
         return 41, pos
     v_max_timestamp = _int_be(buf, pos, 8)
     pos += 8
-    t.data[KAFKA_RECORD_BATCH__MAX_TIMESTAMP * t.rows + row] = v_max_timestamp
+    t_data[KAFKA_RECORD_BATCH__MAX_TIMESTAMP * t_rows + row] = v_max_timestamp
     if end - pos < 8:
         return 42, pos
     v_producer_id = _int_be(buf, pos, 8)
     pos += 8
-    t.data[KAFKA_RECORD_BATCH__PRODUCER_ID * t.rows + row] = v_producer_id
+    t_data[KAFKA_RECORD_BATCH__PRODUCER_ID * t_rows + row] = v_producer_id
     if end - pos < 2:
         return 43, pos
     v_producer_epoch = _int_be(buf, pos, 2)
     pos += 2
-    t.data[KAFKA_RECORD_BATCH__PRODUCER_EPOCH * t.rows + row] = v_producer_epoch
+    t_data[KAFKA_RECORD_BATCH__PRODUCER_EPOCH * t_rows + row] = v_producer_epoch
     if end - pos < 4:
         return 44, pos
     v_base_sequence = _int_be(buf, pos, 4)
     pos += 4
-    t.data[KAFKA_RECORD_BATCH__BASE_SEQUENCE * t.rows + row] = v_base_sequence
+    t_data[KAFKA_RECORD_BATCH__BASE_SEQUENCE * t_rows + row] = v_base_sequence
     if end - pos < 4:
         return 45, pos
     v_num_records = _int_be(buf, pos, 4)
     pos += 4
     if v_num_records < 0:
         return 46, pos
-    t.data[KAFKA_RECORD_BATCH__NUM_RECORDS * t.rows + row] = v_num_records
+    t_data[KAFKA_RECORD_BATCH__NUM_RECORDS * t_rows + row] = v_num_records
     n2 = v_len_batch - 49
     if n2 < 0:
         return 47, pos
     if n2 > end - pos:
         return 48, pos
-    t.data[KAFKA_RECORD_BATCH__RECORDS_DATA__POS * t.rows + row] = pos
-    t.data[KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE * t.rows + row] = n2
+    t_data[KAFKA_RECORD_BATCH__RECORDS_DATA__POS * t_rows + row] = pos
+    t_data[KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE * t_rows + row] = n2
     pos += n2
     return 0, pos
 
@@ -611,106 +617,108 @@ cdef inline (int, int64_t) parse_kafka_record_batch(const uint8_t* buf, int64_t 
 cdef inline (int, int64_t) parse_kafka_message_set__entry(const uint8_t* buf, int64_t pos, int64_t end, Table* t, int64_t row) noexcept nogil:
     """One kafka_message_set::entry (kafka_message_set.ksy, type entry) from buf[pos:end] into row `row` of table `t`.
     Returns (error code, position after it)."""
+    cdef int64_t* t_data = t.data
+    cdef int64_t t_rows = t.rows
     if end - pos < 8:
         return 49, pos
     v_offset = _int_be(buf, pos, 8)
     pos += 8
-    t.data[KAFKA_MESSAGE_SET__ENTRY__OFFSET * t.rows + row] = v_offset
+    t_data[KAFKA_MESSAGE_SET__ENTRY__OFFSET * t_rows + row] = v_offset
     if end - pos < 4:
         return 50, pos
     v_len_message = _int_be(buf, pos, 4)
     pos += 4
     if v_len_message < 14:
         return 51, pos
-    t.data[KAFKA_MESSAGE_SET__ENTRY__LEN_MESSAGE * t.rows + row] = v_len_message
+    t_data[KAFKA_MESSAGE_SET__ENTRY__LEN_MESSAGE * t_rows + row] = v_len_message
     n1 = v_len_message
     if n1 < 0:
         return 52, pos
     if n1 > end - pos:
         return 53, pos
-    t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__POS * t.rows + row] = pos
-    t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__SIZE * t.rows + row] = n1
+    t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__POS * t_rows + row] = pos
+    t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__SIZE * t_rows + row] = n1
     end2 = pos + n1
     if end2 - pos < 4:
         return 54, pos
     v_message__crc = _uint_be(buf, pos, 4)
     pos += 4
-    t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__CRC * t.rows + row] = v_message__crc
+    t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__CRC * t_rows + row] = v_message__crc
     if end2 - pos < 1:
         return 55, pos
     v_message__magic = _int_be(buf, pos, 1)
     pos += 1
     if not (v_message__magic == 0 or v_message__magic == 1):
         return 56, pos
-    t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__MAGIC * t.rows + row] = v_message__magic
+    t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__MAGIC * t_rows + row] = v_message__magic
     if end2 - pos < 1:
         return 57, pos
     bits3 = _uint_be(buf, pos, 1)
     pos += 1
     v_message__attributes__unused = (bits3 >> 4) & 15
-    t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__UNUSED * t.rows + row] = v_message__attributes__unused
+    t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__UNUSED * t_rows + row] = v_message__attributes__unused
     v_message__attributes__timestamp_type = (bits3 >> 3) & 1
-    t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__TIMESTAMP_TYPE * t.rows + row] = v_message__attributes__timestamp_type
+    t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__TIMESTAMP_TYPE * t_rows + row] = v_message__attributes__timestamp_type
     v_message__attributes__compression = (bits3 >> 0) & 7
-    t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__COMPRESSION * t.rows + row] = v_message__attributes__compression
+    t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__ATTRIBUTES__COMPRESSION * t_rows + row] = v_message__attributes__compression
     if v_message__magic == 1:
         if end2 - pos < 8:
             return 58, pos
         v_message__timestamp = _int_be(buf, pos, 8)
         pos += 8
-        t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TIMESTAMP * t.rows + row] = v_message__timestamp
+        t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TIMESTAMP * t_rows + row] = v_message__timestamp
     else:
         v_message__timestamp = 0
-        t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TIMESTAMP * t.rows + row] = 0
+        t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TIMESTAMP * t_rows + row] = 0
     if end2 - pos < 4:
         return 59, pos
     v_message__len_key = _int_be(buf, pos, 4)
     pos += 4
-    t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__LEN_KEY * t.rows + row] = v_message__len_key
+    t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__LEN_KEY * t_rows + row] = v_message__len_key
     if v_message__len_key >= 0:
         n4 = v_message__len_key
         if n4 < 0:
             return 60, pos
         if n4 > end2 - pos:
             return 61, pos
-        t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__POS * t.rows + row] = pos
-        t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__SIZE * t.rows + row] = n4
+        t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__POS * t_rows + row] = pos
+        t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__SIZE * t_rows + row] = n4
         pos += n4
     else:
-        t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__POS * t.rows + row] = 0
-        t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__SIZE * t.rows + row] = -1
+        t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__POS * t_rows + row] = 0
+        t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__KEY__SIZE * t_rows + row] = -1
     if end2 - pos < 4:
         return 62, pos
     v_message__len_value = _int_be(buf, pos, 4)
     pos += 4
-    t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__LEN_VALUE * t.rows + row] = v_message__len_value
+    t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__LEN_VALUE * t_rows + row] = v_message__len_value
     if v_message__len_value >= 0 and v_message__attributes__compression == 0:
         n5 = v_message__len_value
         if n5 < 0:
             return 63, pos
         if n5 > end2 - pos:
             return 64, pos
-        t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__POS * t.rows + row] = pos
-        t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__SIZE * t.rows + row] = n5
+        t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__POS * t_rows + row] = pos
+        t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__SIZE * t_rows + row] = n5
         pos += n5
     else:
-        t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__POS * t.rows + row] = 0
-        t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__SIZE * t.rows + row] = -1
+        t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__POS * t_rows + row] = 0
+        t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__VALUE__SIZE * t_rows + row] = -1
     if v_message__len_value >= 0 and v_message__attributes__compression != 0:
         n6 = v_message__len_value
         if n6 < 0:
             return 65, pos
         if n6 > end2 - pos:
             return 66, pos
-        t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__POS * t.rows + row] = pos
-        t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__SIZE * t.rows + row] = n6
+        t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__POS * t_rows + row] = pos
+        t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__SIZE * t_rows + row] = n6
         pos += n6
     else:
-        t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__POS * t.rows + row] = 0
-        t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__SIZE * t.rows + row] = -1
+        t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__POS * t_rows + row] = 0
+        t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__COMPRESSED_VALUE__SIZE * t_rows + row] = -1
     n7 = end2 - pos
-    t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TRAILING__POS * t.rows + row] = pos
-    t.data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TRAILING__SIZE * t.rows + row] = n7
+    t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TRAILING__POS * t_rows + row] = pos
+    t_data[KAFKA_MESSAGE_SET__ENTRY__MESSAGE__TRAILING__SIZE * t_rows + row] = n7
     pos += n7
     pos = end2
     return 0, pos
@@ -719,21 +727,23 @@ cdef inline (int, int64_t) parse_kafka_message_set__entry(const uint8_t* buf, in
 cdef inline (int, int64_t) parse_kafka_control_record(const uint8_t* buf, int64_t pos, int64_t end, Table* t, int64_t row) noexcept nogil:
     """One kafka_control_record (kafka_control_record.ksy) from buf[pos:end] into row `row` of table `t`.
     Returns (error code, position after it)."""
+    cdef int64_t* t_data = t.data
+    cdef int64_t t_rows = t.rows
     if end - pos < 2:
         return 67, pos
     v_version = _int_be(buf, pos, 2)
     pos += 2
     if v_version < 0:
         return 68, pos
-    t.data[KAFKA_CONTROL_RECORD__VERSION * t.rows + row] = v_version
+    t_data[KAFKA_CONTROL_RECORD__VERSION * t_rows + row] = v_version
     if end - pos < 2:
         return 69, pos
     v_type = _int_be(buf, pos, 2)
     pos += 2
-    t.data[KAFKA_CONTROL_RECORD__TYPE * t.rows + row] = v_type
+    t_data[KAFKA_CONTROL_RECORD__TYPE * t_rows + row] = v_type
     n1 = end - pos
-    t.data[KAFKA_CONTROL_RECORD__REST__POS * t.rows + row] = pos
-    t.data[KAFKA_CONTROL_RECORD__REST__SIZE * t.rows + row] = n1
+    t_data[KAFKA_CONTROL_RECORD__REST__POS * t_rows + row] = pos
+    t_data[KAFKA_CONTROL_RECORD__REST__SIZE * t_rows + row] = n1
     pos += n1
     return 0, pos
 
@@ -741,30 +751,34 @@ cdef inline (int, int64_t) parse_kafka_control_record(const uint8_t* buf, int64_
 cdef inline (int, int64_t) parse_kafka_offset_index__index_entry(const uint8_t* buf, int64_t pos, int64_t end, Table* t, int64_t row) noexcept nogil:
     """One kafka_offset_index::index_entry (kafka_offset_index.ksy, type index_entry) from buf[pos:end] into row `row` of table `t`.
     Returns (error code, position after it)."""
+    cdef int64_t* t_data = t.data
+    cdef int64_t t_rows = t.rows
     if end - pos < 4:
         return 70, pos
     v_relative_offset = _int_be(buf, pos, 4)
     pos += 4
-    t.data[KAFKA_OFFSET_INDEX__INDEX_ENTRY__RELATIVE_OFFSET * t.rows + row] = v_relative_offset
+    t_data[KAFKA_OFFSET_INDEX__INDEX_ENTRY__RELATIVE_OFFSET * t_rows + row] = v_relative_offset
     if end - pos < 4:
         return 71, pos
     v_ofs_log_entry = _int_be(buf, pos, 4)
     pos += 4
-    t.data[KAFKA_OFFSET_INDEX__INDEX_ENTRY__OFS_LOG_ENTRY * t.rows + row] = v_ofs_log_entry
+    t_data[KAFKA_OFFSET_INDEX__INDEX_ENTRY__OFS_LOG_ENTRY * t_rows + row] = v_ofs_log_entry
     return 0, pos
 
 
 cdef inline (int, int64_t) parse_kafka_time_index__time_index_entry(const uint8_t* buf, int64_t pos, int64_t end, Table* t, int64_t row) noexcept nogil:
     """One kafka_time_index::time_index_entry (kafka_time_index.ksy, type time_index_entry) from buf[pos:end] into row `row` of table `t`.
     Returns (error code, position after it)."""
+    cdef int64_t* t_data = t.data
+    cdef int64_t t_rows = t.rows
     if end - pos < 8:
         return 72, pos
     v_timestamp = _int_be(buf, pos, 8)
     pos += 8
-    t.data[KAFKA_TIME_INDEX__TIME_INDEX_ENTRY__TIMESTAMP * t.rows + row] = v_timestamp
+    t_data[KAFKA_TIME_INDEX__TIME_INDEX_ENTRY__TIMESTAMP * t_rows + row] = v_timestamp
     if end - pos < 4:
         return 73, pos
     v_relative_offset = _int_be(buf, pos, 4)
     pos += 4
-    t.data[KAFKA_TIME_INDEX__TIME_INDEX_ENTRY__RELATIVE_OFFSET * t.rows + row] = v_relative_offset
+    t_data[KAFKA_TIME_INDEX__TIME_INDEX_ENTRY__RELATIVE_OFFSET * t_rows + row] = v_relative_offset
     return 0, pos

@@ -4,8 +4,9 @@
         for chunk, base, table in scanner.entries():
             ...                # table[i] = (ENTRY_POS, ENTRY_LENGTH, ENTRY_MAGIC) of a whole entry in `chunk`
         scanner.position       # where reading stopped: past the last entry, or at the damage that ended it
-        for window, base, table, header in scanner.entry_windows(scan_entries):
-            ...                # a planner's walk: whole entries of a window, or a large entry's header alone
+        for window, base, table, header, offsets in scanner.entry_windows(scan_entries, hop_entries):
+            ...                # a planner's walk: whole entries of a window, a large entry's header alone, or
+                               # large entries found by their headers alone (`offsets`: their offset fields)
 
 Spec: `kafka_log.ksy`'s entry framing (offset, size, magic at byte 16), as Kafka's `FileLogInputStream`
 reads it. The scanner owns the file, reads it in chunks of `CHUNK_BYTES` (an entry larger than a chunk on
@@ -47,10 +48,20 @@ ChunkScan = Callable[[np.ndarray, int, int, int, np.ndarray], tuple[int, int, in
 #: An entry run: the bytes of whole entries (read-only; a view of a buffer the scanner reuses only once nothing
 #: refers to it any more), their file position, and their entry table (rows of the three columns).
 EntryRun = tuple[bytes | memoryview, int, np.ndarray]
-#: A window of `EntryScanner.entry_windows`: its bytes, file position and entry table; or an entry's header alone.
-EntryWindow = tuple[bytes, int, np.ndarray, EntryHeader | None]
+#: An entry hop, as `kafkalog.fast.compiled.hop_entries`: (file descriptor, from, start limit, file end, max entry
+#: size, table) to (entries found by their first bytes alone, position reached, why it stopped: a SCAN_ code); the
+#: table's rows are (file position, size, magic, offset field).
+EntryHop = Callable[[int, int, int, int, int, np.ndarray], tuple[int, int, int]]
+#: A window of `EntryScanner.entry_windows`: its bytes, file position and entry table; or an entry's header alone;
+#: or entries hopped (no bytes, their table and their offset fields, the last item).
+EntryWindow = tuple[bytes, int, np.ndarray, EntryHeader | None, np.ndarray | None]
 #: The least window `entry_windows` reads.
 WINDOW_BYTES = 64 * 1024
+#: Entries at least this large on average are found by their headers alone (`entry_windows`' hop): a read of 17
+#: bytes costs what copying about 2 KiB of a file from the page cache does.
+HOP_BYTES = 4096
+#: Entries found by one hop, at most.
+HOP_ROWS = 4096
 
 _ZERO_SCAN_LIMIT = 64 * 1024 * 1024
 #: The chunk buffers a scanner keeps: the one handed out last (its consumer holds it while it asks for the next
@@ -186,26 +197,47 @@ class EntryScanner:
             pos += LOG_OVERHEAD + header.len_rest
         self._position = pos
 
-    def entry_windows(self, chunk_scan: ChunkScan, window: int = 0) -> Iterator[EntryWindow]:
+    def entry_windows(self, chunk_scan: ChunkScan, hop: EntryHop | None = None, window: int = 0,
+                      hop_bytes: int = HOP_BYTES) -> Iterator[EntryWindow]:
         """The entries `entry_headers` finds, a window of the file at a time, for a planner that walks many: (the
-        window's bytes and file position, the entry table `chunk_scan` made of the whole entries in it, None) or,
-        for an entry larger than the window, (b"", its position, an empty table, its header), only its header read.
+        window's bytes and file position, the entry table `chunk_scan` made of the whole entries in it, None, None)
+        or, for an entry larger than the window, (b"", its position, an empty table, its header, None), only its
+        header read; or, for a file on a disk whose entries are large (`hop_bytes` on average in the last window, or
+        larger than it), up to `HOP_ROWS` entries found by `hop` reading their first bytes alone: (b"", the first
+        one's position, their table, None, their offset fields).
 
         The window starts at `window` (default `WINDOW_BYTES`); it doubles (up to `CHUNK_BYTES`) while it holds
         entries and halves (down to where it started) while an entry is larger, so a segment of small entries is
-        read in large windows and one of large entries costs a small window an entry (its header is in it)."""
+        read in large windows and one of large entries costs a small window an entry (its header is in it). Where
+        a hop stops (an entry that is not whole, or damaged), a window is read there, which says why; `hop_bytes`
+        0 hops from the first entry on."""
         least = window or WINDOW_BYTES
         pos, window = self.start, least
         table = np.empty((CHUNK_BYTES // MIN_ENTRY_BYTES + 1, 3), dtype=np.int64)
+        fd = self._file.fileno() if hop is not None and isinstance(self._file, io.BufferedReader) else None
+        hops = np.empty((HOP_ROWS, 4), dtype=np.int64)
+        hopping = fd is not None and hop_bytes <= 0
         while pos < self.end:
             self._position = pos
+            if hopping:
+                assert hop is not None and fd is not None
+                n, stop, _ = hop(fd, pos, self.end, self.size, self.max_entry_bytes, hops)
+                if n:
+                    found = hops[:n]
+                    yield b"", pos, np.column_stack([found[:, 0] - pos, found[:, 1], found[:, 2]]), None, \
+                        found[:, 3].copy()
+                    hopping = stop - pos >= n * hop_bytes
+                    pos = stop
+                    continue
+                hopping = False  # (what stopped the hop is read below, and said)
             want = min(window, self.size - pos)
             try:
                 chunk = self._read(pos, want) if want >= HEADER_SIZE_UP_TO_MAGIC else b""
                 n, stop, _ = chunk_scan(np.frombuffer(chunk, dtype=np.uint8), 0, self.end - pos, self.max_entry_bytes,
                                           table[:want // MIN_ENTRY_BYTES + 1]) if chunk else (0, 0, SCAN_STOP)
                 if n:
-                    yield chunk, pos, table[:n].copy(), None
+                    yield chunk, pos, table[:n].copy(), None, None
+                    hopping = fd is not None and stop >= n * hop_bytes
                     pos += stop
                     window = min(window * 2, CHUNK_BYTES)
                     continue  # (an entry the window cut short is whole in the next, larger one)
@@ -218,9 +250,10 @@ class EntryScanner:
                 return
             if header is None:
                 return
-            yield b"", pos, table[:0].copy(), header
+            yield b"", pos, table[:0].copy(), header, None
             pos += LOG_OVERHEAD + header.len_rest
             window = max(window // 2, least)
+            hopping = fd is not None
         self._position = pos
 
     def _check_entry(self, pos: int) -> int | None:

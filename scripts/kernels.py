@@ -682,7 +682,7 @@ cdef inline int64_t _int_be(const uint8_t* buf, int64_t pos, int n) noexcept nog
 
     @staticmethod
     def cell(const: str) -> str:
-        return f"t.data[{const} * t.rows + row]"
+        return f"t_data[{const} * t_rows + row]"
 
     @staticmethod
     def byte(index: str) -> str:
@@ -707,7 +707,9 @@ cdef inline int64_t _int_be(const uint8_t* buf, int64_t pos, int n) noexcept nog
 
     @staticmethod
     def function_prologue() -> list[str]:
-        return []
+        # (the table's pointer and rows held in locals: a store through `t.data` could change `t.rows` for all the C
+        # compiler knows, which would read it again before every cell)
+        return ["    cdef int64_t* t_data = t.data", "    cdef int64_t t_rows = t.rows"]
 
     @staticmethod
     def varint(n: int) -> str:

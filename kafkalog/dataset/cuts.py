@@ -15,8 +15,10 @@ there are. The walk stops where that reader stops (damage to the entry structure
 The walk is the fast path's: `EntryScanner.entry_windows` reads the segment a window at a time and finds its
 whole entries with the compiled engine's entry scan (`fast.compiled.scan_entries`), whose offsets its parsers
 read (`parse_batch_headers`, `parse_legacy_entries`); an entry larger than its window is read by its header
-alone (17 bytes: never a large batch's body). Each question is answered on a window's arrays, not entry by
-entry in Python (`benchmarks/planner.py` times both).
+alone (17 bytes: never a large batch's body), and so are the entries of a file on a disk while they are large
+(`fast.compiled.hop_entries`: one `pread` an entry without the GIL, where reading every byte of a 200 MB segment
+took 60-90 ms, all of it before `read_arrow`'s threads start). Each question is answered on a window's arrays,
+not entry by entry in Python (`benchmarks/planner.py` times both).
 """
 from __future__ import annotations
 
@@ -74,7 +76,7 @@ class EntryWalk:
             self._file = fs.open_binary(self.location, self.private_keys)
             scanner = EntryScanner(self._file, name=self.location, start=self.start, end=None,
                                    max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[])
-            self._windows = scanner.entry_windows(_chunk_scan(), self.window)
+            self._windows = scanner.entry_windows(_chunk_scan(), compiled.hop_entries, self.window)
         window = next(self._windows, None)
         if window is None:
             return False
@@ -110,10 +112,12 @@ class EntryWalk:
 
 def window_entries(window: EntryWindow) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A window's entries as arrays: file positions, offset fields, magics."""
-    chunk, base, table, header = window
+    chunk, base, table, header, hopped = window
     if header is not None:  # an entry larger than the window: its header alone
         return (np.array([base], dtype=np.int64), np.array([header.base_offset], dtype=np.int64),
                 np.array([header.magic], dtype=np.int64))
+    if hopped is not None:  # large entries found by their first bytes alone, with their offset fields
+        return base + table[:, ENTRY_POS], hopped, table[:, ENTRY_MAGIC].copy()
     buf = np.frombuffer(chunk, dtype=np.uint8)
     magics = table[:, ENTRY_MAGIC]
     offsets = np.empty(len(table), dtype=np.int64)

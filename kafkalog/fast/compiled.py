@@ -72,6 +72,13 @@ def scan_entries(buf: np.ndarray, pos: int, start_limit: int, max_entry: int, ou
     return engine.scan_entries(buf, pos, start_limit, max_entry, out)
 
 
+def hop_entries(fd: int, pos: int, start_limit: int, file_end: int, max_entry: int, out: np.ndarray
+                ) -> tuple[int, int, int]:
+    """The entry hop (a `kafkalog.entries.EntryHop`): entries of the file `fd` from `pos` found by their first 17
+    bytes alone, starting before `start_limit` and whole before `file_end`, into `out` (file position, size, magic,
+    offset field); (entries, position reached, why it stopped)."""
+    return engine.hop_entries(fd, pos, start_limit, file_end, max_entry, out)
+
 def parse_batch_headers(buf: np.ndarray, entries: np.ndarray, errors: np.ndarray) -> np.ndarray:
     """The v2 header of each entry (rows of a `kafkalog.entries` table) as a row, its error code into `errors`."""
     from kafkalog.formats.framing import LOG_OVERHEAD

@@ -38,6 +38,7 @@ include "../../generated/kafka_kernels.pxi"
 from libc.stdint cimport int8_t, int32_t, int64_t, uint8_t, uint32_t, uint64_t, uintptr_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
+from posix.unistd cimport pread
 
 import ctypes
 import importlib
@@ -244,6 +245,43 @@ def scan_entries(const uint8_t[::1] buf, int64_t pos, int64_t start_limit, int64
             out[n, _ENTRY_POS] = pos
             out[n, _ENTRY_LENGTH] = length
             out[n, _ENTRY_MAGIC] = magic
+            n += 1
+            pos += _LOG_OVERHEAD + length
+    return n, pos, why
+
+
+def hop_entries(int fd, int64_t pos, int64_t start_limit, int64_t file_end, int64_t max_entry, int64_t[:, ::1] out):
+    """Entries of the file `fd` from `pos`, starting before `start_limit` and whole before `file_end`, found by their
+    first 17 bytes alone (one `pread` each, without the GIL; the rest of each entry is not read): a planner's walk
+    over large entries (`kafkalog.entries.EntryScanner.entry_windows`), where reading every byte costs more than a
+    read per entry. Rows of `out`: file position, size (after the first 12 bytes), magic, offset field (a v2 batch's
+    base offset, a legacy message's offset). Stops as `scan_entries` does (an entry not whole before `file_end`, a
+    size below the minimum or above `max_entry`, a full table), and at a read that fails or comes short: the caller
+    reads the file there to say why. Returns (entries, position reached, SCAN_END, SCAN_STOP or SCAN_FULL)."""
+    cdef int64_t n = 0, length, rows = out.shape[0]
+    cdef int why = _SCAN_END
+    cdef uint8_t head[_HEADER_SIZE_UP_TO_MAGIC]
+    if out.shape[1] != 4:
+        raise ValueError("the hop table has four columns")  # a caller's bug
+    if pos < 0:
+        raise ValueError("a negative position")  # a caller's bug
+    with nogil:
+        while pos < start_limit:
+            if n >= rows:
+                why = _SCAN_FULL
+                break
+            if file_end - pos < _HEADER_SIZE_UP_TO_MAGIC or pread(fd, head, _HEADER_SIZE_UP_TO_MAGIC, pos) \
+                    != _HEADER_SIZE_UP_TO_MAGIC:
+                why = _SCAN_STOP
+                break
+            length = _int_be(head, 8, 4)
+            if length < _MIN_ENTRY_SIZE or length > max_entry or length > file_end - pos - _LOG_OVERHEAD:
+                why = _SCAN_STOP
+                break
+            out[n, 0] = pos
+            out[n, 1] = length
+            out[n, 2] = <int8_t>head[16]
+            out[n, 3] = _int_be(head, 0, 8)
             n += 1
             pos += _LOG_OVERHEAD + length
     return n, pos, why
@@ -646,12 +684,89 @@ cdef inline int64_t _s32(int64_t x) noexcept nogil:
     return <int32_t>x
 
 
-cdef bint _add_row(const uint8_t* buf, Out* o, int64_t s, const int64_t* h, Table* rec, Table* hdr,
-                   Table* ctl, bint check) noexcept nogil:
+# The walk's writers: no check of room per put (`_room` reserved, per section, what the section's bytes can give).
+
+from libc.string cimport memset
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* unaligned loads and stores, as the compiler turns a fixed-size memcpy into one move */
+    static inline uint64_t kafkalog_load64(const uint8_t* p) { uint64_t v; memcpy(&v, p, 8); return v; }
+    static inline uint32_t kafkalog_load32(const uint8_t* p) { uint32_t v; memcpy(&v, p, 4); return v; }
+    static inline void kafkalog_store64(uint8_t* p, uint64_t v) { memcpy(p, &v, 8); }
+    static inline void kafkalog_store32(uint8_t* p, uint32_t v) { memcpy(p, &v, 4); }
+    """
+    uint64_t _load64 "kafkalog_load64"(const uint8_t* p) noexcept nogil
+    uint32_t _load32 "kafkalog_load32"(const uint8_t* p) noexcept nogil
+    void _store64 "kafkalog_store64"(uint8_t* p, uint64_t v) noexcept nogil
+    void _store32 "kafkalog_store32"(uint8_t* p, uint32_t v) noexcept nogil
+
+
+cdef inline void _w64(Grow* g, int64_t v) noexcept nogil:
+    (<int64_t*>(g.data + g.size))[0] = v
+    g.size += 8
+
+
+cdef inline void _w32(Grow* g, int64_t v) noexcept nogil:
+    (<int32_t*>(g.data + g.size))[0] = <int32_t>v
+    g.size += 4
+
+
+cdef inline void _wbytes(Grow* g, const uint8_t* p, int64_t n) noexcept nogil:
+    """n bytes from p (none where n <= 0). Most keys and headers are short: up to 16 bytes are copied here, by two
+    loads that may overlap, each inside the field (no call, and not a byte past it read)."""
+    cdef uint8_t* d = g.data + g.size
+    if n <= 0:
+        return
+    if n > 16:
+        memcpy(d, p, <size_t>n)
+    elif n >= 8:
+        _store64(d, _load64(p))
+        _store64(d + n - 8, _load64(p + n - 8))
+    elif n >= 4:
+        _store32(d, _load32(p))
+        _store32(d + n - 4, _load32(p + n - 4))
+    else:
+        d[0] = p[0]
+        d[n - 1] = p[n - 1]
+        d[n >> 1] = p[n >> 1]
+    g.size += n
+
+
+cdef inline void _wbit(Grow* g, int64_t i, bint valid, int64_t nulls) noexcept nogil:
+    """Bit i of a validity bitmap (Arrow's, least significant bit first), `nulls` the nulls before row i. None
+    is written until the first null (a column without one has no bitmap): then the bytes of the rows before it
+    are written at once, all valid; after it, each byte is set whole (all valid) when reached, and a null
+    clears its bit. (`_walked` clears the bits past the last row.)"""
+    if nulls == 0:
+        if valid:
+            return
+        memset(g.data, 0xFF, <size_t>((i >> 3) + 1))
+        g.size = (i >> 3) + 1
+    elif (i & 7) == 0:
+        g.data[i >> 3] = 0xFF
+        g.size += 1
+    if not valid:
+        g.data[i >> 3] &= <uint8_t>~(1 << (i & 7))
+
+
+cdef inline bint _utf8_key(const uint8_t* data, int64_t p, int64_t end) noexcept nogil:
+    """`_utf8`, with the ASCII bytes of a header key (most of them) passed over here, 8 at a time."""
+    while p + 8 <= end and (_load64(data + p) & 0x8080808080808080ULL) == 0:
+        p += 8
+    while p < end and data[p] < 0x80:
+        p += 1
+    return p == end or _utf8(data, p, end)
+
+
+cdef inline void _add_row(const uint8_t* buf, Out* o, int64_t s, const int64_t* h, Table* rec, Table* hdr,
+                          Table* ctl, bint check) noexcept nogil:
     """One parsed record (row 0 of `rec`, its headers from row 0 of `hdr`) of section `s` (batch header `h`)
-    into the buffers, with Kafka's rules (`DefaultRecordBatch`/`DefaultRecord`: offset = base offset + delta,
-    timestamp = base timestamp + delta or the max timestamp under LogAppendTime, sequence by
-    `incrementSequence`), as `kafkalog.formats.record_batch` applies them.
+    into the buffers (room reserved by `_room`), with Kafka's rules (`DefaultRecordBatch`/`DefaultRecord`:
+    offset = base offset + delta, timestamp = base timestamp + delta or the max timestamp under LogAppendTime,
+    sequence by `incrementSequence`), as `kafkalog.formats.record_batch` applies them.
 
     `check`: the record checked, not copied (`walk`'s check mode): its section, offset, control type and key
     slot only, the key's bytes for a control record alone (a key that does not parse is worded from them), the
@@ -661,12 +776,6 @@ cdef bint _add_row(const uint8_t* buf, Out* o, int64_t s, const int64_t* h, Tabl
     cdef int64_t base = h[KAFKA_RECORD_BATCH__BASE_SEQUENCE]
     cdef int64_t seq, n, p, i, nh, first, kind
     cdef int err
-    if base < 0:
-        seq = -1
-    elif base > _s32(0x7FFFFFFF - delta):
-        seq = _s32(delta - _s32(0x7FFFFFFF - base) - 1)
-    else:
-        seq = _s32(base + delta)
     if h[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] == 1:
         p = r[KAFKA_RECORD__BODY__KEY__POS]
         n = r[KAFKA_RECORD__BODY__KEY__SIZE]
@@ -674,70 +783,86 @@ cdef bint _add_row(const uint8_t* buf, Out* o, int64_t s, const int64_t* h, Tabl
         kind = -2 if err != 0 else ctl.data[KAFKA_CONTROL_RECORD__TYPE]
     else:
         kind = -1
+    _w64(&o.row_section, s)
+    _w64(&o.offset, h[KAFKA_RECORD_BATCH__BASE_OFFSET] + delta)
+    _w32(&o.control, kind)
+    n = r[KAFKA_RECORD__BODY__KEY__SIZE]
+    _wbit(&o.key_valid, o.rows, n >= 0, o.key_nulls)
+    if n < 0:
+        o.key_nulls += 1
     if check:
-        n = r[KAFKA_RECORD__BODY__KEY__SIZE]
-        if not (_put64(&o.row_section, s)
-                and _put64(&o.offset, h[KAFKA_RECORD_BATCH__BASE_OFFSET] + delta)
-                and _put32(&o.control, <int32_t>kind)
-                and _put_bit(&o.key_valid, o.rows, n >= 0)
-                and _put_bytes(&o.key_data, buf + r[KAFKA_RECORD__BODY__KEY__POS], n if kind != -1 else -1)
-                and _put32(&o.key_offsets, <int32_t>o.key_data.size)):
-            return False
-        if n < 0:
-            o.key_nulls += 1
+        if kind != -1:
+            _wbytes(&o.key_data, buf + r[KAFKA_RECORD__BODY__KEY__POS], n)
+        _w32(&o.key_offsets, o.key_data.size)
         for i in range(r[KAFKA_RECORD__BODY__HEADERS__COUNT]):
             p = hdr.data[KAFKA_RECORD__HEADER__KEY__POS * hdr.rows + i]
             n = hdr.data[KAFKA_RECORD__HEADER__KEY__SIZE * hdr.rows + i]
-            if o.bad_key < 0 and not _utf8(buf, p, p + n):
+            if o.bad_key < 0 and not _utf8_key(buf, p, p + n):
                 o.bad_key = o.header_rows
             o.header_rows += 1
         o.rows += 1
-        return True
-    if not (_put64(&o.row_section, s)
-            and _put64(&o.offset, h[KAFKA_RECORD_BATCH__BASE_OFFSET] + delta)
-            and _put64(&o.timestamp, h[KAFKA_RECORD_BATCH__MAX_TIMESTAMP]
-                       if h[KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] == 1
-                       else h[KAFKA_RECORD_BATCH__BASE_TIMESTAMP] + r[KAFKA_RECORD__BODY__TIMESTAMP_DELTA])
-            and _put32(&o.sequence, <int32_t>seq)
-            and _put32(&o.control, <int32_t>kind)):
-        return False
-    n = r[KAFKA_RECORD__BODY__KEY__SIZE]
-    if not (_put_bit(&o.key_valid, o.rows, n >= 0)
-            and _put_bytes(&o.key_data, buf + r[KAFKA_RECORD__BODY__KEY__POS], n)
-            and _put32(&o.key_offsets, <int32_t>o.key_data.size)):
-        return False
-    if n < 0:
-        o.key_nulls += 1
+        return
+    if base < 0:
+        seq = -1
+    elif base > _s32(0x7FFFFFFF - delta):
+        seq = _s32(delta - _s32(0x7FFFFFFF - base) - 1)
+    else:
+        seq = _s32(base + delta)
+    _w64(&o.timestamp, h[KAFKA_RECORD_BATCH__MAX_TIMESTAMP] if h[KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] == 1
+         else h[KAFKA_RECORD_BATCH__BASE_TIMESTAMP] + r[KAFKA_RECORD__BODY__TIMESTAMP_DELTA])
+    _w32(&o.sequence, seq)
+    _wbytes(&o.key_data, buf + r[KAFKA_RECORD__BODY__KEY__POS], n)
+    _w32(&o.key_offsets, o.key_data.size)
     n = r[KAFKA_RECORD__BODY__VALUE__SIZE]
-    if not (_put_bit(&o.value_valid, o.rows, n >= 0)
-            and _put_bytes(&o.value_data, buf + r[KAFKA_RECORD__BODY__VALUE__POS], n)
-            and _put32(&o.value_offsets, <int32_t>o.value_data.size)):
-        return False
+    _wbit(&o.value_valid, o.rows, n >= 0, o.value_nulls)
     if n < 0:
         o.value_nulls += 1
+    _wbytes(&o.value_data, buf + r[KAFKA_RECORD__BODY__VALUE__POS], n)
+    _w32(&o.value_offsets, o.value_data.size)
     nh = r[KAFKA_RECORD__BODY__HEADERS__COUNT]
     for i in range(nh):
         p = hdr.data[KAFKA_RECORD__HEADER__KEY__POS * hdr.rows + i]
         n = hdr.data[KAFKA_RECORD__HEADER__KEY__SIZE * hdr.rows + i]
         first = o.header_key_data.size
-        if not (_put_bytes(&o.header_key_data, buf + p, n)
-                and _put32(&o.header_key_offsets, <int32_t>o.header_key_data.size)):
-            return False
-        if o.bad_key < 0 and not _utf8(o.header_key_data.data, first, o.header_key_data.size):
+        _wbytes(&o.header_key_data, buf + p, n)
+        _w32(&o.header_key_offsets, o.header_key_data.size)
+        if o.bad_key < 0 and not _utf8_key(o.header_key_data.data, first, o.header_key_data.size):
             o.bad_key = o.header_rows
         p = hdr.data[KAFKA_RECORD__HEADER__VALUE__POS * hdr.rows + i]
         n = hdr.data[KAFKA_RECORD__HEADER__VALUE__SIZE * hdr.rows + i]
-        if not (_put_bit(&o.header_value_valid, o.header_rows, n >= 0)
-                and _put_bytes(&o.header_value_data, buf + p, n)
-                and _put32(&o.header_value_offsets, <int32_t>o.header_value_data.size)):
-            return False
+        _wbit(&o.header_value_valid, o.header_rows, n >= 0, o.header_value_nulls)
         if n < 0:
             o.header_value_nulls += 1
+        _wbytes(&o.header_value_data, buf + p, n)
+        _w32(&o.header_value_offsets, o.header_value_data.size)
         o.header_rows += 1
-    if not _put32(&o.header_offsets, <int32_t>o.header_rows):
-        return False
+    _w32(&o.header_offsets, o.header_rows)
     o.rows += 1
-    return True
+
+
+cdef inline bint _bits(Grow* g, int64_t rows) noexcept nogil:
+    """Room in a bitmap for `rows` rows in all (`_wbit` may write the bytes of the rows before a null at once)."""
+    return _reserve(g, (rows >> 3) + 1 - g.size)
+
+
+cdef bint _room(Out* o, int64_t nbytes, int64_t rows, bint check) noexcept nogil:
+    """Room for what at most `rows` records in `nbytes` bytes of a section can add (a record takes at least 7
+    bytes, a header 2; a key, value or header copy is at most those bytes): the writers check none (`check`: the
+    buffers a check writes)."""
+    rows = min(rows, nbytes // 7 + 1)
+    cdef int64_t headers = nbytes // 2 + 1
+    if not (_reserve(&o.row_section, 8 * rows) and _reserve(&o.offset, 8 * rows) and _reserve(&o.control, 4 * rows)
+            and _reserve(&o.key_offsets, 4 * rows) and _bits(&o.key_valid, o.rows + rows)
+            and _reserve(&o.key_data, nbytes)):
+        return False
+    if check:
+        return True
+    return (_reserve(&o.timestamp, 8 * rows) and _reserve(&o.sequence, 4 * rows)
+            and _reserve(&o.value_offsets, 4 * rows) and _reserve(&o.header_offsets, 4 * rows)
+            and _bits(&o.value_valid, o.rows + rows) and _reserve(&o.value_data, nbytes)
+            and _reserve(&o.header_key_data, nbytes) and _reserve(&o.header_value_data, nbytes)
+            and _reserve(&o.header_key_offsets, 4 * headers) and _reserve(&o.header_value_offsets, 4 * headers)
+            and _bits(&o.header_value_valid, o.header_rows + headers))
 
 
 cdef inline int64_t _record_bytes(Table* rec, Table* hdr) noexcept nogil:
@@ -769,6 +894,21 @@ cdef bint _grow_table(Table* t, int64_t width) noexcept nogil:
     return True
 
 
+cdef extern from *:
+    """
+    #define kafkalog_prefetch(p) __builtin_prefetch((const void*)(p))
+    """
+    void _prefetch "kafkalog_prefetch"(const void* p) noexcept nogil
+
+cdef enum:
+    # How far ahead of a record the walk asks for each cache line of its section (a few records of a hundred bytes
+    # or more): the byte after a record's value is the first of its line the walk reads (the value is copied after
+    # the record parses), a wait for memory each record otherwise.
+    _AHEAD = 1024
+    # The most bytes of a section the walk reserves room for at once (`_room`).
+    _ROOM_STEP = 1 << 24
+
+
 cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_end, const int64_t* sec_count,
                const int64_t* sec_partial, int64_t nsec, int64_t* state, const int64_t* headers,
                int64_t* sec_good, int64_t* sec_err, int64_t* sec_err_pos, int64_t* sec_trailing_at, Out* o,
@@ -782,8 +922,8 @@ cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_en
     index goes to `sec_trailing_at`), and bytes after the declared records are not looked at."""
     cdef int64_t s = state[0], pos = state[1], done = state[2], end, count, after
     cdef int err
-    cdef bint failed
-    cdef int64_t largest = 0, nbytes = sec_end[s] - pos if s < nsec else 0, i
+    cdef bint failed, bounded
+    cdef int64_t largest = 0, nbytes = sec_end[s] - pos if s < nsec else 0, i, ahead, room_end
     for i in range(s + 1, nsec):
         nbytes += sec_end[i] - sec_pos[i]
     if not _reserve_for(o, nbytes, max_rows, check):
@@ -792,10 +932,18 @@ cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_en
         end = sec_end[s]
         count = sec_count[s]
         failed = False
+        room_end = pos
+        # No record of the section can pass Arrow's 32-bit offsets when all its bytes fit beside the largest buffer.
+        largest = max(max(o.key_data.size, o.value_data.size), max(o.header_key_data.size, o.header_value_data.size))
+        bounded = end - pos <= _INT32_MAX - largest
+        ahead = pos
         while done < count:
             if o.rows >= max_rows:
                 state[0], state[1], state[2] = s, pos, done
                 return _WALK_FULL
+            while ahead < min(pos + _AHEAD, end):
+                _prefetch(buf + ahead)
+                ahead += 64
             while True:
                 err, after, _ = parse_kafka_record(buf, pos, end, rec, 0, hdr, 0)
                 if err != 1:
@@ -808,8 +956,8 @@ cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_en
                     sec_err_pos[s] = pos
                 failed = True
                 break
-            if o.rows and (_record_bytes(rec, hdr) if not check else _control_key_bytes(rec, headers, s)) > \
-                    _INT32_MAX - largest:
+            if not bounded and o.rows and (
+                    _record_bytes(rec, hdr) if not check else _control_key_bytes(rec, headers, s)) > _INT32_MAX - largest:
                 # Arrow's 32-bit offsets: the rows so far go out first.
                 state[0], state[1], state[2] = s, pos, done
                 return _WALK_FULL
@@ -822,10 +970,16 @@ cdef int _walk(const uint8_t* buf, const int64_t* sec_pos, const int64_t* sec_en
                 if sec_trailing_at[s] < 0:
                     sec_trailing_at[s] = done
                     sec_err_pos[s] = pos
-            if not _add_row(buf, o, s, headers + s * KAFKA_RECORD_BATCH__WIDTH, rec, hdr, ctl, check):
-                return _OUT_OF_MEMORY
-            largest = max(max(o.key_data.size, o.value_data.size),
-                          max(o.header_key_data.size, o.header_value_data.size))
+            if after > room_end:
+                # Room for the records up to room_end (the section's end, or _ROOM_STEP past this record: the
+                # reservation of a huge section grows with what is walked, as the buffers fill).
+                room_end = min(end, max(after, pos + _ROOM_STEP))
+                if not _room(o, room_end - pos, min(count - done, max_rows - o.rows), check):
+                    return _OUT_OF_MEMORY
+            _add_row(buf, o, s, headers + s * KAFKA_RECORD_BATCH__WIDTH, rec, hdr, ctl, check)
+            if not bounded:
+                largest = max(max(o.key_data.size, o.value_data.size),
+                              max(o.header_key_data.size, o.header_value_data.size))
             pos = after
             done += 1
         if not failed and pos != end and sec_partial[s] == 0:
@@ -946,9 +1100,18 @@ cdef void _close(Scratch* w) noexcept nogil:
     _free_out(&w.o)
 
 
+cdef inline void _end_bits(Grow* g, int64_t rows, int64_t nulls) noexcept nogil:
+    """The bits past the last row of a bitmap `_wbit` wrote cleared (Arrow leaves them free; they were 0)."""
+    if nulls and rows & 7:
+        g.data[rows >> 3] &= <uint8_t>((1 << (rows & 7)) - 1)
+
+
 cdef _walked(Out* o, bint check=False):
     """The buffers of `o` handed to a `Walked` (`o` keeps none it wrote; `check`: those a check writes)."""
     n = o.rows
+    _end_bits(&o.key_valid, n, o.key_nulls)
+    _end_bits(&o.value_valid, n, o.value_nulls)
+    _end_bits(&o.header_value_valid, o.header_rows, o.header_value_nulls)
     if check:
         return Walked(
             n,

@@ -53,6 +53,10 @@ CONTROL_NAMES = [t.name.upper() for t in sorted(KafkaControlRecord.ControlType, 
 _CONTROL_CODES = {t.value: i for i, t in enumerate(sorted(KafkaControlRecord.ControlType, key=lambda t: t.value))}
 _CONTROL_NAMES = arrays.strings([*CONTROL_NAMES, "UNKNOWN"])
 _INT64, _INT32 = pa.int64(), pa.int32()
+# (made once: a schema's fields and names are new Python objects each time they are asked for)
+_HEADER_STRUCT = SCHEMA.field("headers").type.value_type
+_NAMES, _RECORD_NAMES = SCHEMA.names, RECORD_SCHEMA.names
+_IS_CONTROL = k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL
 
 
 class BatchWalker:
@@ -289,10 +293,11 @@ class BatchWalker:
                 sections.rows = rows
             done_upto = int(state[0])
             # The sections done: plain ones (the usual) in bulk, the others one by one.
-            damaged = np.flatnonzero(sections.err[finished:done_upto]) + finished
-            special = sorted(set(damaged.tolist()).union(
+            errs = sections.err[finished:done_upto]
+            special = sorted(set((np.flatnonzero(errs) + finished).tolist()).union(
                 s for s in (*group.partial, *group.damage, *group.control_damage, *group.controls)
-                if finished <= s < done_upto))
+                if finished <= s < done_upto)) if (np.count_nonzero(errs) or group.partial or group.damage
+                                                   or group.control_damage or group.controls) else []
             for s in [*special, done_upto]:
                 if s > finished:
                     run.add_batches(group.positions[finished:s], group.sizes[finished:s], group.magics[finished:s],
@@ -379,7 +384,11 @@ class BatchWalker:
         first = int(rs[0])
         if counts is None:
             counts = np.bincount(rs - first)
-        if batch_headers[first:first + len(counts), k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL].any():
+        # Which header fields are the same in every batch of the walk (the usual): one pass for them all.
+        section_headers = batch_headers[first:first + len(counts)]
+        uniform = np.logical_and.reduce(section_headers == section_headers[0], axis=0).tolist()
+        if (section_headers[0, _IS_CONTROL] if uniform[_IS_CONTROL]
+                else np.count_nonzero(section_headers[:, _IS_CONTROL])):
             control = self._control_types(walked, group)
         else:
             control = self.options.repeated.column(None, pa.string(), n)
@@ -390,22 +399,19 @@ class BatchWalker:
             "sequence": pa.Array.from_buffers(_INT32, n, [None, pa.py_buffer(walked.sequence)]),
             "key": walked.key,
             "value": walked.value,
-            "headers": compiled.header_lists(walked, SCHEMA.field("headers").type.value_type),
+            "headers": compiled.header_lists(walked, _HEADER_STRUCT),
             "control_type": control,
         }
-        return self._record_batch(record_columns, batch_headers, group, first, counts, n)
+        return self._record_batch(record_columns, section_headers, uniform, group, first, counts, n)
 
-    def _record_batch(self, record_columns: dict[str, pa.Array], batch_headers: np.ndarray, group: Group, first: int,
-                      counts: np.ndarray, n: int) -> pa.RecordBatch:
-        """The record columns of a walk's rows (of sections `first`.., `counts` rows each) with the batch-level
-        columns."""
-        section_headers = batch_headers[first:first + len(counts)]
-        control_sections = section_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL]
+    def _record_batch(self, record_columns: dict[str, pa.Array], section_headers: np.ndarray, uniform: list[bool],
+                      group: Group, first: int, counts: np.ndarray, n: int) -> pa.RecordBatch:
+        """The record columns of a walk's rows (of sections `first`.., `counts` rows each, `section_headers` their
+        batches' headers, `uniform` which of their fields are the same in all) with the batch-level columns."""
+        control_sections = section_headers[:, _IS_CONTROL]
         if self.options.record_columns_only:  # what a Record holds: the batch-level columns are not made at all
-            return pa.RecordBatch.from_arrays([record_columns[f.name] for f in RECORD_SCHEMA], schema=RECORD_SCHEMA)
+            return pa.RecordBatch.from_arrays([record_columns[name] for name in _RECORD_NAMES], schema=RECORD_SCHEMA)
         repeated = self.options.repeated
-        # Which header fields are the same in every batch of the walk (the usual): one pass for them all.
-        uniform = (section_headers == section_headers[0]).all(axis=0).tolist()
 
         def per_batch(values: np.ndarray, type_: pa.DataType, names: pa.Array | None = None,
                       field: int | None = None) -> pa.Array:
@@ -436,7 +442,7 @@ class BatchWalker:
                                                                      counts, n)),
             "damage": repeated.column(None, pa.string(), n),
         }
-        return pa.RecordBatch.from_arrays([columns[f.name] for f in SCHEMA], schema=SCHEMA)
+        return pa.RecordBatch.from_arrays([columns[name] for name in _NAMES], schema=SCHEMA)
 
     def controls_only(self, batch_headers: np.ndarray, group: Group, walked) -> None:
         """Without columns: the offsets of each section's last row in a walk, and the control records' offsets and
@@ -496,7 +502,10 @@ def _note_last_offsets(group: Group, rs: np.ndarray, offset: np.ndarray) -> None
     """The offset of the last row in this walk of each section with bytes after its declared records: its
     damage is worded with it. (The walk has set the damage of every section whose last rows these are.)"""
     first = int(rs[0])
-    last = np.flatnonzero(group.walked.err[first:int(rs[-1]) + 1] == walk_codes.SECTION_TRAILING) + first
+    err = group.walked.err[first:int(rs[-1]) + 1]
+    if not np.count_nonzero(err):
+        return  # (no damage in the walk's sections, the usual)
+    last = np.flatnonzero(err == walk_codes.SECTION_TRAILING) + first
     for s in last.tolist():
         rows = np.flatnonzero(rs == s)
         if len(rows):

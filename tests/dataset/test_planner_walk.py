@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from kafkalog.dataset.cuts import EntryWalk, window_entries
-from kafkalog.entries import EntryScanner
+from kafkalog.entries import HOP_BYTES, EntryScanner
 from kafkalog.fast import compiled
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES
 from tests.paths import FIXTURES, SAMPLES
@@ -29,18 +29,51 @@ def _one_by_one(path) -> tuple[list[tuple[int, int, int]], list[str]]:
     return found, [str(d) for d in damage]
 
 
+#: The hop's thresholds: never (windows only), from the first entry on, and the default (entries of 4 KiB).
+HOPS = [None, 0, HOP_BYTES]
+
+
 @pytest.mark.parametrize("path", SEGMENTS, ids=lambda p: p.name)
 def test_the_windowed_walk_finds_what_the_walk_entry_by_entry_finds(path):
     expected = _one_by_one(path)
     assert expected[0] or expected[1] or path.stat().st_size == 0
     for window in WINDOWS:
+        for hop_bytes in HOPS:
+            damage: list = []
+            found = []
+            hopped = 0
+            with _scanner(path, damage) as scanner:
+                for w in scanner.entry_windows(compiled.scan_entries, None if hop_bytes is None else compiled.hop_entries,
+                                               window, hop_bytes or 0):
+                    positions, offsets, magics = window_entries(w)
+                    found += zip(positions.tolist(), offsets.tolist(), magics.tolist(), strict=True)
+                    hopped += w[4] is not None
+            assert (found, [str(d) for d in damage]) == expected, (path.name, window, hop_bytes)
+            # (hopping from the first entry on: every segment with a whole entry is hopped, at least in part)
+            assert hopped or hop_bytes != 0 or not expected[0], (path.name, window)
+
+
+def test_a_hop_stops_where_an_entry_is_not_whole(tmp_path):
+    """A segment cut short in its last entry, and one whose last entry's size is below the minimum: the hop takes
+    the entries before, and the window read there says what is wrong, as the walk entry by entry does."""
+    source = max((p for p in SEGMENTS if len(_one_by_one(p)[0]) > 3 and not _one_by_one(p)[1]),
+                 key=lambda p: p.stat().st_size)
+    data = source.read_bytes()
+    entries, _ = _one_by_one(source)
+    last = entries[-1][0]
+    cut = tmp_path / "cut.log"
+    cut.write_bytes(data[:-5])
+    small = tmp_path / "small.log"
+    small.write_bytes(data[:last + 8] + (3).to_bytes(4, "big") + data[last + 12:])
+    for path in (cut, small):
+        expected = _one_by_one(path)
+        assert expected[1] and len(expected[0]) == len(entries) - 1, path.name
         damage: list = []
-        found = []
         with _scanner(path, damage) as scanner:
-            for w in scanner.entry_windows(compiled.scan_entries, window):
-                positions, offsets, magics = window_entries(w)
-                found += zip(positions.tolist(), offsets.tolist(), magics.tolist(), strict=True)
-        assert (found, [str(d) for d in damage]) == expected, (path.name, window)
+            windows = list(scanner.entry_windows(compiled.scan_entries, compiled.hop_entries, 0, 0))
+        found = [e for w in windows for e in zip(*(a.tolist() for a in window_entries(w)), strict=True)]
+        assert (found, [str(d) for d in damage]) == expected, path.name
+        assert windows[0][4] is not None, path.name  # (hopped)
 
 
 @pytest.mark.parametrize("window", [40, 300, 0])

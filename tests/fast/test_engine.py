@@ -21,7 +21,7 @@ from kafkalog.dataset.decode import read_segment_table
 from kafkalog.fast import compiled, engine, index as fast_index, walk_codes
 from kafkalog.formats.index import OffsetIndex, TimeIndex
 from kafkalog.model import Decoder
-from tests.fast.test_fast_path import FILES, entries as object_entries, fix_crcs, mutate
+from tests.fast.test_fast_path import FILES, assert_same, both, entries as object_entries, fix_crcs, mutate
 from tests.fresh_home import run_in_empty_home
 from tests.paths import ROOT
 
@@ -100,6 +100,58 @@ def test_a_group_in_one_call_reads_what_the_object_path_reads(path):
             rows.column(name).combine_chunks()), name
     headers = compiled.header_lists(walked, rows.schema.field("headers").type.value_type)
     assert headers.equals(rows.column("headers").combine_chunks())
+
+
+@pytest.mark.parametrize("check", [False, True], ids=["copy", "check"])
+def test_validity_bitmaps_are_arrow_s_bytes_when_the_first_null_comes_late(check):
+    # The walk writes no bitmap until a column's first null, then the bytes of the rows before it at once: Kafka's
+    # uncompressed batches of several fixtures one after the other (the first null after hundreds of valid rows,
+    # rows not a multiple of 8) read as the object path reads them, each bitmap byte for byte as Arrow packs it (the bits past
+    # the last row 0).
+    names = ["samples/v2-none.log", "samples/v2-none.log", "tests/fixtures/segments/v2-offset-deltas.log",
+             "tests/fixtures/segments/v2-none.log", "tests/fixtures/segments/v2-headers.log",
+             "tests/fixtures/segments/v2-small.log"]
+    data = b""
+    for name in names:
+        source = (ROOT / name).read_bytes()
+        data += b"".join(source[pos:pos + 12 + length] for pos, length, magic in object_entries(source)
+                         if magic == 2 and source[pos + 22] & 7 == 0)
+    ref = read_segment_table(data, decoder=Decoder.OBJECT)
+    buf = np.frombuffer(data, dtype=np.uint8)
+    table = np.zeros((4096, 3), dtype=np.int64)
+    n, _pos, _why = engine.scan_entries(buf, 0, len(buf), 1 << 28, table)
+    group = engine.decode_group(buf, np.ascontiguousarray(table[:n, 0]), 12 + table[:n, 1], np.empty(0, np.uint8),
+                                4 << 20, 1 << 20, -1, check)
+    assert group.taken == n and group.why == engine.WALK_DONE and group.walked.rows == ref.num_rows
+    walked = group.walked
+    header_values = pc.list_flatten(ref.column("headers").combine_chunks()).field("value")
+    columns = [(walked.key, ref.column("key").combine_chunks())]
+    if not check:
+        columns += [(walked.value, ref.column("value").combine_chunks()), (walked.header_values, header_values)]
+    for got, want in columns:
+        assert want.null_count and np.flatnonzero(np.asarray(want.is_null()))[0] > 16  # (the test can fail)
+        assert got.null_count == want.null_count
+        packed = np.packbits(np.asarray(want.is_valid()), bitorder="little").tobytes()
+        assert got.buffers()[0].to_pybytes() == packed
+        if not check:
+            assert got.equals(want)
+
+
+def test_header_keys_that_are_not_utf8_read_as_the_object_path_reads_them():
+    # The walk passes a header key's ASCII bytes 8 at a time before UTF-8's rules: each byte of Kafka-written keys of
+    # 16 and 10 bytes (one ending in a 4-byte character) made one that UTF-8 refuses or that starts a sequence,
+    # CRCs made valid again, reads as the object path reads it (the key decoded with replacement characters).
+    source = (ROOT / "tests" / "fixtures" / "segments" / "v2-headers.log").read_bytes()
+    cases = 0
+    for key in (b"tombstone-header", "emoji-\N{GRINNING FACE}".encode()):
+        at = source.index(key)
+        for i in range(len(key)):
+            for byte in (0xFF, 0x80, 0xC3, 0xF0):
+                data = bytearray(source)
+                data[at + i] = byte
+                assert_same(*both(fix_crcs(bytes(data))), f"{key!r} byte {i} = {byte:#x}")
+                cases += 1
+    assert cases == 4 * 26
 
 
 def test_a_group_in_one_call_stops_at_a_batch_it_does_not_take():
