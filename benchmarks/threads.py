@@ -22,7 +22,9 @@ the reading's own CPU time (`time.thread_time`, so the machine's other load does
 inside the engine's functions (`kafkalog.fast.engine`, whose work is done in `with nogil` blocks; each is
 wrapped for the count, wherever it is called from) and inside file reads is GIL-free; everything else is
 counted as held, by layer (an upper bound: Arrow's and numpy's
-kernels inside it release the GIL too; cProfile's own cost, about 1 us a call, is in it as well).
+kernels inside it release the GIL too; cProfile's own cost, about 1 us a call, is in it as well). The same count
+for one thread's `kafkalog verify` and `kafkalog dump` of the segment (dump's compiled line writers,
+`kafkalog.fast.lines`, counted as GIL-free as the engine's functions are), unless --skip-commands.
 Beside it, the planning's CPU on 1 and on 2 threads: `read_arrow` plans before its threads start (on 2 threads
 and more it cuts a large segment every 16 MiB and checks each cut against the entries walked from the segment's
 start), so that part is serial whatever the GIL does; the last column counts it in the bound on 2 cores.
@@ -145,25 +147,30 @@ def compiled_loop(n: int, repeat: int) -> float:
     return n * alone / together
 
 
-def gil_held(partition: Path) -> tuple[float, float, dict[str, float]]:
+def gil_held(partition: Path, work=None) -> tuple[float, float, dict[str, float]]:
     """(CPU seconds of one thread's reading, its GIL-free seconds, the held seconds by layer), as the module's
-    docstring counts them."""
-    from kafkalog.fast import compiled
+    docstring counts them; `work`: another one-thread job than the reading (verify's, dump's), whose compiled line
+    writers (`kafkalog.fast.lines`, also GIL-free) count as the engine's do."""
+    from kafkalog.fast import compiled, line_parts
 
-    engine = compiled.engine
-    originals = {name: f for name in dir(engine) if type(f := getattr(engine, name)).__name__.startswith("cython_function")}
-    for name, f in originals.items():
-        setattr(engine, name, _in_engine(f))
-    read(partition, 1)  # warm
+    modules = [compiled.engine, *([line_parts.compiled] if line_parts.compiled is not None else [])]
+    originals = {(m, name): f for m in modules for name in dir(m)
+                 if type(f := getattr(m, name)).__name__.startswith("cython_function")}
+    for (m, name), f in originals.items():
+        setattr(m, name, _in_engine(f))
+    if work is None:
+        def work():
+            return sum(b.num_rows for b in kafkalog.read_arrow(partition, includeHeaders=True, threads=1))
+    work()  # warm
     profile = cProfile.Profile(time.thread_time)
     start = time.thread_time()
     profile.enable()
-    rows = sum(b.num_rows for b in kafkalog.read_arrow(partition, includeHeaders=True, threads=1))
+    rows = work()
     profile.disable()
     total = time.thread_time() - start
-    for name, f in originals.items():
-        setattr(engine, name, f)
-    assert rows > 0
+    for (m, name), f in originals.items():
+        setattr(m, name, f)
+    assert rows != 0
     free = 0.0
     held: collections.Counter[str] = collections.Counter()
     for (file, _line, name), (_cc, _nc, own, _cum, _callers) in pstats.Stats(profile).stats.items():  # type: ignore[attr-defined]
@@ -210,14 +217,17 @@ def bound(total: float, share: float, plan_one: float, plan_n: int | float, n: i
     return total / (plan_n + rest * (share + (1 - share) / n))
 
 
-def gil_rows(partition: Path, codec: str) -> None:
-    total, free, held = gil_held(partition)
+def gil_rows(partition: Path, codec: str, name: str = "read_arrow", work=None) -> None:
+    total, free, held = gil_held(partition, work)
     share = 1 - free / total
     layers = ", ".join(f"{k} {v / total:.0%}" for k, v in sorted(held.items(), key=lambda kv: -kv[1]) if v / total >= 0.01)
     bounds = " / ".join(f"{1 / (share + (1 - share) / n):.2f}x" for n in (2, 4, 8, 16))
-    plan_one, plan_two = planning(partition, 1), planning(partition, 2)
-    print(f"| {codec} | {total:.3f} | {free:.3f} | {share:.0%} | {layers} | {bounds} | {1 / share:.1f}x "
-          f"| {plan_one:.3f} / {plan_two:.3f} | {bound(total, share, plan_one, plan_two, 2):.2f}x |")
+    planned = " | "  # (read_arrow's planning; verify and dump cut a large segment at its offset index, not measured)
+    if work is None:
+        plan_one, plan_two = planning(partition, 1), planning(partition, 2)
+        planned = f"{plan_one:.3f} / {plan_two:.3f} | {bound(total, share, plan_one, plan_two, 2):.2f}x"
+    print(f"| {codec} | {name} | {total:.3f} | {free:.3f} | {share:.0%} | {layers} | {bounds} | {1 / share:.1f}x "
+          f"| {planned} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -235,12 +245,20 @@ def main(argv: list[str] | None = None) -> int:
     counts = [int(n) for n in args.threads.split(",")]
     print(f"{args.records:,} records per partition, producer batch.size {args.batch_bytes}, best of {args.repeat}")
     print()
-    print("| codec | one thread's CPU s | GIL-free s | GIL held | held, by layer (of the CPU) "
+    print("| codec | work | one thread's CPU s | GIL-free s | GIL held | held, by layer (of the CPU) "
           "| at most, on 2 / 4 / 8 / 16 cores | on any number | planning on 1 / 2 threads, CPU s (serial) "
           "| at most on 2 cores, planning counted |")
-    print("| --- | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
+    print("| --- | --- | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
     for codec in args.codecs.split(","):
-        gil_rows(fast_path.corpus(args.work, codec, args.batch_bytes, args.records), codec)
+        partition = fast_path.corpus(args.work, codec, args.batch_bytes, args.records)
+        if not args.skip_read:
+            gil_rows(partition, codec)
+        if args.skip_commands:
+            continue
+        segment = fast_path.segments(partition)[0]
+        gil_rows(partition, codec, "verify", lambda s=segment: check(s, 1)[0])
+        for f in DUMP_FORMATS:
+            gil_rows(partition, codec, f"dump --format {f}", lambda s=segment, f=f: dump(s, f, 1)[0])
     print()
     if args.gil_only:
         return 0

@@ -18,12 +18,10 @@ from typing import TYPE_CHECKING
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from kafkalog.dataset import targets
-from kafkalog.dump import (
-    kafka_dump_log as kafka_format,
-    records as dump_format,
-)
+from kafkalog.dump import kafka_versions
+from kafkalog.dump.json_line import dumps
 from kafkalog.errors import KafkalogError, OffsetGapError, UsageError
-from kafkalog.formats import internal_topics
+from kafkalog.formats import topic_decoders
 from kafkalog.location import Location
 from kafkalog.log import file_kinds
 from kafkalog.model import Decoder
@@ -51,7 +49,8 @@ EXIT_OK, EXIT_DAMAGED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def _dump(args: argparse.Namespace) -> int:
-    from kafkalog.dump import files as dump_files, kafka_07_lines, served_lines  # (start-up: see the imports)
+    # (start-up: see the imports; the printers of other files than segments, where there are some)
+    from kafkalog.dump import records as dump_format
     from kafkalog.dump.segment_lines import DumpOptions, dump_segment
 
     keyring(args.private_key)  # a key that does not load is a usage error before anything is printed
@@ -68,6 +67,8 @@ def _dump(args: argparse.Namespace) -> int:
 
     def dump_log(path: Location | AnyPath, kind: str) -> bool:
         if kind == file_kinds.KAFKA07:
+            from kafkalog.dump import kafka_07_lines
+
             return kafka_07_lines.dump_kafka07(as_path(str(path)), fmt, out, full=opts.full, shallow=opts.shallow)
         return dump_segment(path, kind, opts, out)
 
@@ -78,7 +79,7 @@ def _dump(args: argparse.Namespace) -> int:
             return True
         damage = OffsetGapError(message, path=location, position=0)
         if fmt == "json":
-            out.write(dump_format.dumps(dump_format.error_json(damage)) + "\n")
+            out.write(dumps(dump_format.error_json(damage)) + "\n")
         elif fmt == "text":
             out.write(dump_format.error_text(damage) + "\n")
         else:  # kafka-dump-log.sh's lines only: the rest goes to stderr
@@ -97,15 +98,19 @@ def _dump(args: argparse.Namespace) -> int:
             if target.partitions is None:
                 if fmt == "json" and (planned.remote or len(every) > len(args.files)):
                     # several segments of a remote root or a directory URI: say whose lines follow
-                    out.write(dump_format.dumps({"type": "file", "path": str(target.location)}) + "\n")
+                    out.write(dumps({"type": "file", "path": str(target.location)}) + "\n")
                 if target.kind in file_kinds.RECORD_FILES:
                     ok = dump_log(target.location, target.kind) and ok
                 else:
+                    from kafkalog.dump import files as dump_files
+
                     ok = dump_files.dump_file(target.path, target.kind, fmt, out, dump_log) and ok
                 continue
+            from kafkalog.dump import files as dump_files, served_lines
+
             for partition in target.partitions:
                 if fmt == "json" and target.is_log_dir:
-                    out.write(dump_format.dumps({"type": "partition", "path": str(partition)}) + "\n")
+                    out.write(dumps({"type": "partition", "path": str(partition)}) + "\n")
                 # Inside a broker's log directory: its log as the broker serves it (dump.served_lines).
                 served = served_lines.partition_dump_log(partition, opts, out, args.include_below_log_start, dump_log,
                                                          log_dirs)
@@ -113,7 +118,7 @@ def _dump(args: argparse.Namespace) -> int:
             bootstrap = target.bootstrap
             if bootstrap is not None:
                 if fmt == "json":
-                    out.write(dump_format.dumps({"type": "file", "path": str(bootstrap)}) + "\n")
+                    out.write(dumps({"type": "file", "path": str(bootstrap)}) + "\n")
                 ok = dump_log(bootstrap, file_kinds.BOOTSTRAP) and ok
             if target.is_log_dir:  # a log directory: its own files after its partitions
                 ok = dump_files.dump_log_dir_files(target.path, fmt, out, dump_log) and ok
@@ -179,14 +184,14 @@ def _verify(args: argparse.Namespace) -> int:
     json_out = args.format == "json"
     for problem in report.problems:
         if json_out:
-            print(dump_format.dumps({"type": "problem", "file": problem.file, "entry": problem.entry,
+            print(dumps({"type": "problem", "file": problem.file, "entry": problem.entry,
                                      "position": problem.position, "kind": problem.kind, "detail": problem.detail}))
         else:
             print(problem)
     for note in report.notes:
-        print(dump_format.dumps({"type": "note", "message": note}) if json_out else f"note: {note}")
+        print(dumps({"type": "note", "message": note}) if json_out else f"note: {note}")
     if json_out:
-        print(dump_format.dumps({"type": "summary", "ok": report.ok, "problems": len(report.problems),
+        print(dumps({"type": "summary", "ok": report.ok, "problems": len(report.problems),
                                  "partitions": report.partitions, "segments": report.segments,
                                  "files": report.files, "batches": report.batches, "records": report.records,
                                  "index_entries": report.index_entries}))
@@ -281,17 +286,17 @@ def build_parser() -> argparse.ArgumentParser:
     dump.add_argument("--format", choices=("text", "json", "kafka"), default="text",
                       help="text (default); json: one JSON object per line; kafka: the lines of Kafka's "
                            "kafka-dump-log.sh --deep-iteration --print-data-log (see --kafka-version)")
-    dump.add_argument("--kafka-version", choices=kafka_format.KAFKA_VERSIONS,
-                      default=kafka_format.DEFAULT_KAFKA_VERSION,
+    dump.add_argument("--kafka-version", choices=kafka_versions.KAFKA_VERSIONS,
+                      default=kafka_versions.DEFAULT_KAFKA_VERSION,
                       help="with --format kafka: print the lines of this Kafka version's kafka-dump-log.sh "
-                           f"(4: Kafka 4.0 to 4.3; default {kafka_format.DEFAULT_KAFKA_VERSION})")
+                           f"(4: Kafka 4.0 to 4.3; default {kafka_versions.DEFAULT_KAFKA_VERSION})")
     dump.add_argument("--type", choices=file_kinds.KINDS, metavar="KIND",
                       help="read every FILE as this kind whatever its name: " + ", ".join(file_kinds.KINDS))
     dump.add_argument("--full", "--print-data-log", dest="full", action="store_true",
                       help="text: whole keys, values and header values (cut at 40 and 20 bytes by default)")
     dump.add_argument("--shallow", action="store_true",
                       help="batches only, without their records (kafka-dump-log.sh without --deep-iteration)")
-    dump.add_argument("--decode", choices=internal_topics.DECODERS, default=None,
+    dump.add_argument("--decode", choices=topic_decoders.DECODERS, default=None,
                       help="decode keys and values as the records of an internal topic (default: by the "
                            "partition directory's name, e.g. __consumer_offsets-7; control records always)")
     dump.add_argument("--decode-values", action="store_true",

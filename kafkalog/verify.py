@@ -53,7 +53,6 @@ import numpy as np
 
 from kafkalog import file_names
 from kafkalog.cluster.disks import is_cluster
-from kafkalog.cluster.served import cluster_view, replica_findings
 from kafkalog.dataset import fs, layout
 from kafkalog.errors import (
     DamagedDataError,
@@ -434,6 +433,9 @@ def verify_cluster(paths: list[str], report: VerifyReport) -> bool:
     when the paths are not several brokers' disks."""
     if not is_cluster(paths):
         return False
+    # (start-up: the cluster's metadata decoders are loaded only for several brokers' disks, docs/performance.md)
+    from kafkalog.cluster.served import cluster_view, replica_findings  # noqa: PLC0415
+
     view = cluster_view(paths)
     report.problems += [Problem(message.split(": ", 1)[0], "cluster", message.split(": ", 1)[-1])
                         for message in view.problems]

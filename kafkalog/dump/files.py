@@ -37,6 +37,7 @@ from collections.abc import Callable
 from typing import TextIO, TypeVar
 
 from kafkalog.dump import records as dump_format
+from kafkalog.dump.json_line import dumps
 from kafkalog.errors import DamagedDataError
 from kafkalog.file_names import (
     CLEANER_OFFSET_CHECKPOINT,
@@ -72,7 +73,7 @@ class _Out:
         self.out = out
 
     def emit(self, obj: dict, text: str) -> None:
-        self.out.write((dump_format.dumps(obj) if self.json else text) + "\n")
+        self.out.write((dumps(obj) if self.json else text) + "\n")
 
     def error(self, damage: DamagedDataError) -> None:
         self.emit(dump_format.error_json(damage), dump_format.error_text(damage))
@@ -321,7 +322,7 @@ def dump_log_dir_files(log_dir: AnyPath, fmt: str, out: TextIO, dump_log: DumpLo
     ok = True
     for file in file_kinds.log_dir_files(log_dir):
         if fmt == "json":
-            out.write(dump_format.dumps({"type": "file", "path": str(file)}) + "\n")
+            out.write(dumps({"type": "file", "path": str(file)}) + "\n")
         ok = dump_file(file, file_kinds.kind_of(file), fmt, out, dump_log) and ok
     return ok
 

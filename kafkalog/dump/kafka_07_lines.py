@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from typing import TextIO
 
 from kafkalog import file_names
-from kafkalog.dump.records import dumps, error_json, error_text, escape
+from kafkalog.dump.json_line import dumps
+from kafkalog.dump.records import error_json, error_text, escape
 from kafkalog.errors import DamagedDataError
 from kafkalog.formats.kafka_07_log import LOG_OVERHEAD, Entry07, Message07
 from kafkalog.log.kafka_07_segment import read_entries

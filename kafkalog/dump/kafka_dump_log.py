@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kafkalog.dump.kafka_versions import DEFAULT_KAFKA_VERSION
 from kafkalog.dump.records import escape
 from kafkalog.dump.run_lines import BLOCK_ROWS, RunLines
 from kafkalog.formats.internal_topics import (
@@ -101,13 +102,6 @@ def _text(data: bytes) -> str:
     return escape(java_utf8(data))
 
 
-#: The Kafka versions whose kafka-dump-log.sh lines kafkalog prints: "4.4" (the default; 4.4.0's tool), "4"
-#: (Kafka 4.0 to 4.3's) and "3.9". 4.4 differs from 4.0-4.3 only in `--transaction-log-decoder`'s
-#: transactionStatus, printed as the state's name.
-KAFKA_VERSIONS = ("4.4", "4", "3.9")
-DEFAULT_KAFKA_VERSION = "4.4"
-
-
 def record_line(batch: Batch, record: Record, legacy_check: tuple[int, bool] | None = None,
                 kafka_version: str = DEFAULT_KAFKA_VERSION, decoder: str | None = None) -> str:
     """The record line of `DumpLogSegments.dumpLog` with deep iteration and --print-data-log.
@@ -146,8 +140,8 @@ def run_lines() -> RunLines | None:
     if not line_parts.AVAILABLE:
         return None
     template = batch_lines.Template.of(batch_lines.KAFKA_BATCH)
-    batch_text = functools.partial(batch_lines.run_text, template, kafka_lines.record_lines, by_timestamp_type=True)
-    return RunLines(kafka_lines.record_lines, batch_text)
+    batch_text = functools.partial(batch_lines.run_text, template, kafka_lines.record_blocks, by_timestamp_type=True)
+    return RunLines(kafka_lines.record_blocks, batch_text)
 
 
 def raw_data_records(batch: Batch, decoder: str | None) -> bool:

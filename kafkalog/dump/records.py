@@ -89,7 +89,7 @@ def json_run_lines() -> RunLines | None:
     if not line_parts.AVAILABLE:
         return None
     template = batch_lines.Template.of(batch_lines.JSON_BATCH)
-    return RunLines(json_lines.record_lines, partial(batch_lines.run_text, template, json_lines.record_lines))
+    return RunLines(json_lines.record_blocks, partial(batch_lines.run_text, template, json_lines.record_blocks))
 
 
 def text_run_lines(full: bool) -> RunLines | None:
@@ -99,8 +99,8 @@ def text_run_lines(full: bool) -> RunLines | None:
 
     if not line_parts.AVAILABLE:
         return None
-    write = partial(text_lines.record_lines, full=full)
-    return RunLines(write, partial(batch_lines.run_text, batch_lines.Template.of(batch_lines.TEXT_BATCH), write))
+    blocks = partial(text_lines.record_blocks, full=full)
+    return RunLines(blocks, partial(batch_lines.run_text, batch_lines.Template.of(batch_lines.TEXT_BATCH), blocks))
 
 
 def raw_records(batch: Batch, decoder: str | None) -> bool:
@@ -116,11 +116,6 @@ def raw_decoder(decoder: str | None) -> bool:
 
 def error_json(damage: DamagedDataError) -> dict[str, Any]:
     return {"type": "error", "position": damage.position, "message": damage.message}
-
-
-def dumps(obj: dict[str, Any]) -> str:
-    """One JSON line, in ASCII (\\u escapes): valid JSON whatever encoding stdout has."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=True)
 
 
 _CONTROL = {c: f"\\x{c:02x}" for c in [*range(0x20), *range(0x7F, 0xA0)]}

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 from kafkalog import file_names
 from kafkalog.dataset import fs, layout
 from kafkalog.dump import kafka_dump_log as kafka_format, records as dump_format
+from kafkalog.dump.json_line import dumps
+from kafkalog.dump.kafka_versions import DEFAULT_KAFKA_VERSION
 from kafkalog.dump.run_lines import RunLines
 from kafkalog.errors import DamagedDataError, TruncatedError
 from kafkalog.formats import internal_topics
@@ -53,7 +55,7 @@ class DumpOptions:
     max_bytes: int | None = None  # read only the first N bytes of each record-batch file (KIP-824)
     progress: ByteProgress | None = None
     decode: str | None = None  # --decode: internal-topic decoder (default: by the partition directory's name)
-    kafka_version: str = kafka_format.DEFAULT_KAFKA_VERSION  # --kafka-version: whose kafka-dump-log.sh lines
+    kafka_version: str = DEFAULT_KAFKA_VERSION  # --kafka-version: whose kafka-dump-log.sh lines
     private_keys: tuple[str, ...] = ()  # --private-key: for encrypted Aiven remote segments
     values: ValueDecoder | None = None  # --decode-values: registry-framed keys and values, with their schema store
     decoder: Decoder = Decoder.FAST  # AUTO: the object path until a batch holds many records (small inputs)
@@ -192,7 +194,7 @@ class _KafkalogLines:
         return dump_format.text_run_lines(self.opts.full)
 
     def _emit(self, lines: Lines, line: dict | str) -> None:
-        lines.line(dump_format.dumps(line) if isinstance(line, dict) else line)
+        lines.line(dumps(line) if isinstance(line, dict) else line)
 
     def batches(self, reader: SegmentReader, lines: Lines) -> Iterator[int | None]:
         """Print the reader's batches; after each (or each run of them), where it ends (and None between blocks
@@ -213,8 +215,7 @@ class _KafkalogLines:
                 continue
             for damage in reader.damage[self._printed:]:  # found before the run (an entry that could not be decoded)
                 self._emit(lines, self.error_line(damage))
-            for view in text:
-                lines.lines(view)
+            yield from _written(text, lines)
             self._printed = len(reader.damage)
             yield int(part.items.position[-1] + part.items.size[-1])  # (where the run ends)
 
@@ -297,8 +298,7 @@ class _KafkaLines:
                 for batch in plain_batches(reader, part):
                     yield from self._batch(batch, lines)
                 continue
-            for view in text:
-                lines.lines(view)
+            yield from _written(text, lines)
             self.valid_bytes += int(part.items.size.sum())
             yield int(part.items.position[-1] + part.items.size[-1])  # (where the run ends)
 
@@ -353,6 +353,17 @@ class _KafkaLines:
 
 
 _Printer = _KafkalogLines | _KafkaLines
+
+
+def _written(views: Iterator[memoryview], lines: Lines) -> Iterator[None]:
+    """A run's lines written; None after each `BLOCK_BYTES` of them (a range on a thread hands them out there)."""
+    held = 0
+    for view in views:
+        lines.lines(view)
+        held += len(view)
+        if held >= BLOCK_BYTES:
+            held = 0
+            yield None
 
 
 def _printer(path: Location | Path, kind: str, opts: DumpOptions, source: BinaryIO) -> _Printer:

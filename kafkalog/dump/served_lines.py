@@ -20,8 +20,8 @@ import bisect
 import dataclasses
 from typing import TextIO
 
-from kafkalog.dump import records as dump_format
 from kafkalog.dump.files import DumpLog
+from kafkalog.dump.json_line import dumps
 from kafkalog.dump.segment_lines import DumpOptions, dump_segment
 from kafkalog.file_names import base_offset_of
 from kafkalog.location import Location
@@ -126,4 +126,4 @@ def _not_served(out: TextIO, fmt: str, path: AnyPath, position: int, reason: str
 
 
 def _emit(out: TextIO, fmt: str, obj: dict, text: str) -> None:
-    out.write((dump_format.dumps(obj) if fmt == "json" else text) + "\n")
+    out.write((dumps(obj) if fmt == "json" else text) + "\n")

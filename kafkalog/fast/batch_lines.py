@@ -20,13 +20,20 @@ import pyarrow as pa
 
 from kafkalog._generated import kafka_kernel_columns as k
 from kafkalog.compression import CODEC_NAMES
-from kafkalog.fast.line_parts import compiled, text_of
+from kafkalog.fast.line_parts import BatchLines, BlockWriter, compiled, text_of
 from kafkalog.fast.runs import Items
-from kafkalog.javaint import increment_sequence
+from kafkalog.javaint import INT_MAX
 from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE
 
 # What a step writes after its literal.
 LITERAL, DECIMAL, BOOLEAN, NAME = range(4)
+
+#: A run's record lines are written a block of about this many bytes at a time, each handed out before the next is
+#: written: a block stays in the core's cache until it is written out, and its memory is what the next one takes
+#: (a run's lines whole were tens of MB of fresh pages, faulted in, then grown by copies).
+BLOCK_BYTES = 1024 * 1024
+#: At most this many rows a block (where each line starts: 8 bytes a row).
+BLOCK_ROWS = 8192
 
 #: The batch fields a step may write or test, in the rows of `fields`' matrix.
 FIELDS = ("position", "size", "magic", "base_offset", "last_offset", "count", "compression", "crc", "crc_valid",
@@ -153,9 +160,7 @@ def fields(items: Items) -> np.ndarray | None:
     out = np.empty((len(FIELDS), len(items)), dtype=np.int64)
     base_sequence = h[:, k.KAFKA_RECORD_BATCH__BASE_SEQUENCE]
     delta = h[:, k.KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA]
-    last_sequence = np.full(len(items), NO_SEQUENCE, dtype=np.int64)
-    for i in np.flatnonzero(base_sequence != NO_SEQUENCE).tolist():  # (few: idempotent producers' batches)
-        last_sequence[i] = increment_sequence(int(base_sequence[i]), int(delta[i]))
+    last_sequence = np.where(base_sequence != NO_SEQUENCE, increment_sequences(base_sequence, delta), NO_SEQUENCE)
     columns = {
         "position": items.position, "size": items.size, "magic": items.magic,
         "base_offset": h[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET],
@@ -178,43 +183,62 @@ def fields(items: Items) -> np.ndarray | None:
     return out
 
 
+def _s32(n: np.ndarray) -> np.ndarray:
+    """`javaint.s32` of each (int64s, which hold every sum of two int32s)."""
+    return ((n + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
+
+
+def increment_sequences(sequence: np.ndarray, increment: np.ndarray) -> np.ndarray:
+    """`javaint.increment_sequence` of each pair (int32 values as int64), in one pass: an idempotent producer's
+    every batch has a sequence, so a run's thousands of batches each took a Python call."""
+    sequence, increment = sequence.astype(np.int64), increment.astype(np.int64)
+    wraps = sequence > _s32(INT_MAX - increment)
+    return np.where(wraps, _s32(increment - _s32(INT_MAX - sequence) - 1), _s32(sequence + increment))
+
+
 @dataclass
 class RunText:
-    """A run's lines: batch i's line is `batch_text[batch_starts[i]:batch_starts[i + 1]]`, and its records' lines
-    `record_text[record_starts[row_start[i]]:record_starts[row_end[i]]]`."""
+    """A run's lines, each batch's then its records', written by `records` a block at a time, the batch lines among
+    the records'."""
 
-    batch_text: np.ndarray
-    batch_starts: np.ndarray
-    record_text: np.ndarray
-    record_starts: np.ndarray
-    row_start: np.ndarray
-    row_end: np.ndarray
+    records: BlockWriter
+    rows: int  # of the run's table
+    batches: int
 
     def views(self) -> Iterator[memoryview]:
-        """The lines in order, each batch's then its records', as views (written out, never copied together)."""
-        batches, records = self.batch_text.data, self.record_text.data  # (as memoryview(): ndarray's views)
-        b, r = self.batch_starts.tolist(), self.record_starts.tolist()
-        for i, (start, end) in enumerate(zip(self.row_start.tolist(), self.row_end.tolist(), strict=True)):
-            yield batches[b[i]:b[i + 1]]
-            yield records[r[start]:r[end]]
+        """The lines in order, a block of about `BLOCK_BYTES` at a time, as views (each written out, then let go
+        before the next is written, which may take its memory)."""
+        first = batch = 0
+        while first < self.rows or batch < self.batches:
+            text, _, written, next_batch = self.records(first, min(BLOCK_ROWS, self.rows - first), BLOCK_BYTES, batch)
+            if not written and next_batch == batch:
+                raise AssertionError("a block of no lines")  # (never: a block writes a row or the batches left)
+            first, batch = first + written, next_batch
+            yield text.data  # (as memoryview(): an ndarray's view)
+            del text
 
 
-def run_text(template: Template, write: Callable[..., tuple[np.ndarray, np.ndarray]], items: Items, table: pa.Table,
+def run_text(template: Template, blocks: Callable[..., BlockWriter], items: Items, table: pa.Table,
              by_timestamp_type: bool = False) -> RunText | None:
-    """A run's lines: each batch's (`template`), then its records' (`write(table)`, or with `by_timestamp_type`
-    `write(table, the timestamp type's name)`); None unless every batch is a plain v2 data batch (no control
-    batch), of one timestamp type where `by_timestamp_type`."""
+    """A run's lines: each batch's (`template`), then its records' (`blocks(table, batches=...)`, or with
+    `by_timestamp_type` `blocks(table, the timestamp type's name, batches=...)`, a block at a time); None unless
+    every batch is a plain v2 data batch (no control batch), of one timestamp type where `by_timestamp_type`, and
+    the batches' rows are the table's, one batch after the other."""
     batch_fields = fields(items)
     if batch_fields is None or batch_fields[_ROW["is_control"]].any():
         return None
+    if len(items) and (items.row_start[0] != 0 or items.row_end[-1] != table.num_rows
+                       or (items.row_start[1:] != items.row_end[:-1]).any()):
+        return None  # (not the rows of one batch after the other: written a batch at a time)
+    lines = BatchLines(*batch_lines(template, batch_fields), np.ascontiguousarray(items.row_start, dtype=np.int64))
     if by_timestamp_type:
         types = batch_fields[_ROW["timestamp_type"]]
         if (types != types[0]).any():
             return None
-        text, starts = write(table, TIMESTAMP_TYPES[int(types[0])])
+        records = blocks(table, TIMESTAMP_TYPES[int(types[0])], batches=lines)
     else:
-        text, starts = write(table)
-    return RunText(*batch_lines(template, batch_fields), text, starts, items.row_start, items.row_end)
+        records = blocks(table, batches=lines)
+    return RunText(records, table.num_rows, len(items))
 
 
 def batch_lines(template: Template, batch_fields: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

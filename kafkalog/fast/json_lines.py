@@ -1,5 +1,5 @@
-"""`kafkalog dump --format json`'s record lines, written for a whole run at once by the compiled writer
-(`kafkalog.fast.lines.json_records`, without the GIL).
+"""`kafkalog dump --format json`'s record lines, written for a whole run or a block of its rows at once by the
+compiled writer (`kafkalog.fast.lines.json_records`, without the GIL).
 
 Twin: `kafkalog.dump.records.record_json` with `dumps`, which writes one record at a time through
 Python's `json` module and stays the reference: the lines here are the same bytes (ASCII, with
@@ -11,7 +11,18 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from kafkalog.fast.line_parts import EMPTY, Bytes, RecordColumns, chunks, compiled, starts_of, text_of
+from kafkalog.fast.line_parts import (
+    EMPTY,
+    BatchLines,
+    BlockWriter,
+    Bytes,
+    RecordColumns,
+    block_starts,
+    chunks,
+    compiled,
+    starts_of,
+    text_of,
+)
 
 
 def record_lines(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
@@ -22,6 +33,20 @@ def record_lines(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
     if not table.num_rows:
         return EMPTY, starts
     parts = chunks(table)
-    text = compiled.json_records([RecordColumns.of(b) for b in parts], [Bytes(b.column("control_type")) for b in parts],
-                                 starts)
+    text, _, _ = compiled.json_records([RecordColumns.of(b) for b in parts],
+                                       [Bytes(b.column("control_type")) for b in parts], starts)
     return text_of(text), starts
+
+
+def record_blocks(table: pa.Table, batches: BatchLines | None = None) -> BlockWriter:
+    """`record_lines` of `table` a block of rows at a time (`line_parts.BlockWriter`), with the `batches`' lines
+    among them: its columns gathered once."""
+    parts = chunks(table)
+    columns, controls = [RecordColumns.of(b) for b in parts], [Bytes(b.column("control_type")) for b in parts]
+
+    def block(first: int, rows: int, budget: int, batch: int) -> tuple[np.ndarray, np.ndarray, int, int]:
+        starts = block_starts(rows)
+        text, written, batch = compiled.json_records(columns, controls, starts, first, budget, batches, batch)
+        return text_of(text), starts, written, batch
+
+    return block

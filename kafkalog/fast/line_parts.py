@@ -6,6 +6,7 @@ the columns here and call the compiled module once per run or block of rows.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,22 @@ except ImportError:  # an install that did not compile it (a source tree never i
 AVAILABLE = compiled is not None
 
 EMPTY = np.empty(0, dtype=np.uint8)
+
+#: A run's lines a block at a time: (first row, most rows, bytes, first batch) -> (the lines of the rows from the
+#: first, at most that many, up to the row that brings them to that many bytes, each batch's line (`BatchLines`)
+#: from the first batch on before its records'; where each record's line starts, rows written + 1 positions (the
+#: rest of the array is not written); rows written; the first batch whose line is not written yet).
+BlockWriter = Callable[[int, int, int, int], tuple[np.ndarray, np.ndarray, int, int]]
+
+
+@dataclass(frozen=True)
+class BatchLines:
+    """A run's batch lines, as the record writers put them among the records': batch i's line is
+    `text[starts[i]:starts[i + 1]]`, before the line of row `rows[i]` (of the run's table; never decreasing)."""
+
+    text: np.ndarray
+    starts: np.ndarray
+    rows: np.ndarray
 
 
 def one_array(column: pa.ChunkedArray | pa.Array) -> pa.Array:
@@ -100,6 +117,11 @@ def record_chunks(table: pa.Table) -> list[RecordColumns]:
 def starts_of(rows: int) -> np.ndarray:
     """Where each of `rows` lines starts, and where the last ends: filled by the writers."""
     return np.zeros(rows + 1, dtype=np.int64)
+
+
+def block_starts(rows: int) -> np.ndarray:
+    """`starts_of` for a block: the writer fills what it writes (rows written + 1), no more."""
+    return np.empty(rows + 1, dtype=np.int64)
 
 
 def text_of(text: object) -> np.ndarray:

@@ -20,7 +20,7 @@ stay the reference:
 
 Python sides: `kafkalog.fast.json_lines`, `text_lines`, `kafka_lines`, `batch_lines` (they gather the columns).
 """
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, strlen
 
@@ -34,6 +34,7 @@ cdef extern from "Python.h":
 
 cdef enum:
     GROW_FIRST = 65536  # bytes: a run's lines start at 64 KiB
+    BLOCK_SLACK = 65536  # bytes a block's buffer takes beyond its budget at first: the last line or two
 
 include "buffers.pxi"
 
@@ -121,6 +122,29 @@ cdef inline int64_t _span(const Column* c, int64_t a, int64_t b) noexcept nogil:
     return c.off[b] - c.off[a]
 
 
+# A run's batch lines, written among its records' lines: each batch's before the first of its records.
+cdef struct Batches:
+    const uint8_t* text  # the batch lines (`batch_lines`)
+    const int64_t* starts  # where each batch's line starts in `text` (n + 1)
+    const int64_t* rows  # the row (of all the chunks' rows) each batch's records start at: never decreasing
+    int64_t n
+    int64_t next  # the first batch whose line is not written yet
+    int64_t row  # rows of the chunks before the part being written: a part's row r is row + r
+
+
+cdef inline bint _batch_lines(Grow* g, Batches* B, int64_t row) noexcept nogil:
+    """The lines of the batches not written yet whose records start at `row` or before (none without batches)."""
+    cdef int64_t a, b
+    if B == NULL:
+        return True
+    while B.next < B.n and B.rows[B.next] <= row:
+        a, b = B.starts[B.next], B.starts[B.next + 1]
+        if not _put_bytes(g, B.text + a, b - a):
+            return False
+        B.next += 1
+    return True
+
+
 # -- parts of a line -----------------------------------------------------------------------------------------------
 
 cdef const char* _HEX = b"0123456789abcdef"
@@ -154,27 +178,52 @@ cdef inline int64_t _put_n(uint8_t* o, int64_t p, const uint8_t* s, int64_t n) n
     return p + n
 
 
+#: "00" to "99": an integer's digits written two at a time (half the divisions).
+cdef const char* _PAIRS = (b"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                           b"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                           b"8081828384858687888990919293949596979899")
+
+
+cdef inline int _decimal_digits(uint64_t u) noexcept nogil:
+    cdef int n = 1
+    while u >= 10000:
+        u //= 10000
+        n += 4
+    if u >= 1000:
+        return n + 3
+    if u >= 100:
+        return n + 2
+    if u >= 10:
+        return n + 1
+    return n
+
+
 cdef inline int64_t _int(uint8_t* o, int64_t p, int64_t v) noexcept nogil:
     """A decimal integer (int64, its minimum included)."""
     cdef uint64_t u
-    cdef uint8_t digits[20]
-    cdef int n = 0
-    cdef int i
+    cdef int64_t q
+    cdef uint32_t k
     if v < 0:
         o[p] = 45  # '-'
         p += 1
         u = <uint64_t>0 - <uint64_t>v
     else:
         u = <uint64_t>v
-    while True:
-        digits[n] = <uint8_t>(48 + u % 10)
-        u //= 10
-        n += 1
-        if u == 0:
-            break
-    for i in range(n):
-        o[p + i] = digits[n - 1 - i]
-    return p + n
+    q = p + _decimal_digits(u)  # the end: digits are written from the last
+    p = q
+    while u >= 100:
+        k = <uint32_t>(u % 100) * 2
+        u //= 100
+        q -= 2
+        o[q] = <uint8_t>_PAIRS[k]
+        o[q + 1] = <uint8_t>_PAIRS[k + 1]
+    if u >= 10:
+        k = <uint32_t>u * 2
+        o[q - 2] = <uint8_t>_PAIRS[k]
+        o[q - 1] = <uint8_t>_PAIRS[k + 1]
+    else:
+        o[q - 1] = <uint8_t>(48 + u)
+    return p
 
 
 cdef inline int64_t _hex(uint8_t* o, int64_t p, uint32_t c, int digits, uint8_t letter) noexcept nogil:
@@ -349,6 +398,25 @@ def java_text(const uint8_t[::1] data):
 
 # -- --format json -------------------------------------------------------------------------------------------------
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    static inline uint64_t kafkalog_big_endian(uint64_t w) {
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        return w;
+    #elif defined(__GNUC__) || defined(__clang__)
+        return __builtin_bswap64(w);
+    #else
+        uint64_t r = 0; int k;
+        for (k = 0; k < 8; k++) { r = (r << 8) | (w & 0xFF); w >>= 8; }
+        return r;
+    #endif
+    }
+    """
+    # A word read from memory as big-endian (its first byte the most significant).
+    uint64_t _big_endian "kafkalog_big_endian" (uint64_t w) nogil
+
+
 cdef inline int64_t _b64_size(int64_t n) noexcept nogil:
     """Base64 of n bytes, in quotes."""
     return 4 * ((n + 2) // 3) + 2
@@ -357,9 +425,19 @@ cdef inline int64_t _b64_size(int64_t n) noexcept nogil:
 cdef int64_t _b64(uint8_t* o, int64_t p, const uint8_t* d, int64_t a, int64_t b) noexcept nogil:
     """d[a:b] as standard base64 with padding, in quotes."""
     cdef uint32_t x
+    cdef uint64_t w
     cdef int64_t i = a
     o[p] = 34
     p += 1
+    while i + 8 <= b:  # 6 bytes a step, read as one big-endian word (8 bytes there to read)
+        memcpy(&w, d + i, 8)
+        w = _big_endian(w)
+        memcpy(o + p, &_B64_PAIRS[(w >> 52) & 0xFFF], 2)
+        memcpy(o + p + 2, &_B64_PAIRS[(w >> 40) & 0xFFF], 2)
+        memcpy(o + p + 4, &_B64_PAIRS[(w >> 28) & 0xFFF], 2)
+        memcpy(o + p + 6, &_B64_PAIRS[(w >> 16) & 0xFFF], 2)
+        p += 8
+        i += 6
     while i + 3 <= b:
         x = (<uint32_t>d[i] << 16) | (<uint32_t>d[i + 1] << 8) | <uint32_t>d[i + 2]
         memcpy(o + p, &_B64_PAIRS[x >> 12], 2)
@@ -419,17 +497,22 @@ cdef int64_t _json_string(uint8_t* o, int64_t p, const uint8_t* d, int64_t a, in
     return p + 1
 
 
-cdef bint _json(Grow* g, const Records* R, const Column* control, int64_t* starts) noexcept nogil:
+cdef int64_t _json(Grow* g, const Records* R, const Column* control, int64_t* starts, int64_t budget,
+                   Batches* B) noexcept nogil:
     cdef int64_t r, h, h0, h1, p, most
     cdef uint8_t* o
     for r in range(R.rows):
+        if g.size >= budget:
+            break
+        if not _batch_lines(g, B, B.row + r if B != NULL else 0):
+            return -1
         h0, h1 = R.header_starts[r], R.header_starts[r + 1]
         # The most this line takes: 20 characters an integer, base64 (4 per 3 bytes, padding, quotes), 6 per
         # byte of a string (a control character as \u00XX), the nulls, brackets and commas.
         most = (200 + _b64_size(_len(&R.key, r)) + _b64_size(_len(&R.value, r)) + 6 * _len(control, r)
                 + 16 * (h1 - h0) + 6 * _span(&R.header_key, h0, h1) + 2 * _span(&R.header_value, h0, h1))
         if not _reserve(g, most):
-            return False
+            return -1
         o = g.data
         p = g.size
         starts[r] = p
@@ -471,8 +554,10 @@ cdef bint _json(Grow* g, const Records* R, const Column* control, int64_t* start
             p = _put(o, p, b"null")
         p = _put(o, p, b"}\n")
         g.size = p
-    starts[R.rows] = g.size
-    return True
+    else:
+        r = R.rows
+    starts[r] = g.size
+    return r
 
 
 # -- text ----------------------------------------------------------------------------------------------------------
@@ -544,17 +629,22 @@ cdef int64_t _preview(uint8_t* o, int64_t p, const uint8_t* d, int64_t a, int64_
     return p
 
 
-cdef bint _text(Grow* g, const Records* R, int64_t limit, int64_t h_limit, int64_t* starts) noexcept nogil:
+cdef int64_t _text(Grow* g, const Records* R, int64_t limit, int64_t h_limit, int64_t* starts,
+                   int64_t budget, Batches* B) noexcept nogil:
     cdef int64_t r, h, h0, h1, p, most
     cdef uint8_t* o
     for r in range(R.rows):
+        if g.size >= budget:
+            break
+        if not _batch_lines(g, B, B.row + r if B != NULL else 0):
+            return -1
         h0, h1 = R.header_starts[r], R.header_starts[r + 1]
         # 20 characters an integer, 5 a byte of a key or value (a byte that is not UTF-8), 4 a byte of a header
         # key (a control character), quotes, cut marks and separators.
         most = (160 + 5 * (_len(&R.key, r) + _len(&R.value, r) + _span(&R.header_value, h0, h1))
                 + 4 * _span(&R.header_key, h0, h1) + 16 * (h1 - h0))
         if not _reserve(g, most):
-            return False
+            return -1
         o = g.data
         p = g.size
         starts[r] = p
@@ -592,8 +682,10 @@ cdef bint _text(Grow* g, const Records* R, int64_t limit, int64_t h_limit, int64
                     p = _put(o, p, b"null")
         o[p] = 10
         g.size = p + 1
-    starts[R.rows] = g.size
-    return True
+    else:
+        r = R.rows
+    starts[r] = g.size
+    return r
 
 
 # -- --format kafka ------------------------------------------------------------------------------------------------
@@ -614,17 +706,22 @@ cdef inline int64_t _kafka_start(uint8_t* o, int64_t p, int64_t offset, const ui
     return _int(o, p, value_size)
 
 
-cdef bint _kafka(Grow* g, const Records* R, const uint8_t* ts_type, int64_t ts_len, int64_t* starts) noexcept nogil:
+cdef int64_t _kafka(Grow* g, const Records* R, const uint8_t* ts_type, int64_t ts_len, int64_t* starts,
+                    int64_t budget, Batches* B) noexcept nogil:
     cdef int64_t r, h, h0, h1, p, most
     cdef bint has_key, has_value
     cdef uint8_t* o
     for r in range(R.rows):
+        if g.size >= budget:
+            break
+        if not _batch_lines(g, B, B.row + r if B != NULL else 0):
+            return -1
         h0, h1 = R.header_starts[r], R.header_starts[r + 1]
         # 20 characters an integer, 4 bytes a byte of text (an escape), the timestamp type's name, the commas.
         most = (256 + ts_len + 4 * (_len(&R.key, r) + _len(&R.value, r) + _span(&R.header_key, h0, h1))
                 + (h1 - h0))
         if not _reserve(g, most):
-            return False
+            return -1
         o = g.data
         p = g.size
         starts[r] = p
@@ -650,8 +747,10 @@ cdef bint _kafka(Grow* g, const Records* R, const uint8_t* ts_type, int64_t ts_l
             p = _java_text(o, p, R.value.data, R.value.off[r], R.value.off[r + 1])
         o[p] = 10
         g.size = p + 1
-    starts[R.rows] = g.size
-    return True
+    else:
+        r = R.rows
+    starts[r] = g.size
+    return r
 
 
 cdef bint _kafka_legacy(Grow* g, const Records* R, const uint8_t* ts_type, int64_t ts_len, const int64_t* crc,
@@ -710,16 +809,60 @@ cdef struct Job:
     bint brace  # kafka, legacy messages: Kafka 3's stray brace
 
 
-cdef Block _write(list chunks, list controls, Job job, int64_t[::1] starts):
-    """The lines of every row of `chunks` (`line_parts.RecordColumns`, a table's chunks in order; `controls`: their
-    control_type columns, for JSON), each chunk's rows after the last's, in one call without the GIL; where each
-    line starts into `starts` (rows + 1), but for legacy messages."""
+cdef inline Column _column_from(Column c, int64_t row) noexcept nogil:
+    """The rows of `c` from `row` on (a view: the data and bitmap are the same)."""
+    c.off = c.off + row
+    c.bit = c.bit + row
+    return c
+
+
+cdef inline Records _rows_from(Records r, int64_t row, int64_t rows) noexcept nogil:
+    """`rows` rows of `r` from `row` on (a view: the headers' starts still index the same header columns)."""
+    r.offset = r.offset + row
+    r.timestamp = r.timestamp + row
+    r.sequence = r.sequence + row
+    r.key = _column_from(r.key, row)
+    r.value = _column_from(r.value, row)
+    r.header_starts = r.header_starts + row
+    r.rows = rows
+    return r
+
+
+cdef tuple _write(list chunks, list controls, Job job, int64_t[::1] starts, int64_t first, int64_t budget,
+                  object batches, int64_t next_batch):
+    """The lines of rows of `chunks` (`line_parts.RecordColumns`, a table's chunks in order; `controls`: their
+    control_type columns, for JSON) from row `first` on (of all the chunks' rows, each chunk's after the last's),
+    at most len(starts) - 1 of them, stopping after the row that brings the lines to `budget` bytes (< 1: no
+    bound), in one call without the GIL; where each line starts into `starts` (rows written + 1). With `batches`
+    (`line_parts.BatchLines`), each batch's line from `next_batch` on goes before its first record's (and, once
+    every row is written, those of the batches left: batches of no records). Returns the lines as a `Block`, the
+    rows written and the first batch whose line was not written. Legacy messages: every row, no `starts`."""
     cdef Py_ssize_t m = len(chunks), k
     cdef Records* R = <Records*>malloc(max(m, 1) * sizeof(Records))
     cdef Column* C = <Column*>malloc(max(m, 1) * sizeof(Column))
     cdef Grow g = Grow(NULL, 0, 0)
-    cdef int64_t rows = 0, row = 0
+    cdef int64_t rows = 0, row = 0, written = 0, want = 0, lo, n, most = 0
     cdef bint ok = True
+    cdef Records part
+    cdef Column control
+    cdef Batches lines
+    cdef Batches* B = NULL
+    cdef const uint8_t[::1] batch_text
+    cdef const int64_t[::1] batch_starts, batch_rows
+    if budget < 1:
+        budget = INT64_MAX
+    if batches is not None:
+        batch_text, batch_starts, batch_rows = batches.text, batches.starts, batches.rows
+        lines.n = batch_rows.shape[0]
+        if batch_starts.shape[0] < lines.n + 1 or not 0 <= next_batch <= lines.n \
+                or (lines.n and batch_starts[lines.n] > batch_text.shape[0]):
+            raise ValueError("batch lines: where each starts and one more, and a batch of them")
+        lines.text = &batch_text[0] if batch_text.shape[0] else NULL
+        lines.starts = &batch_starts[0]
+        lines.rows = &batch_rows[0] if lines.n else NULL
+        lines.next = next_batch
+        lines.row = 0
+        B = &lines
     try:
         if R == NULL or C == NULL:
             raise MemoryError()
@@ -730,60 +873,91 @@ cdef Block _write(list chunks, list controls, Job job, int64_t[::1] starts):
             rows += R[k].rows
         if job.fmt == KAFKA_LEGACY:
             if rows == 0:
-                return _finish(&g, True)
-        elif starts is None or starts.shape[0] < rows + 1:
-            raise ValueError("starts: one position a row and one more")
+                return _finish(&g, True), 0, 0
+        else:
+            if starts is None or starts.shape[0] < 1 or first < 0 or first > rows:
+                raise ValueError("starts: one position a row and one more, from a row of the chunks")
+            want = min(<int64_t>starts.shape[0] - 1, rows - first)
         with nogil:
-            for k in range(m):
-                if job.fmt == JSON:
-                    ok = _json(&g, &R[k], &C[k], &starts[row])
-                elif job.fmt == TEXT:
-                    ok = _text(&g, &R[k], job.limit, job.header_limit, &starts[row])
-                elif job.fmt == KAFKA:
-                    ok = _kafka(&g, &R[k], job.ts_type, job.ts_len, &starts[row])
-                else:
+            if budget < INT64_MAX:  # (a block's lines: its buffer taken once, not grown by copies)
+                ok = _reserve(&g, budget + BLOCK_SLACK)
+            for k in range(m if ok else 0):
+                if job.fmt == KAFKA_LEGACY:
                     ok = _kafka_legacy(&g, &R[k], job.ts_type, job.ts_len, job.crc + row, job.valid + row, job.brace)
-                if not ok:
-                    break
+                    row += R[k].rows
+                    if not ok:
+                        break
+                    continue
+                # this chunk's rows from the first one asked for, as many as are still wanted
+                lo = max(first - row, 0)
+                n = min(R[k].rows - lo, want - written)
                 row += R[k].rows
-            if ok and job.fmt != KAFKA_LEGACY and m == 0:
+                if n <= 0:
+                    if written == want:
+                        break
+                    continue
+                part = _rows_from(R[k], lo, n)
+                if B != NULL:
+                    B.row = row - R[k].rows + lo
+                if job.fmt == JSON:
+                    control = _column_from(C[k], lo)
+                    n = _json(&g, &part, &control, &starts[written], budget, B)
+                elif job.fmt == TEXT:
+                    n = _text(&g, &part, job.limit, job.header_limit, &starts[written], budget, B)
+                else:
+                    n = _kafka(&g, &part, job.ts_type, job.ts_len, &starts[written], budget, B)
+                if n < 0:
+                    ok = False
+                    break
+                written += n
+                if written == want or g.size >= budget:
+                    break
+            if ok and job.fmt != KAFKA_LEGACY and written == 0:
                 starts[0] = 0
+            if ok and B != NULL and first + written == rows:  # (every row written: the batches of none after them)
+                ok = _batch_lines(&g, B, INT64_MAX)
     finally:
         free(R)
         free(C)
-    return _finish(&g, ok)
+    return _finish(&g, ok), written, (B.next if B != NULL else 0)
 
 
-def json_records(list chunks, list controls, int64_t[::1] starts):
-    """The JSON line of every row of `chunks` (`line_parts.RecordColumns`; `controls`: each chunk's control_type as
-    `line_parts.Bytes`), in ASCII, each ending in a newline, as a `Block`; where each line starts into `starts`
-    (rows + 1 positions)."""
+def json_records(list chunks, list controls, int64_t[::1] starts, int64_t first=0, int64_t budget=0,
+                 batches=None, int64_t next_batch=0):
+    """The JSON line of rows of `chunks` (`line_parts.RecordColumns`; `controls`: each chunk's control_type as
+    `line_parts.Bytes`), in ASCII, each ending in a newline, as a `Block`, with the rows written and the next batch:
+    from row `first` on, at most len(starts) - 1 of them, stopping after the row that brings the lines to `budget`
+    bytes (< 1: no bound); where each line starts into `starts`; with `batches` (`line_parts.BatchLines`), the
+    batches' lines from `next_batch` on among them, each before its batch's records."""
     cdef Job job
     job.fmt = JSON
     if len(controls) != len(chunks):
         raise ValueError("a control_type column a chunk")
-    return _write(chunks, controls, job, starts)
+    return _write(chunks, controls, job, starts, first, budget, batches, next_batch)
 
 
-def text_records(list chunks, int64_t limit, int64_t header_limit, int64_t[::1] starts):
-    """The text line of every row of `chunks` (`line_parts.RecordColumns` of data records), keys and values cut at
-    `limit` bytes and header values at `header_limit` (-1: whole), as UTF-8 in a `Block`; where each line starts
-    into `starts`."""
+def text_records(list chunks, int64_t limit, int64_t header_limit, int64_t[::1] starts, int64_t first=0,
+                 int64_t budget=0, batches=None, int64_t next_batch=0):
+    """The text line of rows of `chunks` (`line_parts.RecordColumns` of data records), keys and values cut at
+    `limit` bytes and header values at `header_limit` (-1: whole), as UTF-8 in a `Block`, with the rows written and
+    the next batch (`first`, `budget`, `starts`, `batches` and `next_batch` as `json_records` takes them)."""
     cdef Job job
     job.fmt = TEXT
     job.limit = limit
     job.header_limit = header_limit
-    return _write(chunks, None, job, starts)
+    return _write(chunks, None, job, starts, first, budget, batches, next_batch)
 
 
-def kafka_records(list chunks, bytes timestamp_type, int64_t[::1] starts):
-    """`--format kafka`'s line of every row of `chunks` (`line_parts.RecordColumns` of v2 data batches whose
-    timestamps are `timestamp_type`), as UTF-8 in a `Block`; where each line starts into `starts`."""
+def kafka_records(list chunks, bytes timestamp_type, int64_t[::1] starts, int64_t first=0, int64_t budget=0,
+                  batches=None, int64_t next_batch=0):
+    """`--format kafka`'s line of rows of `chunks` (`line_parts.RecordColumns` of v2 data batches whose
+    timestamps are `timestamp_type`), as UTF-8 in a `Block`, with the rows written and the next batch (`first`,
+    `budget`, `starts`, `batches` and `next_batch` as `json_records` takes them)."""
     cdef Job job
     job.fmt = KAFKA
     job.ts_type = <const uint8_t*><const char*>timestamp_type
     job.ts_len = len(timestamp_type)
-    return _write(chunks, None, job, starts)
+    return _write(chunks, None, job, starts, first, budget, batches, next_batch)
 
 
 def kafka_legacy_records(list chunks, bytes timestamp_type, const int64_t[::1] crc, const uint8_t[::1] valid,
@@ -800,7 +974,7 @@ def kafka_legacy_records(list chunks, bytes timestamp_type, const int64_t[::1] c
     job.crc = &crc[0] if rows else NULL
     job.valid = &valid[0] if rows else NULL
     job.brace = brace
-    return _write(chunks, None, job, None)
+    return _write(chunks, None, job, None, 0, 0, None, 0)[0]
 
 
 # -- batch lines ---------------------------------------------------------------------------------------------------

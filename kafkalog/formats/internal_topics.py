@@ -50,15 +50,19 @@ from kafkalog._generated import (
 from kafkalog._generated.kafka_control_record import KafkaControlRecord
 from kafkalog.errors import UndecodableRecordError, UsageError
 from kafkalog.formats import schemas_topic
+from kafkalog.formats.topic_decoders import (
+    CONTROL_ONLY,
+    DECODERS,
+    METADATA,
+    NONE,
+    OFFSETS,
+    REMOTE_LOG_METADATA,
+    SCHEMAS,
+    SHARE,
+    TRANSACTIONS,
+)
 from kafkalog.javatext import java_utf8
 from kafkalog.model import Record
-
-OFFSETS, TRANSACTIONS, SHARE, METADATA, REMOTE_LOG_METADATA, SCHEMAS, NONE = (
-    "offsets", "transactions", "share", "metadata", "remote-log-metadata", "schemas", "none")
-#: The values of `kafkalog dump --decode`.
-DECODERS = (OFFSETS, TRANSACTIONS, SHARE, METADATA, REMOTE_LOG_METADATA, SCHEMAS, NONE)
-#: Only control records are decoded (a topic that is not internal).
-CONTROL_ONLY = "control"
 
 TOPIC_DECODERS = {
     "__consumer_offsets": OFFSETS,

@@ -18,21 +18,22 @@ import pytest
 from kafkalog._generated import kafka_kernel_columns as k
 
 from kafkalog import cli
-from kafkalog.dump import kafka_dump_log, run_lines
+from kafkalog.dump import kafka_dump_log, kafka_versions, run_lines
+from kafkalog.dump.json_line import dumps
 from kafkalog.dump.records import (
     batch_json,
     batch_json_line,
     batch_text,
-    dumps,
     json_run_lines,
     raw_records,
     record_json,
     record_text,
     text_run_lines,
 )
-from kafkalog.fast import batch_lines, json_lines, kafka_lines, runs, text_lines
+from kafkalog.fast import batch_lines, json_lines, kafka_lines, line_parts, runs, text_lines
 from kafkalog.fast.columns import SCHEMA
 from kafkalog.fast.runs import Items, Run
+from kafkalog.javaint import increment_sequence
 from kafkalog.log.record_list import TableRecords
 from kafkalog.log.segment import SegmentReader, batch_runs
 from kafkalog.model import Batch
@@ -59,8 +60,10 @@ BLOCKS = [(p, run_lines.BLOCK_ROWS) for p in FILES] + [(p, 2) for p in FILES
 @pytest.mark.parametrize(("path", "block"), BLOCKS, ids=lambda c: f"{c.parent.name}/{c.name}" if hasattr(c, "name")
                          else str(c))
 def test_every_batch_of_every_fixture(monkeypatch, path, block):
-    """A batch's lines, from its run's lines or (past BLOCK_ROWS rows) a block of its rows at a time."""
+    """A batch's lines, from a block of its run's lines, or in blocks of a few of its rows (and bytes) at a time."""
     monkeypatch.setattr(run_lines, "BLOCK_ROWS", block)
+    if block == 2:
+        monkeypatch.setattr(batch_lines, "BLOCK_BYTES", 100)
     json, kafka = json_run_lines(), kafka_dump_log.run_lines()
     text, full = text_run_lines(False), text_run_lines(True)
     compiled = 0
@@ -98,7 +101,7 @@ def test_legacy_lines_are_the_one_record_printers(monkeypatch, block):
                     continue
                 entry = data[batch.position:batch.end_position]
                 checks = kafka_dump_log.legacy_checksums(entry, batch)
-                for version in kafka_dump_log.KAFKA_VERSIONS:
+                for version in kafka_versions.KAFKA_VERSIONS:
                     got = _joined(kafka_dump_log.legacy_lines(batch, entry, version))
                     if got is None:
                         continue
@@ -376,3 +379,131 @@ def test_without_the_compiled_writers_dump_prints_the_same_lines_record_by_recor
             monkeypatch.setattr(line_parts, "AVAILABLE", False)
             assert compiled == _command_output(monkeypatch, [*args, str(path)]), (args, path)
             monkeypatch.setattr(line_parts, "AVAILABLE", True)
+
+
+@pytest.mark.parametrize(("budget", "rows"), [(1, 8192), (700, 3), (50_000, 8192), (1 << 20, 1), (0, 8192)])
+def test_blocks_of_rows_are_the_lines_of_the_whole_table(budget, rows):
+    """A run's lines a block at a time (`record_blocks`: from a row, at most `rows` rows, up to the row that brings
+    them to `budget` bytes; 0: no bound), block after block, are the whole table's lines, each block's starts
+    those of its lines, in every format: on a table of two chunks, sliced across both."""
+    rng = random.Random(budget + rows)
+    table = pa.concat_tables([_long_table(rng, 60), _table(rng, 60)]).slice(5, 110)
+    data = table.set_column(table.schema.get_field_index("control_type"), "control_type",
+                            pa.nulls(table.num_rows, pa.string()))
+    writers = [(json_lines.record_lines(table), json_lines.record_blocks(table)),
+               (text_lines.record_lines(data, False), text_lines.record_blocks(data, False)),
+               (text_lines.record_lines(data, True), text_lines.record_blocks(data, True)),
+               (kafka_lines.record_lines(table, "LogAppendTime"), kafka_lines.record_blocks(table, "LogAppendTime"))]
+    for (whole, whole_starts), blocks in writers:
+        got, first, calls = b"", 0, 0
+        while first < table.num_rows:
+            text, starts, written, batch = blocks(first, min(rows, table.num_rows - first), budget, 0)
+            assert batch == 0  # (no batch lines)
+            assert 1 <= written <= rows
+            assert budget < 1 or written == 1 or starts[written - 1] < budget  # (stopped at the row past the budget)
+            assert starts[0] == 0 and starts[written] == len(text)
+            assert list(np.diff(starts[:written + 1])) == list(np.diff(whole_starts[first:first + written + 1]))
+            got += bytes(text)
+            first += written
+            calls += 1
+        assert got == bytes(whole)
+        assert calls > 1 or (budget < 1 and rows >= table.num_rows)
+
+
+@pytest.mark.parametrize(("block_bytes", "block_rows"), [(1, 8192), (300, 2), (batch_lines.BLOCK_BYTES, 1),
+                                                         (batch_lines.BLOCK_BYTES, batch_lines.BLOCK_ROWS)])
+def test_a_run_written_a_block_at_a_time_is_its_batches_lines(monkeypatch, block_bytes, block_rows):
+    """Every run of plain batches of every fixture, written whole (`RunLines.whole`) in blocks that end anywhere,
+    inside a batch's records too: each batch's line, then its records', as the one-batch and one-record printers
+    write them, in every format."""
+    monkeypatch.setattr(batch_lines, "BLOCK_BYTES", block_bytes)
+    monkeypatch.setattr(batch_lines, "BLOCK_ROWS", block_rows)
+    json, text, full, kafka = json_run_lines(), text_run_lines(False), text_run_lines(True), kafka_dump_log.run_lines()
+    checked = 0
+    for path in FILES:
+        with SegmentReader(path) as reader:
+            for part in batch_runs(reader):
+                if not isinstance(part, Run):
+                    continue
+                batches = list(reader._plain_batches(part))
+                expected = {
+                    "json": "".join(batch_json_line(b) + "\n" + _reference(b.records) for b in batches),
+                    "text": "".join(batch_text(b) + "\n" + "".join(record_text(r) + "\n" for r in b.records)
+                                    for b in batches),
+                    "full": "".join(batch_text(b) + "\n" + "".join(record_text(r, True) + "\n" for r in b.records)
+                                    for b in batches),
+                    "kafka": "".join(kafka_dump_log.batch_line(b) + "\n"
+                                     + "".join(kafka_dump_log.record_line(b, r) + "\n" for r in b.records)
+                                     for b in batches)}
+                for name, lines in (("json", json), ("text", text), ("full", full), ("kafka", kafka)):
+                    views = lines.whole(part)
+                    if views is None:
+                        continue
+                    assert b"".join(views).decode("utf-8") == expected[name], (path, name)
+                    checked += 1
+    assert checked > 100
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_batch_lines_go_among_the_records_lines_block_by_block(seed):
+    """A run's batch lines (`line_parts.BatchLines`) are written each before its batch's first record's line, in
+    blocks that end anywhere, batches of no records too (first, among others and last): the lines a batch at a time."""
+    rng = random.Random(seed)
+    table = pa.concat_tables([_long_table(rng, 30), _table(rng, 50)]).slice(3, 70)
+    data = table.set_column(table.schema.get_field_index("control_type"), "control_type",
+                            pa.nulls(table.num_rows, pa.string()))
+    cuts = sorted([0, 0, table.num_rows, *(rng.randrange(table.num_rows + 1) for _ in range(12))])
+    if seed % 2:
+        cuts.append(table.num_rows)  # a batch of no records after every row
+    row_start, row_end = cuts[:-1], cuts[1:]
+    spans = list(zip(row_start, row_end, strict=True))
+    lines = [f"batch {i} of rows {a} to {b}\n".encode() for i, (a, b) in enumerate(spans)]
+    batches = line_parts.BatchLines(np.frombuffer(b"".join(lines), dtype=np.uint8),
+                                    np.cumsum([0, *map(len, lines)], dtype=np.int64),
+                                    np.array(row_start, dtype=np.int64))
+    for whole, blocks in [(json_lines.record_lines(table), json_lines.record_blocks(table, batches=batches)),
+                          (text_lines.record_lines(data, False), text_lines.record_blocks(data, False, batches)),
+                          (kafka_lines.record_lines(table, "CreateTime"),
+                           kafka_lines.record_blocks(table, "CreateTime", batches))]:
+        text, starts = whole
+        expected = b"".join(lines[i] + bytes(text[starts[a]:starts[b]]) for i, (a, b) in enumerate(spans))
+        for budget, most in ((1, 8192), (2000, 5), (0, 8192)):
+            got, first, batch = b"", 0, 0
+            while first < table.num_rows or batch < len(lines):
+                block, _, written, batch = blocks(first, min(most, table.num_rows - first), budget, batch)
+                got += bytes(block)
+                first += written
+            assert got == expected, budget
+
+
+def test_last_sequences_of_a_run_are_kafkas_increment_sequence():
+    """`batch_lines.increment_sequences` (every batch of a run at once) is `javaint.increment_sequence`
+    (`DefaultRecordBatch.incrementSequence`), at the wrap and around it."""
+    edges = [0, 1, 2, 5, 2 ** 31 - 2, 2 ** 31 - 1, 2 ** 30, -1, -(2 ** 31)]
+    rng = random.Random(7)
+    pairs = [(s, d) for s in edges for d in [0, 1, 2, 7, 2 ** 31 - 1, 2 ** 31 - 2]]
+    pairs += [(rng.randrange(-(2 ** 31), 2 ** 31), rng.randrange(0, 2 ** 31)) for _ in range(2000)]
+    sequence, delta = (np.array(c, dtype=np.int64) for c in zip(*pairs, strict=True))
+    got = batch_lines.increment_sequences(sequence, delta.astype(np.int32)).tolist()
+    assert got == [increment_sequence(s, d) for s, d in pairs]
+
+
+def test_integers_at_every_count_of_digits_are_python_s():
+    """Offsets, timestamps and sequences at every power of ten and one below it, both signs, and int64's ends: the
+    writers' digits (two at a time) are Python's `str`, in every format."""
+    rng = random.Random(10)
+    values = sorted({s * v for k in range(19) for v in (10 ** k - 1, 10 ** k, 10 ** k + 1) for s in (1, -1)}
+                    | {-(2 ** 63), 2 ** 63 - 1})
+    table = _table(rng, len(values))
+    for name in ("offset", "timestamp"):
+        table = table.set_column(table.schema.get_field_index(name), name, pa.array(values, pa.int64()))
+    sequences = [max(-(2 ** 31), min(2 ** 31 - 1, v)) for v in values]
+    table = table.set_column(table.schema.get_field_index("sequence"), "sequence", pa.array(sequences, pa.int32()))
+    records = TableRecords(table, 0, table.num_rows)
+    assert bytes(json_lines.record_lines(table)[0]).decode("ascii") == _reference(records)
+    batch = Batch(position=0, size=0, magic=2, base_offset=0, last_offset=0, count=None, compression="none", crc=0,
+                  crc_valid=True, timestamp_type="CreateTime", max_timestamp=0, producer_id=-1, producer_epoch=-1,
+                  base_sequence=-1, last_sequence=-1, partition_leader_epoch=0, is_transactional=False,
+                  is_control=False, delete_horizon_ms=None)
+    assert bytes(kafka_lines.record_lines(table, "CreateTime")[0]).decode() == "".join(
+        kafka_dump_log.record_line(batch, r) + "\n" for r in records)

@@ -85,6 +85,25 @@ def test_damage_in_scratch_copies(tmp_path):
                      ("00000000000000000207.snapshot", "checksum")}
 
 
+def test_index_problems_of_a_segment_read_in_ranges_are_one_threads(tmp_path, monkeypatch):
+    """A segment whose log is read in ranges on threads: stray bytes after an index's last slot and non-zero slots
+    past its end are the problems one thread finds, at the same entries."""
+    d = copy_partition("orders-0", tmp_path)
+    with open(d / "00000000000000000000.index", "ab") as f:
+        f.write(b"\x00\x01\x02")
+    active = d / "00000000000000000417.index"
+    data = bytearray(active.read_bytes())
+    data[100 * 8:101 * 8] = struct.pack(">ii", 99, 12345)
+    data[110 * 8:111 * 8] = struct.pack(">ii", 98, 2345)
+    active.write_bytes(bytes(data))
+    one = _report(d, 1)
+    assert {(p.split("/")[-1].split(":")[0], p.split(": ")[1]) for p in one[1]} >= {
+        ("00000000000000000000.index", "byte 80"), ("00000000000000000417.index", "entry 100")}
+    ranged = _ranged(monkeypatch)
+    assert _report(d, 2) == one
+    assert ranged and max(ranged) > 2
+
+
 def test_txnindex_entry_without_its_marker(tmp_path):
     d = copy_partition("payments-0", tmp_path)
     txn = d / "00000000000000000097.txnindex"
