@@ -25,6 +25,10 @@ cdef enum:
     POOL_BYTES = 64 * 1024 * 1024  # bytes the pooled blocks hold in memory (their last fill and POOL_SLACK)
     POOL_SPARE = 4  # a block is reused for a buffer that needs at least 1/POOL_SPARE of it
     POOL_SLACK = 128 * 1024  # bytes past what a pooled block's last use wrote that it keeps in memory
+    POOL_SPAN = 512 * 1024 * 1024  # bytes of address space the pooled blocks span (written or not)
+    # Bytes of address space that blocks lent to Python may hold past what they were written with (a walk reserves
+    # room for the most its sections' bytes could give): past it, a block gives its unused end back as it is lent.
+    LENT_SLACK_MAX = 256 * 1024 * 1024
 
 
 cdef struct Pooled:
@@ -37,6 +41,8 @@ cdef struct Pooled:
 cdef Pooled _pool[POOL_SLOTS]
 cdef int _pool_count = 0
 cdef int64_t _pool_filled = 0
+cdef int64_t _pool_span = 0  # the pooled blocks' sizes, in all
+cdef int64_t _lent_slack = 0  # what blocks lent to Python hold past their bytes (changed with the GIL held)
 cdef PyThread_type_lock _pool_lock = PyThread_allocate_lock()
 # What the pool did (`pool_counts`): blocks asked for and found, asked for and not found, kept, freed to make room.
 cdef int64_t _pool_hits = 0, _pool_misses = 0, _pool_kept = 0, _pool_evicted = 0
@@ -47,7 +53,7 @@ cdef uint8_t* _pool_take(int64_t need, int64_t* cap, int tag) noexcept nogil:
     """A pooled block of at least `need` bytes (and at most POOL_SPARE times), taken out of the pool (its size in
     `cap`), or NULL: the smallest last used for the same `tag` (its pages already hold what such a buffer
     writes), else the smallest."""
-    global _pool_count, _pool_filled, _pool_hits, _pool_misses
+    global _pool_count, _pool_filled, _pool_span, _pool_hits, _pool_misses
     cdef int i, best = -1
     cdef bint same, best_same = False
     cdef uint8_t* data = NULL
@@ -65,6 +71,7 @@ cdef uint8_t* _pool_take(int64_t need, int64_t* cap, int tag) noexcept nogil:
         data = _pool[best].data
         cap[0] = _pool[best].cap
         _pool_filled -= _pool[best].filled
+        _pool_span -= _pool[best].cap
         _pool_count -= 1
         memmove(&_pool[best], &_pool[best + 1], (_pool_count - best) * sizeof(Pooled))  # (oldest first)
         _pool_hits += 1
@@ -77,7 +84,7 @@ cdef uint8_t* _pool_take(int64_t need, int64_t* cap, int tag) noexcept nogil:
 cdef void _release(uint8_t* data, int64_t cap, int64_t filled, int tag) noexcept nogil:
     """A block no longer used: into the pool, the oldest blocks in it freed to make room (blocks that no buffer
     asks for again do not keep the pool full); freed when it is larger than the pool."""
-    global _pool_count, _pool_filled, _pool_kept, _pool_evicted
+    global _pool_count, _pool_filled, _pool_span, _pool_kept, _pool_evicted
     cdef bint kept = False
     cdef uintptr_t start, end
     cdef uint8_t* evicted[POOL_SLOTS]
@@ -96,19 +103,21 @@ cdef void _release(uint8_t* data, int64_t cap, int64_t filled, int tag) noexcept
         if end > start:
             madvise(<void*>start, end - start, MADV_DONTNEED)
         PyThread_acquire_lock(_pool_lock, WAIT_LOCK)
-        while _pool_count and (_pool_count == POOL_SLOTS or _pool_filled + filled > POOL_BYTES) \
-                and filled <= POOL_BYTES:
+        while _pool_count and (_pool_count == POOL_SLOTS or _pool_filled + filled > POOL_BYTES
+                               or _pool_span + cap > POOL_SPAN) and filled <= POOL_BYTES and cap <= POOL_SPAN:
             evicted[n_evicted] = _pool[0].data
             n_evicted += 1
             _pool_filled -= _pool[0].filled
+            _pool_span -= _pool[0].cap
             _pool_count -= 1
             memmove(&_pool[0], &_pool[1], _pool_count * sizeof(Pooled))
             _pool_evicted += 1
-        if _pool_count < POOL_SLOTS and _pool_filled + filled <= POOL_BYTES:
+        if _pool_count < POOL_SLOTS and _pool_filled + filled <= POOL_BYTES and _pool_span + cap <= POOL_SPAN:
             _pool[_pool_count].data, _pool[_pool_count].cap, _pool[_pool_count].filled = data, cap, filled
             _pool[_pool_count].tag = tag
             _pool_count += 1
             _pool_filled += filled
+            _pool_span += cap
             _pool_kept += 1
             kept = True
         PyThread_release_lock(_pool_lock)
@@ -122,7 +131,7 @@ def pool_counts():
     """What the pool of large blocks did in this module so far (a diagnostic for benchmarks): blocks asked for
     and found in it, asked for and not found, kept in it, freed to make room; and the blocks and bytes it holds."""
     return {"hits": _pool_hits, "misses": _pool_misses, "kept": _pool_kept, "evicted": _pool_evicted,
-            "blocks": _pool_count, "filled": _pool_filled}
+            "blocks": _pool_count, "filled": _pool_filled, "span": _pool_span, "lent_slack": _lent_slack}
 
 
 cdef struct Grow:
@@ -210,7 +219,9 @@ cdef class Block:
     cdef int tag  # what it holds, for the pool
 
     def __dealloc__(self):
+        global _lent_slack
         if self.cap:
+            _lent_slack -= self.cap - self.size
             _release(self.data, self.cap, self.size, self.tag)
         else:
             free(self.data)
@@ -224,20 +235,25 @@ cdef class Block:
 
 cdef Block _take(Grow* g, int tag=0):
     """The buffer's bytes as a `Block`; `g` is left empty. A buffer of a pooled size keeps what was reserved and
-    not used (pages never written cost no memory; the block goes back to the pool whole); a smaller one gives it
-    back to malloc, as the arrays may be kept long after the walk."""
+    not used (pages never written cost no memory; the block goes back to the pool whole) while the blocks lent hold
+    at most `LENT_SLACK_MAX` so; any other gives it back to malloc, as the arrays may be kept long after the walk
+    (a table of many walks would otherwise span each walk's whole reservation of address space)."""
+    global _lent_slack
     cdef Block block = Block.__new__(Block)
     cdef uint8_t* fitted
     if g.data == NULL:
         g.data = <uint8_t*>malloc(1)  # (a buffer of no bytes still has an address)
         if g.data == NULL:
             raise MemoryError()
-    elif g.cap >= POOL_MIN:
+    elif g.cap >= POOL_MIN and (g.cap - g.size <= POOL_SLACK or _lent_slack + g.cap - g.size <= LENT_SLACK_MAX):
         block.cap, block.tag = g.cap, tag
+        _lent_slack += g.cap - g.size
     elif g.cap > g.size:
         fitted = <uint8_t*>realloc(g.data, <size_t>max(g.size, 1))
         if fitted != NULL:
             g.data = fitted
+            if g.size >= POOL_MIN:
+                block.cap, block.tag = g.size, tag
     block.data = g.data
     block.size = g.size
     g.data = NULL

@@ -5,6 +5,8 @@ writes into pooled blocks) and on two threads at once, give what the first read 
 shows through, and no thread's buffers are given back or handed out while another writes them."""
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
 
 import pyarrow as pa
@@ -46,3 +48,22 @@ def test_two_threads_reading_into_pooled_blocks_give_what_one_gives():
     for t in threads:
         t.join()
     assert wrong == []
+
+
+def test_what_a_read_keeps_does_not_hold_each_walk_s_reservation_of_address_space():
+    # Each walk reserves room for the most its sections' bytes could give; the arrays kept give back what they did
+    # not use (past a bounded slack), or the object path's many walks of a batch of 4.8 million small records
+    # spanned more than 8 GiB of address space (a MemoryError under a limit of it) for 270 MiB in memory.
+    script = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
+        "import kafkalog\n"
+        "n = 0\n"
+        "with kafkalog.SegmentReader(sys.argv[1]) as reader:\n"
+        "    for batch in reader:\n"
+        "        n += sum(1 for _ in batch.records)\n"
+        "print(n, len(reader.damage))\n")
+    path = FIXTURES / "hostile" / "v2-gzip-bad-deflate-block.log"
+    done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["4830350", "1"]
