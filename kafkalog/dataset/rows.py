@@ -7,6 +7,7 @@ control records, read_committed, pushed filters) and shaped into the DataFrame's
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import logging
 from collections.abc import Iterator
@@ -126,7 +127,7 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = NO
 def to_output(raw: pa.RecordBatch, options: ReadOptions, log_start_offset: int | None = None) -> pa.RecordBatch:
     """Decoder rows in the DataFrame's shape: Kafka's source's columns, then kafkalog's; with
     includeBelowLogStart, whether each row lies below `log_start_offset` (never, where it is not known)."""
-    schema = output_arrow_schema(options.include_headers, options.kafkalog_columns, options.include_below_log_start)
+    schema = _output_schema(options.include_headers, options.kafkalog_columns, options.include_below_log_start)
     columns = {
         "timestamp": kafka_timestamp(raw.column("timestamp")),
         "timestampType": timestamp_type_ids(raw.column("timestamp_type")),
@@ -142,6 +143,9 @@ def to_output(raw: pa.RecordBatch, options: ReadOptions, log_start_offset: int |
     return pa.RecordBatch.from_arrays(
         [columns[name] if name in columns else raw.column(name) for name in schema.names], schema=schema)
 
+
+#: The DataFrame's Arrow schema for the options (made once per set of options, not per Arrow batch).
+_output_schema = functools.lru_cache(maxsize=16)(output_arrow_schema)
 
 #: The decoder's `timestamp_type` names (`schema.TIMESTAMP_TYPE_IDS`: Kafka's `TimestampType` ids) by their length in
 #: bytes, which differs for each; any other length is -2 (none is written).

@@ -4,6 +4,7 @@ Shared by the fast-path modules; `batch_rows` turns the object path's `Batch` in
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -84,12 +85,29 @@ def damage_rows(damages: list[DamagedDataError], segment: str | None) -> pa.Tabl
     return pa.Table.from_pydict(c, schema=SCHEMA)
 
 
+#: Sets of constant columns a `Repeated` holds at most (a segment's walks have a few).
+_HELD_BATCHES = 64
+
+
 class Repeated:
     """Columns of a value that is the same on many rows (the topic, a batch's fields), made once and sliced."""
 
     def __init__(self):
         self._arrays: dict[tuple[pa.DataType, object], pa.Array] = {}
         self._names: dict[int, tuple[pa.Array, list]] = {}  # (by the names' id: each array is kept with its list)
+        self._batches: dict[tuple, pa.RecordBatch] = {}
+
+    def batch(self, key: tuple, n: int, build: Callable[[int], dict[str, pa.Array]], least: int = 4096
+              ) -> dict[str, pa.Array]:
+        """Columns of n rows whose values `key` says, made by `build(m)` with m >= n rows (at least `least`: a walk's
+        most) once for the key and sliced: one call per walk for all of a walk's constant columns."""
+        made = self._batches.get(key)
+        if made is None or made.num_rows < n:
+            if len(self._batches) >= _HELD_BATCHES:
+                self._batches.clear()  # (many different values: each walk's are made anew, as without this)
+            m = max(n, 2 * made.num_rows if made is not None else least)
+            made = self._batches[key] = pa.RecordBatch.from_pydict(build(m))
+        return dict(zip(made.schema.names, made.slice(0, n).columns, strict=True))
 
     def column(self, value, type_: pa.DataType, n: int) -> pa.Array:
         """`value` (None for null) on n rows."""

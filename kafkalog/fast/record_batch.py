@@ -16,6 +16,7 @@ is wrong with it, so both paths give the same rows and the same damage.
 """
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterator
 
 import numpy as np
@@ -57,6 +58,12 @@ _INT64, _INT32 = pa.int64(), pa.int32()
 _HEADER_STRUCT = SCHEMA.field("headers").type.value_type
 _NAMES, _RECORD_NAMES = SCHEMA.names, RECORD_SCHEMA.names
 _IS_CONTROL = k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL
+#: The header fields the batch-level columns are made from.
+_BATCH_FIELDS = [k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION,
+                 k.KAFKA_RECORD_BATCH__PRODUCER_ID, k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH,
+                 k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL, _IS_CONTROL,
+                 k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH]
+_batch_fields = operator.itemgetter(*_BATCH_FIELDS)
 
 
 class BatchWalker:
@@ -190,6 +197,8 @@ class BatchWalker:
         size = LOG_OVERHEAD + entries[:, ENTRY_LENGTH]
         codecs = batch_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
         n = len(entries)
+        # Where each batch's records end, counted from the first's start (one pass, not one per group).
+        data_ends = np.cumsum(batch_headers[:, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE])
         # (a batch that decompresses past GROUP_BYTES is read by `batches`, which holds it whole or streams it)
         room = min(self.options.stream_bytes, streamed_batch.WINDOW_BYTES, GROUP_BYTES)
         i = 0
@@ -205,8 +214,7 @@ class BatchWalker:
             yield from self.walk(group, run)  # (what today's path holds goes out first)
             if codec == NONE:
                 # Groups of about GROUP_BYTES of records, walked in place in the chunk.
-                data_len = batch_headers[i:, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE]
-                j = min(n, i + 1 + int(np.searchsorted(np.cumsum(data_len), GROUP_BYTES)))
+                j = _group_end(data_ends, i, GROUP_BYTES)
                 found = compiled.decode_group(buf, pos[i:j], size[i:j], self._no_output, room, self.table_rows,
                                               GROUP_BYTES, not self.options.columns)
                 walked_buf = buf
@@ -214,8 +222,7 @@ class BatchWalker:
                 # Decompressed one after the other until GROUP_BYTES are held (a batch fits after that). The engine
                 # checks the headers and CRCs of all the batches it is given first: given about a group's worth, by
                 # the last group's compression ratio, not the rest of the span each time.
-                data_len = batch_headers[i:, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE]
-                j = min(n, i + 1 + int(np.searchsorted(np.cumsum(data_len), 1.25 * GROUP_BYTES / self._ratio)))
+                j = _group_end(data_ends, i, 1.25 * GROUP_BYTES / self._ratio)
                 walked_buf = self._group_output()
                 found = compiled.decode_group(buf, pos[i:j], size[i:j], walked_buf, room, self.table_rows,
                                               GROUP_BYTES, not self.options.columns)
@@ -408,23 +415,41 @@ class BatchWalker:
                       group: Group, first: int, counts: np.ndarray, n: int) -> pa.RecordBatch:
         """The record columns of a walk's rows (of sections `first`.., `counts` rows each, `section_headers` their
         batches' headers, `uniform` which of their fields are the same in all) with the batch-level columns."""
-        control_sections = section_headers[:, _IS_CONTROL]
         if self.options.record_columns_only:  # what a Record holds: the batch-level columns are not made at all
             return pa.RecordBatch.from_arrays([record_columns[name] for name in _RECORD_NAMES], schema=RECORD_SCHEMA)
+        magics = group.magics[first:first + len(counts)]
+        positions = arrays.from_numpy(compiled.repeat_each(group.positions[first:first + len(counts)], counts, n))
+        if all(_batch_fields(uniform)) and magics[0] == magics[-1] and (magics == magics[0]).all():
+            # The usual walk: every batch-level column but `batch_position` the same on all its rows, sliced
+            # from columns made once for these values (one call, not one per column).
+            constant = self.options.repeated.batch(
+                (*section_headers[0, _BATCH_FIELDS].tolist(), int(magics[0])), n,
+                lambda m: self._batch_columns(section_headers[:1], magics[:1], uniform, np.array([m]), m),
+                self.table_rows)
+            return pa.RecordBatch.from_arrays([record_columns[name] if name in record_columns else
+                                               positions if name == "batch_position" else constant[name]
+                                               for name in _NAMES], schema=SCHEMA)
+        columns = {**record_columns, **self._batch_columns(section_headers, magics, uniform, counts, n),
+                   "batch_position": positions}
+        return pa.RecordBatch.from_arrays([columns[name] for name in _NAMES], schema=SCHEMA)
+
+    def _batch_columns(self, section_headers: np.ndarray, magics: np.ndarray, uniform: list[bool], counts: np.ndarray,
+                       n: int) -> dict[str, pa.Array]:
+        """The batch-level columns but `batch_position` of n rows, of batches (`section_headers`, `magics`)
+        of `counts` rows each."""
         repeated = self.options.repeated
 
         def per_batch(values: np.ndarray, type_: pa.DataType, names: pa.Array | None = None,
                       field: int | None = None) -> pa.Array:
             return repeated.per_batch(values, counts, n, type_, names, None if field is None else uniform[field])
 
-        columns = {
-            **record_columns,
+        return {
             "topic": repeated.column(self.options.topic, pa.string(), n),
             "partition": repeated.column(self.options.partition, pa.int32(), n),
             "timestamp_type": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE],
                                         pa.string(), fast_legacy.TIMESTAMP_TYPES,  # (v2: CreateTime or LogAppendTime)
                                         k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE),
-            "magic": per_batch(np.asarray(group.magics[first:first + len(counts)]), pa.int32()),
+            "magic": per_batch(np.asarray(magics), pa.int32()),
             "compression": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION], pa.string(),
                                      fast_legacy.CODECS, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION),
             "producer_id": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__PRODUCER_ID], pa.int64(), None,
@@ -433,16 +458,12 @@ class BatchWalker:
                                         k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH),
             "is_transactional": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL] == 1,
                                           pa.bool_(), None, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL),
-            "is_control": per_batch(control_sections == 1, pa.bool_(), None,
-                                    k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL),
+            "is_control": per_batch(section_headers[:, _IS_CONTROL] == 1, pa.bool_(), None, _IS_CONTROL),
             "partition_leader_epoch": per_batch(section_headers[:, k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH],
                                                 pa.int32(), None, k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH),
             "segment": repeated.column(self.options.path, pa.string(), n),
-            "batch_position": arrays.from_numpy(compiled.repeat_each(group.positions[first:first + len(counts)],
-                                                                     counts, n)),
             "damage": repeated.column(None, pa.string(), n),
         }
-        return pa.RecordBatch.from_arrays([columns[name] for name in _NAMES], schema=SCHEMA)
 
     def controls_only(self, batch_headers: np.ndarray, group: Group, walked) -> None:
         """Without columns: the offsets of each section's last row in a walk, and the control records' offsets and
@@ -483,6 +504,14 @@ class BatchWalker:
 
         taken = _CONTROL_NAMES.take(arrays.from_numpy(np.maximum(codes, 0)))
         return pc.if_else(arrays.from_numpy(codes < 0), pa.nulls(len(codes), pa.string()), taken)
+
+
+def _group_end(data_ends: np.ndarray, i: int, group_bytes: float) -> int:
+    """The end of the batches from `i` whose records (`data_ends`: where each batch's end, summed from the first)
+    reach `group_bytes`, the one that reaches it included; as ``i + 1 + searchsorted(cumsum(sizes[i:]),
+    group_bytes)``, capped at the last batch."""
+    before = int(data_ends[i - 1]) if i else 0
+    return min(len(data_ends), int(np.searchsorted(data_ends, before + group_bytes)) + 1)
 
 
 def _take(group: Group, found, positions: np.ndarray, sizes: np.ndarray, magics: np.ndarray,
