@@ -85,8 +85,9 @@ def damage_rows(damages: list[DamagedDataError], segment: str | None) -> pa.Tabl
     return pa.Table.from_pydict(c, schema=SCHEMA)
 
 
-#: Sets of constant columns a `Repeated` holds at most (a segment's walks have a few).
-_HELD_BATCHES = 64
+#: Sets of constant columns a `Repeated` holds at most (a segment's walks have a few; each set spans a walk's most
+#: rows, a few MiB).
+_HELD_BATCHES = 8
 
 
 class Repeated:
