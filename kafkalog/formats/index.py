@@ -41,6 +41,8 @@ from kafkalog.sources import Source, open_source
 
 OFFSET_ENTRY_SIZE = 8  # OffsetIndex.ENTRY_SIZE
 TIME_ENTRY_SIZE = 12  # TimeIndex.ENTRY_SIZE
+#: Bytes of slots `first_nonzero_slot` reads at a time: small enough for the allocator to reuse (no fresh pages).
+_ZERO_CHECK_BYTES = 64 * 1024
 
 # `<base>.index`, or a remote segment's `<base>-<segment id>.index` (LocalTieredStorage)
 
@@ -173,6 +175,29 @@ class _Index(Generic[E]):
         data = self._file.read(self._count(count) * self.entry_size)
         self.bytes_read += len(data)
         return data
+
+    def slot(self, n: int) -> tuple[int, ...]:
+        """Slot `n`'s fields (`fields` order), a preallocated slot as well as an entry, read by the generated parser."""
+        slot = self._read_slot(n)
+        return tuple(getattr(slot, name) for name in self.fields)
+
+    def first_nonzero_slot(self, start: int) -> int | None:
+        """The first slot from `start` on that holds a byte other than zero, or None: whether the end of a
+        preallocated index is zero-filled, as Kafka leaves it, checked on its bytes a block at a time (no slot of
+        it parsed: a fresh 10 MiB offset index has a million)."""
+        pos, end = max(start, 0) * self.entry_size, self.slots * self.entry_size
+        block = _ZERO_CHECK_BYTES - _ZERO_CHECK_BYTES % self.entry_size  # (whole slots)
+        while pos < end:
+            self._file.seek(pos)
+            data = self._file.read(min(block, end - pos))
+            self.bytes_read += len(data)
+            if not data:
+                return None  # (the file shrank under us: no slot left to check)
+            values = np.frombuffer(data, dtype=np.uint8)
+            if np.count_nonzero(values):
+                return (pos + int(np.flatnonzero(values)[0])) // self.entry_size
+            pos += len(data)
+        return None
 
     def slot_table(self, count: int | None = None) -> np.ndarray:
         """Every slot of the file (or its first `count`) as the spec's fields by column (`fields`), each slot read

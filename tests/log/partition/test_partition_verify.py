@@ -7,6 +7,7 @@ import struct
 import pytest
 
 from kafkalog import verify
+from kafkalog.model import Decoder
 from kafkalog.verify import verify_path
 from tests.log.partition.partition_expected import (
     ALL,
@@ -102,6 +103,33 @@ def test_index_problems_of_a_segment_read_in_ranges_are_one_threads(tmp_path, mo
     ranged = _ranged(monkeypatch)
     assert _report(d, 2) == one
     assert ranged and max(ranged) > 2
+
+
+@pytest.mark.parametrize("decoder", [Decoder.FAST, Decoder.AUTO])
+def test_a_byte_deep_in_the_zero_filled_end_of_an_index(tmp_path, decoder):
+    """The zero-filled end of a preallocated index is checked on its bytes a block at a time: zeros alone are no
+    problem, and one byte that is not zero, blocks past the entries (in the second field of a slot), is found at its
+    slot, in either index."""
+    d = copy_partition("orders-0", tmp_path)
+    index, timeindex = d / "00000000000000000417.index", d / "00000000000000000417.timeindex"
+    with open(index, "ab") as f:
+        f.write(bytes(8 * 40_000))
+    with open(timeindex, "ab") as f:
+        f.write(bytes(12 * 25_000))
+
+    def problems() -> set[tuple[str, str, int | None]]:
+        report = verify_path(d, report=verify.VerifyReport(decoder=decoder))
+        return {(p.file.rsplit("/", 1)[-1], p.kind, p.entry) for p in report.problems}
+
+    assert problems() == set()
+    data = bytearray(index.read_bytes())
+    data[30_000 * 8 + 7] = 1  # slot 30000's position
+    index.write_bytes(bytes(data))
+    data = bytearray(timeindex.read_bytes())
+    data[20_000 * 12 + 11] = 2  # slot 20000's relative offset
+    timeindex.write_bytes(bytes(data))
+    assert problems() == {("00000000000000000417.index", "entries_after_end", 30_000),
+                          ("00000000000000000417.timeindex", "entries_after_end", 20_000)}
 
 
 def test_txnindex_entry_without_its_marker(tmp_path):
