@@ -23,6 +23,7 @@ zero-offset slots at the end), `unused_slots` the slots after it.
 """
 from __future__ import annotations
 
+import errno
 import io
 import os
 from collections.abc import Iterator
@@ -184,18 +185,55 @@ class _Index(Generic[E]):
     def first_nonzero_slot(self, start: int) -> int | None:
         """The first slot from `start` on that holds a byte other than zero, or None: whether the end of a
         preallocated index is zero-filled, as Kafka leaves it, checked on its bytes a block at a time (no slot of
-        it parsed: a fresh 10 MiB offset index has a million)."""
+        it parsed: a fresh 10 MiB offset index has a million). Of a sparse file on a disk (Kafka preallocates an
+        index by setting its length), only the parts that hold data are read: a hole reads as zeros."""
         pos, end = max(start, 0) * self.entry_size, self.slots * self.entry_size
-        block = _ZERO_CHECK_BYTES - _ZERO_CHECK_BYTES % self.entry_size  # (whole slots)
+        for data_start, data_end in self._data_parts(pos, end):
+            found = self._first_nonzero_byte(data_start, data_end)
+            if found is not None:
+                return found // self.entry_size
+        return None
+
+    def _data_parts(self, pos: int, end: int) -> list[tuple[int, int]]:
+        """The parts of bytes `pos` to `end` that may hold data: the whole, unless the file is on a disk whose file
+        system says where its holes are (`SEEK_DATA`, `SEEK_HOLE`)."""
+        seek_data, seek_hole = getattr(os, "SEEK_DATA", None), getattr(os, "SEEK_HOLE", None)
+        try:
+            fd = self._file.fileno()
+        except (AttributeError, OSError, ValueError):  # (io.UnsupportedOperation is an OSError and a ValueError)
+            fd = None
+        if fd is None or seek_data is None or seek_hole is None or pos >= end:
+            return [(pos, end)]
+        parts: list[tuple[int, int]] = []
+        was = os.lseek(fd, 0, os.SEEK_CUR)  # (given back: the buffered file reads on from where it left the fd)
+        try:
+            while pos < end:
+                try:
+                    data = os.lseek(fd, pos, seek_data)
+                except OSError as e:
+                    if e.errno == errno.ENXIO:
+                        break  # a hole to the end of the file
+                    return [(pos, end)]  # (a file system that cannot say: read it all)
+                if data >= end:
+                    break
+                hole = os.lseek(fd, data, seek_hole)
+                parts.append((data, min(hole, end)))
+                pos = hole
+        finally:
+            os.lseek(fd, was, os.SEEK_SET)
+        return parts
+
+    def _first_nonzero_byte(self, pos: int, end: int) -> int | None:
+        """Where the first byte other than zero of bytes `pos` to `end` is, or None."""
         while pos < end:
             self._file.seek(pos)
-            data = self._file.read(min(block, end - pos))
+            data = self._file.read(min(_ZERO_CHECK_BYTES, end - pos))
             self.bytes_read += len(data)
             if not data:
-                return None  # (the file shrank under us: no slot left to check)
+                return None  # (the file shrank under us: no byte left to check)
             values = np.frombuffer(data, dtype=np.uint8)
             if np.count_nonzero(values):
-                return (pos + int(np.flatnonzero(values)[0])) // self.entry_size
+                return pos + int(np.flatnonzero(values)[0])
             pos += len(data)
         return None
 
