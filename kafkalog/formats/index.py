@@ -205,18 +205,21 @@ class _Index(Generic[E]):
         if fd is None or seek_data is None or seek_hole is None or pos >= end:
             return [(pos, end)]
         parts: list[tuple[int, int]] = []
-        was = os.lseek(fd, 0, os.SEEK_CUR)  # (given back: the buffered file reads on from where it left the fd)
+        try:
+            was = os.lseek(fd, 0, os.SEEK_CUR)  # (given back: the buffered file reads on from where it left the fd)
+        except OSError:
+            return [(pos, end)]
         try:
             while pos < end:
                 try:
                     data = os.lseek(fd, pos, seek_data)
+                    hole = os.lseek(fd, data, seek_hole) if data < end else end
                 except OSError as e:
                     if e.errno == errno.ENXIO:
                         break  # a hole to the end of the file
-                    return [(pos, end)]  # (a file system that cannot say: read it all)
+                    return [*parts, (pos, end)]  # (a file system that cannot say: the rest read whole)
                 if data >= end:
                     break
-                hole = os.lseek(fd, data, seek_hole)
                 parts.append((data, min(hole, end)))
                 pos = hole
         finally:
