@@ -730,33 +730,34 @@ def _range_starts(segment: _SegmentSources, report: VerifyReport) -> list[int]:
     return layout.index_cuts(os.fspath(log), segment.base_offset, os.path.getsize(log), RANGE_BYTES)
 
 
-def _slot_columns(index: OffsetIndex | TimeIndex, report: VerifyReport) -> np.ndarray:
-    """Every slot of an index file by column: through the compiled engine, or the Kaitai parser for a small input."""
+def _entry_columns(index: OffsetIndex | TimeIndex, report: VerifyReport) -> np.ndarray:
+    """The index's entries (its slots up to the end marker) by column: through the compiled engine, or the Kaitai
+    parser for a small input."""
     if report.decoder is not Decoder.FAST:
-        return index.slot_table()
+        return index.slot_table(len(index))
     from kafkalog.fast import index as fast_index  # the fast path, only for an input large enough (start-up)
 
-    return fast_index.slot_columns(index)
+    return fast_index.entry_columns(index)
 
 
 def _slot_problems(index: OffsetIndex | TimeIndex, name: str, report: VerifyReport, entry_name: str) -> np.ndarray:
     """The index's entries (its slot columns up to the end marker), after the problems of its slots."""
     report.files += 1
-    slots = _slot_columns(index, report)
+    slots = _entry_columns(index, report)
     count = len(index)
     report.index_entries += count
     if index.trailing_bytes:
         report.problems.append(Problem(name, "size_not_multiple_of_entry",
                                        f"{index.file_size} bytes is not a multiple of the {index.entry_size}-byte "
                                        f"{entry_name} entry", position=index.slots * index.entry_size))
-    # Slots after the end marker should all be zero (preallocated); anything else was lost by the rule.
-    nonzero = np.flatnonzero(slots[:, count:].any(axis=0))
-    if len(nonzero):
-        n = count + int(nonzero[0])
+    # Slots after the end marker should all be zero (preallocated); anything else was lost by the rule. (Checked on
+    # their bytes: a slot's fields are all of its bytes, and a preallocated index is mostly such slots.)
+    n = index.first_nonzero_slot(count)
+    if n is not None:
         report.problems.append(Problem(name, "entries_after_end",
                                        f"slot {n} is not zero, but slot {count} (relative offset 0) ends the index "
                                        "as kafka-dump-log.sh reads it", entry=n))
-    return slots[:, :count]
+    return slots
 
 
 def _after(values: np.ndarray, wrong: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> np.ndarray:
@@ -914,8 +915,7 @@ def _time_index_sanity(index: TimeIndex, name: str, report: VerifyReport) -> Non
     file, so the last slot of a time index a killed broker left preallocated (zeros) has timestamp 0."""
     if not index.slots:
         return
-    every = _slot_columns(index, report)
-    first, last = int(every[0, 0]), int(every[0, -1])
+    first, last = index.slot(0)[0], index.slot(index.slots - 1)[0]  # (field 0: the timestamp)
     if last < first:
         # A note, not a problem: a running broker's active segment has such an index, and Kafka rebuilds it
         # when it recovers from an unclean shutdown.

@@ -23,6 +23,7 @@ zero-offset slots at the end), `unused_slots` the slots after it.
 """
 from __future__ import annotations
 
+import errno
 import io
 import os
 from collections.abc import Iterator
@@ -41,6 +42,8 @@ from kafkalog.sources import Source, open_source
 
 OFFSET_ENTRY_SIZE = 8  # OffsetIndex.ENTRY_SIZE
 TIME_ENTRY_SIZE = 12  # TimeIndex.ENTRY_SIZE
+#: Bytes of slots `first_nonzero_slot` reads at a time: small enough for the allocator to reuse (no fresh pages).
+_ZERO_CHECK_BYTES = 64 * 1024
 
 # `<base>.index`, or a remote segment's `<base>-<segment id>.index` (LocalTieredStorage)
 
@@ -173,6 +176,69 @@ class _Index(Generic[E]):
         data = self._file.read(self._count(count) * self.entry_size)
         self.bytes_read += len(data)
         return data
+
+    def slot(self, n: int) -> tuple[int, ...]:
+        """Slot `n`'s fields (`fields` order), a preallocated slot as well as an entry, read by the generated parser."""
+        slot = self._read_slot(n)
+        return tuple(getattr(slot, name) for name in self.fields)
+
+    def first_nonzero_slot(self, start: int) -> int | None:
+        """The first slot from `start` on that holds a byte other than zero, or None: whether the end of a
+        preallocated index is zero-filled, as Kafka leaves it, checked on its bytes a block at a time (no slot of
+        it parsed: a fresh 10 MiB offset index has a million). Of a sparse file on a disk (Kafka preallocates an
+        index by setting its length), only the parts that hold data are read: a hole reads as zeros."""
+        pos, end = max(start, 0) * self.entry_size, self.slots * self.entry_size
+        for data_start, data_end in self._data_parts(pos, end):
+            found = self._first_nonzero_byte(data_start, data_end)
+            if found is not None:
+                return found // self.entry_size
+        return None
+
+    def _data_parts(self, pos: int, end: int) -> list[tuple[int, int]]:
+        """The parts of bytes `pos` to `end` that may hold data: the whole, unless the file is on a disk whose file
+        system says where its holes are (`SEEK_DATA`, `SEEK_HOLE`)."""
+        seek_data, seek_hole = getattr(os, "SEEK_DATA", None), getattr(os, "SEEK_HOLE", None)
+        try:
+            fd = self._file.fileno()
+        except (AttributeError, OSError, ValueError):  # (io.UnsupportedOperation is an OSError and a ValueError)
+            fd = None
+        if fd is None or seek_data is None or seek_hole is None or pos >= end:
+            return [(pos, end)]
+        parts: list[tuple[int, int]] = []
+        try:
+            was = os.lseek(fd, 0, os.SEEK_CUR)  # (given back: the buffered file reads on from where it left the fd)
+        except OSError:
+            return [(pos, end)]
+        try:
+            while pos < end:
+                try:
+                    data = os.lseek(fd, pos, seek_data)
+                    hole = os.lseek(fd, data, seek_hole) if data < end else end
+                except OSError as e:
+                    if e.errno == errno.ENXIO:
+                        break  # a hole to the end of the file
+                    return [*parts, (pos, end)]  # (a file system that cannot say: the rest read whole)
+                if data >= end:
+                    break
+                parts.append((data, min(hole, end)))
+                pos = hole
+        finally:
+            os.lseek(fd, was, os.SEEK_SET)
+        return parts
+
+    def _first_nonzero_byte(self, pos: int, end: int) -> int | None:
+        """Where the first byte other than zero of bytes `pos` to `end` is, or None."""
+        while pos < end:
+            self._file.seek(pos)
+            data = self._file.read(min(_ZERO_CHECK_BYTES, end - pos))
+            self.bytes_read += len(data)
+            if not data:
+                return None  # (the file shrank under us: no byte left to check)
+            values = np.frombuffer(data, dtype=np.uint8)
+            if np.count_nonzero(values):
+                return pos + int(np.flatnonzero(values)[0])
+            pos += len(data)
+        return None
 
     def slot_table(self, count: int | None = None) -> np.ndarray:
         """Every slot of the file (or its first `count`) as the spec's fields by column (`fields`), each slot read

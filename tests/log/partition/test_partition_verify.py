@@ -7,6 +7,7 @@ import struct
 import pytest
 
 from kafkalog import verify
+from kafkalog.model import Decoder
 from kafkalog.verify import verify_path
 from tests.log.partition.partition_expected import (
     ALL,
@@ -102,6 +103,34 @@ def test_index_problems_of_a_segment_read_in_ranges_are_one_threads(tmp_path, mo
     ranged = _ranged(monkeypatch)
     assert _report(d, 2) == one
     assert ranged and max(ranged) > 2
+
+
+@pytest.mark.parametrize(("decoder", "sparse"), [(Decoder.FAST, False), (Decoder.AUTO, False), (Decoder.FAST, True)])
+def test_a_byte_deep_in_the_zero_filled_end_of_an_index(tmp_path, decoder, sparse):
+    """The zero-filled end of a preallocated index (zeros written, or a hole, as Kafka's setting of the length leaves
+    it) is checked on its bytes a block at a time, holes skipped: zeros alone are no problem, and one byte that is
+    not zero, blocks past the entries (in the second field of a slot), is found at its slot, in either index."""
+    d = copy_partition("orders-0", tmp_path)
+    index, timeindex = d / "00000000000000000417.index", d / "00000000000000000417.timeindex"
+    for path, size in ((index, 8 * 40_000), (timeindex, 12 * 25_000)):
+        with open(path, "r+b") as f:
+            if sparse:
+                f.truncate(path.stat().st_size + size)
+            else:
+                f.seek(0, 2)
+                f.write(bytes(size))
+
+    def problems() -> set[tuple[str, str, int | None]]:
+        report = verify_path(d, report=verify.VerifyReport(decoder=decoder))
+        return {(p.file.rsplit("/", 1)[-1], p.kind, p.entry) for p in report.problems}
+
+    assert problems() == set()
+    for path, at in ((index, 30_000 * 8 + 7), (timeindex, 20_000 * 12 + 11)):  # a position, a relative offset
+        with open(path, "r+b") as f:
+            f.seek(at)
+            f.write(b"\x02")
+    assert problems() == {("00000000000000000417.index", "entries_after_end", 30_000),
+                          ("00000000000000000417.timeindex", "entries_after_end", 20_000)}
 
 
 def test_txnindex_entry_without_its_marker(tmp_path):
