@@ -25,10 +25,10 @@ cdef enum:
     POOL_BYTES = 64 * 1024 * 1024  # bytes the pooled blocks hold in memory (their last fill and POOL_SLACK)
     POOL_SPARE = 4  # a block is reused for a buffer that needs at least 1/POOL_SPARE of it
     POOL_SLACK = 128 * 1024  # bytes past what a pooled block's last use wrote that it keeps in memory
-    POOL_SPAN = 512 * 1024 * 1024  # bytes of address space the pooled blocks span (written or not)
+    POOL_SPAN = 1024 * 1024 * 1024  # bytes of address space the pooled blocks span (written or not)
     # Bytes of address space that blocks lent to Python may hold past what they were written with (a walk reserves
     # room for the most its sections' bytes could give): past it, a block gives its unused end back as it is lent.
-    LENT_SLACK_MAX = 256 * 1024 * 1024
+    LENT_SLACK_MAX = 1024 * 1024 * 1024
 
 
 cdef struct Pooled:

@@ -56,7 +56,7 @@ def test_what_a_read_keeps_does_not_hold_each_walk_s_reservation_of_address_spac
     # spanned more than 8 GiB of address space (a MemoryError under a limit of it) for 270 MiB in memory.
     script = (
         "import resource, sys\n"
-        "resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))\n"
         "import kafkalog\n"
         "n = 0\n"
         "with kafkalog.SegmentReader(sys.argv[1]) as reader:\n"
