@@ -18,18 +18,18 @@ checkout's. The corpus is `fast_path.py`'s (built under --work when missing).
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from measure import alternate  # noqa: E402  (benchmarks/ is not a package)
 
 
 def measure(codec: str, work: Path, records: int, batch_bytes: int) -> str:
     """One row: this process's kafkalog, on one codec's corpus."""
-    sys.path.insert(0, str(HERE))
     import fast_path
     import threads
 
@@ -69,17 +69,11 @@ def main(argv: list[str] | None = None) -> int:
           "| planning on 1 / 2 threads, CPU s (serial) | at most on 2 cores, planning counted "
           "| read_arrow CPU s | verify CPU s | dump json / text / kafka CPU s |")
     print("| --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | --- |")
-    for codec in args.codecs.split(","):
-        for _ in range(args.rounds):
-            for label, path in (("baseline", str(args.baseline.resolve())), ("this checkout", None)):
-                env = dict(os.environ)
-                if path:
-                    env["PYTHONPATH"] = path
-                row = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--row", codec, "--work",
-                                      str(args.work.resolve()), "--records", str(args.records), "--batch-bytes",
-                                      str(args.batch_bytes), "--baseline", str(args.baseline)],
-                                     env=env, cwd=tempfile.gettempdir(), capture_output=True, text=True, check=True)
-                print(f"| {codec} | {label} | {row.stdout.strip().splitlines()[-1]} |", flush=True)
+    for codec, label, _load, row in alternate(str(Path(__file__).resolve()), args.codecs.split(","),
+                                              args.rounds, args.baseline,
+                                              ["--work", str(args.work.resolve()), "--records",
+                                               str(args.records), "--batch-bytes", str(args.batch_bytes)]):
+        print(f"| {codec} | {label} | {row} |", flush=True)
     return 0
 
 

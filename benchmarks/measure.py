@@ -1,6 +1,7 @@
 """Measuring one reader in a process of its own: wall and CPU time, peak RSS above the baseline.
 
-Used by `fast_path.py` and `hostile_inputs.py`. The parent starts the benchmark
+Used by `fast_path.py` and `hostile_inputs.py` (`alternate`, a baseline's code against this checkout's: by
+`before_after.py` and `walk.py`). The parent starts the benchmark
 script again with `--worker SPEC` (JSON); the worker imports what it needs,
 warms up, takes its baseline, runs the read once or more and prints one
 `RESULT {json}` line. The parent enforces a timeout and, by polling the
@@ -10,13 +11,15 @@ a reader that blows up is reported, not allowed to take the machine down.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 RESULT = "RESULT "
 MIB = 1 << 20
@@ -141,3 +144,21 @@ def worker_main(argv: list[str] | None, workers: dict[str, Callable[[dict], dict
         return 0
     return None
 
+
+
+def alternate(script: str, codecs: list[str], rounds: int, baseline: Path, row_args: list[str]
+              ) -> Iterator[tuple[str, str, float, str]]:
+    """A benchmark's `--row CODEC` worker run with a baseline's code and this checkout's alternately (the baseline's
+    first), `rounds` times a codec: (codec, "baseline" or "this checkout", the load average as it started, the
+    worker's last line). The baseline, a directory holding a `kafkalog` package with its compiled modules, is
+    imported ahead of this checkout's (PYTHONPATH, from a neutral directory)."""
+    for codec in codecs:
+        for _ in range(rounds):
+            for label, path in (("baseline", str(baseline.resolve())), ("this checkout", None)):
+                env = dict(os.environ)
+                if path:
+                    env["PYTHONPATH"] = path
+                load = os.getloadavg()[0]
+                row = subprocess.run([sys.executable, script, "--row", codec, *row_args, "--baseline", str(baseline)],
+                                     env=env, cwd=tempfile.gettempdir(), capture_output=True, text=True, check=True)
+                yield codec, label, load, row.stdout.strip().splitlines()[-1]

@@ -15,15 +15,17 @@ page faults of the walk's new buffers). Alternately the baseline's process and t
 from __future__ import annotations
 
 import argparse
-import os
 import resource
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from measure import alternate  # noqa: E402  (benchmarks/ is not a package)
+
 GROUP_BYTES = 4 * 1024 * 1024
 MAX_ROWS = (1 << 15) + 61  # record_batch.TABLE_ROWS
 
@@ -87,18 +89,11 @@ def main(argv: list[str] | None = None) -> int:
           f"kernel's page faults), fastest of {args.repeat}\n")
     print("| codec | code | load average | records | decode_group | decode_group, check |")
     print("| --- | --- | --- | ---: | ---: | ---: |")
-    for codec in args.codecs.split(","):
-        for _ in range(args.rounds):
-            for label, path in (("baseline", str(args.baseline.resolve())), ("this checkout", None)):
-                env = dict(os.environ)
-                if path:
-                    env["PYTHONPATH"] = path
-                load = os.getloadavg()[0]
-                row = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--row", codec, "--work",
-                                      str(args.work.resolve()), "--batch-bytes", str(args.batch_bytes), "--repeat",
-                                      str(args.repeat), "--baseline", str(args.baseline)],
-                                     env=env, cwd=tempfile.gettempdir(), capture_output=True, text=True, check=True)
-                print(f"| {codec} | {label} | {load:.1f} | {row.stdout.strip().splitlines()[-1]} |", flush=True)
+    for codec, label, load, row in alternate(str(Path(__file__).resolve()), args.codecs.split(","),
+                                             args.rounds, args.baseline,
+                                             ["--work", str(args.work.resolve()), "--batch-bytes",
+                                              str(args.batch_bytes), "--repeat", str(args.repeat)]):
+        print(f"| {codec} | {label} | {load:.1f} | {row} |", flush=True)
     return 0
 
 
