@@ -113,6 +113,15 @@ def test_legacy_lines_are_the_one_record_printers(monkeypatch, block):
     assert written > 100
 
 
+def _plain_runs():
+    """(path, reader, run) for every run of plain batches of every fixture, its reader open while the run is used."""
+    for path in FILES:
+        with SegmentReader(path) as reader:
+            for part in batch_runs(reader):
+                if isinstance(part, Run):
+                    yield path, reader, part
+
+
 def _text(rng: random.Random) -> str:
     """Header keys with what JSON must escape: quotes, backslashes, controls, DEL, non-ASCII, astral."""
     pool = ['"', "\\", "\n", "\r", "\t", "\b", "\f", "\x00", "\x1f", "\x7f", "\x80", "é", "中", "\u2028", "\uffff",
@@ -284,17 +293,13 @@ def test_batch_lines_are_the_one_batch_printers():
     """Every plain v2 batch of every fixture, through the kernels: its line from the parts, in each format, is
     the line of the one-batch printer of its `Batch`."""
     checked = 0
-    for path in FILES:
-        with SegmentReader(path) as reader:
-            for part in batch_runs(reader):
-                if not isinstance(part, Run):
-                    continue
-                got = _batch_lines(part.items)
-                assert got is not None, path
-                for i, batch in enumerate(reader._plain_batches(part)):
-                    for name, (_, printer) in _TEMPLATES.items():
-                        assert got[name][i] == printer(batch) + "\n", (path, batch.position, name)
-                    checked += 1
+    for path, reader, part in _plain_runs():
+        got = _batch_lines(part.items)
+        assert got is not None, path
+        for i, batch in enumerate(reader._plain_batches(part)):
+            for name, (_, printer) in _TEMPLATES.items():
+                assert got[name][i] == printer(batch) + "\n", (path, batch.position, name)
+            checked += 1
     assert checked > 400
 
 
@@ -420,27 +425,23 @@ def test_a_run_written_a_block_at_a_time_is_its_batches_lines(monkeypatch, block
     monkeypatch.setattr(batch_lines, "BLOCK_ROWS", block_rows)
     json, text, full, kafka = json_run_lines(), text_run_lines(False), text_run_lines(True), kafka_dump_log.run_lines()
     checked = 0
-    for path in FILES:
-        with SegmentReader(path) as reader:
-            for part in batch_runs(reader):
-                if not isinstance(part, Run):
-                    continue
-                batches = list(reader._plain_batches(part))
-                expected = {
-                    "json": "".join(batch_json_line(b) + "\n" + _reference(b.records) for b in batches),
-                    "text": "".join(batch_text(b) + "\n" + "".join(record_text(r) + "\n" for r in b.records)
-                                    for b in batches),
-                    "full": "".join(batch_text(b) + "\n" + "".join(record_text(r, True) + "\n" for r in b.records)
-                                    for b in batches),
-                    "kafka": "".join(kafka_dump_log.batch_line(b) + "\n"
-                                     + "".join(kafka_dump_log.record_line(b, r) + "\n" for r in b.records)
-                                     for b in batches)}
-                for name, lines in (("json", json), ("text", text), ("full", full), ("kafka", kafka)):
-                    views = lines.whole(part)
-                    if views is None:
-                        continue
-                    assert b"".join(views).decode("utf-8") == expected[name], (path, name)
-                    checked += 1
+    for path, reader, part in _plain_runs():
+        batches = list(reader._plain_batches(part))
+        expected = {
+            "json": "".join(batch_json_line(b) + "\n" + _reference(b.records) for b in batches),
+            "text": "".join(batch_text(b) + "\n" + "".join(record_text(r) + "\n" for r in b.records)
+                            for b in batches),
+            "full": "".join(batch_text(b) + "\n" + "".join(record_text(r, True) + "\n" for r in b.records)
+                            for b in batches),
+            "kafka": "".join(kafka_dump_log.batch_line(b) + "\n"
+                             + "".join(kafka_dump_log.record_line(b, r) + "\n" for r in b.records)
+                             for b in batches)}
+        for name, lines in (("json", json), ("text", text), ("full", full), ("kafka", kafka)):
+            views = lines.whole(part)
+            if views is None:
+                continue
+            assert b"".join(views).decode("utf-8") == expected[name], (path, name)
+            checked += 1
     assert checked > 100
 
 
