@@ -98,7 +98,7 @@ from kafkalog.log.log_dir_checks import Findings, PartitionExtent, check_log_dir
 from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SegmentFiles
-from kafkalog.log.segment_ranges import RANGE_BYTES, balanced_range_bytes, range_starts, read_in_ranges
+from kafkalog.log.segment_ranges import RANGE_BYTES, range_starts, read_in_ranges
 from kafkalog.log.served_log import ServedBounds, served_bounds
 from kafkalog.log.transactions import scan_transactions
 from kafkalog.model import BatchColumns, Decoder
@@ -740,7 +740,6 @@ class _ReadIndex:
     opened: OffsetIndex
     slots: np.ndarray
     log_size: int
-    threads: int
 
 
 def _index_for_cuts(segment: _SegmentSources, report: VerifyReport) -> _ReadIndex | None:
@@ -762,7 +761,7 @@ def _index_for_cuts(segment: _SegmentSources, report: VerifyReport) -> _ReadInde
     except (KafkalogError, OSError):
         return None
     try:
-        return _ReadIndex(index, _entry_columns(index, report), size, report.threads)
+        return _ReadIndex(index, _entry_columns(index, report), size)
     except (KafkalogError, OSError):
         index.close()
         return None
@@ -770,13 +769,12 @@ def _index_for_cuts(segment: _SegmentSources, report: VerifyReport) -> _ReadInde
 
 def _cuts(segment: _SegmentSources, index: _ReadIndex | None) -> list[int]:
     """Where the log's ranges start: [0] (read whole, by one reader) without an index read for cuts; else at its
-    trustworthy entries (`kafkalog.dataset.layout`'s), ranges of about `RANGE_BYTES` that make a multiple of
-    the threads."""
+    trustworthy entries (`kafkalog.dataset.layout`'s), every `RANGE_BYTES` (a multiple of the scanner's chunk: a
+    range's chunks are read into its pooled buffers, not fresh memory), as `layout.index_cuts` cuts."""
     if index is None:
         return [0]
     trusted = layout.trusted_offset_entries(index.slots, segment.base_offset, index.log_size)
-    range_bytes = balanced_range_bytes(index.log_size, index.threads, RANGE_BYTES)
-    return range_starts(trusted.positions, 0, index.log_size, range_bytes)
+    return range_starts(trusted.positions, 0, index.log_size, RANGE_BYTES)
 
 
 def _entry_columns(index: OffsetIndex | TimeIndex, report: VerifyReport) -> np.ndarray:

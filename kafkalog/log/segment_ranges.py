@@ -37,13 +37,6 @@ RANGE_BYTES = 16 * 1024 * 1024
 AHEAD_BYTES = 32 * 1024 * 1024
 
 
-def balanced_range_bytes(size: int, threads: int, range_bytes: int = RANGE_BYTES) -> int:
-    """About `range_bytes`, at most, so that `size` bytes make a multiple of `threads` ranges: the threads then end
-    together, not one of them alone on the last range (of 13 ranges on 2 threads, one reads 7)."""
-    per_thread = -(-size // (max(threads, 1) * range_bytes))  # (ceiling division)
-    return max(1, -(-size // (max(threads, 1) * per_thread)))
-
-
 def range_starts(index_positions: np.ndarray, start: int, end: int, range_bytes: int = RANGE_BYTES) -> list[int]:
     """Where the ranges of bytes `start` to `end` start: `start`, then each time the first index position at least
     `range_bytes` past the last cut (positions increasing, as `kafkalog.dataset.layout.offset_index_columns` gives
