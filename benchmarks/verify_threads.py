@@ -3,8 +3,9 @@
 side in one run (run by hand, not a test; issue 33's target: two threads at 1.8x one).
 
 For each codec, alternately in fresh processes (the baseline's first), `--rounds` times: the GIL-held share of one
-thread's verify (as `threads.py` counts it: `time.thread_time`, so independent of the machine's load), the
-functions that hold it most (with --top N), and the wall and CPU seconds of verify on 1 and 2 threads in a warm
+thread's verify (as `threads.py` counts it: `time.thread_time`, so independent of the machine's load; and counted
+without cProfile, whose cost per Python call is held time too: `held_unprofiled`), the functions that hold it most
+(with --top N), and the wall and CPU seconds of verify on 1 and 2 threads in a warm
 process (interleaved, the fastest of --repeat each), with the two-thread wall ratio and the load average as the
 row started. The baseline is a directory holding a `kafkalog` package with its compiled modules
 (`before_after.py` says how to make one).
@@ -56,6 +57,50 @@ def held_by_function(segment: Path, top: int) -> str:
     return ", ".join(f"{k} {v * 1000:.1f}" for k, v in held.most_common(top))
 
 
+def held_unprofiled(segment: Path, repeat: int) -> tuple[float, float]:
+    """(CPU seconds of one thread's verify, its GIL-held share) counted without a profiler: the thread's CPU time
+    less what it spends inside the engine's functions and the scanner's file reads (`EntryScanner`'s `_read*`
+    methods, which wrap `readinto`/`read`), each timed by a wrapper that only adds up `time.thread_time`. cProfile,
+    which `threads.py` uses, adds about 1 us a Python call to the held time (thousands of calls here); this
+    count adds about 1 us an engine call or read (a few hundred). The fastest of `repeat` runs."""
+    import threads
+
+    from kafkalog import entries
+    from kafkalog.fast import compiled
+
+    free = [0.0]
+
+    def timed(f):
+        def call(*args, **kwargs):
+            start = time.thread_time()
+            try:
+                return f(*args, **kwargs)
+            finally:
+                free[0] += time.thread_time() - start
+        return call
+
+    wrapped = [(compiled.engine, name) for name in dir(compiled.engine)
+               if type(getattr(compiled.engine, name)).__name__.startswith("cython_function")]
+    wrapped += [(entries.EntryScanner, name) for name in ("_read_chunk", "_read_window", "_read")
+                if hasattr(entries.EntryScanner, name)]
+    originals = [(owner, name, getattr(owner, name)) for owner, name in wrapped]
+    for owner, name, f in originals:
+        setattr(owner, name, timed(f))
+    best = (float("inf"), 0.0)
+    try:
+        threads.check(segment, 1)  # warm
+        for _ in range(repeat):
+            free[0] = 0.0
+            start = time.thread_time()
+            threads.check(segment, 1)
+            total = time.thread_time() - start
+            best = min(best, (total, free[0]))
+    finally:
+        for owner, name, f in originals:
+            setattr(owner, name, f)
+    return best[0], 1 - best[1] / best[0]
+
+
 def measure(codec: str, work: Path, records: int, batch_bytes: int, repeat: int, top: int) -> str:
     """One row: this process's kafkalog, on one codec's corpus."""
     import fast_path
@@ -65,13 +110,14 @@ def measure(codec: str, work: Path, records: int, batch_bytes: int, repeat: int,
     segment = fast_path.segments(partition)[0]
     total, free, _held = threads.gil_held(partition, lambda: threads.check(segment, 1)[0])
     share = 1 - free / total
+    plain_total, plain_share = held_unprofiled(segment, repeat)
     best = {1: (float("inf"), float("inf")), 2: (float("inf"), float("inf"))}
     threads.check(segment, 2)  # warm
     for _ in range(repeat):
         for n in (1, 2):
             _records, wall, cpu = threads.check(segment, n)
             best[n] = (min(best[n][0], wall), min(best[n][1], cpu))
-    row = (f"{total:.3f} | {share:.0%} | {best[1][0]:.3f} | {best[1][1]:.3f} | {best[2][0]:.3f} | {best[2][1]:.3f} "
+    row = (f"{total:.3f} | {share:.0%} | {plain_total:.3f} | {plain_share:.0%} | {best[1][0]:.3f} | {best[1][1]:.3f} | {best[2][0]:.3f} | {best[2][1]:.3f} "
            f"| {best[1][0] / best[2][0]:.2f}x")
     return row + (f" | {held_by_function(segment, top)}" if top else "")
 
@@ -93,9 +139,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"{args.records:,} records per partition, producer batch.size {args.batch_bytes}, verify of its segment, "
           f"best of {args.repeat}\n")
-    print("| codec | code | load | one thread's CPU s (profiled) | GIL held | 1 thread wall s | CPU s "
+    print("| codec | code | load | one thread's CPU s (profiled) | GIL held | CPU s (unprofiled) | GIL held "
+          "| 1 thread wall s | CPU s "
           "| 2 threads wall s | CPU s | 2 threads, x one (wall) |" + (" held most (ms) |" if args.top else ""))
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" + (" --- |" if args.top else ""))
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+          + (" --- |" if args.top else ""))
     for codec, label, load, row in alternate(str(Path(__file__).resolve()), args.codecs.split(","), args.rounds,
                                              args.baseline,
                                              ["--work", str(args.work.resolve()), "--records", str(args.records),
