@@ -7,7 +7,8 @@ thread's verify (as `threads.py` counts it: `time.thread_time`, so independent o
 without cProfile, whose cost per Python call is held time too: `held_unprofiled`), the functions that hold it most
 (with --top N), and the wall and CPU seconds of verify on 1 and 2 threads in a warm
 process (interleaved, the fastest of --repeat each), with the two-thread wall ratio and the load average as the
-row started. The baseline is a directory holding a `kafkalog` package with its compiled modules
+row started; beside it, what two threads give for the file's reading alone (`readinto` into 8 MiB buffers, the
+kernel's copy from the page cache: GIL-free, and most of an uncompressed verify's CPU), which bounds verify's. The baseline is a directory holding a `kafkalog` package with its compiled modules
 (`before_after.py` says how to make one).
 
     python benchmarks/verify_threads.py --baseline /tmp/base39 --codecs none --work /tmp/kafkalog-fast-path
@@ -21,6 +22,7 @@ import os
 import pstats
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -101,6 +103,32 @@ def held_unprofiled(segment: Path, repeat: int) -> tuple[float, float]:
     return best[0], 1 - best[1] / best[0]
 
 
+def read_file(segment: Path, part: int, parts: int) -> None:
+    """Part `part` of `parts` of the file read into an 8 MiB buffer, as the scanner reads its chunks (`readinto`:
+    the kernel's copy from the page cache, GIL-free, most of an uncompressed verify's CPU)."""
+    size = segment.stat().st_size
+    start, end = size * part // parts, size * (part + 1) // parts
+    buffer = memoryview(bytearray(8 << 20))
+    with open(segment, "rb") as f:
+        f.seek(start)
+        while start < end:
+            start += f.readinto(buffer[:min(len(buffer), end - start)])
+
+
+def read_alone_and_together(segment: Path) -> tuple[float, float]:
+    """Wall seconds of reading the file on one thread, and in two halves on two threads at once."""
+    start = time.perf_counter()
+    read_file(segment, 0, 1)
+    alone = time.perf_counter() - start
+    workers = [threading.Thread(target=read_file, args=(segment, i, 2)) for i in range(2)]
+    start = time.perf_counter()
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return alone, time.perf_counter() - start
+
+
 def measure(codec: str, work: Path, records: int, batch_bytes: int, repeat: int, top: int) -> str:
     """One row: this process's kafkalog, on one codec's corpus."""
     import fast_path
@@ -112,13 +140,16 @@ def measure(codec: str, work: Path, records: int, batch_bytes: int, repeat: int,
     share = 1 - free / total
     plain_total, plain_share = held_unprofiled(segment, repeat)
     best = {1: (float("inf"), float("inf")), 2: (float("inf"), float("inf"))}
+    reads = (float("inf"), float("inf"))
     threads.check(segment, 2)  # warm
     for _ in range(repeat):
         for n in (1, 2):
             _records, wall, cpu = threads.check(segment, n)
             best[n] = (min(best[n][0], wall), min(best[n][1], cpu))
+        alone, together = read_alone_and_together(segment)
+        reads = (min(reads[0], alone), min(reads[1], together))
     row = (f"{total:.3f} | {share:.0%} | {plain_total:.3f} | {plain_share:.0%} | {best[1][0]:.3f} | {best[1][1]:.3f} | {best[2][0]:.3f} | {best[2][1]:.3f} "
-           f"| {best[1][0] / best[2][0]:.2f}x")
+           f"| {best[1][0] / best[2][0]:.2f}x | {reads[0] / reads[1]:.2f}x")
     return row + (f" | {held_by_function(segment, top)}" if top else "")
 
 
@@ -141,8 +172,9 @@ def main(argv: list[str] | None = None) -> int:
           f"best of {args.repeat}\n")
     print("| codec | code | load | one thread's CPU s (profiled) | GIL held | CPU s (unprofiled) | GIL held "
           "| 1 thread wall s | CPU s "
-          "| 2 threads wall s | CPU s | 2 threads, x one (wall) |" + (" held most (ms) |" if args.top else ""))
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+          "| 2 threads wall s | CPU s | 2 threads, x one (wall) | the file read on 2 threads, x one (wall) |"
+          + (" held most (ms) |" if args.top else ""))
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
           + (" --- |" if args.top else ""))
     for codec, label, load, row in alternate(str(Path(__file__).resolve()), args.codecs.split(","), args.rounds,
                                              args.baseline,
