@@ -727,9 +727,37 @@ def _runs_of(segment: _SegmentSources, report: VerifyReport,
     yield reader
 
 
+#: Batches a range's thread joins into one item for the consumer, at most (memory and progress: the one reader
+#: that reads on where a range ran past its cut may read the rest of the segment).
+_JOINED_BATCHES = 1 << 16
+
+
 def _scan(reader: SegmentReader) -> Iterator[tuple[BatchColumns, int]]:
+    """A range's runs, joined into items of up to `_JOINED_BATCHES` batches on its thread: the consumer, a third
+    thread, takes the GIL for each item it is handed (waking up, then checking it), so it is handed a few large
+    ones, not a run at a time."""
+    runs: list[BatchColumns] = []
+    batches = 0
     for run in reader.scan_columns():
-        yield run, 64 * len(run.position)
+        runs.append(run)
+        batches += len(run.position)
+        if batches >= _JOINED_BATCHES:
+            yield _joined(runs), 64 * batches
+            runs, batches = [], 0
+    if runs:
+        yield _joined(runs), 64 * batches
+
+
+def _joined(runs: list[BatchColumns]) -> BatchColumns:
+    """Runs of batches as one, in file order."""
+    if len(runs) == 1:
+        return runs[0]
+    def joined(column: str) -> np.ndarray:
+        return np.concatenate([getattr(r, column) for r in runs])
+
+    return BatchColumns(joined("position"), joined("end_position"), joined("base_offset"), joined("last_offset"),
+                        joined("max_timestamp"), joined("records"), [a for r in runs for a in r.aborts],
+                        [d for r in runs for d in r.damage])
 
 
 @dataclass

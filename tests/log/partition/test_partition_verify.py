@@ -186,6 +186,11 @@ def test_offsets_that_go_backwards_are_found_in_runs_of_any_size(tmp_path, monke
     monkeypatch.setattr(entries, "CHUNK_BYTES", 300)
     monkeypatch.setattr(fast_path, "TABLE_ROWS", 3)
     assert problems() == found
+    # ... nor on where the items a range's thread joins its runs into end (a few runs each, on threads).
+    ranged = _ranged(monkeypatch)
+    monkeypatch.setattr(verify, "_JOINED_BATCHES", 2)
+    assert _report(d, 2) == _report(d, 1) and [str(p) for p in verify_path(d).problems] == _report(d, 1)[1]
+    assert ranged and max(ranged) > 2
 
 
 def _ranged(monkeypatch) -> list[int]:
