@@ -42,6 +42,7 @@ prints among its mismatches, though lookups through it work.
 from __future__ import annotations
 
 import bisect
+import contextlib
 import io
 import os
 from collections.abc import Callable, Iterator
@@ -97,7 +98,7 @@ from kafkalog.log.log_dir_checks import Findings, PartitionExtent, check_log_dir
 from kafkalog.log.partition import Partition
 from kafkalog.log.segment import SegmentReader
 from kafkalog.log.segment_files import SegmentFiles
-from kafkalog.log.segment_ranges import RANGE_BYTES, read_in_ranges
+from kafkalog.log.segment_ranges import RANGE_BYTES, range_starts, read_in_ranges
 from kafkalog.log.served_log import ServedBounds, served_bounds
 from kafkalog.log.transactions import scan_transactions
 from kafkalog.model import BatchColumns, Decoder
@@ -639,9 +640,14 @@ def verify_segment(files: SegmentFiles | _SegmentSources, report: VerifyReport,
                    progress: ByteProgress | None = None) -> _LogSummary | None:
     segment = _SegmentSources.of(files) if isinstance(files, SegmentFiles) else files
     report.segments += 1
-    summary = _verify_log(segment, report, progress) if segment.log is not None else None
-    if segment.index is not None:
-        _verify_offset_index(segment, summary, report)
+    # The offset index, read once: before the log where the log is read in ranges on threads (cut at its entries),
+    # and checked after it.
+    index = _index_for_cuts(segment, report)
+    with index.opened if index is not None else contextlib.nullcontext():
+        cuts = _cuts(segment, index)
+        summary = _verify_log(segment, report, progress, cuts) if segment.log is not None else None
+        if segment.index is not None:
+            _verify_offset_index(segment, summary, report, index)
     if segment.timeindex is not None:
         _verify_time_index(segment, summary, report)
     if segment.txnindex is not None:
@@ -649,7 +655,10 @@ def verify_segment(files: SegmentFiles | _SegmentSources, report: VerifyReport,
     return summary
 
 
-def _verify_log(segment: _SegmentSources, report: VerifyReport, progress: ByteProgress | None = None) -> _LogSummary:
+def _verify_log(segment: _SegmentSources, report: VerifyReport, progress: ByteProgress | None = None,
+                cuts: list[int] | None = None) -> _LogSummary:
+    """The log's batches checked, a run at a time; read in ranges on threads from `cuts` (two or more, from
+    `_cuts`), else by one reader."""
     assert segment.log is not None  # (verify_segment reads a log only where there is one)
     name = segment.log_name or _name(segment.log)
     report.files += 1
@@ -659,7 +668,7 @@ def _verify_log(segment: _SegmentSources, report: VerifyReport, progress: BytePr
     damage: list[DamagedDataError] = []
     size = 0
     # A run of batches at a time, as columns: only the batches with a problem are looked at one by one.
-    for run in _runs_of(segment, report):
+    for run in _runs_of(segment, report, cuts or [0]):
         if isinstance(run, SegmentReader):  # a reader done: its damage, in file order after the last's
             damage += run.damage
             size = run.size
@@ -678,14 +687,17 @@ def _verify_log(segment: _SegmentSources, report: VerifyReport, progress: BytePr
                                                f"first batch's base offset {first} is below the "
                                                f"segment's base offset {segment.base_offset}",
                                                position=int(run.position[0])))
-        previous = np.concatenate(([last if last is not None else 0], run.last_offset[:-1]))
-        for i in np.flatnonzero(run.base_offset <= previous).tolist():
-            if i == 0 and last is None:
-                continue
+        # Offsets that go backwards: the run's first batch against the run before, the others within the run.
+        base_offset, last_offset = run.base_offset, run.last_offset
+        wrong = (np.flatnonzero(base_offset[1:] <= last_offset[:-1]) + 1).tolist()
+        if last is not None and base_offset[0] <= last:
+            wrong.insert(0, 0)
+        for i in wrong:
+            previous = last if i == 0 else last_offset[i - 1]
             report.problems.append(Problem(name, "log_offsets_not_increasing",
-                                           f"batch base offset {run.base_offset[i]} is not above the previous "
-                                           f"batch's last offset {previous[i]}", position=int(run.position[i])))
-        last = int(run.last_offset[-1])
+                                           f"batch base offset {base_offset[i]} is not above the previous "
+                                           f"batch's last offset {previous}", position=int(run.position[i])))
+        last = int(last_offset[-1])
         positions.append(run.position)
         last_offsets.append(run.last_offset)
         max_timestamps.append(run.max_timestamp)
@@ -701,12 +713,12 @@ def _verify_log(segment: _SegmentSources, report: VerifyReport, progress: BytePr
     return _LogSummary(size, joined(positions), joined(last_offsets), joined(max_timestamps), aborts, first, last)
 
 
-def _runs_of(segment: _SegmentSources, report: VerifyReport) -> Iterator[BatchColumns | SegmentReader]:
-    """The log's runs of batches as columns, each reader after its runs: a large segment's byte ranges on
-    `report.threads` threads (`kafkalog.log.segment_ranges`), as one reader from the start gives them."""
+def _runs_of(segment: _SegmentSources, report: VerifyReport,
+             cuts: list[int]) -> Iterator[BatchColumns | SegmentReader]:
+    """The log's runs of batches as columns, each reader after its runs: a large segment's byte ranges (from
+    `cuts`) on `report.threads` threads (`kafkalog.log.segment_ranges`), as one reader from the start gives them."""
     log = segment.log
     assert log is not None  # (verify_segment reads a log only where there is one)
-    cuts = _range_starts(segment, report)
     if len(cuts) > 1 and isinstance(log, Path):
         yield from read_in_ranges(log, cuts, _scan, report.threads, decoder=report.decoder)
         return
@@ -715,19 +727,82 @@ def _runs_of(segment: _SegmentSources, report: VerifyReport) -> Iterator[BatchCo
     yield reader
 
 
+#: Batches a range's thread joins into one item for the consumer, at most (memory and progress: the one reader
+#: that reads on where a range ran past its cut may read the rest of the segment).
+_JOINED_BATCHES = 1 << 16
+
+
 def _scan(reader: SegmentReader) -> Iterator[tuple[BatchColumns, int]]:
+    """A range's runs, joined into items of up to `_JOINED_BATCHES` batches on its thread: the consumer, a third
+    thread, takes the GIL for each item it is handed (waking up, then checking it), so it is handed a few large
+    ones, not a run at a time."""
+    runs: list[BatchColumns] = []
+    batches = 0
     for run in reader.scan_columns():
-        yield run, 64 * len(run.position)
+        runs.append(run)
+        batches += len(run.position)
+        if batches >= _JOINED_BATCHES:
+            yield _joined(runs), 64 * batches
+            runs, batches = [], 0
+    if runs:
+        yield _joined(runs), 64 * batches
 
 
-def _range_starts(segment: _SegmentSources, report: VerifyReport) -> list[int]:
-    """Where the log's ranges start: [0] (read whole, by one reader) unless it is a large file on a disk with
-    its offset index beside it and there are threads to share it."""
-    log = segment.log
-    if report.threads < 2 or not isinstance(log, Path) or not isinstance(segment.index, Path) \
-            or segment.index != log.with_suffix(file_names.INDEX_SUFFIX):
+def _joined(runs: list[BatchColumns]) -> BatchColumns:
+    """Runs of batches as one, in file order."""
+    if len(runs) == 1:
+        return runs[0]
+    def joined(column: str) -> np.ndarray:
+        return np.concatenate([getattr(r, column) for r in runs])
+
+    return BatchColumns(joined("position"), joined("end_position"), joined("base_offset"), joined("last_offset"),
+                        joined("max_timestamp"), joined("records"), [a for r in runs for a in r.aborts],
+                        [d for r in runs for d in r.damage])
+
+
+@dataclass
+class _ReadIndex:
+    """An offset index opened and read (its entries by column) before the log, to cut the log at its entries;
+    checked after the log from the same columns (`_verify_offset_index`)."""
+
+    opened: OffsetIndex
+    slots: np.ndarray
+    log_size: int
+
+
+def _index_for_cuts(segment: _SegmentSources, report: VerifyReport) -> _ReadIndex | None:
+    """The offset index, read, where the log is a large file on a disk (past two ranges) with its offset index
+    beside it and there are threads to share it; else None (and where the index does not read: its check after
+    the log says why)."""
+    log, path = segment.log, segment.index
+    if report.threads < 2 or not isinstance(log, Path) or not isinstance(path, Path) \
+            or path != log.with_suffix(file_names.INDEX_SUFFIX):
+        return None
+    try:
+        size = os.path.getsize(log)
+    except OSError:
+        return None  # (reading the log says what is wrong)
+    if size <= 2 * RANGE_BYTES:
+        return None
+    try:
+        index = OffsetIndex(path, base_offset=segment.base_offset)
+    except (KafkalogError, OSError):
+        return None
+    try:
+        return _ReadIndex(index, _entry_columns(index, report), size)
+    except (KafkalogError, OSError):
+        index.close()
+        return None
+
+
+def _cuts(segment: _SegmentSources, index: _ReadIndex | None) -> list[int]:
+    """Where the log's ranges start: [0] (read whole, by one reader) without an index read for cuts; else at its
+    trustworthy entries (`kafkalog.dataset.layout`'s), every `RANGE_BYTES` (a multiple of the scanner's chunk: a
+    range's chunks are read into its pooled buffers, not fresh memory), as `layout.index_cuts` cuts."""
+    if index is None:
         return [0]
-    return layout.index_cuts(os.fspath(log), segment.base_offset, os.path.getsize(log), RANGE_BYTES)
+    trusted = layout.trusted_offset_entries(index.slots, segment.base_offset, index.log_size)
+    return range_starts(trusted.positions, 0, index.log_size, RANGE_BYTES)
 
 
 def _entry_columns(index: OffsetIndex | TimeIndex, report: VerifyReport) -> np.ndarray:
@@ -740,10 +815,12 @@ def _entry_columns(index: OffsetIndex | TimeIndex, report: VerifyReport) -> np.n
     return fast_index.entry_columns(index)
 
 
-def _slot_problems(index: OffsetIndex | TimeIndex, name: str, report: VerifyReport, entry_name: str) -> np.ndarray:
-    """The index's entries (its slot columns up to the end marker), after the problems of its slots."""
+def _slot_problems(index: OffsetIndex | TimeIndex, name: str, report: VerifyReport, entry_name: str,
+                   slots: np.ndarray | None = None) -> np.ndarray:
+    """The index's entries (its slot columns up to the end marker, read unless given), after the problems of its
+    slots."""
     report.files += 1
-    slots = _entry_columns(index, report)
+    slots = _entry_columns(index, report) if slots is None else slots
     count = len(index)
     report.index_entries += count
     if index.trailing_bytes:
@@ -780,11 +857,14 @@ def _flagged(*conditions: np.ndarray) -> list[int]:
     return np.flatnonzero(np.logical_or.reduce(conditions)).tolist() if conditions else []
 
 
-def _verify_offset_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport) -> None:
+def _verify_offset_index(segment: _SegmentSources, log: _LogSummary | None, report: VerifyReport,
+                         read: _ReadIndex | None = None) -> None:
+    """The offset index's checks; from its entries `read` before the log, where they were (left open)."""
     assert segment.index is not None  # (verify_segment checks an index only where there is one)
     name = _name(segment.index)
-    with OffsetIndex(segment.index, base_offset=segment.base_offset) as index:
-        slots = _slot_problems(index, name, report, "offset index")
+    with contextlib.nullcontext(read.opened) if read is not None \
+            else OffsetIndex(segment.index, base_offset=segment.base_offset) as index:
+        slots = _slot_problems(index, name, report, "offset index", None if read is None else read.slots)
         offsets = segment.base_offset + slots[0]
         positions = slots[1]
         conditions = [offsets < segment.base_offset, _after(offsets, lambda a, b: a <= b)]

@@ -129,6 +129,11 @@ def offset_index_columns(segment_location: str, base_offset: int, log_size: int,
     f, location = opened
     with f, OffsetIndex(f, base_offset=base_offset, name=location) as index:
         slots = fast_index.entry_columns(index)
+    return trusted_offset_entries(slots, base_offset, log_size)
+
+
+def trusted_offset_entries(slots: np.ndarray, base_offset: int, log_size: int) -> IndexColumns:
+    """The trustworthy entries of an offset index's entry columns (`kafkalog.fast.index.entry_columns`)."""
     offsets, positions = base_offset + slots[0], slots[1]
     sound = (offsets >= base_offset) & (positions >= 0) & (positions < log_size)
     sound[1:] &= (offsets[1:] > offsets[:-1]) & (positions[1:] > positions[:-1])

@@ -1,12 +1,14 @@
 """Verification: the broken-index fixture, healthy partitions, and damage made in scratch copies."""
 from __future__ import annotations
 
+import collections
 import dataclasses
 import struct
 
 import pytest
 
 from kafkalog import verify
+from kafkalog.formats.index import OffsetIndex
 from kafkalog.model import Decoder
 from kafkalog.verify import verify_path
 from tests.log.partition.partition_expected import (
@@ -184,6 +186,11 @@ def test_offsets_that_go_backwards_are_found_in_runs_of_any_size(tmp_path, monke
     monkeypatch.setattr(entries, "CHUNK_BYTES", 300)
     monkeypatch.setattr(fast_path, "TABLE_ROWS", 3)
     assert problems() == found
+    # ... nor on where the items a range's thread joins its runs into end (a few runs each, on threads).
+    ranged = _ranged(monkeypatch)
+    monkeypatch.setattr(verify, "_JOINED_BATCHES", 2)
+    assert _report(d, 2) == _report(d, 1) and [str(p) for p in verify_path(d).problems] == _report(d, 1)[1]
+    assert ranged and max(ranged) > 2
 
 
 def _ranged(monkeypatch) -> list[int]:
@@ -226,3 +233,19 @@ def test_damage_in_a_range_is_reported_as_one_thread_reports_it(damage, tmp_path
     assert any(log.name in p or log.stem + ".index" in p for p in one[1])
     ranged = _ranged(monkeypatch)
     assert _report(log.parent, 2) == one and ranged
+
+
+def test_a_segment_read_in_ranges_reads_its_offset_index_once(monkeypatch):
+    """The offset index of a segment read in ranges on threads is read once: for the cuts and for its checks."""
+    reads: collections.Counter[str] = collections.Counter()
+    real = OffsetIndex.slot_bytes
+
+    def slot_bytes(self, count=None):
+        reads[self.name] += 1
+        return real(self, count)
+
+    monkeypatch.setattr(OffsetIndex, "slot_bytes", slot_bytes)
+    ranged = _ranged(monkeypatch)
+    report = verify_path(PARTITIONS / "orders-0", report=verify.VerifyReport(threads=2))
+    assert report.ok and ranged and max(ranged) > 2
+    assert len(reads) == report.segments and set(reads.values()) == {1}
