@@ -24,6 +24,8 @@ except ImportError:  # an install that did not compile it (a source tree never i
 AVAILABLE = engine is not None and bool(engine.AVAILABLE)
 #: The codecs (`kafka_record_batch.ksy`'s ids) of the batches `decode_group` takes.
 GROUP_CODECS = frozenset(engine.GROUP_CODECS) if engine is not None else frozenset()
+#: The columns of a usual group's record batch the engine makes (`engine.Group.record_batch`).
+GROUP_COLUMNS: tuple[str, ...] = tuple(engine.GROUP_COLUMNS) if engine is not None else ()
 #: Whether the engine was compiled: its parsers (entries, headers, messages, index slots) call no C library.
 BUILT = engine is not None
 

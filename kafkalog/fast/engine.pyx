@@ -1211,7 +1211,8 @@ def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[:
     taken is a plain one, for the next group. The walk stops after `max_rows` rows (`why` WALK_FULL, `state`
     where: `walk` goes on from there over the same sections), or before a record past Arrow's 32-bit offsets.
     `check`: the walk checks without copying (`walk`'s check mode).
-    Returns `Group`: the batches taken, their headers, the sections' results and the `Walked` rows.
+    Returns `Group`: the batches taken, their headers, the sections' results and the walk's buffers, to be wrapped
+    once (`Group.walked`, or `Group.record_batch` for the usual group).
 
     This is the product path's call for the plain v2 batches of a chunk (`kafkalog.fast.record_batch`): the
     caller wraps the finished buffers once, and reads what it does not take (damage, another codec, a batch
@@ -1233,6 +1234,7 @@ def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[:
     cdef int64_t[::1] state = state_array
     cdef Scratch w
     cdef Table t
+    cdef Group group
     cdef const uint8_t* src = &buf[0] if n else NULL
     cdef uint8_t* dst = &out[0] if out.shape[0] else NULL
     cdef const uint8_t* walked_buf = src
@@ -1273,9 +1275,48 @@ def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[:
                             &c[4, 0], &c[5, 0], &c[6, 0], &c[7, 0], &w.o, max_rows, &w.rec, &w.hdr, &w.ctl, check)
         if why == _OUT_OF_MEMORY:
             raise MemoryError()
-        return Group(taken, headers[:taken], columns[:, :taken], why, state_array, _walked(&w.o, check), full)
+        group = Group.__new__(Group)
+        group.taken, group.headers, group.columns, group.why, group.state, group.full = (
+            taken, headers[:taken], columns[:, :taken], why, state_array, full)
+        group.check, group.rows = check, w.o.rows
+        group.usual = _usual(h, c, taken, why, w.o.bad_key, check)
+        if group.usual and not check:
+            group.key = (h[0, KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE],
+                         h[0, KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION], h[0, KAFKA_RECORD_BATCH__PRODUCER_ID],
+                         h[0, KAFKA_RECORD_BATCH__PRODUCER_EPOCH], h[0, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL],
+                         h[0, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL],
+                         h[0, KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH], 2)
+        group.o = w.o  # (the group owns the walk's buffers from here: wrapped when asked for, else pooled again)
+        _empty_out(&w.o)
+        return group
     finally:
         _close(&w)
+
+
+cdef bint _usual(const int64_t[:, ::1] h, const int64_t[:, ::1] c, int64_t taken, int64_t why, int64_t bad_key,
+                 bint check) noexcept:
+    """Whether the batches `decode_group` took make the usual group (`Group.usual`): the walk done, no section
+    damaged (`c`: the sections' columns) and no control batch; for columns (not `check`), every header key UTF-8 and
+    the batch-level fields (`h`: the headers) the same in every batch."""
+    cdef int64_t i
+    cdef const int64_t* a
+    cdef const int64_t* b = &h[0, 0] if taken else NULL
+    if taken == 0 or why != _WALK_DONE or (bad_key >= 0 and not check):
+        return False
+    for i in range(taken):
+        a = &h[i, 0]
+        if c[3, i] != 0 or c[5, i] != 0 or c[7, i] >= 0 or a[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] != 0:
+            return False
+        if not check and (
+                a[KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] != b[KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE]
+                or a[KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION] != b[KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
+                or a[KAFKA_RECORD_BATCH__PRODUCER_ID] != b[KAFKA_RECORD_BATCH__PRODUCER_ID]
+                or a[KAFKA_RECORD_BATCH__PRODUCER_EPOCH] != b[KAFKA_RECORD_BATCH__PRODUCER_EPOCH]
+                or a[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL]
+                != b[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL]
+                or a[KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH] != b[KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH]):
+            return False
+    return True
 
 
 cdef int64_t _decompress_sections(int codec, const uint8_t* src, int64_t* start, int64_t* end, int64_t n,
@@ -1301,11 +1342,93 @@ cdef int64_t _decompress_sections(int codec, const uint8_t* src, int64_t* start,
     return taken
 
 
-class Group:
+#: The columns `Group.record_batch` makes from a usual group's walk (a `layout` names them -1 - their index).
+GROUP_COLUMNS = ("offset", "timestamp", "sequence", "key", "value", "headers", "batch_position")
+_INT64, _INT32, _BINARY, _STRING = pa.int64(), pa.int32(), pa.binary(), pa.string()
+
+
+cdef class Group:
     """What `decode_group` took: `taken` batches, their `headers` (a row each), the sections' `columns`
     (pos, end, count, partial, good, err, err_pos, trailing_at: `walk`'s section results), why the walk
-    stopped, its `state`, the `walked` rows, and whether it stopped taking because the group was `full`."""
+    stopped, its `state`, the walk's `rows`, and whether it stopped taking because the group was `full`.
 
-    def __init__(self, taken, headers, columns, why, state, walked, full=False):
-        self.taken, self.headers, self.columns, self.why, self.state, self.walked, self.full = (
-            taken, headers, columns, why, state, walked, full)
+    The walk's buffers stay here until they are wrapped, once: as a `Walked` (`walked`), or, for the `usual` group,
+    as the finished record batch (`record_batch`). A group let go unwrapped gives them back to the pool.
+
+    `usual`: the walk is done, no section is damaged, no batch is a control batch, and (with columns) every header
+    key is UTF-8 and every batch-level field the same in all the batches (`key`: those values, as
+    `columns.Repeated` caches their columns). Then each batch's rows are its declared records (`columns[4]`), and
+    the rows need nothing but their wrapping."""
+
+    cdef readonly object taken, headers, columns, why, state, full, key
+    cdef readonly int64_t rows
+    cdef readonly bint usual
+    cdef bint check
+    cdef bint wrapped  # (the buffers are handed out)
+    cdef object _rows  # the `Walked`, once made
+    cdef Out o
+
+    def __cinit__(self):
+        _empty_out(&self.o)
+
+    def __dealloc__(self):
+        _free_out(&self.o)
+
+    @property
+    def walked(self):
+        """The walk's rows as a `Walked` (wrapped at the first ask, GIL held)."""
+        if self._rows is None:
+            if self.wrapped:
+                raise ValueError("the group's rows were wrapped as a record batch")  # a caller's bug
+            self.wrapped = True
+            self._rows = _walked(&self.o, self.check)
+        return self._rows
+
+    def record_batch(self, constant, list layout, schema, const int64_t[::1] positions, headers_type):
+        """The usual group's rows, walked with columns, as one `pa.RecordBatch` of `schema`, from the walk's buffers
+        as they are. `layout[i]` says where column i comes from: j >= 0, column j of `constant` (a `pa.RecordBatch` of
+        at least `rows` rows: the batch-level columns, sliced), or -1 - the index of one of `GROUP_COLUMNS`, made
+        here; `positions`, each batch's file position (`batch_position`, on each of its rows); `headers_type`, the
+        `headers` column's list type."""
+        if not self.usual or self.check or self.wrapped:
+            raise ValueError("not a usual group's columns, or wrapped already")  # a caller's bug
+        cdef int64_t n = self.rows, taken = self.taken, i, j, row = 0
+        cdef const int64_t[::1] good = self.columns[4]
+        if positions.shape[0] != taken:
+            raise ValueError("a position per batch taken")  # a caller's bug
+        for i in range(taken):
+            row += good[i]
+        if row != n:
+            raise ValueError("the sections' rows do not add up to the walk's")  # a bug: the loop would write past
+        position_array = np.empty(n, dtype=np.int64)
+        cdef int64_t[::1] position = position_array
+        with nogil:
+            row = 0
+            for i in range(taken):
+                for j in range(good[i]):
+                    position[row + j] = positions[i]
+                row += good[i]
+        cdef Out* o = &self.o
+        self.wrapped = True
+        _end_bits(&o.key_valid, n, o.key_nulls)
+        _end_bits(&o.value_valid, n, o.value_nulls)
+        _end_bits(&o.header_value_valid, o.header_rows, o.header_value_nulls)
+        keys = _array(_STRING, o.header_rows, 0, None, _took(o, &o.header_key_offsets), _took(o, &o.header_key_data))
+        values = _array(_BINARY, o.header_rows, o.header_value_nulls, _took(o, &o.header_value_valid),
+                        _took(o, &o.header_value_offsets), _took(o, &o.header_value_data))
+        # (from the buffers as they are: the walk wrote them in Arrow's layout; `from_arrays` would check the
+        # offsets again, row by row)
+        struct = pa.Array.from_buffers(headers_type.value_type, o.header_rows, [None], children=[keys, values])
+        made = (
+            pa.Array.from_buffers(_INT64, n, [None, pa.py_buffer(_took(o, &o.offset))]),
+            pa.Array.from_buffers(_INT64, n, [None, pa.py_buffer(_took(o, &o.timestamp))]),
+            pa.Array.from_buffers(_INT32, n, [None, pa.py_buffer(_took(o, &o.sequence))]),
+            _array(_BINARY, n, o.key_nulls, _took(o, &o.key_valid), _took(o, &o.key_offsets), _took(o, &o.key_data)),
+            _array(_BINARY, n, o.value_nulls, _took(o, &o.value_valid), _took(o, &o.value_offsets),
+                   _took(o, &o.value_data)),
+            pa.Array.from_buffers(headers_type, n, [None, pa.py_buffer(_took(o, &o.header_offsets))],
+                                  children=[struct]),
+            pa.Array.from_buffers(_INT64, n, [None, pa.py_buffer(position_array)]),
+        )
+        constants = constant.slice(0, n).columns if constant is not None else None
+        return pa.RecordBatch.from_arrays([constants[k] if k >= 0 else made[-1 - k] for k in layout], schema=schema)

@@ -55,7 +55,8 @@ _CONTROL_CODES = {t.value: i for i, t in enumerate(sorted(KafkaControlRecord.Con
 _CONTROL_NAMES = arrays.strings([*CONTROL_NAMES, "UNKNOWN"])
 _INT64, _INT32 = pa.int64(), pa.int32()
 # (made once: a schema's fields and names are new Python objects each time they are asked for)
-_HEADER_STRUCT = SCHEMA.field("headers").type.value_type
+_HEADERS_TYPE = SCHEMA.field("headers").type
+_HEADER_STRUCT = _HEADERS_TYPE.value_type
 _NAMES, _RECORD_NAMES = SCHEMA.names, RECORD_SCHEMA.names
 _IS_CONTROL = k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL
 #: The header fields the batch-level columns are made from.
@@ -64,6 +65,21 @@ _BATCH_FIELDS = [k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE, k.KAFKA_RECOR
                  k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL, _IS_CONTROL,
                  k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH]
 _batch_fields = operator.itemgetter(*_BATCH_FIELDS)
+#: Every header field the same in all batches (what `_constant_columns` is made for).
+_UNIFORM = [True] * k.KAFKA_RECORD_BATCH__WIDTH
+#: The columns whose values are the same on all the rows of a usual walk: made once for those values
+#: (`_constant_columns`) and sliced; a usual group's others are the engine's (`compiled.GROUP_COLUMNS`).
+_CONSTANT_NAMES = [name for name in _NAMES if name not in (*compiled.GROUP_COLUMNS, "batch_position")]
+_CONSTANT_INDEX = {name: i for i, name in enumerate(_CONSTANT_NAMES)}
+
+
+def _layout(schema: pa.Schema) -> list[int]:
+    """Where each column of `schema` comes from in a usual group's record batch (`engine.Group.record_batch`)."""
+    return [-1 - compiled.GROUP_COLUMNS.index(name) if name in compiled.GROUP_COLUMNS else _CONSTANT_INDEX[name]
+            for name in schema.names]
+
+
+_LAYOUT, _RECORD_LAYOUT = _layout(SCHEMA), _layout(RECORD_SCHEMA)
 
 
 class BatchWalker:
@@ -211,7 +227,8 @@ class BatchWalker:
                 yield from self.batches(buf, view, base, entries[i:j], batch_headers[i:j], group, run)
                 i = j
                 continue
-            yield from self.walk(group, run)  # (what today's path holds goes out first)
+            if group.count or group.output is not None:
+                yield from self.walk(group, run)  # (what today's path holds goes out first)
             if codec == NONE:
                 # Groups of about GROUP_BYTES of records, walked in place in the chunk.
                 j = _group_end(data_ends, i, GROUP_BYTES)
@@ -230,7 +247,11 @@ class BatchWalker:
             if taken and codec != NONE:
                 compressed = int(batch_headers[i:i + taken, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE].sum())
                 self._ratio = max(1.0, int(found.columns[1, taken - 1]) / max(compressed, 1))
-            if taken:
+            if taken and found.usual:
+                self._usual(found, base + pos[i:i + taken], size[i:i + taken], entries[i:i + taken, ENTRY_MAGIC], run)
+                found = None  # (its buffers go back to the engine's pool when not wrapped)
+                i += taken
+            elif taken:
                 _take(group, found, base + pos[i:i + taken], size[i:i + taken], entries[i:i + taken, ENTRY_MAGIC],
                       walked_buf)
                 # (only the group holds the walk's buffers, which it lets go as soon as their rows are in the run:
@@ -242,6 +263,21 @@ class BatchWalker:
                 # Not a plain batch (damage, or records past a window): today's path says what it is.
                 yield from self.batches(buf, view, base, entries[i:i + 1], batch_headers[i:i + 1], group, run)
                 i += 1
+
+    def _usual(self, found, positions: np.ndarray, sizes: np.ndarray, magics: np.ndarray, run: RunBuilder) -> None:
+        """A group `decode_group` took whole and found usual (`engine.Group.usual`: no damage, no control batch, the
+        walk done, the batch-level fields the same in every batch): its rows wrapped once, as one record batch made
+        from the walk's buffers and the constant columns (or, without columns, counted), and its batches, all plain
+        whole ones, added in bulk; as `walk` has them, without the bookkeeping of a group."""
+        if found.rows:
+            if self.options.columns:
+                constant = self.options.repeated.batch(found.key, found.rows, self._constant_columns, self.table_rows)
+                run.add_batch(found.record_batch(
+                    constant, _RECORD_LAYOUT if self.options.record_columns_only else _LAYOUT,
+                    RECORD_SCHEMA if self.options.record_columns_only else SCHEMA, positions, _HEADERS_TYPE))
+            else:
+                run.add_rows(found.rows)
+        run.add_batches(positions, sizes, magics, found.headers, found.columns[4])
 
     def _group_output(self) -> np.ndarray:
         """The buffer compressed groups are decompressed into by the engine, reused from group to group (a group
@@ -293,7 +329,7 @@ class BatchWalker:
                 if self.options.columns:
                     lo, hi = int(walked.row_section[0]), int(walked.row_section[-1]) + 1
                     counts = rows[lo:hi] - sections.rows[lo:hi]
-                    run.add_table(pa.Table.from_batches([self.columns(batch_headers, group, walked, counts)]))
+                    run.add_batch(self.columns(batch_headers, group, walked, counts))
                 else:
                     self.controls_only(batch_headers, group, walked)
                     run.add_rows(walked.rows)
@@ -422,16 +458,25 @@ class BatchWalker:
         if all(_batch_fields(uniform)) and magics[0] == magics[-1] and (magics == magics[0]).all():
             # The usual walk: every batch-level column but `batch_position` the same on all its rows, sliced
             # from columns made once for these values (one call, not one per column).
-            constant = self.options.repeated.batch(
-                (*section_headers[0, _BATCH_FIELDS].tolist(), int(magics[0])), n,
-                lambda m: self._batch_columns(section_headers[:1], magics[:1], uniform, np.array([m]), m),
-                self.table_rows)
+            made = self.options.repeated.batch((*section_headers[0, _BATCH_FIELDS].tolist(), int(magics[0])), n,
+                                               self._constant_columns, self.table_rows)
+            constant = made.slice(0, n).columns
             return pa.RecordBatch.from_arrays([record_columns[name] if name in record_columns else
-                                               positions if name == "batch_position" else constant[name]
-                                               for name in _NAMES], schema=SCHEMA)
+                                               positions if name == "batch_position" else
+                                               constant[_CONSTANT_INDEX[name]] for name in _NAMES], schema=SCHEMA)
         columns = {**record_columns, **self._batch_columns(section_headers, magics, uniform, counts, n),
                    "batch_position": positions}
         return pa.RecordBatch.from_arrays([columns[name] for name in _NAMES], schema=SCHEMA)
+
+    def _constant_columns(self, key: tuple, m: int) -> dict[str, pa.Array]:
+        """The columns of m rows of a walk whose batches' fields are all the same (`key`: the `_BATCH_FIELDS` and the
+        magic), in `_CONSTANT_NAMES`' order: the batch-level ones but `batch_position`, and `control_type` (null:
+        a usual walk has no control batch)."""
+        header = np.zeros((1, k.KAFKA_RECORD_BATCH__WIDTH), dtype=np.int64)
+        header[0, _BATCH_FIELDS] = key[:-1]
+        columns = {**self._batch_columns(header, np.array(key[-1:]), _UNIFORM, np.array([m]), m),
+                   "control_type": self.options.repeated.column(None, pa.string(), m)}
+        return {name: columns[name] for name in _CONSTANT_NAMES}
 
     def _batch_columns(self, section_headers: np.ndarray, magics: np.ndarray, uniform: list[bool], counts: np.ndarray,
                        n: int) -> dict[str, pa.Array]:
