@@ -68,6 +68,12 @@ def decode_group(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: np.nda
                                check)
 
 
+def constants(batch: pa.RecordBatch):
+    """`engine.Constants`: a record batch of constant columns (each all null or none null) exported once, for
+    `engine.Group.record_batch` to slice."""
+    return engine.Constants(batch)
+
+
 def scan_entries(buf: np.ndarray, pos: int, start_limit: int, max_entry: int, out: np.ndarray) -> tuple[int, int, int]:
     """The entry scan (a `kafkalog.entries.ChunkScan`): entries whole in buf[pos:], starting before `start_limit`,
     into `out` (position, size, magic); (entries, position reached, why it stopped)."""

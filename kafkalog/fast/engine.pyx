@@ -1342,9 +1342,95 @@ cdef int64_t _decompress_sections(int codec, const uint8_t* src, int64_t* start,
     return taken
 
 
-#: The columns `Group.record_batch` makes from a usual group's walk (a `layout` names them -1 - their index).
+#: The columns of a usual group's record batch the engine makes (a `layout` names them -1 - their index).
 GROUP_COLUMNS = ("offset", "timestamp", "sequence", "key", "value", "headers", "batch_position")
-_INT64, _INT32, _BINARY, _STRING = pa.int64(), pa.int32(), pa.binary(), pa.string()
+
+
+# -- a usual group's record batch, handed to Arrow through its C data interface -----------------------------------
+
+from cpython.ref cimport PyObject, Py_INCREF, Py_DECREF
+
+
+# Arrow's C data interface (https://arrow.apache.org/docs/format/CDataInterface.html): the struct a producer fills.
+cdef struct ArrowArray:
+    int64_t length
+    int64_t null_count
+    int64_t offset
+    int64_t n_buffers
+    int64_t n_children
+    const void** buffers
+    ArrowArray** children
+    ArrowArray* dictionary
+    void (*release)(ArrowArray*) noexcept nogil
+    void* private_data
+
+
+cdef enum:
+    _MAX_ARRAYS = 40  # a record batch's columns, the headers' struct and its two children, and the batch itself
+
+
+# One record batch's arrays and their buffers' addresses, in one block; `owner` holds what the buffers are in.
+cdef struct Exported:
+    ArrowArray arrays[_MAX_ARRAYS]  # the columns, then the headers' struct and its key and value; the batch last
+    ArrowArray* children[_MAX_ARRAYS]
+    const void* buffers[_MAX_ARRAYS][3]
+    PyObject* owner
+
+
+cdef void _release_child(ArrowArray* a) noexcept nogil:
+    a.release = NULL
+
+
+cdef void _release_batch(ArrowArray* a) noexcept nogil:
+    """The record batch let go by Arrow (in any thread): the buffers' owner with it."""
+    cdef Exported* e = <Exported*>a.private_data
+    a.release = NULL
+    with gil:
+        Py_DECREF(<object>e.owner)
+    free(e)
+
+
+cdef class Constants:
+    """A record batch of constant columns (`columns.Repeated.batch`), exported once through Arrow's C data interface:
+    the columns `Group.record_batch` slices for each usual group, without a Python object per column."""
+
+    cdef ArrowArray exported
+    cdef bint all_null[_MAX_ARRAYS]  # each column's rows: all null, or none (the export may not know its count)
+    cdef readonly object batch
+
+    def __cinit__(self, batch):
+        self.exported.release = NULL
+        if batch.num_columns > _MAX_ARRAYS:
+            raise ValueError("too many columns")  # a caller's bug
+        for i, column in enumerate(batch.columns):
+            if column.null_count not in (0, len(column)):
+                raise ValueError("a column neither all null nor without nulls")  # a caller's bug
+            self.all_null[i] = column.null_count != 0
+        batch._export_to_c(<uintptr_t>&self.exported)
+        self.batch = batch  # (what the exported buffers are in)
+
+    def __dealloc__(self):
+        if self.exported.release != NULL:
+            self.exported.release(&self.exported)
+
+
+cdef inline void _fixed(ArrowArray* a, const void** b, int64_t n, const void* data) noexcept:
+    """A column of n fixed-width values, none null."""
+    a.length, a.null_count, a.offset, a.n_buffers, a.n_children = n, 0, 0, 2, 0
+    b[0], b[1] = NULL, data
+
+
+cdef inline void _binary(ArrowArray* a, const void** b, int64_t n, int64_t nulls, const void* valid,
+                         const void* offsets, const void* data) noexcept:
+    """A binary (or string) column of n values, `nulls` of them null."""
+    a.length, a.null_count, a.offset, a.n_buffers, a.n_children = n, nulls, 0, 3, 0
+    b[0], b[1], b[2] = valid if nulls else NULL, offsets, data
+
+
+cdef inline const void* _lent(list owner, Block block):
+    """The block's address; the block is held by `owner` until Arrow lets the record batch go."""
+    owner.append(block)
+    return block.data
 
 
 cdef class Group:
@@ -1384,51 +1470,96 @@ cdef class Group:
             self._rows = _walked(&self.o, self.check)
         return self._rows
 
-    def record_batch(self, constant, list layout, schema, const int64_t[::1] positions, headers_type):
+    def record_batch(self, Constants constants, list layout, schema, const int64_t[::1] positions):
         """The usual group's rows, walked with columns, as one `pa.RecordBatch` of `schema`, from the walk's buffers
-        as they are. `layout[i]` says where column i comes from: j >= 0, column j of `constant` (a `pa.RecordBatch` of
-        at least `rows` rows: the batch-level columns, sliced), or -1 - the index of one of `GROUP_COLUMNS`, made
-        here; `positions`, each batch's file position (`batch_position`, on each of its rows); `headers_type`, the
-        `headers` column's list type."""
+        as they are, handed to Arrow in one call (its C data interface: no Python object per column). `layout[i]` says
+        where column i comes from: j >= 0, column j of `constants` (of at least `rows` rows: the batch-level columns,
+        their first `rows` rows), or -1 - the index of one of `GROUP_COLUMNS`, made here; `positions`, each batch's
+        file position (`batch_position`, on each of its rows)."""
+        cdef int64_t n = self.rows, taken = self.taken, i, j, row = 0, ncols = len(layout), k
+        cdef const int64_t[::1] good = self.columns[4]
+        cdef Out* o = &self.o
+        cdef ArrowArray* src = &constants.exported
         if not self.usual or self.check or self.wrapped:
             raise ValueError("not a usual group's columns, or wrapped already")  # a caller's bug
-        cdef int64_t n = self.rows, taken = self.taken, i, j, row = 0
-        cdef const int64_t[::1] good = self.columns[4]
-        if positions.shape[0] != taken:
-            raise ValueError("a position per batch taken")  # a caller's bug
+        if positions.shape[0] != taken or o.row_section.size != 8 * n or ncols + 4 > _MAX_ARRAYS:
+            raise ValueError("a position per batch taken, a section per row")  # a caller's bug
+        for i in range(ncols):
+            k = layout[i]
+            if not -len(GROUP_COLUMNS) <= k < src.n_children:
+                raise ValueError(f"no column {k}")  # a caller's bug
         for i in range(taken):
             row += good[i]
-        if row != n:
-            raise ValueError("the sections' rows do not add up to the walk's")  # a bug: the loop would write past
-        position_array = np.empty(n, dtype=np.int64)
-        cdef int64_t[::1] position = position_array
+        if row != n or src.length < n:
+            raise ValueError("the sections' rows do not add up to the walk's, or too few constant rows")  # a bug
+        # Each row's section becomes its batch's position, in place: `batch_position`, in memory the walk wrote
+        # (the rows of each section are consecutive, in order).
+        cdef int64_t* position = <int64_t*>o.row_section.data
+        cdef int64_t value
         with nogil:
-            row = 0
             for i in range(taken):
+                value = positions[i]
                 for j in range(good[i]):
-                    position[row + j] = positions[i]
-                row += good[i]
-        cdef Out* o = &self.o
+                    position[j] = value
+                position += good[i]
         self.wrapped = True
         _end_bits(&o.key_valid, n, o.key_nulls)
         _end_bits(&o.value_valid, n, o.value_nulls)
         _end_bits(&o.header_value_valid, o.header_rows, o.header_value_nulls)
-        keys = _array(_STRING, o.header_rows, 0, None, _took(o, &o.header_key_offsets), _took(o, &o.header_key_data))
-        values = _array(_BINARY, o.header_rows, o.header_value_nulls, _took(o, &o.header_value_valid),
-                        _took(o, &o.header_value_offsets), _took(o, &o.header_value_data))
-        # (from the buffers as they are: the walk wrote them in Arrow's layout; `from_arrays` would check the
-        # offsets again, row by row)
-        struct = pa.Array.from_buffers(headers_type.value_type, o.header_rows, [None], children=[keys, values])
-        made = (
-            pa.Array.from_buffers(_INT64, n, [None, pa.py_buffer(_took(o, &o.offset))]),
-            pa.Array.from_buffers(_INT64, n, [None, pa.py_buffer(_took(o, &o.timestamp))]),
-            pa.Array.from_buffers(_INT32, n, [None, pa.py_buffer(_took(o, &o.sequence))]),
-            _array(_BINARY, n, o.key_nulls, _took(o, &o.key_valid), _took(o, &o.key_offsets), _took(o, &o.key_data)),
-            _array(_BINARY, n, o.value_nulls, _took(o, &o.value_valid), _took(o, &o.value_offsets),
-                   _took(o, &o.value_data)),
-            pa.Array.from_buffers(headers_type, n, [None, pa.py_buffer(_took(o, &o.header_offsets))],
-                                  children=[struct]),
-            pa.Array.from_buffers(_INT64, n, [None, pa.py_buffer(position_array)]),
-        )
-        constants = constant.slice(0, n).columns if constant is not None else None
-        return pa.RecordBatch.from_arrays([constants[k] if k >= 0 else made[-1 - k] for k in layout], schema=schema)
+        cdef Exported* e = <Exported*>malloc(sizeof(Exported))
+        if e == NULL:
+            raise MemoryError()
+        owner = [constants]
+        e.owner = <PyObject*>owner
+        Py_INCREF(owner)
+        cdef ArrowArray* root = &e.arrays[_MAX_ARRAYS - 1]
+        cdef ArrowArray* a
+        cdef const void** b
+        cdef ArrowArray* c
+        for i in range(ncols + 3):
+            e.arrays[i].buffers, e.arrays[i].children = e.buffers[i], NULL
+            e.arrays[i].dictionary, e.arrays[i].release, e.arrays[i].private_data = NULL, _release_child, NULL
+        for i in range(ncols):
+            a, b, k = &e.arrays[i], e.buffers[i], layout[i]
+            e.children[i] = a
+            if k >= 0:  # a constant column: its first n rows
+                c = src.children[k]
+                a.length, a.offset, a.n_buffers, a.n_children = n, c.offset, c.n_buffers, 0
+                a.null_count = n if constants.all_null[k] else 0
+                for j in range(c.n_buffers):
+                    b[j] = c.buffers[j]
+            elif k == -1:
+                _fixed(a, b, n, _lent(owner, _took(o, &o.offset)))
+            elif k == -2:
+                _fixed(a, b, n, _lent(owner, _took(o, &o.timestamp)))
+            elif k == -3:
+                _fixed(a, b, n, _lent(owner, _took(o, &o.sequence)))
+            elif k == -4:
+                _binary(a, b, n, o.key_nulls, _lent(owner, _took(o, &o.key_valid)),
+                        _lent(owner, _took(o, &o.key_offsets)), _lent(owner, _took(o, &o.key_data)))
+            elif k == -5:
+                _binary(a, b, n, o.value_nulls, _lent(owner, _took(o, &o.value_valid)),
+                        _lent(owner, _took(o, &o.value_offsets)), _lent(owner, _took(o, &o.value_data)))
+            elif k == -6:
+                # list<struct<key: string, value: binary>>: the list's offsets, the struct, its two children
+                a.length, a.null_count, a.offset, a.n_buffers, a.n_children = n, 0, 0, 2, 1
+                b[0], b[1] = NULL, _lent(owner, _took(o, &o.header_offsets))
+                a.children = &e.children[ncols]
+                c = &e.arrays[ncols]
+                e.children[ncols] = c
+                c.length, c.null_count, c.offset, c.n_buffers, c.n_children = o.header_rows, 0, 0, 1, 2
+                c.buffers[0] = NULL
+                c.children = &e.children[ncols + 1]
+                e.children[ncols + 1], e.children[ncols + 2] = &e.arrays[ncols + 1], &e.arrays[ncols + 2]
+                _binary(&e.arrays[ncols + 1], e.buffers[ncols + 1], o.header_rows, 0, NULL,
+                        _lent(owner, _took(o, &o.header_key_offsets)), _lent(owner, _took(o, &o.header_key_data)))
+                _binary(&e.arrays[ncols + 2], e.buffers[ncols + 2], o.header_rows, o.header_value_nulls,
+                        _lent(owner, _took(o, &o.header_value_valid)), _lent(owner, _took(o, &o.header_value_offsets)),
+                        _lent(owner, _took(o, &o.header_value_data)))
+            else:
+                _fixed(a, b, n, _lent(owner, _took(o, &o.row_section)))
+        root.length, root.null_count, root.offset, root.n_buffers, root.n_children = n, 0, 0, 1, ncols
+        root.buffers, root.children = e.buffers[_MAX_ARRAYS - 1], e.children
+        root.buffers[0] = NULL
+        root.dictionary, root.release, root.private_data = NULL, _release_batch, e
+        return pa.RecordBatch._import_from_c(<uintptr_t>root, schema)  # (Arrow calls `release` when done with it)

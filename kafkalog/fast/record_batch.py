@@ -55,8 +55,7 @@ _CONTROL_CODES = {t.value: i for i, t in enumerate(sorted(KafkaControlRecord.Con
 _CONTROL_NAMES = arrays.strings([*CONTROL_NAMES, "UNKNOWN"])
 _INT64, _INT32 = pa.int64(), pa.int32()
 # (made once: a schema's fields and names are new Python objects each time they are asked for)
-_HEADERS_TYPE = SCHEMA.field("headers").type
-_HEADER_STRUCT = _HEADERS_TYPE.value_type
+_HEADER_STRUCT = SCHEMA.field("headers").type.value_type
 _NAMES, _RECORD_NAMES = SCHEMA.names, RECORD_SCHEMA.names
 _IS_CONTROL = k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL
 #: The header fields the batch-level columns are made from.
@@ -95,6 +94,7 @@ class BatchWalker:
         self._decompressed: np.ndarray | None = None
         self._no_output = np.empty(0, dtype=np.uint8)
         self._ratio = 1.0  # decompressed bytes per compressed byte in the last compressed group
+        self._constants = None  # the constant columns of the last usual group, exported (`compiled.constants`)
 
     def batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, batch_headers: np.ndarray,
                  group: Group, run: RunBuilder, magic_damage: list[DamagedDataError] | None = None
@@ -272,9 +272,11 @@ class BatchWalker:
         if found.rows:
             if self.options.columns:
                 constant = self.options.repeated.batch(found.key, found.rows, self._constant_columns, self.table_rows)
+                if self._constants is None or self._constants.batch is not constant:
+                    self._constants = compiled.constants(constant)  # (once per set of values, not per group)
                 run.add_batch(found.record_batch(
-                    constant, _RECORD_LAYOUT if self.options.record_columns_only else _LAYOUT,
-                    RECORD_SCHEMA if self.options.record_columns_only else SCHEMA, positions, _HEADERS_TYPE))
+                    self._constants, _RECORD_LAYOUT if self.options.record_columns_only else _LAYOUT,
+                    RECORD_SCHEMA if self.options.record_columns_only else SCHEMA, positions))
             else:
                 run.add_rows(found.rows)
         run.add_batches(positions, sizes, magics, found.headers, found.columns[4])
