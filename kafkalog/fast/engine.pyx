@@ -27,7 +27,9 @@ messages or slots, and the copies into Arrow's layout; each call runs without th
   buffers once per walk;
 * `decode_group`: a whole group (headers, CRC-32C, decompression, the walk) in one call: the product path's call
   for the plain v2 batches of a chunk (`kafkalog.fast.record_batch.BatchWalker.plain_batches`), which wraps the
-  finished buffers once per group; its contract is in its docstring.
+  finished buffers once per group; its contract is in its docstring. The usual group (`Group.usual`) is wrapped by
+  `Group.record_batch` into its finished record batch, handed to Arrow in one call through Arrow's C data interface
+  (with the constant columns, exported once: `Constants`); any other, as a `Walked`.
 
 The codecs' and the CRC's C functions are found by address in the packages' extension modules when this
 module is imported; `AVAILABLE` is False where one is missing, `GZIP_AVAILABLE` where ISA-L's inflate is
@@ -1458,7 +1460,8 @@ cdef class Group:
         _empty_out(&self.o)
 
     def __dealloc__(self):
-        _free_out(&self.o)
+        with nogil:  # (buffers not wrapped, given back to the pool: the ends of pooled ones to the kernel)
+            _free_out(&self.o)
 
     @property
     def walked(self):
