@@ -11,8 +11,9 @@ batch) into one output buffer reused by groups of about 4 MiB of records;
 then the engine's `walk` parses every record of a group in one compiled call, with Kafka's offset, timestamp
 and sequence rules, into Arrow's buffers. A group of plain batches without damage, control batch or differing
 batch-level fields (the usual one) is decoded, walked and made into its record batch by the engine, its batches
-added to the run in bulk (`BatchWalker._usual`): Python touches it once. Damage the engine finds (a record that does not parse, bytes after a
-record or after the declared records, a control key that does not parse) is worded by
+added to the run in bulk (`BatchWalker._usual`): Python touches it once.
+Damage the engine finds (a record that does not parse, bytes after a record or after the declared records, a
+control key that does not parse) is worded by
 `kafkalog.formats.record_batch`, and the record that does not parse is shown to the Kaitai parser to say what
 is wrong with it, so both paths give the same rows and the same damage.
 """
