@@ -21,7 +21,9 @@ number of cores (Amdahl: N threads reach at most 1 / (held + (1 - held) / N) tim
 the reading's own CPU time (`time.thread_time`, so the machine's other load does not count): what runs
 inside the engine's functions (`kafkalog.fast.engine`, whose work is done in `with nogil` blocks; each is
 wrapped for the count, wherever it is called from) and inside file reads is GIL-free; everything else is
-counted as held, by layer (an upper bound: Arrow's and numpy's
+counted as held, by layer: the methods of the engine's classes too (`Group.record_batch`, which hands a usual group's
+buffers to Arrow, and `Group.walked`, which wraps any other's, hold the GIL; they are not wrapped, so their time is
+their caller's; `engine.walk`, which wraps its rows itself, is counted GIL-free whole) (an upper bound: Arrow's and numpy's
 kernels inside it release the GIL too; cProfile's own cost, about 1 us a call, is in it as well). The same count
 for one thread's `kafkalog verify` and `kafkalog dump` of the segment (dump's compiled line writers,
 `kafkalog.fast.lines`, counted as GIL-free as the engine's functions are), unless --skip-commands.

@@ -98,17 +98,18 @@ class Repeated:
         self._names: dict[int, tuple[pa.Array, list]] = {}  # (by the names' id: each array is kept with its list)
         self._batches: dict[tuple, pa.RecordBatch] = {}
 
-    def batch(self, key: tuple, n: int, build: Callable[[int], dict[str, pa.Array]], least: int = 4096
-              ) -> dict[str, pa.Array]:
-        """Columns of n rows whose values `key` says, made by `build(m)` with m >= n rows (at least `least`: a walk's
-        most) once for the key and sliced: one call per walk for all of a walk's constant columns."""
+    def batch(self, key: tuple, n: int, build: Callable[[tuple, int], dict[str, pa.Array]], least: int = 4096
+              ) -> pa.RecordBatch:
+        """Columns of n rows or more whose values `key` says, made by `build(key, m)` with m >= n rows (at least
+        `least`: a walk's most) once for the key: its first n rows are the ones (one slice for all of a walk's
+        constant columns)."""
         made = self._batches.get(key)
         if made is None or made.num_rows < n:
             if len(self._batches) >= _HELD_BATCHES:
                 self._batches.clear()  # (many different values: each walk's are made anew, as without this)
             m = max(n, 2 * made.num_rows if made is not None else least)
-            made = self._batches[key] = pa.RecordBatch.from_pydict(build(m))
-        return dict(zip(made.schema.names, made.slice(0, n).columns, strict=True))
+            made = self._batches[key] = pa.RecordBatch.from_pydict(build(key, m))
+        return made
 
     def column(self, value, type_: pa.DataType, n: int) -> pa.Array:
         """`value` (None for null) on n rows."""

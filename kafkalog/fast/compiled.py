@@ -24,6 +24,8 @@ except ImportError:  # an install that did not compile it (a source tree never i
 AVAILABLE = engine is not None and bool(engine.AVAILABLE)
 #: The codecs (`kafka_record_batch.ksy`'s ids) of the batches `decode_group` takes.
 GROUP_CODECS = frozenset(engine.GROUP_CODECS) if engine is not None else frozenset()
+#: The columns of a usual group's record batch the engine makes (`engine.Group.record_batch`).
+GROUP_COLUMNS: tuple[str, ...] = tuple(engine.GROUP_COLUMNS) if engine is not None else ()
 #: Whether the engine was compiled: its parsers (entries, headers, messages, index slots) call no C library.
 BUILT = engine is not None
 
@@ -64,6 +66,12 @@ def decode_group(buf: np.ndarray, pos: np.ndarray, size: np.ndarray, out: np.nda
     GIL; an `engine.Group`. `check`: the walk checks every record without copying it (`engine.walk`'s)."""
     return engine.decode_group(buf, pos, np.ascontiguousarray(size, dtype=np.int64), out, room, max_rows, group_bytes,
                                check)
+
+
+def constants(batch: pa.RecordBatch):
+    """`engine.Constants`: a record batch of constant columns (each all null or none null) exported once, for
+    `engine.Group.record_batch` to slice."""
+    return engine.Constants(batch)
 
 
 def scan_entries(buf: np.ndarray, pos: int, start_limit: int, max_entry: int, out: np.ndarray) -> tuple[int, int, int]:

@@ -27,7 +27,9 @@ messages or slots, and the copies into Arrow's layout; each call runs without th
   buffers once per walk;
 * `decode_group`: a whole group (headers, CRC-32C, decompression, the walk) in one call: the product path's call
   for the plain v2 batches of a chunk (`kafkalog.fast.record_batch.BatchWalker.plain_batches`), which wraps the
-  finished buffers once per group; its contract is in its docstring.
+  finished buffers once per group; its contract is in its docstring. The usual group (`Group.usual`) is wrapped by
+  `Group.record_batch` into its finished record batch, handed to Arrow in one call through Arrow's C data interface
+  (with the constant columns, exported once: `Constants`); any other, as a `Walked`.
 
 The codecs' and the CRC's C functions are found by address in the packages' extension modules when this
 module is imported; `AVAILABLE` is False where one is missing, `GZIP_AVAILABLE` where ISA-L's inflate is
@@ -1211,7 +1213,8 @@ def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[:
     taken is a plain one, for the next group. The walk stops after `max_rows` rows (`why` WALK_FULL, `state`
     where: `walk` goes on from there over the same sections), or before a record past Arrow's 32-bit offsets.
     `check`: the walk checks without copying (`walk`'s check mode).
-    Returns `Group`: the batches taken, their headers, the sections' results and the `Walked` rows.
+    Returns `Group`: the batches taken, their headers, the sections' results and the walk's buffers, to be wrapped
+    once (`Group.walked`, or `Group.record_batch` for the usual group).
 
     This is the product path's call for the plain v2 batches of a chunk (`kafkalog.fast.record_batch`): the
     caller wraps the finished buffers once, and reads what it does not take (damage, another codec, a batch
@@ -1233,6 +1236,7 @@ def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[:
     cdef int64_t[::1] state = state_array
     cdef Scratch w
     cdef Table t
+    cdef Group group
     cdef const uint8_t* src = &buf[0] if n else NULL
     cdef uint8_t* dst = &out[0] if out.shape[0] else NULL
     cdef const uint8_t* walked_buf = src
@@ -1273,9 +1277,48 @@ def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[:
                             &c[4, 0], &c[5, 0], &c[6, 0], &c[7, 0], &w.o, max_rows, &w.rec, &w.hdr, &w.ctl, check)
         if why == _OUT_OF_MEMORY:
             raise MemoryError()
-        return Group(taken, headers[:taken], columns[:, :taken], why, state_array, _walked(&w.o, check), full)
+        group = Group.__new__(Group)
+        group.taken, group.headers, group.columns, group.why, group.state, group.full = (
+            taken, headers[:taken], columns[:, :taken], why, state_array, full)
+        group.check, group.rows = check, w.o.rows
+        group.usual = _usual(h, c, taken, why, w.o.bad_key, check)
+        if group.usual and not check:
+            group.key = (h[0, KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE],
+                         h[0, KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION], h[0, KAFKA_RECORD_BATCH__PRODUCER_ID],
+                         h[0, KAFKA_RECORD_BATCH__PRODUCER_EPOCH], h[0, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL],
+                         h[0, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL],
+                         h[0, KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH], 2)
+        group.o = w.o  # (the group owns the walk's buffers from here: wrapped when asked for, else pooled again)
+        _empty_out(&w.o)
+        return group
     finally:
         _close(&w)
+
+
+cdef bint _usual(const int64_t[:, ::1] h, const int64_t[:, ::1] c, int64_t taken, int64_t why, int64_t bad_key,
+                 bint check) noexcept:
+    """Whether the batches `decode_group` took make the usual group (`Group.usual`): the walk done, no section
+    damaged (`c`: the sections' columns) and no control batch; for columns (not `check`), every header key UTF-8 and
+    the batch-level fields (`h`: the headers) the same in every batch."""
+    cdef int64_t i
+    cdef const int64_t* a
+    cdef const int64_t* b = &h[0, 0] if taken else NULL
+    if taken == 0 or why != _WALK_DONE or (bad_key >= 0 and not check):
+        return False
+    for i in range(taken):
+        a = &h[i, 0]
+        if c[3, i] != 0 or c[5, i] != 0 or c[7, i] >= 0 or a[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] != 0:
+            return False
+        if not check and (
+                a[KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] != b[KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE]
+                or a[KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION] != b[KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
+                or a[KAFKA_RECORD_BATCH__PRODUCER_ID] != b[KAFKA_RECORD_BATCH__PRODUCER_ID]
+                or a[KAFKA_RECORD_BATCH__PRODUCER_EPOCH] != b[KAFKA_RECORD_BATCH__PRODUCER_EPOCH]
+                or a[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL]
+                != b[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL]
+                or a[KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH] != b[KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH]):
+            return False
+    return True
 
 
 cdef int64_t _decompress_sections(int codec, const uint8_t* src, int64_t* start, int64_t* end, int64_t n,
@@ -1301,11 +1344,225 @@ cdef int64_t _decompress_sections(int codec, const uint8_t* src, int64_t* start,
     return taken
 
 
-class Group:
+#: The columns of a usual group's record batch the engine makes (a `layout` names them -1 - their index).
+GROUP_COLUMNS = ("offset", "timestamp", "sequence", "key", "value", "headers", "batch_position")
+
+
+# -- a usual group's record batch, handed to Arrow through its C data interface -----------------------------------
+
+from cpython.ref cimport PyObject, Py_INCREF, Py_DECREF
+
+
+# Arrow's C data interface (https://arrow.apache.org/docs/format/CDataInterface.html): the struct a producer fills.
+cdef struct ArrowArray:
+    int64_t length
+    int64_t null_count
+    int64_t offset
+    int64_t n_buffers
+    int64_t n_children
+    const void** buffers
+    ArrowArray** children
+    ArrowArray* dictionary
+    void (*release)(ArrowArray*) noexcept nogil
+    void* private_data
+
+
+cdef enum:
+    _MAX_ARRAYS = 40  # a record batch's columns, the headers' struct and its two children, and the batch itself
+
+
+# One record batch's arrays and their buffers' addresses, in one block; `owner` holds what the buffers are in.
+cdef struct Exported:
+    ArrowArray arrays[_MAX_ARRAYS]  # the columns, then the headers' struct and its key and value; the batch last
+    ArrowArray* children[_MAX_ARRAYS]
+    const void* buffers[_MAX_ARRAYS][3]
+    PyObject* owner
+
+
+cdef void _release_child(ArrowArray* a) noexcept nogil:
+    a.release = NULL
+
+
+cdef void _release_batch(ArrowArray* a) noexcept nogil:
+    """The record batch let go by Arrow (in any thread): the buffers' owner with it."""
+    cdef Exported* e = <Exported*>a.private_data
+    a.release = NULL
+    with gil:
+        Py_DECREF(<object>e.owner)
+    free(e)
+
+
+cdef class Constants:
+    """A record batch of constant columns (`columns.Repeated.batch`), exported once through Arrow's C data interface:
+    the columns `Group.record_batch` slices for each usual group, without a Python object per column."""
+
+    cdef ArrowArray exported
+    cdef bint all_null[_MAX_ARRAYS]  # each column's rows: all null, or none (the export may not know its count)
+    cdef readonly object batch
+
+    def __cinit__(self, batch):
+        self.exported.release = NULL
+        if batch.num_columns > _MAX_ARRAYS:
+            raise ValueError("too many columns")  # a caller's bug
+        for i, column in enumerate(batch.columns):
+            if column.null_count not in (0, len(column)):
+                raise ValueError("a column neither all null nor without nulls")  # a caller's bug
+            self.all_null[i] = column.null_count != 0
+        batch._export_to_c(<uintptr_t>&self.exported)
+        self.batch = batch  # (what the exported buffers are in)
+
+    def __dealloc__(self):
+        if self.exported.release != NULL:
+            self.exported.release(&self.exported)
+
+
+cdef inline void _fixed(ArrowArray* a, const void** b, int64_t n, const void* data) noexcept:
+    """A column of n fixed-width values, none null."""
+    a.length, a.null_count, a.offset, a.n_buffers, a.n_children = n, 0, 0, 2, 0
+    b[0], b[1] = NULL, data
+
+
+cdef inline void _binary(ArrowArray* a, const void** b, int64_t n, int64_t nulls, const void* valid,
+                         const void* offsets, const void* data) noexcept:
+    """A binary (or string) column of n values, `nulls` of them null."""
+    a.length, a.null_count, a.offset, a.n_buffers, a.n_children = n, nulls, 0, 3, 0
+    b[0], b[1], b[2] = valid if nulls else NULL, offsets, data
+
+
+cdef inline const void* _lent(list owner, Block block):
+    """The block's address; the block is held by `owner` until Arrow lets the record batch go."""
+    owner.append(block)
+    return block.data
+
+
+cdef class Group:
     """What `decode_group` took: `taken` batches, their `headers` (a row each), the sections' `columns`
     (pos, end, count, partial, good, err, err_pos, trailing_at: `walk`'s section results), why the walk
-    stopped, its `state`, the `walked` rows, and whether it stopped taking because the group was `full`."""
+    stopped, its `state`, the walk's `rows`, and whether it stopped taking because the group was `full`.
 
-    def __init__(self, taken, headers, columns, why, state, walked, full=False):
-        self.taken, self.headers, self.columns, self.why, self.state, self.walked, self.full = (
-            taken, headers, columns, why, state, walked, full)
+    The walk's buffers stay here until they are wrapped, once: as a `Walked` (`walked`), or, for the `usual` group,
+    as the finished record batch (`record_batch`). A group let go unwrapped gives them back to the pool.
+
+    `usual`: the walk is done, no section is damaged, no batch is a control batch, and (with columns) every header
+    key is UTF-8 and every batch-level field the same in all the batches (`key`: those values, as
+    `columns.Repeated` caches their columns). Then each batch's rows are its declared records (`columns[4]`), and
+    the rows need nothing but their wrapping."""
+
+    cdef readonly object taken, headers, columns, why, state, full, key
+    cdef readonly int64_t rows
+    cdef readonly bint usual
+    cdef bint check
+    cdef bint wrapped  # (the buffers are handed out)
+    cdef object _rows  # the `Walked`, once made
+    cdef Out o
+
+    def __cinit__(self):
+        _empty_out(&self.o)
+
+    def __dealloc__(self):
+        with nogil:  # (buffers not wrapped, given back to the pool: the ends of pooled ones to the kernel)
+            _free_out(&self.o)
+
+    @property
+    def walked(self):
+        """The walk's rows as a `Walked` (wrapped at the first ask, GIL held)."""
+        if self._rows is None:
+            if self.wrapped:
+                raise ValueError("the group's rows were wrapped as a record batch")  # a caller's bug
+            self.wrapped = True
+            self._rows = _walked(&self.o, self.check)
+        return self._rows
+
+    def record_batch(self, Constants constants, list layout, schema, const int64_t[::1] positions):
+        """The usual group's rows, walked with columns, as one `pa.RecordBatch` of `schema`, from the walk's buffers
+        as they are, handed to Arrow in one call (its C data interface: no Python object per column). `layout[i]` says
+        where column i comes from: j >= 0, column j of `constants` (of at least `rows` rows: the batch-level columns,
+        their first `rows` rows), or -1 - the index of one of `GROUP_COLUMNS`, made here; `positions`, each batch's
+        file position (`batch_position`, on each of its rows)."""
+        cdef int64_t n = self.rows, taken = self.taken, i, j, row = 0, ncols = len(layout), k
+        cdef const int64_t[::1] good = self.columns[4]
+        cdef Out* o = &self.o
+        cdef ArrowArray* src = &constants.exported
+        if not self.usual or self.check or self.wrapped:
+            raise ValueError("not a usual group's columns, or wrapped already")  # a caller's bug
+        if positions.shape[0] != taken or o.row_section.size != 8 * n or ncols + 4 > _MAX_ARRAYS:
+            raise ValueError("a position per batch taken, a section per row")  # a caller's bug
+        for i in range(ncols):
+            k = layout[i]
+            if not -len(GROUP_COLUMNS) <= k < src.n_children:
+                raise ValueError(f"no column {k}")  # a caller's bug
+        for i in range(taken):
+            row += good[i]
+        if row != n or src.length < n:
+            raise ValueError("the sections' rows do not add up to the walk's, or too few constant rows")  # a bug
+        # Each row's section becomes its batch's position, in place: `batch_position`, in memory the walk wrote
+        # (the rows of each section are consecutive, in order).
+        cdef int64_t* position = <int64_t*>o.row_section.data
+        cdef int64_t value
+        with nogil:
+            for i in range(taken):
+                value = positions[i]
+                for j in range(good[i]):
+                    position[j] = value
+                position += good[i]
+        self.wrapped = True
+        _end_bits(&o.key_valid, n, o.key_nulls)
+        _end_bits(&o.value_valid, n, o.value_nulls)
+        _end_bits(&o.header_value_valid, o.header_rows, o.header_value_nulls)
+        cdef Exported* e = <Exported*>malloc(sizeof(Exported))
+        if e == NULL:
+            raise MemoryError()
+        owner = [constants]
+        e.owner = <PyObject*>owner
+        Py_INCREF(owner)
+        cdef ArrowArray* root = &e.arrays[_MAX_ARRAYS - 1]
+        cdef ArrowArray* a
+        cdef const void** b
+        cdef ArrowArray* c
+        for i in range(ncols + 3):
+            e.arrays[i].buffers, e.arrays[i].children = e.buffers[i], NULL
+            e.arrays[i].dictionary, e.arrays[i].release, e.arrays[i].private_data = NULL, _release_child, NULL
+        for i in range(ncols):
+            a, b, k = &e.arrays[i], e.buffers[i], layout[i]
+            e.children[i] = a
+            if k >= 0:  # a constant column: its first n rows
+                c = src.children[k]
+                a.length, a.offset, a.n_buffers, a.n_children = n, c.offset, c.n_buffers, 0
+                a.null_count = n if constants.all_null[k] else 0
+                for j in range(c.n_buffers):
+                    b[j] = c.buffers[j]
+            elif k == -1:
+                _fixed(a, b, n, _lent(owner, _took(o, &o.offset)))
+            elif k == -2:
+                _fixed(a, b, n, _lent(owner, _took(o, &o.timestamp)))
+            elif k == -3:
+                _fixed(a, b, n, _lent(owner, _took(o, &o.sequence)))
+            elif k == -4:
+                _binary(a, b, n, o.key_nulls, _lent(owner, _took(o, &o.key_valid)),
+                        _lent(owner, _took(o, &o.key_offsets)), _lent(owner, _took(o, &o.key_data)))
+            elif k == -5:
+                _binary(a, b, n, o.value_nulls, _lent(owner, _took(o, &o.value_valid)),
+                        _lent(owner, _took(o, &o.value_offsets)), _lent(owner, _took(o, &o.value_data)))
+            elif k == -6:
+                # list<struct<key: string, value: binary>>: the list's offsets, the struct, its two children
+                a.length, a.null_count, a.offset, a.n_buffers, a.n_children = n, 0, 0, 2, 1
+                b[0], b[1] = NULL, _lent(owner, _took(o, &o.header_offsets))
+                a.children = &e.children[ncols]
+                c = &e.arrays[ncols]
+                e.children[ncols] = c
+                c.length, c.null_count, c.offset, c.n_buffers, c.n_children = o.header_rows, 0, 0, 1, 2
+                c.buffers[0] = NULL
+                c.children = &e.children[ncols + 1]
+                e.children[ncols + 1], e.children[ncols + 2] = &e.arrays[ncols + 1], &e.arrays[ncols + 2]
+                _binary(&e.arrays[ncols + 1], e.buffers[ncols + 1], o.header_rows, 0, NULL,
+                        _lent(owner, _took(o, &o.header_key_offsets)), _lent(owner, _took(o, &o.header_key_data)))
+                _binary(&e.arrays[ncols + 2], e.buffers[ncols + 2], o.header_rows, o.header_value_nulls,
+                        _lent(owner, _took(o, &o.header_value_valid)), _lent(owner, _took(o, &o.header_value_offsets)),
+                        _lent(owner, _took(o, &o.header_value_data)))
+            else:
+                _fixed(a, b, n, _lent(owner, _took(o, &o.row_section)))
+        root.length, root.null_count, root.offset, root.n_buffers, root.n_children = n, 0, 0, 1, ncols
+        root.buffers, root.children = e.buffers[_MAX_ARRAYS - 1], e.children
+        root.buffers[0] = NULL
+        root.dictionary, root.release, root.private_data = NULL, _release_batch, e
+        return pa.RecordBatch._import_from_c(<uintptr_t>root, schema)  # (Arrow calls `release` when done with it)

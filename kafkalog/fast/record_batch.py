@@ -9,8 +9,11 @@ The CRC-32C of many batches in one compiled call, and their compressed records (
 decompressed in one (`kafkalog.fast.compression`; what it does not take, one `kafkalog.compression` call per
 batch) into one output buffer reused by groups of about 4 MiB of records;
 then the engine's `walk` parses every record of a group in one compiled call, with Kafka's offset, timestamp
-and sequence rules, into Arrow's buffers. Damage the engine finds (a record that does not parse, bytes after a
-record or after the declared records, a control key that does not parse) is worded by
+and sequence rules, into Arrow's buffers. A group of plain batches without damage, control batch or differing
+batch-level fields (the usual one) is decoded, walked and made into its record batch by the engine, its batches
+added to the run in bulk (`BatchWalker._usual`): Python touches it once.
+Damage the engine finds (a record that does not parse, bytes after a record or after the declared records, a
+control key that does not parse) is worded by
 `kafkalog.formats.record_batch`, and the record that does not parse is shown to the Kaitai parser to say what
 is wrong with it, so both paths give the same rows and the same damage.
 """
@@ -64,6 +67,21 @@ _BATCH_FIELDS = [k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE, k.KAFKA_RECOR
                  k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL, _IS_CONTROL,
                  k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH]
 _batch_fields = operator.itemgetter(*_BATCH_FIELDS)
+#: Every header field the same in all batches (what `_constant_columns` is made for).
+_UNIFORM = [True] * k.KAFKA_RECORD_BATCH__WIDTH
+#: The columns whose values are the same on all the rows of a usual walk: made once for those values
+#: (`_constant_columns`) and sliced; a usual group's others are the engine's (`compiled.GROUP_COLUMNS`).
+_CONSTANT_NAMES = [name for name in _NAMES if name not in (*compiled.GROUP_COLUMNS, "batch_position")]
+_CONSTANT_INDEX = {name: i for i, name in enumerate(_CONSTANT_NAMES)}
+
+
+def _layout(schema: pa.Schema) -> list[int]:
+    """Where each column of `schema` comes from in a usual group's record batch (`engine.Group.record_batch`)."""
+    return [-1 - compiled.GROUP_COLUMNS.index(name) if name in compiled.GROUP_COLUMNS else _CONSTANT_INDEX[name]
+            for name in schema.names]
+
+
+_LAYOUT, _RECORD_LAYOUT = _layout(SCHEMA), _layout(RECORD_SCHEMA)
 
 
 class BatchWalker:
@@ -79,6 +97,7 @@ class BatchWalker:
         self._decompressed: np.ndarray | None = None
         self._no_output = np.empty(0, dtype=np.uint8)
         self._ratio = 1.0  # decompressed bytes per compressed byte in the last compressed group
+        self._constants = None  # the constant columns of the last usual group, exported (`compiled.constants`)
 
     def batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, batch_headers: np.ndarray,
                  group: Group, run: RunBuilder, magic_damage: list[DamagedDataError] | None = None
@@ -211,7 +230,8 @@ class BatchWalker:
                 yield from self.batches(buf, view, base, entries[i:j], batch_headers[i:j], group, run)
                 i = j
                 continue
-            yield from self.walk(group, run)  # (what today's path holds goes out first)
+            if group.count or group.output is not None:
+                yield from self.walk(group, run)  # (what today's path holds goes out first)
             if codec == NONE:
                 # Groups of about GROUP_BYTES of records, walked in place in the chunk.
                 j = _group_end(data_ends, i, GROUP_BYTES)
@@ -230,7 +250,11 @@ class BatchWalker:
             if taken and codec != NONE:
                 compressed = int(batch_headers[i:i + taken, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE].sum())
                 self._ratio = max(1.0, int(found.columns[1, taken - 1]) / max(compressed, 1))
-            if taken:
+            if taken and found.usual:
+                self._usual(found, base + pos[i:i + taken], size[i:i + taken], entries[i:i + taken, ENTRY_MAGIC], run)
+                found = None  # (its buffers go back to the engine's pool when not wrapped)
+                i += taken
+            elif taken:
                 _take(group, found, base + pos[i:i + taken], size[i:i + taken], entries[i:i + taken, ENTRY_MAGIC],
                       walked_buf)
                 # (only the group holds the walk's buffers, which it lets go as soon as their rows are in the run:
@@ -242,6 +266,23 @@ class BatchWalker:
                 # Not a plain batch (damage, or records past a window): today's path says what it is.
                 yield from self.batches(buf, view, base, entries[i:i + 1], batch_headers[i:i + 1], group, run)
                 i += 1
+
+    def _usual(self, found, positions: np.ndarray, sizes: np.ndarray, magics: np.ndarray, run: RunBuilder) -> None:
+        """A group `decode_group` took whole and found usual (`engine.Group.usual`: no damage, no control batch, the
+        walk done, the batch-level fields the same in every batch): its rows wrapped once, as one record batch made
+        from the walk's buffers and the constant columns (or, without columns, counted), and its batches, all plain
+        whole ones, added in bulk; as `walk` has them, without the bookkeeping of a group."""
+        if found.rows:
+            if self.options.columns:
+                constant = self.options.repeated.batch(found.key, found.rows, self._constant_columns, self.table_rows)
+                if self._constants is None or self._constants.batch is not constant:
+                    self._constants = compiled.constants(constant)  # (once per set of values, not per group)
+                run.add_batch(found.record_batch(
+                    self._constants, _RECORD_LAYOUT if self.options.record_columns_only else _LAYOUT,
+                    RECORD_SCHEMA if self.options.record_columns_only else SCHEMA, positions))
+            else:
+                run.add_rows(found.rows)
+        run.add_batches(positions, sizes, magics, found.headers, found.columns[4])
 
     def _group_output(self) -> np.ndarray:
         """The buffer compressed groups are decompressed into by the engine, reused from group to group (a group
@@ -293,7 +334,7 @@ class BatchWalker:
                 if self.options.columns:
                     lo, hi = int(walked.row_section[0]), int(walked.row_section[-1]) + 1
                     counts = rows[lo:hi] - sections.rows[lo:hi]
-                    run.add_table(pa.Table.from_batches([self.columns(batch_headers, group, walked, counts)]))
+                    run.add_batch(self.columns(batch_headers, group, walked, counts))
                 else:
                     self.controls_only(batch_headers, group, walked)
                     run.add_rows(walked.rows)
@@ -422,16 +463,25 @@ class BatchWalker:
         if all(_batch_fields(uniform)) and magics[0] == magics[-1] and (magics == magics[0]).all():
             # The usual walk: every batch-level column but `batch_position` the same on all its rows, sliced
             # from columns made once for these values (one call, not one per column).
-            constant = self.options.repeated.batch(
-                (*section_headers[0, _BATCH_FIELDS].tolist(), int(magics[0])), n,
-                lambda m: self._batch_columns(section_headers[:1], magics[:1], uniform, np.array([m]), m),
-                self.table_rows)
+            made = self.options.repeated.batch((*section_headers[0, _BATCH_FIELDS].tolist(), int(magics[0])), n,
+                                               self._constant_columns, self.table_rows)
+            constant = made.slice(0, n).columns
             return pa.RecordBatch.from_arrays([record_columns[name] if name in record_columns else
-                                               positions if name == "batch_position" else constant[name]
-                                               for name in _NAMES], schema=SCHEMA)
+                                               positions if name == "batch_position" else
+                                               constant[_CONSTANT_INDEX[name]] for name in _NAMES], schema=SCHEMA)
         columns = {**record_columns, **self._batch_columns(section_headers, magics, uniform, counts, n),
                    "batch_position": positions}
         return pa.RecordBatch.from_arrays([columns[name] for name in _NAMES], schema=SCHEMA)
+
+    def _constant_columns(self, key: tuple, m: int) -> dict[str, pa.Array]:
+        """The columns of m rows of a walk whose batches' fields are all the same (`key`: the `_BATCH_FIELDS` and the
+        magic), in `_CONSTANT_NAMES`' order: the batch-level ones but `batch_position`, and `control_type` (null:
+        a usual walk has no control batch)."""
+        header = np.zeros((1, k.KAFKA_RECORD_BATCH__WIDTH), dtype=np.int64)
+        header[0, _BATCH_FIELDS] = key[:-1]
+        columns = {**self._batch_columns(header, np.array(key[-1:]), _UNIFORM, np.array([m]), m),
+                   "control_type": self.options.repeated.column(None, pa.string(), m)}
+        return {name: columns[name] for name in _CONSTANT_NAMES}
 
     def _batch_columns(self, section_headers: np.ndarray, magics: np.ndarray, uniform: list[bool], counts: np.ndarray,
                        n: int) -> dict[str, pa.Array]:

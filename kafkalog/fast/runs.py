@@ -66,7 +66,7 @@ class RunBuilder:
     """The tables and items of the run being built; rows are given to items in file order."""
 
     def __init__(self):
-        self.tables: list[pa.Table] = []
+        self.tables: list[pa.Table | pa.RecordBatch] = []
         self.rows = 0
         self.assigned = 0
         self._reset_items()
@@ -80,6 +80,11 @@ class RunBuilder:
     def add_table(self, table: pa.Table) -> None:
         self.tables.append(table)
         self.rows += table.num_rows
+
+    def add_batch(self, batch: pa.RecordBatch) -> None:
+        """Rows as one record batch (a usual group's: `kafkalog.fast.record_batch`), a table's chunk."""
+        self.tables.append(batch)
+        self.rows += batch.num_rows
 
     def add_rows(self, n: int) -> None:
         """Rows that were parsed and checked but not made into columns."""
@@ -129,13 +134,20 @@ class RunBuilder:
 
     def finish(self) -> Run:
         self._flush_pending()
-        table = pa.concat_tables(self.tables) if self.tables else None
+        table = _table(self.tables) if self.tables else None
         position, size, magic, base_offset, row_start, row_end, header = (
             np.concatenate(c) if len(self.spans) > 1 else c[0] for c in zip(*self.spans, strict=True))
         run = Run(table, Items(position, size, magic, base_offset, row_start, row_end, header, self.special))
         self.tables, self.rows, self.assigned = [], 0, 0
         self._reset_items()
         return run
+
+
+def _table(parts: list[pa.Table | pa.RecordBatch]) -> pa.Table:
+    """The parts as one table, each a chunk (or its chunks) in order."""
+    if all(isinstance(p, pa.RecordBatch) for p in parts):
+        return pa.Table.from_batches(parts)
+    return pa.concat_tables([pa.Table.from_batches([p]) if isinstance(p, pa.RecordBatch) else p for p in parts])
 
 
 class Items:

@@ -1,0 +1,185 @@
+"""The usual group (issue 33): plain v2 batches that `engine.decode_group` took whole, walked to the end, without damage,
+control batch or differing batch-level fields, handed to Arrow in one call (`engine.Group.record_batch`).
+
+The product's reads are held to the object path row for row in tests/fast/test_fast_path.py; here the engine's own
+record batch is held to the object path's rows (its constant columns taken from them), the groups that are not usual
+are said to be so (and read as before), and the record batch's memory goes back to the engine when Arrow lets it go.
+"""
+from __future__ import annotations
+
+import gc
+import threading
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from kafkalog.dataset.decode import read_segment_table
+from kafkalog.fast import compiled, engine
+from kafkalog.fast.columns import SCHEMA
+from kafkalog.model import Decoder
+from tests.fast.test_fast_path import FILES, assert_same, both, fix_crcs
+from tests.paths import ROOT
+
+#: Kafka-written segments whose first batches (up to another codec's) make a usual group: of several codecs, headers,
+#: LogAppendTime, offset and timestamp deltas, compacted (gaps, a batch left empty), an idempotent producer.
+USUAL = [p for p in FILES if p.name.startswith("v2-") and "kraft" not in p.name and "transaction" not in p.name]
+#: The columns the engine does not make: taken from the constants.
+CONSTANT_NAMES = [name for name in SCHEMA.names if name not in engine.GROUP_COLUMNS]
+LAYOUT = [-1 - engine.GROUP_COLUMNS.index(name) if name in engine.GROUP_COLUMNS else CONSTANT_NAMES.index(name)
+          for name in SCHEMA.names]
+
+
+def _segment(name: str) -> bytes:
+    return next(p for p in FILES if p.name == name).read_bytes()
+
+
+def _group(data: bytes, max_rows: int = 1 << 20, check: bool = False):
+    """`decode_group` of every entry of `data`, and the entries' positions."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    table = np.zeros((4096, 3), dtype=np.int64)
+    n, _pos, _why = engine.scan_entries(buf, 0, len(buf), 1 << 28, table)
+    pos = np.ascontiguousarray(table[:n, 0])
+    group = engine.decode_group(buf, pos, 12 + table[:n, 1], np.empty(8 << 20, dtype=np.uint8), 4 << 20, max_rows,
+                                -1, check)
+    return group, pos
+
+
+@pytest.mark.parametrize("path", USUAL, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_a_usual_group_s_record_batch_is_the_object_path_s_rows(path):
+    data = path.read_bytes()
+    group, pos = _group(data)
+    assert group.usual and group.taken
+    ref = read_segment_table(data, decoder=Decoder.OBJECT)
+    ref = ref.filter(pc.is_in(ref.column("batch_position"), pa.array(pos[:group.taken])))
+    assert group.rows == ref.num_rows
+    longer = pa.concat_tables([ref, ref]).combine_chunks()  # (constants of more rows than the group's)
+    constants = pa.RecordBatch.from_pydict({c: longer.column(c).combine_chunks() for c in CONSTANT_NAMES})
+    batch = group.record_batch(compiled.constants(constants), LAYOUT, SCHEMA, pos[:group.taken])
+    batch.validate(full=True)
+    assert_same(pa.Table.from_batches([batch]), ref, path.name)
+
+
+def test_a_usual_group_s_record_batch_takes_the_first_rows_of_longer_constants():
+    data = _segment("v2-none.log")
+    ref = read_segment_table(data, decoder=Decoder.OBJECT)
+    group, pos = _group(data)
+    longer = pa.concat_tables([ref, ref]).combine_chunks()  # (the constant columns of twice the rows)
+    constants = pa.RecordBatch.from_pydict({c: longer.column(c).combine_chunks() for c in CONSTANT_NAMES})
+    batch = group.record_batch(compiled.constants(constants), LAYOUT, SCHEMA, pos)
+    batch.validate(full=True)
+    assert batch.num_rows == ref.num_rows and pa.Table.from_batches([batch]).equals(ref)
+
+
+def _producer_ids_differ() -> bytes:
+    """Two Kafka-written segments' batches one after the other, their producers' ids made different."""
+    first, second = _segment("v2-none.log"), bytearray(_segment("v2-none.log"))
+    second[43:51] = (int.from_bytes(second[43:51], "big", signed=True) + 7).to_bytes(8, "big", signed=True)
+    return first + fix_crcs(bytes(second))
+
+
+def test_groups_that_are_not_usual_are_said_to_be_so_and_read_as_before():
+    controls = (ROOT / "samples" / "v2-transaction.log").read_bytes()
+    assert _group(controls)[0].taken == 2 and not _group(controls)[0].usual  # a control batch (a marker)
+    assert not _group(controls, check=True)[0].usual
+    kraft = _segment("v2-kraft-control.log")
+    assert not _group(kraft)[0].usual
+    full, _pos = _group(_segment("v2-none.log"), max_rows=2)  # the walk stopped after two rows
+    assert full.why == engine.WALK_FULL and not full.usual
+    differ = _producer_ids_differ()
+    group, _pos = _group(differ)
+    assert group.taken > 1 and not group.usual  # batch-level fields that differ: columns per batch
+    assert _group(differ, check=True)[0].usual  # (a check makes no columns)
+    damaged = _segment("damaged-record-count.log")  # bytes after the declared records
+    group, _pos = _group(damaged)
+    assert group.taken and not group.usual
+    for data in (controls, kraft, differ, damaged):
+        assert_same(*both(data), "a group that is not usual")
+
+
+def test_a_header_key_that_is_not_utf8_makes_a_group_not_usual_with_columns():
+    source = bytearray(_segment("v2-headers.log"))
+    source[source.index(b"tombstone-header")] = 0xFF
+    data = fix_crcs(bytes(source))
+    assert not _group(data)[0].usual
+    assert _group(data, check=True)[0].usual
+    assert_same(*both(data), "a header key that is not UTF-8")
+
+
+def test_a_group_s_buffers_are_wrapped_once():
+    data = _segment("v2-none.log")
+    ref = read_segment_table(data, decoder=Decoder.OBJECT)
+    constants = compiled.constants(pa.RecordBatch.from_pydict({c: ref.column(c).combine_chunks()
+                                                               for c in CONSTANT_NAMES}))
+    group, pos = _group(data)
+    group.record_batch(constants, LAYOUT, SCHEMA, pos)
+    with pytest.raises(ValueError):
+        group.record_batch(constants, LAYOUT, SCHEMA, pos)
+    with pytest.raises(ValueError):
+        group.walked  # noqa: B018
+    group, pos = _group(data)
+    assert group.walked.rows == ref.num_rows
+    with pytest.raises(ValueError):
+        group.record_batch(constants, LAYOUT, SCHEMA, pos)
+    checked, pos = _group(data, check=True)
+    with pytest.raises(ValueError):
+        checked.record_batch(constants, LAYOUT, SCHEMA, pos)
+    group, pos = _group(data)
+    with pytest.raises(ValueError):
+        group.record_batch(constants, LAYOUT, SCHEMA, pos[:-1])  # a position per batch
+
+
+def test_a_usual_group_s_memory_goes_back_to_the_engine_when_arrow_lets_it_go_in_another_thread():
+    # Batches enough for the walk's buffers to be of the sizes the engine's pool keeps; the record batch dropped in
+    # another thread (Arrow's release calls back into the engine there).
+    one = _segment("v2-none.log")
+    data = one * max(1, (2 << 20) // len(one))
+    group, pos = _group(data)
+    assert group.usual
+    ref = read_segment_table(one, decoder=Decoder.OBJECT)
+    longer = pa.concat_tables([ref] * (group.rows // ref.num_rows)).combine_chunks()
+    constants = compiled.constants(pa.RecordBatch.from_pydict({c: longer.column(c).combine_chunks()
+                                                               for c in CONSTANT_NAMES}))
+    held = [group.record_batch(constants, LAYOUT, SCHEMA, pos)]
+    del group
+    assert held[0].num_rows == longer.num_rows
+    kept = engine.pool_counts()["kept"]
+
+    def drop():
+        held.clear()
+        gc.collect()
+
+    worker = threading.Thread(target=drop)
+    worker.start()
+    worker.join()
+    assert engine.pool_counts()["kept"] > kept
+
+
+@pytest.mark.parametrize("columns", [True, False], ids=["read_arrow", "verify"])
+def test_the_product_path_takes_a_usual_group_whole_without_a_walk_of_its_own(columns, monkeypatch):
+    # Kafka-written plain batches: each group wrapped once (`_usual`), none walked or made into columns by Python;
+    # read as the object path reads them (a read's rows; verify's count of records, which checks without columns).
+    from kafkalog import verify
+    from kafkalog.fast import record_batch
+
+    calls: dict[str, int] = {}
+
+    def counting(name, real):
+        def counted(*args, **kwargs):
+            calls[name] = calls.get(name, 0) + 1
+            return real(*args, **kwargs)
+        return counted
+
+    for name in ("_usual", "columns", "controls_only"):
+        monkeypatch.setattr(record_batch.BatchWalker, name, counting(name, getattr(record_batch.BatchWalker, name)))
+    monkeypatch.setattr(record_batch, "_take", counting("_take", record_batch._take))  # (a group walked by Python)
+    path = ROOT / "tests" / "fixtures" / "segments" / "v2-none.log"
+    ref = read_segment_table(path, decoder=Decoder.OBJECT)
+    calls.clear()
+    if columns:
+        assert_same(read_segment_table(path, decoder=Decoder.FAST), ref, path.name)
+    else:
+        report = verify.verify_path(path, report=verify.VerifyReport(threads=1))
+        assert report.records == ref.num_rows and report.ok
+    assert calls.pop("_usual") and not calls
