@@ -13,8 +13,10 @@ ranges at once.
 
 Beside it, what the machine itself allows: the same one-thread reading in N processes at once
 (each its own interpreter and GIL, started together at a barrier), as N x one process's time over
-the slowest of them; and a compiled loop without the GIL (the engine's CRC-32C over 64 MiB) on N threads
-at once against one. Threads cannot scale past that.
+the slowest of them; a compiled loop without the GIL (the engine's CRC-32C over 64 MiB) on N threads
+at once against one; and the segment's reading alone (`readinto` into 8 MiB buffers, as the scanner reads its
+chunks: the kernel's copy from the page cache, GIL-free, a third to a half of an uncompressed read's CPU) in N
+parts on N threads at once against one thread reading it whole. Threads cannot scale past those.
 
 And the share of one thread's reading that holds the GIL (issue 33), which bounds how threads scale on any
 number of cores (Amdahl: N threads reach at most 1 / (held + (1 - held) / N) times one). It is counted in
@@ -24,7 +26,11 @@ wrapped for the count, wherever it is called from) and inside file reads is GIL-
 counted as held, by layer: the methods of the engine's classes too (`Group.record_batch`, which hands a usual group's
 buffers to Arrow, and `Group.walked`, which wraps any other's, hold the GIL; they are not wrapped, so their time is
 their caller's; `engine.walk`, which wraps its rows itself, is counted GIL-free whole) (an upper bound: Arrow's and numpy's
-kernels inside it release the GIL too; cProfile's own cost, about 1 us a call, is in it as well). The same count
+kernels inside it release the GIL too; cProfile's own cost, about 1 us a call, is in it as well). Beside it, the
+same share counted without a profiler (`held, unprofiled`): the thread's CPU less what it spends inside the
+engine's and the line writers' functions and the scanner's file reads, each wrapped by a function that only adds
+up `time.thread_time` (about 1 us an engine call or read, a few hundred of them, where cProfile adds 1 us to every
+Python call, thousands of them); the bounds on 2 to 16 cores are given from that share. The same count
 for one thread's `kafkalog verify` and `kafkalog dump` of the segment (dump's compiled line writers,
 `kafkalog.fast.lines`, counted as GIL-free as the engine's functions are), unless --skip-commands.
 Beside it, the planning's CPU on 1 and on 2 threads: `read_arrow` plans before its threads start (on 2 threads
@@ -185,6 +191,79 @@ def gil_held(partition: Path, work=None) -> tuple[float, float, dict[str, float]
     return total, free, dict(held)
 
 
+def gil_held_unprofiled(partition: Path, work=None, repeat: int = 3) -> tuple[float, float]:
+    """(CPU seconds of one thread's reading, its GIL-held share) counted without a profiler: the thread's CPU
+    less what it spends inside the engine's and the line writers' module functions and the scanner's file reads
+    (`EntryScanner`'s `_read*` methods, which wrap `readinto`/`read`), each timed by a wrapper that only adds up
+    `time.thread_time`. The fastest of `repeat` runs."""
+    from kafkalog import entries
+    from kafkalog.fast import compiled, line_parts
+
+    free = [0.0]
+
+    def timed(f):
+        def call(*args, **kwargs):
+            start = time.thread_time()
+            try:
+                return f(*args, **kwargs)
+            finally:
+                free[0] += time.thread_time() - start
+        return call
+
+    modules = [compiled.engine, *([line_parts.compiled] if line_parts.compiled is not None else [])]
+    wrapped = [(m, name) for m in modules for name in dir(m)
+               if type(getattr(m, name)).__name__.startswith("cython_function")]
+    wrapped += [(entries.EntryScanner, name) for name in dir(entries.EntryScanner)
+                if name.startswith("_read") and callable(getattr(entries.EntryScanner, name))]
+    originals = [(owner, name, getattr(owner, name)) for owner, name in wrapped]
+    for owner, name, f in originals:
+        setattr(owner, name, timed(f))
+    if work is None:
+        def work():
+            return sum(b.num_rows for b in kafkalog.read_arrow(partition, includeHeaders=True, threads=1))
+    best = (float("inf"), 0.0)
+    try:
+        work()  # warm
+        for _ in range(repeat):
+            free[0] = 0.0
+            start = time.thread_time()
+            work()
+            total = time.thread_time() - start
+            best = min(best, (total, free[0]))
+    finally:
+        for owner, name, f in originals:
+            setattr(owner, name, f)
+    return best[0], 1 - best[1] / best[0]
+
+
+def _read_part(segment: Path, part: int, parts: int) -> None:
+    """Part `part` of `parts` of the file read into an 8 MiB buffer, as the scanner reads its chunks."""
+    size = segment.stat().st_size
+    start, end = size * part // parts, size * (part + 1) // parts
+    buffer = memoryview(bytearray(8 << 20))
+    with open(segment, "rb", buffering=0) as f:
+        f.seek(start)
+        while start < end:
+            start += f.readinto(buffer[:min(len(buffer), end - start)])
+
+
+def file_reads(segment: Path, n: int, repeat: int) -> float:
+    """N x the time of one thread reading the segment whole, over the time of N threads reading a part each."""
+    alone = together = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        _read_part(segment, 0, 1)
+        alone = min(alone, time.perf_counter() - start)
+        workers = [threading.Thread(target=_read_part, args=(segment, i, n)) for i in range(n)]
+        start = time.perf_counter()
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        together = min(together, time.perf_counter() - start)
+    return alone / together
+
+
 def _in_engine(f):
     """An engine function as a Python frame, so that cProfile counts its time apart from its caller's (a
     compiled function makes no frame of its own: its time would be its caller's)."""
@@ -223,13 +302,14 @@ def gil_rows(partition: Path, codec: str, name: str = "read_arrow", work=None) -
     total, free, held = gil_held(partition, work)
     share = 1 - free / total
     layers = ", ".join(f"{k} {v / total:.0%}" for k, v in sorted(held.items(), key=lambda kv: -kv[1]) if v / total >= 0.01)
-    bounds = " / ".join(f"{1 / (share + (1 - share) / n):.2f}x" for n in (2, 4, 8, 16))
+    plain_total, plain_share = gil_held_unprofiled(partition, work)
+    bounds = " / ".join(f"{1 / (plain_share + (1 - plain_share) / n):.2f}x" for n in (2, 4, 8, 16))
     planned = " | "  # (read_arrow's planning; verify and dump cut a large segment at its offset index, not measured)
     if work is None:
         plan_one, plan_two = planning(partition, 1), planning(partition, 2)
-        planned = f"{plan_one:.3f} / {plan_two:.3f} | {bound(total, share, plan_one, plan_two, 2):.2f}x"
-    print(f"| {codec} | {name} | {total:.3f} | {free:.3f} | {share:.0%} | {layers} | {bounds} | {1 / share:.1f}x "
-          f"| {planned} |")
+        planned = f"{plan_one:.3f} / {plan_two:.3f} | {bound(plain_total, plain_share, plan_one, plan_two, 2):.2f}x"
+    print(f"| {codec} | {name} | {total:.3f} | {free:.3f} | {share:.0%} | {layers} | {plain_total:.3f} "
+          f"| {plain_share:.0%} | {bounds} | {1 / plain_share:.1f}x | {planned} |")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -247,10 +327,10 @@ def main(argv: list[str] | None = None) -> int:
     counts = [int(n) for n in args.threads.split(",")]
     print(f"{args.records:,} records per partition, producer batch.size {args.batch_bytes}, best of {args.repeat}")
     print()
-    print("| codec | work | one thread's CPU s | GIL-free s | GIL held | held, by layer (of the CPU) "
-          "| at most, on 2 / 4 / 8 / 16 cores | on any number | planning on 1 / 2 threads, CPU s (serial) "
-          "| at most on 2 cores, planning counted |")
-    print("| --- | --- | ---: | ---: | ---: | --- | --- | ---: | ---: | ---: |")
+    print("| codec | work | one thread's CPU s (profiled) | GIL-free s | GIL held (profiled) | held, by layer (of the "
+          "CPU) | one thread's CPU s (unprofiled) | held, unprofiled | at most, on 2 / 4 / 8 / 16 cores (unprofiled) "
+          "| on any number | planning on 1 / 2 threads, CPU s (serial) | at most on 2 cores, planning counted |")
+    print("| --- | --- | ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: |")
     for codec in args.codecs.split(","):
         partition = fast_path.corpus(args.work, codec, args.batch_bytes, args.records)
         if not args.skip_read:
@@ -266,6 +346,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     for n in counts[1:]:
         print(f"A compiled loop without the GIL on {n} threads at once: {compiled_loop(n, args.repeat):.2f}x one thread")
+        for codec in args.codecs.split(","):
+            segment = fast_path.segments(fast_path.corpus(args.work, codec, args.batch_bytes, args.records))[0]
+            print(f"The {codec} segment's reading alone (readinto, 8 MiB at a time) on {n} threads at once: "
+                  f"{file_reads(segment, n, args.repeat):.2f}x one thread")
     print()
     print("| codec | threads | records/s (wall) | wall s | CPU s | x one thread (wall) |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
