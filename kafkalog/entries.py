@@ -103,6 +103,8 @@ class EntryScanner:
         self._buffers: list[bytearray] = []
         #: The buffer the windows of `entry_windows` are read into (`_read_window`).
         self._window: bytearray | None = None
+        #: The entry table of `entries`' chunk scans (`_scan_table`).
+        self._table: np.ndarray | None = None
 
     def __enter__(self) -> EntryScanner:
         return self
@@ -117,6 +119,7 @@ class EntryScanner:
                     _pooled.append(buffer)
         self._buffers = []  # (a chunk still held keeps its own buffer)
         self._window = None
+        self._table = None
         if self._owns_file:
             self._file.close()
 
@@ -160,11 +163,12 @@ class EntryScanner:
                 want = self._chunk_length(pos)
                 if want >= HEADER_SIZE_UP_TO_MAGIC:
                     chunk = self._read_chunk(pos, want)
-                    table = np.empty((len(chunk) // MIN_ENTRY_BYTES + 1, 3), dtype=np.int64)
+                    table = self._scan_table(len(chunk))
                     n, stop, why = chunk_scan(np.frombuffer(chunk, dtype=np.uint8), 0, self.end - pos,
                                               self.max_entry_bytes, table)
                     if n:
-                        yield from self._handed_out(chunk, pos, table[:n])
+                        # (a copy of the entries found: the table is scanned into again for the next chunk)
+                        yield from self._handed_out(chunk, pos, table[:n].copy())
                     del chunk  # (its buffer is read into again once its consumer has let go of it too)
                     pos += stop
                     if why != SCAN_STOP:
@@ -180,6 +184,15 @@ class EntryScanner:
                 yield from self._handed_out(entry, pos, np.array([[0, length, entry_header(entry).magic]],
                                                                  dtype=np.int64))
                 pos += LOG_OVERHEAD + length
+
+    def _scan_table(self, length: int) -> np.ndarray:
+        """The table a chunk scan of `length` bytes fills (room for the most entries it can hold), kept for the next
+        chunk: a fresh one a chunk (7 MiB for a chunk of `CHUNK_BYTES`) costs its page faults again, a huge page
+        zeroed for the few rows written."""
+        rows = length // MIN_ENTRY_BYTES + 1
+        if self._table is None or len(self._table) < rows:
+            self._table = np.empty((rows, 3), dtype=np.int64)
+        return self._table[:rows]
 
     def _handed_out(self, chunk: bytes | memoryview, base: int, table: np.ndarray) -> Iterator[EntryRun]:
         """The run, the cursor at its start while it is handed out and past its last entry after."""

@@ -58,13 +58,16 @@ def test_a_reader_that_handed_over_to_the_fast_path_reads_again_from_its_start()
 
 def _chunks(path, keep: bool) -> tuple[list[tuple[object, bytes]], set[int]]:
     """Each chunk a scanner hands out (kept, or let go of before the next) with a copy of its bytes when handed out,
-    and the buffers they were read into (by id)."""
-    handed, buffers = [], set()
+    and the buffers they were read into (by id). The entry tables handed out are kept and never change either (the
+    scanner scans every chunk into one table of its own)."""
+    handed, buffers, tables = [], set(), []
     with EntryScanner(path, start=0, end=None, max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[]) as scanner:
-        for chunk, _, _ in scanner.entries(None, compiled.scan_entries):
+        for chunk, _, table in scanner.entries(None, compiled.scan_entries):
             if isinstance(chunk, memoryview):
                 buffers.add(id(chunk.obj))
             handed.append((np.frombuffer(chunk, dtype=np.uint8) if keep else None, bytes(chunk)))
+            tables.append((table, table.tolist()))
+    assert all(table.tolist() == rows for table, rows in tables)
     return handed, buffers
 
 
