@@ -105,6 +105,9 @@ class EntryScanner:
         self._window: bytearray | None = None
         #: The entry table of `entries`' chunk scans (`_scan_table`).
         self._table: np.ndarray | None = None
+        #: The position a planner's walk asks about (`entry_windows`): what it reads next goes no further than the
+        #: first entry at or after it, where it can tell (None: as far as a window or a hop goes).
+        self.walk_until: int | None = None
 
     def __enter__(self) -> EntryScanner:
         return self
@@ -237,7 +240,8 @@ class EntryScanner:
         entries and halves (down to where it started) while an entry is larger, so a segment of small entries is
         read in large windows and one of large entries costs a small window an entry (its header is in it). Where
         a hop stops (an entry that is not whole, or damaged), a window is read there, which says why; `hop_bytes`
-        0 hops from the first entry on."""
+        0 hops from the first entry on. Where `walk_until` is set (the position the planner asks about next), a hop
+        stops at the first entry at or after it, and a window reads at most `window` past it."""
         least = window or WINDOW_BYTES
         pos, window = self.start, least
         table = np.empty((CHUNK_BYTES // MIN_ENTRY_BYTES + 1, 3), dtype=np.int64)
@@ -248,7 +252,9 @@ class EntryScanner:
             self._position = pos
             if hopping:
                 assert hop is not None and fd is not None
-                n, stop, _ = hop(fd, pos, self.end, self.size, self.max_entry_bytes, hops)
+                # (the entries up to the one asked about: a hop past it reads headers nobody asked for)
+                limit = self.end if self.walk_until is None else min(self.end, max(self.walk_until, pos) + 1)
+                n, stop, _ = hop(fd, pos, limit, self.size, self.max_entry_bytes, hops)
                 if n:
                     found = hops[:n]
                     yield b"", pos, np.column_stack([found[:, 0] - pos, found[:, 1], found[:, 2]]), None, \
@@ -258,6 +264,8 @@ class EntryScanner:
                     continue
                 hopping = False  # (what stopped the hop is read below, and said)
             want = min(window, self.size - pos)
+            if self.walk_until is not None:  # (a window past the one asked about is read by the next question)
+                want = min(want, max(self.walk_until - pos, 0) + least)
             chunk: bytes | memoryview = b""  # (the last window let go of: its buffer is read into again)
             try:
                 chunk = self._read_window(pos, want) if want >= HEADER_SIZE_UP_TO_MAGIC else b""
