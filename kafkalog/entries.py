@@ -333,24 +333,30 @@ class EntryScanner:
             raise damage
 
     def _read_chunk(self, pos: int, n: int) -> bytes | memoryview:
-        """`n` bytes at `pos`, as `_read`; a whole chunk of a file on a disk read into a kept buffer instead of new
-        memory (a fresh 8 MiB a chunk costs its page faults again), handed out as a read-only view.
+        """`n` bytes at `pos`, as `_read`; a chunk of a file on a disk read into a kept buffer instead of new memory (a
+        fresh 8 MiB a chunk costs its page faults again), handed out as a read-only view.
 
         A buffer is read into again only when nothing but the scanner refers to it: whoever keeps a chunk, or any
         view of it, keeps its bytes as they were, and the scanner reads the next chunk into a new buffer."""
-        if n != CHUNK_BYTES or not isinstance(self._file, io.BufferedReader):
+        if n > CHUNK_BYTES or not isinstance(self._file, io.BufferedReader):
             return self._read(pos, n)
         for buffer in self._buffers:
             if _unheld(buffer):
                 break
         else:
+            if n < CHUNK_BYTES and not _pooled:
+                # A file's last chunk, shorter than one, goes into a kept buffer when there is one to spare (a read of
+                # a large file ends so: fresh memory would be page-faulted in again at every read), else into new
+                # memory of its size (a small file's read takes no chunk buffer).
+                return self._read(pos, n)
             buffer = _pooled_buffer()
             self._buffers = [*self._buffers[1 - _KEPT_BUFFERS:], buffer]
         self._file.seek(pos)
-        got = self._file.readinto(buffer)
+        view = memoryview(buffer)[:n]
+        got = self._file.readinto(view)
         if got != n:
             raise TruncatedError(f"file ended while reading {n} bytes (got {got})", path=self.name, position=pos)
-        return memoryview(buffer).toreadonly()
+        return view.toreadonly()
 
     def _read_window(self, pos: int, n: int) -> bytes | memoryview:
         """`n` bytes at `pos`, as `_read`; for a file on a disk, read into the one buffer the windows of

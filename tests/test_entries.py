@@ -80,7 +80,13 @@ def test_a_chunk_handed_out_never_changes_and_a_buffer_let_go_of_is_read_into_ag
     kept, many = _chunks(path, keep=True)
     assert len(kept) > 4 and len({copy for _, copy in kept}) == len(kept)
     assert all(view.tobytes() == copy for view, copy in kept)
-    assert len(many) == len(kept) - 1  # (the last chunk, shorter than one, is read as bytes of its own)
+    # (the last chunk, shorter than one, is read as bytes of its own: every buffer is held, none is to spare)
+    assert len(many) == len(kept) - 1
     dropped, few = _chunks(path, keep=False)
     assert [copy for _, copy in dropped] == [copy for _, copy in kept]
     assert len(few) == 2  # the one its consumer holds while asking for the next, and the one read into
+    # ... and the last chunk too goes into one of them, where one is to spare (no new memory at the end of a read)
+    with EntryScanner(path, start=0, end=None, max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[]) as scanner:
+        last = [chunk.obj if isinstance(chunk, memoryview) else chunk
+                for chunk, _, _ in scanner.entries(None, compiled.scan_entries)][-1]
+        assert isinstance(last, bytearray) and len(last) == 1024
