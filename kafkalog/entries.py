@@ -65,6 +65,8 @@ HOP_BYTES = 4096
 #: Entries found by one hop, at most.
 HOP_ROWS = 4096
 
+#: The most entries of a chunk handed out as a copy of the scanner's table (`EntryScanner._found`).
+_COPIED_ROWS = 4096
 _ZERO_SCAN_LIMIT = 64 * 1024 * 1024
 #: The chunk buffers a scanner keeps: the one handed out last (its consumer holds it while it asks for the next
 #: chunk) and one to read into.
@@ -170,8 +172,7 @@ class EntryScanner:
                     n, stop, why = chunk_scan(np.frombuffer(chunk, dtype=np.uint8), 0, self.end - pos,
                                               self.max_entry_bytes, table)
                     if n:
-                        # (a copy of the entries found: the table is scanned into again for the next chunk)
-                        yield from self._handed_out(chunk, pos, table[:n].copy())
+                        yield from self._handed_out(chunk, pos, self._found(table, n))
                     del chunk  # (its buffer is read into again once its consumer has let go of it too)
                     pos += stop
                     if why != SCAN_STOP:
@@ -196,6 +197,15 @@ class EntryScanner:
         if self._table is None or len(self._table) < rows:
             self._table = np.empty((rows, 3), dtype=np.int64)
         return self._table[:rows]
+
+    def _found(self, table: np.ndarray, n: int) -> np.ndarray:
+        """The `n` entries a chunk scan found in `table`, to hand out: a copy when they are few (the table is scanned
+        into again for the next chunk), else the table's own rows, and the next chunk is scanned into a new table
+        (copying many tiny entries' rows costs more than a new table's page faults)."""
+        if n <= _COPIED_ROWS:
+            return table[:n].copy()
+        self._table = None
+        return table[:n]
 
     def _handed_out(self, chunk: bytes | memoryview, base: int, table: np.ndarray) -> Iterator[EntryRun]:
         """The run, the cursor at its start while it is handed out and past its last entry after."""

@@ -90,3 +90,6 @@ def test_a_chunk_handed_out_never_changes_and_a_buffer_let_go_of_is_read_into_ag
         last = [chunk.obj if isinstance(chunk, memoryview) else chunk
                 for chunk, _, _ in scanner.entries(None, compiled.scan_entries)][-1]
         assert isinstance(last, bytearray) and len(last) == 1024
+    # the entry tables handed out never change either, whether copied (a chunk's few entries) or not (many)
+    monkeypatch.setattr("kafkalog.entries._COPIED_ROWS", 0)
+    assert [copy for _, copy in _chunks(path, keep=True)[0]] == [copy for _, copy in kept]
