@@ -65,6 +65,8 @@ HOP_BYTES = 4096
 #: Entries found by one hop, at most.
 HOP_ROWS = 4096
 
+#: The most entries of a chunk handed out as a copy of the scanner's table (`EntryScanner._found`).
+_COPIED_ROWS = 4096
 _ZERO_SCAN_LIMIT = 64 * 1024 * 1024
 #: The chunk buffers a scanner keeps: the one handed out last (its consumer holds it while it asks for the next
 #: chunk) and one to read into.
@@ -103,6 +105,11 @@ class EntryScanner:
         self._buffers: list[bytearray] = []
         #: The buffer the windows of `entry_windows` are read into (`_read_window`).
         self._window: bytearray | None = None
+        #: The entry table of `entries`' chunk scans (`_scan_table`).
+        self._table: np.ndarray | None = None
+        #: The position a planner's walk asks about (`entry_windows`): what it reads next goes no further than the
+        #: first entry at or after it, where it can tell (None: as far as a window or a hop goes).
+        self.walk_until: int | None = None
 
     def __enter__(self) -> EntryScanner:
         return self
@@ -117,6 +124,7 @@ class EntryScanner:
                     _pooled.append(buffer)
         self._buffers = []  # (a chunk still held keeps its own buffer)
         self._window = None
+        self._table = None
         if self._owns_file:
             self._file.close()
 
@@ -160,11 +168,11 @@ class EntryScanner:
                 want = self._chunk_length(pos)
                 if want >= HEADER_SIZE_UP_TO_MAGIC:
                     chunk = self._read_chunk(pos, want)
-                    table = np.empty((len(chunk) // MIN_ENTRY_BYTES + 1, 3), dtype=np.int64)
+                    table = self._scan_table(len(chunk))
                     n, stop, why = chunk_scan(np.frombuffer(chunk, dtype=np.uint8), 0, self.end - pos,
                                               self.max_entry_bytes, table)
                     if n:
-                        yield from self._handed_out(chunk, pos, table[:n])
+                        yield from self._handed_out(chunk, pos, self._found(table, n))
                     del chunk  # (its buffer is read into again once its consumer has let go of it too)
                     pos += stop
                     if why != SCAN_STOP:
@@ -180,6 +188,24 @@ class EntryScanner:
                 yield from self._handed_out(entry, pos, np.array([[0, length, entry_header(entry).magic]],
                                                                  dtype=np.int64))
                 pos += LOG_OVERHEAD + length
+
+    def _scan_table(self, length: int) -> np.ndarray:
+        """The table a chunk scan of `length` bytes fills (room for the most entries it can hold), kept for the next
+        chunk: a fresh one a chunk (7 MiB for a chunk of `CHUNK_BYTES`) costs its page faults again, a huge page
+        zeroed for the few rows written."""
+        rows = length // MIN_ENTRY_BYTES + 1
+        if self._table is None or len(self._table) < rows:
+            self._table = np.empty((rows, 3), dtype=np.int64)
+        return self._table[:rows]
+
+    def _found(self, table: np.ndarray, n: int) -> np.ndarray:
+        """The `n` entries a chunk scan found in `table`, to hand out: a copy when they are few (the table is scanned
+        into again for the next chunk), else the table's own rows, and the next chunk is scanned into a new table
+        (copying many tiny entries' rows costs more than a new table's page faults)."""
+        if n <= _COPIED_ROWS:
+            return table[:n].copy()
+        self._table = None
+        return table[:n]
 
     def _handed_out(self, chunk: bytes | memoryview, base: int, table: np.ndarray) -> Iterator[EntryRun]:
         """The run, the cursor at its start while it is handed out and past its last entry after."""
@@ -224,7 +250,8 @@ class EntryScanner:
         entries and halves (down to where it started) while an entry is larger, so a segment of small entries is
         read in large windows and one of large entries costs a small window an entry (its header is in it). Where
         a hop stops (an entry that is not whole, or damaged), a window is read there, which says why; `hop_bytes`
-        0 hops from the first entry on."""
+        0 hops from the first entry on. Where `walk_until` is set (the position the planner asks about next), a hop
+        stops at the first entry at or after it, and a window reads at most `window` past it."""
         least = window or WINDOW_BYTES
         pos, window = self.start, least
         table = np.empty((CHUNK_BYTES // MIN_ENTRY_BYTES + 1, 3), dtype=np.int64)
@@ -235,7 +262,9 @@ class EntryScanner:
             self._position = pos
             if hopping:
                 assert hop is not None and fd is not None
-                n, stop, _ = hop(fd, pos, self.end, self.size, self.max_entry_bytes, hops)
+                # (the entries up to the one asked about: a hop past it reads headers nobody asked for)
+                limit = self.end if self.walk_until is None else min(self.end, max(self.walk_until, pos) + 1)
+                n, stop, _ = hop(fd, pos, limit, self.size, self.max_entry_bytes, hops)
                 if n:
                     found = hops[:n]
                     yield b"", pos, np.column_stack([found[:, 0] - pos, found[:, 1], found[:, 2]]), None, \
@@ -245,6 +274,8 @@ class EntryScanner:
                     continue
                 hopping = False  # (what stopped the hop is read below, and said)
             want = min(window, self.size - pos)
+            if self.walk_until is not None:  # (a window past the one asked about is read by the next question)
+                want = min(want, max(self.walk_until - pos, 0) + least)
             chunk: bytes | memoryview = b""  # (the last window let go of: its buffer is read into again)
             try:
                 chunk = self._read_window(pos, want) if want >= HEADER_SIZE_UP_TO_MAGIC else b""
@@ -312,24 +343,30 @@ class EntryScanner:
             raise damage
 
     def _read_chunk(self, pos: int, n: int) -> bytes | memoryview:
-        """`n` bytes at `pos`, as `_read`; a whole chunk of a file on a disk read into a kept buffer instead of new
-        memory (a fresh 8 MiB a chunk costs its page faults again), handed out as a read-only view.
+        """`n` bytes at `pos`, as `_read`; a chunk of a file on a disk read into a kept buffer instead of new memory (a
+        fresh 8 MiB a chunk costs its page faults again), handed out as a read-only view.
 
         A buffer is read into again only when nothing but the scanner refers to it: whoever keeps a chunk, or any
         view of it, keeps its bytes as they were, and the scanner reads the next chunk into a new buffer."""
-        if n != CHUNK_BYTES or not isinstance(self._file, io.BufferedReader):
+        if n > CHUNK_BYTES or not isinstance(self._file, io.BufferedReader):
             return self._read(pos, n)
         for buffer in self._buffers:
             if _unheld(buffer):
                 break
         else:
+            if n < CHUNK_BYTES and not _pooled:
+                # A file's last chunk, shorter than one, goes into a kept buffer when there is one to spare (a read of
+                # a large file ends so: fresh memory would be page-faulted in again at every read), else into new
+                # memory of its size (a small file's read takes no chunk buffer).
+                return self._read(pos, n)
             buffer = _pooled_buffer()
             self._buffers = [*self._buffers[1 - _KEPT_BUFFERS:], buffer]
         self._file.seek(pos)
-        got = self._file.readinto(buffer)
+        view = memoryview(buffer)[:n]
+        got = self._file.readinto(view)
         if got != n:
             raise TruncatedError(f"file ended while reading {n} bytes (got {got})", path=self.name, position=pos)
-        return memoryview(buffer).toreadonly()
+        return view.toreadonly()
 
     def _read_window(self, pos: int, n: int) -> bytes | memoryview:
         """`n` bytes at `pos`, as `_read`; for a file on a disk, read into the one buffer the windows of

@@ -58,13 +58,16 @@ def test_a_reader_that_handed_over_to_the_fast_path_reads_again_from_its_start()
 
 def _chunks(path, keep: bool) -> tuple[list[tuple[object, bytes]], set[int]]:
     """Each chunk a scanner hands out (kept, or let go of before the next) with a copy of its bytes when handed out,
-    and the buffers they were read into (by id)."""
-    handed, buffers = [], set()
+    and the buffers they were read into (by id). The entry tables handed out are kept and never change either (the
+    scanner scans every chunk into one table of its own)."""
+    handed, buffers, tables = [], set(), []
     with EntryScanner(path, start=0, end=None, max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[]) as scanner:
-        for chunk, _, _ in scanner.entries(None, compiled.scan_entries):
+        for chunk, _, table in scanner.entries(None, compiled.scan_entries):
             if isinstance(chunk, memoryview):
                 buffers.add(id(chunk.obj))
             handed.append((np.frombuffer(chunk, dtype=np.uint8) if keep else None, bytes(chunk)))
+            tables.append((table, table.tolist()))
+    assert all(table.tolist() == rows for table, rows in tables)
     return handed, buffers
 
 
@@ -77,7 +80,16 @@ def test_a_chunk_handed_out_never_changes_and_a_buffer_let_go_of_is_read_into_ag
     kept, many = _chunks(path, keep=True)
     assert len(kept) > 4 and len({copy for _, copy in kept}) == len(kept)
     assert all(view.tobytes() == copy for view, copy in kept)
-    assert len(many) == len(kept) - 1  # (the last chunk, shorter than one, is read as bytes of its own)
+    # (the last chunk, shorter than one, is read as bytes of its own: every buffer is held, none is to spare)
+    assert len(many) == len(kept) - 1
     dropped, few = _chunks(path, keep=False)
     assert [copy for _, copy in dropped] == [copy for _, copy in kept]
     assert len(few) == 2  # the one its consumer holds while asking for the next, and the one read into
+    # ... and the last chunk too goes into one of them, where one is to spare (no new memory at the end of a read)
+    with EntryScanner(path, start=0, end=None, max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[]) as scanner:
+        last = [chunk.obj if isinstance(chunk, memoryview) else chunk
+                for chunk, _, _ in scanner.entries(None, compiled.scan_entries)][-1]
+        assert isinstance(last, bytearray) and len(last) == 1024
+    # the entry tables handed out never change either, whether copied (a chunk's few entries) or not (many)
+    monkeypatch.setattr("kafkalog.entries._COPIED_ROWS", 0)
+    assert [copy for _, copy in _chunks(path, keep=True)[0]] == [copy for _, copy in kept]

@@ -57,6 +57,7 @@ class EntryWalk:
         self.window = window
         self._file: BinaryIO | None = None
         self._windows: Iterator[EntryWindow] | None = None
+        self._scanner: EntryScanner | None = None
         # The entries of the window being walked (file positions, offsets, magics) and the first not walked past.
         self._positions = self._offsets = self._magics = np.empty(0, dtype=np.int64)
         self._at = 0
@@ -68,15 +69,18 @@ class EntryWalk:
         if self._file is not None:
             self._file.close()
 
-    def _more(self) -> bool:
-        """Whether entries are left to walk: the next window's are loaded when this one's are walked past."""
+    def _more(self, position: int) -> bool:
+        """Whether entries are left to walk: the next window's are loaded when this one's are walked past, up to
+        the first entry at or after `position`, the one asked about, where the walk can stop there (its hops)."""
         if self._at < len(self._positions):
             return True
         if self._windows is None:
             self._file = fs.open_binary(self.location, self.private_keys)
-            scanner = EntryScanner(self._file, name=self.location, start=self.start, end=None,
-                                   max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[])
-            self._windows = scanner.entry_windows(_chunk_scan(), compiled.hop_entries, self.window)
+            self._scanner = EntryScanner(self._file, name=self.location, start=self.start, end=None,
+                                         max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[])
+            self._windows = self._scanner.entry_windows(_chunk_scan(), compiled.hop_entries, self.window)
+        assert self._scanner is not None
+        self._scanner.walk_until = position
         window = next(self._windows, None)
         if window is None:
             return False
@@ -89,7 +93,7 @@ class EntryWalk:
         at or before `position` whose offset field is at most `target` (every entry before it holds only lower
         offsets), the walk's start when there is none."""
         best = self.start
-        while self._more():
+        while self._more(position):
             at = self._at
             ok = (self._positions[at:] <= position) & (self._offsets[at:] <= target)
             taken = len(ok) if ok.all() else int(np.argmin(ok))  # (the first entry past either)
@@ -102,7 +106,7 @@ class EntryWalk:
 
     def at_or_after(self, position: int) -> Entry | None:
         """The first entry at or after `position`; None when the entries end before."""
-        while self._more():
+        while self._more(position):
             self._at += int(np.searchsorted(self._positions[self._at:], position, side="left"))
             if self._at < len(self._positions):
                 i = self._at

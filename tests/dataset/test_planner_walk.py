@@ -101,3 +101,28 @@ def test_the_walk_answers_as_entry_by_entry(path, window):
                 want = next((e for e in entries if e[0] >= probe + 1), None)
                 got = walk.at_or_after(probe + 1)
                 assert (got and (got.position, got.base_offset, got.magic)) == want, (path.name, probe, target)
+
+
+@pytest.mark.parametrize("path", SEGMENTS[::3], ids=lambda p: p.name)
+def test_a_hop_goes_no_further_than_the_entry_asked_about(path):
+    """A planner's question (`walk_until`) bounds the hop: its headers end at the first entry at or after the
+    position asked about (one more question, one more hop), and the walk finds the same entries in all."""
+    expected = _one_by_one(path)
+    entries = expected[0]
+    if len(entries) < 3:
+        return
+    for asked in (entries[1][0] - 1, entries[1][0], entries[len(entries) // 2][0] + 1):
+        damage: list = []
+        found: list = []
+        with _scanner(path, damage) as scanner:
+            windows = scanner.entry_windows(compiled.scan_entries, compiled.hop_entries, 0, 0)
+            scanner.walk_until = asked
+            first = window_entries(next(windows))[0].tolist()
+            assert len(first) >= 1
+            # (hopped from the first entry on: no header past the first entry at or after the position asked about)
+            assert [p for p in first if p >= asked] in ([], [asked]), (path.name, asked, first)
+            found += first
+            scanner.walk_until = None
+            for w in windows:
+                found += window_entries(w)[0].tolist()
+        assert found == [e[0] for e in entries] and [str(d) for d in damage] == expected[1], (path.name, asked)
