@@ -29,7 +29,7 @@ from kafkalog.location import Location
 from kafkalog.log import file_kinds
 from kafkalog.log.record_list import StreamedRecords, parts_of
 from kafkalog.log.segment import SegmentReader, batch_runs, plain_batches
-from kafkalog.log.segment_ranges import RANGE_BYTES, read_in_ranges
+from kafkalog.log.segment_ranges import read_in_ranges
 from kafkalog.model import Batch, Decoder
 from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
@@ -45,6 +45,12 @@ BLOCK_BYTES = 1024 * 1024
 RECORDS_BETWEEN_BLOCKS = 4096
 #: Bytes of lines each range may hold ahead of the one being written out.
 AHEAD_BYTES = 16 * 1024 * 1024
+#: Bytes of a segment each range's thread prints: a range's lines must fit in AHEAD_BYTES, or the thread printing
+#: the next range waits for the one before to be written out (two threads then reach 1 / (1 - AHEAD_BYTES / a range's
+#: lines) times one: 1.3x for JSON of lz4 batches, whose lines are 4.5 times their bytes, in ranges of 16 MiB, as
+#: verify's and read_arrow's are). Lines are 1 to 8 times the bytes they print (JSON of small or compressed records
+#: the most), so a range is a quarter of AHEAD_BYTES; its run's Python (`kafkalog.dump.run_lines`) is small beside it.
+RANGE_BYTES = AHEAD_BYTES // 4
 
 
 @dataclass
