@@ -207,15 +207,10 @@ class RunText:
 
     def views(self) -> Iterator[memoryview]:
         """The lines in order, a block of about `BLOCK_BYTES` at a time, as views (each written out, then let go
-        before the next is written, which may take its memory)."""
-        first = batch = 0
-        while first < self.rows or batch < self.batches:
-            text, _, written, next_batch = self.records(first, min(BLOCK_ROWS, self.rows - first), BLOCK_BYTES, batch)
-            if not written and next_batch == batch:
-                raise AssertionError("a block of no lines")  # (never: a block writes a row or the batches left)
-            first, batch = first + written, next_batch
-            yield text.data  # (as memoryview(): an ndarray's view)
-            del text
+        before the next is written, which may take its memory); once: the writer goes on from its last block."""
+        while (block := compiled.next_block(self.records, BLOCK_BYTES, BLOCK_ROWS)) is not None:
+            yield memoryview(block)
+            del block
 
 
 def run_text(template: Template, blocks: Callable[..., BlockWriter], items: Items, table: pa.Table,

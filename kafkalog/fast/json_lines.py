@@ -17,7 +17,6 @@ from kafkalog.fast.line_parts import (
     BlockWriter,
     Bytes,
     RecordColumns,
-    block_starts,
     chunks,
     compiled,
     starts_of,
@@ -33,8 +32,8 @@ def record_lines(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
     if not table.num_rows:
         return EMPTY, starts
     parts = chunks(table)
-    text, _, _ = compiled.json_records([RecordColumns.of(b) for b in parts],
-                                       [Bytes(b.column("control_type")) for b in parts], starts)
+    text = compiled.json_records([RecordColumns.of(b) for b in parts], [Bytes(b.column("control_type")) for b in parts],
+                                 starts)
     return text_of(text), starts
 
 
@@ -42,11 +41,5 @@ def record_blocks(table: pa.Table, batches: BatchLines | None = None) -> BlockWr
     """`record_lines` of `table` a block of rows at a time (`line_parts.BlockWriter`), with the `batches`' lines
     among them: its columns gathered once."""
     parts = chunks(table)
-    columns, controls = [RecordColumns.of(b) for b in parts], [Bytes(b.column("control_type")) for b in parts]
-
-    def block(first: int, rows: int, budget: int, batch: int) -> tuple[np.ndarray, np.ndarray, int, int]:
-        starts = block_starts(rows)
-        text, written, batch = compiled.json_records(columns, controls, starts, first, budget, batches, batch)
-        return text_of(text), starts, written, batch
-
-    return block
+    return compiled.json_writer([RecordColumns.of(b) for b in parts], [Bytes(b.column("control_type")) for b in parts],
+                                batches)

@@ -2,12 +2,12 @@
 columns of a run as numpy arrays (`RecordColumns`), and whether the writers were compiled (`AVAILABLE`).
 
 The Python sides of the writers (`kafkalog.fast.json_lines`, `text_lines`, `kafka_lines`, `batch_lines`) gather
-the columns here and call the compiled module once per run or block of rows.
+the columns here and make the compiled module's writer of a run (`BlockWriter`), which writes a block of rows a call.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -22,11 +22,16 @@ AVAILABLE = compiled is not None
 
 EMPTY = np.empty(0, dtype=np.uint8)
 
-#: A run's lines a block at a time: (first row, most rows, bytes, first batch) -> (the lines of the rows from the
-#: first, at most that many, up to the row that brings them to that many bytes, each batch's line (`BatchLines`)
-#: from the first batch on before its records'; where each record's line starts, rows written + 1 positions (the
-#: rest of the array is not written); rows written; the first batch whose line is not written yet).
-BlockWriter = Callable[[int, int, int, int], tuple[np.ndarray, np.ndarray, int, int]]
+
+class BlockWriter(Protocol):
+    """A run's lines a block at a time (the compiled `lines.Writer`, made once a run: its columns gathered once;
+    `lines.next_block(writer, bytes, most rows)` writes its blocks one after the other)."""
+
+    def __call__(self, first: int, rows: int, budget: int, batch: int) -> tuple[np.ndarray, np.ndarray, int, int]:
+        """(first row, most rows, bytes, first batch) -> (the lines of the rows from the first, at most that many, up
+        to the row that brings them to that many bytes, each batch's line (`BatchLines`) from the first batch on
+        before its records'; where each record's line starts, rows written + 1 positions (the rest of the array is
+        not written); rows written; the first batch whose line is not written yet)."""
 
 
 @dataclass(frozen=True)
@@ -117,11 +122,6 @@ def record_chunks(table: pa.Table) -> list[RecordColumns]:
 def starts_of(rows: int) -> np.ndarray:
     """Where each of `rows` lines starts, and where the last ends: filled by the writers."""
     return np.zeros(rows + 1, dtype=np.int64)
-
-
-def block_starts(rows: int) -> np.ndarray:
-    """`starts_of` for a block: the writer fills what it writes (rows written + 1), no more."""
-    return np.empty(rows + 1, dtype=np.int64)
 
 
 def text_of(text: object) -> np.ndarray:

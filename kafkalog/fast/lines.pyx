@@ -24,6 +24,8 @@ from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint8_t, uint16_t, uint32_
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy, strlen
 
+import numpy as np
+
 
 cdef extern from "Python.h":
     # What `str.isprintable` and `repr` ask of each character: a lookup in CPython's own tables (no state).
@@ -788,7 +790,7 @@ cdef bint _kafka_legacy(Grow* g, const Records* R, const uint8_t* ts_type, int64
     return True
 
 
-# -- a table's chunks, in one call ----------------------------------------------------------------------------------
+# -- a table's chunks, a block of rows at a time --------------------------------------------------------------------
 
 cdef enum Format:
     JSON
@@ -828,136 +830,222 @@ cdef inline Records _rows_from(Records r, int64_t row, int64_t rows) noexcept no
     return r
 
 
-cdef tuple _write(list chunks, list controls, Job job, int64_t[::1] starts, int64_t first, int64_t budget,
-                  object batches, int64_t next_batch):
-    """The lines of rows of `chunks` (`line_parts.RecordColumns`, a table's chunks in order; `controls`: their
-    control_type columns, for JSON) from row `first` on (of all the chunks' rows, each chunk's after the last's),
-    at most len(starts) - 1 of them, stopping after the row that brings the lines to `budget` bytes (< 1: no
-    bound), in one call without the GIL; where each line starts into `starts` (rows written + 1). With `batches`
-    (`line_parts.BatchLines`), each batch's line from `next_batch` on goes before its first record's (and, once
-    every row is written, those of the batches left: batches of no records). Returns the lines as a `Block`, the
-    rows written and the first batch whose line was not written. Legacy messages: every row, no `starts`."""
-    cdef Py_ssize_t m = len(chunks), k
-    cdef Records* R = <Records*>malloc(max(m, 1) * sizeof(Records))
-    cdef Column* C = <Column*>malloc(max(m, 1) * sizeof(Column))
-    cdef Grow g = Grow(NULL, 0, 0)
-    cdef int64_t rows = 0, row = 0, written = 0, want = 0, lo, n, most = 0
-    cdef bint ok = True
+cdef int64_t _rows_into(Grow* g, const Job* job, const Records* R, const Column* C, Py_ssize_t m, int64_t first,
+                        int64_t want, int64_t* starts, int64_t budget, Batches* B) noexcept nogil:
+    """The lines of `want` rows of the chunks `R` (`C`: their control_type columns, for JSON) from row `first` on (of
+    all the chunks' rows, each chunk's after the last's), stopping after the row that brings `g` to `budget` bytes;
+    where each line starts into `starts` (rows written + 1); with `B`, each batch's line before its first record's
+    (and, once every row is written, those of the batches left: batches of no records). The rows written, or -1 (no
+    memory)."""
+    cdef int64_t rows = 0, row = 0, written = 0, lo, n
+    cdef Py_ssize_t k
     cdef Records part
     cdef Column control
-    cdef Batches lines
-    cdef Batches* B = NULL
-    cdef const uint8_t[::1] batch_text
-    cdef const int64_t[::1] batch_starts, batch_rows
-    if budget < 1:
-        budget = INT64_MAX
-    if batches is not None:
-        batch_text, batch_starts, batch_rows = batches.text, batches.starts, batches.rows
-        lines.n = batch_rows.shape[0]
-        if batch_starts.shape[0] < lines.n + 1 or not 0 <= next_batch <= lines.n \
-                or (lines.n and batch_starts[lines.n] > batch_text.shape[0]):
-            raise ValueError("batch lines: where each starts and one more, and a batch of them")
-        lines.text = &batch_text[0] if batch_text.shape[0] else NULL
-        lines.starts = &batch_starts[0]
-        lines.rows = &batch_rows[0] if lines.n else NULL
-        lines.next = next_batch
-        lines.row = 0
-        B = &lines
-    try:
-        if R == NULL or C == NULL:
-            raise MemoryError()
-        for k in range(m):
-            R[k] = _records(chunks[k])
-            if job.fmt == JSON:
-                C[k] = _column(controls[k])
-            rows += R[k].rows
-        if job.fmt == KAFKA_LEGACY:
-            if rows == 0:
-                return _finish(&g, True), 0, 0
+    for k in range(m):
+        rows += R[k].rows
+    for k in range(m):
+        # this chunk's rows from the first one asked for, as many as are still wanted
+        lo = max(first - row, 0)
+        n = min(R[k].rows - lo, want - written)
+        row += R[k].rows
+        if n <= 0:
+            if written == want:
+                break
+            continue
+        part = _rows_from(R[k], lo, n)
+        if B != NULL:
+            B.row = row - R[k].rows + lo
+        if job.fmt == JSON:
+            control = _column_from(C[k], lo)
+            n = _json(g, &part, &control, &starts[written], budget, B)
+        elif job.fmt == TEXT:
+            n = _text(g, &part, job.limit, job.header_limit, &starts[written], budget, B)
         else:
-            if starts is None or starts.shape[0] < 1 or first < 0 or first > rows:
-                raise ValueError("starts: one position a row and one more, from a row of the chunks")
-            want = min(<int64_t>starts.shape[0] - 1, rows - first)
+            n = _kafka(g, &part, job.ts_type, job.ts_len, &starts[written], budget, B)
+        if n < 0:
+            return -1
+        written += n
+        if written == want or g.size >= budget:
+            break
+    if written == 0:
+        starts[0] = 0
+    if B != NULL and first + written == rows:  # (every row written: the batches of none after them)
+        if not _batch_lines(g, B, INT64_MAX):
+            return -1
+    return written
+
+
+cdef class Writer:
+    """A run's record lines a block at a time (`kafkalog.fast.line_parts.BlockWriter`), in one format, with its batch
+    lines among them (`line_parts.BatchLines`) or not: its chunks' columns are gathered once, when it is made
+    (`json_writer`, `text_writer`, `kafka_writer`), and each block is one call that writes without the GIL.
+
+    Called with (first row, most rows, bytes, first batch), it gives (the lines as a numpy array, where each line
+    starts, rows written, the next batch); `next_block(writer, bytes, most rows)` gives the run's next block of lines
+    as a `Block`, from where the last ended, or None once every line is written."""
+
+    cdef Records* R
+    cdef Column* C
+    cdef Py_ssize_t m
+    cdef int64_t rows  # of all the chunks
+    cdef Job job
+    cdef Batches lines
+    cdef Batches* B  # &lines, or NULL: no batch lines
+    cdef int64_t* scratch  # where each line of `next_block`'s block starts (not handed out)
+    cdef int64_t scratch_rows
+    cdef int64_t row  # where `next_block` goes on from: the first row not written, and the first batch
+    cdef int64_t batch
+    cdef object keep  # what the pointers point into: the chunks' arrays, the batch lines, the timestamp type's name
+
+    def __cinit__(self):
+        self.R = NULL
+        self.C = NULL
+        self.B = NULL
+        self.scratch = NULL
+
+    def __dealloc__(self):
+        free(self.R)
+        free(self.C)
+        free(self.scratch)
+
+    def __call__(self, int64_t first, int64_t rows, int64_t budget, int64_t batch):
+        starts = np.empty(max(rows, 0) + 1, dtype=np.int64)
+        cdef int64_t[::1] s = starts
+        block, written, batch = self._block(first, &s[0], rows, budget, batch)
+        return np.frombuffer(block, dtype=np.uint8), starts, written, batch
+
+    cdef tuple _block(self, int64_t first, int64_t* starts, int64_t want, int64_t budget, int64_t batch):
+        cdef Grow g = Grow(NULL, 0, 0)
+        cdef int64_t written = 0
+        cdef bint ok = True
+        if first < 0 or first > self.rows or want < 0:
+            raise ValueError("starts: one position a row and one more, from a row of the chunks")
+        if self.B != NULL and not 0 <= batch <= self.lines.n:
+            raise ValueError("batch lines: a batch of them")
+        want = min(want, self.rows - first)
+        if budget < 1:
+            budget = INT64_MAX
+        if self.B != NULL:
+            self.lines.next = batch
         with nogil:
             if budget < INT64_MAX:  # (a block's lines: its buffer taken once, not grown by copies)
                 ok = _reserve(&g, budget + BLOCK_SLACK)
-            for k in range(m if ok else 0):
-                if job.fmt == KAFKA_LEGACY:
-                    ok = _kafka_legacy(&g, &R[k], job.ts_type, job.ts_len, job.crc + row, job.valid + row, job.brace)
-                    row += R[k].rows
-                    if not ok:
-                        break
-                    continue
-                # this chunk's rows from the first one asked for, as many as are still wanted
-                lo = max(first - row, 0)
-                n = min(R[k].rows - lo, want - written)
-                row += R[k].rows
-                if n <= 0:
-                    if written == want:
-                        break
-                    continue
-                part = _rows_from(R[k], lo, n)
-                if B != NULL:
-                    B.row = row - R[k].rows + lo
-                if job.fmt == JSON:
-                    control = _column_from(C[k], lo)
-                    n = _json(&g, &part, &control, &starts[written], budget, B)
-                elif job.fmt == TEXT:
-                    n = _text(&g, &part, job.limit, job.header_limit, &starts[written], budget, B)
-                else:
-                    n = _kafka(&g, &part, job.ts_type, job.ts_len, &starts[written], budget, B)
-                if n < 0:
-                    ok = False
-                    break
-                written += n
-                if written == want or g.size >= budget:
-                    break
-            if ok and job.fmt != KAFKA_LEGACY and written == 0:
-                starts[0] = 0
-            if ok and B != NULL and first + written == rows:  # (every row written: the batches of none after them)
-                ok = _batch_lines(&g, B, INT64_MAX)
-    finally:
-        free(R)
-        free(C)
-    return _finish(&g, ok), written, (B.next if B != NULL else 0)
+            if ok:
+                written = _rows_into(&g, &self.job, self.R, self.C, self.m, first, want, starts, budget, self.B)
+                ok = written >= 0
+        return _finish(&g, ok), written, (self.lines.next if self.B != NULL else 0)
 
 
-def json_records(list chunks, list controls, int64_t[::1] starts, int64_t first=0, int64_t budget=0,
-                 batches=None, int64_t next_batch=0):
-    """The JSON line of rows of `chunks` (`line_parts.RecordColumns`; `controls`: each chunk's control_type as
-    `line_parts.Bytes`), in ASCII, each ending in a newline, as a `Block`, with the rows written and the next batch:
-    from row `first` on, at most len(starts) - 1 of them, stopping after the row that brings the lines to `budget`
-    bytes (< 1: no bound); where each line starts into `starts`; with `batches` (`line_parts.BatchLines`), the
-    batches' lines from `next_batch` on among them, each before its batch's records."""
+def next_block(Writer w, int64_t budget, int64_t rows):
+    """A run's lines from where `w`'s last block ended (its first row and batch at first): at most `rows` records'
+    lines, up to the row that brings them to `budget` bytes, with the batch lines among them, as a `Block`; None once
+    every line is written. (A module function, not a method, so that a benchmark wrapping the module's functions sees
+    it: `benchmarks/threads.py` counts their time as GIL-free.)"""
+    cdef int64_t* grown
+    if w.row >= w.rows and (w.B == NULL or w.batch >= w.lines.n):
+        return None
+    rows = max(min(rows, w.rows - w.row), 0)
+    if rows + 1 > w.scratch_rows:
+        grown = <int64_t*>realloc(w.scratch, (rows + 1) * sizeof(int64_t))
+        if grown == NULL:
+            raise MemoryError("kafkalog dump: no memory left for the lines of a run of records")
+        w.scratch, w.scratch_rows = grown, rows + 1
+    block, written, batch = w._block(w.row, w.scratch, rows, budget, w.batch)
+    if not written and batch == w.batch:
+        raise AssertionError("a block of no lines")  # (never: a block writes a row or the batches left)
+    w.row += written
+    w.batch = batch
+    return block
+
+
+cdef Writer _writer(list chunks, list controls, Job job, object batches, object keep):
+    """A `Writer` of `chunks` (`line_parts.RecordColumns`, a table's chunks in order; `controls`: their control_type
+    columns, for JSON), with `batches` (`line_parts.BatchLines`) or None."""
+    cdef Writer w = Writer.__new__(Writer)
+    cdef Py_ssize_t k, m = len(chunks)
+    cdef const uint8_t[::1] batch_text
+    cdef const int64_t[::1] batch_starts, batch_rows
+    w.keep = (chunks, controls, batches, keep)
+    w.job = job
+    w.m = m
+    w.R = <Records*>malloc(max(m, 1) * sizeof(Records))
+    w.C = <Column*>malloc(max(m, 1) * sizeof(Column))
+    if w.R == NULL or w.C == NULL:
+        raise MemoryError()
+    w.rows = 0
+    for k in range(m):
+        w.R[k] = _records(chunks[k])
+        if job.fmt == JSON:
+            w.C[k] = _column(controls[k])
+        w.rows += w.R[k].rows
+    if batches is not None:
+        batch_text, batch_starts, batch_rows = batches.text, batches.starts, batches.rows
+        w.lines.n = batch_rows.shape[0]
+        if batch_starts.shape[0] < w.lines.n + 1 or (w.lines.n and batch_starts[w.lines.n] > batch_text.shape[0]):
+            raise ValueError("batch lines: where each starts and one more")
+        w.lines.text = &batch_text[0] if batch_text.shape[0] else NULL
+        w.lines.starts = &batch_starts[0]
+        w.lines.rows = &batch_rows[0] if w.lines.n else NULL
+        w.lines.next = 0
+        w.lines.row = 0
+        w.B = &w.lines
+    return w
+
+
+def json_writer(list chunks, list controls, batches=None):
+    """A `Writer` of the JSON lines of `chunks` (`line_parts.RecordColumns`; `controls`: each chunk's control_type as
+    `line_parts.Bytes`), in ASCII, each ending in a newline; with `batches` (`line_parts.BatchLines`), the batches'
+    lines among them, each before its batch's records."""
     cdef Job job
     job.fmt = JSON
     if len(controls) != len(chunks):
         raise ValueError("a control_type column a chunk")
-    return _write(chunks, controls, job, starts, first, budget, batches, next_batch)
+    return _writer(chunks, controls, job, batches, None)
 
 
-def text_records(list chunks, int64_t limit, int64_t header_limit, int64_t[::1] starts, int64_t first=0,
-                 int64_t budget=0, batches=None, int64_t next_batch=0):
-    """The text line of rows of `chunks` (`line_parts.RecordColumns` of data records), keys and values cut at
-    `limit` bytes and header values at `header_limit` (-1: whole), as UTF-8 in a `Block`, with the rows written and
-    the next batch (`first`, `budget`, `starts`, `batches` and `next_batch` as `json_records` takes them)."""
+def text_writer(list chunks, int64_t limit, int64_t header_limit, batches=None):
+    """A `Writer` of the text lines of `chunks` (`line_parts.RecordColumns` of data records), keys and values cut at
+    `limit` bytes and header values at `header_limit` (-1: whole), as UTF-8 (`batches` as `json_writer` takes
+    them)."""
     cdef Job job
     job.fmt = TEXT
     job.limit = limit
     job.header_limit = header_limit
-    return _write(chunks, None, job, starts, first, budget, batches, next_batch)
+    return _writer(chunks, None, job, batches, None)
 
 
-def kafka_records(list chunks, bytes timestamp_type, int64_t[::1] starts, int64_t first=0, int64_t budget=0,
-                  batches=None, int64_t next_batch=0):
-    """`--format kafka`'s line of rows of `chunks` (`line_parts.RecordColumns` of v2 data batches whose
-    timestamps are `timestamp_type`), as UTF-8 in a `Block`, with the rows written and the next batch (`first`,
-    `budget`, `starts`, `batches` and `next_batch` as `json_records` takes them)."""
+def kafka_writer(list chunks, bytes timestamp_type, batches=None):
+    """A `Writer` of `--format kafka`'s lines of `chunks` (`line_parts.RecordColumns` of v2 data batches whose
+    timestamps are `timestamp_type`), as UTF-8 (`batches` as `json_writer` takes them)."""
     cdef Job job
     job.fmt = KAFKA
     job.ts_type = <const uint8_t*><const char*>timestamp_type
     job.ts_len = len(timestamp_type)
-    return _write(chunks, None, job, starts, first, budget, batches, next_batch)
+    return _writer(chunks, None, job, batches, timestamp_type)
+
+
+def _whole(Writer w, int64_t[::1] starts):
+    """Every line of a writer's chunks in one `Block`, without a bound; where each starts into `starts`."""
+    if starts is None or starts.shape[0] < w.rows + 1:
+        raise ValueError("starts: one position a row and one more")
+    block, _, _ = w._block(0, &starts[0], w.rows, 0, 0)
+    return block
+
+
+def json_records(list chunks, list controls, int64_t[::1] starts):
+    """The JSON line of every row of `chunks` (as `json_writer`) in one `Block`; where each starts into `starts`."""
+    return _whole(json_writer(chunks, controls), starts)
+
+
+def text_records(list chunks, int64_t limit, int64_t header_limit, int64_t[::1] starts):
+    """The text line of every row of `chunks` (as `text_writer`) in one `Block`; where each starts into `starts`."""
+    return _whole(text_writer(chunks, limit, header_limit), starts)
+
+
+def kafka_records(list chunks, bytes timestamp_type, int64_t[::1] starts):
+    """`--format kafka`'s line of every row of `chunks` (as `kafka_writer`) in one `Block`; where each starts into
+    `starts`."""
+    return _whole(kafka_writer(chunks, timestamp_type), starts)
 
 
 def kafka_legacy_records(list chunks, bytes timestamp_type, const int64_t[::1] crc, const uint8_t[::1] valid,
@@ -965,16 +1053,26 @@ def kafka_legacy_records(list chunks, bytes timestamp_type, const int64_t[::1] c
     """`--format kafka`'s lines of a magic 0 or 1 entry's records (`line_parts.RecordColumns`), each with its
     message's `crc` and `valid` (0 or 1) and, for Kafka 3's tool, its stray brace, as UTF-8 in a `Block`."""
     cdef Job job
-    cdef int64_t rows = sum(c.rows for c in chunks)
-    if crc.shape[0] < rows or valid.shape[0] < rows:
-        raise ValueError("a checksum and a validity a row")
+    cdef Writer w
+    cdef Grow g = Grow(NULL, 0, 0)
+    cdef int64_t row = 0
+    cdef Py_ssize_t k
+    cdef bint ok = True
     job.fmt = KAFKA_LEGACY
     job.ts_type = <const uint8_t*><const char*>timestamp_type
     job.ts_len = len(timestamp_type)
-    job.crc = &crc[0] if rows else NULL
-    job.valid = &valid[0] if rows else NULL
-    job.brace = brace
-    return _write(chunks, None, job, None, 0, 0, None, 0)[0]
+    w = _writer(chunks, None, job, None, timestamp_type)
+    if crc.shape[0] < w.rows or valid.shape[0] < w.rows:
+        raise ValueError("a checksum and a validity a row")
+    if w.rows == 0:
+        return _finish(&g, True)
+    with nogil:
+        for k in range(w.m):
+            ok = _kafka_legacy(&g, &w.R[k], job.ts_type, job.ts_len, &crc[0] + row, &valid[0] + row, brace)
+            row += w.R[k].rows
+            if not ok:
+                break
+    return _finish(&g, ok)
 
 
 # -- batch lines ---------------------------------------------------------------------------------------------------
