@@ -39,8 +39,10 @@ from kafkalog.uri_path import AnyPath
 if TYPE_CHECKING:
     from kafkalog.registry.values import ValueDecoder
 
-#: Bytes of lines a range's thread writes before handing them out (more only by a block of a batch's records).
-BLOCK_BYTES = 1024 * 1024
+#: Bytes of lines a range's thread writes before handing them out (more only by a block of a batch's records): a few
+#: of the writers' blocks (`kafkalog.fast.batch_lines.BLOCK_BYTES`) at once, as each hand-out takes the GIL on both
+#: threads (the thread writing them out did not write them: they are not in its core's cache anyway).
+BLOCK_BYTES = 4 * 1024 * 1024
 #: Records printed one by one between two chances to hand out a block: a large batch's lines are not all held.
 RECORDS_BETWEEN_BLOCKS = 4096
 #: Bytes of lines each range may hold ahead of the one being written out.

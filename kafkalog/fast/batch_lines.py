@@ -150,6 +150,10 @@ class Template:
                    name_starts, np.frombuffer(b"".join(names), dtype=np.uint8), most)
 
 
+#: The formats' templates, made once (each range of a segment printed on threads has a printer of its own).
+JSON_TEMPLATE, TEXT_TEMPLATE, KAFKA_TEMPLATE = (Template.of(steps) for steps in (JSON_BATCH, TEXT_BATCH, KAFKA_BATCH))
+
+
 def fields(items: Items) -> np.ndarray | None:
     """The batch fields of a run's plain v2 batches (FIELDS' rows, one column per batch), as `runs.batch_of`
     gives them; None when a batch is not one the templates print (not v2, a codec without a name)."""
