@@ -15,8 +15,6 @@ from kafkalog.fast.line_parts import (
     EMPTY,
     BatchLines,
     BlockWriter,
-    Bytes,
-    RecordColumns,
     chunks,
     compiled,
     starts_of,
@@ -31,15 +29,10 @@ def record_lines(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
     starts = starts_of(table.num_rows)
     if not table.num_rows:
         return EMPTY, starts
-    parts = chunks(table)
-    text = compiled.json_records([RecordColumns.of(b) for b in parts], [Bytes(b.column("control_type")) for b in parts],
-                                 starts)
-    return text_of(text), starts
+    return text_of(compiled.json_records(chunks(table), starts)), starts
 
 
 def record_blocks(table: pa.Table, batches: BatchLines | None = None) -> BlockWriter:
     """`record_lines` of `table` a block of rows at a time (`line_parts.BlockWriter`), with the `batches`' lines
     among them: its columns gathered once."""
-    parts = chunks(table)
-    return compiled.json_writer([RecordColumns.of(b) for b in parts], [Bytes(b.column("control_type")) for b in parts],
-                                batches)
+    return compiled.json_writer(chunks(table), batches)

@@ -22,7 +22,8 @@ Python sides: `kafkalog.fast.json_lines`, `text_lines`, `kafka_lines`, `batch_li
 """
 from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcpy, strlen
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from libc.string cimport memcpy, strcmp, strlen
 
 import numpy as np
 
@@ -59,12 +60,12 @@ cdef struct Column:
     int64_t bit
 
 
-# A run's record columns (`kafkalog.fast.line_parts.RecordColumns`).
+# A record batch's columns (`_records`).
 cdef struct Records:
     int64_t rows
     const int64_t* offset
     const int64_t* timestamp
-    const int64_t* sequence
+    const int32_t* sequence
     Column key
     Column value
     const int32_t* header_starts  # each row's first header in header_key and header_value (rows + 1)
@@ -72,38 +73,118 @@ cdef struct Records:
     Column header_value
 
 
-cdef Column _column(object b):
-    """A `line_parts.Bytes`' arrays (which it keeps alive: they outlive the call)."""
+# Arrow's C data interface (https://arrow.apache.org/docs/format/CDataInterface.html): a record batch's columns
+# read where pyarrow keeps them, through the capsules `__arrow_c_array__` gives (kept alive while they are read).
+cdef extern from *:
+    """
+    #ifndef ARROW_C_DATA_INTERFACE
+    #define ARROW_C_DATA_INTERFACE
+    struct ArrowSchema {
+      const char* format; const char* name; const char* metadata; int64_t flags; int64_t n_children;
+      struct ArrowSchema** children; struct ArrowSchema* dictionary; void (*release)(struct ArrowSchema*);
+      void* private_data;
+    };
+    struct ArrowArray {
+      int64_t length; int64_t null_count; int64_t offset; int64_t n_buffers; int64_t n_children;
+      const void** buffers; struct ArrowArray** children; struct ArrowArray* dictionary;
+      void (*release)(struct ArrowArray*); void* private_data;
+    };
+    #endif
+    """
+    struct ArrowSchema:
+        const char* format
+        const char* name
+        int64_t n_children
+        ArrowSchema** children
+
+    struct ArrowArray:
+        int64_t length
+        int64_t null_count
+        int64_t offset
+        int64_t n_buffers
+        int64_t n_children
+        const void** buffers
+        ArrowArray** children
+
+
+#: Offsets of an array of no rows whose offsets buffer was left out (the interface allows it).
+cdef int32_t _NO_OFFSETS[1]
+_NO_OFFSETS[0] = 0
+
+
+cdef Column _bytes(const ArrowSchema* s, const ArrowArray* a, int64_t row, str what) except *:
+    """A binary or string array's rows from `row` on (`row` and its own offset: a view)."""
     cdef Column c
-    cdef const int32_t[::1] off = b.offsets
-    cdef const uint8_t[::1] data = b.data
-    cdef const uint8_t[::1] bitmap = b.bitmap
-    c.off = &off[0]
-    c.data = &data[0] if data.shape[0] else NULL
-    c.bitmap = &bitmap[0] if bitmap.shape[0] else NULL
-    c.bit = b.bit
+    if (strcmp(s.format, b"z") != 0 and strcmp(s.format, b"u") != 0) or a.n_buffers < 3:
+        raise ValueError(f"kafkalog dump: the {what} column is not binary or a string (Arrow format "
+                         f"{s.format.decode('ascii', 'replace')})")
+    row += a.offset
+    c.off = <const int32_t*>a.buffers[1] + row if a.buffers[1] != NULL else _NO_OFFSETS
+    c.data = <const uint8_t*>a.buffers[2]
+    c.bitmap = <const uint8_t*>a.buffers[0] if a.null_count != 0 else NULL
+    c.bit = row
     return c
 
 
-cdef const int64_t* _longs(object a, int64_t n) except NULL:
-    cdef const int64_t[::1] v = a
-    if v.shape[0] < n:
-        raise ValueError("a column shorter than its table")
-    return &v[0]
+cdef const void* _fixed(const ArrowSchema* s, const ArrowArray* a, const char* fmt, int width, str what) except NULL:
+    """An integer array's values from its first row (`fmt`: `l` int64, `i` int32)."""
+    if strcmp(s.format, fmt) != 0 or a.n_buffers < 2 or a.buffers[1] == NULL:
+        raise ValueError(f"kafkalog dump: the {what} column is not of Arrow format {fmt.decode('ascii')}")
+    return <const uint8_t*>a.buffers[1] + a.offset * width
 
 
-cdef Records _records(object c):
+cdef int64_t _child(const ArrowSchema* s, str name) except -1:
+    cdef int64_t i
+    cdef bytes b = name.encode("ascii")
+    for i in range(s.n_children):
+        if s.children[i].name != NULL and strcmp(s.children[i].name, b) == 0:
+            return i
+    raise ValueError(f"kafkalog dump: a run's table has no {name} column")
+
+
+cdef Records _records(object chunk, list keep, Column* control) except *:
+    """A record batch's columns (`kafkalog.fast.columns.SCHEMA`'s offset, timestamp, sequence, key, value and headers;
+    and its control_type into `control` unless NULL), read in place; the capsules that hold them go into `keep`."""
     cdef Records r
-    cdef const int32_t[::1] starts = c.header_starts
-    r.rows = c.rows
-    r.offset = _longs(c.offset, r.rows)
-    r.timestamp = _longs(c.timestamp, r.rows)
-    r.sequence = _longs(c.sequence, r.rows)
-    r.key = _column(c.key)
-    r.value = _column(c.value)
-    r.header_starts = &starts[0]
-    r.header_key = _column(c.header_key)
-    r.header_value = _column(c.header_value)
+    cdef const ArrowSchema* s
+    cdef const ArrowArray* a
+    cdef const ArrowSchema* hs
+    cdef const ArrowArray* ha
+    cdef const ArrowSchema* item_s
+    cdef const ArrowArray* item_a
+    cdef int64_t i
+    capsules = chunk.__arrow_c_array__()
+    keep.append(capsules)
+    s = <const ArrowSchema*>PyCapsule_GetPointer(capsules[0], b"arrow_schema")
+    a = <const ArrowArray*>PyCapsule_GetPointer(capsules[1], b"arrow_array")
+    if strcmp(s.format, b"+s") != 0 or a.n_children != s.n_children:
+        raise ValueError("kafkalog dump: a run's table is not a record batch")
+    r.rows = a.length
+    i = _child(s, "offset")
+    r.offset = <const int64_t*>_fixed(s.children[i], a.children[i], b"l", 8, "offset")
+    i = _child(s, "timestamp")
+    r.timestamp = <const int64_t*>_fixed(s.children[i], a.children[i], b"l", 8, "timestamp")
+    i = _child(s, "sequence")
+    r.sequence = <const int32_t*>_fixed(s.children[i], a.children[i], b"i", 4, "sequence")
+    i = _child(s, "key")
+    r.key = _bytes(s.children[i], a.children[i], 0, "key")
+    i = _child(s, "value")
+    r.value = _bytes(s.children[i], a.children[i], 0, "value")
+    if control != NULL:
+        i = _child(s, "control_type")
+        control[0] = _bytes(s.children[i], a.children[i], 0, "control_type")
+    # headers: a list of structs of (key, value); the lists' offsets index the structs' rows
+    i = _child(s, "headers")
+    hs, ha = s.children[i], a.children[i]
+    if strcmp(hs.format, b"+l") != 0 or ha.n_children != 1 or hs.children[0].n_children != 2 \
+            or strcmp(hs.children[0].format, b"+s") != 0:
+        raise ValueError("kafkalog dump: the headers column is not a list of (key, value) structs")
+    r.header_starts = <const int32_t*>ha.buffers[1] + ha.offset if ha.buffers[1] != NULL else _NO_OFFSETS
+    item_s, item_a = hs.children[0], ha.children[0]
+    r.header_key = _bytes(item_s.children[_child(item_s, "key")], item_a.children[_child(item_s, "key")],
+                          item_a.offset, "header key")
+    r.header_value = _bytes(item_s.children[_child(item_s, "value")], item_a.children[_child(item_s, "value")],
+                            item_a.offset, "header value")
     return r
 
 
@@ -958,14 +1039,15 @@ def next_block(Writer w, int64_t budget, int64_t rows):
     return block
 
 
-cdef Writer _writer(list chunks, list controls, Job job, object batches, object keep):
-    """A `Writer` of `chunks` (`line_parts.RecordColumns`, a table's chunks in order; `controls`: their control_type
-    columns, for JSON), with `batches` (`line_parts.BatchLines`) or None."""
+cdef Writer _writer(list chunks, Job job, object batches):
+    """A `Writer` of `chunks` (Arrow record batches of `kafkalog.fast.columns.SCHEMA`'s record columns, a table's in
+    order), with `batches` (`line_parts.BatchLines`) or None."""
     cdef Writer w = Writer.__new__(Writer)
     cdef Py_ssize_t k, m = len(chunks)
     cdef const uint8_t[::1] batch_text
     cdef const int64_t[::1] batch_starts, batch_rows
-    w.keep = (chunks, controls, batches, keep)
+    cdef list keep = []
+    w.keep = (keep, batches)
     w.job = job
     w.m = m
     w.R = <Records*>malloc(max(m, 1) * sizeof(Records))
@@ -974,9 +1056,7 @@ cdef Writer _writer(list chunks, list controls, Job job, object batches, object 
         raise MemoryError()
     w.rows = 0
     for k in range(m):
-        w.R[k] = _records(chunks[k])
-        if job.fmt == JSON:
-            w.C[k] = _column(controls[k])
+        w.R[k] = _records(chunks[k], keep, &w.C[k] if job.fmt == JSON else NULL)
         w.rows += w.R[k].rows
     if batches is not None:
         batch_text, batch_starts, batch_rows = batches.text, batches.starts, batches.rows
@@ -992,36 +1072,37 @@ cdef Writer _writer(list chunks, list controls, Job job, object batches, object 
     return w
 
 
-def json_writer(list chunks, list controls, batches=None):
-    """A `Writer` of the JSON lines of `chunks` (`line_parts.RecordColumns`; `controls`: each chunk's control_type as
-    `line_parts.Bytes`), in ASCII, each ending in a newline; with `batches` (`line_parts.BatchLines`), the batches'
-    lines among them, each before its batch's records."""
+def json_writer(list chunks, batches=None):
+    """A `Writer` of the JSON lines of `chunks` (Arrow record batches of `kafkalog.fast.columns.SCHEMA`'s columns, a
+    table's in order: `line_parts.chunks`), in ASCII, each ending in a newline; with `batches`
+    (`line_parts.BatchLines`), the batches' lines among them, each before its batch's records."""
     cdef Job job
     job.fmt = JSON
-    if len(controls) != len(chunks):
-        raise ValueError("a control_type column a chunk")
-    return _writer(chunks, controls, job, batches, None)
+    return _writer(chunks, job, batches)
 
 
 def text_writer(list chunks, int64_t limit, int64_t header_limit, batches=None):
-    """A `Writer` of the text lines of `chunks` (`line_parts.RecordColumns` of data records), keys and values cut at
+    """A `Writer` of the text lines of `chunks` (as `json_writer` takes them; of data records), keys and values cut at
     `limit` bytes and header values at `header_limit` (-1: whole), as UTF-8 (`batches` as `json_writer` takes
     them)."""
     cdef Job job
     job.fmt = TEXT
     job.limit = limit
     job.header_limit = header_limit
-    return _writer(chunks, None, job, batches, None)
+    return _writer(chunks, job, batches)
 
 
 def kafka_writer(list chunks, bytes timestamp_type, batches=None):
-    """A `Writer` of `--format kafka`'s lines of `chunks` (`line_parts.RecordColumns` of v2 data batches whose
+    """A `Writer` of `--format kafka`'s lines of `chunks` (as `json_writer` takes them; of v2 data batches whose
     timestamps are `timestamp_type`), as UTF-8 (`batches` as `json_writer` takes them)."""
     cdef Job job
+    cdef Writer w
     job.fmt = KAFKA
     job.ts_type = <const uint8_t*><const char*>timestamp_type
     job.ts_len = len(timestamp_type)
-    return _writer(chunks, None, job, batches, timestamp_type)
+    w = _writer(chunks, job, batches)
+    w.keep = (w.keep, timestamp_type)
+    return w
 
 
 def _whole(Writer w, int64_t[::1] starts):
@@ -1032,9 +1113,9 @@ def _whole(Writer w, int64_t[::1] starts):
     return block
 
 
-def json_records(list chunks, list controls, int64_t[::1] starts):
+def json_records(list chunks, int64_t[::1] starts):
     """The JSON line of every row of `chunks` (as `json_writer`) in one `Block`; where each starts into `starts`."""
-    return _whole(json_writer(chunks, controls), starts)
+    return _whole(json_writer(chunks), starts)
 
 
 def text_records(list chunks, int64_t limit, int64_t header_limit, int64_t[::1] starts):
@@ -1050,7 +1131,7 @@ def kafka_records(list chunks, bytes timestamp_type, int64_t[::1] starts):
 
 def kafka_legacy_records(list chunks, bytes timestamp_type, const int64_t[::1] crc, const uint8_t[::1] valid,
                          bint brace):
-    """`--format kafka`'s lines of a magic 0 or 1 entry's records (`line_parts.RecordColumns`), each with its
+    """`--format kafka`'s lines of a magic 0 or 1 entry's records (`chunks` as `json_writer` takes them), each with its
     message's `crc` and `valid` (0 or 1) and, for Kafka 3's tool, its stray brace, as UTF-8 in a `Block`."""
     cdef Job job
     cdef Writer w
@@ -1061,7 +1142,7 @@ def kafka_legacy_records(list chunks, bytes timestamp_type, const int64_t[::1] c
     job.fmt = KAFKA_LEGACY
     job.ts_type = <const uint8_t*><const char*>timestamp_type
     job.ts_len = len(timestamp_type)
-    w = _writer(chunks, None, job, None, timestamp_type)
+    w = _writer(chunks, job, None)
     if crc.shape[0] < w.rows or valid.shape[0] < w.rows:
         raise ValueError("a checksum and a validity a row")
     if w.rows == 0:
@@ -1122,3 +1203,77 @@ def batch_lines(const int64_t[:, ::1] steps, const uint8_t[::1] literals, const 
             starts[n] = p
             g.size = p
     return _finish(&g, ok)
+
+
+# -- batch fields --------------------------------------------------------------------------------------------------
+
+# The header columns `batch_fields` reads, in the order of `kafkalog.fast.batch_lines.HEADER_COLUMNS`.
+cdef enum:
+    H_BASE_OFFSET, H_LAST_OFFSET_DELTA, H_NUM_RECORDS, H_COMPRESSION, H_CRC, H_TIMESTAMP_TYPE, H_MAX_TIMESTAMP, \
+        H_PRODUCER_ID, H_PRODUCER_EPOCH, H_BASE_SEQUENCE, H_PARTITION_LEADER_EPOCH, H_IS_TRANSACTIONAL, H_IS_CONTROL, \
+        H_BASE_TIMESTAMP, H_HAS_DELETE_HORIZON, H_COLUMNS
+
+# The rows `batch_fields` writes, in the order of `kafkalog.fast.batch_lines.FIELDS`.
+cdef enum:
+    F_POSITION, F_SIZE, F_MAGIC, F_BASE_OFFSET, F_LAST_OFFSET, F_COUNT, F_COMPRESSION, F_CRC, F_CRC_VALID, \
+        F_TIMESTAMP_TYPE, F_MAX_TIMESTAMP, F_PRODUCER_ID, F_PRODUCER_EPOCH, F_BASE_SEQUENCE, F_LAST_SEQUENCE, \
+        F_PARTITION_LEADER_EPOCH, F_IS_TRANSACTIONAL, F_IS_CONTROL, F_DELETE_HORIZON_MS, F_HAS_DELETE_HORIZON, F_ROWS
+
+
+cdef inline int64_t _s32(int64_t n) noexcept nogil:
+    """`javaint.s32`: an int64 holding any sum of two int32s, wrapped as Java's int."""
+    return <int64_t><int32_t><uint32_t><uint64_t>n  # (its low 32 bits, as two's complement)
+
+
+cdef inline int64_t _increment_sequence(int64_t sequence, int64_t increment) noexcept nogil:
+    """`javaint.increment_sequence` (`DefaultRecordBatch.incrementSequence`): sequences wrap from 2^31-1 to 0."""
+    if sequence > _s32(0x7FFFFFFF - increment):
+        return _s32(increment - _s32(0x7FFFFFFF - sequence) - 1)
+    return _s32(sequence + increment)
+
+
+def batch_fields(const int64_t[:, ::1] header, const int64_t[::1] columns, const int64_t[::1] position,
+                 const int64_t[::1] size, const int64_t[::1] magic, int64_t codecs, int64_t[:, ::1] out):
+    """The batch fields of a run's batches (`kafkalog.fast.batch_lines.FIELDS`' rows of `out`, a column a batch) from
+    their header columns (`header`'s columns `columns`, in `batch_lines.HEADER_COLUMNS`' order) and entries; False
+    (and `out` not all written) when a batch is not one the templates print: not v2, or a codec id past `codecs`."""
+    cdef Py_ssize_t n = position.shape[0], i, c
+    cdef int64_t sequence, delta
+    cdef const int64_t* h
+    cdef bint printable = True
+    if columns.shape[0] != H_COLUMNS or out.shape[0] != F_ROWS or out.shape[1] != n or header.shape[0] != n \
+            or size.shape[0] != n or magic.shape[0] != n:
+        raise ValueError("batch fields: a header, an entry and a column of fields a batch")
+    for c in range(H_COLUMNS):
+        if not 0 <= columns[c] < header.shape[1]:
+            raise ValueError("batch fields: a header column past the header's")
+    with nogil:
+        for i in range(n):
+            h = &header[i, 0]
+            if magic[i] != 2 or not 0 <= h[columns[H_COMPRESSION]] < codecs:
+                printable = False
+                break
+            out[F_POSITION, i] = position[i]
+            out[F_SIZE, i] = size[i]
+            out[F_MAGIC, i] = magic[i]
+            out[F_BASE_OFFSET, i] = h[columns[H_BASE_OFFSET]]
+            delta = h[columns[H_LAST_OFFSET_DELTA]]
+            # (Java's long arithmetic: wraps)
+            out[F_LAST_OFFSET, i] = <int64_t>(<uint64_t>h[columns[H_BASE_OFFSET]] + <uint64_t>delta)
+            out[F_COUNT, i] = h[columns[H_NUM_RECORDS]]
+            out[F_COMPRESSION, i] = h[columns[H_COMPRESSION]]
+            out[F_CRC, i] = h[columns[H_CRC]]
+            out[F_CRC_VALID, i] = 1  # (a plain batch's checksum held)
+            out[F_TIMESTAMP_TYPE, i] = h[columns[H_TIMESTAMP_TYPE]] != 0
+            out[F_MAX_TIMESTAMP, i] = h[columns[H_MAX_TIMESTAMP]]
+            out[F_PRODUCER_ID, i] = h[columns[H_PRODUCER_ID]]
+            out[F_PRODUCER_EPOCH, i] = h[columns[H_PRODUCER_EPOCH]]
+            sequence = h[columns[H_BASE_SEQUENCE]]
+            out[F_BASE_SEQUENCE, i] = sequence
+            out[F_LAST_SEQUENCE, i] = _increment_sequence(sequence, delta) if sequence != -1 else -1
+            out[F_PARTITION_LEADER_EPOCH, i] = h[columns[H_PARTITION_LEADER_EPOCH]]
+            out[F_IS_TRANSACTIONAL, i] = h[columns[H_IS_TRANSACTIONAL]] != 0
+            out[F_IS_CONTROL, i] = h[columns[H_IS_CONTROL]] != 0
+            out[F_DELETE_HORIZON_MS, i] = h[columns[H_BASE_TIMESTAMP]]
+            out[F_HAS_DELETE_HORIZON, i] = h[columns[H_HAS_DELETE_HORIZON]] != 0
+    return printable

@@ -19,7 +19,7 @@ from kafkalog.fast.line_parts import (
     BatchLines,
     BlockWriter,
     compiled,
-    record_chunks,
+    chunks,
     starts_of,
     text_of,
 )
@@ -35,7 +35,7 @@ def record_lines(table: pa.Table, full: bool) -> tuple[np.ndarray, np.ndarray]:
     if not table.num_rows:
         return EMPTY, starts
     limit, header_limit = (-1, -1) if full else (KEY_LIMIT, HEADER_LIMIT)
-    text = compiled.text_records(record_chunks(table), limit, header_limit, starts)
+    text = compiled.text_records(chunks(table), limit, header_limit, starts)
     return text_of(text), starts
 
 
@@ -43,4 +43,4 @@ def record_blocks(table: pa.Table, full: bool, batches: BatchLines | None = None
     """`record_lines` of `table` a block of rows at a time (`line_parts.BlockWriter`), with the `batches`' lines
     among them: its columns gathered once."""
     limit, header_limit = (-1, -1) if full else (KEY_LIMIT, HEADER_LIMIT)
-    return compiled.text_writer(record_chunks(table), limit, header_limit, batches)
+    return compiled.text_writer(chunks(table), limit, header_limit, batches)
