@@ -18,8 +18,8 @@ from kafkalog.fast.line_parts import (
     EMPTY,
     BatchLines,
     BlockWriter,
-    compiled,
     chunks,
+    compiled,
     starts_of,
     text_of,
 )

@@ -488,7 +488,8 @@ def test_last_sequences_of_a_run_are_kafkas_increment_sequence():
     pairs += [(-1, 0), (-1, 5)]
     n = len(pairs)
     header = np.zeros((n, k.KAFKA_RECORD_BATCH__WIDTH), dtype=np.int64)
-    header[:, k.KAFKA_RECORD_BATCH__BASE_SEQUENCE], header[:, k.KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA] = zip(*pairs)
+    sequence, delta = zip(*pairs, strict=True)
+    header[:, k.KAFKA_RECORD_BATCH__BASE_SEQUENCE], header[:, k.KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA] = sequence, delta
     header[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET] = 2 ** 63 - 3
     zeros = np.zeros(n, dtype=np.int64)
     fields = batch_lines.fields(Items(zeros, zeros, zeros + 2, zeros, zeros, zeros, header, {}))
