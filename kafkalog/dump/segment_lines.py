@@ -8,6 +8,7 @@ the index says (the ranges are checked to meet), so the threads change only how 
 """
 from __future__ import annotations
 
+import copy
 import functools
 import io
 import os
@@ -192,6 +193,13 @@ class _KafkalogLines:
         self._printed = 0  # the reader's damage printed so far
         self._run_lines: RunLines | None = None  # the compiled record lines, once the reader runs the kernels
 
+    def for_range(self, source: BinaryIO) -> _KafkalogLines:
+        """This file's printer for one of its ranges, on the range's thread: what its path says found once, not again
+        for each range (it looks at the disk), and nothing printed yet (the state `__init__` starts)."""
+        printer = copy.copy(self)
+        printer.undecodable, printer.valid_bytes, printer._printed, printer._run_lines = False, 0, 0, None
+        return printer
+
     def header(self, out: TextIO) -> None:
         if self.opts.format != "json":
             out.write(f"Dumping {self.path}\n")
@@ -286,6 +294,12 @@ class _KafkaLines:
         #: Bytes of the entries read whole: Kafka says how many bytes past them it did not read.
         self.valid_bytes = 0
         self._run_lines: RunLines | None = None  # the compiled record lines, once the reader runs the kernels
+
+    def for_range(self, source: BinaryIO) -> _KafkaLines:
+        """As `_KafkalogLines.for_range`; `source`: the range's own file, where its legacy entries are read again."""
+        printer = copy.copy(self)
+        printer.source, printer.undecodable, printer.valid_bytes, printer._run_lines = source, False, 0, None
+        return printer
 
     def header(self, out: TextIO) -> None:
         out.write(f"Dumping {self.path}\n")
@@ -421,7 +435,7 @@ def _dump_in_ranges(path: Path, kind: str, cuts: list[int], opts: DumpOptions, o
     printer.header(out)
     lines = Lines.to(out)
     write = lines.binary.write  # type: ignore[union-attr]
-    work = functools.partial(_range_lines, path, kind, opts)
+    work = functools.partial(_range_lines, printer, path)
     damage: list[DamagedDataError] = []
     undecodable = False
     last: SegmentReader | None = None
@@ -442,10 +456,10 @@ def _dump_in_ranges(path: Path, kind: str, cuts: list[int], opts: DumpOptions, o
     return not damage and not undecodable
 
 
-def _range_lines(path: Path, kind: str, opts: DumpOptions, reader: SegmentReader) -> Iterator[tuple[_Printed, int]]:
-    """A range's lines, a block at a time, on the range's thread."""
+def _range_lines(file_printer: _Printer, path: Path, reader: SegmentReader) -> Iterator[tuple[_Printed, int]]:
+    """A range's lines, a block at a time, on the range's thread (`file_printer`: the file's)."""
     with open(path, "rb") as source:  # (the legacy entries of the kafka format are read again, on this thread)
-        printer = _printer(path, kind, opts, source)
+        printer = file_printer.for_range(source)
         block = _Block()
         lines = Lines(None, block)  # type: ignore[arg-type]
         valid = 0
