@@ -194,9 +194,9 @@ class RunText:
     def views(self) -> Iterator[memoryview]:
         """The lines in order, a block of about `BLOCK_BYTES` at a time, as views (each written out, then let go
         before the next is written, which may take its memory); once: the writer goes on from its last block."""
-        while (block := compiled.next_block(self.records, BLOCK_BYTES, BLOCK_ROWS)) is not None:
-            yield memoryview(block)
-            del block
+        while (view := compiled.next_block(self.records, BLOCK_BYTES, BLOCK_ROWS)) is not None:
+            yield view
+            del view
 
 
 def run_text(template: Template, blocks: Callable[..., BlockWriter], items: Items, table: pa.Table,

@@ -26,7 +26,7 @@ EMPTY = np.empty(0, dtype=np.uint8)
 
 class BlockWriter(Protocol):
     """A run's lines a block at a time (the compiled `lines.Writer`, made once a run: its columns gathered once;
-    `lines.next_block(writer, bytes, most rows)` writes its blocks one after the other)."""
+    `lines.next_block(writer, bytes, most rows)` writes its blocks one after the other, each a view)."""
 
     def __call__(self, first: int, rows: int, budget: int, batch: int) -> tuple[np.ndarray, np.ndarray, int, int]:
         """(first row, most rows, bytes, first batch) -> (the lines of the rows from the first, at most that many, up

@@ -42,12 +42,18 @@ cdef enum:
 include "buffers.pxi"
 
 
-cdef Block _finish(Grow* g, bint ok):
+# What a buffer holds, for the pool (`buffers.pxi`): a buffer takes back a block last used for the same, whose pages
+# already hold as much.
+cdef enum:
+    TAG_RECORD_LINES = 1
+
+
+cdef Block _finish(Grow* g, bint ok, int tag=0):
     if not ok:
         free(g.data)
         g.data = NULL
         raise MemoryError("kafkalog dump: no memory left for the lines of a run of records")
-    return _take(g)
+    return _take(g, tag)
 
 
 # -- the columns ---------------------------------------------------------------------------------------------------
@@ -992,12 +998,16 @@ cdef class Writer:
     def __call__(self, int64_t first, int64_t rows, int64_t budget, int64_t batch):
         starts = np.empty(max(rows, 0) + 1, dtype=np.int64)
         cdef int64_t[::1] s = starts
-        block, written, batch = self._block(first, &s[0], rows, budget, batch)
-        return np.frombuffer(block, dtype=np.uint8), starts, written, batch
+        block, size, written, batch = self._block(first, &s[0], rows, budget, batch)
+        return np.frombuffer(block, dtype=np.uint8, count=size), starts, written, batch
 
     cdef tuple _block(self, int64_t first, int64_t* starts, int64_t want, int64_t budget, int64_t batch):
+        """(a `Block` holding the lines at its start, their bytes, rows written, the next batch). A block of a budget
+        spans the room it reserved (a run's last block too, whose lines are short), so that it goes back to the pool
+        with the pages a next block writes (the pool keeps a block's pages up to its size), not to be faulted in again
+        by every run's first block; what is past the lines is not to be read."""
         cdef Grow g = Grow(NULL, 0, 0)
-        cdef int64_t written = 0
+        cdef int64_t written = 0, size
         cdef bint ok = True
         if first < 0 or first > self.rows or want < 0:
             raise ValueError("starts: one position a row and one more, from a row of the chunks")
@@ -1010,17 +1020,20 @@ cdef class Writer:
             self.lines.next = batch
         with nogil:
             if budget < INT64_MAX:  # (a block's lines: its buffer taken once, not grown by copies)
-                ok = _reserve(&g, budget + BLOCK_SLACK)
+                ok = _grow(&g, budget + BLOCK_SLACK, TAG_RECORD_LINES)
             if ok:
                 written = _rows_into(&g, &self.job, self.R, self.C, self.m, first, want, starts, budget, self.B)
                 ok = written >= 0
-        return _finish(&g, ok), written, (self.lines.next if self.B != NULL else 0)
+        size = g.size
+        if budget < INT64_MAX:
+            g.size = max(g.size, min(budget + BLOCK_SLACK, g.cap))
+        return _finish(&g, ok, TAG_RECORD_LINES), size, written, (self.lines.next if self.B != NULL else 0)
 
 
 def next_block(Writer w, int64_t budget, int64_t rows):
     """A run's lines from where `w`'s last block ended (its first row and batch at first): at most `rows` records'
-    lines, up to the row that brings them to `budget` bytes, with the batch lines among them, as a `Block`; None once
-    every line is written. (A module function, not a method, so that a benchmark wrapping the module's functions sees
+    lines, up to the row that brings them to `budget` bytes, with the batch lines among them, as a view of the `Block`
+    they were written in (its start: see `Writer._block`); None once every line is written. (A module function, not a method, so that a benchmark wrapping the module's functions sees
     it: `benchmarks/threads.py` counts their time as GIL-free.)"""
     cdef int64_t* grown
     if w.row >= w.rows and (w.B == NULL or w.batch >= w.lines.n):
@@ -1031,12 +1044,12 @@ def next_block(Writer w, int64_t budget, int64_t rows):
         if grown == NULL:
             raise MemoryError("kafkalog dump: no memory left for the lines of a run of records")
         w.scratch, w.scratch_rows = grown, rows + 1
-    block, written, batch = w._block(w.row, w.scratch, rows, budget, w.batch)
+    block, size, written, batch = w._block(w.row, w.scratch, rows, budget, w.batch)
     if not written and batch == w.batch:
         raise AssertionError("a block of no lines")  # (never: a block writes a row or the batches left)
     w.row += written
     w.batch = batch
-    return block
+    return memoryview(block)[:size]
 
 
 cdef Writer _writer(list chunks, Job job, object batches):
@@ -1109,8 +1122,7 @@ def _whole(Writer w, int64_t[::1] starts):
     """Every line of a writer's chunks in one `Block`, without a bound; where each starts into `starts`."""
     if starts is None or starts.shape[0] < w.rows + 1:
         raise ValueError("starts: one position a row and one more")
-    block, _, _ = w._block(0, &starts[0], w.rows, 0, 0)
-    return block
+    return w._block(0, &starts[0], w.rows, 0, 0)[0]  # (no budget: the block is its lines)
 
 
 def json_records(list chunks, int64_t[::1] starts):
@@ -1172,37 +1184,43 @@ def batch_lines(const int64_t[:, ::1] steps, const uint8_t[::1] literals, const 
     where each line starts into `starts` (batches + 1). `most`: the most bytes one line takes."""
     cdef int64_t n = values.shape[1]
     cdef int64_t i, j, when, kind, name, p
-    cdef Grow g = Grow(NULL, 0, 0)
-    cdef bint ok = True
     cdef uint8_t* o
+    cdef uint8_t* fitted
+    cdef Block block
     if steps.shape[1] < 7 or starts.shape[0] < n + 1:
         raise ValueError("a template's steps and one start a batch and one more")
+    # (malloc's, not the pool's: a run's batch lines are a few hundred KiB at most, and the pool's blocks are the
+    # record lines', whose pages hold a whole block; lent to Python as a block the pool does not take back)
+    o = <uint8_t*>malloc(n * most + 1)
+    if o == NULL:
+        raise MemoryError("kafkalog dump: no memory left for the batch lines of a run")
     with nogil:
-        ok = _reserve(&g, n * most + 1)
-        if ok:
-            o = g.data
-            p = 0
-            for i in range(n):
-                starts[i] = p
-                for j in range(steps.shape[0]):
-                    when = steps[j, 5]
-                    if when >= 0 and values[when, i] != steps[j, 6]:
-                        continue
-                    p = _put_n(o, p, &literals[0] + steps[j, 0], steps[j, 1])
-                    kind = steps[j, 2]
-                    if kind == _DECIMAL:
-                        p = _int(o, p, values[steps[j, 3], i])
-                    elif kind == _BOOLEAN:
-                        if values[steps[j, 3], i] != 0:
-                            p = _put(o, p, b"true")
-                        else:
-                            p = _put(o, p, b"false")
-                    elif kind == _NAME:
-                        name = steps[j, 4] + values[steps[j, 3], i]
-                        p = _put_n(o, p, &names[0] + name_starts[name], name_starts[name + 1] - name_starts[name])
-            starts[n] = p
-            g.size = p
-    return _finish(&g, ok)
+        p = 0
+        for i in range(n):
+            starts[i] = p
+            for j in range(steps.shape[0]):
+                when = steps[j, 5]
+                if when >= 0 and values[when, i] != steps[j, 6]:
+                    continue
+                p = _put_n(o, p, &literals[0] + steps[j, 0], steps[j, 1])
+                kind = steps[j, 2]
+                if kind == _DECIMAL:
+                    p = _int(o, p, values[steps[j, 3], i])
+                elif kind == _BOOLEAN:
+                    if values[steps[j, 3], i] != 0:
+                        p = _put(o, p, b"true")
+                    else:
+                        p = _put(o, p, b"false")
+                elif kind == _NAME:
+                    name = steps[j, 4] + values[steps[j, 3], i]
+                    p = _put_n(o, p, &names[0] + name_starts[name], name_starts[name + 1] - name_starts[name])
+        starts[n] = p
+    fitted = <uint8_t*>realloc(o, max(p, 1))
+    block = Block.__new__(Block)
+    block.data = fitted if fitted != NULL else o
+    block.size = p
+    block.cap = 0  # (freed when let go)
+    return block
 
 
 # -- batch fields --------------------------------------------------------------------------------------------------
