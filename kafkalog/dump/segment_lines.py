@@ -8,6 +8,7 @@ the index says (the ranges are checked to meet), so the threads change only how 
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import io
@@ -456,10 +457,35 @@ def _dump_in_ranges(path: Path, kind: str, cuts: list[int], opts: DumpOptions, o
     return not damage and not undecodable
 
 
+class _OpenedWhenRead:
+    """A file opened when first read: a range's legacy entries, which the kafka format reads again, are rare (most
+    ranges never open it)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._file: BinaryIO | None = None
+
+    def _opened(self) -> BinaryIO:
+        if self._file is None:
+            self._file = open(self.path, "rb")  # noqa: SIM115  (closed by close())
+        return self._file
+
+    def seek(self, pos: int, whence: int = os.SEEK_SET) -> int:
+        return self._opened().seek(pos, whence)
+
+    def read(self, n: int = -1) -> bytes:
+        return self._opened().read(n)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+
 def _range_lines(file_printer: _Printer, path: Path, reader: SegmentReader) -> Iterator[tuple[_Printed, int]]:
     """A range's lines, a block at a time, on the range's thread (`file_printer`: the file's)."""
-    with open(path, "rb") as source:  # (the legacy entries of the kafka format are read again, on this thread)
-        printer = file_printer.for_range(source)
+    # (the legacy entries of the kafka format are read again, on this thread)
+    with contextlib.closing(_OpenedWhenRead(path)) as source:
+        printer = file_printer.for_range(cast(BinaryIO, source))
         block = _Block()
         lines = Lines(None, block)  # type: ignore[arg-type]
         valid = 0
