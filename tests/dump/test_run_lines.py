@@ -477,6 +477,20 @@ def test_batch_lines_go_among_the_records_lines_block_by_block(seed):
             assert got == expected, budget
 
 
+@pytest.mark.parametrize(("column", "type_"), [("key", pa.large_binary()), ("value", pa.binary_view()),
+                                              ("sequence", pa.int64()), ("offset", pa.int32())])
+def test_a_table_whose_columns_are_not_the_fast_paths_is_refused(column, type_):
+    """The writers read a run's columns in place (Arrow's C data interface) as the fast path's types: a column of
+    another layout is refused with a ValueError naming it, never read as if it were of those."""
+    table = _table(random.Random(3), 20)
+    other = table.set_column(table.schema.get_field_index(column), column,
+                             table.column(column).cast(type_, safe=False))
+    for make in (json_lines.record_blocks, lambda t: text_lines.record_blocks(t, False),
+                 lambda t: kafka_lines.record_blocks(t, "CreateTime")):
+        with pytest.raises(ValueError, match=column):
+            make(other)
+
+
 def test_last_sequences_of_a_run_are_kafkas_increment_sequence():
     """A run's last sequences (`batch_lines.fields`, every batch of a run in one compiled call) are
     `javaint.increment_sequence` (`DefaultRecordBatch.incrementSequence`), at the wrap and around it; a batch of no
