@@ -139,8 +139,8 @@ def run_lines() -> RunLines | None:
 
     if not line_parts.AVAILABLE:
         return None
-    template = batch_lines.Template.of(batch_lines.KAFKA_BATCH)
-    batch_text = functools.partial(batch_lines.run_text, template, kafka_lines.record_blocks, by_timestamp_type=True)
+    batch_text = functools.partial(batch_lines.run_text, batch_lines.KAFKA_TEMPLATE, kafka_lines.record_blocks,
+                                   by_timestamp_type=True)
     return RunLines(kafka_lines.record_blocks, batch_text)
 
 

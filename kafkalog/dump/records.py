@@ -88,8 +88,8 @@ def json_run_lines() -> RunLines | None:
 
     if not line_parts.AVAILABLE:
         return None
-    template = batch_lines.Template.of(batch_lines.JSON_BATCH)
-    return RunLines(json_lines.record_blocks, partial(batch_lines.run_text, template, json_lines.record_blocks))
+    return RunLines(json_lines.record_blocks,
+                    partial(batch_lines.run_text, batch_lines.JSON_TEMPLATE, json_lines.record_blocks))
 
 
 def text_run_lines(full: bool) -> RunLines | None:
@@ -100,7 +100,7 @@ def text_run_lines(full: bool) -> RunLines | None:
     if not line_parts.AVAILABLE:
         return None
     blocks = partial(text_lines.record_blocks, full=full)
-    return RunLines(blocks, partial(batch_lines.run_text, batch_lines.Template.of(batch_lines.TEXT_BATCH), blocks))
+    return RunLines(blocks, partial(batch_lines.run_text, batch_lines.TEXT_TEMPLATE, blocks))
 
 
 def raw_records(batch: Batch, decoder: str | None) -> bool:

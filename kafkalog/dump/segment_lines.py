@@ -8,6 +8,8 @@ the index says (the ranges are checked to meet), so the threads change only how 
 """
 from __future__ import annotations
 
+import contextlib
+import copy
 import functools
 import io
 import os
@@ -29,7 +31,7 @@ from kafkalog.location import Location
 from kafkalog.log import file_kinds
 from kafkalog.log.record_list import StreamedRecords, parts_of
 from kafkalog.log.segment import SegmentReader, batch_runs, plain_batches
-from kafkalog.log.segment_ranges import RANGE_BYTES, read_in_ranges
+from kafkalog.log.segment_ranges import read_in_ranges
 from kafkalog.model import Batch, Decoder
 from kafkalog.progress import ByteProgress
 from kafkalog.remote import aiven_object
@@ -39,12 +41,20 @@ from kafkalog.uri_path import AnyPath
 if TYPE_CHECKING:
     from kafkalog.registry.values import ValueDecoder
 
-#: Bytes of lines a range's thread writes before handing them out (more only by a block of a batch's records).
-BLOCK_BYTES = 1024 * 1024
+#: Bytes of lines a range's thread writes before handing them out (more only by a block of a batch's records): a few
+#: of the writers' blocks (`kafkalog.fast.batch_lines.BLOCK_BYTES`) at once, as each hand-out takes the GIL on both
+#: threads (the thread writing them out did not write them: they are not in its core's cache anyway).
+BLOCK_BYTES = 4 * 1024 * 1024
 #: Records printed one by one between two chances to hand out a block: a large batch's lines are not all held.
 RECORDS_BETWEEN_BLOCKS = 4096
 #: Bytes of lines each range may hold ahead of the one being written out.
 AHEAD_BYTES = 16 * 1024 * 1024
+#: Bytes of a segment each range's thread prints: a range's lines must fit in AHEAD_BYTES, or the thread printing
+#: the next range waits for the one before to be written out (two threads then reach 1 / (1 - AHEAD_BYTES / a range's
+#: lines) times one: 1.3x for JSON of lz4 batches, whose lines are 4.5 times their bytes, in ranges of 16 MiB, as
+#: verify's and read_arrow's are). Lines are 1 to 8 times the bytes they print (JSON of small or compressed records
+#: the most), so a range is a quarter of AHEAD_BYTES; its run's Python (`kafkalog.dump.run_lines`) is small beside it.
+RANGE_BYTES = AHEAD_BYTES // 4
 
 
 @dataclass
@@ -184,6 +194,13 @@ class _KafkalogLines:
         self._printed = 0  # the reader's damage printed so far
         self._run_lines: RunLines | None = None  # the compiled record lines, once the reader runs the kernels
 
+    def for_range(self, source: BinaryIO) -> _KafkalogLines:
+        """This file's printer for one of its ranges, on the range's thread: what its path says found once, not again
+        for each range (it looks at the disk), and nothing printed yet (the state `__init__` starts)."""
+        printer = copy.copy(self)
+        printer.undecodable, printer.valid_bytes, printer._printed, printer._run_lines = False, 0, 0, None
+        return printer
+
     def header(self, out: TextIO) -> None:
         if self.opts.format != "json":
             out.write(f"Dumping {self.path}\n")
@@ -278,6 +295,12 @@ class _KafkaLines:
         #: Bytes of the entries read whole: Kafka says how many bytes past them it did not read.
         self.valid_bytes = 0
         self._run_lines: RunLines | None = None  # the compiled record lines, once the reader runs the kernels
+
+    def for_range(self, source: BinaryIO) -> _KafkaLines:
+        """As `_KafkalogLines.for_range`; `source`: the range's own file, where its legacy entries are read again."""
+        printer = copy.copy(self)
+        printer.source, printer.undecodable, printer.valid_bytes, printer._run_lines = source, False, 0, None
+        return printer
 
     def header(self, out: TextIO) -> None:
         out.write(f"Dumping {self.path}\n")
@@ -413,7 +436,7 @@ def _dump_in_ranges(path: Path, kind: str, cuts: list[int], opts: DumpOptions, o
     printer.header(out)
     lines = Lines.to(out)
     write = lines.binary.write  # type: ignore[union-attr]
-    work = functools.partial(_range_lines, path, kind, opts)
+    work = functools.partial(_range_lines, printer, path)
     damage: list[DamagedDataError] = []
     undecodable = False
     last: SegmentReader | None = None
@@ -434,10 +457,35 @@ def _dump_in_ranges(path: Path, kind: str, cuts: list[int], opts: DumpOptions, o
     return not damage and not undecodable
 
 
-def _range_lines(path: Path, kind: str, opts: DumpOptions, reader: SegmentReader) -> Iterator[tuple[_Printed, int]]:
-    """A range's lines, a block at a time, on the range's thread."""
-    with open(path, "rb") as source:  # (the legacy entries of the kafka format are read again, on this thread)
-        printer = _printer(path, kind, opts, source)
+class _OpenedWhenRead:
+    """A file opened when first read: a range's legacy entries, which the kafka format reads again, are rare (most
+    ranges never open it)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._file: BinaryIO | None = None
+
+    def _opened(self) -> BinaryIO:
+        if self._file is None:
+            self._file = open(self.path, "rb")  # noqa: SIM115  (closed by close())
+        return self._file
+
+    def seek(self, pos: int, whence: int = os.SEEK_SET) -> int:
+        return self._opened().seek(pos, whence)
+
+    def read(self, n: int = -1) -> bytes:
+        return self._opened().read(n)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+
+
+def _range_lines(file_printer: _Printer, path: Path, reader: SegmentReader) -> Iterator[tuple[_Printed, int]]:
+    """A range's lines, a block at a time, on the range's thread (`file_printer`: the file's)."""
+    # (the legacy entries of the kafka format are read again, on this thread)
+    with contextlib.closing(_OpenedWhenRead(path)) as source:
+        printer = file_printer.for_range(cast(BinaryIO, source))
         block = _Block()
         lines = Lines(None, block)  # type: ignore[arg-type]
         valid = 0

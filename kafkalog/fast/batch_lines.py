@@ -22,8 +22,7 @@ from kafkalog._generated import kafka_kernel_columns as k
 from kafkalog.compression import CODEC_NAMES
 from kafkalog.fast.line_parts import BatchLines, BlockWriter, compiled, text_of
 from kafkalog.fast.runs import Items
-from kafkalog.javaint import INT_MAX
-from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME, NO_SEQUENCE
+from kafkalog.model import CREATE_TIME, LOG_APPEND_TIME
 
 # What a step writes after its literal.
 LITERAL, DECIMAL, BOOLEAN, NAME = range(4)
@@ -150,50 +149,37 @@ class Template:
                    name_starts, np.frombuffer(b"".join(names), dtype=np.uint8), most)
 
 
+#: The formats' templates, made once (each range of a segment printed on threads has a printer of its own).
+JSON_TEMPLATE, TEXT_TEMPLATE, KAFKA_TEMPLATE = (Template.of(steps) for steps in (JSON_BATCH, TEXT_BATCH, KAFKA_BATCH))
+
+
+#: The header columns (`kafka_record_batch.ksy`'s, as `kafkalog.fast.runs.Items.header` holds them) the compiled
+#: `batch_fields` reads, in its order.
+HEADER_COLUMNS = np.array([k.KAFKA_RECORD_BATCH__BASE_OFFSET, k.KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA,
+                           k.KAFKA_RECORD_BATCH__NUM_RECORDS, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION,
+                           k.KAFKA_RECORD_BATCH__CRC, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE,
+                           k.KAFKA_RECORD_BATCH__MAX_TIMESTAMP, k.KAFKA_RECORD_BATCH__PRODUCER_ID,
+                           k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH, k.KAFKA_RECORD_BATCH__BASE_SEQUENCE,
+                           k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH,
+                           k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL,
+                           k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL, k.KAFKA_RECORD_BATCH__BASE_TIMESTAMP,
+                           k.KAFKA_RECORD_BATCH__ATTRIBUTES__HAS_DELETE_HORIZON], dtype=np.int64)
+
+
+def _int64s(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)  # (the run's own arrays: no copy)
+
+
 def fields(items: Items) -> np.ndarray | None:
     """The batch fields of a run's plain v2 batches (FIELDS' rows, one column per batch), as `runs.batch_of`
-    gives them; None when a batch is not one the templates print (not v2, a codec without a name)."""
-    h = items.header
-    codec = h[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
-    if (items.magic != 2).any() or (codec < 0).any() or (codec >= len(CODECS)).any():
-        return None
+    gives them (the last sequence as `javaint.increment_sequence` makes it, the last offset wrapping as Java's long
+    does), in one compiled call (`kafkalog.fast.lines.batch_fields`); None when a batch is not one the templates print
+    (not v2, a codec without a name)."""
     out = np.empty((len(FIELDS), len(items)), dtype=np.int64)
-    base_sequence = h[:, k.KAFKA_RECORD_BATCH__BASE_SEQUENCE]
-    delta = h[:, k.KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA]
-    last_sequence = np.where(base_sequence != NO_SEQUENCE, increment_sequences(base_sequence, delta), NO_SEQUENCE)
-    columns = {
-        "position": items.position, "size": items.size, "magic": items.magic,
-        "base_offset": h[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET],
-        "last_offset": h[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET] + delta,  # (int64 wraps as Java's long)
-        "count": h[:, k.KAFKA_RECORD_BATCH__NUM_RECORDS], "compression": codec,
-        "crc": h[:, k.KAFKA_RECORD_BATCH__CRC], "crc_valid": 1,  # (a plain batch's checksum held)
-        "timestamp_type": h[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] != 0,
-        "max_timestamp": h[:, k.KAFKA_RECORD_BATCH__MAX_TIMESTAMP],
-        "producer_id": h[:, k.KAFKA_RECORD_BATCH__PRODUCER_ID],
-        "producer_epoch": h[:, k.KAFKA_RECORD_BATCH__PRODUCER_EPOCH],
-        "base_sequence": base_sequence, "last_sequence": last_sequence,
-        "partition_leader_epoch": h[:, k.KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH],
-        "is_transactional": h[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL] != 0,
-        "is_control": h[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] != 0,
-        "delete_horizon_ms": h[:, k.KAFKA_RECORD_BATCH__BASE_TIMESTAMP],
-        "has_delete_horizon": h[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__HAS_DELETE_HORIZON] != 0,
-    }
-    for name, column in columns.items():
-        out[_ROW[name]] = column
+    if not compiled.batch_fields(_int64s(items.header), HEADER_COLUMNS, _int64s(items.position), _int64s(items.size),
+                                 _int64s(items.magic), len(CODECS), out):
+        return None
     return out
-
-
-def _s32(n: np.ndarray) -> np.ndarray:
-    """`javaint.s32` of each (int64s, which hold every sum of two int32s)."""
-    return ((n + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
-
-
-def increment_sequences(sequence: np.ndarray, increment: np.ndarray) -> np.ndarray:
-    """`javaint.increment_sequence` of each pair (int32 values as int64), in one pass: an idempotent producer's
-    every batch has a sequence, so a run's thousands of batches each took a Python call."""
-    sequence, increment = sequence.astype(np.int64), increment.astype(np.int64)
-    wraps = sequence > _s32(INT_MAX - increment)
-    return np.where(wraps, _s32(increment - _s32(INT_MAX - sequence) - 1), _s32(sequence + increment))
 
 
 @dataclass
@@ -207,15 +193,10 @@ class RunText:
 
     def views(self) -> Iterator[memoryview]:
         """The lines in order, a block of about `BLOCK_BYTES` at a time, as views (each written out, then let go
-        before the next is written, which may take its memory)."""
-        first = batch = 0
-        while first < self.rows or batch < self.batches:
-            text, _, written, next_batch = self.records(first, min(BLOCK_ROWS, self.rows - first), BLOCK_BYTES, batch)
-            if not written and next_batch == batch:
-                raise AssertionError("a block of no lines")  # (never: a block writes a row or the batches left)
-            first, batch = first + written, next_batch
-            yield text.data  # (as memoryview(): an ndarray's view)
-            del text
+        before the next is written, which may take its memory); once: the writer goes on from its last block."""
+        while (view := compiled.next_block(self.records, BLOCK_BYTES, BLOCK_ROWS)) is not None:
+            yield view
+            del view
 
 
 def run_text(template: Template, blocks: Callable[..., BlockWriter], items: Items, table: pa.Table,

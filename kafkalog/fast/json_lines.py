@@ -15,9 +15,6 @@ from kafkalog.fast.line_parts import (
     EMPTY,
     BatchLines,
     BlockWriter,
-    Bytes,
-    RecordColumns,
-    block_starts,
     chunks,
     compiled,
     starts_of,
@@ -32,21 +29,10 @@ def record_lines(table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
     starts = starts_of(table.num_rows)
     if not table.num_rows:
         return EMPTY, starts
-    parts = chunks(table)
-    text, _, _ = compiled.json_records([RecordColumns.of(b) for b in parts],
-                                       [Bytes(b.column("control_type")) for b in parts], starts)
-    return text_of(text), starts
+    return text_of(compiled.json_records(chunks(table), starts)), starts
 
 
 def record_blocks(table: pa.Table, batches: BatchLines | None = None) -> BlockWriter:
     """`record_lines` of `table` a block of rows at a time (`line_parts.BlockWriter`), with the `batches`' lines
     among them: its columns gathered once."""
-    parts = chunks(table)
-    columns, controls = [RecordColumns.of(b) for b in parts], [Bytes(b.column("control_type")) for b in parts]
-
-    def block(first: int, rows: int, budget: int, batch: int) -> tuple[np.ndarray, np.ndarray, int, int]:
-        starts = block_starts(rows)
-        text, written, batch = compiled.json_records(columns, controls, starts, first, budget, batches, batch)
-        return text_of(text), starts, written, batch
-
-    return block
+    return compiled.json_writer(chunks(table), batches)

@@ -18,9 +18,8 @@ from kafkalog.fast.line_parts import (
     EMPTY,
     BatchLines,
     BlockWriter,
-    block_starts,
+    chunks,
     compiled,
-    record_chunks,
     starts_of,
     text_of,
 )
@@ -33,21 +32,14 @@ def record_lines(table: pa.Table, timestamp_type: str) -> tuple[np.ndarray, np.n
     starts = starts_of(table.num_rows)
     if not table.num_rows:
         return EMPTY, starts
-    text, _, _ = compiled.kafka_records(record_chunks(table), timestamp_type.encode("ascii"), starts)
+    text = compiled.kafka_records(chunks(table), timestamp_type.encode("ascii"), starts)
     return text_of(text), starts
 
 
 def record_blocks(table: pa.Table, timestamp_type: str, batches: BatchLines | None = None) -> BlockWriter:
     """`record_lines` of `table` a block of rows at a time (`line_parts.BlockWriter`), with the `batches`' lines
     among them: its columns gathered once."""
-    columns, name = record_chunks(table), timestamp_type.encode("ascii")
-
-    def block(first: int, rows: int, budget: int, batch: int) -> tuple[np.ndarray, np.ndarray, int, int]:
-        starts = block_starts(rows)
-        text, written, batch = compiled.kafka_records(columns, name, starts, first, budget, batches, batch)
-        return text_of(text), starts, written, batch
-
-    return block
+    return compiled.kafka_writer(chunks(table), timestamp_type.encode("ascii"), batches)
 
 
 def legacy_record_lines(table: pa.Table, timestamp_type: str, crc: np.ndarray, valid: np.ndarray, brace: bool
@@ -56,7 +48,7 @@ def legacy_record_lines(table: pa.Table, timestamp_type: str, crc: np.ndarray, v
     each with its message's (crc, isValid) and, for Kafka 3's tool, its stray brace (`brace`), as UTF-8."""
     if not table.num_rows:
         return EMPTY
-    text = compiled.kafka_legacy_records(record_chunks(table), timestamp_type.encode("ascii"),
+    text = compiled.kafka_legacy_records(chunks(table), timestamp_type.encode("ascii"),
                                          np.ascontiguousarray(crc, dtype=np.int64),
                                          np.ascontiguousarray(valid, dtype=np.bool_).view(np.uint8), brace)
     return text_of(text)

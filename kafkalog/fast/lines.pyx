@@ -22,7 +22,10 @@ Python sides: `kafkalog.fast.json_lines`, `text_lines`, `kafka_lines`, `batch_li
 """
 from libc.stdint cimport INT64_MAX, int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcpy, strlen
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from libc.string cimport memcpy, strcmp, strlen
+
+import numpy as np
 
 
 cdef extern from "Python.h":
@@ -39,12 +42,18 @@ cdef enum:
 include "buffers.pxi"
 
 
-cdef Block _finish(Grow* g, bint ok):
+# What a buffer holds, for the pool (`buffers.pxi`): a buffer takes back a block last used for the same, whose pages
+# already hold as much.
+cdef enum:
+    TAG_RECORD_LINES = 1
+
+
+cdef Block _finish(Grow* g, bint ok, int tag=0):
     if not ok:
         free(g.data)
         g.data = NULL
         raise MemoryError("kafkalog dump: no memory left for the lines of a run of records")
-    return _take(g)
+    return _take(g, tag)
 
 
 # -- the columns ---------------------------------------------------------------------------------------------------
@@ -57,12 +66,12 @@ cdef struct Column:
     int64_t bit
 
 
-# A run's record columns (`kafkalog.fast.line_parts.RecordColumns`).
+# A record batch's columns (`_records`).
 cdef struct Records:
     int64_t rows
     const int64_t* offset
     const int64_t* timestamp
-    const int64_t* sequence
+    const int32_t* sequence
     Column key
     Column value
     const int32_t* header_starts  # each row's first header in header_key and header_value (rows + 1)
@@ -70,38 +79,118 @@ cdef struct Records:
     Column header_value
 
 
-cdef Column _column(object b):
-    """A `line_parts.Bytes`' arrays (which it keeps alive: they outlive the call)."""
+# Arrow's C data interface (https://arrow.apache.org/docs/format/CDataInterface.html): a record batch's columns
+# read where pyarrow keeps them, through the capsules `__arrow_c_array__` gives (kept alive while they are read).
+cdef extern from *:
+    """
+    #ifndef ARROW_C_DATA_INTERFACE
+    #define ARROW_C_DATA_INTERFACE
+    struct ArrowSchema {
+      const char* format; const char* name; const char* metadata; int64_t flags; int64_t n_children;
+      struct ArrowSchema** children; struct ArrowSchema* dictionary; void (*release)(struct ArrowSchema*);
+      void* private_data;
+    };
+    struct ArrowArray {
+      int64_t length; int64_t null_count; int64_t offset; int64_t n_buffers; int64_t n_children;
+      const void** buffers; struct ArrowArray** children; struct ArrowArray* dictionary;
+      void (*release)(struct ArrowArray*); void* private_data;
+    };
+    #endif
+    """
+    struct ArrowSchema:
+        const char* format
+        const char* name
+        int64_t n_children
+        ArrowSchema** children
+
+    struct ArrowArray:
+        int64_t length
+        int64_t null_count
+        int64_t offset
+        int64_t n_buffers
+        int64_t n_children
+        const void** buffers
+        ArrowArray** children
+
+
+#: Offsets of an array of no rows whose offsets buffer was left out (the interface allows it).
+cdef int32_t _NO_OFFSETS[1]
+_NO_OFFSETS[0] = 0
+
+
+cdef Column _bytes(const ArrowSchema* s, const ArrowArray* a, int64_t row, str what) except *:
+    """A binary or string array's rows from `row` on (`row` and its own offset: a view)."""
     cdef Column c
-    cdef const int32_t[::1] off = b.offsets
-    cdef const uint8_t[::1] data = b.data
-    cdef const uint8_t[::1] bitmap = b.bitmap
-    c.off = &off[0]
-    c.data = &data[0] if data.shape[0] else NULL
-    c.bitmap = &bitmap[0] if bitmap.shape[0] else NULL
-    c.bit = b.bit
+    if (strcmp(s.format, b"z") != 0 and strcmp(s.format, b"u") != 0) or a.n_buffers < 3:
+        raise ValueError(f"kafkalog dump: the {what} column is not binary or a string (Arrow format "
+                         f"{s.format.decode('ascii', 'replace')})")
+    row += a.offset
+    c.off = <const int32_t*>a.buffers[1] + row if a.buffers[1] != NULL else _NO_OFFSETS
+    c.data = <const uint8_t*>a.buffers[2]
+    c.bitmap = <const uint8_t*>a.buffers[0] if a.null_count != 0 else NULL
+    c.bit = row
     return c
 
 
-cdef const int64_t* _longs(object a, int64_t n) except NULL:
-    cdef const int64_t[::1] v = a
-    if v.shape[0] < n:
-        raise ValueError("a column shorter than its table")
-    return &v[0]
+cdef const void* _fixed(const ArrowSchema* s, const ArrowArray* a, const char* fmt, int width, str what) except NULL:
+    """An integer array's values from its first row (`fmt`: `l` int64, `i` int32)."""
+    if strcmp(s.format, fmt) != 0 or a.n_buffers < 2 or a.buffers[1] == NULL:
+        raise ValueError(f"kafkalog dump: the {what} column is not of Arrow format {fmt.decode('ascii')}")
+    return <const uint8_t*>a.buffers[1] + a.offset * width
 
 
-cdef Records _records(object c):
+cdef int64_t _child(const ArrowSchema* s, str name) except -1:
+    cdef int64_t i
+    cdef bytes b = name.encode("ascii")
+    for i in range(s.n_children):
+        if s.children[i].name != NULL and strcmp(s.children[i].name, b) == 0:
+            return i
+    raise ValueError(f"kafkalog dump: a run's table has no {name} column")
+
+
+cdef Records _records(object chunk, list keep, Column* control) except *:
+    """A record batch's columns (`kafkalog.fast.columns.SCHEMA`'s offset, timestamp, sequence, key, value and headers;
+    and its control_type into `control` unless NULL), read in place; the capsules that hold them go into `keep`."""
     cdef Records r
-    cdef const int32_t[::1] starts = c.header_starts
-    r.rows = c.rows
-    r.offset = _longs(c.offset, r.rows)
-    r.timestamp = _longs(c.timestamp, r.rows)
-    r.sequence = _longs(c.sequence, r.rows)
-    r.key = _column(c.key)
-    r.value = _column(c.value)
-    r.header_starts = &starts[0]
-    r.header_key = _column(c.header_key)
-    r.header_value = _column(c.header_value)
+    cdef const ArrowSchema* s
+    cdef const ArrowArray* a
+    cdef const ArrowSchema* hs
+    cdef const ArrowArray* ha
+    cdef const ArrowSchema* item_s
+    cdef const ArrowArray* item_a
+    cdef int64_t i
+    capsules = chunk.__arrow_c_array__()
+    keep.append(capsules)
+    s = <const ArrowSchema*>PyCapsule_GetPointer(capsules[0], b"arrow_schema")
+    a = <const ArrowArray*>PyCapsule_GetPointer(capsules[1], b"arrow_array")
+    if strcmp(s.format, b"+s") != 0 or a.n_children != s.n_children:
+        raise ValueError("kafkalog dump: a run's table is not a record batch")
+    r.rows = a.length
+    i = _child(s, "offset")
+    r.offset = <const int64_t*>_fixed(s.children[i], a.children[i], b"l", 8, "offset")
+    i = _child(s, "timestamp")
+    r.timestamp = <const int64_t*>_fixed(s.children[i], a.children[i], b"l", 8, "timestamp")
+    i = _child(s, "sequence")
+    r.sequence = <const int32_t*>_fixed(s.children[i], a.children[i], b"i", 4, "sequence")
+    i = _child(s, "key")
+    r.key = _bytes(s.children[i], a.children[i], 0, "key")
+    i = _child(s, "value")
+    r.value = _bytes(s.children[i], a.children[i], 0, "value")
+    if control != NULL:
+        i = _child(s, "control_type")
+        control[0] = _bytes(s.children[i], a.children[i], 0, "control_type")
+    # headers: a list of structs of (key, value); the lists' offsets index the structs' rows
+    i = _child(s, "headers")
+    hs, ha = s.children[i], a.children[i]
+    if strcmp(hs.format, b"+l") != 0 or ha.n_children != 1 or hs.children[0].n_children != 2 \
+            or strcmp(hs.children[0].format, b"+s") != 0:
+        raise ValueError("kafkalog dump: the headers column is not a list of (key, value) structs")
+    r.header_starts = <const int32_t*>ha.buffers[1] + ha.offset if ha.buffers[1] != NULL else _NO_OFFSETS
+    item_s, item_a = hs.children[0], ha.children[0]
+    r.header_key = _bytes(item_s.children[_child(item_s, "key")], item_a.children[_child(item_s, "key")],
+                          item_a.offset, "header key")
+    r.header_value = _bytes(item_s.children[_child(item_s, "value")], item_a.children[_child(item_s, "value")],
+                            item_a.offset, "header value")
     return r
 
 
@@ -788,7 +877,7 @@ cdef bint _kafka_legacy(Grow* g, const Records* R, const uint8_t* ts_type, int64
     return True
 
 
-# -- a table's chunks, in one call ----------------------------------------------------------------------------------
+# -- a table's chunks, a block of rows at a time --------------------------------------------------------------------
 
 cdef enum Format:
     JSON
@@ -828,153 +917,255 @@ cdef inline Records _rows_from(Records r, int64_t row, int64_t rows) noexcept no
     return r
 
 
-cdef tuple _write(list chunks, list controls, Job job, int64_t[::1] starts, int64_t first, int64_t budget,
-                  object batches, int64_t next_batch):
-    """The lines of rows of `chunks` (`line_parts.RecordColumns`, a table's chunks in order; `controls`: their
-    control_type columns, for JSON) from row `first` on (of all the chunks' rows, each chunk's after the last's),
-    at most len(starts) - 1 of them, stopping after the row that brings the lines to `budget` bytes (< 1: no
-    bound), in one call without the GIL; where each line starts into `starts` (rows written + 1). With `batches`
-    (`line_parts.BatchLines`), each batch's line from `next_batch` on goes before its first record's (and, once
-    every row is written, those of the batches left: batches of no records). Returns the lines as a `Block`, the
-    rows written and the first batch whose line was not written. Legacy messages: every row, no `starts`."""
-    cdef Py_ssize_t m = len(chunks), k
-    cdef Records* R = <Records*>malloc(max(m, 1) * sizeof(Records))
-    cdef Column* C = <Column*>malloc(max(m, 1) * sizeof(Column))
-    cdef Grow g = Grow(NULL, 0, 0)
-    cdef int64_t rows = 0, row = 0, written = 0, want = 0, lo, n, most = 0
-    cdef bint ok = True
+cdef int64_t _rows_into(Grow* g, const Job* job, const Records* R, const Column* C, Py_ssize_t m, int64_t first,
+                        int64_t want, int64_t* starts, int64_t budget, Batches* B) noexcept nogil:
+    """The lines of `want` rows of the chunks `R` (`C`: their control_type columns, for JSON) from row `first` on (of
+    all the chunks' rows, each chunk's after the last's), stopping after the row that brings `g` to `budget` bytes;
+    where each line starts into `starts` (rows written + 1); with `B`, each batch's line before its first record's
+    (and, once every row is written, those of the batches left: batches of no records). The rows written, or -1 (no
+    memory)."""
+    cdef int64_t rows = 0, row = 0, written = 0, lo, n
+    cdef Py_ssize_t k
     cdef Records part
     cdef Column control
-    cdef Batches lines
-    cdef Batches* B = NULL
-    cdef const uint8_t[::1] batch_text
-    cdef const int64_t[::1] batch_starts, batch_rows
-    if budget < 1:
-        budget = INT64_MAX
-    if batches is not None:
-        batch_text, batch_starts, batch_rows = batches.text, batches.starts, batches.rows
-        lines.n = batch_rows.shape[0]
-        if batch_starts.shape[0] < lines.n + 1 or not 0 <= next_batch <= lines.n \
-                or (lines.n and batch_starts[lines.n] > batch_text.shape[0]):
-            raise ValueError("batch lines: where each starts and one more, and a batch of them")
-        lines.text = &batch_text[0] if batch_text.shape[0] else NULL
-        lines.starts = &batch_starts[0]
-        lines.rows = &batch_rows[0] if lines.n else NULL
-        lines.next = next_batch
-        lines.row = 0
-        B = &lines
-    try:
-        if R == NULL or C == NULL:
-            raise MemoryError()
-        for k in range(m):
-            R[k] = _records(chunks[k])
-            if job.fmt == JSON:
-                C[k] = _column(controls[k])
-            rows += R[k].rows
-        if job.fmt == KAFKA_LEGACY:
-            if rows == 0:
-                return _finish(&g, True), 0, 0
+    for k in range(m):
+        rows += R[k].rows
+    for k in range(m):
+        # this chunk's rows from the first one asked for, as many as are still wanted
+        lo = max(first - row, 0)
+        n = min(R[k].rows - lo, want - written)
+        row += R[k].rows
+        if n <= 0:
+            if written == want:
+                break
+            continue
+        part = _rows_from(R[k], lo, n)
+        if B != NULL:
+            B.row = row - R[k].rows + lo
+        if job.fmt == JSON:
+            control = _column_from(C[k], lo)
+            n = _json(g, &part, &control, &starts[written], budget, B)
+        elif job.fmt == TEXT:
+            n = _text(g, &part, job.limit, job.header_limit, &starts[written], budget, B)
         else:
-            if starts is None or starts.shape[0] < 1 or first < 0 or first > rows:
-                raise ValueError("starts: one position a row and one more, from a row of the chunks")
-            want = min(<int64_t>starts.shape[0] - 1, rows - first)
+            n = _kafka(g, &part, job.ts_type, job.ts_len, &starts[written], budget, B)
+        if n < 0:
+            return -1
+        written += n
+        if written == want or g.size >= budget:
+            break
+    if written == 0:
+        starts[0] = 0
+    if B != NULL and first + written == rows:  # (every row written: the batches of none after them)
+        if not _batch_lines(g, B, INT64_MAX):
+            return -1
+    return written
+
+
+cdef class Writer:
+    """A run's record lines a block at a time (`kafkalog.fast.line_parts.BlockWriter`), in one format, with its batch
+    lines among them (`line_parts.BatchLines`) or not: its chunks' columns are gathered once, when it is made
+    (`json_writer`, `text_writer`, `kafka_writer`), and each block is one call that writes without the GIL.
+
+    Called with (first row, most rows, bytes, first batch), it gives (the lines as a numpy array, where each line
+    starts, rows written, the next batch); `next_block(writer, bytes, most rows)` gives the run's next block of lines
+    as a `Block`, from where the last ended, or None once every line is written."""
+
+    cdef Records* R
+    cdef Column* C
+    cdef Py_ssize_t m
+    cdef int64_t rows  # of all the chunks
+    cdef Job job
+    cdef Batches lines
+    cdef Batches* B  # &lines, or NULL: no batch lines
+    cdef int64_t* scratch  # where each line of `next_block`'s block starts (not handed out)
+    cdef int64_t scratch_rows
+    cdef int64_t row  # where `next_block` goes on from: the first row not written, and the first batch
+    cdef int64_t batch
+    cdef object keep  # what the pointers point into: the chunks' arrays, the batch lines, the timestamp type's name
+
+    def __cinit__(self):
+        self.R = NULL
+        self.C = NULL
+        self.B = NULL
+        self.scratch = NULL
+
+    def __dealloc__(self):
+        free(self.R)
+        free(self.C)
+        free(self.scratch)
+
+    def __call__(self, int64_t first, int64_t rows, int64_t budget, int64_t batch):
+        starts = np.empty(max(rows, 0) + 1, dtype=np.int64)
+        cdef int64_t[::1] s = starts
+        block, size, written, batch = self._block(first, &s[0], rows, budget, batch)
+        return np.frombuffer(block, dtype=np.uint8, count=size), starts, written, batch
+
+    cdef tuple _block(self, int64_t first, int64_t* starts, int64_t want, int64_t budget, int64_t batch):
+        """(a `Block` holding the lines at its start, their bytes, rows written, the next batch). A block of a budget
+        spans the room it reserved (a run's last block too, whose lines are short), so that it goes back to the pool
+        with the pages a next block writes (the pool keeps a block's pages up to its size), not to be faulted in again
+        by every run's first block; what is past the lines is not to be read."""
+        cdef Grow g = Grow(NULL, 0, 0)
+        cdef int64_t written = 0, size
+        cdef bint ok = True
+        if first < 0 or first > self.rows or want < 0:
+            raise ValueError("starts: one position a row and one more, from a row of the chunks")
+        if self.B != NULL and not 0 <= batch <= self.lines.n:
+            raise ValueError("batch lines: a batch of them")
+        want = min(want, self.rows - first)
+        if budget < 1:
+            budget = INT64_MAX
+        if self.B != NULL:
+            self.lines.next = batch
         with nogil:
             if budget < INT64_MAX:  # (a block's lines: its buffer taken once, not grown by copies)
-                ok = _reserve(&g, budget + BLOCK_SLACK)
-            for k in range(m if ok else 0):
-                if job.fmt == KAFKA_LEGACY:
-                    ok = _kafka_legacy(&g, &R[k], job.ts_type, job.ts_len, job.crc + row, job.valid + row, job.brace)
-                    row += R[k].rows
-                    if not ok:
-                        break
-                    continue
-                # this chunk's rows from the first one asked for, as many as are still wanted
-                lo = max(first - row, 0)
-                n = min(R[k].rows - lo, want - written)
-                row += R[k].rows
-                if n <= 0:
-                    if written == want:
-                        break
-                    continue
-                part = _rows_from(R[k], lo, n)
-                if B != NULL:
-                    B.row = row - R[k].rows + lo
-                if job.fmt == JSON:
-                    control = _column_from(C[k], lo)
-                    n = _json(&g, &part, &control, &starts[written], budget, B)
-                elif job.fmt == TEXT:
-                    n = _text(&g, &part, job.limit, job.header_limit, &starts[written], budget, B)
-                else:
-                    n = _kafka(&g, &part, job.ts_type, job.ts_len, &starts[written], budget, B)
-                if n < 0:
-                    ok = False
-                    break
-                written += n
-                if written == want or g.size >= budget:
-                    break
-            if ok and job.fmt != KAFKA_LEGACY and written == 0:
-                starts[0] = 0
-            if ok and B != NULL and first + written == rows:  # (every row written: the batches of none after them)
-                ok = _batch_lines(&g, B, INT64_MAX)
-    finally:
-        free(R)
-        free(C)
-    return _finish(&g, ok), written, (B.next if B != NULL else 0)
+                ok = _grow(&g, budget + BLOCK_SLACK, TAG_RECORD_LINES)
+            if ok:
+                written = _rows_into(&g, &self.job, self.R, self.C, self.m, first, want, starts, budget, self.B)
+                ok = written >= 0
+        size = g.size
+        if budget < INT64_MAX:
+            g.size = max(g.size, min(budget + BLOCK_SLACK, g.cap))
+        return _finish(&g, ok, TAG_RECORD_LINES), size, written, (self.lines.next if self.B != NULL else 0)
 
 
-def json_records(list chunks, list controls, int64_t[::1] starts, int64_t first=0, int64_t budget=0,
-                 batches=None, int64_t next_batch=0):
-    """The JSON line of rows of `chunks` (`line_parts.RecordColumns`; `controls`: each chunk's control_type as
-    `line_parts.Bytes`), in ASCII, each ending in a newline, as a `Block`, with the rows written and the next batch:
-    from row `first` on, at most len(starts) - 1 of them, stopping after the row that brings the lines to `budget`
-    bytes (< 1: no bound); where each line starts into `starts`; with `batches` (`line_parts.BatchLines`), the
-    batches' lines from `next_batch` on among them, each before its batch's records."""
+def next_block(Writer w, int64_t budget, int64_t rows):
+    """A run's lines from where `w`'s last block ended (its first row and batch at first): at most `rows` records'
+    lines, up to the row that brings them to `budget` bytes, with the batch lines among them, as a view of the `Block`
+    they were written in (its start: see `Writer._block`); None once every line is written. (A module function, not a method, so that a benchmark wrapping the module's functions sees
+    it: `benchmarks/threads.py` counts their time as GIL-free.)"""
+    cdef int64_t* grown
+    if w.row >= w.rows and (w.B == NULL or w.batch >= w.lines.n):
+        return None
+    rows = max(min(rows, w.rows - w.row), 0)
+    if rows + 1 > w.scratch_rows:
+        grown = <int64_t*>realloc(w.scratch, (rows + 1) * sizeof(int64_t))
+        if grown == NULL:
+            raise MemoryError("kafkalog dump: no memory left for the lines of a run of records")
+        w.scratch, w.scratch_rows = grown, rows + 1
+    block, size, written, batch = w._block(w.row, w.scratch, rows, budget, w.batch)
+    if not written and batch == w.batch:
+        raise AssertionError("a block of no lines")  # (never: a block writes a row or the batches left)
+    w.row += written
+    w.batch = batch
+    return memoryview(block)[:size]
+
+
+cdef Writer _writer(list chunks, Job job, object batches):
+    """A `Writer` of `chunks` (Arrow record batches of `kafkalog.fast.columns.SCHEMA`'s record columns, a table's in
+    order), with `batches` (`line_parts.BatchLines`) or None."""
+    cdef Writer w = Writer.__new__(Writer)
+    cdef Py_ssize_t k, m = len(chunks)
+    cdef const uint8_t[::1] batch_text
+    cdef const int64_t[::1] batch_starts, batch_rows
+    cdef list keep = []
+    w.keep = (keep, batches)
+    w.job = job
+    w.m = m
+    w.R = <Records*>malloc(max(m, 1) * sizeof(Records))
+    w.C = <Column*>malloc(max(m, 1) * sizeof(Column))
+    if w.R == NULL or w.C == NULL:
+        raise MemoryError()
+    w.rows = 0
+    for k in range(m):
+        w.R[k] = _records(chunks[k], keep, &w.C[k] if job.fmt == JSON else NULL)
+        w.rows += w.R[k].rows
+    if batches is not None:
+        batch_text, batch_starts, batch_rows = batches.text, batches.starts, batches.rows
+        w.lines.n = batch_rows.shape[0]
+        if batch_starts.shape[0] < w.lines.n + 1 or (w.lines.n and batch_starts[w.lines.n] > batch_text.shape[0]):
+            raise ValueError("batch lines: where each starts and one more")
+        w.lines.text = &batch_text[0] if batch_text.shape[0] else NULL
+        w.lines.starts = &batch_starts[0]
+        w.lines.rows = &batch_rows[0] if w.lines.n else NULL
+        w.lines.next = 0
+        w.lines.row = 0
+        w.B = &w.lines
+    return w
+
+
+def json_writer(list chunks, batches=None):
+    """A `Writer` of the JSON lines of `chunks` (Arrow record batches of `kafkalog.fast.columns.SCHEMA`'s columns, a
+    table's in order: `line_parts.chunks`), in ASCII, each ending in a newline; with `batches`
+    (`line_parts.BatchLines`), the batches' lines among them, each before its batch's records."""
     cdef Job job
     job.fmt = JSON
-    if len(controls) != len(chunks):
-        raise ValueError("a control_type column a chunk")
-    return _write(chunks, controls, job, starts, first, budget, batches, next_batch)
+    return _writer(chunks, job, batches)
 
 
-def text_records(list chunks, int64_t limit, int64_t header_limit, int64_t[::1] starts, int64_t first=0,
-                 int64_t budget=0, batches=None, int64_t next_batch=0):
-    """The text line of rows of `chunks` (`line_parts.RecordColumns` of data records), keys and values cut at
-    `limit` bytes and header values at `header_limit` (-1: whole), as UTF-8 in a `Block`, with the rows written and
-    the next batch (`first`, `budget`, `starts`, `batches` and `next_batch` as `json_records` takes them)."""
+def text_writer(list chunks, int64_t limit, int64_t header_limit, batches=None):
+    """A `Writer` of the text lines of `chunks` (as `json_writer` takes them; of data records), keys and values cut at
+    `limit` bytes and header values at `header_limit` (-1: whole), as UTF-8 (`batches` as `json_writer` takes
+    them)."""
     cdef Job job
     job.fmt = TEXT
     job.limit = limit
     job.header_limit = header_limit
-    return _write(chunks, None, job, starts, first, budget, batches, next_batch)
+    return _writer(chunks, job, batches)
 
 
-def kafka_records(list chunks, bytes timestamp_type, int64_t[::1] starts, int64_t first=0, int64_t budget=0,
-                  batches=None, int64_t next_batch=0):
-    """`--format kafka`'s line of rows of `chunks` (`line_parts.RecordColumns` of v2 data batches whose
-    timestamps are `timestamp_type`), as UTF-8 in a `Block`, with the rows written and the next batch (`first`,
-    `budget`, `starts`, `batches` and `next_batch` as `json_records` takes them)."""
+def kafka_writer(list chunks, bytes timestamp_type, batches=None):
+    """A `Writer` of `--format kafka`'s lines of `chunks` (as `json_writer` takes them; of v2 data batches whose
+    timestamps are `timestamp_type`), as UTF-8 (`batches` as `json_writer` takes them)."""
     cdef Job job
+    cdef Writer w
     job.fmt = KAFKA
     job.ts_type = <const uint8_t*><const char*>timestamp_type
     job.ts_len = len(timestamp_type)
-    return _write(chunks, None, job, starts, first, budget, batches, next_batch)
+    w = _writer(chunks, job, batches)
+    w.keep = (w.keep, timestamp_type)
+    return w
+
+
+def _whole(Writer w, int64_t[::1] starts):
+    """Every line of a writer's chunks in one `Block`, without a bound; where each starts into `starts`."""
+    if starts is None or starts.shape[0] < w.rows + 1:
+        raise ValueError("starts: one position a row and one more")
+    return w._block(0, &starts[0], w.rows, 0, 0)[0]  # (no budget: the block is its lines)
+
+
+def json_records(list chunks, int64_t[::1] starts):
+    """The JSON line of every row of `chunks` (as `json_writer`) in one `Block`; where each starts into `starts`."""
+    return _whole(json_writer(chunks), starts)
+
+
+def text_records(list chunks, int64_t limit, int64_t header_limit, int64_t[::1] starts):
+    """The text line of every row of `chunks` (as `text_writer`) in one `Block`; where each starts into `starts`."""
+    return _whole(text_writer(chunks, limit, header_limit), starts)
+
+
+def kafka_records(list chunks, bytes timestamp_type, int64_t[::1] starts):
+    """`--format kafka`'s line of every row of `chunks` (as `kafka_writer`) in one `Block`; where each starts into
+    `starts`."""
+    return _whole(kafka_writer(chunks, timestamp_type), starts)
 
 
 def kafka_legacy_records(list chunks, bytes timestamp_type, const int64_t[::1] crc, const uint8_t[::1] valid,
                          bint brace):
-    """`--format kafka`'s lines of a magic 0 or 1 entry's records (`line_parts.RecordColumns`), each with its
+    """`--format kafka`'s lines of a magic 0 or 1 entry's records (`chunks` as `json_writer` takes them), each with its
     message's `crc` and `valid` (0 or 1) and, for Kafka 3's tool, its stray brace, as UTF-8 in a `Block`."""
     cdef Job job
-    cdef int64_t rows = sum(c.rows for c in chunks)
-    if crc.shape[0] < rows or valid.shape[0] < rows:
-        raise ValueError("a checksum and a validity a row")
+    cdef Writer w
+    cdef Grow g = Grow(NULL, 0, 0)
+    cdef int64_t row = 0
+    cdef Py_ssize_t k
+    cdef bint ok = True
     job.fmt = KAFKA_LEGACY
     job.ts_type = <const uint8_t*><const char*>timestamp_type
     job.ts_len = len(timestamp_type)
-    job.crc = &crc[0] if rows else NULL
-    job.valid = &valid[0] if rows else NULL
-    job.brace = brace
-    return _write(chunks, None, job, None, 0, 0, None, 0)[0]
+    w = _writer(chunks, job, None)
+    if crc.shape[0] < w.rows or valid.shape[0] < w.rows:
+        raise ValueError("a checksum and a validity a row")
+    if w.rows == 0:
+        return _finish(&g, True)
+    with nogil:
+        for k in range(w.m):
+            ok = _kafka_legacy(&g, &w.R[k], job.ts_type, job.ts_len, &crc[0] + row, &valid[0] + row, brace)
+            row += w.R[k].rows
+            if not ok:
+                break
+    return _finish(&g, ok)
 
 
 # -- batch lines ---------------------------------------------------------------------------------------------------
@@ -993,34 +1184,114 @@ def batch_lines(const int64_t[:, ::1] steps, const uint8_t[::1] literals, const 
     where each line starts into `starts` (batches + 1). `most`: the most bytes one line takes."""
     cdef int64_t n = values.shape[1]
     cdef int64_t i, j, when, kind, name, p
-    cdef Grow g = Grow(NULL, 0, 0)
-    cdef bint ok = True
     cdef uint8_t* o
+    cdef uint8_t* fitted
+    cdef Block block
     if steps.shape[1] < 7 or starts.shape[0] < n + 1:
         raise ValueError("a template's steps and one start a batch and one more")
+    # (malloc's, not the pool's: a run's batch lines are a few hundred KiB at most, and the pool's blocks are the
+    # record lines', whose pages hold a whole block; lent to Python as a block the pool does not take back)
+    o = <uint8_t*>malloc(n * most + 1)
+    if o == NULL:
+        raise MemoryError("kafkalog dump: no memory left for the batch lines of a run")
     with nogil:
-        ok = _reserve(&g, n * most + 1)
-        if ok:
-            o = g.data
-            p = 0
-            for i in range(n):
-                starts[i] = p
-                for j in range(steps.shape[0]):
-                    when = steps[j, 5]
-                    if when >= 0 and values[when, i] != steps[j, 6]:
-                        continue
-                    p = _put_n(o, p, &literals[0] + steps[j, 0], steps[j, 1])
-                    kind = steps[j, 2]
-                    if kind == _DECIMAL:
-                        p = _int(o, p, values[steps[j, 3], i])
-                    elif kind == _BOOLEAN:
-                        if values[steps[j, 3], i] != 0:
-                            p = _put(o, p, b"true")
-                        else:
-                            p = _put(o, p, b"false")
-                    elif kind == _NAME:
-                        name = steps[j, 4] + values[steps[j, 3], i]
-                        p = _put_n(o, p, &names[0] + name_starts[name], name_starts[name + 1] - name_starts[name])
-            starts[n] = p
-            g.size = p
-    return _finish(&g, ok)
+        p = 0
+        for i in range(n):
+            starts[i] = p
+            for j in range(steps.shape[0]):
+                when = steps[j, 5]
+                if when >= 0 and values[when, i] != steps[j, 6]:
+                    continue
+                p = _put_n(o, p, &literals[0] + steps[j, 0], steps[j, 1])
+                kind = steps[j, 2]
+                if kind == _DECIMAL:
+                    p = _int(o, p, values[steps[j, 3], i])
+                elif kind == _BOOLEAN:
+                    if values[steps[j, 3], i] != 0:
+                        p = _put(o, p, b"true")
+                    else:
+                        p = _put(o, p, b"false")
+                elif kind == _NAME:
+                    name = steps[j, 4] + values[steps[j, 3], i]
+                    p = _put_n(o, p, &names[0] + name_starts[name], name_starts[name + 1] - name_starts[name])
+        starts[n] = p
+    fitted = <uint8_t*>realloc(o, max(p, 1))
+    block = Block.__new__(Block)
+    block.data = fitted if fitted != NULL else o
+    block.size = p
+    block.cap = 0  # (freed when let go)
+    return block
+
+
+# -- batch fields --------------------------------------------------------------------------------------------------
+
+# The header columns `batch_fields` reads, in the order of `kafkalog.fast.batch_lines.HEADER_COLUMNS`.
+cdef enum:
+    H_BASE_OFFSET, H_LAST_OFFSET_DELTA, H_NUM_RECORDS, H_COMPRESSION, H_CRC, H_TIMESTAMP_TYPE, H_MAX_TIMESTAMP, \
+        H_PRODUCER_ID, H_PRODUCER_EPOCH, H_BASE_SEQUENCE, H_PARTITION_LEADER_EPOCH, H_IS_TRANSACTIONAL, H_IS_CONTROL, \
+        H_BASE_TIMESTAMP, H_HAS_DELETE_HORIZON, H_COLUMNS
+
+# The rows `batch_fields` writes, in the order of `kafkalog.fast.batch_lines.FIELDS`.
+cdef enum:
+    F_POSITION, F_SIZE, F_MAGIC, F_BASE_OFFSET, F_LAST_OFFSET, F_COUNT, F_COMPRESSION, F_CRC, F_CRC_VALID, \
+        F_TIMESTAMP_TYPE, F_MAX_TIMESTAMP, F_PRODUCER_ID, F_PRODUCER_EPOCH, F_BASE_SEQUENCE, F_LAST_SEQUENCE, \
+        F_PARTITION_LEADER_EPOCH, F_IS_TRANSACTIONAL, F_IS_CONTROL, F_DELETE_HORIZON_MS, F_HAS_DELETE_HORIZON, F_ROWS
+
+
+cdef inline int64_t _s32(int64_t n) noexcept nogil:
+    """`javaint.s32`: an int64 holding any sum of two int32s, wrapped as Java's int."""
+    return <int64_t><int32_t><uint32_t><uint64_t>n  # (its low 32 bits, as two's complement)
+
+
+cdef inline int64_t _increment_sequence(int64_t sequence, int64_t increment) noexcept nogil:
+    """`javaint.increment_sequence` (`DefaultRecordBatch.incrementSequence`): sequences wrap from 2^31-1 to 0."""
+    if sequence > _s32(0x7FFFFFFF - increment):
+        return _s32(increment - _s32(0x7FFFFFFF - sequence) - 1)
+    return _s32(sequence + increment)
+
+
+def batch_fields(const int64_t[:, ::1] header, const int64_t[::1] columns, const int64_t[::1] position,
+                 const int64_t[::1] size, const int64_t[::1] magic, int64_t codecs, int64_t[:, ::1] out):
+    """The batch fields of a run's batches (`kafkalog.fast.batch_lines.FIELDS`' rows of `out`, a column a batch) from
+    their header columns (`header`'s columns `columns`, in `batch_lines.HEADER_COLUMNS`' order) and entries; False
+    (and `out` not all written) when a batch is not one the templates print: not v2, or a codec id past `codecs`."""
+    cdef Py_ssize_t n = position.shape[0], i, c
+    cdef int64_t sequence, delta
+    cdef const int64_t* h
+    cdef bint printable = True
+    if columns.shape[0] != H_COLUMNS or out.shape[0] != F_ROWS or out.shape[1] != n or header.shape[0] != n \
+            or size.shape[0] != n or magic.shape[0] != n:
+        raise ValueError("batch fields: a header, an entry and a column of fields a batch")
+    for c in range(H_COLUMNS):
+        if not 0 <= columns[c] < header.shape[1]:
+            raise ValueError("batch fields: a header column past the header's")
+    with nogil:
+        for i in range(n):
+            h = &header[i, 0]
+            if magic[i] != 2 or not 0 <= h[columns[H_COMPRESSION]] < codecs:
+                printable = False
+                break
+            out[F_POSITION, i] = position[i]
+            out[F_SIZE, i] = size[i]
+            out[F_MAGIC, i] = magic[i]
+            out[F_BASE_OFFSET, i] = h[columns[H_BASE_OFFSET]]
+            delta = h[columns[H_LAST_OFFSET_DELTA]]
+            # (Java's long arithmetic: wraps)
+            out[F_LAST_OFFSET, i] = <int64_t>(<uint64_t>h[columns[H_BASE_OFFSET]] + <uint64_t>delta)
+            out[F_COUNT, i] = h[columns[H_NUM_RECORDS]]
+            out[F_COMPRESSION, i] = h[columns[H_COMPRESSION]]
+            out[F_CRC, i] = h[columns[H_CRC]]
+            out[F_CRC_VALID, i] = 1  # (a plain batch's checksum held)
+            out[F_TIMESTAMP_TYPE, i] = h[columns[H_TIMESTAMP_TYPE]] != 0
+            out[F_MAX_TIMESTAMP, i] = h[columns[H_MAX_TIMESTAMP]]
+            out[F_PRODUCER_ID, i] = h[columns[H_PRODUCER_ID]]
+            out[F_PRODUCER_EPOCH, i] = h[columns[H_PRODUCER_EPOCH]]
+            sequence = h[columns[H_BASE_SEQUENCE]]
+            out[F_BASE_SEQUENCE, i] = sequence
+            out[F_LAST_SEQUENCE, i] = _increment_sequence(sequence, delta) if sequence != -1 else -1
+            out[F_PARTITION_LEADER_EPOCH, i] = h[columns[H_PARTITION_LEADER_EPOCH]]
+            out[F_IS_TRANSACTIONAL, i] = h[columns[H_IS_TRANSACTIONAL]] != 0
+            out[F_IS_CONTROL, i] = h[columns[H_IS_CONTROL]] != 0
+            out[F_DELETE_HORIZON_MS, i] = h[columns[H_BASE_TIMESTAMP]]
+            out[F_HAS_DELETE_HORIZON, i] = h[columns[H_HAS_DELETE_HORIZON]] != 0
+    return printable

@@ -18,9 +18,8 @@ from kafkalog.fast.line_parts import (
     EMPTY,
     BatchLines,
     BlockWriter,
-    block_starts,
+    chunks,
     compiled,
-    record_chunks,
     starts_of,
     text_of,
 )
@@ -36,20 +35,12 @@ def record_lines(table: pa.Table, full: bool) -> tuple[np.ndarray, np.ndarray]:
     if not table.num_rows:
         return EMPTY, starts
     limit, header_limit = (-1, -1) if full else (KEY_LIMIT, HEADER_LIMIT)
-    text, _, _ = compiled.text_records(record_chunks(table), limit, header_limit, starts)
+    text = compiled.text_records(chunks(table), limit, header_limit, starts)
     return text_of(text), starts
 
 
 def record_blocks(table: pa.Table, full: bool, batches: BatchLines | None = None) -> BlockWriter:
     """`record_lines` of `table` a block of rows at a time (`line_parts.BlockWriter`), with the `batches`' lines
     among them: its columns gathered once."""
-    columns = record_chunks(table)
     limit, header_limit = (-1, -1) if full else (KEY_LIMIT, HEADER_LIMIT)
-
-    def block(first: int, rows: int, budget: int, batch: int) -> tuple[np.ndarray, np.ndarray, int, int]:
-        starts = block_starts(rows)
-        text, written, batch = compiled.text_records(columns, limit, header_limit, starts, first, budget, batches,
-                                                     batch)
-        return text_of(text), starts, written, batch
-
-    return block
+    return compiled.text_writer(chunks(table), limit, header_limit, batches)

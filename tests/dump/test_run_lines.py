@@ -477,16 +477,40 @@ def test_batch_lines_go_among_the_records_lines_block_by_block(seed):
             assert got == expected, budget
 
 
+@pytest.mark.parametrize(("column", "type_"), [("key", pa.large_binary()), ("value", pa.binary_view()),
+                                              ("sequence", pa.int64()), ("offset", pa.int32())])
+def test_a_table_whose_columns_are_not_the_fast_paths_is_refused(column, type_):
+    """The writers read a run's columns in place (Arrow's C data interface) as the fast path's types: a column of
+    another layout is refused with a ValueError naming it, never read as if it were of those."""
+    table = _table(random.Random(3), 20)
+    other = table.set_column(table.schema.get_field_index(column), column,
+                             table.column(column).cast(type_, safe=False))
+    for make in (json_lines.record_blocks, lambda t: text_lines.record_blocks(t, False),
+                 lambda t: kafka_lines.record_blocks(t, "CreateTime")):
+        with pytest.raises(ValueError, match=column):
+            make(other)
+
+
 def test_last_sequences_of_a_run_are_kafkas_increment_sequence():
-    """`batch_lines.increment_sequences` (every batch of a run at once) is `javaint.increment_sequence`
-    (`DefaultRecordBatch.incrementSequence`), at the wrap and around it."""
-    edges = [0, 1, 2, 5, 2 ** 31 - 2, 2 ** 31 - 1, 2 ** 30, -1, -(2 ** 31)]
+    """A run's last sequences (`batch_lines.fields`, every batch of a run in one compiled call) are
+    `javaint.increment_sequence` (`DefaultRecordBatch.incrementSequence`), at the wrap and around it; a batch of no
+    sequence has none; and its last offsets wrap as Java's long does."""
+    edges = [0, 1, 2, 5, 2 ** 31 - 2, 2 ** 31 - 1, 2 ** 30, -(2 ** 31)]
     rng = random.Random(7)
     pairs = [(s, d) for s in edges for d in [0, 1, 2, 7, 2 ** 31 - 1, 2 ** 31 - 2]]
     pairs += [(rng.randrange(-(2 ** 31), 2 ** 31), rng.randrange(0, 2 ** 31)) for _ in range(2000)]
-    sequence, delta = (np.array(c, dtype=np.int64) for c in zip(*pairs, strict=True))
-    got = batch_lines.increment_sequences(sequence, delta.astype(np.int32)).tolist()
-    assert got == [increment_sequence(s, d) for s, d in pairs]
+    pairs += [(-1, 0), (-1, 5)]
+    n = len(pairs)
+    header = np.zeros((n, k.KAFKA_RECORD_BATCH__WIDTH), dtype=np.int64)
+    sequence, delta = zip(*pairs, strict=True)
+    header[:, k.KAFKA_RECORD_BATCH__BASE_SEQUENCE], header[:, k.KAFKA_RECORD_BATCH__LAST_OFFSET_DELTA] = sequence, delta
+    header[:, k.KAFKA_RECORD_BATCH__BASE_OFFSET] = 2 ** 63 - 3
+    zeros = np.zeros(n, dtype=np.int64)
+    fields = batch_lines.fields(Items(zeros, zeros, zeros + 2, zeros, zeros, zeros, header, {}))
+    assert fields is not None
+    row = {name: fields[i].tolist() for i, name in enumerate(batch_lines.FIELDS)}
+    assert row["last_sequence"] == [increment_sequence(s, d) if s != -1 else -1 for s, d in pairs]
+    assert row["last_offset"] == [(2 ** 63 - 3 + d + 2 ** 63) % 2 ** 64 - 2 ** 63 for _, d in pairs]
 
 
 def test_integers_at_every_count_of_digits_are_python_s():
