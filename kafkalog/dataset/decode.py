@@ -210,7 +210,7 @@ class _Output:
         if not self.count:
             self.pending = []
             return
-        table = pa.concat_tables(self.pending)
+        table = self.pending[0] if len(self.pending) == 1 else pa.concat_tables(self.pending)
         self.pending, self.count = [], 0
         # Slices of what was decoded, not copies; small pieces (around damage) are joined.
         yield from table.to_batches(max_chunksize=self.rows)
