@@ -20,8 +20,13 @@ from kafkalog.dataset import cluster, decode, plan
 from kafkalog.dataset.filters import NO_FILTERS, Pushed
 from kafkalog.dataset.offsets import UNBOUNDED, Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
-from kafkalog.dataset.schema import (ARROW_SCHEMA, ARROW_TIMESTAMP, RAW_ARROW_SCHEMA, TIMESTAMP_TYPE_IDS,
-                                     output_arrow_schema)
+from kafkalog.dataset.schema import (
+    ARROW_SCHEMA,
+    ARROW_TIMESTAMP,
+    RAW_ARROW_SCHEMA,
+    TIMESTAMP_TYPE_IDS,
+    output_arrow_schema,
+)
 from kafkalog.errors import OffsetGapError, UsageError
 from kafkalog.fast import arrays, compiled
 from kafkalog.fast.columns import damage_rows
