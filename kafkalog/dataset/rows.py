@@ -11,6 +11,7 @@ import functools
 import json
 import logging
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -141,7 +142,7 @@ def read_range_shaped(rng: plan.SegmentRange, options: ReadOptions, pushed: Push
 def to_output(raw: pa.RecordBatch, options: ReadOptions, log_start_offset: int | None = None) -> pa.RecordBatch:
     """Decoder rows in the DataFrame's shape: Kafka's source's columns, then kafkalog's; with
     includeBelowLogStart, whether each row lies below `log_start_offset` (never, where it is not known)."""
-    schema = _output_schema(options.include_headers, options.kafkalog_columns, options.include_below_log_start)
+    layout = _output_layout(options.include_headers, options.kafkalog_columns, options.include_below_log_start)
     ms = raw.column(_RAW_INDEX["timestamp"])
     if compiled.BUILT and ms.null_count == 0 and raw.num_rows:  # the usual Arrow batch: one engine call
         columns = _kafka_columns(ms, raw.column(_RAW_INDEX["timestamp_type"]),
@@ -159,8 +160,29 @@ def to_output(raw: pa.RecordBatch, options: ReadOptions, log_start_offset: int |
         below = pc.less(raw.column("offset"), log_start_offset) if log_start_offset is not None \
             else arrays.from_numpy(np.zeros(raw.num_rows, dtype=np.bool_))
         columns["below_log_start"] = pc.fill_null(below, arrays.scalar(False, pa.bool_()))
-    return pa.RecordBatch.from_arrays(
-        [columns[name] if name in columns else raw.column(_RAW_INDEX[name]) for name in schema.names], schema=schema)
+    # The decoder's columns taken as they are, by index (no Python object made for each), and the shaped ones set in.
+    out = raw.select(layout.taken)
+    for name, (i, out_field) in layout.shaped.items():
+        out = out.set_column(i, out_field, columns[name])
+    return out
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How the DataFrame's columns for a set of options are made from the decoder's."""
+
+    #: For each output column, the decoder column it is (0, a stand-in, for a shaped one).
+    taken: list[int]
+    #: The shaped columns: name -> (index, field) in the output.
+    shaped: dict[str, tuple[int, pa.Field]]
+
+
+@functools.lru_cache(maxsize=16)  # (made once per set of options, not per Arrow batch)
+def _output_layout(include_headers: bool, kafkalog_columns: bool, below_log_start: bool) -> _Layout:
+    schema = output_arrow_schema(include_headers, kafkalog_columns, below_log_start)
+    shaped = {"timestamp", "timestampType", "headers", "below_log_start"}
+    return _Layout([0 if name in shaped else _RAW_INDEX[name] for name in schema.names],
+                   {name: (i, schema.field(i)) for i, name in enumerate(schema.names) if name in shaped})
 
 
 #: Each decoder column's index in `RAW_ARROW_SCHEMA` (a column taken by its index, not looked up by its name).
@@ -193,9 +215,6 @@ def _kafka_columns(ms: pa.Array, names: pa.StringArray, headers: pa.ListArray | 
             offset=headers.offset, children=[headers.values])
     return columns
 
-
-#: The DataFrame's Arrow schema for the options (made once per set of options, not per Arrow batch).
-_output_schema = functools.lru_cache(maxsize=16)(output_arrow_schema)
 
 #: The decoder's `timestamp_type` names (`schema.TIMESTAMP_TYPE_IDS`: Kafka's `TimestampType` ids) by their length in
 #: bytes, which differs for each; any other length is -2 (none is written).

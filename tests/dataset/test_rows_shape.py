@@ -42,6 +42,7 @@ def test_an_arrow_batch_is_shaped_in_one_pass_as_column_by_column(headers):
             for part in (raw, raw.slice(1), raw.slice(3, max(0, raw.num_rows - 4)), raw.slice(raw.num_rows)):
                 out = rows.to_output(part, options)
                 out.validate(full=True)
+                assert out.schema == rows.output_arrow_schema(options.include_headers, options.kafkalog_columns)
                 assert out.equals(_by_column(part, options)), name
                 assert out.to_pylist() == _by_column(part, options).to_pylist()
                 shaped += raw.column("timestamp").null_count == 0
