@@ -135,7 +135,8 @@ def read_segment(
                     out.add(damage_rows(damages, name))
             if not stopped and kept is not None and items.row_end[-1] > kept:
                 out.add(_rows(table, kept, int(items.row_end[-1]) - kept))
-            yield from out.full()
+            if out.full:  # (asked per run: no generator made for a run that does not fill an Arrow batch)
+                yield from out.rest()
             if stopped:
                 break
         else:
@@ -202,15 +203,16 @@ class _Output:
         self.pending.append(table)
         self.count += table.num_rows
 
-    def full(self) -> Iterator[pa.RecordBatch]:
-        if self.count >= self.rows:
-            yield from self.rest()
+    @property
+    def full(self) -> bool:
+        """Whether the rows waiting fill an Arrow batch."""
+        return self.count >= self.rows
 
     def rest(self) -> Iterator[pa.RecordBatch]:
         if not self.count:
             self.pending = []
             return
-        table = pa.concat_tables(self.pending)
+        table = self.pending[0] if len(self.pending) == 1 else pa.concat_tables(self.pending)
         self.pending, self.count = [], 0
         # Slices of what was decoded, not copies; small pieces (around damage) are joined.
         yield from table.to_batches(max_chunksize=self.rows)

@@ -28,7 +28,7 @@ import pyarrow as pa
 
 from kafkalog.dataset import cluster, plan
 from kafkalog.dataset.options import OPTIONS, ReadOptions, parse_options
-from kafkalog.dataset.rows import read_range
+from kafkalog.dataset.rows import read_range, read_range_shaped
 from kafkalog.dataset.schema import output_arrow_schema
 from kafkalog.errors import UsageError
 from kafkalog.threads import DEFAULT_THREADS, in_order
@@ -232,9 +232,11 @@ def _arrow_batches(read: Read, threads: int) -> Iterator[pa.RecordBatch]:
         return
     # Each range holds up to AHEAD_BYTES of batches ahead of the consumer, whatever the data.
     pieces = [functools.partial(_range_arrow_batches, rng, read) for rng in read.ranges]
-    yield from in_order(pieces, threads, AHEAD_BYTES, name="kafkalog-read")
+    for shaped in in_order(pieces, threads, AHEAD_BYTES, name="kafkalog-read"):
+        yield from shaped
 
 
-def _range_arrow_batches(rng: plan.SegmentRange, read: Read) -> Iterator[tuple[pa.RecordBatch, int]]:
-    for arrow_batch in read_range(rng, read.options, registry=read.registry):
-        yield arrow_batch, arrow_batch.nbytes
+def _range_arrow_batches(rng: plan.SegmentRange, read: Read) -> Iterator[tuple[list[pa.RecordBatch], int]]:
+    # (the Arrow batches shaped together are handed over at once: a hand-off, and the GIL, per few of them)
+    for shaped in read_range_shaped(rng, read.options, registry=read.registry):
+        yield shaped, sum(arrow_batch.nbytes for arrow_batch in shaped)

@@ -11,6 +11,7 @@ import functools
 import json
 import logging
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -20,7 +21,13 @@ from kafkalog.dataset import cluster, decode, plan
 from kafkalog.dataset.filters import NO_FILTERS, Pushed
 from kafkalog.dataset.offsets import UNBOUNDED, Bounds
 from kafkalog.dataset.options import DamageMode, ReadOptions
-from kafkalog.dataset.schema import ARROW_SCHEMA, ARROW_TIMESTAMP, TIMESTAMP_TYPE_IDS, output_arrow_schema
+from kafkalog.dataset.schema import (
+    ARROW_SCHEMA,
+    ARROW_TIMESTAMP,
+    RAW_ARROW_SCHEMA,
+    TIMESTAMP_TYPE_IDS,
+    output_arrow_schema,
+)
 from kafkalog.errors import OffsetGapError, UsageError
 from kafkalog.fast import arrays, compiled
 from kafkalog.fast.columns import damage_rows
@@ -83,6 +90,14 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = NO
                registry: RegistryColumns | None = None) -> Iterator[pa.RecordBatch]:
     """The rows of one planned range, options and pushed filters applied, in the DataFrame's shape;
     with `registry`, registry-framed keys and values decoded (`kafkalog.dataset.registry_values`)."""
+    for shaped in read_range_shaped(rng, options, pushed, registry):
+        yield from shaped
+
+
+def read_range_shaped(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = NO_FILTERS,
+                      registry: RegistryColumns | None = None) -> Iterator[list[pa.RecordBatch]]:
+    """`read_range`'s Arrow batches, those shaped together (at most `SHAPED_ROWS` rows, or `rowsPerBatch`) in one
+    list: what a thread hands over at once (`kafkalog.dataset.reader`), one hand-off for several Arrow batches."""
     markers = None
     if options.read_committed:
         markers = decode.scan_transaction_markers([(rng.segment.location, rng.start, rng.end)], list(rng.lookahead),
@@ -120,32 +135,86 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = NO
         mask = pushed.mask(out)
         if mask is not None:
             out = out.filter(mask)
-        for start in range(0, out.num_rows, options.rows_per_batch):
-            yield out.slice(start, options.rows_per_batch)
+        if out.num_rows:
+            yield [out.slice(start, options.rows_per_batch) for start in range(0, out.num_rows, options.rows_per_batch)]
 
 
 def to_output(raw: pa.RecordBatch, options: ReadOptions, log_start_offset: int | None = None) -> pa.RecordBatch:
     """Decoder rows in the DataFrame's shape: Kafka's source's columns, then kafkalog's; with
     includeBelowLogStart, whether each row lies below `log_start_offset` (never, where it is not known)."""
-    schema = _output_schema(options.include_headers, options.kafkalog_columns, options.include_below_log_start)
-    columns = {
-        "timestamp": kafka_timestamp(raw.column("timestamp")),
-        "timestampType": timestamp_type_ids(raw.column("timestamp_type")),
-    }
-    if options.include_headers:
-        columns["headers"] = null_if_empty(raw.column("headers"))
+    layout = _output_layout(options.include_headers, options.kafkalog_columns, options.include_below_log_start)
+    ms = raw.column(_RAW_INDEX["timestamp"])
+    if compiled.BUILT and ms.null_count == 0 and raw.num_rows:  # the usual Arrow batch: one engine call
+        columns = _kafka_columns(ms, raw.column(_RAW_INDEX["timestamp_type"]),
+                                 raw.column(_RAW_INDEX["headers"]) if options.include_headers else None)
+    else:
+        columns = {
+            "timestamp": kafka_timestamp(ms),
+            "timestampType": timestamp_type_ids(raw.column(_RAW_INDEX["timestamp_type"])),
+        }
+        if options.include_headers:
+            columns["headers"] = null_if_empty(raw.column(_RAW_INDEX["headers"]))
     if options.include_below_log_start:
         import pyarrow.compute as pc  # (start-up: only for the reads that ask for this column)
 
         below = pc.less(raw.column("offset"), log_start_offset) if log_start_offset is not None \
             else arrays.from_numpy(np.zeros(raw.num_rows, dtype=np.bool_))
         columns["below_log_start"] = pc.fill_null(below, arrays.scalar(False, pa.bool_()))
-    return pa.RecordBatch.from_arrays(
-        [columns[name] if name in columns else raw.column(name) for name in schema.names], schema=schema)
+    # The decoder's columns taken as they are, by index (no Python object made for each), and the shaped ones set in.
+    out = raw.select(layout.taken)
+    for name, (i, out_field) in layout.shaped.items():
+        out = out.set_column(i, out_field, columns[name])
+    return out
 
 
-#: The DataFrame's Arrow schema for the options (made once per set of options, not per Arrow batch).
-_output_schema = functools.lru_cache(maxsize=16)(output_arrow_schema)
+@dataclass(frozen=True)
+class _Layout:
+    """How the DataFrame's columns for a set of options are made from the decoder's."""
+
+    #: For each output column, the decoder column it is (0, a stand-in, for a shaped one).
+    taken: list[int]
+    #: The shaped columns: name -> (index, field) in the output.
+    shaped: dict[str, tuple[int, pa.Field]]
+
+
+@functools.lru_cache(maxsize=16)  # (made once per set of options, not per Arrow batch)
+def _output_layout(include_headers: bool, kafkalog_columns: bool, below_log_start: bool) -> _Layout:
+    schema = output_arrow_schema(include_headers, kafkalog_columns, below_log_start)
+    shaped = {"timestamp", "timestampType", "headers", "below_log_start"}
+    return _Layout([0 if name in shaped else _RAW_INDEX[name] for name in schema.names],
+                   {name: (i, schema.field(i)) for i, name in enumerate(schema.names) if name in shaped})
+
+
+#: Each decoder column's index in `RAW_ARROW_SCHEMA` (a column taken by its index, not looked up by its name).
+_RAW_INDEX = {name: i for i, name in enumerate(RAW_ARROW_SCHEMA.names)}
+#: `kafka_columns`' header offsets where there are no headers to shape.
+_NO_OFFSETS = np.empty(0, dtype=np.int32)
+
+
+def _kafka_columns(ms: pa.Array, names: pa.StringArray, headers: pa.ListArray | None) -> dict[str, pa.Array]:
+    """`kafka_timestamp`, `timestamp_type_ids` and (with `headers`) `null_if_empty` of an Arrow batch whose
+    timestamps are all set, in one pass of the engine without the GIL: the same columns."""
+    n = len(ms)
+    header_offsets = _NO_OFFSETS if headers is None else np.frombuffer(headers.buffers()[1], dtype=np.int32)
+    us, ts_bitmap, ts_nulls, ids, header_bitmap, header_nulls = compiled.kafka_columns(
+        arrays.to_numpy(ms), MIN_TIMESTAMP_MS, MAX_TIMESTAMP_MS, 1000,
+        np.frombuffer(names.buffers()[1], dtype=np.int32), names.offset, _TIMESTAMP_TYPE_IDS,
+        header_offsets, 0 if headers is None else headers.offset)
+    columns = {
+        "timestamp": pa.Array.from_buffers(ARROW_TIMESTAMP, n, [pa.py_buffer(ts_bitmap) if ts_nulls else None,
+                                                                pa.py_buffer(us)], null_count=ts_nulls),
+        # (aligned with the names' validity bitmap, which has their offset)
+        "timestampType": pa.Array.from_buffers(pa.int32(), n, [names.buffers()[0] if names.null_count else None,
+                                                               pa.py_buffer(ids)],
+                                               null_count=names.null_count, offset=names.offset),
+    }
+    if headers is not None:
+        # Null where a record has no headers (a null list is empty too, and stays null): the same lists, not copied.
+        columns["headers"] = headers if not header_nulls else pa.Array.from_buffers(
+            headers.type, n, [pa.py_buffer(header_bitmap), headers.buffers()[1]], null_count=header_nulls,
+            offset=headers.offset, children=[headers.values])
+    return columns
+
 
 #: The decoder's `timestamp_type` names (`schema.TIMESTAMP_TYPE_IDS`: Kafka's `TimestampType` ids) by their length in
 #: bytes, which differs for each; any other length is -2 (none is written).

@@ -143,6 +143,16 @@ def ids_by_length(offsets: np.ndarray, ids: np.ndarray, out: np.ndarray) -> None
     engine.ids_by_length(np.ascontiguousarray(offsets, dtype=np.int32), ids, out)
 
 
+def kafka_columns(ms: np.ndarray, low: int, high: int, scale: int, type_offsets: np.ndarray, type_at: int,
+                  type_ids: np.ndarray, header_offsets: np.ndarray, header_at: int) -> tuple:
+    """`engine.kafka_columns`: an Arrow batch's `timestamp` scaled where in [low, high] (values, validity bitmap,
+    nulls), its `timestampType` ids by the names' lengths (written from `type_at`), and its `headers`' validity
+    bitmap of the lists that are not empty (from bit `header_at`; None without `header_offsets`) with its nulls:
+    one pass without the GIL."""
+    return engine.kafka_columns(np.ascontiguousarray(ms, dtype=np.int64), low, high, scale, type_offsets, type_at,
+                                type_ids, header_offsets, header_at)
+
+
 def repeat_each(values: np.ndarray, counts: np.ndarray, n: int) -> np.ndarray:
     """`engine.repeat_each`: ``np.repeat(values, counts)`` (int64, n rows in all), without the GIL."""
     values, counts = np.ascontiguousarray(values, dtype=np.int64), np.ascontiguousarray(counts, dtype=np.int64)

@@ -1566,3 +1566,50 @@ cdef class Group:
         root.buffers[0] = NULL
         root.dictionary, root.release, root.private_data = NULL, _release_batch, e
         return pa.RecordBatch._import_from_c(<uintptr_t>root, schema)  # (Arrow calls `release` when done with it)
+
+
+# --- The Kafka source's columns of an Arrow batch (kafkalog.dataset.rows.to_output) -----------------------------
+
+def kafka_columns(const int64_t[::1] ms, int64_t low, int64_t high, int64_t scale,
+                  const int32_t[::1] type_offsets, Py_ssize_t type_at, const int32_t[::1] type_ids,
+                  const int32_t[::1] header_offsets, Py_ssize_t header_at):
+    """The columns the Kafka source shapes from the decoder's, for the `n` rows of `ms`, in one pass without the GIL
+    (per Arrow batch): `timestamp` (``ms[i] * scale`` where ``low <= ms[i] <= high``, else 0 and null: its values,
+    validity bitmap and nulls), `timestampType` (``type_ids`` by the length of string ``type_at + i`` of
+    `type_offsets`, the last id for any other length; written at ``type_at + i``, where the names' validity bitmap
+    has them) and the `headers` validity bitmap (bit ``header_at + i`` set where list ``header_at + i`` of
+    `header_offsets` is not empty) with its nulls; an empty `header_offsets` makes no bitmap (None, 0)."""
+    cdef Py_ssize_t i, n = ms.shape[0], last = type_ids.shape[0] - 1, bit
+    cdef bint headers = header_offsets.shape[0] != 0
+    cdef int64_t v, length, ts_nulls = 0, header_nulls = 0
+    if type_at < 0 or header_at < 0 or last < 0 or type_offsets.shape[0] < type_at + n + 1 \
+            or (headers and header_offsets.shape[0] < header_at + n + 1):
+        raise ValueError("the offsets or the ids are too short")  # a caller's bug: the loop would read past them
+    us_array = np.empty(n, dtype=np.int64)
+    ts_bitmap_array = np.zeros((n + 7) >> 3, dtype=np.uint8)
+    ids_array = np.empty(type_at + n, dtype=np.int32)
+    header_bitmap_array = np.zeros((header_at + n + 7) >> 3 if headers else 0, dtype=np.uint8)
+    cdef int64_t[::1] us = us_array
+    cdef uint8_t[::1] ts_bitmap = ts_bitmap_array
+    cdef int32_t[::1] ids = ids_array
+    cdef uint8_t[::1] header_bitmap = header_bitmap_array
+    with nogil:
+        for i in range(n):
+            v = ms[i]
+            if low <= v <= high:
+                us[i] = v * scale
+                ts_bitmap[i >> 3] |= <uint8_t>(1 << (i & 7))
+            else:
+                us[i] = 0
+                ts_nulls += 1
+            length = type_offsets[type_at + i + 1] - type_offsets[type_at + i]
+            ids[type_at + i] = type_ids[length if 0 <= length < last else last]
+        if headers:
+            for i in range(n):
+                bit = header_at + i
+                if header_offsets[bit + 1] != header_offsets[bit]:
+                    header_bitmap[bit >> 3] |= <uint8_t>(1 << (bit & 7))
+                else:
+                    header_nulls += 1
+    return (us_array, ts_bitmap_array, ts_nulls, ids_array,
+            header_bitmap_array if headers else None, header_nulls)

@@ -91,6 +91,10 @@ class _Plain:
         self.sizes.append(size)
 
 
+#: No entries (a chunk without legacy messages).
+_NONE = np.empty(0, dtype=np.int64)
+
+
 class _EntryWalker:
     """Hands each entry of a chunk to its decoder, in file order, into runs."""
 
@@ -101,15 +105,21 @@ class _EntryWalker:
     def chunk(self, chunk: bytes | memoryview, base: int, entries: np.ndarray) -> Iterator[Run]:
         buf = np.frombuffer(chunk, dtype=np.uint8)
         magics = entries[:, ENTRY_MAGIC]
-        v2 = np.flatnonzero(magics >= 2)
-        errors = np.empty(len(v2), dtype=np.int64)
-        header_rows = compiled.parse_batch_headers(buf, entries[v2], errors)  # a batch's header is a row
+        if (magics == 2).all():  # the usual chunk, of v2 batches only: each entry is its own header's row
+            v2 = column = np.arange(len(entries))  # (each entry's column in its table: headers or messages)
+            legacy = _NONE
+            errors = np.empty(len(entries), dtype=np.int64)
+            header_rows = compiled.parse_batch_headers(buf, entries, errors)  # a batch's header is a row
+        else:
+            v2 = np.flatnonzero(magics >= 2)
+            errors = np.empty(len(v2), dtype=np.int64)
+            header_rows = compiled.parse_batch_headers(buf, entries[v2], errors)
+            legacy = np.flatnonzero(magics < 2)
+            column = np.empty(len(entries), dtype=np.int64)
+            column[v2] = np.arange(len(v2))
+            column[legacy] = np.arange(len(legacy))
         headers = header_rows.T
-        legacy = np.flatnonzero(magics < 2)
         messages, message_errors = compiled.parse_legacy_entries(buf, entries, legacy)
-        column = np.empty(len(entries), dtype=np.int64)  # each entry's column in its table (headers or messages)
-        column[v2] = np.arange(len(v2))
-        column[legacy] = np.arange(len(legacy))
         # Spans of consecutive batches taken in bulk (magic 2, a header that parses): kind 1 uncompressed,
         # 2 compressed; kind 0 entries are taken one by one.
         kind = np.zeros(len(entries), dtype=np.int8)
