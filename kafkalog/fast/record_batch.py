@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -114,7 +115,7 @@ class BatchWalker:
         self._no_output = np.empty(0, dtype=np.uint8)
         self._ratio = 1.0  # decompressed bytes per compressed byte in the last compressed group
         # The constant columns of the last usual groups, exported (`compiled.constants`), by their values.
-        self._constants: dict[tuple, object] = {}
+        self._constants: dict[tuple, Any] = {}  # (`engine.Constants`: a compiled class, no stubs)
 
     def batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, batch_headers: np.ndarray,
                  group: Group, run: RunBuilder, magic_damage: list[DamagedDataError] | None = None
