@@ -29,7 +29,8 @@ messages or slots, and the copies into Arrow's layout; each call runs without th
   for the plain v2 batches of a chunk (`kafkalog.fast.record_batch.BatchWalker.plain_batches`), which wraps the
   finished buffers once per group; its contract is in its docstring. The usual group (`Group.usual`) is wrapped by
   `Group.record_batch` into its finished record batch, handed to Arrow in one call through Arrow's C data interface
-  (with the constant columns, exported once: `Constants`); any other, as a `Walked`.
+  (with the constant columns, exported once: `Constants`, and the batch-level columns that differ between its
+  batches, made per batch: `BATCH_COLUMNS`); any other, as a `Walked`.
 
 The codecs' and the CRC's C functions are found by address in the packages' extension modules when this
 module is imported; `AVAILABLE` is False where one is missing, `GZIP_AVAILABLE` where ISA-L's inflate is
