@@ -209,6 +209,8 @@ def main(argv=None) -> int:
     p.add_argument("--headers", default=None, help="headers per record MIN[:MAX] (default 1)")
     p.add_argument("--segment-bytes", type=int, default=None, help="segment.bytes (default 1 GiB)")
     p.add_argument("--topic", default=None, help="topic name (default 'corpus')")
+    p.add_argument("--producers", type=int, default=None,
+                   help="idempotent producers whose batches interleave (default 1)")
     p = sub.add_parser("read", help="print Kafka's reading of a .log file (JSON lines)")
     p.add_argument("file")
     p = sub.add_parser("hostile", help="write tests/fixtures/hostile (tiny files that decode to millions of records)")
@@ -231,7 +233,7 @@ def main(argv=None) -> int:
             jargs = ["corpus", os.path.abspath(args.out), "--records", args.records, "--codec", args.codec]
             if args.batch_size is not None:
                 jargs += ["--batch-size", args.batch_size]
-            for option in ("batch_bytes", "value_bytes", "headers", "segment_bytes"):
+            for option in ("batch_bytes", "value_bytes", "headers", "segment_bytes", "producers"):
                 if getattr(args, option) is not None:
                     jargs += ["--" + option.replace("_", "-"), getattr(args, option)]
             if args.topic is not None:

@@ -26,6 +26,9 @@ AVAILABLE = engine is not None and bool(engine.AVAILABLE)
 GROUP_CODECS = frozenset(engine.GROUP_CODECS) if engine is not None else frozenset()
 #: The columns of a usual group's record batch the engine makes (`engine.Group.record_batch`).
 GROUP_COLUMNS: tuple[str, ...] = tuple(engine.GROUP_COLUMNS) if engine is not None else ()
+#: The batch-level columns the engine makes per batch for a usual group whose batches' fields differ
+#: (`engine.Group.differs`).
+BATCH_COLUMNS: tuple[str, ...] = tuple(engine.BATCH_COLUMNS) if engine is not None else ()
 #: Whether the engine was compiled: its parsers (entries, headers, messages, index slots) call no C library.
 BUILT = engine is not None
 

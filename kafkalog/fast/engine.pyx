@@ -29,7 +29,8 @@ messages or slots, and the copies into Arrow's layout; each call runs without th
   for the plain v2 batches of a chunk (`kafkalog.fast.record_batch.BatchWalker.plain_batches`), which wraps the
   finished buffers once per group; its contract is in its docstring. The usual group (`Group.usual`) is wrapped by
   `Group.record_batch` into its finished record batch, handed to Arrow in one call through Arrow's C data interface
-  (with the constant columns, exported once: `Constants`); any other, as a `Walked`.
+  (with the constant columns, exported once: `Constants`, and the batch-level columns that differ between its
+  batches, made per batch: `BATCH_COLUMNS`); any other, as a `Walked`.
 
 The codecs' and the CRC's C functions are found by address in the packages' extension modules when this
 module is imported; `AVAILABLE` is False where one is missing, `GZIP_AVAILABLE` where ISA-L's inflate is
@@ -1282,12 +1283,15 @@ def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[:
             taken, headers[:taken], columns[:, :taken], why, state_array, full)
         group.check, group.rows = check, w.o.rows
         group.usual = _usual(h, c, taken, why, w.o.bad_key, check)
+        group.differs = 0
         if group.usual and not check:
-            group.key = (h[0, KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE],
-                         h[0, KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION], h[0, KAFKA_RECORD_BATCH__PRODUCER_ID],
-                         h[0, KAFKA_RECORD_BATCH__PRODUCER_EPOCH], h[0, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL],
-                         h[0, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL],
-                         h[0, KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH], 2)
+            # Which of the batch-level fields differ from batch to batch (several producers, or epochs that
+            # changed): those columns are made per batch (`BATCH_COLUMNS`), the others are constant, their
+            # values `key` (a field that differs: 0 there, its constant column unused).
+            group.differs = differs = _differs(h, taken)
+            uniform = [0 if differs & (1 << j) else h[0, _BATCH_FIELDS[j]] for j in range(_N_BATCH)]
+            group.key = (uniform[0], h[0, KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION], uniform[1], uniform[2],
+                         uniform[3], h[0, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL], uniform[4], 2)
         group.o = w.o  # (the group owns the walk's buffers from here: wrapped when asked for, else pooled again)
         _empty_out(&w.o)
         return group
@@ -1298,27 +1302,42 @@ def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[:
 cdef bint _usual(const int64_t[:, ::1] h, const int64_t[:, ::1] c, int64_t taken, int64_t why, int64_t bad_key,
                  bint check) noexcept:
     """Whether the batches `decode_group` took make the usual group (`Group.usual`): the walk done, no section
-    damaged (`c`: the sections' columns) and no control batch; for columns (not `check`), every header key UTF-8 and
-    the batch-level fields (`h`: the headers) the same in every batch."""
+    damaged (`c`: the sections' columns) and no control batch; for columns (not `check`), every header key UTF-8.
+    (Their batch-level fields may differ: `_differs` says which.)"""
     cdef int64_t i
     cdef const int64_t* a
-    cdef const int64_t* b = &h[0, 0] if taken else NULL
     if taken == 0 or why != _WALK_DONE or (bad_key >= 0 and not check):
         return False
     for i in range(taken):
         a = &h[i, 0]
         if c[3, i] != 0 or c[5, i] != 0 or c[7, i] >= 0 or a[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] != 0:
             return False
-        if not check and (
-                a[KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE] != b[KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE]
-                or a[KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION] != b[KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
-                or a[KAFKA_RECORD_BATCH__PRODUCER_ID] != b[KAFKA_RECORD_BATCH__PRODUCER_ID]
-                or a[KAFKA_RECORD_BATCH__PRODUCER_EPOCH] != b[KAFKA_RECORD_BATCH__PRODUCER_EPOCH]
-                or a[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL]
-                != b[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL]
-                or a[KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH] != b[KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH]):
-            return False
     return True
+
+
+#: The batch-level columns the engine makes per batch for a usual group whose batches' fields differ
+#: (`Group.differs`, `Group.record_batch`'s layout -1 - len(GROUP_COLUMNS) - their index), and the header fields
+#: they are made from. (A group's batches are all of one codec, of magic 2 and not control batches: those columns
+#: are constant.)
+BATCH_COLUMNS = ("timestamp_type", "producer_id", "producer_epoch", "is_transactional", "partition_leader_epoch")
+
+cdef enum:
+    _N_BATCH = 5
+
+cdef int64_t _BATCH_FIELDS[_N_BATCH]
+_BATCH_FIELDS[:] = [KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE, KAFKA_RECORD_BATCH__PRODUCER_ID,
+                    KAFKA_RECORD_BATCH__PRODUCER_EPOCH, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL,
+                    KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH]
+
+
+cdef int64_t _differs(const int64_t[:, ::1] h, int64_t taken) noexcept:
+    """Which of `BATCH_COLUMNS`' fields differ between the batches (bit j for column j)."""
+    cdef int64_t i, j, differs = 0
+    for i in range(1, taken):
+        for j in range(_N_BATCH):
+            if h[i, _BATCH_FIELDS[j]] != h[0, _BATCH_FIELDS[j]]:
+                differs |= 1 << j
+    return differs
 
 
 cdef int64_t _decompress_sections(int codec, const uint8_t* src, int64_t* start, int64_t* end, int64_t n,
@@ -1444,12 +1463,13 @@ cdef class Group:
     as the finished record batch (`record_batch`). A group let go unwrapped gives them back to the pool.
 
     `usual`: the walk is done, no section is damaged, no batch is a control batch, and (with columns) every header
-    key is UTF-8 and every batch-level field the same in all the batches (`key`: those values, as
-    `columns.Repeated` caches their columns). Then each batch's rows are its declared records (`columns[4]`), and
-    the rows need nothing but their wrapping."""
+    key is UTF-8. Then each batch's rows are its declared records (`columns[4]`), and the rows need nothing but
+    their wrapping. `differs`: which of `BATCH_COLUMNS` differ between the batches (bit j for column j; batches of
+    several producers, epochs that changed), which `record_batch` makes per batch; `key`: the batch-level fields
+    of the first batch, as `columns.Repeated` caches their constant columns, 0 for those that differ."""
 
     cdef readonly object taken, headers, columns, why, state, full, key
-    cdef readonly int64_t rows
+    cdef readonly int64_t rows, differs
     cdef readonly bint usual
     cdef bint check
     cdef bint wrapped  # (the buffers are handed out)
@@ -1473,12 +1493,15 @@ cdef class Group:
             self._rows = _walked(&self.o, self.check)
         return self._rows
 
-    def record_batch(self, Constants constants, list layout, schema, const int64_t[::1] positions):
+    def record_batch(self, Constants constants, list layout, schema, const int64_t[::1] positions,
+                     tuple timestamp_types=()):
         """The usual group's rows, walked with columns, as one `pa.RecordBatch` of `schema`, from the walk's buffers
         as they are, handed to Arrow in one call (its C data interface: no Python object per column). `layout[i]` says
         where column i comes from: j >= 0, column j of `constants` (of at least `rows` rows: the batch-level columns,
-        their first `rows` rows), or -1 - the index of one of `GROUP_COLUMNS`, made here; `positions`, each batch's
-        file position (`batch_position`, on each of its rows)."""
+        their first `rows` rows), or -1 - the index of one of `GROUP_COLUMNS`, or -1 - len(GROUP_COLUMNS) - the index
+        of one of `BATCH_COLUMNS` (each batch's value on its rows, from its header; `timestamp_types`, the names of
+        the timestamp types by their code, for `timestamp_type`), made here; `positions`, each batch's file position
+        (`batch_position`, on each of its rows)."""
         cdef int64_t n = self.rows, taken = self.taken, i, j, row = 0, ncols = len(layout), k
         cdef const int64_t[::1] good = self.columns[4]
         cdef Out* o = &self.o
@@ -1489,12 +1512,15 @@ cdef class Group:
             raise ValueError("a position per batch taken, a section per row")  # a caller's bug
         for i in range(ncols):
             k = layout[i]
-            if not -len(GROUP_COLUMNS) <= k < src.n_children:
+            if not -len(GROUP_COLUMNS) - _N_BATCH <= k < src.n_children:
                 raise ValueError(f"no column {k}")  # a caller's bug
         for i in range(taken):
             row += good[i]
         if row != n or src.length < n:
             raise ValueError("the sections' rows do not add up to the walk's, or too few constant rows")  # a bug
+        # The per-batch columns asked for, made first (what may fail, before the buffers are handed out).
+        per_batch = {k: _per_batch(self.headers, good, n, -1 - len(GROUP_COLUMNS) - k, timestamp_types)
+                     for k in layout if k < -len(GROUP_COLUMNS)}
         # Each row's section becomes its batch's position, in place: `batch_position`, in memory the walk wrote
         # (the rows of each section are consecutive, in order).
         cdef int64_t* position = <int64_t*>o.row_section.data
@@ -1559,13 +1585,92 @@ cdef class Group:
                 _binary(&e.arrays[ncols + 2], e.buffers[ncols + 2], o.header_rows, o.header_value_nulls,
                         _lent(owner, _took(o, &o.header_value_valid)), _lent(owner, _took(o, &o.header_value_offsets)),
                         _lent(owner, _took(o, &o.header_value_data)))
-            else:
+            elif k == -7:
                 _fixed(a, b, n, _lent(owner, _took(o, &o.row_section)))
+            else:
+                made = per_batch[k]
+                if len(made) == 2:
+                    _binary(a, b, n, 0, NULL, _lent_array(owner, made[0]), _lent_array(owner, made[1]))
+                else:
+                    _fixed(a, b, n, _lent_array(owner, made[0]))
         root.length, root.null_count, root.offset, root.n_buffers, root.n_children = n, 0, 0, 1, ncols
         root.buffers, root.children = e.buffers[_MAX_ARRAYS - 1], e.children
         root.buffers[0] = NULL
         root.dictionary, root.release, root.private_data = NULL, _release_batch, e
         return pa.RecordBatch._import_from_c(<uintptr_t>root, schema)  # (Arrow calls `release` when done with it)
+
+
+cdef tuple _per_batch(const int64_t[:, ::1] headers, const int64_t[::1] good, int64_t n, int64_t j,
+                      tuple timestamp_types):
+    """Column j of `BATCH_COLUMNS` of n rows: each batch's value (its header's field, `headers`) on its `good` rows,
+    none null, as the numpy arrays of its Arrow buffers (offsets and data for `timestamp_type`, each batch's name by
+    its code in `timestamp_types`; bits for `is_transactional`; values for the others). Filled without the GIL."""
+    cdef int64_t taken = good.shape[0], field = _BATCH_FIELDS[j], i, r, row = 0, at = 0, code, length, v
+    cdef const uint8_t* name
+    cdef int64_t[::1] wide
+    cdef int32_t[::1] narrow
+    cdef uint8_t[::1] bits
+    cdef int32_t[::1] offsets
+    cdef uint8_t[::1] data
+    if j == 0:  # timestamp_type: each batch's name, as a string array
+        names = [bytes(t) for t in timestamp_types]
+        for i in range(taken):
+            code = headers[i, field]
+            if not 0 <= code < len(names):
+                raise ValueError(f"no name for timestamp type {code}")  # a caller's bug: the names are Kafka's
+            at += good[i] * len(names[code])
+        if at > 0x7FFFFFFF:
+            raise ValueError("too many rows for a string array")  # a caller's bug: a group is at most max_rows
+        offsets_array, data_array = np.empty(n + 1, dtype=np.int32), np.empty(max(at, 1), dtype=np.uint8)
+        offsets, data = offsets_array, data_array
+        at = 0
+        offsets[0] = 0
+        for i in range(taken):
+            held = names[headers[i, field]]
+            name, length = held, len(held)
+            with nogil:
+                for r in range(good[i]):
+                    memcpy(&data[at], name, <size_t>length)
+                    at += length
+                    row += 1
+                    offsets[row] = <int32_t>at
+        return offsets_array, data_array
+    if j == 3:  # is_transactional: bits
+        bits_array = np.zeros((n + 7) >> 3, dtype=np.uint8)
+        bits = bits_array
+        with nogil:
+            for i in range(taken):
+                if headers[i, field] == 1:
+                    for r in range(row, row + good[i]):
+                        bits[r >> 3] |= <uint8_t>(1 << (r & 7))
+                row += good[i]
+        return (bits_array,)
+    if j == 1:  # producer_id: int64
+        wide_array = np.empty(n, dtype=np.int64)
+        wide = wide_array
+        with nogil:
+            for i in range(taken):
+                v = headers[i, field]
+                for r in range(row, row + good[i]):
+                    wide[r] = v
+                row += good[i]
+        return (wide_array,)
+    narrow_array = np.empty(n, dtype=np.int32)  # producer_epoch, partition_leader_epoch: int32
+    narrow = narrow_array
+    with nogil:
+        for i in range(taken):
+            v = headers[i, field]
+            for r in range(row, row + good[i]):
+                narrow[r] = <int32_t>v
+            row += good[i]
+    return (narrow_array,)
+
+
+cdef inline const void* _lent_array(list owner, object array):
+    """A numpy array's address; the array is held by `owner` until Arrow lets the record batch go."""
+    cdef uint8_t[::1] view = array.view(np.uint8).reshape(-1)
+    owner.append(array)
+    return &view[0] if view.shape[0] else NULL
 
 
 # --- The Kafka source's columns of an Arrow batch (kafkalog.dataset.rows.to_output) -----------------------------

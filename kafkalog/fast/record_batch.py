@@ -9,9 +9,11 @@ The CRC-32C of many batches in one compiled call, and their compressed records (
 decompressed in one (`kafkalog.fast.compression`; what it does not take, one `kafkalog.compression` call per
 batch) into one output buffer reused by groups of about 4 MiB of records;
 then the engine's `walk` parses every record of a group in one compiled call, with Kafka's offset, timestamp
-and sequence rules, into Arrow's buffers. A group of plain batches without damage, control batch or differing
-batch-level fields (the usual one) is decoded, walked and made into its record batch by the engine, its batches
-added to the run in bulk (`BatchWalker._usual`): Python touches it once.
+and sequence rules, into Arrow's buffers. A group of plain batches without damage or control batch (the usual
+one) is decoded, walked and made into its record batch by the engine, its batches added to the run in bulk
+(`BatchWalker._usual`): Python touches it once. Its batches may be of several producers (their ids, epochs,
+transactional flags, leader epochs and timestamp types differing): the engine repeats each batch's values over
+its rows.
 Damage the engine finds (a record that does not parse, bytes after a record or after the declared records, a
 control key that does not parse) is worded by
 `kafkalog.formats.record_batch`, and the record that does not parse is shown to the Kaitai parser to say what
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -75,13 +78,27 @@ _CONSTANT_NAMES = [name for name in _NAMES if name not in (*compiled.GROUP_COLUM
 _CONSTANT_INDEX = {name: i for i, name in enumerate(_CONSTANT_NAMES)}
 
 
-def _layout(schema: pa.Schema) -> list[int]:
-    """Where each column of `schema` comes from in a usual group's record batch (`engine.Group.record_batch`)."""
-    return [-1 - compiled.GROUP_COLUMNS.index(name) if name in compiled.GROUP_COLUMNS else _CONSTANT_INDEX[name]
-            for name in schema.names]
+def _layout(schema: pa.Schema, differs: int = 0) -> list[int]:
+    """Where each column of `schema` comes from in a usual group's record batch (`engine.Group.record_batch`): the
+    batch-level columns that differ between its batches (`differs`, bit j for `compiled.BATCH_COLUMNS[j]`) made per
+    batch by the engine, the others sliced from the constants."""
+    per_batch = [name for j, name in enumerate(compiled.BATCH_COLUMNS) if differs & (1 << j)]
+    return [-1 - compiled.GROUP_COLUMNS.index(name) if name in compiled.GROUP_COLUMNS else
+            -1 - len(compiled.GROUP_COLUMNS) - compiled.BATCH_COLUMNS.index(name) if name in per_batch else
+            _CONSTANT_INDEX[name] for name in schema.names]
 
 
-_LAYOUT, _RECORD_LAYOUT = _layout(SCHEMA), _layout(RECORD_SCHEMA)
+_RECORD_LAYOUT = _layout(RECORD_SCHEMA)
+#: A usual group's layout by which batch-level columns differ (`engine.Group.differs`).
+_LAYOUTS = [_layout(SCHEMA, differs) for differs in range(1 << len(compiled.BATCH_COLUMNS))]
+#: The names of the timestamp types by their code (`engine.Group.record_batch`'s per-batch `timestamp_type`).
+_TIMESTAMP_TYPE_NAMES = tuple(name.encode() for name in fast_legacy.TIMESTAMP_TYPES.to_pylist())
+#: Whether a usual group whose batches' fields differ (`engine.Group.differs`) is made into its record batch by the
+#: engine; off, it is walked as a group that is not usual (what tests hold the engine's columns to).
+MIXED_GROUPS = True
+#: Constant columns exported (`compiled.constants`) held at most: a few sets of values (a segment's usual groups of
+#: one producer, and those of several, whose differing fields are not in their key).
+_HELD_CONSTANTS = 8
 
 
 class BatchWalker:
@@ -97,7 +114,8 @@ class BatchWalker:
         self._decompressed: np.ndarray | None = None
         self._no_output = np.empty(0, dtype=np.uint8)
         self._ratio = 1.0  # decompressed bytes per compressed byte in the last compressed group
-        self._constants = None  # the constant columns of the last usual group, exported (`compiled.constants`)
+        # The constant columns of the last usual groups, exported (`compiled.constants`), by their values.
+        self._constants: dict[tuple, Any] = {}  # (`engine.Constants`: a compiled class, no stubs)
 
     def batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, batch_headers: np.ndarray,
                  group: Group, run: RunBuilder, magic_damage: list[DamagedDataError] | None = None
@@ -250,7 +268,7 @@ class BatchWalker:
             if taken and codec != NONE:
                 compressed = int(batch_headers[i:i + taken, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE].sum())
                 self._ratio = max(1.0, int(found.columns[1, taken - 1]) / max(compressed, 1))
-            if taken and found.usual:
+            if taken and found.usual and (MIXED_GROUPS or not found.differs):
                 self._usual(found, base + pos[i:i + taken], size[i:i + taken], entries[i:i + taken, ENTRY_MAGIC], run)
                 found = None  # (its buffers go back to the engine's pool when not wrapped)
                 i += taken
@@ -269,17 +287,23 @@ class BatchWalker:
 
     def _usual(self, found, positions: np.ndarray, sizes: np.ndarray, magics: np.ndarray, run: RunBuilder) -> None:
         """A group `decode_group` took whole and found usual (`engine.Group.usual`: no damage, no control batch, the
-        walk done, the batch-level fields the same in every batch): its rows wrapped once, as one record batch made
-        from the walk's buffers and the constant columns (or, without columns, counted), and its batches, all plain
-        whole ones, added in bulk; as `walk` has them, without the bookkeeping of a group."""
+        walk done): its rows wrapped once, as one record batch made from the walk's buffers, the batch-level columns
+        that differ between its batches (`engine.Group.differs`, made per batch by the engine) and the constant
+        columns (or, without columns, counted), and its batches, all plain whole ones, added in bulk; as `walk` has
+        them, without the bookkeeping of a group."""
         if found.rows:
             if self.options.columns:
-                constant = self.options.repeated.batch(found.key, found.rows, self._constant_columns, self.table_rows)
-                if self._constants is None or self._constants.batch is not constant:
-                    self._constants = compiled.constants(constant)  # (once per set of values, not per group)
+                key = found.key
+                constant = self.options.repeated.batch(key, found.rows, self._constant_columns, self.table_rows)
+                exported = self._constants.get(key)
+                if exported is None or exported.batch is not constant:
+                    if len(self._constants) >= _HELD_CONSTANTS:
+                        self._constants.clear()
+                    # (once per set of values, not per group)
+                    exported = self._constants[key] = compiled.constants(constant)
                 run.add_batch(found.record_batch(
-                    self._constants, _RECORD_LAYOUT if self.options.record_columns_only else _LAYOUT,
-                    RECORD_SCHEMA if self.options.record_columns_only else SCHEMA, positions))
+                    exported, _RECORD_LAYOUT if self.options.record_columns_only else _LAYOUTS[found.differs],
+                    RECORD_SCHEMA if self.options.record_columns_only else SCHEMA, positions, _TIMESTAMP_TYPE_NAMES))
             else:
                 run.add_rows(found.rows)
         run.add_batches(positions, sizes, magics, found.headers, found.columns[4])

@@ -1,5 +1,5 @@
-"""The usual group (issue 33): plain v2 batches that `engine.decode_group` took whole, walked to the end, without damage,
-control batch or differing batch-level fields, handed to Arrow in one call (`engine.Group.record_batch`).
+"""The usual group (issue 33): plain v2 batches that `engine.decode_group` took whole, walked to the end, without damage
+or control batch, handed to Arrow in one call (`engine.Group.record_batch`).
 
 The product's reads are held to the object path row for row in tests/fast/test_fast_path.py; here the engine's own
 record batch is held to the object path's rows (its constant columns taken from them), the groups that are not usual
@@ -89,7 +89,8 @@ def test_groups_that_are_not_usual_are_said_to_be_so_and_read_as_before():
     assert full.why == engine.WALK_FULL and not full.usual
     differ = _producer_ids_differ()
     group, _pos = _group(differ)
-    assert group.taken > 1 and not group.usual  # batch-level fields that differ: columns per batch
+    # batch-level fields that differ: usual, those columns made per batch (tests/fast/test_mixed_group.py)
+    assert group.taken > 1 and group.usual and group.differs == 1 << engine.BATCH_COLUMNS.index("producer_id")
     assert _group(differ, check=True)[0].usual  # (a check makes no columns)
     damaged = _segment("damaged-record-count.log")  # bytes after the declared records
     group, _pos = _group(damaged)

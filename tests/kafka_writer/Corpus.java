@@ -31,6 +31,8 @@ import org.apache.kafka.common.utils.Utils;
  * always fits), with the topic's CompressionRatioEstimator estimate set before and updated after each batch.
  * Values are --value-bytes MIN[:MAX] long (default 100), records carry --headers MIN[:MAX] headers (default 1);
  * both vary deterministically with the offset.
+ * With --producers P (default 1), batch i is written by idempotent producer (i mod P): its id 1 + (i mod P), its
+ * epoch (i mod P) mod 3, its own sequence, as a partition written by several producers at once holds them.
  */
 final class Corpus {
     static int[] range(String s) {
@@ -43,7 +45,7 @@ final class Corpus {
     static void main(File out, String[] args) throws IOException {
         long records = -1;
         String codec = "none", topic = "corpus";
-        int batchSize = 100, batchBytes = -1;
+        int batchSize = 100, batchBytes = -1, producers = 1;
         int[] valueBytes = {100, 100}, headerCount = {1, 1};
         long segmentBytes = 1L << 30;
         for (int i = 2; i < args.length; i++) {
@@ -56,10 +58,12 @@ final class Corpus {
                 case "--headers": headerCount = range(args[++i]); break;
                 case "--segment-bytes": segmentBytes = Long.parseLong(args[++i]); break;
                 case "--topic": topic = args[++i]; break;
+                case "--producers": producers = Integer.parseInt(args[++i]); break;
                 default: throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
         if (records < 0) throw new IllegalArgumentException("--records N is required");
+        if (producers < 1) throw new IllegalArgumentException("--producers must be at least 1");
         if (segmentBytes > Integer.MAX_VALUE) segmentBytes = Integer.MAX_VALUE;
         long start = System.nanoTime();
         byte[] pool = Util.text(1 << 16, 42);
@@ -69,12 +73,15 @@ final class Corpus {
         try (PartitionWriter w = new PartitionWriter(dir, (int) segmentBytes, 4096, 10 * 1024 * 1024)) {
             w.keepIndexEntries = false;
             long n = 0;
-            int seq = 0;
+            int[] seqs = new int[producers];
+            long batch = 0;
             while (n < records) {
+                int p = (int) (batch++ % producers);
+                int seq = seqs[p];
                 int limit = batchBytes > 0 ? batchBytes : Math.max(1024, batchSize * (valueBytes[1] + 60 * headerCount[1] + 60));
                 MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate(limit),
                     RecordBatch.CURRENT_MAGIC_VALUE, compression, TimestampType.CREATE_TIME, n, RecordBatch.NO_TIMESTAMP,
-                    1L, (short) 0, seq, false, 0);
+                    1L + p, (short) (p % 3), seq, false, 0);
                 if (batchBytes > 0)
                     b.setEstimatedCompressionRatio(CompressionRatioEstimator.estimation(topic, compression.type()));
                 int k = 0;
@@ -94,6 +101,7 @@ final class Corpus {
                 n += k;
                 seq += k;
                 if (seq < 0) seq = 0; // wraps like DefaultRecordBatch.incrementSequence
+                seqs[p] = seq;
             }
             System.err.printf("wrote %d records in %d segment(s) to %s in %.1f s%n", n, w.segments.size(), dir,
                 (System.nanoTime() - start) / 1e9);
