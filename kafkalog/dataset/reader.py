@@ -266,7 +266,7 @@ class _SegmentColumns:
         with self._lock:
             repeated = self._held.get(key)
             if repeated is None:
-                repeated = self._held[key] = Repeated()
+                repeated = self._held[key] = Repeated()  # type: ignore[no-untyped-call]
                 while len(self._held) > self._keep:
                     self._held.popitem(last=False)
             else:
