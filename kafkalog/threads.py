@@ -3,12 +3,13 @@
     for item in in_order([lambda: read(r) for r in ranges], threads=2, ahead_bytes=AHEAD_BYTES):
         ...   # every item of the first piece, then of the second, ..., as one thread would give them
 
-Each piece is a function that yields (item, size in bytes). The pieces run on `threads` threads, at most
+Each piece is a function that yields (item, size in bytes). The pieces run on `threads` threads, the consumer's
+one of them (it runs the piece it is to hand out when nobody started it, and works ahead while it waits), at most
 `threads` of them past the one being handed out, each filling a queue of at most `ahead_bytes` (and
 always one item, however large): memory is bounded by threads x `ahead_bytes`, whatever the data. What a
 piece raises is raised to the consumer where its items would have come. Leaving the iteration early (or
-`close()`) stops the threads. `read_arrow` decodes a read's byte ranges this way, and `kafkalog verify`
-and `kafkalog dump` a large segment's.
+`close()`) stops the threads and lets go of every piece started. `read_arrow` decodes a read's byte ranges this
+way, and `kafkalog verify` and `kafkalog dump` a large segment's.
 """
 from __future__ import annotations
 
