@@ -36,7 +36,7 @@ from kafkalog.dataset.options import DEFAULT_ROWS_PER_BATCH, DamageMode
 from kafkalog.entries import EntryScanner
 from kafkalog.errors import ChecksumError, DamagedDataError, RemoteObjectError, UsageError
 from kafkalog.fast import segment as fast_segment
-from kafkalog.fast.columns import SCHEMA, damage_rows
+from kafkalog.fast.columns import SCHEMA, Repeated, damage_rows
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES, SegmentReader
 from kafkalog.model import Batch, Decoder
 from kafkalog.sources import Source
@@ -59,6 +59,7 @@ def read_segment(
     max_entry_bytes: int = DEFAULT_MAX_ENTRY_BYTES,
     max_decompressed_bytes: int | None = None,
     decoder: Decoder = Decoder.FAST,
+    repeated: Repeated | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """The records of the entries that start in bytes [start, end) of one segment, as `SCHEMA` batches.
 
@@ -71,7 +72,8 @@ def read_segment(
     offset is at or above it. `decoder=Decoder.OBJECT` decodes through the object
     path only (the reference the fast path is tested against); `Decoder.AUTO` is
     not one here, since the fast path is loaded anyway.
-    Arrow batches hold at most `rows_per_batch` rows.
+    Arrow batches hold at most `rows_per_batch` rows. `repeated`: the constant columns the other byte ranges of
+    this segment, read with the same options, made (`kafkalog.fast.segment.decode_runs`).
     """
     try:
         mode = DamageMode(mode)
@@ -87,7 +89,7 @@ def read_segment(
         # DROPMALFORMED leaves a damaged batch out whole: it is held whole up to the limit, not handed out in parts.
         runs = fast_segment.decode_runs(scanner, topic, partition, max_decompressed_bytes=max_decompressed_bytes,
                                         object_path=decoder is Decoder.OBJECT,
-                                        whole_batches=mode is DamageMode.DROPMALFORMED)
+                                        whole_batches=mode is DamageMode.DROPMALFORMED, repeated=repeated)
         stopped = False
         streamed = _Streamed()
         for run in runs:
@@ -238,10 +240,12 @@ def decode_segment_range(
     topic: str | None = None,
     partition: int | None = None,
     options: DecodeOptions = DecodeOptions(),
+    repeated: Repeated | None = None,
 ) -> Iterator[pa.RecordBatch]:
     """Decode the entries that start in bytes [start, end) of a segment into `RAW_ARROW_SCHEMA` batches.
 
     `source` is a location (local path or URI, see `kafkalog.dataset.fs`) or the segment's bytes.
+    `repeated`: the constant columns the other byte ranges of this segment made (`read_segment`).
     FAILFAST raises the first damage as a `DamagedDataError` naming file and byte position.
     """
     name = segment if segment is not None else (source if isinstance(source, str) else None)
@@ -266,7 +270,8 @@ def decode_segment_range(
         yield from read_segment(file if file is not None else source, name=name, start=start, end=end,
                                 topic=topic, partition=partition, mode=options.mode,
                                 validate_checksums=options.validate_checksums,
-                                rows_per_batch=options.rows_per_batch, stop_offset=options.stop_offset)
+                                rows_per_batch=options.rows_per_batch, stop_offset=options.stop_offset,
+                                repeated=repeated)
     finally:
         if file is not None:
             file.close()

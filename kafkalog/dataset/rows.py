@@ -30,7 +30,7 @@ from kafkalog.dataset.schema import (
 )
 from kafkalog.errors import OffsetGapError, UsageError
 from kafkalog.fast import arrays, compiled
-from kafkalog.fast.columns import damage_rows
+from kafkalog.fast.columns import Repeated, damage_rows
 
 if TYPE_CHECKING:  # (the registry's decoders are imported by a read that decodes values: start-up)
     from kafkalog.dataset.registry_values import RegistryColumns
@@ -95,9 +95,11 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = NO
 
 
 def read_range_shaped(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = NO_FILTERS,
-                      registry: RegistryColumns | None = None) -> Iterator[list[pa.RecordBatch]]:
+                      registry: RegistryColumns | None = None, repeated: Repeated | None = None
+                      ) -> Iterator[list[pa.RecordBatch]]:
     """`read_range`'s Arrow batches, those shaped together (at most `SHAPED_ROWS` rows, or `rowsPerBatch`) in one
-    list: what a thread hands over at once (`kafkalog.dataset.reader`), one hand-off for several Arrow batches."""
+    list: what a thread hands over at once (`kafkalog.dataset.reader`), one hand-off for several Arrow batches.
+    `repeated`: the constant columns the read's other ranges of the same segment made (None: made anew)."""
     markers = None
     if options.read_committed:
         markers = decode.scan_transaction_markers([(rng.segment.location, rng.start, rng.end)], list(rng.lookahead),
@@ -113,7 +115,8 @@ def read_range_shaped(rng: plan.SegmentRange, options: ReadOptions, pushed: Push
         raws = iter(damage_rows([OffsetGapError(rng.gap, path=seg.location, position=0)], seg.location).to_batches())
     else:
         raws = decode.decode_segment_range(seg.location, start=rng.start, end=rng.end, segment=seg.location,
-                                           topic=seg.topic, partition=seg.partition, options=decode_options)
+                                           topic=seg.topic, partition=seg.partition, options=decode_options,
+                                           repeated=repeated)
     if options.warn_dropped:
         raws = skip_damaged_batches(raws)
     for raw in raws:

@@ -24,6 +24,7 @@ from kafkalog._generated import kafka_kernel_columns as k
 from kafkalog.compression import NONE, max_decompressed_bytes as compression_limit
 from kafkalog.entries import ENTRY_MAGIC, ChunkScan, EntryRun
 from kafkalog.fast import compiled, message_set as fast_legacy, record_batch as fast_v2, streamed_batch
+from kafkalog.fast.columns import Repeated
 from kafkalog.fast.options import WalkOptions
 from kafkalog.fast.record_groups import Group
 from kafkalog.fast.runs import Item, Run, RunBuilder, decode_on_object_path
@@ -43,7 +44,8 @@ class Scanner(Protocol):
 def decode_runs(scanner: Scanner, topic: str | None = None, partition: int | None = None, *,
                 max_decompressed_bytes: int | None = None, start: int | None = None, object_path: bool = False,
                 records: bool = True, columns: bool = True, record_columns_only: bool = False,
-                whole_batches: bool = False, table_rows: int | None = None) -> Iterator[Run]:
+                whole_batches: bool = False, table_rows: int | None = None, repeated: Repeated | None = None
+                ) -> Iterator[Run]:
     """The runs of the scanner's entries from `start` (default: its range's start), in file order; structural
     damage is left in the scanner's `damage`.
 
@@ -56,12 +58,15 @@ def decode_runs(scanner: Scanner, topic: str | None = None, partition: int | Non
     A batch whose records decompress past a window (`streamed_batch.WINDOW_BYTES`)
     is read in parts (`Item.part`); with `whole_batches=True` only one past
     `max_decompressed_bytes` (None: `kafkalog.compression`'s limit), which it could not hold.
+    `repeated`: the constant columns made so far by walks of the same segment with the same options (the byte
+    ranges of one segment a read on threads cuts it into share them: made once, not once a range); None: new ones.
     The fast path is the compiled engine's (`kafkalog.fast.compiled`); where it was not built, every entry is
     decoded by the object path.
     """
     limit = max_decompressed_bytes if max_decompressed_bytes is not None else compression_limit()
     options = WalkOptions(scanner.name, topic, partition, limit, records, columns, record_columns_only,
-                          stream_bytes=limit if whole_batches else min(limit, streamed_batch.WINDOW_BYTES))
+                          stream_bytes=limit if whole_batches else min(limit, streamed_batch.WINDOW_BYTES),
+                          repeated=repeated if repeated is not None else Repeated())
     walker = _EntryWalker(options, table_rows or fast_v2.TABLE_ROWS)
     object_path = object_path or not compiled.AVAILABLE
     # (without the engine, the scanner reads one entry header at a time)

@@ -32,6 +32,7 @@ from kafkalog.model import Batch, BatchColumns, Decoder
 from kafkalog.sources import Source
 
 if TYPE_CHECKING:
+    from kafkalog.fast.columns import Repeated
     from kafkalog.fast.runs import Run
 
 # The fast path (`kafkalog.fast`: the compiled engine and its Arrow glue) is imported by the
@@ -147,6 +148,7 @@ class SegmentReader:
         max_decompressed_bytes: int | None = None,
         decoder: Decoder = Decoder.FAST,
         batch_parts: bool = False,
+        repeated: Repeated | None = None,
     ):
         #: Every problem found so far, in file order (the scanner adds the damage to the entry structure).
         self.damage: list[DamagedDataError] = []
@@ -169,6 +171,9 @@ class SegmentReader:
         self.batch_parts = batch_parts
         #: Which decoder reads the batches (`kafkalog.model.Decoder`).
         self.decoder = decoder
+        #: The constant columns of the fast path's walks, shared with the readers of the segment's other ranges
+        #: (`kafkalog.log.segment_ranges`: made once, not once a range); None: this reader's own.
+        self.repeated = repeated
         #: Where the fast path took over in the read under way: its start with `Decoder.FAST`; with
         #: `Decoder.AUTO`, the first entry that may hold many records (the object path read those before it);
         #: None while only the object path has read.
@@ -211,7 +216,8 @@ class SegmentReader:
 
         decoded = iter(fast_segment.decode_runs(
             self._scanner, max_decompressed_bytes=self.max_decompressed_bytes, start=self.fast_path_from,
-            records=self.decode_records, record_columns_only=True, whole_batches=not self.batch_parts))
+            records=self.decode_records, record_columns_only=True, whole_batches=not self.batch_parts,
+            repeated=self.repeated))
         for run in decoded:
             items = run.items
             if run.table is not None and len(items) and not items.special and self.decode_records:
