@@ -72,7 +72,9 @@ _ZERO_SCAN_LIMIT = 64 * 1024 * 1024
 #: chunk) and one to read into.
 _KEPT_BUFFERS = 2
 #: Chunk buffers that closed scanners let go of, for the next scanners (a read on threads opens one a byte range):
-#: each a fresh CHUNK_BYTES is zero-filled and page-faulted in again. At most `_POOLED_BUFFERS` are kept.
+#: each a fresh CHUNK_BYTES is zero-filled and page-faulted in again. At most `_POOLED_BUFFERS` are kept. The
+#: buffers a walker of compressed groups decompresses into (`fast.record_batch`, also 8 MiB) are kept here too
+#: (`pooled_buffer`, `give_back`).
 _pooled: list[bytearray] = []
 _pooled_lock = threading.Lock()
 _POOLED_BUFFERS = 4
@@ -118,10 +120,8 @@ class EntryScanner:
         self.close()
 
     def close(self) -> None:
-        with _pooled_lock:
-            for buffer in self._buffers:
-                if len(_pooled) < _POOLED_BUFFERS and _unheld(buffer):
-                    _pooled.append(buffer)
+        for buffer in self._buffers:
+            give_back(buffer)
         self._buffers = []  # (a chunk still held keeps its own buffer)
         self._window = None
         self._table = None
@@ -354,12 +354,12 @@ class EntryScanner:
             if _unheld(buffer):
                 break
         else:
-            if n < CHUNK_BYTES and not _pooled:
+            if n < CHUNK_BYTES and not any(len(spare) == CHUNK_BYTES for spare in _pooled):
                 # A file's last chunk, shorter than one, goes into a kept buffer when there is one to spare (a read of
                 # a large file ends so: fresh memory would be page-faulted in again at every read), else into new
                 # memory of its size (a small file's read takes no chunk buffer).
                 return self._read(pos, n)
-            buffer = _pooled_buffer()
+            buffer = pooled_buffer(CHUNK_BYTES)
             self._buffers = [*self._buffers[1 - _KEPT_BUFFERS:], buffer]
         self._file.seek(pos)
         view = memoryview(buffer)[:n]
@@ -408,16 +408,23 @@ class EntryScanner:
         return ""
 
 
-def _pooled_buffer() -> bytearray:
-    """A chunk buffer a closed scanner let go of, else a new one."""
+def pooled_buffer(size: int) -> bytearray:
+    """A buffer of `size` bytes that was given back (`give_back`), else a new one."""
     with _pooled_lock:
-        while _pooled:
-            buffer = _pooled.pop()
-            if len(buffer) == CHUNK_BYTES:
-                return buffer
-    buffer = bytearray(CHUNK_BYTES + 1)
+        for i in range(len(_pooled) - 1, -1, -1):
+            if len(_pooled[i]) == size:
+                return _pooled.pop(i)
+    buffer = bytearray(size + 1)
     del buffer[-1]  # (room for `_unheld`'s byte: it never reallocates)
     return buffer
+
+
+def give_back(buffer: bytearray) -> None:
+    """`buffer` kept for the next `pooled_buffer` of its size, when nothing refers to it any more and fewer than
+    `_POOLED_BUFFERS` are kept."""
+    with _pooled_lock:
+        if len(_pooled) < _POOLED_BUFFERS and _unheld(buffer):
+            _pooled.append(buffer)
 
 
 def _unheld(buffer: bytearray) -> bool:

@@ -34,7 +34,7 @@ from kafkalog._generated.kafka_control_record import KafkaControlRecord
 from kafkalog._generated.kafka_record import KafkaRecord
 from kafkalog.checksums import V2_CRC_START
 from kafkalog.compression import NONE, Output, declared_size, decompress_into
-from kafkalog.entries import ENTRY_LENGTH, ENTRY_MAGIC, ENTRY_POS
+from kafkalog.entries import ENTRY_LENGTH, ENTRY_MAGIC, ENTRY_POS, give_back, pooled_buffer
 from kafkalog.errors import DamagedDataError, DecompressionError, DecompressionLimitError
 from kafkalog.fast import (
     arrays,
@@ -112,6 +112,7 @@ class BatchWalker:
         self.output = Output()
         # Where the engine decompresses a group of plain compressed batches (`plain_batches`), made when needed.
         self._decompressed: np.ndarray | None = None
+        self._raw: bytearray | None = None  # (what `_decompressed` views)
         self._no_output = np.empty(0, dtype=np.uint8)
         self._ratio = 1.0  # decompressed bytes per compressed byte in the last compressed group
         # The constant columns of the last usual groups, exported (`compiled.constants`), by their values.
@@ -312,8 +313,17 @@ class BatchWalker:
         """The buffer compressed groups are decompressed into by the engine, reused from group to group (a group
         holds GROUP_BYTES and one batch of at most GROUP_BYTES more)."""
         if self._decompressed is None:
-            self._decompressed = np.empty(2 * GROUP_BYTES, dtype=np.uint8)
+            # (kept from walker to walker: a read on threads makes one a byte range, and fresh memory would be
+            # page-faulted in again for each)
+            self._raw = pooled_buffer(2 * GROUP_BYTES)
+            self._decompressed = np.frombuffer(self._raw, dtype=np.uint8)
         return self._decompressed
+
+    def close(self) -> None:
+        """Let go of the buffer compressed groups were decompressed into, for the next walker."""
+        raw, self._raw, self._decompressed = self._raw, None, None
+        if raw is not None:
+            give_back(raw)
 
     def _close_compressed(self, group: Group, run: RunBuilder, batch_headers, position, size, magic, starts: list[int],
                           lengths: list[int], damage: dict, partial: dict, buf: np.ndarray, i: int, j: int

@@ -71,11 +71,14 @@ def decode_runs(scanner: Scanner, topic: str | None = None, partition: int | Non
     object_path = object_path or not compiled.AVAILABLE
     # (without the engine, the scanner reads one entry header at a time)
     chunk_scan: ChunkScan | None = compiled.scan_entries if compiled.AVAILABLE else None
-    for chunk, base, entries in scanner.entries(start, chunk_scan):
-        if object_path:
-            yield from walker.object_path_chunk(chunk, base, entries)
-        else:
-            yield from walker.chunk(chunk, base, entries)
+    try:
+        for chunk, base, entries in scanner.entries(start, chunk_scan):
+            if object_path:
+                yield from walker.object_path_chunk(chunk, base, entries)
+            else:
+                yield from walker.chunk(chunk, base, entries)
+    finally:
+        walker.batches.close()
 
 
 @dataclass(slots=True)

@@ -67,3 +67,24 @@ def test_what_a_read_keeps_does_not_hold_each_walk_s_reservation_of_address_spac
     done = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["4830350", "1"]
+
+
+def test_a_walker_gives_back_the_buffer_it_decompressed_into_for_the_next():
+    # A read on threads makes a walker a byte range: each would fault in a fresh 8 MiB to decompress groups into.
+    from kafkalog import entries
+    from kafkalog.fast.record_groups import GROUP_BYTES
+
+    def decompressed_into():
+        with entries._pooled_lock:
+            return [b for b in entries._pooled if len(b) == 2 * GROUP_BYTES]
+
+    path = SAMPLES / "v2-lz4.log"
+    with entries._pooled_lock:
+        entries._pooled.clear()
+    first = _read(path)
+    given_back = decompressed_into()
+    assert len(given_back) == 1
+    # the next read takes it again (the walker, or the scanner for its chunk: chunk buffers are of that size too),
+    # reads the same rows, and gives it back again
+    assert _read(path).equals(first)
+    assert id(given_back[0]) in [id(b) for b in decompressed_into()]
