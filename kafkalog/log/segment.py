@@ -89,6 +89,9 @@ class SegmentReader:
     batch_parts : bool, default False
         True: a batch whose records decompress past a window (4 MiB) has them in parts, in memory
         bounded by the window; False: held whole up to `max_decompressed_bytes`.
+    repeated : kafkalog.fast.columns.Repeated, optional
+        The constant columns made by the fast path's earlier walks of the same segment with the same options
+        (the byte ranges of one segment a read on threads cuts it into share them); None: made by this reader.
 
     Attributes
     ----------
