@@ -140,19 +140,26 @@ def compiled_loop(n: int, repeat: int) -> float:
 
     zero = np.zeros(1, dtype=np.int64)
     arrays = [(np.full(64 << 20, i, np.uint8), zero) for i in range(n)]
-    alone = together = float("inf")
+    alone, together = alone_and_together(transform, arrays[0], arrays, repeat)
+    return n * alone / together
+
+
+def alone_and_together(target, alone: tuple, together: list[tuple], repeat: int) -> tuple[float, float]:
+    """(wall seconds of `target(*alone)` on this thread, of `target(*args)` for every args of `together` at once, a
+    thread each): the fastest of `repeat` rounds of each."""
+    best_alone = best_together = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
-        transform(*arrays[0])
-        alone = min(alone, time.perf_counter() - start)
-        workers = [threading.Thread(target=transform, args=pair) for pair in arrays]
+        target(*alone)
+        best_alone = min(best_alone, time.perf_counter() - start)
+        workers = [threading.Thread(target=target, args=args) for args in together]
         start = time.perf_counter()
         for w in workers:
             w.start()
         for w in workers:
             w.join()
-        together = min(together, time.perf_counter() - start)
-    return n * alone / together
+        best_together = min(best_together, time.perf_counter() - start)
+    return best_alone, best_together
 
 
 def gil_held(partition: Path, work=None) -> tuple[float, float, dict[str, float]]:
@@ -236,7 +243,7 @@ def gil_held_unprofiled(partition: Path, work=None, repeat: int = 3) -> tuple[fl
     return best[0], 1 - best[1] / best[0]
 
 
-def _read_part(segment: Path, part: int, parts: int) -> None:
+def read_part(segment: Path, part: int, parts: int) -> None:
     """Part `part` of `parts` of the file read into an 8 MiB buffer, as the scanner reads its chunks."""
     size = segment.stat().st_size
     start, end = size * part // parts, size * (part + 1) // parts
@@ -249,18 +256,7 @@ def _read_part(segment: Path, part: int, parts: int) -> None:
 
 def file_reads(segment: Path, n: int, repeat: int) -> float:
     """N x the time of one thread reading the segment whole, over the time of N threads reading a part each."""
-    alone = together = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        _read_part(segment, 0, 1)
-        alone = min(alone, time.perf_counter() - start)
-        workers = [threading.Thread(target=_read_part, args=(segment, i, n)) for i in range(n)]
-        start = time.perf_counter()
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join()
-        together = min(together, time.perf_counter() - start)
+    alone, together = alone_and_together(read_part, (segment, 0, 1), [(segment, i, n) for i in range(n)], repeat)
     return alone / together
 
 

@@ -4,7 +4,7 @@ side in one run (run by hand, not a test; issue 33's target: two threads at 1.8x
 
 For each codec, alternately in fresh processes (the baseline's first), `--rounds` times: the GIL-held share of one
 thread's verify (as `threads.py` counts it: `time.thread_time`, so independent of the machine's load; and counted
-without cProfile, whose cost per Python call is held time too: `held_unprofiled`), the functions that hold it most
+without cProfile, whose cost per Python call is held time too: `threads.gil_held_unprofiled`), the functions that hold it most
 (with --top N), and the wall and CPU seconds of verify on 1 and 2 threads in a warm
 process (interleaved, the fastest of --repeat each), with the two-thread wall ratio and the load average as the
 row started; beside it, what two threads give for the file's reading alone (`readinto` into 8 MiB buffers, the
@@ -22,7 +22,6 @@ import os
 import pstats
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -59,76 +58,6 @@ def held_by_function(segment: Path, top: int) -> str:
     return ", ".join(f"{k} {v * 1000:.1f}" for k, v in held.most_common(top))
 
 
-def held_unprofiled(segment: Path, repeat: int) -> tuple[float, float]:
-    """(CPU seconds of one thread's verify, its GIL-held share) counted without a profiler: the thread's CPU time
-    less what it spends inside the engine's functions and the scanner's file reads (`EntryScanner`'s `_read*`
-    methods, which wrap `readinto`/`read`), each timed by a wrapper that only adds up `time.thread_time`. cProfile,
-    which `threads.py` uses, adds about 1 us a Python call to the held time (thousands of calls here); this
-    count adds about 1 us an engine call or read (a few hundred). The fastest of `repeat` runs."""
-    import threads
-
-    from kafkalog import entries
-    from kafkalog.fast import compiled
-
-    free = [0.0]
-
-    def timed(f):
-        def call(*args, **kwargs):
-            start = time.thread_time()
-            try:
-                return f(*args, **kwargs)
-            finally:
-                free[0] += time.thread_time() - start
-        return call
-
-    wrapped = [(compiled.engine, name) for name in dir(compiled.engine)
-               if type(getattr(compiled.engine, name)).__name__.startswith("cython_function")]
-    wrapped += [(entries.EntryScanner, name) for name in ("_read_chunk", "_read_window", "_read")
-                if hasattr(entries.EntryScanner, name)]
-    originals = [(owner, name, getattr(owner, name)) for owner, name in wrapped]
-    for owner, name, f in originals:
-        setattr(owner, name, timed(f))
-    best = (float("inf"), 0.0)
-    try:
-        threads.check(segment, 1)  # warm
-        for _ in range(repeat):
-            free[0] = 0.0
-            start = time.thread_time()
-            threads.check(segment, 1)
-            total = time.thread_time() - start
-            best = min(best, (total, free[0]))
-    finally:
-        for owner, name, f in originals:
-            setattr(owner, name, f)
-    return best[0], 1 - best[1] / best[0]
-
-
-def read_file(segment: Path, part: int, parts: int) -> None:
-    """Part `part` of `parts` of the file read into an 8 MiB buffer, as the scanner reads its chunks (`readinto`:
-    the kernel's copy from the page cache, GIL-free, most of an uncompressed verify's CPU)."""
-    size = segment.stat().st_size
-    start, end = size * part // parts, size * (part + 1) // parts
-    buffer = memoryview(bytearray(8 << 20))
-    with open(segment, "rb") as f:
-        f.seek(start)
-        while start < end:
-            start += f.readinto(buffer[:min(len(buffer), end - start)])
-
-
-def read_alone_and_together(segment: Path) -> tuple[float, float]:
-    """Wall seconds of reading the file on one thread, and in two halves on two threads at once."""
-    start = time.perf_counter()
-    read_file(segment, 0, 1)
-    alone = time.perf_counter() - start
-    workers = [threading.Thread(target=read_file, args=(segment, i, 2)) for i in range(2)]
-    start = time.perf_counter()
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
-    return alone, time.perf_counter() - start
-
-
 def measure(codec: str, work: Path, records: int, batch_bytes: int, repeat: int, top: int) -> str:
     """One row: this process's kafkalog, on one codec's corpus."""
     import fast_path
@@ -138,7 +67,7 @@ def measure(codec: str, work: Path, records: int, batch_bytes: int, repeat: int,
     segment = fast_path.segments(partition)[0]
     total, free, _held = threads.gil_held(partition, lambda: threads.check(segment, 1)[0])
     share = 1 - free / total
-    plain_total, plain_share = held_unprofiled(segment, repeat)
+    plain_total, plain_share = threads.gil_held_unprofiled(partition, lambda: threads.check(segment, 1)[0], repeat)
     best = {1: (float("inf"), float("inf")), 2: (float("inf"), float("inf"))}
     reads = (float("inf"), float("inf"))
     threads.check(segment, 2)  # warm
@@ -146,7 +75,8 @@ def measure(codec: str, work: Path, records: int, batch_bytes: int, repeat: int,
         for n in (1, 2):
             _records, wall, cpu = threads.check(segment, n)
             best[n] = (min(best[n][0], wall), min(best[n][1], cpu))
-        alone, together = read_alone_and_together(segment)
+        alone, together = threads.alone_and_together(threads.read_part, (segment, 0, 1),
+                                                     [(segment, i, 2) for i in range(2)], 1)
         reads = (min(reads[0], alone), min(reads[1], together))
     row = (f"{total:.3f} | {share:.0%} | {plain_total:.3f} | {plain_share:.0%} | {best[1][0]:.3f} | {best[1][1]:.3f} | {best[2][0]:.3f} | {best[2][1]:.3f} "
            f"| {best[1][0] / best[2][0]:.2f}x | {reads[0] / reads[1]:.2f}x")
