@@ -101,9 +101,8 @@ _LAYOUTS = [[_layout(SCHEMA, differs, controls) for differs in range(1 << len(co
 _TIMESTAMP_TYPE_NAMES = tuple(name.encode() for name in fast_legacy.TIMESTAMP_TYPES.to_pylist())
 #: The names of the control types by their id, UNKNOWN last: any other id (`engine.Group.record_batch`'s
 #: `control_type`; Kafka's `ControlRecordType.parse`).
-_CONTROL_TYPE_NAMES = tuple(
-    (KafkaControlRecord.ControlType(i).name.upper() if i in _CONTROL_CODES else "UNKNOWN").encode()
-    for i in range(max(_CONTROL_CODES) + 1)) + (b"UNKNOWN",)
+_CONTROL_TYPE_NAMES = (*((KafkaControlRecord.ControlType(i).name.upper() if i in _CONTROL_CODES else "UNKNOWN").encode()
+                          for i in range(max(_CONTROL_CODES) + 1)), b"UNKNOWN")
 #: Whether a usual group whose batches' fields differ (`engine.Group.differs`) is made into its record batch by the
 #: engine; off, it is walked as a group that is not usual (what tests hold the engine's columns to).
 MIXED_GROUPS = True
