@@ -595,6 +595,8 @@ class BatchWalker:
         for value, code in _CONTROL_CODES.items():
             codes[types == value] = code
         codes[(types >= 0) & (codes < 0)] = len(CONTROL_NAMES)
+        # A type of -1 in a control batch (`walk`'s NOT_CONTROL code): UNKNOWN, as Kafka's `ControlRecordType.parse`.
+        codes[(types == compiled.engine.NOT_CONTROL) & (group.batch_headers[rs, _IS_CONTROL] == 1)] = len(CONTROL_NAMES)
         for r in np.flatnonzero(types == compiled.engine.KEY_DOES_NOT_PARSE).tolist():
             # A key that does not parse: UNKNOWN, and the Kaitai parser says why, as the object path does.
             codes[r] = len(CONTROL_NAMES)

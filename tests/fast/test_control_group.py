@@ -113,12 +113,13 @@ def _with_control_key(data: bytes, key: bytes) -> bytes:
     return fix_crcs(bytes(out))
 
 
-@pytest.mark.parametrize("key", [b"\xff\xff\x00\x01", b"\x00\x00\x00\x09", b"\x00\x00\x7f\xff"],
-                         ids=["does not parse", "unknown", "unknown, high"])
+@pytest.mark.parametrize("key", [b"\xff\xff\x00\x01", b"\x00\x00\x00\x09", b"\x00\x00\x7f\xff", b"\x00\x00\xff\xff"],
+                         ids=["does not parse", "unknown", "unknown, high", "negative"])
 def test_a_control_key_that_does_not_parse_leaves_its_group_to_the_walk(key, monkeypatch):
     data = _with_control_key(CONTROLS["markers only"], key)
     group, _pos = _group(data)
-    assert group.taken == 4 and group.usual == (key[:2] == b"\x00\x00")
+    known = key[:2] == b"\x00\x00" and key[2] < 0x80  # (a negative type: left to the walk, as a key that does not parse)
+    assert group.taken == 4 and group.usual == known
     fast, ref = read_segment_table(data, decoder=Decoder.FAST), read_segment_table(data, decoder=Decoder.OBJECT)
     assert_same(fast, ref, "a control key")
     assert fast.column("control_type").to_pylist()[0] == "UNKNOWN"
