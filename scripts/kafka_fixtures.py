@@ -39,7 +39,8 @@ import kafka_jars  # the sibling script that fetches the jars
 
 REPO = Path(__file__).resolve().parent.parent
 JAVA_SRC = REPO / "tests" / "kafka_writer"
-CLASSES_DIR = REPO / ".cache" / "kafka-writer-classes"
+# (KAFKALOG_WRITER_CLASSES: another directory, for a worktree whose .java files differ from the shared cache's)
+CLASSES_DIR = Path(os.environ.get("KAFKALOG_WRITER_CLASSES") or REPO / ".cache" / "kafka-writer-classes")
 JAR_SET = "clients-3.9.1"
 # kafka-clients is Kafka 3.9.1; the others are what its codecs and logging need at run time
 # (file names as Maven copies them: <artifact>-<version>.jar).
@@ -211,6 +212,9 @@ def main(argv=None) -> int:
     p.add_argument("--topic", default=None, help="topic name (default 'corpus')")
     p.add_argument("--producers", type=int, default=None,
                    help="idempotent producers whose batches interleave (default 1)")
+    p.add_argument("--transactional", type=int, default=None, metavar="T",
+                   help="transactional producers, each ending a transaction after T of its batches (COMMIT, every "
+                        "third ABORT)")
     p = sub.add_parser("read", help="print Kafka's reading of a .log file (JSON lines)")
     p.add_argument("file")
     p = sub.add_parser("hostile", help="write tests/fixtures/hostile (tiny files that decode to millions of records)")
@@ -233,7 +237,7 @@ def main(argv=None) -> int:
             jargs = ["corpus", os.path.abspath(args.out), "--records", args.records, "--codec", args.codec]
             if args.batch_size is not None:
                 jargs += ["--batch-size", args.batch_size]
-            for option in ("batch_bytes", "value_bytes", "headers", "segment_bytes", "producers"):
+            for option in ("batch_bytes", "value_bytes", "headers", "segment_bytes", "producers", "transactional"):
                 if getattr(args, option) is not None:
                     jargs += ["--" + option.replace("_", "-"), getattr(args, option)]
             if args.topic is not None:

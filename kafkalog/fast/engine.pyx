@@ -1282,7 +1282,9 @@ def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[:
         group.taken, group.headers, group.columns, group.why, group.state, group.full = (
             taken, headers[:taken], columns[:, :taken], why, state_array, full)
         group.check, group.rows = check, w.o.rows
-        group.usual = _usual(h, c, taken, why, w.o.bad_key, check)
+        group.control_batches = _control_batches(h, taken)
+        group.usual = _usual(h, c, taken, why, w.o.bad_key, check) and (
+            group.control_batches == 0 or _controls_known(h, &w.o))
         group.differs = 0
         if group.usual and not check:
             # Which of the batch-level fields differ from batch to batch (several producers, or epochs that
@@ -1291,7 +1293,7 @@ def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[:
             group.differs = differs = _differs(h, taken)
             uniform = [0 if differs & (1 << j) else h[0, _BATCH_FIELDS[j]] for j in range(_N_BATCH)]
             group.key = (uniform[0], h[0, KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION], uniform[1], uniform[2],
-                         uniform[3], h[0, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL], uniform[4], 2)
+                         uniform[3], uniform[5], uniform[4], 2)
         group.o = w.o  # (the group owns the walk's buffers from here: wrapped when asked for, else pooled again)
         _empty_out(&w.o)
         return group
@@ -1301,33 +1303,53 @@ def decode_group(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[:
 
 cdef bint _usual(const int64_t[:, ::1] h, const int64_t[:, ::1] c, int64_t taken, int64_t why, int64_t bad_key,
                  bint check) noexcept:
-    """Whether the batches `decode_group` took make the usual group (`Group.usual`): the walk done, no section
-    damaged (`c`: the sections' columns) and no control batch; for columns (not `check`), every header key UTF-8.
-    (Their batch-level fields may differ: `_differs` says which.)"""
+    """Whether the batches `decode_group` took make the usual group (`Group.usual`), but for their control records:
+    the walk done, no section damaged (`c`: the sections' columns); for columns (not `check`), every header key
+    UTF-8. (Their batch-level fields may differ: `_differs` says which; control batches: `_controls_known`.)"""
     cdef int64_t i
-    cdef const int64_t* a
     if taken == 0 or why != _WALK_DONE or (bad_key >= 0 and not check):
         return False
     for i in range(taken):
-        a = &h[i, 0]
-        if c[3, i] != 0 or c[5, i] != 0 or c[7, i] >= 0 or a[KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] != 0:
+        if c[3, i] != 0 or c[5, i] != 0 or c[7, i] >= 0:
+            return False
+    return True
+
+
+cdef int64_t _control_batches(const int64_t[:, ::1] h, int64_t taken) noexcept:
+    """How many of the batches taken are control batches (a transaction's COMMIT or ABORT marker, KRaft's)."""
+    cdef int64_t i, n = 0
+    for i in range(taken):
+        n += h[i, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] != 0
+    return n
+
+
+cdef bint _controls_known(const int64_t[:, ::1] h, const Out* o) noexcept:
+    """Whether every record of a control batch the walk wrote (`o`) has a key that parses to a type of 0 or more
+    (`_add_row`'s `control`): its `control_type` is then a name, or UNKNOWN, with no damage to word. A key that
+    does not parse (its damage worded by the Kaitai parser), or a negative type (which `walk`'s `control` cannot
+    tell from its codes), leaves the group to the walk of a group that is not usual."""
+    cdef const int64_t* section = <const int64_t*>o.row_section.data
+    cdef const int32_t* control = <const int32_t*>o.control.data
+    cdef int64_t r
+    for r in range(o.rows):
+        if h[section[r], KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] != 0 and control[r] < 0:
             return False
     return True
 
 
 #: The batch-level columns the engine makes per batch for a usual group whose batches' fields differ
 #: (`Group.differs`, `Group.record_batch`'s layout -1 - len(GROUP_COLUMNS) - their index), and the header fields
-#: they are made from. (A group's batches are all of one codec, of magic 2 and not control batches: those columns
-#: are constant.)
-BATCH_COLUMNS = ("timestamp_type", "producer_id", "producer_epoch", "is_transactional", "partition_leader_epoch")
+#: they are made from. (A group's batches are all of one codec and of magic 2: those columns are constant.)
+BATCH_COLUMNS = ("timestamp_type", "producer_id", "producer_epoch", "is_transactional", "partition_leader_epoch",
+                 "is_control")
 
 cdef enum:
-    _N_BATCH = 5
+    _N_BATCH = 6
 
 cdef int64_t _BATCH_FIELDS[_N_BATCH]
 _BATCH_FIELDS[:] = [KAFKA_RECORD_BATCH__ATTRIBUTES__TIMESTAMP_TYPE, KAFKA_RECORD_BATCH__PRODUCER_ID,
                     KAFKA_RECORD_BATCH__PRODUCER_EPOCH, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_TRANSACTIONAL,
-                    KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH]
+                    KAFKA_RECORD_BATCH__PARTITION_LEADER_EPOCH, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL]
 
 
 cdef int64_t _differs(const int64_t[:, ::1] h, int64_t taken) noexcept:
@@ -1364,7 +1386,9 @@ cdef int64_t _decompress_sections(int codec, const uint8_t* src, int64_t* start,
 
 
 #: The columns of a usual group's record batch the engine makes (a `layout` names them -1 - their index).
-GROUP_COLUMNS = ("offset", "timestamp", "sequence", "key", "value", "headers", "batch_position")
+#: (`control_type`: each control record's type by name, null on the rows of other batches; a group without control
+#: batch has it null throughout, which a constant column gives as well.)
+GROUP_COLUMNS = ("offset", "timestamp", "sequence", "key", "value", "headers", "batch_position", "control_type")
 
 
 # -- a usual group's record batch, handed to Arrow through its C data interface -----------------------------------
@@ -1462,14 +1486,15 @@ cdef class Group:
     The walk's buffers stay here until they are wrapped, once: as a `Walked` (`walked`), or, for the `usual` group,
     as the finished record batch (`record_batch`). A group let go unwrapped gives them back to the pool.
 
-    `usual`: the walk is done, no section is damaged, no batch is a control batch, and (with columns) every header
-    key is UTF-8. Then each batch's rows are its declared records (`columns[4]`), and the rows need nothing but
-    their wrapping. `differs`: which of `BATCH_COLUMNS` differ between the batches (bit j for column j; batches of
+    `usual`: the walk is done, no section is damaged, every control record's key parses to a type of 0 or more,
+    and (with columns) every header key is UTF-8. Then each batch's rows are its declared records (`columns[4]`),
+    and the rows need nothing but their wrapping. `control_batches`: how many of the batches are control batches
+    (a transaction's markers, KRaft's control records), whose rows' `control_type` `record_batch` makes. `differs`: which of `BATCH_COLUMNS` differ between the batches (bit j for column j; batches of
     several producers, epochs that changed), which `record_batch` makes per batch; `key`: the batch-level fields
     of the first batch, as `columns.Repeated` caches their constant columns, 0 for those that differ."""
 
     cdef readonly object taken, headers, columns, why, state, full, key
-    cdef readonly int64_t rows, differs
+    cdef readonly int64_t rows, differs, control_batches
     cdef readonly bint usual
     cdef bint check
     cdef bint wrapped  # (the buffers are handed out)
@@ -1494,14 +1519,15 @@ cdef class Group:
         return self._rows
 
     def record_batch(self, Constants constants, list layout, schema, const int64_t[::1] positions,
-                     tuple timestamp_types=()):
+                     tuple timestamp_types=(), tuple control_types=()):
         """The usual group's rows, walked with columns, as one `pa.RecordBatch` of `schema`, from the walk's buffers
         as they are, handed to Arrow in one call (its C data interface: no Python object per column). `layout[i]` says
         where column i comes from: j >= 0, column j of `constants` (of at least `rows` rows: the batch-level columns,
         their first `rows` rows), or -1 - the index of one of `GROUP_COLUMNS`, or -1 - len(GROUP_COLUMNS) - the index
         of one of `BATCH_COLUMNS` (each batch's value on its rows, from its header; `timestamp_types`, the names of
         the timestamp types by their code, for `timestamp_type`), made here; `positions`, each batch's file position
-        (`batch_position`, on each of its rows)."""
+        (`batch_position`, on each of its rows); `control_types`, the names of the control types by their id, the
+        last for any other (`control_type`: UNKNOWN)."""
         cdef int64_t n = self.rows, taken = self.taken, i, j, row = 0, ncols = len(layout), k
         cdef const int64_t[::1] good = self.columns[4]
         cdef Out* o = &self.o
@@ -1521,6 +1547,8 @@ cdef class Group:
         # The per-batch columns asked for, made first (what may fail, before the buffers are handed out).
         per_batch = {k: _per_batch(self.headers, good, n, -1 - len(GROUP_COLUMNS) - k, timestamp_types)
                      for k in layout if k < -len(GROUP_COLUMNS)}
+        if -8 in layout:
+            per_batch[-8] = _control_column(self.headers, good, o, control_types)
         # Each row's section becomes its batch's position, in place: `batch_position`, in memory the walk wrote
         # (the rows of each section are consecutive, in order).
         cdef int64_t* position = <int64_t*>o.row_section.data
@@ -1587,6 +1615,10 @@ cdef class Group:
                         _lent(owner, _took(o, &o.header_value_data)))
             elif k == -7:
                 _fixed(a, b, n, _lent(owner, _took(o, &o.row_section)))
+            elif k == -8:
+                made = per_batch[k]
+                _binary(a, b, n, made[0], _lent_array(owner, made[1]), _lent_array(owner, made[2]),
+                        _lent_array(owner, made[3]))
             else:
                 made = per_batch[k]
                 if len(made) == 2:
@@ -1635,7 +1667,7 @@ cdef tuple _per_batch(const int64_t[:, ::1] headers, const int64_t[::1] good, in
                     row += 1
                     offsets[row] = <int32_t>at
         return offsets_array, data_array
-    if j == 3:  # is_transactional: bits
+    if j == 3 or j == 5:  # is_transactional, is_control: bits
         bits_array = np.zeros((n + 7) >> 3, dtype=np.uint8)
         bits = bits_array
         with nogil:
@@ -1664,6 +1696,59 @@ cdef tuple _per_batch(const int64_t[:, ::1] headers, const int64_t[::1] good, in
                 narrow[r] = <int32_t>v
             row += good[i]
     return (narrow_array,)
+
+
+cdef tuple _control_column(const int64_t[:, ::1] headers, const int64_t[::1] good, const Out* o, tuple names):
+    """The `control_type` column of a walk's rows (`o`: each row's control type, `_add_row`'s `control`), of batches
+    (`headers`) of `good` rows each: the name of each control record's type (`names` by type id, the last for any
+    other id), null on the rows of other batches; as its nulls and the numpy arrays of its validity bitmap, offsets
+    and data. Filled without the GIL."""
+    cdef int64_t taken = good.shape[0], n = o.rows, i, r, row = 0, at = 0, kind, nulls = 0, last = len(names) - 1
+    cdef const int32_t* control = <const int32_t*>o.control.data
+    cdef const uint8_t* name
+    cdef int64_t length
+    if last < 0 and any(headers[i, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] for i in range(taken)):
+        raise ValueError("no names for the control types")  # a caller's bug
+    held = [bytes(t) for t in names]
+    cdef int64_t[::1] lengths = np.array([len(t) for t in held] or [0], dtype=np.int64)
+    cdef int64_t most = max(lengths)
+    if n * most > 0x7FFFFFFF:
+        raise ValueError("too many rows for a string array")  # a caller's bug: a group is at most max_rows
+    table_array = np.frombuffer(b"".join(t.ljust(most, b"\0") for t in held) or b"\0", dtype=np.uint8)
+    cdef const uint8_t[::1] table = table_array
+    with nogil:  # (the names' bytes, counted first: the data array is held as long as the record batch)
+        for i in range(taken):
+            if headers[i, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] != 0:
+                for r in range(row, row + good[i]):
+                    kind = control[r]
+                    at += lengths[kind if 0 <= kind < last else last]
+            row += good[i]
+    valid_array = np.zeros((n + 7) >> 3 if n else 1, dtype=np.uint8)
+    offsets_array = np.empty(n + 1, dtype=np.int32)
+    data_array = np.empty(max(at, 1), dtype=np.uint8)
+    row = at = 0
+    cdef uint8_t[::1] valid = valid_array
+    cdef int32_t[::1] offsets = offsets_array
+    cdef uint8_t[::1] data = data_array
+    with nogil:
+        offsets[0] = 0
+        for i in range(taken):
+            if headers[i, KAFKA_RECORD_BATCH__ATTRIBUTES__IS_CONTROL] != 0:
+                for r in range(row, row + good[i]):
+                    kind = control[r]
+                    if not 0 <= kind < last:
+                        kind = last
+                    length = lengths[kind]
+                    memcpy(&data[at], &table[kind * most], <size_t>length)
+                    at += length
+                    offsets[r + 1] = <int32_t>at
+                    valid[r >> 3] |= <uint8_t>(1 << (r & 7))
+            else:
+                for r in range(row, row + good[i]):
+                    offsets[r + 1] = <int32_t>at
+                nulls += good[i]
+            row += good[i]
+    return nulls, valid_array, offsets_array, data_array
 
 
 cdef inline const void* _lent_array(list owner, object array):

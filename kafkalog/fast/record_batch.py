@@ -74,28 +74,41 @@ _batch_fields = operator.itemgetter(*_BATCH_FIELDS)
 _UNIFORM = [True] * k.KAFKA_RECORD_BATCH__WIDTH
 #: The columns whose values are the same on all the rows of a usual walk: made once for those values
 #: (`_constant_columns`) and sliced; a usual group's others are the engine's (`compiled.GROUP_COLUMNS`).
-_CONSTANT_NAMES = [name for name in _NAMES if name not in (*compiled.GROUP_COLUMNS, "batch_position")]
+_CONSTANT_NAMES = [name for name in _NAMES if name == "control_type"
+                   or name not in (*compiled.GROUP_COLUMNS, "batch_position")]
 _CONSTANT_INDEX = {name: i for i, name in enumerate(_CONSTANT_NAMES)}
 
 
-def _layout(schema: pa.Schema, differs: int = 0) -> list[int]:
+def _layout(schema: pa.Schema, differs: int = 0, controls: bool = False) -> list[int]:
     """Where each column of `schema` comes from in a usual group's record batch (`engine.Group.record_batch`): the
     batch-level columns that differ between its batches (`differs`, bit j for `compiled.BATCH_COLUMNS[j]`) made per
-    batch by the engine, the others sliced from the constants."""
+    batch by the engine, `control_type` made by the engine where the group has control batches (`controls`), the
+    others sliced from the constants."""
     per_batch = [name for j, name in enumerate(compiled.BATCH_COLUMNS) if differs & (1 << j)]
-    return [-1 - compiled.GROUP_COLUMNS.index(name) if name in compiled.GROUP_COLUMNS else
+    made = [name for name in compiled.GROUP_COLUMNS if controls or name != "control_type"]
+    return [-1 - compiled.GROUP_COLUMNS.index(name) if name in made else
             -1 - len(compiled.GROUP_COLUMNS) - compiled.BATCH_COLUMNS.index(name) if name in per_batch else
             _CONSTANT_INDEX[name] for name in schema.names]
 
 
-_RECORD_LAYOUT = _layout(RECORD_SCHEMA)
-#: A usual group's layout by which batch-level columns differ (`engine.Group.differs`).
-_LAYOUTS = [_layout(SCHEMA, differs) for differs in range(1 << len(compiled.BATCH_COLUMNS))]
+#: A usual group's layout of the record columns only, without and with control batches.
+_RECORD_LAYOUTS = [_layout(RECORD_SCHEMA, 0, controls) for controls in (False, True)]
+#: A usual group's layout, without and with control batches, by which batch-level columns differ
+#: (`engine.Group.differs`).
+_LAYOUTS = [[_layout(SCHEMA, differs, controls) for differs in range(1 << len(compiled.BATCH_COLUMNS))]
+            for controls in (False, True)]
 #: The names of the timestamp types by their code (`engine.Group.record_batch`'s per-batch `timestamp_type`).
 _TIMESTAMP_TYPE_NAMES = tuple(name.encode() for name in fast_legacy.TIMESTAMP_TYPES.to_pylist())
+#: The names of the control types by their id, UNKNOWN last: any other id (`engine.Group.record_batch`'s
+#: `control_type`; Kafka's `ControlRecordType.parse`).
+_CONTROL_TYPE_NAMES = (*((KafkaControlRecord.ControlType(i).name.upper() if i in _CONTROL_CODES else "UNKNOWN").encode()
+                          for i in range(max(_CONTROL_CODES) + 1)), b"UNKNOWN")
 #: Whether a usual group whose batches' fields differ (`engine.Group.differs`) is made into its record batch by the
 #: engine; off, it is walked as a group that is not usual (what tests hold the engine's columns to).
 MIXED_GROUPS = True
+#: Whether a usual group with control batches (`engine.Group.control_batches`: a transaction's markers) is made into
+#: its record batch by the engine; off, it is walked as a group that is not usual (what tests hold it to).
+CONTROL_GROUPS = True
 #: Constant columns exported (`compiled.constants`) held at most: a few sets of values (a segment's usual groups of
 #: one producer, and those of several, whose differing fields are not in their key).
 _HELD_CONSTANTS = 8
@@ -269,7 +282,8 @@ class BatchWalker:
             if taken and codec != NONE:
                 compressed = int(batch_headers[i:i + taken, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE].sum())
                 self._ratio = max(1.0, int(found.columns[1, taken - 1]) / max(compressed, 1))
-            if taken and found.usual and (MIXED_GROUPS or not found.differs):
+            if taken and found.usual and (MIXED_GROUPS or not found.differs) and (
+                    CONTROL_GROUPS or not found.control_batches):
                 self._usual(found, base + pos[i:i + taken], size[i:i + taken], entries[i:i + taken, ENTRY_MAGIC], run)
                 found = None  # (its buffers go back to the engine's pool when not wrapped)
                 i += taken
@@ -287,11 +301,13 @@ class BatchWalker:
                 i += 1
 
     def _usual(self, found, positions: np.ndarray, sizes: np.ndarray, magics: np.ndarray, run: RunBuilder) -> None:
-        """A group `decode_group` took whole and found usual (`engine.Group.usual`: no damage, no control batch, the
-        walk done): its rows wrapped once, as one record batch made from the walk's buffers, the batch-level columns
-        that differ between its batches (`engine.Group.differs`, made per batch by the engine) and the constant
-        columns (or, without columns, counted), and its batches, all plain whole ones, added in bulk; as `walk` has
-        them, without the bookkeeping of a group."""
+        """A group `decode_group` took whole and found usual (`engine.Group.usual`: no damage, every control key
+        known, the walk done): its rows wrapped once, as one record batch made from the walk's buffers, the
+        batch-level columns that differ between its batches (`engine.Group.differs`, made per batch by the engine),
+        its control records' types (made by the engine) and the constant columns (or, without columns, counted),
+        and its batches, all whole ones, added in bulk (without columns, a control batch as an item with its control
+        records, `_control_items`); as `walk` has them, without the bookkeeping of a group."""
+        controls = found.control_batches != 0
         if found.rows:
             if self.options.columns:
                 key = found.key
@@ -303,10 +319,15 @@ class BatchWalker:
                     # (once per set of values, not per group)
                     exported = self._constants[key] = compiled.constants(constant)
                 run.add_batch(found.record_batch(
-                    exported, _RECORD_LAYOUT if self.options.record_columns_only else _LAYOUTS[found.differs],
-                    RECORD_SCHEMA if self.options.record_columns_only else SCHEMA, positions, _TIMESTAMP_TYPE_NAMES))
+                    exported, _RECORD_LAYOUTS[controls] if self.options.record_columns_only
+                    else _LAYOUTS[controls][found.differs],
+                    RECORD_SCHEMA if self.options.record_columns_only else SCHEMA, positions, _TIMESTAMP_TYPE_NAMES,
+                    _CONTROL_TYPE_NAMES))
             else:
                 run.add_rows(found.rows)
+                if controls:
+                    _control_items(found, positions, sizes, magics, run)
+                    return
         run.add_batches(positions, sizes, magics, found.headers, found.columns[4])
 
     def _group_output(self) -> np.ndarray:
@@ -574,6 +595,8 @@ class BatchWalker:
         for value, code in _CONTROL_CODES.items():
             codes[types == value] = code
         codes[(types >= 0) & (codes < 0)] = len(CONTROL_NAMES)
+        # A type of -1 in a control batch (`walk`'s NOT_CONTROL code): UNKNOWN, as Kafka's `ControlRecordType.parse`.
+        codes[(types == compiled.engine.NOT_CONTROL) & (group.batch_headers[rs, _IS_CONTROL] == 1)] = len(CONTROL_NAMES)
         for r in np.flatnonzero(types == compiled.engine.KEY_DOES_NOT_PARSE).tolist():
             # A key that does not parse: UNKNOWN, and the Kaitai parser says why, as the object path does.
             codes[r] = len(CONTROL_NAMES)
@@ -588,6 +611,30 @@ class BatchWalker:
 
         taken = _CONTROL_NAMES.take(arrays.from_numpy(np.maximum(codes, 0)))
         return pc.if_else(arrays.from_numpy(codes < 0), pa.nulls(len(codes), pa.string()), taken)
+
+
+def _control_items(found, positions: np.ndarray, sizes: np.ndarray, magics: np.ndarray, run: RunBuilder) -> None:
+    """The batches of a usual group walked without columns (`engine.Group.usual`, checked), into the run: the control
+    batches each an item with its control records' offsets and types (`Item.controls`, as `controls_only` and
+    `_finish_section` have them), the others in bulk."""
+    headers, rows = found.headers, found.columns[4]
+    walked = found.walked
+    ends = np.cumsum(rows)
+    i = 0
+    for j in np.flatnonzero(headers[:, _IS_CONTROL] != 0).tolist():
+        if j > i:
+            run.add_batches(positions[i:j], sizes[i:j], magics[i:j], headers[i:j], rows[i:j])
+        start, end = run.assign(int(rows[j]))
+        first = int(ends[j] - rows[j])
+        kinds = walked.control[first:int(ends[j])].tolist()
+        controls = [(offset, _CONTROL_TYPE_NAMES[min(kind, len(_CONTROL_TYPE_NAMES) - 1)].decode())
+                    for offset, kind in zip(walked.offset[first:int(ends[j])].tolist(), kinds, strict=True)]
+        header = headers[j].tolist()
+        run.add_item(Item(int(positions[j]), int(sizes[j]), int(magics[j]), header[k.KAFKA_RECORD_BATCH__BASE_OFFSET],
+                          start, end, [], header=header, controls=controls))
+        i = j + 1
+    if i < len(headers):
+        run.add_batches(positions[i:], sizes[i:], magics[i:], headers[i:], rows[i:])
 
 
 def _group_end(data_ends: np.ndarray, i: int, group_bytes: float) -> int:

@@ -16,6 +16,7 @@ import pytest
 from kafkalog.dataset.decode import read_segment_table
 from kafkalog.fast import engine, record_batch
 from kafkalog.model import Decoder
+from tests.fast.calls import count_group_calls
 from tests.fast.test_fast_path import assert_same, both, entries
 from tests.fast.test_usual_group import _group
 from tests.paths import ROOT
@@ -55,7 +56,9 @@ def test_the_inputs_make_usual_groups_whose_every_batch_level_field_differs():
         group, _pos = _group(data)
         assert group.usual and group.differs and group.taken == len(list(entries(data)))
         differs |= group.differs
-    assert differs == (1 << len(engine.BATCH_COLUMNS)) - 1  # every column the engine makes per batch, made
+    # every column the engine makes per batch, made (but `is_control`: these are data batches; with control batches,
+    # tests/fast/test_control_group.py)
+    assert differs == (1 << len(engine.BATCH_COLUMNS)) - 1 - (1 << engine.BATCH_COLUMNS.index("is_control"))
 
 
 def _walked(source, monkeypatch, **options) -> pa.Table:
@@ -85,16 +88,7 @@ def test_a_mixed_group_s_record_batch_is_the_walked_one_byte_for_byte(name, opti
 def test_the_product_path_takes_a_mixed_group_in_one_call(monkeypatch):
     # Several producers' batches: the group wrapped once (`_usual`), not walked by Python (`_take`); for a read and
     # for a check without columns (verify's), as the object path reads them.
-    calls: dict[str, int] = {}
-
-    def counting(name, real):
-        def counted(*args, **kwargs):
-            calls[name] = calls.get(name, 0) + 1
-            return real(*args, **kwargs)
-        return counted
-
-    monkeypatch.setattr(record_batch.BatchWalker, "_usual", counting("_usual", record_batch.BatchWalker._usual))
-    monkeypatch.setattr(record_batch, "_take", counting("_take", record_batch._take))
+    calls = count_group_calls(monkeypatch)
     data = MIXED["several producers"]
     fast, ref = both(data)
     assert calls == {"_usual": 1}

@@ -81,10 +81,12 @@ def _producer_ids_differ() -> bytes:
 
 def test_groups_that_are_not_usual_are_said_to_be_so_and_read_as_before():
     controls = (ROOT / "samples" / "v2-transaction.log").read_bytes()
-    assert _group(controls)[0].taken == 2 and not _group(controls)[0].usual  # a control batch (a marker)
-    assert not _group(controls, check=True)[0].usual
+    # a control batch (a marker), KRaft's control batches: usual, their control records' keys parsing (a key that does
+    # not, or a group that holds one: tests/fast/test_control_group.py)
+    assert _group(controls)[0].taken == 2 and _group(controls)[0].usual and _group(controls)[0].control_batches == 1
+    assert _group(controls, check=True)[0].usual
     kraft = _segment("v2-kraft-control.log")
-    assert not _group(kraft)[0].usual
+    assert _group(kraft)[0].usual and _group(kraft)[0].control_batches
     full, _pos = _group(_segment("v2-none.log"), max_rows=2)  # the walk stopped after two rows
     assert full.why == engine.WALK_FULL and not full.usual
     differ = _producer_ids_differ()

@@ -11,6 +11,8 @@ import org.apache.kafka.common.record.FileLogInputStream.FileChannelRecordBatch;
 import org.apache.kafka.common.record.FileRecords;
 import org.apache.kafka.common.record.Record;
 import org.apache.kafka.common.record.CompressionRatioEstimator;
+import org.apache.kafka.common.record.ControlRecordType;
+import org.apache.kafka.common.record.EndTransactionMarker;
 import org.apache.kafka.common.record.MemoryRecords;
 import org.apache.kafka.common.record.MemoryRecordsBuilder;
 import org.apache.kafka.common.record.RecordBatch;
@@ -33,6 +35,10 @@ import org.apache.kafka.common.utils.Utils;
  * both vary deterministically with the offset.
  * With --producers P (default 1), batch i is written by idempotent producer (i mod P): its id 1 + (i mod P), its
  * epoch (i mod P) mod 3, its own sequence, as a partition written by several producers at once holds them.
+ * With --transactional T, the producers are transactional: each ends a transaction after T of its batches with
+ * the marker the transaction coordinator has the leader write (MemoryRecords.withEndTransactionMarker, as
+ * Partition.appendRecordsToLeader gets it: its own control batch of one record, uncompressed, at the next
+ * offset), every third one an ABORT, the others COMMIT; their open transactions are committed at the end.
  */
 final class Corpus {
     static int[] range(String s) {
@@ -45,7 +51,7 @@ final class Corpus {
     static void main(File out, String[] args) throws IOException {
         long records = -1;
         String codec = "none", topic = "corpus";
-        int batchSize = 100, batchBytes = -1, producers = 1;
+        int batchSize = 100, batchBytes = -1, producers = 1, transactional = 0;
         int[] valueBytes = {100, 100}, headerCount = {1, 1};
         long segmentBytes = 1L << 30;
         for (int i = 2; i < args.length; i++) {
@@ -59,6 +65,7 @@ final class Corpus {
                 case "--segment-bytes": segmentBytes = Long.parseLong(args[++i]); break;
                 case "--topic": topic = args[++i]; break;
                 case "--producers": producers = Integer.parseInt(args[++i]); break;
+                case "--transactional": transactional = Integer.parseInt(args[++i]); break;
                 default: throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -74,14 +81,15 @@ final class Corpus {
             w.keepIndexEntries = false;
             long n = 0;
             int[] seqs = new int[producers];
-            long batch = 0;
+            int[] open = new int[producers];  // batches of each producer's open transaction
+            long batch = 0, markers = 0;
             while (n < records) {
                 int p = (int) (batch++ % producers);
                 int seq = seqs[p];
                 int limit = batchBytes > 0 ? batchBytes : Math.max(1024, batchSize * (valueBytes[1] + 60 * headerCount[1] + 60));
                 MemoryRecordsBuilder b = MemoryRecords.builder(ByteBuffer.allocate(limit),
                     RecordBatch.CURRENT_MAGIC_VALUE, compression, TimestampType.CREATE_TIME, n, RecordBatch.NO_TIMESTAMP,
-                    1L + p, (short) (p % 3), seq, false, 0);
+                    1L + p, (short) (p % 3), seq, transactional > 0, 0);
                 if (batchBytes > 0)
                     b.setEstimatedCompressionRatio(CompressionRatioEstimator.estimation(topic, compression.type()));
                 int k = 0;
@@ -102,10 +110,23 @@ final class Corpus {
                 seq += k;
                 if (seq < 0) seq = 0; // wraps like DefaultRecordBatch.incrementSequence
                 seqs[p] = seq;
+                if (transactional > 0 && ++open[p] == transactional) {
+                    w.append(marker(n, p, markers++ % 3 == 2 ? ControlRecordType.ABORT : ControlRecordType.COMMIT));
+                    n++;
+                    open[p] = 0;
+                }
             }
+            for (int p = 0; p < producers; p++)
+                if (open[p] > 0) w.append(marker(n++, p, ControlRecordType.COMMIT));
             System.err.printf("wrote %d records in %d segment(s) to %s in %.1f s%n", n, w.segments.size(), dir,
                 (System.nanoTime() - start) / 1e9);
         }
+    }
+
+    /** Producer p's end-of-transaction marker at `offset` (coordinator epoch 0). */
+    static MemoryRecords marker(long offset, int p, ControlRecordType type) {
+        return MemoryRecords.withEndTransactionMarker(offset, Util.T0 + offset, 0, 1L + p, (short) (p % 3),
+            new EndTransactionMarker(type, 0));
     }
 
     /** "record N: " and text from the pool, MIN..MAX bytes (MIN for the default 100:100, as before). */
