@@ -85,11 +85,17 @@ class TableRecords(Sequence):
         block = table.slice(start, BLOCK).combine_chunks()
         cols = block.select([*_COLUMNS[:5], "control_type"]).to_pydict()
         # Headers from the flat key and value arrays: a dict per header would cost four times more.
-        lists = block.column("headers").chunk(0) if block.num_rows else None
-        bounds = lists.offsets.to_pylist() if lists is not None else [0]
-        flat = lists.values if lists is not None else None
-        keys = flat.field("key").to_pylist() if flat is not None else []
-        values = flat.field("value").to_pylist() if flat is not None else []
+        keys: list = []
+        values: list = []
+        bounds = [0]
+        if block.num_rows:
+            lists = block.column("headers").chunk(0)
+            bounds = lists.offsets.to_pylist()
+            # A slice's offsets point into the whole run's header array: only this block's headers are converted
+            # (a control batch's block would otherwise convert every header of its run).
+            first = bounds[0]
+            key_array, value_array = lists.values.slice(first, bounds[-1] - first).flatten()
+            keys, values, bounds = key_array.to_pylist(), value_array.to_pylist(), [b - first for b in bounds]
         headers = [[Header(k, v) for k, v in zip(keys[a:b], values[a:b], strict=True)] if b > a else []
                    for a, b in itertools.pairwise(bounds)]
         records = [
