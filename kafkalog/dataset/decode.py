@@ -139,6 +139,9 @@ def read_segment(
                 out.add(_rows(table, kept, int(items.row_end[-1]) - kept))
             if out.full:  # (asked per run: no generator made for a run that does not fill an Arrow batch)
                 yield from out.rest()
+            # (let go before the next run is decoded: else two runs' buffers are held at once, and the engine's
+            # pool of them, made for one, takes fresh memory for the second)
+            del run, items, table
             if stopped:
                 break
         else:

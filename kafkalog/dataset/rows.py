@@ -92,6 +92,7 @@ def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = NO
     with `registry`, registry-framed keys and values decoded (`kafkalog.dataset.registry_values`)."""
     for shaped in read_range_shaped(rng, options, pushed, registry):
         yield from shaped
+        del shaped  # (not held while the next ones are decoded)
 
 
 def read_range_shaped(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = NO_FILTERS,
@@ -140,6 +141,7 @@ def read_range_shaped(rng: plan.SegmentRange, options: ReadOptions, pushed: Push
             out = out.filter(mask)
         if out.num_rows:
             yield [out.slice(start, options.rows_per_batch) for start in range(0, out.num_rows, options.rows_per_batch)]
+        del raw, out  # (not held while the next ones are decoded)
 
 
 def to_output(raw: pa.RecordBatch, options: ReadOptions, log_start_offset: int | None = None) -> pa.RecordBatch:

@@ -6,8 +6,8 @@
 # block handed to Python and let go is reused by the next buffer of a like size, so a read's every walk does not
 # take fresh memory from the kernel and page-fault it in again (glibc hands large blocks back to the kernel when
 # they are freed: issue 33, docs/performance.md). The pool is bounded (`POOL_SLOTS` blocks; a block's pages past
-# its last fill and `POOL_SLACK` are given back to the kernel as it goes in, and the rest, at most `POOL_BYTES` of
-# all its blocks, is what it holds in memory; the oldest blocks are freed to make room) and thread-safe; what it
+# its last fill and its slack (`POOL_SLACK`, or a `POOL_SLACK_PART` of the fill where more) are given back to the
+# kernel as it goes in, and the rest, at most `POOL_BYTES` of all its blocks, is what it holds in memory; the oldest blocks are freed to make room) and thread-safe; what it
 # keeps stays until a block is asked for or pushed out.
 from cpython.buffer cimport PyBuffer_FillInfo
 from cpython.pythread cimport PyThread_type_lock, PyThread_allocate_lock, PyThread_acquire_lock, \
@@ -22,9 +22,11 @@ from posix.unistd cimport _SC_PAGESIZE, sysconf
 cdef enum:
     POOL_MIN = 256 * 1024  # bytes: smaller blocks are left to malloc, whose free lists reuse them as they are
     POOL_SLOTS = 256
-    POOL_BYTES = 64 * 1024 * 1024  # bytes the pooled blocks hold in memory (their last fill and POOL_SLACK)
+    POOL_BYTES = 96 * 1024 * 1024  # bytes the pooled blocks hold in memory (their last fill and slack): a run of a
+    # chunk of zstd batches, 9 groups of 4-5 MiB, is 127 blocks and 73 MB
     POOL_SPARE = 4  # a block is reused for a buffer that needs at least 1/POOL_SPARE of it
-    POOL_SLACK = 128 * 1024  # bytes past what a pooled block's last use wrote that it keeps in memory
+    POOL_SLACK = 128 * 1024  # bytes past what a pooled block's last use wrote that it keeps in memory, at least
+    POOL_SLACK_PART = 4  # or 1/POOL_SLACK_PART of what it wrote, where more (a group's bytes vary by a batch)
     POOL_SPAN = 1024 * 1024 * 1024  # bytes of address space the pooled blocks span (written or not)
     # Bytes of address space that blocks lent to Python may hold past what they were written with (a walk reserves
     # room for the most its sections' bytes could give): past it, a block gives its unused end back as it is lent.
@@ -92,9 +94,10 @@ cdef void _release(uint8_t* data, int64_t cap, int64_t filled, int tag) noexcept
     if data == NULL:
         return
     if cap >= POOL_MIN:
-        filled = min(max(filled, 0) + POOL_SLACK, cap)  # (what it keeps in memory: `filled` from here on)
-        # The block is to hold in memory what its last use wrote and POOL_SLACK more (the next use writes about as
-        # much), no more: the pages past that (an earlier use may have written them) go back to the kernel, so that
+        filled = max(filled, 0)
+        filled = min(filled + max(POOL_SLACK, filled // POOL_SLACK_PART), cap)  # (what it keeps: `filled` from here)
+        # The block is to hold in memory what its last use wrote and some slack more (the next use writes about as
+        # much: a group's bytes vary by a batch, up to 1 MiB of 4-5 MiB), no more: the pages past that (an earlier use may have written them) go back to the kernel, so that
         # the pool holds at most POOL_BYTES in memory. Only pages inside the block (its first
         # whole page after that to the last whole page before its end), and before it is in the pool, where
         # another thread may take it.

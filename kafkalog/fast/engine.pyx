@@ -540,21 +540,92 @@ cdef int64_t _lz4_frame(void* dctx, uint8_t* dst, int64_t cap, const uint8_t* sr
             return -1
 
 
+# Decompression contexts (LZ4F's and zstd's) kept from run to run: a read makes one a group (some 50 a 200 MB
+# segment, thousands on a read of many small ones), each a fresh block of a zstd context's 95 KiB and its tables, or of
+# LZ4F's buffers, taken, faulted in and given back. At most `_KEPT_CONTEXTS` of each codec are kept (a read's
+# threads use one each at a time), for the process's life, as the pool of buffers is; taken and given back under a
+# lock. An LZ4 context is kept only where its last frame ended (one left mid-frame would go on from it).
+from cpython.pythread cimport PyThread_type_lock, PyThread_allocate_lock, PyThread_acquire_lock, \
+    PyThread_release_lock, WAIT_LOCK
+
+cdef enum:
+    _KEPT_CONTEXTS = 16
+
+cdef void* _kept_contexts[2][_KEPT_CONTEXTS]  # [0]: LZ4F's, [1]: zstd's
+cdef int _kept_count[2]
+_kept_count[:] = [0, 0]
+cdef PyThread_type_lock _contexts_lock = PyThread_allocate_lock()
+# What was done (`context_counts`): contexts made, taken from those kept, freed.
+cdef int64_t _contexts_made = 0, _contexts_reused = 0, _contexts_freed = 0
+
+
+cdef void* _context(int codec) noexcept nogil:
+    """A decompression context of `codec` (LZ4 or zstd): one kept, else a new one; NULL where none is made."""
+    global _contexts_made, _contexts_reused
+    cdef int k = 0 if codec == _LZ4 else 1
+    cdef void* ctx = NULL
+    PyThread_acquire_lock(_contexts_lock, WAIT_LOCK)
+    if _kept_count[k]:
+        _kept_count[k] -= 1
+        ctx = _kept_contexts[k][_kept_count[k]]
+        _contexts_reused += 1
+    PyThread_release_lock(_contexts_lock)
+    if ctx != NULL:
+        return ctx
+    if codec == _LZ4:
+        if _lz4f_is_error(_lz4f_create(&ctx, 100)):
+            return NULL
+    else:
+        ctx = _zstd_create()
+    if ctx != NULL:
+        PyThread_acquire_lock(_contexts_lock, WAIT_LOCK)
+        _contexts_made += 1
+        PyThread_release_lock(_contexts_lock)
+    return ctx
+
+
+cdef void _context_done(int codec, void* ctx, bint reusable) noexcept nogil:
+    """`ctx`, a context of `codec` that `_context` gave, kept for the next run where `reusable` and there is room;
+    else freed."""
+    global _contexts_freed
+    cdef int k = 0 if codec == _LZ4 else 1
+    if ctx == NULL:
+        return
+    PyThread_acquire_lock(_contexts_lock, WAIT_LOCK)
+    if reusable and _kept_count[k] < _KEPT_CONTEXTS:
+        _kept_contexts[k][_kept_count[k]] = ctx
+        _kept_count[k] += 1
+        ctx = NULL
+    else:
+        _contexts_freed += 1
+    PyThread_release_lock(_contexts_lock)
+    if ctx == NULL:
+        return
+    if codec == _LZ4:
+        _lz4f_free(ctx)
+    else:
+        _zstd_free(ctx)
+
+
+def context_counts():
+    """The decompression contexts made, taken again from those kept and freed so far, and those kept now (a
+    diagnostic, for tests and benchmarks)."""
+    return {"made": _contexts_made, "reused": _contexts_reused, "freed": _contexts_freed,
+            "kept": _kept_count[0] + _kept_count[1]}
+
+
 cdef int64_t _decompress_run(int codec, const uint8_t* src, const int64_t* pos, const int64_t* size, int64_t n,
                             uint8_t* dst, int64_t dst_len, int64_t at, int64_t room, int64_t group_bytes,
                             int64_t* lengths) noexcept nogil:
     """Batches `src[pos[i]:pos[i] + size[i]]` of `codec` (LZ4, zstd, snappy, or gzip where `GZIP_AVAILABLE`) one
     after the other into `dst` from `at`: how many were taken (their lengths in `lengths`),
     `kafkalog.fast.compression`'s rules."""
-    cdef int64_t taken = 0, got, cap, i
+    cdef int64_t taken = 0, got = 0, cap, i
     cdef void* dctx = NULL
     if not _takes(codec):
         return 0
-    if codec == _LZ4:
-        if _lz4f_is_error(_lz4f_create(&dctx, 100)):
-            return 0
-    elif codec == _ZSTD:
-        dctx = _zstd_create()
+    if codec == _LZ4 or codec == _ZSTD:
+        dctx = _context(codec)
     elif codec == _GZIP:
         dctx = malloc(sizeof(IsalInflateState))
     if dctx == NULL and codec != _SNAPPY:
@@ -580,10 +651,8 @@ cdef int64_t _decompress_run(int codec, const uint8_t* src, const int64_t* pos, 
         taken += 1
         if at >= group_bytes:
             break
-    if codec == _LZ4:
-        _lz4f_free(dctx)
-    elif codec == _ZSTD:
-        _zstd_free(dctx)
+    if codec == _LZ4 or codec == _ZSTD:
+        _context_done(codec, dctx, got >= 0)  # (an LZ4 frame not ended leaves its context mid-frame)
     else:
         free(dctx)
     return taken

@@ -88,3 +88,35 @@ def test_a_walker_gives_back_the_buffer_it_decompressed_into_for_the_next():
     # reads the same rows, and gives it back again
     assert _read(path).equals(first)
     assert id(given_back[0]) in [id(b) for b in decompressed_into()]
+
+
+def test_codec_contexts_are_kept_from_run_to_run_bounded_and_never_reused_mid_frame():
+    # The engine keeps LZ4F's and zstd's decompression contexts from one run of batches to the next (engine.pyx's
+    # `_context`): a context is held only inside one call without the GIL, and one left mid-frame by a damaged LZ4
+    # frame is freed, not kept (the next frame would go on from it). Reads after the damaged one, one after the
+    # other and on two threads, give what the first reads gave; every context made is kept (at most 16 a codec) or
+    # freed.
+    good = [FIXTURES / "segments" / "v2-lz4.log", FIXTURES / "segments" / "v2-zstd.log",
+            FIXTURES / "hostile" / "v2-zstd-1m-empty-headers.log", SAMPLES / "v2-lz4.log"]
+    damaged = FIXTURES / "segments" / "damaged-lz4-block-size.log"  # (a frame that ends inside a block)
+    first = {path: _read(path) for path in [*good, damaged]}
+    before = engine.context_counts()
+    for path in [damaged, *good, damaged, *reversed(good)]:
+        assert _read(path).equals(first[path]), path.name
+    wrong: list[str] = []
+
+    def reader(order):
+        for path in order * 2:
+            if not _read(path).equals(first[path]):
+                wrong.append(path.name)
+
+    threads = [threading.Thread(target=reader, args=(order,)) for order in ([damaged, *good], [*good[::-1], damaged])]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []
+    after = engine.context_counts()
+    assert after["freed"] > before["freed"]  # (the contexts the damaged frame left mid-frame)
+    assert after["reused"] > before["reused"]
+    assert after["made"] - after["freed"] == after["kept"] <= 2 * 16
