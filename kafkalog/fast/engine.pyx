@@ -811,7 +811,7 @@ cdef inline void _add_row(const uint8_t* buf, Out* o, int64_t s, Rules h, Table*
     cdef const int64_t* r = rec.data
     cdef int64_t delta = r[KAFKA_RECORD__BODY__OFFSET_DELTA]
     cdef int64_t base = h.base_sequence
-    cdef int64_t seq, n, p, i, nh, first, kind
+    cdef int64_t seq, n, p, i, nh, kind
     cdef int err
     if h.control:
         p = r[KAFKA_RECORD__BODY__KEY__POS]
@@ -860,10 +860,9 @@ cdef inline void _add_row(const uint8_t* buf, Out* o, int64_t s, Rules h, Table*
     for i in range(nh):
         p = hdr.data[KAFKA_RECORD__HEADER__KEY__POS * hdr.rows + i]
         n = hdr.data[KAFKA_RECORD__HEADER__KEY__SIZE * hdr.rows + i]
-        first = o.header_key_data.size
         _wbytes(&o.header_key_data, buf + p, n)
         _w32(&o.header_key_offsets, o.header_key_data.size)
-        if o.bad_key < 0 and not _utf8_key(o.header_key_data.data, first, o.header_key_data.size):
+        if o.bad_key < 0 and not _utf8_key(buf, p, p + n):
             o.bad_key = o.header_rows
         p = hdr.data[KAFKA_RECORD__HEADER__VALUE__POS * hdr.rows + i]
         n = hdr.data[KAFKA_RECORD__HEADER__VALUE__SIZE * hdr.rows + i]
