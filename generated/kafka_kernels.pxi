@@ -369,6 +369,7 @@ cdef inline (int, int64_t, int64_t) parse_kafka_record(const uint8_t* buf, int64
     Returns (error code, position after it, next free row of each child table)."""
     cdef int64_t* t_data = t.data
     cdef int64_t t_rows = t.rows
+    cdef int64_t t1_rows = t1.rows
     if pos < end and buf[pos] < 0x80:
         v_len_body = (<int64_t>buf[pos])
         v_len_body = (v_len_body >> 1) ^ -(v_len_body & 1)
@@ -502,7 +503,7 @@ cdef inline (int, int64_t, int64_t) parse_kafka_record(const uint8_t* buf, int64
     t_data[KAFKA_RECORD__BODY__HEADERS__FIRST * t_rows + row] = row1
     t_data[KAFKA_RECORD__BODY__HEADERS__COUNT * t_rows + row] = count11
     for i12 in range(count11):
-        if row1 >= t1.rows:
+        if row1 >= t1_rows:
             return 1, pos, row1
         err13, pos = parse_kafka_record__header(buf, pos, end3, t1, row1)
         if err13 != 0:

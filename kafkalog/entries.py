@@ -164,6 +164,7 @@ class EntryScanner:
     def _entries_from(self, pos: int, chunk_scan: ChunkScan | None) -> Iterator[EntryRun]:
         while pos < self.end:
             self._position = pos
+            head: bytes | None = None
             if chunk_scan is not None:
                 want = self._chunk_length(pos)
                 if want >= HEADER_SIZE_UP_TO_MAGIC:
@@ -173,6 +174,9 @@ class EntryScanner:
                                               self.max_entry_bytes, table)
                     if n:
                         yield from self._handed_out(chunk, pos, self._found(table, n))
+                    # The next entry's header, where the chunk holds it: not read from the file again.
+                    head = bytes(chunk[stop:stop + HEADER_SIZE_UP_TO_MAGIC]) \
+                        if why == SCAN_STOP and len(chunk) - stop >= HEADER_SIZE_UP_TO_MAGIC else None
                     del chunk  # (its buffer is read into again once its consumer has let go of it too)
                     pos += stop
                     if why != SCAN_STOP:
@@ -180,7 +184,7 @@ class EntryScanner:
                     self._position = pos
             # The entry at `pos` is not whole in what was read (none was, without a chunk scan): the read ends
             # inside it, it is larger than a chunk, or it is damaged.
-            length = self._check_entry(pos)
+            length = self._check_entry(pos, head)
             if length is None:
                 return
             if chunk_scan is None or LOG_OVERHEAD + length > self._chunk_length(pos):
@@ -302,10 +306,10 @@ class EntryScanner:
             hopping = fd is not None
         self._position = pos
 
-    def _check_entry(self, pos: int) -> int | None:
-        """The size of the entry at `pos` when its header is sound and it is whole in the file; else the damage is
-        recorded."""
-        header = self._check_header(pos)
+    def _check_entry(self, pos: int, head: bytes | None = None) -> int | None:
+        """The size of the entry at `pos` when its header is sound and it is whole in the file (`head`: its first
+        bytes, already read); else the damage is recorded."""
+        header = self._check_header(pos, head)
         return None if header is None else header.len_rest
 
     def _check_header(self, pos: int, head: bytes | None = None) -> EntryHeader | None:

@@ -251,7 +251,7 @@ class Generator:
             "",
             *self.dialect.function_head(table.func, args, len(kids)),
             doc,
-            *self.dialect.function_prologue(),
+            *self.dialect.function_prologue(len(kids)),
             *(line.replace(ROWS, rows) for line in body),
             f"    return 0, pos{rows}",
         ]))
@@ -694,7 +694,7 @@ cdef inline int64_t _int_be(const uint8_t* buf, int64_t pos, int n) noexcept nog
 
     @staticmethod
     def full(k: int) -> str:
-        return f"row{k} >= t{k}.rows"
+        return f"row{k} >= t{k}_rows"
 
     @staticmethod
     def function_head(name: str, args: str, kids: int) -> list[str]:
@@ -706,10 +706,12 @@ cdef inline int64_t _int_be(const uint8_t* buf, int64_t pos, int n) noexcept nog
         return [f"cdef inline ({returns}) {name}({', '.join(param(a) for a in args.split(', '))}) noexcept nogil:"]
 
     @staticmethod
-    def function_prologue() -> list[str]:
-        # (the table's pointer and rows held in locals: a store through `t.data` could change `t.rows` for all the C
-        # compiler knows, which would read it again before every cell)
-        return ["    cdef int64_t* t_data = t.data", "    cdef int64_t t_rows = t.rows"]
+    def function_prologue(kids: int) -> list[str]:
+        # (the table's pointer and rows held in locals, and each child table's rows: a store through `t.data` could
+        # change `t.rows` or a child's for all the C compiler knows, which would read it again before every cell and
+        # every repeat; no table grows while a function runs: a full one returns 1)
+        return ["    cdef int64_t* t_data = t.data", "    cdef int64_t t_rows = t.rows",
+                *(f"    cdef int64_t t{k}_rows = t{k}.rows" for k in range(1, kids + 1))]
 
     @staticmethod
     def varint(n: int) -> str:

@@ -2,6 +2,8 @@
 by the compiled engine's scan or one entry at a time, in chunks of any size."""
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 
@@ -93,3 +95,31 @@ def test_a_chunk_handed_out_never_changes_and_a_buffer_let_go_of_is_read_into_ag
     # the entry tables handed out never change either, whether copied (a chunk's few entries) or not (many)
     monkeypatch.setattr("kafkalog.entries._COPIED_ROWS", 0)
     assert [copy for _, copy in _chunks(path, keep=True)[0]] == [copy for _, copy in kept]
+
+
+class _CountingFile(io.BufferedReader):
+    """A file on a disk whose reads of bytes (not into a chunk's buffer) are counted."""
+
+    reads: list[int]
+
+    def read(self, size=-1, /):
+        self.reads.append(size)
+        return super().read(size)
+
+
+def test_a_chunk_that_ends_inside_an_entry_gives_that_entry_s_header_without_a_read(tmp_path, monkeypatch):
+    # A chunk scan stops at the entry the chunk cuts short; its header, already in the chunk, is not read from the
+    # file again before the next chunk is (the entries and the cursor are those of reading it).
+    path = tmp_path / "00000000000000000000.log"
+    path.write_bytes(b"".join(sample.read_bytes() for sample in sorted((ROOT / "samples").glob("*.log"))))
+    monkeypatch.setattr("kafkalog.entries.CHUNK_BYTES", 1024)
+    want = _scanned(path, None)
+    f = _CountingFile(io.FileIO(path))
+    f.reads = []
+    with EntryScanner(f, start=0, end=None, max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[]) as scanner:
+        found = [(base + int(row[ENTRY_POS]), int(row[ENTRY_LENGTH]), int(row[ENTRY_MAGIC]))
+                 for _, base, table in scanner.entries(None, compiled.scan_entries) for row in table]
+        assert (found, [str(d) for d in scanner.damage], scanner.position) == want
+    assert len(want[0]) > 20 and not want[1]
+    # (the file's last chunk, shorter than one, is read as bytes of its own; no 17-byte header read is left)
+    assert all(size > 17 for size in f.reads), f.reads
