@@ -247,7 +247,9 @@ def _range_arrow_batches(rng: plan.SegmentRange, read: Read, shared: _SegmentCol
                          ) -> Iterator[tuple[list[pa.RecordBatch], int]]:
     # (the Arrow batches shaped together are handed over at once: a hand-off, and the GIL, per few of them)
     for shaped in read_range_shaped(rng, read.options, registry=read.registry, repeated=shared.of(rng.segment)):
-        yield shaped, sum(arrow_batch.nbytes for arrow_batch in shaped)
+        # Slices of one shaped batch: its buffers, whole, are what they hold (`nbytes` of each slice, which walks
+        # every column's offsets to size its part, was 20 us an Arrow batch with the GIL held: 2% of a read).
+        yield shaped, shaped[0].get_total_buffer_size()
 
 
 class _SegmentColumns:
