@@ -215,6 +215,7 @@ def crc32c_each(const uint8_t[::1] buf, const int64_t[::1] start, const int64_t[
 
 cdef inline void _crc32c_each(const uint8_t* base, const int64_t* start, const int64_t* length, Py_ssize_t n,
                               uint32_t* out) noexcept nogil:
+    """`crc32c_each`'s loop."""
     cdef Py_ssize_t i
     cdef uint32_t ones = 0xFFFFFFFF
     for i in range(n):
@@ -240,9 +241,10 @@ LOG_OVERHEAD, HEADER_SIZE_UP_TO_MAGIC, MIN_ENTRY_SIZE = _LOG_OVERHEAD, _HEADER_S
 
 def scan_entries(const uint8_t[::1] buf, int64_t pos, int64_t start_limit, int64_t max_entry, int64_t[:, ::1] out):
     """Entries that lie whole in buf[pos:], starting before `start_limit`, into `out` (position, size, magic), in one
-    call without the GIL (where it may find `RELEASE_ENTRIES` or more): `kafkalog.entries.EntryScanner`'s chunk scan (`kafka_log.ksy`'s entry header, Kafka's
-    `FileLogInputStream`). Stops at the first entry that is not whole in `buf` or whose size is below the minimum
-    or above `max_entry`. Returns (entries, position reached, SCAN_END, SCAN_STOP or SCAN_FULL)."""
+    call without the GIL (where it may find `RELEASE_ENTRIES` or more): `kafkalog.entries.EntryScanner`'s chunk scan
+    (`kafka_log.ksy`'s entry header, Kafka's `FileLogInputStream`). Stops at the first entry that is not whole in `buf`
+    or whose size is below the minimum or above `max_entry`. Returns (entries, position reached, SCAN_END, SCAN_STOP or
+    SCAN_FULL)."""
     cdef int64_t n = 0, end = buf.shape[0], rows = out.shape[0]
     cdef int why
     if out.shape[1] != 3:
@@ -328,7 +330,8 @@ def hop_entries(int fd, int64_t pos, int64_t start_limit, int64_t file_end, int6
 def parse_batch_headers(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size,
                         int64_t[:, ::1] table, int64_t[::1] errors):
     """The v2 header (`kafka_record_batch.ksy`) of each entry `buf[pos[i]:pos[i] + size[i]]` into row i of `table`
-    (`KAFKA_RECORD_BATCH__*` columns), its error code into `errors[i]`, in one call without the GIL (from `RELEASE_ENTRIES` entries)."""
+    (`KAFKA_RECORD_BATCH__*` columns), its error code into `errors[i]`, in one call without the GIL (from
+    `RELEASE_ENTRIES` entries)."""
     cdef Py_ssize_t i, n = pos.shape[0]
     if table.shape[0] < n or table.shape[1] != KAFKA_RECORD_BATCH__WIDTH or errors.shape[0] < n:
         raise ValueError("the table is smaller than the entries")  # a caller's bug
@@ -507,8 +510,8 @@ def gather_pair(const uint8_t[::1] buf, const int64_t[::1] a_pos, const int64_t[
 
 def scaled_in_range(const int64_t[::1] values, int64_t low, int64_t high, int64_t scale):
     """``values[i] * scale`` where ``low <= values[i] <= high``, else 0, and the validity bitmap of the rows in range
-    (Arrow's, least significant bit first), with how many are out of range: one pass without the GIL (from `RELEASE_ROWS`; the dataset
-    layer's milliseconds into Spark's microseconds, per Arrow batch)."""
+    (Arrow's, least significant bit first), with how many are out of range: one pass without the GIL (from
+    `RELEASE_ROWS`; the dataset layer's milliseconds into Spark's microseconds, per Arrow batch)."""
     cdef Py_ssize_t n = values.shape[0]
     out_array = np.empty(n, dtype=np.int64)
     bitmap_array = np.zeros((n + 7) >> 3, dtype=np.uint8)
@@ -554,8 +557,8 @@ cdef inline int _popcount8(uint8_t byte) noexcept nogil:
 
 
 def repeat_each(const int64_t[::1] values, const int64_t[::1] counts, int64_t n):
-    """``values[i]`` on ``counts[i]`` rows each, `n` rows in all (numpy's ``repeat``, without the GIL from `RELEASE_ROWS`: a batch-level
-    column of a walk's rows, such as each row's batch position)."""
+    """``values[i]`` on ``counts[i]`` rows each, `n` rows in all (numpy's ``repeat``, without the GIL from
+    `RELEASE_ROWS`: a batch-level column of a walk's rows, such as each row's batch position)."""
     cdef Py_ssize_t i, m = values.shape[0]
     cdef int64_t c, j, row = 0
     if counts.shape[0] != m:
@@ -1773,10 +1776,10 @@ def kafka_columns(const int64_t[::1] ms, int64_t low, int64_t high, int64_t scal
                   const int32_t[::1] type_offsets, Py_ssize_t type_at, const int32_t[::1] type_ids,
                   const int32_t[::1] header_offsets, Py_ssize_t header_at):
     """The columns the Kafka source shapes from the decoder's, for the `n` rows of `ms`, in one call without the GIL
-    (from `RELEASE_ROWS` rows; per Arrow batch): `timestamp` (``ms[i] * scale`` where ``low <= ms[i] <= high``, else 0 and null: its values,
-    validity bitmap and nulls), `timestampType` (``type_ids`` by the length of string ``type_at + i`` of
-    `type_offsets`, the last id for any other length; written at ``type_at + i``, where the names' validity bitmap
-    has them) and the `headers` validity bitmap (bit ``header_at + i`` set where list ``header_at + i`` of
+    (from `RELEASE_ROWS` rows; per Arrow batch): `timestamp` (``ms[i] * scale`` where ``low <= ms[i] <= high``, else 0
+    and null: its values, validity bitmap and nulls), `timestampType` (``type_ids`` by the length of string ``type_at +
+    i`` of `type_offsets`, the last id for any other length; written at ``type_at + i``, where the names' validity
+    bitmap has them) and the `headers` validity bitmap (bit ``header_at + i`` set where list ``header_at + i`` of
     `header_offsets` is not empty) with its nulls; an empty `header_offsets` makes no bitmap (None, 0)."""
     cdef Py_ssize_t n = ms.shape[0], last = type_ids.shape[0] - 1
     cdef bint headers = header_offsets.shape[0] != 0
