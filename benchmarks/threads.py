@@ -22,7 +22,10 @@ And the share of one thread's reading that holds the GIL (issue 33), which bound
 number of cores (Amdahl: N threads reach at most 1 / (held + (1 - held) / N) times one). It is counted in
 the reading's own CPU time (`time.thread_time`, so the machine's other load does not count): what runs
 inside the engine's functions (`kafkalog.fast.engine`, whose work is done in `with nogil` blocks; each is
-wrapped for the count, wherever it is called from) and inside file reads is GIL-free; everything else is
+wrapped for the count, wherever it is called from) and inside file reads is GIL-free, but for the engine's short
+calls, which keep the GIL below the sizes the engine says (`engine.RELEASE_ROWS`, `RELEASE_ENTRIES`,
+`RELEASE_BYTES`; `released` tells them apart by the same rule, from the call's arguments): those count as held
+(layer `engine, GIL kept`); everything else is
 counted as held, by layer: the methods of the engine's classes too (`Group.record_batch`, which hands a usual group's
 buffers to Arrow, and `Group.walked`, which wraps any other's, hold the GIL; they are not wrapped, so their time is
 their caller's; `engine.walk`, which wraps its rows itself, is counted GIL-free whole) (an upper bound: Arrow's and numpy's
@@ -172,7 +175,7 @@ def gil_held(partition: Path, work=None) -> tuple[float, float, dict[str, float]
     originals = {(m, name): f for m in modules for name in dir(m)
                  if type(f := getattr(m, name)).__name__.startswith("cython_function")}
     for (m, name), f in originals.items():
-        setattr(m, name, _in_engine(f))
+        setattr(m, name, _in_engine(name, f))
     if work is None:
         def work():
             return sum(b.num_rows for b in kafkalog.read_arrow(partition, includeHeaders=True, threads=1))
@@ -192,6 +195,9 @@ def gil_held(partition: Path, work=None) -> tuple[float, float, dict[str, float]
         if (name == "call" and file == _in_engine.__code__.co_filename) or name in FILE_READS:
             free += own
             continue
+        if name == "held_call" and file == _in_engine.__code__.co_filename:
+            held["engine, GIL kept"] += own
+            continue
         where = file.split(os.sep + "kafkalog" + os.sep, 1)[1].split(os.sep)[0] if os.sep + "kafkalog" + os.sep in file \
             else "pyarrow" if "pyarrow" in file else "numpy" if "numpy" in file else "other"
         held[where.removesuffix(".py")] += own
@@ -207,13 +213,18 @@ def gil_held_unprofiled(partition: Path, work=None, repeat: int = 3) -> tuple[fl
     from kafkalog.fast import compiled, line_parts
 
     free = [0.0]
+    inside = [False]  # (a read inside a read, `_read_chunk` calling `_read`: counted once)
 
-    def timed(f):
+    def timed(f, name=None):
         def call(*args, **kwargs):
+            if inside[0] or (name is not None and not released(name, args)):
+                return f(*args, **kwargs)  # (a short engine call: the GIL kept)
             start = time.thread_time()
+            inside[0] = True
             try:
                 return f(*args, **kwargs)
             finally:
+                inside[0] = False
                 free[0] += time.thread_time() - start
         return call
 
@@ -224,7 +235,7 @@ def gil_held_unprofiled(partition: Path, work=None, repeat: int = 3) -> tuple[fl
                 if name.startswith("_read") and callable(getattr(entries.EntryScanner, name))]
     originals = [(owner, name, getattr(owner, name)) for owner, name in wrapped]
     for owner, name, f in originals:
-        setattr(owner, name, timed(f))
+        setattr(owner, name, timed(f, name if owner is compiled.engine else None))
     if work is None:
         def work():
             return sum(b.num_rows for b in kafkalog.read_arrow(partition, includeHeaders=True, threads=1))
@@ -260,12 +271,45 @@ def file_reads(segment: Path, n: int, repeat: int) -> float:
     return alone / together
 
 
-def _in_engine(f):
+def _in_engine(name, f):
     """An engine function as a Python frame, so that cProfile counts its time apart from its caller's (a
-    compiled function makes no frame of its own: its time would be its caller's)."""
+    compiled function makes no frame of its own: its time would be its caller's): `call` where it releases the GIL,
+    `held_call` where it is short enough to keep it (`released`)."""
     def call(*args, **kwargs):
         return f(*args, **kwargs)
-    return call
+
+    def held_call(*args, **kwargs):
+        return f(*args, **kwargs)
+
+    def either(*args, **kwargs):
+        return (call if released(name, args) else held_call)(*args, **kwargs)
+    return either
+
+
+def released(name: str, args: tuple) -> bool:
+    """Whether the engine's call `name(*args)` released the GIL: its short calls keep it, by their input's size
+    (the rule of each, in `kafkalog/fast/engine.pyx`, from `engine.RELEASE_*`); every other call releases it."""
+    import numpy as np
+
+    from kafkalog.fast import compiled
+
+    e = compiled.engine
+    if not hasattr(e, "RELEASE_ROWS"):  # (an engine before these sizes, a baseline's: every call releases it)
+        return True
+    if name in ("kafka_columns", "scaled_in_range"):
+        return len(args[0]) >= e.RELEASE_ROWS
+    if name == "ids_by_length":
+        return len(args[2]) >= e.RELEASE_ROWS
+    if name == "repeat_each":
+        return args[2] >= e.RELEASE_ROWS
+    if name == "parse_batch_headers":
+        return len(args[1]) >= e.RELEASE_ENTRIES
+    if name == "crc32c_each":
+        return int(np.sum(args[2])) >= e.RELEASE_BYTES
+    if name == "scan_entries":
+        buf, pos, _limit, _most, out = args
+        return min(len(out), (len(buf) - pos) // (e.LOG_OVERHEAD + e.MIN_ENTRY_SIZE)) >= e.RELEASE_ENTRIES
+    return True
 
 
 #: cProfile's names of a file's reads (C methods: their time is their own).

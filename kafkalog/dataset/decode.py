@@ -219,7 +219,8 @@ class _Output:
             return
         table = self.pending[0] if len(self.pending) == 1 else pa.concat_tables(self.pending)
         self.pending, self.count = [], 0
-        # Slices of what was decoded, not copies; small pieces (around damage) are joined.
+        # Slices of what was decoded, not copies: each piece (a run's rows, a damage's row) stays a chunk of its own,
+        # cut at `rows`; nothing is joined, so an Arrow batch may hold fewer rows (ending where a piece ends).
         yield from table.to_batches(max_chunksize=self.rows)
 
 

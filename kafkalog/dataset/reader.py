@@ -46,6 +46,10 @@ Paths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 #: columns of a range ahead of the consumer (about 2.5 times its bytes) to come from the engine's pool of freed memory
 #: (64 MiB) rather than fresh pages: with 16 MiB, two threads took 20-35 blocks a read anew (2,000-2,800 page faults,
 #: against 0.2 blocks and ~550 faults with 8 MiB), for about 1 ms more planning (a cut more every 8 MiB).
+#: (At the scanner's chunk size, each range's last batch, past the chunk since the planner cuts at the first batch
+#: at least this far on, is read apart and walked as a group, a run and an Arrow piece of its own. A megabyte less
+#: makes a range one chunk, but the scanner reads a chunk shorter than `CHUNK_BYTES` into fresh memory (a file's last
+#: chunk's rule): up to 5,700 page faults a read, against 230-520; both are to change together.)
 THREAD_RANGE_BYTES = 8 * 1024 * 1024
 #: Bytes of Arrow batches each range may decode ahead of the consumer: most of a range (a 16 MiB range of
 #: LZ4 records is about 40 MiB of columns), so that the threads are not kept waiting for the consumer.
@@ -247,13 +251,15 @@ def _range_arrow_batches(rng: plan.SegmentRange, read: Read, shared: _SegmentCol
                          ) -> Iterator[tuple[list[pa.RecordBatch], int]]:
     # (the Arrow batches shaped together are handed over at once: a hand-off, and the GIL, per few of them)
     for shaped in read_range_shaped(rng, read.options, registry=read.registry, repeated=shared.of(rng.segment)):
-        yield shaped, sum(arrow_batch.nbytes for arrow_batch in shaped)
+        # Slices of one shaped batch: its buffers, whole, are what they hold (`nbytes` of each slice, which walks
+        # every column's offsets to size its part, was 20 us an Arrow batch with the GIL held: 2% of a read).
+        yield shaped, shaped[0].get_total_buffer_size()
 
 
 class _SegmentColumns:
     """The constant columns (topic, partition, the batches' fields: `kafkalog.fast.columns.Repeated`) that the byte
     ranges of one segment share on a read's threads, made once for the segment, not once a range (a 205 MB segment
-    is 13 ranges of `THREAD_RANGE_BYTES`: each made them anew, a tenth of a read's CPU, in fresh memory).
+    is 25 ranges of `THREAD_RANGE_BYTES`: each made them anew, a tenth of a read's CPU, in fresh memory).
 
     Held for the last `keep` segments asked about only: the ranges in flight are at most the threads' and the
     one handed out, in file order, so a read of many segments does not keep every segment's columns."""

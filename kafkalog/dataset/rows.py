@@ -99,7 +99,8 @@ def read_range_shaped(rng: plan.SegmentRange, options: ReadOptions, pushed: Push
                       registry: RegistryColumns | None = None, repeated: Repeated | None = None
                       ) -> Iterator[list[pa.RecordBatch]]:
     """`read_range`'s Arrow batches, those shaped together (at most `SHAPED_ROWS` rows, or `rowsPerBatch`) in one
-    list: what a thread hands over at once (`kafkalog.dataset.reader`), one hand-off for several Arrow batches.
+    list (slices of one record batch): what a thread hands over at once (`kafkalog.dataset.reader`), one hand-off
+    for several Arrow batches.
     `repeated`: the constant columns the read's other ranges of the same segment made (None: made anew)."""
     markers = None
     if options.read_committed:

@@ -97,6 +97,7 @@ class Repeated:
         self._arrays: dict[tuple[pa.DataType, object], pa.Array] = {}
         self._names: dict[int, tuple[pa.Array, list]] = {}  # (by the names' id: each array is kept with its list)
         self._batches: dict[tuple, pa.RecordBatch] = {}
+        self._exported: dict[tuple, Any] = {}  # (`engine.Constants`: a compiled class, no stubs)
 
     def batch(self, key: tuple, n: int, build: Callable[[tuple, int], dict[str, pa.Array]], least: int = 4096
               ) -> pa.RecordBatch:
@@ -109,6 +110,17 @@ class Repeated:
                 self._batches.clear()  # (many different values: each walk's are made anew, as without this)
             m = max(n, 2 * made.num_rows if made is not None else least)
             made = self._batches[key] = pa.RecordBatch.from_pydict(build(key, m))
+        return made
+
+    def exported(self, key: tuple, batch: pa.RecordBatch, export: Callable[[pa.RecordBatch], Any]) -> Any:
+        """`export(batch)` (`kafkalog.fast.compiled.constants`: a `batch` of this key's constant columns exported to
+        the engine), once per batch made: the walks of the byte ranges of a segment, on a read's threads, share it
+        (exported once a range, it was 1-2% of a read's CPU with the GIL held)."""
+        made = self._exported.get(key)
+        if made is None or made.batch is not batch:
+            if len(self._exported) >= _HELD_BATCHES:
+                self._exported.clear()  # (many different values: as `batch`'s)
+            made = self._exported[key] = export(batch)
         return made
 
     def column(self, value, type_: pa.DataType, n: int) -> pa.Array:

@@ -164,6 +164,16 @@ cdef inline bint _takes(int64_t codec) noexcept nogil:
         return _zstd_decompress != NULL
     return codec == _SNAPPY or (codec == _GZIP and _isal_inflate_stateless != NULL)
 
+cdef enum:
+    # A short call keeps the GIL. Releasing it wakes a thread waiting for it, and taking it back waits for that
+    # thread's Python to reach its own release (longer, on a read's two threads, than a short call runs): a call
+    # releases the GIL only for about 10 us of work or more, judged in the call by its input's size.
+    _RELEASE_ROWS = 2048  # rows of a pass over columns (`kafka_columns`: about 6 ns a row)
+    _RELEASE_ENTRIES = 128  # entries whose headers are read (`scan_entries`, `parse_batch_headers`: 70-170 ns each)
+    _RELEASE_BYTES = 65536  # bytes checksummed (`crc32c_each`: ISA-L, several GB/s)
+#: The sizes from which the short calls release the GIL (`benchmarks/threads.py` counts the calls below as held).
+RELEASE_ROWS, RELEASE_ENTRIES, RELEASE_BYTES = _RELEASE_ROWS, _RELEASE_ENTRIES, _RELEASE_BYTES
+
 # What stopped `walk`, and the damage codes beside the generated ERRORS: as `kafkalog.fast.walk_codes`.
 cdef enum:
     _WALK_DONE = 0
@@ -183,21 +193,33 @@ NOT_CONTROL, KEY_DOES_NOT_PARSE = -1, -2
 
 def crc32c_each(const uint8_t[::1] buf, const int64_t[::1] start, const int64_t[::1] length):
     """The CRC-32C of each slice ``buf[start[i]:start[i] + length[i]]`` (inside `buf`, lengths < 2 GiB), in one
-    call without the GIL; `kafkalog.checksums.v2_crc`'s, many at a time."""
+    call without the GIL (from `RELEASE_BYTES` in all); `kafkalog.checksums.v2_crc`'s, many at a time."""
     cdef Py_ssize_t i, n = start.shape[0]
+    cdef int64_t total = 0
     out = np.empty(n, dtype=np.uint32)
     cdef uint32_t[::1] o = out
     for i in range(n):
         if start[i] < 0 or length[i] < 0 or start[i] + length[i] > buf.shape[0]:
             raise ValueError("a slice is not inside the buffer")  # a caller's bug: the call would read past it
+        total += length[i]
     if n == 0:
         return out
     cdef const uint8_t* base = &buf[0]
-    cdef uint32_t ones = 0xFFFFFFFF
-    with nogil:
-        for i in range(n):
-            o[i] = _crc32_iscsi(base + start[i], <int>length[i], ones) ^ ones
+    if total >= _RELEASE_BYTES:
+        with nogil:
+            _crc32c_each(base, &start[0], &length[0], n, &o[0])
+    else:
+        _crc32c_each(base, &start[0], &length[0], n, &o[0])
     return out
+
+
+cdef inline void _crc32c_each(const uint8_t* base, const int64_t* start, const int64_t* length, Py_ssize_t n,
+                              uint32_t* out) noexcept nogil:
+    """`crc32c_each`'s loop."""
+    cdef Py_ssize_t i
+    cdef uint32_t ones = 0xFFFFFFFF
+    for i in range(n):
+        out[i] = _crc32_iscsi(base + start[i], <int>length[i], ones) ^ ones
 
 
 cdef enum:
@@ -219,12 +241,12 @@ LOG_OVERHEAD, HEADER_SIZE_UP_TO_MAGIC, MIN_ENTRY_SIZE = _LOG_OVERHEAD, _HEADER_S
 
 def scan_entries(const uint8_t[::1] buf, int64_t pos, int64_t start_limit, int64_t max_entry, int64_t[:, ::1] out):
     """Entries that lie whole in buf[pos:], starting before `start_limit`, into `out` (position, size, magic), in one
-    call without the GIL: `kafkalog.entries.EntryScanner`'s chunk scan (`kafka_log.ksy`'s entry header, Kafka's
-    `FileLogInputStream`). Stops at the first entry that is not whole in `buf` or whose size is below the minimum
-    or above `max_entry`. Returns (entries, position reached, SCAN_END, SCAN_STOP or SCAN_FULL)."""
-    cdef int64_t n = 0, end = buf.shape[0], length, rows = out.shape[0]
-    cdef int why = _SCAN_END
-    cdef int8_t magic
+    call without the GIL (where it may find `RELEASE_ENTRIES` or more): `kafkalog.entries.EntryScanner`'s chunk scan
+    (`kafka_log.ksy`'s entry header, Kafka's `FileLogInputStream`). Stops at the first entry that is not whole in `buf`
+    or whose size is below the minimum or above `max_entry`. Returns (entries, position reached, SCAN_END, SCAN_STOP or
+    SCAN_FULL)."""
+    cdef int64_t n = 0, end = buf.shape[0], rows = out.shape[0]
+    cdef int why
     if out.shape[1] != 3:
         raise ValueError("the entry table has three columns")  # a caller's bug
     if pos < 0:
@@ -232,25 +254,40 @@ def scan_entries(const uint8_t[::1] buf, int64_t pos, int64_t start_limit, int64
     if end == 0 or pos >= start_limit:
         return 0, pos, _SCAN_END if pos >= start_limit else _SCAN_STOP
     cdef const uint8_t* data = &buf[0]
-    with nogil:
-        while pos < start_limit:
-            if n >= rows:
-                why = _SCAN_FULL
-                break
-            if end - pos < _HEADER_SIZE_UP_TO_MAGIC:
-                why = _SCAN_STOP
-                break
-            length = _int_be(data, pos + 8, 4)
-            if length < _MIN_ENTRY_SIZE or length > max_entry or length > end - pos - _LOG_OVERHEAD:
-                why = _SCAN_STOP
-                break
-            magic = <int8_t>data[pos + 16]
-            out[n, _ENTRY_POS] = pos
-            out[n, _ENTRY_LENGTH] = length
-            out[n, _ENTRY_MAGIC] = magic
-            n += 1
-            pos += _LOG_OVERHEAD + length
+    # (the entries it may find, at most: the table's rows, or the bytes left over the smallest entry)
+    if min(rows, (end - pos) // (_LOG_OVERHEAD + _MIN_ENTRY_SIZE)) >= _RELEASE_ENTRIES:
+        with nogil:
+            why = _scan(data, end, &pos, start_limit, max_entry, out, &n)
+    else:
+        why = _scan(data, end, &pos, start_limit, max_entry, out, &n)
     return n, pos, why
+
+
+cdef int _scan(const uint8_t* data, int64_t end, int64_t* at, int64_t start_limit, int64_t max_entry,
+               int64_t[:, ::1] out, int64_t* found) noexcept nogil:
+    """`scan_entries`' loop: from `at[0]`, moved past the entries found (`found[0]` of them, in `out`)."""
+    cdef int64_t n = found[0], pos = at[0], length, rows = out.shape[0]
+    cdef int why = _SCAN_END
+    cdef int8_t magic
+    while pos < start_limit:
+        if n >= rows:
+            why = _SCAN_FULL
+            break
+        if end - pos < _HEADER_SIZE_UP_TO_MAGIC:
+            why = _SCAN_STOP
+            break
+        length = _int_be(data, pos + 8, 4)
+        if length < _MIN_ENTRY_SIZE or length > max_entry or length > end - pos - _LOG_OVERHEAD:
+            why = _SCAN_STOP
+            break
+        magic = <int8_t>data[pos + 16]
+        out[n, _ENTRY_POS] = pos
+        out[n, _ENTRY_LENGTH] = length
+        out[n, _ENTRY_MAGIC] = magic
+        n += 1
+        pos += _LOG_OVERHEAD + length
+    found[0], at[0] = n, pos
+    return why
 
 
 def hop_entries(int fd, int64_t pos, int64_t start_limit, int64_t file_end, int64_t max_entry, int64_t[:, ::1] out):
@@ -293,11 +330,9 @@ def hop_entries(int fd, int64_t pos, int64_t start_limit, int64_t file_end, int6
 def parse_batch_headers(const uint8_t[::1] buf, const int64_t[::1] pos, const int64_t[::1] size,
                         int64_t[:, ::1] table, int64_t[::1] errors):
     """The v2 header (`kafka_record_batch.ksy`) of each entry `buf[pos[i]:pos[i] + size[i]]` into row i of `table`
-    (`KAFKA_RECORD_BATCH__*` columns), its error code into `errors[i]`, in one call without the GIL."""
+    (`KAFKA_RECORD_BATCH__*` columns), its error code into `errors[i]`, in one call without the GIL (from
+    `RELEASE_ENTRIES` entries)."""
     cdef Py_ssize_t i, n = pos.shape[0]
-    cdef int err
-    cdef Table t
-    cdef int64_t row[KAFKA_RECORD_BATCH__WIDTH]
     if table.shape[0] < n or table.shape[1] != KAFKA_RECORD_BATCH__WIDTH or errors.shape[0] < n:
         raise ValueError("the table is smaller than the entries")  # a caller's bug
     for i in range(n):
@@ -306,12 +341,25 @@ def parse_batch_headers(const uint8_t[::1] buf, const int64_t[::1] pos, const in
     if n == 0:
         return
     cdef const uint8_t* base = &buf[0]
+    if n >= _RELEASE_ENTRIES:
+        with nogil:
+            _parse_batch_headers(base, &pos[0], &size[0], n, &table[0, 0], &errors[0])
+    else:
+        _parse_batch_headers(base, &pos[0], &size[0], n, &table[0, 0], &errors[0])
+
+
+cdef void _parse_batch_headers(const uint8_t* base, const int64_t* pos, const int64_t* size, Py_ssize_t n,
+                               int64_t* table, int64_t* errors) noexcept nogil:
+    """`parse_batch_headers`' loop: row i of `table` (`KAFKA_RECORD_BATCH__WIDTH` columns, C order)."""
+    cdef Py_ssize_t i
+    cdef int err
+    cdef Table t
+    cdef int64_t row[KAFKA_RECORD_BATCH__WIDTH]
     t.data, t.rows = row, 1
-    with nogil:
-        for i in range(n):
-            err, _ = parse_kafka_record_batch(base, pos[i], pos[i] + size[i], &t, 0)
-            errors[i] = err
-            memcpy(&table[i, 0], row, KAFKA_RECORD_BATCH__WIDTH * 8)
+    for i in range(n):
+        err, _ = parse_kafka_record_batch(base, pos[i], pos[i] + size[i], &t, 0)
+        errors[i] = err
+        memcpy(&table[i * KAFKA_RECORD_BATCH__WIDTH], row, KAFKA_RECORD_BATCH__WIDTH * 8)
 
 
 def parse_legacy_entries(const uint8_t[::1] buf, const int64_t[:, ::1] entries, const int64_t[::1] rows,
@@ -462,29 +510,55 @@ def gather_pair(const uint8_t[::1] buf, const int64_t[::1] a_pos, const int64_t[
 
 def scaled_in_range(const int64_t[::1] values, int64_t low, int64_t high, int64_t scale):
     """``values[i] * scale`` where ``low <= values[i] <= high``, else 0, and the validity bitmap of the rows in range
-    (Arrow's, least significant bit first), with how many are out of range: one pass without the GIL (the dataset
-    layer's milliseconds into Spark's microseconds, per Arrow batch)."""
-    cdef Py_ssize_t i, n = values.shape[0]
+    (Arrow's, least significant bit first), with how many are out of range: one pass without the GIL (from
+    `RELEASE_ROWS`; the dataset layer's milliseconds into Spark's microseconds, per Arrow batch)."""
+    cdef Py_ssize_t n = values.shape[0]
     out_array = np.empty(n, dtype=np.int64)
     bitmap_array = np.zeros((n + 7) >> 3, dtype=np.uint8)
     cdef int64_t[::1] out = out_array
     cdef uint8_t[::1] bitmap = bitmap_array
-    cdef int64_t v, nulls = 0
-    with nogil:
-        for i in range(n):
-            v = values[i]
-            if low <= v <= high:
-                out[i] = v * scale
-                bitmap[i >> 3] |= <uint8_t>(1 << (i & 7))
-            else:
-                out[i] = 0
-                nulls += 1
+    cdef int64_t nulls = 0
+    if n == 0:
+        return out_array, bitmap_array, 0
+    if n >= _RELEASE_ROWS:
+        with nogil:
+            nulls = _scaled(&values[0], n, low, high, scale, &out[0], &bitmap[0])
+    else:
+        nulls = _scaled(&values[0], n, low, high, scale, &out[0], &bitmap[0])
     return out_array, bitmap_array, nulls
 
 
+cdef inline int64_t _scaled(const int64_t* values, Py_ssize_t n, int64_t low, int64_t high, int64_t scale,
+                            int64_t* out, uint8_t* bitmap) noexcept nogil:
+    """`scaled_in_range`'s pass (and `kafka_columns`' timestamps) into `out` and the zeroed `bitmap`: how many
+    values are out of range. (A byte of the bitmap is made in a register and stored once: setting each bit in memory
+    chained every row's store to the last's.)"""
+    cdef Py_ssize_t i, j
+    cdef int64_t v, valid = 0
+    cdef uint8_t byte
+    cdef bint inside
+    for i in range(0, n, 8):
+        byte = 0
+        for j in range(min(8, n - i)):
+            v = values[i + j]
+            inside = low <= v <= high
+            out[i + j] = v * scale if inside else 0
+            byte |= <uint8_t>(inside << j)
+        bitmap[i >> 3] = byte
+        valid += _popcount8(byte)
+    return n - valid
+
+
+cdef inline int _popcount8(uint8_t byte) noexcept nogil:
+    """The bits set in `byte`."""
+    byte = byte - ((byte >> 1) & 0x55)
+    byte = (byte & 0x33) + ((byte >> 2) & 0x33)
+    return (byte + (byte >> 4)) & 0x0F
+
+
 def repeat_each(const int64_t[::1] values, const int64_t[::1] counts, int64_t n):
-    """``values[i]`` on ``counts[i]`` rows each, `n` rows in all (numpy's ``repeat``, without the GIL: a batch-level
-    column of a walk's rows, such as each row's batch position)."""
+    """``values[i]`` on ``counts[i]`` rows each, `n` rows in all (numpy's ``repeat``, without the GIL from
+    `RELEASE_ROWS`: a batch-level column of a walk's rows, such as each row's batch position)."""
     cdef Py_ssize_t i, m = values.shape[0]
     cdef int64_t c, j, row = 0
     if counts.shape[0] != m:
@@ -497,27 +571,50 @@ def repeat_each(const int64_t[::1] values, const int64_t[::1] counts, int64_t n)
         raise ValueError("the counts do not add up to the rows")  # a caller's bug: the loop would write past them
     out_array = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] out = out_array
-    row = 0
-    with nogil:
-        for i in range(m):
-            c = counts[i]
-            for j in range(c):
-                out[row + j] = values[i]
-            row += c
+    if n == 0:
+        return out_array
+    if n >= _RELEASE_ROWS:
+        with nogil:
+            _repeat(&values[0], &counts[0], m, &out[0])
+    else:
+        _repeat(&values[0], &counts[0], m, &out[0])
     return out_array
+
+
+cdef inline void _repeat(const int64_t* values, const int64_t* counts, Py_ssize_t m, int64_t* out) noexcept nogil:
+    """`repeat_each`'s loop."""
+    cdef Py_ssize_t i
+    cdef int64_t c, j, row = 0
+    for i in range(m):
+        c = counts[i]
+        for j in range(c):
+            out[row + j] = values[i]
+        row += c
 
 
 def ids_by_length(const int32_t[::1] offsets, const int32_t[::1] ids, int32_t[::1] out):
     """``out[i] = ids[offsets[i + 1] - offsets[i]]`` (the last id for any longer length, and for a negative one),
-    for each string of an Arrow string array's offsets, without the GIL."""
-    cdef Py_ssize_t i, n = out.shape[0], last = ids.shape[0] - 1
-    cdef int64_t length
+    for each string of an Arrow string array's offsets, without the GIL (from `RELEASE_ROWS`)."""
+    cdef Py_ssize_t n = out.shape[0], last = ids.shape[0] - 1
     if offsets.shape[0] < n + 1 or last < 0:
         raise ValueError("the offsets or the ids are too short")  # a caller's bug: the loop would read past them
-    with nogil:
-        for i in range(n):
-            length = offsets[i + 1] - offsets[i]
-            out[i] = ids[length if 0 <= length < last else last]
+    if n == 0:
+        return
+    if n >= _RELEASE_ROWS:
+        with nogil:
+            _ids_by_length(&offsets[0], n, &ids[0], last, &out[0])
+    else:
+        _ids_by_length(&offsets[0], n, &ids[0], last, &out[0])
+
+
+cdef inline void _ids_by_length(const int32_t* offsets, Py_ssize_t n, const int32_t* ids, Py_ssize_t last,
+                                int32_t* out) noexcept nogil:
+    """`ids_by_length`'s pass (and `kafka_columns`' timestamp types)."""
+    cdef Py_ssize_t i
+    cdef int64_t length
+    for i in range(n):
+        length = offsets[i + 1] - offsets[i]
+        out[i] = ids[length if 0 <= length < last else last]
 
 
 cdef int64_t _lz4_frame(void* dctx, uint8_t* dst, int64_t cap, const uint8_t* src, int64_t left) noexcept nogil:
@@ -1871,15 +1968,15 @@ cdef inline const void* _lent_array(list owner, object array):
 def kafka_columns(const int64_t[::1] ms, int64_t low, int64_t high, int64_t scale,
                   const int32_t[::1] type_offsets, Py_ssize_t type_at, const int32_t[::1] type_ids,
                   const int32_t[::1] header_offsets, Py_ssize_t header_at):
-    """The columns the Kafka source shapes from the decoder's, for the `n` rows of `ms`, in one pass without the GIL
-    (per Arrow batch): `timestamp` (``ms[i] * scale`` where ``low <= ms[i] <= high``, else 0 and null: its values,
-    validity bitmap and nulls), `timestampType` (``type_ids`` by the length of string ``type_at + i`` of
-    `type_offsets`, the last id for any other length; written at ``type_at + i``, where the names' validity bitmap
-    has them) and the `headers` validity bitmap (bit ``header_at + i`` set where list ``header_at + i`` of
+    """The columns the Kafka source shapes from the decoder's, for the `n` rows of `ms`, in one call without the GIL
+    (from `RELEASE_ROWS` rows; per Arrow batch): `timestamp` (``ms[i] * scale`` where ``low <= ms[i] <= high``, else 0
+    and null: its values, validity bitmap and nulls), `timestampType` (``type_ids`` by the length of string ``type_at +
+    i`` of `type_offsets`, the last id for any other length; written at ``type_at + i``, where the names' validity
+    bitmap has them) and the `headers` validity bitmap (bit ``header_at + i`` set where list ``header_at + i`` of
     `header_offsets` is not empty) with its nulls; an empty `header_offsets` makes no bitmap (None, 0)."""
-    cdef Py_ssize_t i, n = ms.shape[0], last = type_ids.shape[0] - 1, bit
+    cdef Py_ssize_t n = ms.shape[0], last = type_ids.shape[0] - 1
     cdef bint headers = header_offsets.shape[0] != 0
-    cdef int64_t v, length, ts_nulls = 0, header_nulls = 0
+    cdef int64_t nulls[2]
     if type_at < 0 or header_at < 0 or last < 0 or type_offsets.shape[0] < type_at + n + 1 \
             or (headers and header_offsets.shape[0] < header_at + n + 1):
         raise ValueError("the offsets or the ids are too short")  # a caller's bug: the loop would read past them
@@ -1891,23 +1988,35 @@ def kafka_columns(const int64_t[::1] ms, int64_t low, int64_t high, int64_t scal
     cdef uint8_t[::1] ts_bitmap = ts_bitmap_array
     cdef int32_t[::1] ids = ids_array
     cdef uint8_t[::1] header_bitmap = header_bitmap_array
-    with nogil:
-        for i in range(n):
-            v = ms[i]
-            if low <= v <= high:
-                us[i] = v * scale
-                ts_bitmap[i >> 3] |= <uint8_t>(1 << (i & 7))
-            else:
-                us[i] = 0
-                ts_nulls += 1
-            length = type_offsets[type_at + i + 1] - type_offsets[type_at + i]
-            ids[type_at + i] = type_ids[length if 0 <= length < last else last]
-        if headers:
-            for i in range(n):
-                bit = header_at + i
-                if header_offsets[bit + 1] != header_offsets[bit]:
-                    header_bitmap[bit >> 3] |= <uint8_t>(1 << (bit & 7))
-                else:
-                    header_nulls += 1
-    return (us_array, ts_bitmap_array, ts_nulls, ids_array,
-            header_bitmap_array if headers else None, header_nulls)
+    if n == 0:
+        return us_array, ts_bitmap_array, 0, ids_array, header_bitmap_array if headers else None, 0
+    cdef const int32_t* header_from = &header_offsets[0] if headers else NULL
+    cdef uint8_t* header_bits = &header_bitmap[0] if headers else NULL
+    if n >= _RELEASE_ROWS:
+        with nogil:
+            _kafka_columns(&ms[0], n, low, high, scale, &us[0], &ts_bitmap[0], &type_offsets[0], type_at,
+                           &type_ids[0], last, &ids[0], header_from, header_at, header_bits, nulls)
+    else:
+        _kafka_columns(&ms[0], n, low, high, scale, &us[0], &ts_bitmap[0], &type_offsets[0], type_at, &type_ids[0],
+                       last, &ids[0], header_from, header_at, header_bits, nulls)
+    return (us_array, ts_bitmap_array, nulls[0], ids_array, header_bitmap_array if headers else None, nulls[1])
+
+
+cdef inline void _kafka_columns(const int64_t* ms, Py_ssize_t n, int64_t low, int64_t high, int64_t scale,
+                                int64_t* us, uint8_t* ts_bitmap, const int32_t* type_offsets, Py_ssize_t type_at,
+                                const int32_t* type_ids, Py_ssize_t last, int32_t* ids, const int32_t* header_offsets,
+                                Py_ssize_t header_at, uint8_t* header_bitmap, int64_t* nulls) noexcept nogil:
+    """`kafka_columns`' passes: `nulls`, the timestamps' out of range and the empty headers (none without
+    `header_offsets`)."""
+    cdef Py_ssize_t i, bit
+    cdef int64_t full = 0
+    cdef bint listed
+    nulls[0] = _scaled(ms, n, low, high, scale, us, ts_bitmap)
+    _ids_by_length(type_offsets + type_at, n, type_ids, last, ids + type_at)
+    if header_offsets != NULL:
+        for i in range(n):  # (without a branch: whether a record has headers is as the data has it)
+            bit = header_at + i
+            listed = header_offsets[bit + 1] != header_offsets[bit]
+            header_bitmap[bit >> 3] |= <uint8_t>(listed << (bit & 7))
+            full += listed
+    nulls[1] = n - full if header_offsets != NULL else 0

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -109,9 +108,6 @@ MIXED_GROUPS = True
 #: Whether a usual group with control batches (`engine.Group.control_batches`: a transaction's markers) is made into
 #: its record batch by the engine; off, it is walked as a group that is not usual (what tests hold it to).
 CONTROL_GROUPS = True
-#: Constant columns exported (`compiled.constants`) held at most: a few sets of values (a segment's usual groups of
-#: one producer, and those of several, whose differing fields are not in their key).
-_HELD_CONSTANTS = 8
 
 
 class BatchWalker:
@@ -128,8 +124,6 @@ class BatchWalker:
         self._raw: bytearray | None = None  # (what `_decompressed` views)
         self._no_output = np.empty(0, dtype=np.uint8)
         self._ratio = 1.0  # decompressed bytes per compressed byte in the last compressed group
-        # The constant columns of the last usual groups, exported (`compiled.constants`), by their values.
-        self._constants: dict[tuple, Any] = {}  # (`engine.Constants`: a compiled class, no stubs)
 
     def batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, batch_headers: np.ndarray,
                  group: Group, run: RunBuilder, magic_damage: list[DamagedDataError] | None = None
@@ -312,12 +306,8 @@ class BatchWalker:
             if self.options.columns:
                 key = found.key
                 constant = self.options.repeated.batch(key, found.rows, self._constant_columns, self.table_rows)
-                exported = self._constants.get(key)
-                if exported is None or exported.batch is not constant:
-                    if len(self._constants) >= _HELD_CONSTANTS:
-                        self._constants.clear()
-                    # (once per set of values, not per group)
-                    exported = self._constants[key] = compiled.constants(constant)
+                # (once per set of values, not per group, nor per byte range of a read on threads)
+                exported = self.options.repeated.exported(key, constant, compiled.constants)
                 run.add_batch(found.record_batch(
                     exported, _RECORD_LAYOUTS[controls] if self.options.record_columns_only
                     else _LAYOUTS[controls][found.differs],

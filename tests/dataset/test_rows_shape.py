@@ -47,6 +47,14 @@ def test_an_arrow_batch_is_shaped_in_one_pass_as_column_by_column(headers):
                 assert out.to_pylist() == _by_column(part, options).to_pylist()
                 shaped += raw.column("timestamp").null_count == 0
     assert shaped > 20  # most went through the engine's pass
+    # An Arrow batch of `engine.RELEASE_ROWS` rows or more, which the pass makes without the GIL (the samples' are
+    # shorter, made holding it): the same columns.
+    batches = list(decode.read_segment(str(ROOT / "samples/v2-transaction.log"), mode="PERMISSIVE"))
+    copies = compiled.engine.RELEASE_ROWS // sum(b.num_rows for b in batches) + 1
+    whole = pa.Table.from_batches(batches * copies).combine_chunks().to_batches()[0]
+    for part in (whole, whole.slice(3)):
+        assert part.num_rows >= compiled.engine.RELEASE_ROWS
+        assert rows.to_output(part, options).equals(_by_column(part, options))
 
 
 def test_kafka_columns_refuses_offsets_shorter_than_its_rows():

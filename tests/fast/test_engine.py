@@ -420,10 +420,13 @@ def test_a_walk_that_checks_finds_what_a_walk_that_copies_finds(max_rows):
 
 def test_the_per_batch_helpers_give_what_numpy_gives():
     """`repeat_each`, `scaled_in_range` and `ids_by_length` (the dataset layer's per-Arrow-batch loops without the
-    GIL) against numpy on random inputs, edges included, and refusing counts that would write past their rows."""
+    GIL) against numpy on random inputs, edges included, and refusing counts that would write past their rows; below
+    and from `engine.RELEASE_ROWS` (a short call keeps the GIL: the same loop, called as it is)."""
     rng = np.random.default_rng(7)
-    for _ in range(50):
-        values = rng.integers(-2**40, 2**40, size=int(rng.integers(0, 40)))
+    release = compiled.engine.RELEASE_ROWS
+    for i in range(50):
+        values = rng.integers(-2**40, 2**40, size=int(rng.integers(0, 40) if i % 2 else rng.integers(release // 2,
+                                                                                                     2 * release)))
         counts = rng.integers(0, 5, size=len(values))
         assert np.array_equal(compiled.repeat_each(values, counts, int(counts.sum())), np.repeat(values, counts))
         low, high, scale = -2**35, 2**35, 1000
@@ -436,9 +439,10 @@ def test_the_per_batch_helpers_give_what_numpy_gives():
         compiled.repeat_each(np.arange(3), np.array([1, 1, 1]), 4)
     with pytest.raises(ValueError):
         compiled.repeat_each(np.arange(3), np.array([2, -1, 2]), 3)
-    names = pa.array(["CreateTime", None, "", "LogAppendTime", "x" * 40])
-    ids = np.array([9, 8, 7, 6], dtype=np.int32)  # by length 0, 1, 2; 3 and longer: the last
-    out = np.empty(len(names), dtype=np.int32)
-    compiled.ids_by_length(np.frombuffer(names.buffers()[1], dtype=np.int32), ids, out)
-    lengths = [len(s or "") for s in names.to_pylist()]
-    assert out.tolist() == [int(ids[n]) if n < len(ids) - 1 else int(ids[-1]) for n in lengths]
+    for copies in (1, release):
+        names = pa.array(["CreateTime", None, "", "LogAppendTime", "x" * 40] * copies)
+        ids = np.array([9, 8, 7, 6], dtype=np.int32)  # by length 0, 1, 2; 3 and longer: the last
+        out = np.empty(len(names), dtype=np.int32)
+        compiled.ids_by_length(np.frombuffer(names.buffers()[1], dtype=np.int32), ids, out)
+        lengths = [len(s or "") for s in names.to_pylist()]
+        assert out.tolist() == [int(ids[n]) if n < len(ids) - 1 else int(ids[-1]) for n in lengths]

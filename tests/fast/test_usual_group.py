@@ -8,6 +8,7 @@ are said to be so (and read as before), and the record batch's memory goes back 
 from __future__ import annotations
 
 import gc
+import itertools
 import threading
 
 import numpy as np
@@ -186,3 +187,24 @@ def test_the_product_path_takes_a_usual_group_whole_without_a_walk_of_its_own(co
         report = verify.verify_path(path, report=verify.VerifyReport(threads=1))
         assert report.records == ref.num_rows and report.ok
     assert calls.pop("_usual") and not calls
+
+
+def test_the_byte_ranges_of_a_segment_export_its_constant_columns_once(monkeypatch):
+    # The walks of a segment's byte ranges (a read on threads) share its constant columns (`Repeated`), and the
+    # engine's export of them: exported once for the segment, not once a range.
+    from kafkalog.dataset.decode import read_segment
+    from kafkalog.fast.columns import Repeated
+
+    data = _segment("v2-none.log")
+    buf = np.frombuffer(data, dtype=np.uint8)
+    table = np.zeros((4096, 3), dtype=np.int64)
+    n, _pos, _why = engine.scan_entries(buf, 0, len(buf), 1 << 28, table)
+    assert n >= 2
+    calls = []
+    monkeypatch.setattr(compiled, "constants", lambda batch: calls.append(batch) or engine.Constants(batch))
+    shared = Repeated()
+    cuts = [0, *table[1:n, 0].tolist(), len(data)]
+    parts = [pa.Table.from_batches(list(read_segment(data, start=a, end=b, repeated=shared)), schema=SCHEMA)
+             for a, b in itertools.pairwise(cuts)]
+    assert len(calls) == 1, len(calls)  # (once a range before: as many as the ranges)
+    assert pa.concat_tables(parts).equals(read_segment_table(data))
