@@ -1601,18 +1601,7 @@ GROUP_COLUMNS = ("offset", "timestamp", "sequence", "key", "value", "headers", "
 from cpython.ref cimport PyObject, Py_INCREF, Py_DECREF
 
 
-# Arrow's C data interface (https://arrow.apache.org/docs/format/CDataInterface.html): the struct a producer fills.
-cdef struct ArrowArray:
-    int64_t length
-    int64_t null_count
-    int64_t offset
-    int64_t n_buffers
-    int64_t n_children
-    const void** buffers
-    ArrowArray** children
-    ArrowArray* dictionary
-    void (*release)(ArrowArray*) noexcept nogil
-    void* private_data
+include "arrow_c.pxi"
 
 
 cdef enum:

@@ -79,38 +79,7 @@ cdef struct Records:
     Column header_value
 
 
-# Arrow's C data interface (https://arrow.apache.org/docs/format/CDataInterface.html): a record batch's columns
-# read where pyarrow keeps them, through the capsules `__arrow_c_array__` gives (kept alive while they are read).
-cdef extern from *:
-    """
-    #ifndef ARROW_C_DATA_INTERFACE
-    #define ARROW_C_DATA_INTERFACE
-    struct ArrowSchema {
-      const char* format; const char* name; const char* metadata; int64_t flags; int64_t n_children;
-      struct ArrowSchema** children; struct ArrowSchema* dictionary; void (*release)(struct ArrowSchema*);
-      void* private_data;
-    };
-    struct ArrowArray {
-      int64_t length; int64_t null_count; int64_t offset; int64_t n_buffers; int64_t n_children;
-      const void** buffers; struct ArrowArray** children; struct ArrowArray* dictionary;
-      void (*release)(struct ArrowArray*); void* private_data;
-    };
-    #endif
-    """
-    struct ArrowSchema:
-        const char* format
-        const char* name
-        int64_t n_children
-        ArrowSchema** children
-
-    struct ArrowArray:
-        int64_t length
-        int64_t null_count
-        int64_t offset
-        int64_t n_buffers
-        int64_t n_children
-        const void** buffers
-        ArrowArray** children
+include "arrow_c.pxi"
 
 
 #: Offsets of an array of no rows whose offsets buffer was left out (the interface allows it).

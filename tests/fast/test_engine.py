@@ -34,13 +34,17 @@ def test_the_engine_is_compiled_and_finds_its_c_functions():
 def test_the_compiled_engine_is_not_older_than_its_sources():
     # An editable install compiles the engine in place once: a later change to its sources needs the set-up's
     # `pip install -e .` again, or these tests would read the old code.
-    built = Path(engine.__file__)
-    if not built.is_relative_to(ROOT):
+    from kafkalog.fast import lines
+
+    if not Path(engine.__file__).is_relative_to(ROOT):
         pytest.skip("the engine is installed from a wheel, without its sources")
-    for source in (ROOT / "kafkalog" / "fast" / "engine.pyx", ROOT / "kafkalog" / "fast" / "snappy.pxi",
-                   ROOT / "kafkalog" / "fast" / "inflate.pxi", ROOT / "generated" / "kafka_kernels.pxi"):
-        assert built.stat().st_mtime >= source.stat().st_mtime, (
-            f"{built.name} is older than {source.name}: run `pip install -e .` to compile it again")
+    fast = ROOT / "kafkalog" / "fast"
+    sources = [*fast.glob("*.pyx"), *fast.glob("*.pxi"), ROOT / "generated" / "kafka_kernels.pxi"]
+    assert {"engine.pyx", "lines.pyx", "buffers.pxi", "arrow_c.pxi"} <= {s.name for s in sources}
+    for built in (Path(engine.__file__), Path(lines.__file__)):  # (each is rebuilt whenever either is)
+        for source in sources:
+            assert built.stat().st_mtime >= source.stat().st_mtime, (
+                f"{built.name} is older than {source.name}: run `pip install -e .` to compile it again")
 
 
 def test_the_engine_frames_entries_as_kafkalog_does():
