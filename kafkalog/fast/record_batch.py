@@ -275,12 +275,15 @@ class BatchWalker:
             taken, full = found.taken, found.full
             if taken and codec != NONE:
                 compressed = int(batch_headers[i:i + taken, k.KAFKA_RECORD_BATCH__RECORDS_DATA__SIZE].sum())
+                run.held += int(found.columns[1, taken - 1])
                 self._ratio = max(1.0, int(found.columns[1, taken - 1]) / max(compressed, 1))
             if taken and found.usual and (MIXED_GROUPS or not found.differs) and (
                     CONTROL_GROUPS or not found.control_batches):
                 self._usual(found, base + pos[i:i + taken], size[i:i + taken], entries[i:i + taken, ENTRY_MAGIC], run)
                 found = None  # (its buffers go back to the engine's pool when not wrapped)
                 i += taken
+                if run.full:
+                    yield run.finish()
             elif taken:
                 _take(group, found, base + pos[i:i + taken], size[i:i + taken], entries[i:i + taken, ENTRY_MAGIC],
                       walked_buf)
@@ -343,6 +346,7 @@ class BatchWalker:
         group.add(batch_headers[i:j], position[i:j], size[i:j], magic[i:j], np.array(starts, dtype=np.int64),
                   np.array(lengths, dtype=np.int64), _shifted(damage, i, j), partial, buf)
         if self.output.end >= GROUP_BYTES:
+            run.held += self.output.end
             yield from self.walk(group, run)
             group.use(self.output)
 
@@ -405,6 +409,8 @@ class BatchWalker:
                 # At a batch boundary with a table's worth of rows: hand them out.
                 yield run.finish()
         group.clear()
+        if run.full:
+            yield run.finish()
 
     def _finish_section(self, run: RunBuilder, group: Group, s: int) -> None:
         """The item of section `s`, which is not a plain whole batch: its rows and its damage, in the reference

@@ -67,6 +67,10 @@ final class Hostile {
         }
         add("v2-none-1m-records", "one uncompressed v2 batch of 1,000,000 minimal records (offset delta 0), 7 MB",
             v2Minimal("none", MILLION));
+        // 300 * 30,000 records * ~40 bytes of Arrow columns each: 360 MB, from 30 KB (a chunk's groups held at once)
+        add("v2-zstd-300-batches", "300 v2 zstd batches of 30,000 minimal records each (offset delta 0), about 100 "
+            + "bytes a batch: 9,000,000 records, each batch small enough to be decoded with others in one group",
+            repeated(v2Minimal("zstd", 30_000), 300));
         add("v2-zstd-1m-empty-headers", "one v2 zstd batch of one record with 1,000,000 empty headers (key \"\", "
             + "value null: 2 bytes each)", v2EmptyHeaders("zstd", MILLION));
         for (int magic = 0; magic <= 1; magic++)
@@ -93,6 +97,12 @@ final class Hostile {
         SimpleRecord minimal = new SimpleRecord(Util.T0, (byte[]) null, (byte[]) null);
         for (int i = 0; i < n; i++) b.appendUncheckedWithOffset(0, minimal);
         return bytes(b.build());
+    }
+
+    static byte[] repeated(byte[] batch, int times) {
+        byte[] out = new byte[batch.length * times];
+        for (int i = 0; i < times; i++) System.arraycopy(batch, 0, out, i * batch.length, batch.length);
+        return out;
     }
 
     static byte[] v2EmptyHeaders(String codec, int n) {
