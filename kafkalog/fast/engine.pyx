@@ -59,7 +59,17 @@ ctypedef size_t (*Lz4fDecompressFn)(void*, void*, size_t*, const void*, size_t*,
 ctypedef unsigned (*IsErrorFn)(size_t) noexcept nogil
 ctypedef void* (*ZstdCreateFn)() noexcept nogil
 ctypedef size_t (*ZstdFreeFn)(void*) noexcept nogil
-ctypedef size_t (*ZstdDecompressFn)(void*, void*, size_t, const void*, size_t) noexcept nogil
+ctypedef struct ZstdInBuffer:
+    const void* src
+    size_t size
+    size_t pos
+ctypedef struct ZstdOutBuffer:
+    void* dst
+    size_t size
+    size_t pos
+ctypedef size_t (*ZstdStreamFn)(void*, ZstdOutBuffer*, ZstdInBuffer*) noexcept nogil
+ctypedef size_t (*ZstdResetFn)(void*, int) noexcept nogil
+ctypedef size_t (*ZstdSetParameterFn)(void*, int, int) noexcept nogil
 
 cdef Crc32cFn _crc32_iscsi = NULL
 cdef Lz4fCreateFn _lz4f_create = NULL
@@ -68,7 +78,9 @@ cdef Lz4fDecompressFn _lz4f_decompress = NULL
 cdef IsErrorFn _lz4f_is_error = NULL
 cdef ZstdCreateFn _zstd_create = NULL
 cdef ZstdFreeFn _zstd_free = NULL
-cdef ZstdDecompressFn _zstd_decompress = NULL
+cdef ZstdStreamFn _zstd_stream = NULL
+cdef ZstdResetFn _zstd_reset = NULL
+cdef ZstdSetParameterFn _zstd_set_parameter = NULL
 cdef IsErrorFn _zstd_is_error = NULL
 
 
@@ -92,12 +104,15 @@ if _lz4 is not None:
     _lz4f_decompress = <Lz4fDecompressFn><uintptr_t>_lz4[2]
     _lz4f_is_error = <IsErrorFn><uintptr_t>_lz4[3]
 # (zstandard carries its C library, with its symbols exported, in the `_cffi` module beside `backend_c`.)
-_zstd = _addresses("zstandard._cffi", ("ZSTD_createDCtx", "ZSTD_freeDCtx", "ZSTD_decompressDCtx", "ZSTD_isError"))
+_zstd = _addresses("zstandard._cffi", ("ZSTD_createDCtx", "ZSTD_freeDCtx", "ZSTD_decompressStream", "ZSTD_isError",
+                                      "ZSTD_DCtx_reset", "ZSTD_DCtx_setParameter"))
 if _zstd is not None:
     _zstd_create = <ZstdCreateFn><uintptr_t>_zstd[0]
     _zstd_free = <ZstdFreeFn><uintptr_t>_zstd[1]
-    _zstd_decompress = <ZstdDecompressFn><uintptr_t>_zstd[2]
+    _zstd_stream = <ZstdStreamFn><uintptr_t>_zstd[2]
     _zstd_is_error = <IsErrorFn><uintptr_t>_zstd[3]
+    _zstd_reset = <ZstdResetFn><uintptr_t>_zstd[4]
+    _zstd_set_parameter = <ZstdSetParameterFn><uintptr_t>_zstd[5]
 
 
 include "inflate.pxi"
@@ -161,7 +176,7 @@ cdef inline bint _takes(int64_t codec) noexcept nogil:
     if codec == _LZ4:
         return _lz4f_decompress != NULL
     if codec == _ZSTD:
-        return _zstd_decompress != NULL
+        return _zstd_stream != NULL
     return codec == _SNAPPY or (codec == _GZIP and _isal_inflate_stateless != NULL)
 
 cdef enum:
@@ -656,6 +671,12 @@ cdef PyThread_type_lock _contexts_lock = PyThread_allocate_lock()
 cdef int64_t _contexts_made = 0, _contexts_reused = 0, _contexts_freed = 0
 
 
+cdef enum:
+    # zstd.h's values: ZSTD_reset_session_only, ZSTD_d_stableOutBuffer (ZSTD_d_experimentalParam2).
+    _ZSTD_RESET_SESSION_ONLY = 1
+    _ZSTD_D_STABLE_OUT_BUFFER = 1001
+
+
 cdef void* _context(int codec) noexcept nogil:
     """A decompression context of `codec` (LZ4 or zstd): one kept, else a new one; NULL where none is made."""
     global _contexts_made, _contexts_reused
@@ -674,6 +695,10 @@ cdef void* _context(int codec) noexcept nogil:
             return NULL
     else:
         ctx = _zstd_create()
+        # (decoded straight into the group's buffer: `_zstd_frames`; the parameter stays through session resets)
+        if ctx != NULL and _zstd_is_error(_zstd_set_parameter(ctx, _ZSTD_D_STABLE_OUT_BUFFER, 1)):
+            _zstd_free(ctx)
+            return NULL
     if ctx != NULL:
         PyThread_acquire_lock(_contexts_lock, WAIT_LOCK)
         _contexts_made += 1
@@ -711,6 +736,31 @@ def context_counts():
             "kept": _kept_count[0] + _kept_count[1]}
 
 
+cdef int64_t _zstd_frames(void* dctx, uint8_t* dst, int64_t cap, const uint8_t* src, int64_t size) noexcept nogil:
+    """zstd frames one after the other into `dst` (at most `cap` bytes), as Kafka's zstd-jni stream and
+    `kafkalog.compression` read them: by zstd's streaming decoder, which holds each block to its frame's largest
+    block size and each window to zstd's default limit (its one-shot decoder holds a frame to neither, and takes
+    a damaged frame that Kafka refuses). Decoded straight into `dst` (a stable output buffer: no window buffer,
+    no copy). Their length; -1 where they do not all decompress whole within `cap`."""
+    cdef ZstdInBuffer source
+    cdef ZstdOutBuffer target
+    cdef size_t ret, was_in, was_out
+    if _zstd_is_error(_zstd_reset(dctx, _ZSTD_RESET_SESSION_ONLY)):
+        return -1
+    source.src, source.size, source.pos = src, <size_t>size, 0
+    target.dst, target.size, target.pos = dst, <size_t>cap, 0
+    while True:
+        was_in, was_out = source.pos, target.pos
+        ret = _zstd_stream(dctx, &target, &source)
+        if _zstd_is_error(ret):
+            return -1
+        if source.pos == source.size:
+            # Whole when the last frame ended with the input (a frame cut short is truncated).
+            return <int64_t>target.pos if ret == 0 else -1
+        if ret != 0 and source.pos == was_in and target.pos == was_out:
+            return -1  # (no progress: the output is full)
+
+
 cdef int64_t _decompress_run(int codec, const uint8_t* src, const int64_t* pos, const int64_t* size, int64_t n,
                             uint8_t* dst, int64_t dst_len, int64_t at, int64_t room, int64_t group_bytes,
                             int64_t* lengths) noexcept nogil:
@@ -738,9 +788,7 @@ cdef int64_t _decompress_run(int codec, const uint8_t* src, const int64_t* pos, 
         elif size[i] <= 0:
             got = -1  # (`kafkalog.compression` says what an empty batch gives)
         else:
-            got = <int64_t>_zstd_decompress(dctx, dst + at, <size_t>cap, src + pos[i], <size_t>size[i])
-            if _zstd_is_error(<size_t>got):
-                got = -1
+            got = _zstd_frames(dctx, dst + at, cap, src + pos[i], size[i])
         if got < 0:
             break  # (an LZ4 context left mid-frame is not used again)
         lengths[i] = got

@@ -26,14 +26,17 @@ CODECS = {"lz4": LZ4, "zstd": ZSTD, "snappy": SNAPPY, "gzip": GZIP}
 
 
 def _payloads() -> list[tuple[int, bytes, str]]:
-    found = []
+    """Each distinct payload once (a hostile fixture repeats one batch 300 times)."""
+    found, seen = [], set()
     for path in sorted(FIXTURES.rglob("*.log")):
         data = path.read_bytes()
         with SegmentReader(str(path), decode_records=False, decoder=Decoder.OBJECT) as reader:
             for batch in reader:
                 if batch.magic == 2 and batch.compression in CODECS:
                     payload = data[batch.position + RECORDS_OFFSET:batch.position + batch.size]
-                    found.append((CODECS[batch.compression], payload, f"{path.name}@{batch.position}"))
+                    if payload not in seen:
+                        seen.add(payload)
+                        found.append((CODECS[batch.compression], payload, f"{path.name}@{batch.position}"))
     return found
 
 
