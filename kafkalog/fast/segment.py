@@ -150,6 +150,8 @@ class _EntryWalker:
                         yield from self.batches.walk(group, run)
                         self._legacy_entry(buf, view, chunk, plain, run, pos, base, length, magic, int(column[e]),
                                            message_errors)
+                        if run.full and not plain.columns:  # (a chunk of wrappers: as `record_batch` hands out runs)
+                            yield run.finish()
                         continue
                     self._flush_plain(buf, plain, run)
                     yield from self.batches.walk(group, run)
@@ -208,6 +210,7 @@ class _EntryWalker:
             decode_on_object_path(self.options, run, raw, position, magic)
             return
         table, base_offset = found
+        run.held += table.nbytes
         if self.options.columns:
             self.options.keep(run, table)
         else:

@@ -71,6 +71,8 @@ final class Hostile {
         add("v2-zstd-300-batches", "300 v2 zstd batches of 30,000 minimal records each (offset delta 0), about 100 "
             + "bytes a batch: 9,000,000 records, each batch small enough to be decoded with others in one group",
             repeated(v2Minimal("zstd", 30_000), 300));
+        add("v1-gzip-300-wrappers", "300 magic 1 gzip wrappers of 30,000 inner messages each (null key and value, "
+            + "all at offset 0), about 3 KB a wrapper: 9,000,000 messages", repeated(legacyMinimal(1, 30_000), 300));
         add("v2-zstd-1m-empty-headers", "one v2 zstd batch of one record with 1,000,000 empty headers (key \"\", "
             + "value null: 2 bytes each)", v2EmptyHeaders("zstd", MILLION));
         for (int magic = 0; magic <= 1; magic++)
