@@ -35,7 +35,9 @@ from kafkalog.errors import CorruptStructureError, DamagedDataError, RemoteObjec
 from kafkalog.formats.framing import HEADER_SIZE_UP_TO_MAGIC, LOG_OVERHEAD, MIN_ENTRY_SIZE, EntryHeader, entry_header
 from kafkalog.sources import Source, open_source
 
-#: How much of the file is read at once; a larger entry is read on its own.
+#: How much of the file is read at once; a larger entry is read on its own. A range's last chunk takes up to an
+#: eighth more (`chunk_buffer_bytes`): a range cut at the first batch at least a chunk on (a read on threads cuts
+#: 8 MiB ranges so) is one read, not a chunk and its last batch read, walked and made an Arrow piece apart.
 CHUNK_BYTES = 8 * 1024 * 1024
 MIN_ENTRY_BYTES = LOG_OVERHEAD + MIN_ENTRY_SIZE
 #: The columns of an entry table: an entry's position in its chunk, its size after the first 12 bytes, its magic.
@@ -219,9 +221,11 @@ class EntryScanner:
         self._position = base + int(last[ENTRY_POS]) + LOG_OVERHEAD + int(last[ENTRY_LENGTH])
 
     def _chunk_length(self, pos: int) -> int:
-        """How much to read at `pos`: a chunk, or less where the file or the range ends sooner."""
+        """How much to read at `pos`: a chunk, or less where the file or the range ends sooner; the rest of the range
+        when it is at most an eighth more than a chunk (its last chunk and a tail read at once)."""
         readable = self.size if self._readable_end is None else self._readable_end
-        return min(CHUNK_BYTES, self.size - pos, max(self.end - pos, 0), max(readable - pos, 0))
+        rest = min(self.size - pos, max(self.end - pos, 0), max(readable - pos, 0))
+        return rest if rest <= chunk_buffer_bytes() else CHUNK_BYTES
 
     def entry_headers(self) -> Iterator[tuple[int, EntryHeader]]:
         """Each entry's position and header (its offset, size and magic: no more is read) from the range's start,
@@ -352,18 +356,19 @@ class EntryScanner:
 
         A buffer is read into again only when nothing but the scanner refers to it: whoever keeps a chunk, or any
         view of it, keeps its bytes as they were, and the scanner reads the next chunk into a new buffer."""
-        if n > CHUNK_BYTES or not isinstance(self._file, io.BufferedReader):
+        size = chunk_buffer_bytes()
+        if n > size or not isinstance(self._file, io.BufferedReader):
             return self._read(pos, n)
         for buffer in self._buffers:
             if _unheld(buffer):
                 break
         else:
-            if n < CHUNK_BYTES and not any(len(spare) == CHUNK_BYTES for spare in _pooled):
-                # A file's last chunk, shorter than one, goes into a kept buffer when there is one to spare (a read of
-                # a large file ends so: fresh memory would be page-faulted in again at every read), else into new
-                # memory of its size (a small file's read takes no chunk buffer).
+            if n < CHUNK_BYTES // 2 and not any(len(spare) == size for spare in _pooled):
+                # A short chunk (a small file's, or a large file's last) goes into a kept buffer when there is one to
+                # spare (a read of a large file ends so: fresh memory would be page-faulted in again at every read),
+                # else, when small, into new memory of its size (a small file's read takes no chunk buffer).
                 return self._read(pos, n)
-            buffer = pooled_buffer(CHUNK_BYTES)
+            buffer = pooled_buffer(size)
             self._buffers = [*self._buffers[1 - _KEPT_BUFFERS:], buffer]
         self._file.seek(pos)
         view = memoryview(buffer)[:n]
@@ -410,6 +415,11 @@ class EntryScanner:
         if self._file.read(n).count(0) == n:
             return f"; the remaining {n} bytes are all zero (unused space of a preallocated segment)"
         return ""
+
+
+def chunk_buffer_bytes() -> int:
+    """The size of the buffers chunks are read into: a chunk and an eighth (a range's last chunk and its tail)."""
+    return CHUNK_BYTES + CHUNK_BYTES // 8
 
 
 def pooled_buffer(size: int) -> bytearray:

@@ -7,7 +7,7 @@ import io
 import numpy as np
 import pytest
 
-from kafkalog.entries import ENTRY_LENGTH, ENTRY_MAGIC, ENTRY_POS, EntryScanner
+from kafkalog.entries import ENTRY_LENGTH, ENTRY_MAGIC, ENTRY_POS, EntryScanner, chunk_buffer_bytes
 from kafkalog.fast import compiled
 from kafkalog.formats.framing import LOG_OVERHEAD
 from kafkalog.log.segment import DEFAULT_MAX_ENTRY_BYTES, SegmentReader
@@ -82,7 +82,7 @@ def test_a_chunk_handed_out_never_changes_and_a_buffer_let_go_of_is_read_into_ag
     kept, many = _chunks(path, keep=True)
     assert len(kept) > 4 and len({copy for _, copy in kept}) == len(kept)
     assert all(view.tobytes() == copy for view, copy in kept)
-    # (the last chunk, shorter than one, is read as bytes of its own: every buffer is held, none is to spare)
+    # (the last chunk, under half a chunk, is read as bytes of its own: every buffer is held, none is to spare)
     assert len(many) == len(kept) - 1
     dropped, few = _chunks(path, keep=False)
     assert [copy for _, copy in dropped] == [copy for _, copy in kept]
@@ -91,10 +91,31 @@ def test_a_chunk_handed_out_never_changes_and_a_buffer_let_go_of_is_read_into_ag
     with EntryScanner(path, start=0, end=None, max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[]) as scanner:
         last = [chunk.obj if isinstance(chunk, memoryview) else chunk
                 for chunk, _, _ in scanner.entries(None, compiled.scan_entries)][-1]
-        assert isinstance(last, bytearray) and len(last) == 1024
+        assert isinstance(last, bytearray) and len(last) == chunk_buffer_bytes() == 1024 + 128  # (a chunk and a tail)
     # the entry tables handed out never change either, whether copied (a chunk's few entries) or not (many)
     monkeypatch.setattr("kafkalog.entries._COPIED_ROWS", 0)
     assert [copy for _, copy in _chunks(path, keep=True)[0]] == [copy for _, copy in kept]
+
+
+def test_a_range_s_last_chunk_takes_a_tail_of_an_eighth_of_a_chunk(tmp_path, monkeypatch):
+    # A range cut at the first entry at least a chunk on (as a read on threads cuts a large segment) ends with an entry
+    # or a few past the chunk: they are read with it, in one chunk, not read, scanned and handed out apart.
+    path = tmp_path / "00000000000000000000.log"
+    path.write_bytes(b"".join(sample.read_bytes() for sample in sorted((ROOT / "samples").glob("*.log"))))
+    monkeypatch.setattr("kafkalog.entries.CHUNK_BYTES", 1024)
+    positions = [pos for pos, _, _ in _scanned(path, None)[0]]
+    end = next(pos for pos in positions if pos >= 1024 + 16)  # (a planner's cut: the first entry this far on)
+    assert 1024 < end <= chunk_buffer_bytes()
+    with EntryScanner(path, start=0, end=end, max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[]) as scanner:
+        runs = [(base, len(chunk), table[:, ENTRY_POS].tolist())
+                for chunk, base, table in scanner.entries(None, compiled.scan_entries)]
+        assert scanner.position == end and not scanner.damage
+    assert runs == [(0, end, [pos for pos in positions if pos < end])]
+    # A range longer than that is read a chunk at a time, as before.
+    beyond = next(pos for pos in positions if pos > chunk_buffer_bytes())
+    with EntryScanner(path, start=0, end=beyond, max_entry_bytes=DEFAULT_MAX_ENTRY_BYTES, damage=[]) as scanner:
+        lengths = [len(chunk) for chunk, _, _ in scanner.entries(None, compiled.scan_entries)]
+    assert len(lengths) > 1 and max(lengths) <= 1024
 
 
 class _CountingFile(io.BufferedReader):

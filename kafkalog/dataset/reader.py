@@ -46,10 +46,9 @@ Paths = str | os.PathLike[str] | Sequence[str | os.PathLike[str]]
 #: columns of a range ahead of the consumer (about 2.5 times its bytes) to come from the engine's pool of freed memory
 #: (64 MiB) rather than fresh pages: with 16 MiB, two threads took 20-35 blocks a read anew (2,000-2,800 page faults,
 #: against 0.2 blocks and ~550 faults with 8 MiB), for about 1 ms more planning (a cut more every 8 MiB).
-#: (At the scanner's chunk size, each range's last batch, past the chunk since the planner cuts at the first batch
-#: at least this far on, is read apart and walked as a group, a run and an Arrow piece of its own. A megabyte less
-#: makes a range one chunk, but the scanner reads a chunk shorter than `CHUNK_BYTES` into fresh memory (a file's last
-#: chunk's rule): up to 5,700 page faults a read, against 230-520; both are to change together.)
+#: (The scanner's chunk size: a range, cut at the first batch at least this far on, is a chunk and a tail of a batch
+#: or so, which the scanner reads with the chunk, in one read (`kafkalog.entries.chunk_buffer_bytes`): one read, walk,
+#: run and Arrow piece a range, where its last batch apart was another of each, with the GIL held.)
 THREAD_RANGE_BYTES = 8 * 1024 * 1024
 #: Bytes of Arrow batches each range may decode ahead of the consumer: most of a range (a 16 MiB range of
 #: LZ4 records is about 40 MiB of columns), so that the threads are not kept waiting for the consumer.
