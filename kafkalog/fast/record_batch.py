@@ -240,6 +240,8 @@ class BatchWalker:
             return
         pos = np.ascontiguousarray(entries[:, ENTRY_POS])
         size = LOG_OVERHEAD + entries[:, ENTRY_LENGTH]
+        # (each batch's file position and magic, once for all the groups: sliced for each)
+        positions, magics = base + pos, entries[:, ENTRY_MAGIC]
         codecs = batch_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
         n = len(entries)
         # Where each batch's records end, counted from the first's start (one pass, not one per group).
@@ -278,12 +280,11 @@ class BatchWalker:
                 self._ratio = max(1.0, int(found.columns[1, taken - 1]) / max(compressed, 1))
             if taken and found.usual and (MIXED_GROUPS or not found.differs) and (
                     CONTROL_GROUPS or not found.control_batches):
-                self._usual(found, base + pos[i:i + taken], size[i:i + taken], entries[i:i + taken, ENTRY_MAGIC], run)
+                self._usual(found, positions[i:i + taken], size[i:i + taken], magics[i:i + taken], run)
                 found = None  # (its buffers go back to the engine's pool when not wrapped)
                 i += taken
             elif taken:
-                _take(group, found, base + pos[i:i + taken], size[i:i + taken], entries[i:i + taken, ENTRY_MAGIC],
-                      walked_buf)
+                _take(group, found, positions[i:i + taken], size[i:i + taken], magics[i:i + taken], walked_buf)
                 # (only the group holds the walk's buffers, which it lets go as soon as their rows are in the run:
                 # held here too, each group's would be new memory, page-faulted in again, not the last group's)
                 found = None
