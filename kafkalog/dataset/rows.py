@@ -342,20 +342,21 @@ def to_spark_timestamp(ms: pa.Array) -> pa.Array:
 def _keep_mask(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None, bounds: Bounds) -> pa.Array | None:
     """Which rows to keep, or None for all of them (the usual Arrow batch: then nothing is copied)."""
     conditions = []
-    offset = raw.column("offset")
     if bounds.start is not None or bounds.end is not None:
         import pyarrow.compute as pc  # (start-up: only for the reads that need a mask)
 
+        offset = raw.column(_RAW_INDEX["offset"])
         lowest, highest = pc.min_max(offset).values()
         if bounds.start is not None and (lowest.as_py() is None or lowest.as_py() < bounds.start):
             conditions.append(pc.greater_equal(offset, bounds.start))
         if bounds.end is not None and (highest.as_py() is None or highest.as_py() >= bounds.end):
             conditions.append(pc.less(offset, bounds.end))
-    if (not options.include_control_records or options.read_committed) and raw.column("is_control").true_count:
+    is_control = raw.column(_RAW_INDEX["is_control"])  # (by index: a name is looked up among every column's)
+    if (not options.include_control_records or options.read_committed) and is_control.true_count:
         # A read_committed consumer never sees control records, whatever includeControlRecords says.
         import pyarrow.compute as pc
 
-        conditions.append(pc.invert(raw.column("is_control")))
+        conditions.append(pc.invert(is_control))
     if options.read_committed:
         conditions.append(arrays.from_numpy(~_aborted(raw, markers or {})))
     if not conditions:

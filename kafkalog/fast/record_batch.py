@@ -124,6 +124,10 @@ class BatchWalker:
         self._raw: bytearray | None = None  # (what `_decompressed` views)
         self._no_output = np.empty(0, dtype=np.uint8)
         self._ratio = 1.0  # decompressed bytes per compressed byte in the last compressed group
+        # The last usual group's constant columns as the engine has them (`engine.Constants`) and their values: the
+        # next group's, as a rule (the walker's own, the `Repeated` lookups skipped).
+        self._exported = None
+        self._exported_key: tuple | None = None
 
     def batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, batch_headers: np.ndarray,
                  group: Group, run: RunBuilder, magic_damage: list[DamagedDataError] | None = None
@@ -306,9 +310,12 @@ class BatchWalker:
         if found.rows:
             if self.options.columns:
                 key = found.key
-                constant = self.options.repeated.batch(key, found.rows, self._constant_columns, self.table_rows)
-                # (once per set of values, not per group, nor per byte range of a read on threads)
-                exported = self.options.repeated.exported(key, constant, compiled.constants)
+                exported = self._exported
+                if exported is None or key != self._exported_key or exported.batch.num_rows < found.rows:
+                    constant = self.options.repeated.batch(key, found.rows, self._constant_columns, self.table_rows)
+                    # (once per set of values, not per group, nor per byte range of a read on threads)
+                    exported = self._exported = self.options.repeated.exported(key, constant, compiled.constants)
+                    self._exported_key = key
                 run.add_batch(found.record_batch(
                     exported, _RECORD_LAYOUTS[controls] if self.options.record_columns_only
                     else _LAYOUTS[controls][found.differs],
@@ -332,7 +339,9 @@ class BatchWalker:
         return self._decompressed
 
     def close(self) -> None:
-        """Let go of the buffer compressed groups were decompressed into, for the next walker."""
+        """Let go of the buffer compressed groups were decompressed into, for the next walker (and of the constant
+        columns)."""
+        self._exported = self._exported_key = None
         raw, self._raw, self._decompressed = self._raw, None, None
         if raw is not None:
             give_back(raw)
