@@ -205,9 +205,9 @@ def _kafka_columns(ms: pa.Array, names: pa.StringArray, headers: pa.ListArray | 
     timestamps are all set, in one pass of the engine without the GIL: the same columns."""
     n = len(ms)
     # (each array's buffers asked for once: every ask makes a Python object for each of its buffers)
-    list_buffers = None if headers is None else headers.buffers()
+    list_buffers = [] if headers is None else headers.buffers()
     names_buffers = names.buffers()
-    header_offsets = _NO_OFFSETS if list_buffers is None else np.frombuffer(list_buffers[1], dtype=np.int32)
+    header_offsets = _NO_OFFSETS if headers is None else np.frombuffer(list_buffers[1], dtype=np.int32)
     us, ts_bitmap, ts_nulls, ids, header_bitmap, header_nulls = compiled.kafka_columns(
         arrays.to_numpy(ms), MIN_TIMESTAMP_MS, MAX_TIMESTAMP_MS, 1000,
         np.frombuffer(names_buffers[1], dtype=np.int32), names.offset, _TIMESTAMP_TYPE_IDS,
