@@ -87,10 +87,12 @@ def _listed(text: str) -> list[str] | None:
 
 
 def read_range(rng: plan.SegmentRange, options: ReadOptions, pushed: Pushed = NO_FILTERS,
-               registry: RegistryColumns | None = None) -> Iterator[pa.RecordBatch]:
+               registry: RegistryColumns | None = None, repeated: Repeated | None = None
+               ) -> Iterator[pa.RecordBatch]:
     """The rows of one planned range, options and pushed filters applied, in the DataFrame's shape;
-    with `registry`, registry-framed keys and values decoded (`kafkalog.dataset.registry_values`)."""
-    for shaped in read_range_shaped(rng, options, pushed, registry):
+    with `registry`, registry-framed keys and values decoded (`kafkalog.dataset.registry_values`);
+    `repeated`: as `read_range_shaped`'s."""
+    for shaped in read_range_shaped(rng, options, pushed, registry, repeated):
         yield from shaped
         del shaped  # (not held while the next ones are decoded)
 
@@ -195,29 +197,34 @@ def _output_layout(include_headers: bool, kafkalog_columns: bool, below_log_star
 _RAW_INDEX = {name: i for i, name in enumerate(RAW_ARROW_SCHEMA.names)}
 #: `kafka_columns`' header offsets where there are no headers to shape.
 _NO_OFFSETS = np.empty(0, dtype=np.int32)
+_INT32 = pa.int32()
 
 
 def _kafka_columns(ms: pa.Array, names: pa.StringArray, headers: pa.ListArray | None) -> dict[str, pa.Array]:
     """`kafka_timestamp`, `timestamp_type_ids` and (with `headers`) `null_if_empty` of an Arrow batch whose
     timestamps are all set, in one pass of the engine without the GIL: the same columns."""
     n = len(ms)
-    header_offsets = _NO_OFFSETS if headers is None else np.frombuffer(headers.buffers()[1], dtype=np.int32)
+    # (each array's buffers asked for once: every ask makes a Python object for each of its buffers)
+    list_buffers = [] if headers is None else headers.buffers()
+    names_buffers = names.buffers()
+    header_offsets = _NO_OFFSETS if headers is None else np.frombuffer(list_buffers[1], dtype=np.int32)
     us, ts_bitmap, ts_nulls, ids, header_bitmap, header_nulls = compiled.kafka_columns(
         arrays.to_numpy(ms), MIN_TIMESTAMP_MS, MAX_TIMESTAMP_MS, 1000,
-        np.frombuffer(names.buffers()[1], dtype=np.int32), names.offset, _TIMESTAMP_TYPE_IDS,
+        np.frombuffer(names_buffers[1], dtype=np.int32), names.offset, _TIMESTAMP_TYPE_IDS,
         header_offsets, 0 if headers is None else headers.offset)
+    names_nulls = names.null_count
     columns = {
         "timestamp": pa.Array.from_buffers(ARROW_TIMESTAMP, n, [pa.py_buffer(ts_bitmap) if ts_nulls else None,
                                                                 pa.py_buffer(us)], null_count=ts_nulls),
         # (aligned with the names' validity bitmap, which has their offset)
-        "timestampType": pa.Array.from_buffers(pa.int32(), n, [names.buffers()[0] if names.null_count else None,
-                                                               pa.py_buffer(ids)],
-                                               null_count=names.null_count, offset=names.offset),
+        "timestampType": pa.Array.from_buffers(_INT32, n, [names_buffers[0] if names_nulls else None,
+                                                           pa.py_buffer(ids)],
+                                               null_count=names_nulls, offset=names.offset),
     }
     if headers is not None:
         # Null where a record has no headers (a null list is empty too, and stays null): the same lists, not copied.
         columns["headers"] = headers if not header_nulls else pa.Array.from_buffers(
-            headers.type, n, [pa.py_buffer(header_bitmap), headers.buffers()[1]], null_count=header_nulls,
+            headers.type, n, [pa.py_buffer(header_bitmap), list_buffers[1]], null_count=header_nulls,
             offset=headers.offset, children=[headers.values])
     return columns
 
@@ -335,20 +342,21 @@ def to_spark_timestamp(ms: pa.Array) -> pa.Array:
 def _keep_mask(raw: pa.RecordBatch, options: ReadOptions, markers: dict | None, bounds: Bounds) -> pa.Array | None:
     """Which rows to keep, or None for all of them (the usual Arrow batch: then nothing is copied)."""
     conditions = []
-    offset = raw.column("offset")
     if bounds.start is not None or bounds.end is not None:
         import pyarrow.compute as pc  # (start-up: only for the reads that need a mask)
 
+        offset = raw.column(_RAW_INDEX["offset"])
         lowest, highest = pc.min_max(offset).values()
         if bounds.start is not None and (lowest.as_py() is None or lowest.as_py() < bounds.start):
             conditions.append(pc.greater_equal(offset, bounds.start))
         if bounds.end is not None and (highest.as_py() is None or highest.as_py() >= bounds.end):
             conditions.append(pc.less(offset, bounds.end))
-    if (not options.include_control_records or options.read_committed) and raw.column("is_control").true_count:
+    is_control = raw.column(_RAW_INDEX["is_control"])  # (by index: a name is looked up among every column's)
+    if (not options.include_control_records or options.read_committed) and is_control.true_count:
         # A read_committed consumer never sees control records, whatever includeControlRecords says.
         import pyarrow.compute as pc
 
-        conditions.append(pc.invert(raw.column("is_control")))
+        conditions.append(pc.invert(is_control))
     if options.read_committed:
         conditions.append(arrays.from_numpy(~_aborted(raw, markers or {})))
     if not conditions:

@@ -133,8 +133,14 @@ class Repeated:
                 made = pa.nulls(m, type_)
             elif type_ == pa.string():
                 made = repeat_string(value, m)
+            elif pa.types.is_boolean(type_):
+                made = arrays.from_numpy(np.full(m, value, dtype=np.bool_), type_)
             else:
-                made = arrays.from_numpy(np.full(m, value), type_)
+                # (made in the column's own type where the value fits it: not made wider first and copied narrower,
+                # in fresh memory; one that does not is cast as before)
+                dtype = np.dtype(type_.to_pandas_dtype())
+                fits = dtype.kind in "iu" and np.iinfo(dtype).min <= value <= np.iinfo(dtype).max
+                made = arrays.from_numpy(np.full(m, value, dtype=dtype) if fits else np.full(m, value), type_)
             self._arrays[key] = made
         return made.slice(0, n)
 
@@ -159,12 +165,18 @@ class Repeated:
         return held[1][code]
 
 
+#: The most bytes of a string column's values (its offsets are int32).
+_MAX_STRING_BYTES = (1 << 31) - 1
+
+
 def repeat_string(value: str | None, n: int) -> pa.Array:
     """`value` n times (null n times for None), without a Python list of n items."""
     if value is None:
         return pa.nulls(n, pa.string())
     data = value.encode("utf-8")
-    offsets = np.arange(n + 1, dtype=np.int32) * len(data)
+    if n * len(data) > _MAX_STRING_BYTES:
+        raise ValueError(f"{n} rows of a {len(data)}-byte string do not fit a string column")  # a caller's bug
+    offsets = np.arange(0, (n + 1) * len(data), len(data), dtype=np.int32) if data else np.zeros(n + 1, np.int32)
     return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets), pa.py_buffer(data * n)])
 
 

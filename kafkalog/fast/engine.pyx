@@ -1643,6 +1643,11 @@ cdef int64_t _decompress_sections(int codec, const uint8_t* src, int64_t* start,
 #: batch has it null throughout, which a constant column gives as well.)
 GROUP_COLUMNS = ("offset", "timestamp", "sequence", "key", "value", "headers", "batch_position", "control_type")
 
+cdef enum:
+    _N_GROUP = 8  # len(GROUP_COLUMNS), known to the compiler (`Group.record_batch` reads its layout once a group)
+
+assert len(GROUP_COLUMNS) == _N_GROUP
+
 
 # -- a usual group's record batch, handed to Arrow through its C data interface -----------------------------------
 
@@ -1699,6 +1704,9 @@ cdef class Constants:
     def __dealloc__(self):
         if self.exported.release != NULL:
             self.exported.release(&self.exported)
+
+
+_import_batch = pa.RecordBatch._import_from_c  # (looked up once, not once a group)
 
 
 cdef inline void _fixed(ArrowArray* a, const void** b, int64_t n, const void* data) noexcept:
@@ -1778,19 +1786,24 @@ cdef class Group:
             raise ValueError("not a usual group's columns, or wrapped already")  # a caller's bug
         if positions.shape[0] != taken or o.row_section.size != 8 * n or ncols + 4 > _MAX_ARRAYS:
             raise ValueError("a position per batch taken, a section per row")  # a caller's bug
+        cdef int64_t kinds[_MAX_ARRAYS]  # (the layout as C integers: read from its list once)
         for i in range(ncols):
             k = layout[i]
-            if not -len(GROUP_COLUMNS) - _N_BATCH <= k < src.n_children:
+            if not -_N_GROUP - _N_BATCH <= k < src.n_children:
                 raise ValueError(f"no column {k}")  # a caller's bug
+            kinds[i] = k
         for i in range(taken):
             row += good[i]
         if row != n or src.length < n:
             raise ValueError("the sections' rows do not add up to the walk's, or too few constant rows")  # a bug
         # The per-batch columns asked for, made first (what may fail, before the buffers are handed out).
-        per_batch = {k: _per_batch(self.headers, good, n, -1 - len(GROUP_COLUMNS) - k, timestamp_types)
-                     for k in layout if k < -len(GROUP_COLUMNS)}
-        if -8 in layout:
-            per_batch[-8] = _control_column(self.headers, good, o, control_types)
+        per_batch = {}
+        for i in range(ncols):
+            k = kinds[i]
+            if k < -_N_GROUP:
+                per_batch[k] = _per_batch(self.headers, good, n, -1 - _N_GROUP - k, timestamp_types)
+            elif k == -8:
+                per_batch[k] = _control_column(self.headers, good, o, control_types)
         # Each row's section becomes its batch's position, in place: `batch_position`, in memory the walk wrote
         # (the rows of each section are consecutive, in order).
         cdef int64_t* position = <int64_t*>o.row_section.data
@@ -1819,7 +1832,7 @@ cdef class Group:
             e.arrays[i].buffers, e.arrays[i].children = e.buffers[i], NULL
             e.arrays[i].dictionary, e.arrays[i].release, e.arrays[i].private_data = NULL, _release_child, NULL
         for i in range(ncols):
-            a, b, k = &e.arrays[i], e.buffers[i], layout[i]
+            a, b, k = &e.arrays[i], e.buffers[i], kinds[i]
             e.children[i] = a
             if k >= 0:  # a constant column: its first n rows
                 c = src.children[k]
@@ -1871,7 +1884,7 @@ cdef class Group:
         root.buffers, root.children = e.buffers[_MAX_ARRAYS - 1], e.children
         root.buffers[0] = NULL
         root.dictionary, root.release, root.private_data = NULL, _release_batch, e
-        return pa.RecordBatch._import_from_c(<uintptr_t>root, schema)  # (Arrow calls `release` when done with it)
+        return _import_batch(<uintptr_t>root, schema)  # (Arrow calls `release` when done with it)
 
 
 cdef tuple _per_batch(const int64_t[:, ::1] headers, const int64_t[::1] good, int64_t n, int64_t j,

@@ -124,6 +124,10 @@ class BatchWalker:
         self._raw: bytearray | None = None  # (what `_decompressed` views)
         self._no_output = np.empty(0, dtype=np.uint8)
         self._ratio = 1.0  # decompressed bytes per compressed byte in the last compressed group
+        # The last usual group's constant columns as the engine has them (`engine.Constants`) and their values: the
+        # next group's, as a rule (the walker's own, the `Repeated` lookups skipped).
+        self._exported = None
+        self._exported_key: tuple | None = None
 
     def batches(self, buf: np.ndarray, view: memoryview, base: int, entries: np.ndarray, batch_headers: np.ndarray,
                  group: Group, run: RunBuilder, magic_damage: list[DamagedDataError] | None = None
@@ -240,6 +244,8 @@ class BatchWalker:
             return
         pos = np.ascontiguousarray(entries[:, ENTRY_POS])
         size = LOG_OVERHEAD + entries[:, ENTRY_LENGTH]
+        # (each batch's file position and magic, once for all the groups: sliced for each)
+        positions, magics = base + pos, entries[:, ENTRY_MAGIC]
         codecs = batch_headers[:, k.KAFKA_RECORD_BATCH__ATTRIBUTES__COMPRESSION]
         n = len(entries)
         # Where each batch's records end, counted from the first's start (one pass, not one per group).
@@ -279,14 +285,13 @@ class BatchWalker:
                 self._ratio = max(1.0, int(found.columns[1, taken - 1]) / max(compressed, 1))
             if taken and found.usual and (MIXED_GROUPS or not found.differs) and (
                     CONTROL_GROUPS or not found.control_batches):
-                self._usual(found, base + pos[i:i + taken], size[i:i + taken], entries[i:i + taken, ENTRY_MAGIC], run)
+                self._usual(found, positions[i:i + taken], size[i:i + taken], magics[i:i + taken], run)
                 found = None  # (its buffers go back to the engine's pool when not wrapped)
                 i += taken
                 if run.full:
                     yield run.finish()
             elif taken:
-                _take(group, found, base + pos[i:i + taken], size[i:i + taken], entries[i:i + taken, ENTRY_MAGIC],
-                      walked_buf)
+                _take(group, found, positions[i:i + taken], size[i:i + taken], magics[i:i + taken], walked_buf)
                 # (only the group holds the walk's buffers, which it lets go as soon as their rows are in the run:
                 # held here too, each group's would be new memory, page-faulted in again, not the last group's)
                 found = None
@@ -308,9 +313,12 @@ class BatchWalker:
         if found.rows:
             if self.options.columns:
                 key = found.key
-                constant = self.options.repeated.batch(key, found.rows, self._constant_columns, self.table_rows)
-                # (once per set of values, not per group, nor per byte range of a read on threads)
-                exported = self.options.repeated.exported(key, constant, compiled.constants)
+                exported = self._exported
+                if exported is None or key != self._exported_key or exported.batch.num_rows < found.rows:
+                    constant = self.options.repeated.batch(key, found.rows, self._constant_columns, self.table_rows)
+                    # (once per set of values, not per group, nor per byte range of a read on threads)
+                    exported = self._exported = self.options.repeated.exported(key, constant, compiled.constants)
+                    self._exported_key = key
                 run.add_batch(found.record_batch(
                     exported, _RECORD_LAYOUTS[controls] if self.options.record_columns_only
                     else _LAYOUTS[controls][found.differs],
@@ -334,7 +342,9 @@ class BatchWalker:
         return self._decompressed
 
     def close(self) -> None:
-        """Let go of the buffer compressed groups were decompressed into, for the next walker."""
+        """Let go of the buffer compressed groups were decompressed into, for the next walker (and of the constant
+        columns)."""
+        self._exported = self._exported_key = None
         raw, self._raw, self._decompressed = self._raw, None, None
         if raw is not None:
             give_back(raw)

@@ -208,3 +208,38 @@ def test_the_byte_ranges_of_a_segment_export_its_constant_columns_once(monkeypat
              for a, b in itertools.pairwise(cuts)]
     assert len(calls) == 1, len(calls)  # (once a range before: as many as the ranges)
     assert pa.concat_tables(parts).equals(read_segment_table(data))
+
+
+def test_a_walk_s_usual_groups_look_their_constant_columns_up_once(monkeypatch):
+    # The walker keeps the last usual group's constant columns: the next groups of the same values take them without
+    # asking `Repeated` again (groups made small here: several in a segment), and their rows are the same.
+    from kafkalog.fast import record_batch
+    from kafkalog.fast.columns import Repeated
+
+    data = _segment("v2-none.log")
+    ref = read_segment_table(data)
+    asked = []
+    batch = Repeated.batch
+    monkeypatch.setattr(Repeated, "batch", lambda self, key, *args: asked.append(key) or batch(self, key, *args))
+    monkeypatch.setattr(record_batch, "GROUP_BYTES", 64)
+    calls = []
+    usual = record_batch.BatchWalker._usual
+    monkeypatch.setattr(record_batch.BatchWalker, "_usual", lambda self, *args: calls.append(1) or usual(self, *args))
+    assert read_segment_table(data).equals(ref)
+    assert len(calls) >= 2 and len(asked) == 1, (len(calls), asked)
+
+
+@pytest.mark.parametrize(("value", "type_"), [(7, pa.int32()), (-1, pa.int64()), (2, pa.int32()), (True, pa.bool_()),
+                                              (False, pa.bool_()), (None, pa.int32()), ("topic", pa.string()),
+                                              ("", pa.string()), (None, pa.string()), (1 << 40, pa.int32())])
+def test_constant_columns_are_the_value_in_the_column_s_type(value, type_):
+    # (made in the column's own type; a value that does not fit it is cast, wrapped as numpy casts it, as before)
+    from kafkalog.fast.columns import Repeated
+
+    repeated = Repeated()
+    for n in (3, 5000, 4):  # (made, made again longer, sliced)
+        column = repeated.column(value, type_, n)
+        column.validate(full=True)
+        assert column.type == type_ and len(column) == n
+        expected = np.full(n, value).astype(np.int32).tolist() if value == 1 << 40 else [value] * n
+        assert column.to_pylist() == expected
