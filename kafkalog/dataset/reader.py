@@ -236,8 +236,9 @@ def _paths(path: Paths) -> list[str]:
 
 def _arrow_batches(read: Read, threads: int) -> Iterator[pa.RecordBatch]:
     if threads == 1 or len(read.ranges) <= 1:
+        one = _SegmentColumns(1)  # (a large segment is several ranges on one thread too: 128 MiB each)
         for rng in read.ranges:
-            yield from read_range(rng, read.options, registry=read.registry)
+            yield from read_range(rng, read.options, registry=read.registry, repeated=one.of(rng.segment))
         return
     # Each range holds up to AHEAD_BYTES of batches ahead of the consumer, whatever the data.
     shared = _SegmentColumns(threads + 2)
