@@ -19,7 +19,7 @@ messages or slots, and the copies into Arrow's layout; each call runs without th
 * `crc32c_each`: the CRC-32C of many batches, by ISA-L's `crc32_iscsi`, which python-isal carries;
 * `decompress_batches`: consecutive LZ4, zstd, snappy or gzip batches one after the other into a group's
   buffer, by the C functions python-lz4, zstandard and python-isal carry and export (`LZ4F_decompress`,
-  `ZSTD_decompressDCtx`, ISA-L's `isal_inflate_stateless`: inflate.pxi) and by our own raw snappy decoder
+  `ZSTD_decompressStream`, ISA-L's `isal_inflate_stateless`: inflate.pxi) and by our own raw snappy decoder
   (snappy.pxi), with `kafkalog.fast.compression`'s rules for what it takes;
 * `walk`: the records of a group's sections (resumable where a walk's rows are enough) with Kafka's offset,
   timestamp and sequence rules (`DefaultRecordBatch`), straight into Arrow's buffers: offsets, validity
