@@ -3,14 +3,14 @@ path's twin of `kafkalog.compression`.
 
 Spec: `kafka_record_batch.ksy`'s `records_data`, whose `attributes.compression` names the codec.
 
-One codec call per batch from Python holds the GIL around every 16 KiB batch, and with a thread per byte
-range the threads took turns. Here the engine walks consecutive batches of one codec and calls the C libraries
-that python-lz4 (`LZ4F_decompress`) and zstandard (`ZSTD_decompressStream`, into a stable output buffer) carry
-and export, writing each batch after the last in the group's output buffer. It takes only what decompresses cleanly and within
-its room: at the first batch that does not (damage, a batch past the window, a buffer too small) it
-stops, and `kafkalog.compression` reads that batch one call at a time, as it reads every batch without
-this module, and says what is wrong in Kafka's words. A batch the engine does take gives the bytes those
-same libraries give through Python:
+One codec call per batch from Python holds the GIL around every 16 KiB batch, and with a thread per byte range
+the threads took turns. Here the engine walks consecutive batches of one codec and calls the C libraries that
+python-lz4 (`LZ4F_decompress`) and zstandard (`ZSTD_decompressStream`, into a stable output buffer) carry and
+export, writing each batch after the last in the group's output buffer. It takes only what decompresses
+cleanly and within its room: at the first batch that does not (damage, a batch past the window, a buffer too
+small) it stops, and `kafkalog.compression` reads that batch one call at a time, as it reads every batch
+without this module, and says what is wrong in Kafka's words. A batch the engine does take gives the bytes
+those same libraries give through Python:
 - LZ4: the first frame, to its end mark (what follows it is not read, as python-lz4's frame decompressor
   leaves it), with its block and content checksums when the frame has them;
 - zstd: every frame, one after the other, and nothing else (what is not a frame fails the batch);
