@@ -5,8 +5,9 @@ from __future__ import annotations
 from kafkalog.fast import record_batch
 
 
-def count_group_calls(monkeypatch) -> dict[str, int]:
-    """Counts, by name, the calls of `_usual` and `_take` from here to the test's end (the dict fills as they come)."""
+def count_group_calls(monkeypatch, also: tuple[str, ...] = ()) -> dict[str, int]:
+    """Counts, by name, the calls of `_usual` and `_take` from here to the test's end (the dict fills as they come),
+    and of the `BatchWalker` methods named in `also`."""
     calls: dict[str, int] = {}
 
     def counting(name, real):
@@ -15,6 +16,7 @@ def count_group_calls(monkeypatch) -> dict[str, int]:
             return real(*args, **kwargs)
         return counted
 
-    monkeypatch.setattr(record_batch.BatchWalker, "_usual", counting("_usual", record_batch.BatchWalker._usual))
+    for name in ("_usual", *also):
+        monkeypatch.setattr(record_batch.BatchWalker, name, counting(name, getattr(record_batch.BatchWalker, name)))
     monkeypatch.setattr(record_batch, "_take", counting("_take", record_batch._take))
     return calls

@@ -20,6 +20,7 @@ from kafkalog.dataset.decode import read_segment_table
 from kafkalog.fast import compiled, engine
 from kafkalog.fast.columns import SCHEMA
 from kafkalog.model import Decoder
+from tests.fast.calls import count_group_calls
 from tests.fast.test_fast_path import FILES, assert_same, both, fix_crcs
 from tests.paths import ROOT
 
@@ -165,19 +166,8 @@ def test_the_product_path_takes_a_usual_group_whole_without_a_walk_of_its_own(co
     # Kafka-written plain batches: each group wrapped once (`_usual`), none walked or made into columns by Python;
     # read as the object path reads them (a read's rows; verify's count of records, which checks without columns).
     from kafkalog import verify
-    from kafkalog.fast import record_batch
 
-    calls: dict[str, int] = {}
-
-    def counting(name, real):
-        def counted(*args, **kwargs):
-            calls[name] = calls.get(name, 0) + 1
-            return real(*args, **kwargs)
-        return counted
-
-    for name in ("_usual", "columns", "controls_only"):
-        monkeypatch.setattr(record_batch.BatchWalker, name, counting(name, getattr(record_batch.BatchWalker, name)))
-    monkeypatch.setattr(record_batch, "_take", counting("_take", record_batch._take))  # (a group walked by Python)
+    calls = count_group_calls(monkeypatch, also=("columns", "controls_only"))  # (`_take`: a group walked by Python)
     path = ROOT / "tests" / "fixtures" / "segments" / "v2-none.log"
     ref = read_segment_table(path, decoder=Decoder.OBJECT)
     calls.clear()
