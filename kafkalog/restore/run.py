@@ -2,6 +2,7 @@
 first), then the consumer groups."""
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 from dataclasses import dataclass, field
@@ -63,10 +64,16 @@ def _identity(options: RestoreOptions) -> dict[str, Any]:
 
 
 def _target_ends(admin: Any, partitions: list[tuple[str, int]], timeout: float = 60.0) -> dict[tuple[str, int], int]:
-    """The target's end offsets (high watermarks) of these partitions. A topic just created answers errors until
-    its leader is elected (LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER, or librdkafka's "Failed to query partition
-    leaders: No leaders found", which it does not mark retriable), so every error is asked again, in calls of at
-    most 10 s, until `timeout`; only then is it the target's refusal."""
+    """The target's end offsets (high watermarks) of these partitions.
+
+    A topic just created answers errors until its leader is elected (LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER,
+    or librdkafka's "Failed to query partition leaders: No leaders found", which it does not mark retriable), so
+    every error is asked again, in calls of at most 10 s, until `timeout`; only then is it the target's refusal.
+    Before each retry the erring topics' metadata is asked for by name: librdkafka's leader lookup for
+    `list_offsets` never asks again for a topic its cache holds as unknown, and that entry can outlive its 100 ms
+    (it is queued behind the entries of the first full listing, which live `metadata.max.age.ms`), so without it
+    a topic a broker had not yet seen when first asked stays "No leaders found" for 15 minutes.
+    """
     from confluent_kafka import KafkaException, TopicPartition
     from confluent_kafka.admin import OffsetSpec
 
@@ -91,6 +98,9 @@ def _target_ends(admin: Any, partitions: list[tuple[str, int]], timeout: float =
         todo = retry
         if todo:
             time.sleep(0.5)
+            for topic in sorted({t for t, _ in todo}):
+                with contextlib.suppress(KafkaException):  # (the next list_offsets says what is wrong)
+                    admin.list_topics(topic=topic, timeout=max(1.0, min(10.0, deadline - time.monotonic())))
     return out
 
 

@@ -425,3 +425,46 @@ def test_parquet_written_by_ingest_behind_uris(kraft_4x, restored):
         assert runs[name].returncode == 0, (name, runs[name].stderr)
         assert f"created topics: {topic}" in runs[name].stdout, runs[name].stdout
         assert [_same(r, False) for r in _consumed(consumed, topic, 0)] == source, name
+
+
+def _listed(admin, topic: str, tries: int = 100) -> bool:
+    """Whether a full listing of the target shows `topic` (a topic just created can be missing from the first)."""
+    for _ in range(tries):
+        if topic in admin.list_topics(timeout=30).topics:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_end_offset_of_a_topic_librdkafka_first_saw_unknown(target):
+    """librdkafka's `list_offsets` never asks again for a topic its metadata cache holds as unknown, and that entry
+    outlives its 100 ms behind a full listing's entries: a target topic the broker had not yet seen when first asked
+    (as a topic just created can be, under load) would answer "No leaders found" for 15 minutes. `_target_ends`
+    asks for the topic's metadata by name before each retry. Here the topic is asked for before it exists, then
+    created: librdkafka alone still answers "No leaders found" after it is there."""
+    import confluent_kafka
+    from confluent_kafka import KafkaException, TopicPartition
+    from confluent_kafka.admin import AdminClient, NewTopic, OffsetSpec
+
+    from kafkalog.restore.run import _target_ends
+
+    admin = AdminClient({"bootstrap.servers": target.bootstrap})
+    for future in admin.create_topics([NewTopic("listed-first", 1)]).values():
+        future.result()
+    # what `prepare_targets` does first: entries that live metadata.max.age.ms (a topic at least)
+    assert _listed(admin, "listed-first")
+    late = TopicPartition("created-late", 0)
+
+    def librdkafka_alone():
+        return admin.list_offsets({late: OffsetSpec.latest()}, request_timeout=10)[late].result().offset
+
+    with pytest.raises(KafkaException, match="No leaders found"):
+        librdkafka_alone()
+    for future in admin.create_topics([NewTopic("created-late", 1)]).values():
+        future.result()
+    time.sleep(1)
+    # what the restore's earlier retries did not cure; seen up to librdkafka 2.16 (a later one may evict the entry)
+    if confluent_kafka.libversion()[1] < 0x02110000:
+        with pytest.raises(KafkaException, match="No leaders found"):
+            librdkafka_alone()
+    assert _target_ends(admin, [("created-late", 0)], timeout=30) == {("created-late", 0): 0}
