@@ -7,8 +7,9 @@
 # take fresh memory from the kernel and page-fault it in again (glibc hands large blocks back to the kernel when
 # they are freed: issue 33, docs/performance.md). The pool is bounded (`POOL_SLOTS` blocks; a block's pages past
 # its last fill and its slack (`POOL_SLACK`, or a `POOL_SLACK_PART` of the fill where more) are given back to the
-# kernel as it goes in, and the rest, at most `POOL_BYTES` of all its blocks, is what it holds in memory; the oldest blocks are freed to make room) and thread-safe; what it
-# keeps stays until a block is asked for or pushed out.
+# kernel as it goes in, and the rest, at most `POOL_BYTES` of all its blocks, is what it holds in memory; the
+# oldest blocks are freed to make room) and thread-safe; what it keeps stays until a block is asked for or pushed
+# out.
 from cpython.buffer cimport PyBuffer_FillInfo
 from cpython.pythread cimport PyThread_type_lock, PyThread_allocate_lock, PyThread_acquire_lock, \
     PyThread_release_lock, WAIT_LOCK
@@ -97,10 +98,10 @@ cdef void _release(uint8_t* data, int64_t cap, int64_t filled, int tag) noexcept
         filled = max(filled, 0)
         filled = min(filled + max(POOL_SLACK, filled // POOL_SLACK_PART), cap)  # (what it keeps: `filled` from here)
         # The block is to hold in memory what its last use wrote and some slack more (the next use writes about as
-        # much: a group's bytes vary by a batch, up to 1 MiB of 4-5 MiB), no more: the pages past that (an earlier use may have written them) go back to the kernel, so that
-        # the pool holds at most POOL_BYTES in memory. Only pages inside the block (its first
-        # whole page after that to the last whole page before its end), and before it is in the pool, where
-        # another thread may take it.
+        # much: a group's bytes vary by a batch, up to 1 MiB of 4-5 MiB), no more: the pages past that (an earlier
+        # use may have written them) go back to the kernel, so that the pool holds at most POOL_BYTES in memory.
+        # Only pages inside the block (its first whole page after that to the last whole page before its end), and
+        # before it is in the pool, where another thread may take it.
         start = (<uintptr_t>data + <uintptr_t>filled + _page - 1) & ~(_page - 1)
         end = (<uintptr_t>data + <uintptr_t>cap) & ~(_page - 1)
         if end > start:

@@ -1739,9 +1739,10 @@ cdef class Group:
     `usual`: the walk is done, no section is damaged, every control record's key parses to a type of 0 or more,
     and (with columns) every header key is UTF-8. Then each batch's rows are its declared records (`columns[4]`),
     and the rows need nothing but their wrapping. `control_batches`: how many of the batches are control batches
-    (a transaction's markers, KRaft's control records), whose rows' `control_type` `record_batch` makes. `differs`: which of `BATCH_COLUMNS` differ between the batches (bit j for column j; batches of
-    several producers, epochs that changed), which `record_batch` makes per batch; `key`: the batch-level fields
-    of the first batch, as `columns.Repeated` caches their constant columns, 0 for those that differ."""
+    (a transaction's markers, KRaft's control records), whose rows' `control_type` `record_batch` makes.
+    `differs`: which of `BATCH_COLUMNS` differ between the batches (bit j for column j; batches of several
+    producers, epochs that changed), which `record_batch` makes per batch; `key`: the batch-level fields of the
+    first batch, as `columns.Repeated` caches their constant columns, 0 for those that differ."""
 
     cdef readonly object taken, headers, columns, why, state, full, key
     cdef readonly int64_t rows, differs, control_batches
